@@ -1,0 +1,69 @@
+# dlperf — build libdlperf (static + shared), the CLI and the tests.
+#   make            library + CLI in build/
+#   make test       build and run every test (build/)
+#   make SAN=1 test the same under AddressSanitizer + UBSan (build-san/)
+#   make fuzz       libFuzzer harness for the ONNX reader (clang)
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+OPT     ?= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+else
+BUILD   ?= build
+OPT     ?= -O2
+endif
+
+PKGS      := openblas libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lopenblas -lcjson)
+XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
+LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
+
+CFLAGS  += -std=c11 -g $(OPT) -Wall -Wextra -D_GNU_SOURCE -fPIC \
+           -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+LDFLAGS += $(OPT)
+
+LIB_SRC := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test clean fuzz info
+all: info $(BUILD)/libdlperf.a $(BUILD)/libdlperf.so $(BUILD)/dlperf
+
+info:
+	@echo "dlperf: CC=$(CC) BUILD=$(BUILD) SAN=$(SAN) libs: $(LIBS)"
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libdlperf.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libdlperf.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/dlperf: $(CLI_OBJ) $(BUILD)/libdlperf.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdlperf.a $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libdlperf.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libdlperf.a $(LIBS)
+
+test: all $(TEST_BIN)
+	@BUILD=$(BUILD) scripts/run_tests.sh
+
+fuzz: $(LIB_SRC) tests/fuzz_onnx.c
+	@mkdir -p build-fuzz
+	clang -std=c11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc $(PKG_CFLAGS) \
+	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_onnx \
+	  tests/fuzz_onnx.c $(LIB_SRC) $(LIBS)
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

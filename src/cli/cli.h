@@ -1,0 +1,12 @@
+/* cli.h — the dlperf command-line tool: one file per subcommand. Only the
+ * CLI prints and exits; each cmd_* returns the process exit status. */
+#ifndef DLP_CLI_H
+#define DLP_CLI_H
+
+#include "dlperf.h"
+
+int cmd_inspect(int argc, char **argv);   /* src/cli/cmd_inspect.c */
+int cmd_dataset(int argc, char **argv);   /* src/cli/cmd_dataset.c */
+int cmd_devices(int argc, char **argv);   /* src/cli/cmd_devices.c */
+
+#endif

@@ -1,0 +1,220 @@
+/* core.c — errors, arena, growable arrays, string map. */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dlp_status_str(dlp_status s) {
+    switch (s) {
+    case DLP_OK: return "ok";
+    case DLP_ERR_ARG: return "bad argument";
+    case DLP_ERR_IO: return "I/O error";
+    case DLP_ERR_FORMAT: return "malformed input";
+    case DLP_ERR_UNSUPPORTED: return "unsupported";
+    case DLP_ERR_SHAPE: return "shape error";
+    case DLP_ERR_LIMIT: return "limit exceeded";
+    case DLP_ERR_NOMEM: return "out of memory";
+    case DLP_ERR_GRAPH: return "invalid graph";
+    case DLP_ERR_NOT_FOUND: return "not found";
+    }
+    return "unknown status";
+}
+
+dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...) {
+    if (err) {
+        err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void dlp_assert_fail(const char *expr, const char *file, int line) {
+    fprintf(stderr, "dlperf: internal assertion failed: %s (%s:%d)\n", expr,
+            file, line);
+    abort();
+}
+
+/* ---- arena ---- */
+struct dlp_arena_block {
+    dlp_arena_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+void *dlp_arena_alloc(dlp_arena *a, size_t n) {
+    size_t limit = a->limit ? a->limit : DLP_ARENA_DEFAULT_LIMIT;
+    if (n > limit || a->used_total > limit - n) return NULL;
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0) n = 16;
+    dlp_arena_block *b = a->head;
+    if (!b || b->size - b->used < n) {
+        size_t sz = 64 * 1024;
+        if (b && b->size < (16u << 20)) sz = b->size * 2;
+        if (sz < n) sz = n;
+        b = malloc(sizeof *b + sz);
+        if (!b) return NULL;
+        b->next = a->head;
+        b->size = sz;
+        b->used = 0;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    a->used_total += n;
+    memset(p, 0, n);
+    return p;
+}
+
+void *dlp_arena_calloc(dlp_arena *a, size_t n, size_t size) {
+    size_t tot;
+    if (__builtin_mul_overflow(n, size, &tot)) return NULL;
+    return dlp_arena_alloc(a, tot);
+}
+
+char *dlp_arena_strndup(dlp_arena *a, const char *s, size_t n) {
+    if (n == SIZE_MAX) return NULL;
+    char *p = dlp_arena_alloc(a, n + 1);
+    if (!p) return NULL;
+    if (n) memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *dlp_arena_strdup(dlp_arena *a, const char *s) {
+    return dlp_arena_strndup(a, s, strlen(s));
+}
+
+void dlp_arena_free(dlp_arena *a) {
+    if (!a) return;
+    dlp_arena_block *b = a->head;
+    while (b) {
+        dlp_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head = NULL;
+    a->used_total = 0;
+}
+
+bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return false;
+        nc *= 2;
+    }
+    size_t bytes;
+    if (__builtin_mul_overflow(nc, size, &bytes)) return false;
+    void *p = realloc(*ptr, bytes);
+    if (!p) return false;
+    *ptr = p;
+    *cap = nc;
+    return true;
+}
+
+/* ---- string map (FNV-1a, linear probing) ---- */
+static uint64_t hash_str(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+bool dlp_strmap_init(dlp_strmap *m, size_t expected) {
+    memset(m, 0, sizeof *m);
+    size_t cap = 16;
+    while (cap < expected * 2) {
+        if (cap > SIZE_MAX / 4) return false;
+        cap *= 2;
+    }
+    m->keys = calloc(cap, sizeof *m->keys);
+    m->lens = calloc(cap, sizeof *m->lens);
+    m->vals = calloc(cap, sizeof *m->vals);
+    if (!m->keys || !m->lens || !m->vals) {
+        dlp_strmap_free(m);
+        return false;
+    }
+    m->cap = cap;
+    return true;
+}
+
+void dlp_strmap_free(dlp_strmap *m) {
+    if (!m) return;
+    free(m->keys);
+    free(m->lens);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+int dlp_strmap_get(const dlp_strmap *m, const char *key, size_t len) {
+    if (!m->cap) return -1;
+    size_t mask = m->cap - 1, i = hash_str(key, len) & mask;
+    while (m->keys[i]) {
+        if (m->lens[i] == len && memcmp(m->keys[i], key, len) == 0)
+            return m->vals[i];
+        i = (i + 1) & mask;
+    }
+    return -1;
+}
+
+static bool strmap_rehash(dlp_strmap *m) {
+    dlp_strmap n;
+    if (!dlp_strmap_init(&n, m->cap)) return false; /* doubles capacity */
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) dlp_strmap_put(&n, m->keys[i], m->lens[i], m->vals[i]);
+    dlp_strmap_free(m);
+    *m = n;
+    return true;
+}
+
+bool dlp_strmap_put(dlp_strmap *m, const char *key, size_t len, int val) {
+    if (!m->cap && !dlp_strmap_init(m, 16)) return false;
+    if ((m->count + 1) * 2 > m->cap && !strmap_rehash(m)) return false;
+    size_t mask = m->cap - 1, i = hash_str(key, len) & mask;
+    while (m->keys[i]) {
+        if (m->lens[i] == len && memcmp(m->keys[i], key, len) == 0) {
+            m->vals[i] = val;
+            return true;
+        }
+        i = (i + 1) & mask;
+    }
+    m->keys[i] = key;
+    m->lens[i] = len;
+    m->vals[i] = val;
+    m->count++;
+    return true;
+}
+
+/* ---- warnings ---- */
+void dlp_warn(dlp_warnings *w, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < w->n; i++)
+        if (strcmp(w->msgs[i], buf) == 0) return;
+    if (w->n >= DLP_MAX_WARNINGS) {
+        w->dropped++;
+        return;
+    }
+    if (!dlp_grow((void **)&w->msgs, &w->cap, w->n + 1, sizeof *w->msgs))
+        return;
+    char *c = malloc(strlen(buf) + 1);
+    if (!c) return;
+    strcpy(c, buf);
+    w->msgs[w->n++] = c;
+}
+
+void dlp_warnings_free(dlp_warnings *w) {
+    if (!w) return;
+    for (size_t i = 0; i < w->n; i++) free(w->msgs[i]);
+    free(w->msgs);
+    memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,88 @@
+/*
+ * core.h — internal to libdlperf (not installed). Error reporting, a bump
+ * arena, checked integer arithmetic and an interning string map shared by
+ * every module.
+ */
+#ifndef DLP_CORE_H
+#define DLP_CORE_H
+
+#include "dlperf.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fills err (may be NULL) with code and a printf-style message; returns code. */
+dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Invariants of our own code (never outside input): abort with file:line. */
+#define DLP_ASSERT(x)                                                        \
+    do {                                                                     \
+        if (!(x)) dlp_assert_fail(#x, __FILE__, __LINE__);                   \
+    } while (0)
+void dlp_assert_fail(const char *expr, const char *file, int line)
+    __attribute__((noreturn));
+
+/* ---- checked arithmetic: false on overflow ----------------------------- */
+static inline bool dlp_mul_i64(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool dlp_add_i64(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* ---- arena: many small allocations, one free --------------------------- */
+/* Blocks are chained; allocation fails (NULL) once `limit` bytes have been
+ * handed out, so hostile input cannot make us allocate without bound. */
+typedef struct dlp_arena_block dlp_arena_block;
+typedef struct {
+    dlp_arena_block *head;
+    size_t used_total;   /* bytes handed out so far */
+    size_t limit;        /* 0 = default limit (DLP_ARENA_DEFAULT_LIMIT) */
+} dlp_arena;
+
+#define DLP_ARENA_DEFAULT_LIMIT ((size_t)4 << 30) /* 4 GiB */
+
+void *dlp_arena_alloc(dlp_arena *a, size_t n);        /* zeroed, 16-aligned */
+void *dlp_arena_calloc(dlp_arena *a, size_t n, size_t size); /* overflow-checked */
+char *dlp_arena_strndup(dlp_arena *a, const char *s, size_t n);
+char *dlp_arena_strdup(dlp_arena *a, const char *s);
+void dlp_arena_free(dlp_arena *a);                    /* frees every block */
+
+/* ---- growable array of anything (malloc-backed) ------------------------ */
+/* Grows *ptr to hold at least `need` items of `size` bytes; false on OOM or
+ * overflow. *cap is updated. */
+bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size);
+
+/* ---- string -> int map (open addressing, keys not copied) -------------- */
+typedef struct {
+    const char **keys;
+    size_t *lens;
+    int *vals;
+    size_t cap;   /* power of two */
+    size_t count;
+} dlp_strmap;
+
+bool dlp_strmap_init(dlp_strmap *m, size_t expected);
+void dlp_strmap_free(dlp_strmap *m);
+/* Returns the value or -1. */
+int dlp_strmap_get(const dlp_strmap *m, const char *key, size_t len);
+/* Inserts or replaces; false on OOM. */
+bool dlp_strmap_put(dlp_strmap *m, const char *key, size_t len, int val);
+
+/* ---- warnings: a de-duplicated list of one-line messages --------------- */
+typedef struct {
+    char **msgs;
+    size_t n, cap;
+    size_t dropped;   /* beyond DLP_MAX_WARNINGS */
+} dlp_warnings;
+
+#define DLP_MAX_WARNINGS 1000
+/* Adds a warning unless an identical one exists; silently drops on OOM. */
+void dlp_warn(dlp_warnings *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void dlp_warnings_free(dlp_warnings *w);
+
+#endif /* DLP_CORE_H */
