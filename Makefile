@@ -13,9 +13,9 @@ BUILD   ?= build
 OPT     ?= -O2
 endif
 
-PKGS      := openblas libcjson
+PKGS      := openblas libcjson libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lopenblas -lcjson)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lopenblas -lcjson -lzstd)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
 LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
 
