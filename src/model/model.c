@@ -1,0 +1,192 @@
+/*
+ * model.c — the dlp_model handle: opening a model file (memory-mapped
+ * read-only, so weight bytes are never paged in unless read) or a caller's
+ * buffer, binding symbolic dims and the batch size, warnings, and freeing.
+ * Analysis (shapes, costs) lives in analyze.c.
+ */
+#include "model.h"
+#include "../onnx/onnx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DLP_MAX_BIND ((int64_t)1 << 31)
+
+static dlp_model *model_new(void) {
+    dlp_model *m = calloc(1, sizeof *m);
+    if (m) m->batch = -1;
+    return m;
+}
+
+static char *dup_str(const char *s, size_t n) {
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+/* Reads m->bytes into m->graph; frees m on failure. */
+static dlp_status model_read(dlp_model *m, dlp_model **out, dlp_error *err) {
+    dlp_status st = dlp_onnx_read(m->bytes, m->len, m->dir, &m->arena,
+                                  &m->graph, &m->warnings, err);
+    if (st != DLP_OK) {
+        dlp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return DLP_OK;
+}
+
+dlp_status dlp_model_open(const char *path, dlp_model **out, dlp_error *err) {
+    if (!out) return dlp_fail(err, DLP_ERR_ARG, "no output pointer given");
+    *out = NULL;
+    if (!path || !path[0])
+        return dlp_fail(err, DLP_ERR_ARG, "no model path given");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dlp_fail(err, DLP_ERR_IO, "cannot open '%s': %s", path,
+                        strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return dlp_fail(err, DLP_ERR_IO, "cannot stat '%s': %s", path,
+                        strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_IO, "'%s' is not a regular file", path);
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_FORMAT,
+                        "not an ONNX model: '%s' is empty", path);
+    }
+    if ((uint64_t)sb.st_size > SIZE_MAX) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_LIMIT, "'%s' is too large to map", path);
+    }
+    size_t len = (size_t)sb.st_size;
+    void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        return dlp_fail(err, DLP_ERR_IO, "cannot map '%s': %s", path,
+                        strerror(e));
+    dlp_model *m = model_new();
+    const char *slash = strrchr(path, '/');
+    if (m) {
+        m->bytes = p;
+        m->len = len;
+        m->mapped = true;
+        m->path = dup_str(path, strlen(path));
+        m->dir = slash ? dup_str(path, (size_t)(slash - path) + (slash == path))
+                       : dup_str(".", 1);
+    }
+    if (!m || !m->path || !m->dir) {
+        if (m) dlp_model_free(m);
+        else munmap(p, len);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory opening '%s'",
+                        path);
+    }
+    /* the reader walks the file front to back */
+    madvise(p, len, MADV_SEQUENTIAL);
+    return model_read(m, out, err);
+}
+
+dlp_status dlp_model_open_memory(const void *bytes, size_t len,
+                                 const char *name, dlp_model **out,
+                                 dlp_error *err) {
+    (void)name;
+    if (!out) return dlp_fail(err, DLP_ERR_ARG, "no output pointer given");
+    *out = NULL;
+    if (!bytes && len)
+        return dlp_fail(err, DLP_ERR_ARG, "no model bytes given");
+    dlp_model *m = model_new();
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    m->bytes = bytes;
+    m->len = len;
+    return model_read(m, out, err);
+}
+
+void dlp_model_free(dlp_model *m) {
+    if (!m) return;
+    dlp_graph_free(&m->graph);
+    dlp_arena_free(&m->arena);
+    dlp_warnings_free(&m->warnings);
+    if (m->mapped && m->bytes) munmap((void *)m->bytes, m->len);
+    free(m->path);
+    free(m->dir);
+    free(m);
+}
+
+dlp_status dlp_model_bind_dim(dlp_model *m, const char *name, int64_t value,
+                              dlp_error *err) {
+    if (!m || !name) return dlp_fail(err, DLP_ERR_ARG, "no model or name");
+    if (value < 1 || value > DLP_MAX_BIND)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "dimension '%s' = %lld is out of range (1 to 2^31)",
+                        name, (long long)value);
+    dlp_graph *g = &m->graph;
+    for (size_t i = 0; i < g->n_syms; i++)
+        if (strcmp(g->syms[i], name) == 0) {
+            g->sym_values[i] = value;
+            m->analyzed = false;
+            return DLP_OK;
+        }
+    /* list the symbols the model has */
+    char list[400];
+    size_t used = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < g->n_syms && used < sizeof list - 1; i++) {
+        int k = snprintf(list + used, sizeof list - used, "%s'%s'",
+                         i ? ", " : "", g->syms[i]);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+    if (used >= sizeof list - 1) strcpy(list + sizeof list - 5, "...");
+    if (g->n_syms == 0)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                        "model has no symbolic dimension '%s' (it has none)",
+                        name);
+    return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                    "model has no symbolic dimension '%s' (it has: %s)", name,
+                    list);
+}
+
+dlp_status dlp_model_set_batch(dlp_model *m, int64_t n, dlp_error *err) {
+    if (!m) return dlp_fail(err, DLP_ERR_ARG, "no model");
+    if (n < 1 || n > DLP_MAX_BIND)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "batch size %lld is out of range (1 to 2^31)",
+                        (long long)n);
+    dlp_graph *g = &m->graph;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        dlp_value *v = &g->values[g->inputs[i]];
+        if (v->shape.rank < 1) continue;
+        dlp_dim *d = &v->shape.dims[0];
+        if (d->sym >= 0 && (size_t)d->sym < g->n_syms)
+            g->sym_values[d->sym] = n;
+        else
+            d->value = n;
+    }
+    m->batch = n;
+    m->analyzed = false;
+    return DLP_OK;
+}
+
+int dlp_model_warning_count(const dlp_model *m) {
+    return m ? (int)m->warnings.n : 0;
+}
+
+const char *dlp_model_warning(const dlp_model *m, int i) {
+    if (!m || i < 0 || (size_t)i >= m->warnings.n) return NULL;
+    return m->warnings.msgs[i];
+}
