@@ -1,8 +1,255 @@
-/* cmd_inspect.c — placeholder until the inspect command lands in this session. */
+/*
+ * cmd_inspect.c — `dlperf inspect MODEL`: reads an ONNX graph, infers its
+ * shapes and prints its size and cost: a summary and a per-operator-type
+ * table, or with --json the whole analysed graph (dlp_model_to_json).
+ * Warnings go to stderr. Exit status: 0 ok, 1 model error, 2 usage error.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
-int cmd_inspect(int argc, char **argv) {
-    (void)argc; (void)argv;
-    fprintf(stderr, "dlperf inspect: not built in this version\n");
+
+#define MAX_DIMS 64
+
+static const char *usage_text =
+    "usage: dlperf inspect MODEL.onnx [--dim NAME=V]... [--batch N] [--json]\n"
+    "                     [--top K]\n"
+    "\n"
+    "Reads an ONNX model without running it: shapes, parameters, MACs, FLOPs,\n"
+    "activation memory. External weight files may be absent.\n"
+    "\n"
+    "  --dim NAME=V  bind the symbolic dimension NAME (e.g. seq=128)\n"
+    "  --batch N     bind the first dimension of every input to N\n"
+    "  --json        print the analysed graph as JSON (summary, nodes,\n"
+    "                warnings) instead of the tables\n"
+    "  --top K       rows of the per-operator table (default 15, 0 = all)\n"
+    "  -h, --help    this text\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "dlperf: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'dlperf inspect --help')\n");
     return 2;
+}
+
+/* Parses a positive decimal int64; false on junk, overflow or <= 0. */
+static bool parse_pos(const char *s, int64_t *out) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v <= 0) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+static void human(char *buf, size_t n, double v, const char *unit) {
+    const char *pre[] = {"", "K", "M", "G", "T", "P"};
+    int i = 0;
+    while (v >= 1000 && i < 5) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.3f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}
+
+static void bytes_h(char *buf, size_t n, double v) {
+    const char *pre[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (v >= 1024 && i < 4) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.2f %s" : "%.0f %s", v, pre[i]);
+}
+
+typedef struct {
+    const char *op;
+    long count;
+    double macs, flops;
+} op_row;
+
+static int cmp_rows(const void *a, const void *b) {
+    const op_row *x = a, *y = b;
+    if (x->flops != y->flops) return x->flops < y->flops ? 1 : -1;
+    if (x->macs != y->macs) return x->macs < y->macs ? 1 : -1;
+    return strcmp(x->op, y->op);
+}
+
+/* Prints the per-op-type table from the JSON node list. */
+static int print_ops(const char *json, const dlp_summary *s, int top) {
+    cJSON *root = cJSON_Parse(json);
+    if (!root) {
+        fprintf(stderr, "dlperf: out of memory reading the analysis\n");
+        return 1;
+    }
+    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    int cap = cJSON_GetArraySize(nodes), nrows = 0;
+    op_row *rows = calloc(cap ? (size_t)cap : 1, sizeof *rows);
+    if (!rows) {
+        cJSON_Delete(root);
+        fprintf(stderr, "dlperf: out of memory\n");
+        return 1;
+    }
+    cJSON *n;
+    cJSON_ArrayForEach(n, nodes) {
+        const char *op = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(n, "op"));
+        if (!op) continue;
+        int r = 0;
+        while (r < nrows && strcmp(rows[r].op, op)) r++;
+        if (r == nrows) rows[nrows++].op = op;
+        rows[r].count++;
+        rows[r].macs += cJSON_GetNumberValue(
+            cJSON_GetObjectItemCaseSensitive(n, "macs"));
+        rows[r].flops += cJSON_GetNumberValue(
+            cJSON_GetObjectItemCaseSensitive(n, "flops"));
+    }
+    qsort(rows, (size_t)nrows, sizeof *rows, cmp_rows);
+    int shown = top > 0 && top < nrows ? top : nrows;
+    printf("\n%-24s %7s %14s %14s %7s\n", "op", "count", "MACs", "FLOPs",
+           "FLOPs%");
+    char a[32], b[32];
+    for (int r = 0; r < shown; r++) {
+        human(a, sizeof a, rows[r].macs, "");
+        human(b, sizeof b, rows[r].flops, "");
+        printf("%-24s %7ld %14s %14s %6.1f%%\n", rows[r].op, rows[r].count, a,
+               b, s->flops > 0 ? 100.0 * rows[r].flops / s->flops : 0.0);
+    }
+    if (shown < nrows) {
+        op_row o = {"(other)", 0, 0, 0};
+        for (int r = shown; r < nrows; r++) {
+            o.count += rows[r].count;
+            o.macs += rows[r].macs;
+            o.flops += rows[r].flops;
+        }
+        human(a, sizeof a, o.macs, "");
+        human(b, sizeof b, o.flops, "");
+        printf("%-24s %7ld %14s %14s %6.1f%%\n", o.op, o.count, a, b,
+               s->flops > 0 ? 100.0 * o.flops / s->flops : 0.0);
+    }
+    free(rows);
+    cJSON_Delete(root);
+    return 0;
+}
+
+static void print_summary(const char *path, const dlp_summary *s) {
+    char b1[32], b2[32];
+    printf("file                %s\n", path);
+    printf("opset               %d\n", s->opset);
+    printf("nodes               %" PRId64 "\n", s->nodes);
+    printf("edges               %" PRId64 "\n", s->edges);
+    printf("tensors             %" PRId64 "\n", s->tensors);
+    human(b1, sizeof b1, (double)s->params, "");
+    printf("params              %" PRId64 " (%s)\n", s->params, b1);
+    bytes_h(b1, sizeof b1, (double)s->weight_bytes);
+    printf("weight bytes        %" PRId64 " (%s)\n", s->weight_bytes, b1);
+    human(b1, sizeof b1, s->macs, "MAC");
+    human(b2, sizeof b2, s->flops, "FLOP");
+    printf("MACs                %.0f (%s)\n", s->macs, b1);
+    printf("FLOPs               %.0f (%s)\n", s->flops, b2);
+    bytes_h(b1, sizeof b1, (double)s->activation_bytes);
+    printf("activation bytes    %" PRId64 " (%s)\n", s->activation_bytes, b1);
+    bytes_h(b1, sizeof b1, (double)s->peak_activation_bytes);
+    printf("peak activations    %" PRId64 " (%s)\n", s->peak_activation_bytes,
+           b1);
+    printf("unshaped tensors    %" PRId64 "\n", s->unshaped_tensors);
+}
+
+int cmd_inspect(int argc, char **argv) {
+    const char *path = NULL;
+    const char *dim_name[MAX_DIMS];
+    int64_t dim_val[MAX_DIMS];
+    int n_dims = 0;
+    int64_t batch = -1;
+    int64_t top = 15;
+    bool json = false;
+    static char namebuf[MAX_DIMS][128];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--dim") || !strcmp(a, "--batch") ||
+                   !strcmp(a, "--top")) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--batch")) {
+                if (!parse_pos(v, &batch))
+                    return usage_error("--batch wants a positive integer, "
+                                       "got '%s'", v);
+            } else if (!strcmp(a, "--top")) {
+                if (!strcmp(v, "0")) top = 0;
+                else if (!parse_pos(v, &top))
+                    return usage_error("--top wants a count, got '%s'", v);
+            } else {
+                const char *eq = strchr(v, '=');
+                if (!eq || eq == v)
+                    return usage_error("--dim wants NAME=VALUE, got '%s'", v);
+                if (n_dims == MAX_DIMS)
+                    return usage_error("too many --dim options (%s)", v);
+                size_t len = (size_t)(eq - v);
+                if (len >= sizeof namebuf[0])
+                    return usage_error("--dim name too long: '%s'", v);
+                if (!parse_pos(eq + 1, &dim_val[n_dims]))
+                    return usage_error("--dim wants a positive integer "
+                                       "value, got '%s'", v);
+                memcpy(namebuf[n_dims], v, len);
+                namebuf[n_dims][len] = '\0';
+                dim_name[n_dims] = namebuf[n_dims];
+                n_dims++;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (path) {
+            return usage_error("more than one model given ('%s')", a);
+        } else {
+            path = a;
+        }
+    }
+    if (!path) return usage_error("%s", "no model file given");
+
+    dlp_error err;
+    dlp_model *m = NULL;
+    int rc = 1;
+    char *text = NULL;
+    if (dlp_model_open(path, &m, &err) != DLP_OK) goto fail;
+    for (int i = 0; i < n_dims; i++)
+        if (dlp_model_bind_dim(m, dim_name[i], dim_val[i], &err) != DLP_OK)
+            goto fail;
+    if (batch > 0 && dlp_model_set_batch(m, batch, &err) != DLP_OK) goto fail;
+    if (dlp_model_analyze(m, &err) != DLP_OK) goto fail;
+    dlp_summary s;
+    if (dlp_model_summary(m, &s) != DLP_OK) {
+        err.code = DLP_ERR_ARG;
+        snprintf(err.msg, sizeof err.msg, "cannot summarise '%s'", path);
+        goto fail;
+    }
+    if (dlp_model_to_json(m, &text, &err) != DLP_OK) goto fail;
+    for (int i = 0; i < dlp_model_warning_count(m); i++)
+        fprintf(stderr, "dlperf: warning: %s\n", dlp_model_warning(m, i));
+    if (json) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        rc = 0;
+    } else {
+        print_summary(path, &s);
+        rc = print_ops(text, &s, (int)(top > 100000 ? 100000 : top));
+    }
+    free(text);
+    dlp_model_free(m);
+    return rc;
+fail:
+    fprintf(stderr, "dlperf: %s\n", err.msg);
+    free(text);
+    dlp_model_free(m);
+    return 1;
 }
