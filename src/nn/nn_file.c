@@ -1,0 +1,327 @@
+/* nn_file.c — the model file: a versioned, little-endian, CRC-checked list
+ * of named float32 / int64 / string entries (layout in nn.h). Saving builds
+ * the image in memory, writes it to a temp file next to the target, fsyncs
+ * and renames, so a crash leaves either the old file or the new one. Loading
+ * checks size, magic, version, length and checksum before parsing, and
+ * bounds-checks every entry. */
+#include "nn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NN_MAGIC "DLPNNMDL"
+#define NN_HDR 24
+#define NN_MAX_FILE ((uint64_t)1 << 31)
+#define NN_MAX_ENTRIES 100000
+
+uint32_t dlp_nn_crc32(uint32_t crc, const void *data, size_t n) {
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+    }
+    return ~crc;
+}
+
+/* ---- building the entry list ---- */
+static dlp_status add_entry(dlp_nn_file *f, const char *name,
+                            dlp_nn_entry_kind kind, uint64_t count,
+                            size_t elem, dlp_nn_entry **out, dlp_error *err) {
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > 65535)
+        return dlp_fail(err, DLP_ERR_ARG, "model file: bad entry name length");
+    if (dlp_nn_file_get(f, name, kind))
+        return dlp_fail(err, DLP_ERR_ARG, "model file: duplicate entry '%s'", name);
+    if (count > NN_MAX_FILE / (elem ? elem : 1))
+        return dlp_fail(err, DLP_ERR_LIMIT, "model file: entry '%s' too large", name);
+    size_t cap = (size_t)f->cap;
+    if (!dlp_grow((void **)&f->e, &cap, (size_t)f->n + 1, sizeof *f->e))
+        return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
+    f->cap = (int)cap;
+    dlp_nn_entry *e = &f->e[f->n];
+    e->name = strdup(name);
+    e->data = malloc((size_t)count * elem + 1);
+    if (!e->name || !e->data) {
+        free(e->name); free(e->data);
+        return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
+    }
+    e->kind = kind;
+    e->count = count;
+    f->n++;
+    *out = e;
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
+                               const nn_real *x, uint64_t n, dlp_error *err) {
+    dlp_nn_entry *e;
+    dlp_status st = add_entry(f, name, DLP_NN_F32, n, sizeof(float), &e, err);
+    if (st) return st;
+    float *d = e->data;
+    for (uint64_t k = 0; k < n; k++) d[k] = (float)x[k];
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
+                               const int64_t *x, uint64_t n, dlp_error *err) {
+    dlp_nn_entry *e;
+    dlp_status st = add_entry(f, name, DLP_NN_I64, n, sizeof(int64_t), &e, err);
+    if (st) return st;
+    if (n) memcpy(e->data, x, (size_t)n * sizeof(int64_t));
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
+                               const char *s, dlp_error *err) {
+    dlp_nn_entry *e;
+    uint64_t n = strlen(s);
+    dlp_status st = add_entry(f, name, DLP_NN_STR, n, 1, &e, err);
+    if (st) return st;
+    memcpy(e->data, s, (size_t)n + 1);
+    return DLP_OK;
+}
+
+const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
+                                    dlp_nn_entry_kind kind) {
+    for (int i = 0; i < f->n; i++)
+        if (f->e[i].kind == kind && strcmp(f->e[i].name, name) == 0) return &f->e[i];
+    return NULL;
+}
+
+dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
+                                nn_real *x, uint64_t n, dlp_error *err) {
+    const dlp_nn_entry *e = dlp_nn_file_get(f, name, DLP_NN_F32);
+    if (!e) return dlp_fail(err, DLP_ERR_FORMAT, "model file: no tensor '%s'", name);
+    if (e->count != n)
+        return dlp_fail(err, DLP_ERR_SHAPE,
+                        "model file: tensor '%s' has %llu values, model expects %llu",
+                        name, (unsigned long long)e->count, (unsigned long long)n);
+    const float *d = e->data;
+    for (uint64_t k = 0; k < n; k++) x[k] = (nn_real)d[k];
+    return DLP_OK;
+}
+
+void dlp_nn_file_free(dlp_nn_file *f) {
+    if (!f) return;
+    for (int i = 0; i < f->n; i++) { free(f->e[i].name); free(f->e[i].data); }
+    free(f->e);
+    memset(f, 0, sizeof *f);
+}
+
+dlp_status dlp_nn_file_add_params(dlp_nn_file *f, const dlp_nn_params *p,
+                                  dlp_error *err) {
+    char name[DLP_NN_NAME_MAX + 8];
+    for (int t = 0; t < p->n_tensors; t++) {
+        snprintf(name, sizeof name, "param/%s", p->t[t].name);
+        dlp_status st = dlp_nn_file_add_f32(f, name, p->w + p->t[t].off, p->t[t].n, err);
+        if (st) return st;
+    }
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_file_read_params(const dlp_nn_file *f, dlp_nn_params *p,
+                                   dlp_error *err) {
+    char name[DLP_NN_NAME_MAX + 8];
+    for (int t = 0; t < p->n_tensors; t++) {
+        snprintf(name, sizeof name, "param/%s", p->t[t].name);
+        dlp_status st = dlp_nn_file_read_f32(f, name, p->w + p->t[t].off, p->t[t].n, err);
+        if (st) return st;
+    }
+    return DLP_OK;
+}
+
+/* ---- little-endian byte image ---- */
+static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t get_u32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get_u64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static size_t elem_size(dlp_nn_entry_kind k) {
+    return k == DLP_NN_F32 ? 4 : k == DLP_NN_I64 ? 8 : 1;
+}
+
+static dlp_status write_all(int fd, const uint8_t *b, size_t n) {
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return DLP_ERR_IO;
+        }
+        b += w; n -= (size_t)w;
+    }
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
+                            dlp_error *err) {
+    uint64_t payload = 0;
+    for (int i = 0; i < f->n; i++)
+        payload += 1 + 2 + strlen(f->e[i].name) + 8 + f->e[i].count * elem_size(f->e[i].kind);
+    if (payload + NN_HDR + 4 > NN_MAX_FILE)
+        return dlp_fail(err, DLP_ERR_LIMIT, "model file: %s would exceed 2 GiB", path);
+    size_t total = (size_t)payload + NN_HDR + 4;
+    uint8_t *buf = malloc(total);
+    if (!buf) return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
+    memcpy(buf, NN_MAGIC, 8);
+    put_u32(buf + 8, DLP_NN_FILE_VERSION);
+    put_u32(buf + 12, (uint32_t)f->n);
+    put_u64(buf + 16, payload);
+    uint8_t *p = buf + NN_HDR;
+    for (int i = 0; i < f->n; i++) {
+        const dlp_nn_entry *e = &f->e[i];
+        size_t nl = strlen(e->name);
+        *p++ = (uint8_t)e->kind;
+        put_u16(p, (uint16_t)nl); p += 2;
+        memcpy(p, e->name, nl); p += nl;
+        put_u64(p, e->count); p += 8;
+        for (uint64_t k = 0; k < e->count; k++) {
+            if (e->kind == DLP_NN_F32) {
+                uint32_t u; memcpy(&u, (const float *)e->data + k, 4);
+                put_u32(p, u); p += 4;
+            } else if (e->kind == DLP_NN_I64) {
+                put_u64(p, (uint64_t)((const int64_t *)e->data)[k]); p += 8;
+            } else {
+                *p++ = ((const uint8_t *)e->data)[k];
+            }
+        }
+    }
+    put_u32(p, dlp_nn_crc32(0, buf, (size_t)(p - buf)));
+    /* temp file in the same directory, then rename over the target */
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    if (!tmp) { free(buf); return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory"); }
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        dlp_status st = dlp_fail(err, DLP_ERR_IO, "model file: cannot create %s: %s",
+                                 tmp, strerror(errno));
+        free(tmp); free(buf);
+        return st;
+    }
+    dlp_status st = write_all(fd, buf, total);
+    if (!st && fsync(fd) != 0) st = DLP_ERR_IO;
+    if (close(fd) != 0) st = DLP_ERR_IO;
+    if (!st) (void)chmod(tmp, 0644);
+    if (!st && rename(tmp, path) != 0) st = DLP_ERR_IO;
+    if (st) {
+        int e = errno;
+        unlink(tmp);
+        dlp_fail(err, DLP_ERR_IO, "model file: cannot write %s: %s", path, strerror(e));
+    }
+    free(tmp); free(buf);
+    return st;
+}
+
+dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
+    memset(f, 0, sizeof *f);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return dlp_fail(err, DLP_ERR_IO, "model file: cannot open %s: %s",
+                             path, strerror(errno));
+    uint8_t *buf = NULL;
+    long sz = -1;
+    if (fseek(fp, 0, SEEK_END) == 0) sz = ftell(fp);
+    if (sz < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+        fclose(fp);
+        return dlp_fail(err, DLP_ERR_IO, "model file: cannot read %s", path);
+    }
+    if ((uint64_t)sz > NN_MAX_FILE) {
+        fclose(fp);
+        return dlp_fail(err, DLP_ERR_LIMIT, "model file: %s is larger than 2 GiB", path);
+    }
+    buf = malloc((size_t)sz + 1);
+    if (!buf) { fclose(fp); return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory"); }
+    size_t got = fread(buf, 1, (size_t)sz, fp);
+    fclose(fp);
+    dlp_status st = DLP_OK;
+    size_t n = got;
+    if (got != (size_t)sz) {
+        st = dlp_fail(err, DLP_ERR_IO, "model file: short read on %s", path);
+        goto done;
+    }
+    if (n < 8 || memcmp(buf, NN_MAGIC, 8) != 0) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is not a dlperf model (bad magic)", path);
+        goto done;
+    }
+    if (n < NN_HDR + 4) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is truncated (%zu bytes)", path, n);
+        goto done;
+    }
+    uint32_t ver = get_u32(buf + 8), n_ent = get_u32(buf + 12);
+    uint64_t payload = get_u64(buf + 16);
+    if (ver != DLP_NN_FILE_VERSION) {
+        st = dlp_fail(err, DLP_ERR_UNSUPPORTED,
+                      "model file: %s has format version %u, this build reads %u",
+                      path, ver, DLP_NN_FILE_VERSION);
+        goto done;
+    }
+    if (payload != n - NN_HDR - 4) {
+        st = dlp_fail(err, DLP_ERR_FORMAT,
+                      "model file: %s is truncated or has trailing bytes "
+                      "(header says %llu payload bytes, file has %zu)",
+                      path, (unsigned long long)payload, n - NN_HDR - 4);
+        goto done;
+    }
+    if (dlp_nn_crc32(0, buf, n - 4) != get_u32(buf + n - 4)) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is corrupt (checksum mismatch)", path);
+        goto done;
+    }
+    if (n_ent > NN_MAX_ENTRIES) {
+        st = dlp_fail(err, DLP_ERR_LIMIT, "model file: %s has too many entries", path);
+        goto done;
+    }
+    const uint8_t *p = buf + NN_HDR, *end = buf + n - 4;
+    for (uint32_t i = 0; i < n_ent; i++) {
+        if (end - p < 3) goto bad;
+        uint8_t kind = *p++;
+        uint16_t nl = get_u16(p); p += 2;
+        if (kind < 1 || kind > 3 || nl == 0 || (size_t)(end - p) < (size_t)nl + 8) goto bad;
+        char name[65536];
+        memcpy(name, p, nl); name[nl] = 0; p += nl;
+        if (strlen(name) != nl) goto bad;
+        uint64_t cnt = get_u64(p); p += 8;
+        size_t es = elem_size((dlp_nn_entry_kind)kind);
+        if (cnt > (uint64_t)(end - p) / es) goto bad;
+        dlp_nn_entry *e;
+        st = add_entry(f, name, (dlp_nn_entry_kind)kind, cnt, es, &e, err);
+        if (st) {
+            if (st == DLP_ERR_ARG)
+                st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: duplicate entry '%s'", path, name);
+            goto done;
+        }
+        for (uint64_t k = 0; k < cnt; k++) {
+            if (kind == DLP_NN_F32) {
+                uint32_t u = get_u32(p); p += 4;
+                memcpy((float *)e->data + k, &u, 4);
+            } else if (kind == DLP_NN_I64) {
+                ((int64_t *)e->data)[k] = (int64_t)get_u64(p); p += 8;
+            } else {
+                ((char *)e->data)[k] = (char)*p++;
+            }
+        }
+        if (kind == DLP_NN_STR) ((char *)e->data)[cnt] = 0;
+    }
+    if (p != end) goto bad;
+    goto done;
+bad:
+    st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: malformed entry table", path);
+done:
+    free(buf);
+    if (st) dlp_nn_file_free(f);
+    return st;
+}

@@ -1,0 +1,320 @@
+/* nn_sage_model.c — the DIPPM-style predictor network built on the engine:
+ * SAGE layers with ReLU, per-graph pooling, concatenation with static
+ * features, then fully connected layers. Shows the pattern for predictors:
+ * declare tensors in a dlp_nn_params, keep activations in one workspace,
+ * chain layer forwards, then the backwards in reverse. */
+#include "nn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {  /* views into the workspace for one batch */
+    nn_real *h[DLP_NN_MAX_LAYERS + 1];    /* h[0] unused (x); h[l+1] = relu(s[l]) [N,H] */
+    nn_real *s[DLP_NN_MAX_LAYERS];        /* SAGE outputs [N,H] */
+    nn_real *agg[DLP_NN_MAX_LAYERS];      /* [N, d_l] */
+    nn_real *pre[DLP_NN_MAX_LAYERS];      /* [N,H] (normalize) */
+    nn_real *nrm[DLP_NN_MAX_LAYERS];      /* [N] */
+    nn_real *pool, *z;                    /* [G,H], [G,H+S] */
+    nn_real *u[DLP_NN_MAX_LAYERS];        /* FC outputs [G, d_k] */
+    nn_real *r[DLP_NN_MAX_LAYERS];        /* relu(u) [G, d_k] */
+    /* backward scratch */
+    nn_real *dhA, *dhB, *ds, *dagg, *dpre; /* [N, dmax] each */
+    nn_real *dz, *duA, *duB;               /* [G, fmax] */
+} nn_sm_views;
+
+static int sm_fc_out(const dlp_nn_sage_model_cfg *c, int k) {
+    return k == c->n_fc - 1 ? c->out_dim : c->fc_hidden;
+}
+static int sm_fc_in(const dlp_nn_sage_model_cfg *c, int k) {
+    return k == 0 ? c->hidden + c->static_dim : c->fc_hidden;
+}
+
+/* Lays out the workspace for N nodes, G graphs; base NULL only measures. */
+static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
+                        nn_real *base, nn_sm_views *v) {
+    size_t off = 0;
+#define TAKE(ptr, cnt) do { if (base) (ptr) = base + off; off += (cnt); off = (off + 15) & ~(size_t)15; } while (0)
+    size_t H = (size_t)c->hidden;
+    size_t dmax = H > (size_t)c->in_dim ? H : (size_t)c->in_dim;
+    size_t fmax = H + (size_t)c->static_dim;
+    if ((size_t)c->fc_hidden > fmax) fmax = (size_t)c->fc_hidden;
+    if ((size_t)c->out_dim > fmax) fmax = (size_t)c->out_dim;
+    nn_sm_views dummy;
+    if (!v) v = &dummy;
+    for (int l = 0; l < c->n_sage; l++) {
+        size_t dl = l == 0 ? (size_t)c->in_dim : H;
+        TAKE(v->s[l], N * H);
+        TAKE(v->h[l + 1], N * H);
+        TAKE(v->agg[l], N * dl);
+        if (c->normalize) { TAKE(v->pre[l], N * H); TAKE(v->nrm[l], N); }
+        else { v->pre[l] = NULL; v->nrm[l] = NULL; }
+    }
+    TAKE(v->pool, G * H);
+    TAKE(v->z, G * (H + (size_t)c->static_dim));
+    for (int k = 0; k < c->n_fc; k++) {
+        TAKE(v->u[k], G * (size_t)sm_fc_out(c, k));
+        TAKE(v->r[k], G * (size_t)sm_fc_out(c, k));
+    }
+    TAKE(v->dhA, N * dmax); TAKE(v->dhB, N * dmax); TAKE(v->ds, N * dmax);
+    TAKE(v->dagg, N * dmax); TAKE(v->dpre, N * dmax);
+    TAKE(v->dz, G * fmax); TAKE(v->duA, G * fmax); TAKE(v->duB, G * fmax);
+#undef TAKE
+    return off;
+}
+
+static dlp_status sm_check_cfg(const dlp_nn_sage_model_cfg *c, dlp_error *err) {
+    if (c->in_dim < 1 || c->hidden < 1 || c->n_sage < 1 ||
+        c->n_sage > DLP_NN_MAX_LAYERS || c->static_dim < 0 || c->n_fc < 1 ||
+        c->n_fc > DLP_NN_MAX_LAYERS || (c->n_fc > 1 && c->fc_hidden < 1) ||
+        c->out_dim < 1 || c->in_dim > (1 << 20) || c->hidden > (1 << 16) ||
+        c->static_dim > (1 << 20) || c->fc_hidden > (1 << 16) ||
+        c->out_dim > (1 << 16) || (int)c->pool < 0 || c->pool > DLP_NN_POOL_MAX)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "sage model: bad architecture (in %d hidden %d layers %d "
+                        "static %d fc %d x %d out %d)", c->in_dim, c->hidden,
+                        c->n_sage, c->static_dim, c->n_fc, c->fc_hidden, c->out_dim);
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
+                                  const dlp_nn_sage_model_cfg *cfg,
+                                  uint64_t seed, dlp_error *err) {
+    memset(m, 0, sizeof *m);
+    dlp_status st = sm_check_cfg(cfg, err);
+    if (st) return st;
+    m->cfg = *cfg;
+    const dlp_nn_sage_model_cfg *c = cfg;
+    dlp_nn_params *p = &m->params;
+    char nm[DLP_NN_NAME_MAX];
+    for (int l = 0; l < c->n_sage; l++) {
+        int dl = l == 0 ? c->in_dim : c->hidden;
+        snprintf(nm, sizeof nm, "sage%d.wl", l); m->t_wl[l] = dlp_nn_params_add(p, nm, c->hidden, dl);
+        snprintf(nm, sizeof nm, "sage%d.bl", l); m->t_bl[l] = dlp_nn_params_add(p, nm, c->hidden, 1);
+        snprintf(nm, sizeof nm, "sage%d.wr", l); m->t_wr[l] = dlp_nn_params_add(p, nm, c->hidden, dl);
+    }
+    for (int k = 0; k < c->n_fc; k++) {
+        snprintf(nm, sizeof nm, "fc%d.w", k);
+        m->t_fw[k] = dlp_nn_params_add(p, nm, sm_fc_out(c, k), sm_fc_in(c, k));
+        snprintf(nm, sizeof nm, "fc%d.b", k);
+        m->t_fb[k] = dlp_nn_params_add(p, nm, sm_fc_out(c, k), 1);
+    }
+    st = dlp_nn_params_alloc(p, err);
+    if (st) return st;
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, seed);
+    /* torch.nn.Linear default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
+    for (int t = 0; t < p->n_tensors; t++) {
+        int fan_in = p->t[t].cols;
+        if (p->t[t].cols == 1) { /* bias: fan_in of its weight (previous) */
+            fan_in = p->t[t - 1].cols;
+        }
+        dlp_nn_init_uniform(dlp_nn_params_w(p, t), p->t[t].n,
+                            1.0 / sqrt((double)fan_in), &r);
+    }
+    return DLP_OK;
+}
+
+void dlp_nn_sage_model_free(dlp_nn_sage_model *m) {
+    if (!m) return;
+    dlp_nn_params_free(&m->params);
+    free(m->ws);
+    free(m->arg);
+    m->ws = NULL; m->arg = NULL; m->ws_cap = m->arg_cap = 0;
+}
+
+static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
+                               nn_sm_views *v, dlp_error *err) {
+    size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL, NULL);
+    if (need > m->ws_cap) {
+        free(m->ws);
+        m->ws = malloc(need * sizeof(nn_real));
+        m->ws_cap = m->ws ? need : 0;
+        if (!m->ws) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: workspace of %zu values", need);
+    }
+    size_t na = (size_t)g->n_graphs * (size_t)m->cfg.hidden;
+    if (m->cfg.pool == DLP_NN_POOL_MAX && na > m->arg_cap) {
+        free(m->arg);
+        m->arg = malloc(na * sizeof *m->arg);
+        m->arg_cap = m->arg ? na : 0;
+        if (!m->arg) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");
+    }
+    sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, v);
+    return DLP_OK;
+}
+
+static dlp_nn_sage_cfg sm_sage_cfg(const dlp_nn_sage_model_cfg *c, int l) {
+    dlp_nn_sage_cfg s = {l == 0 ? c->in_dim : c->hidden, c->hidden, c->normalize};
+    return s;
+}
+
+dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
+                                     const dlp_nn_graph *g, const nn_real *x,
+                                     const nn_real *st, nn_real *out,
+                                     dlp_error *err) {
+    const dlp_nn_sage_model_cfg *c = &m->cfg;
+    if (c->static_dim > 0 && !st && g->n_graphs > 0)
+        return dlp_fail(err, DLP_ERR_ARG, "sage model: static features missing");
+    nn_sm_views v;
+    dlp_status status = sm_workspace(m, g, &v, err);
+    if (status) return status;
+    dlp_nn_params *p = &m->params;
+    const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
+    const nn_real *hin = x;
+    for (int l = 0; l < c->n_sage; l++) {
+        dlp_nn_sage_forward(v.s[l], v.agg[l], v.pre[l], v.nrm[l], hin,
+                            dlp_nn_params_w(p, m->t_wl[l]), dlp_nn_params_w(p, m->t_bl[l]),
+                            dlp_nn_params_w(p, m->t_wr[l]), g, sm_sage_cfg(c, l));
+        dlp_nn_act_forward(v.h[l + 1], v.s[l], (size_t)N * H, DLP_NN_RELU, 0);
+        hin = v.h[l + 1];
+    }
+    dlp_nn_pool_forward(v.pool, m->arg, hin, g, H, c->pool);
+    dlp_nn_concat_forward(v.z, v.pool, st, G, H, c->static_dim);
+    const nn_real *a = v.z;
+    for (int k = 0; k < c->n_fc; k++) {
+        int I = sm_fc_in(c, k), O = sm_fc_out(c, k);
+        dlp_nn_linear_forward(v.u[k], a, dlp_nn_params_w(p, m->t_fw[k]),
+                              dlp_nn_params_w(p, m->t_fb[k]), G, I, O);
+        if (k < c->n_fc - 1) {
+            dlp_nn_act_forward(v.r[k], v.u[k], (size_t)G * O, DLP_NN_RELU, 0);
+            a = v.r[k];
+        }
+    }
+    memcpy(out, v.u[c->n_fc - 1], (size_t)G * c->out_dim * sizeof *out);
+    return DLP_OK;
+}
+
+void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
+                                const nn_real *x, const nn_real *st,
+                                const nn_real *dout) {
+    (void)st;
+    const dlp_nn_sage_model_cfg *c = &m->cfg;
+    nn_sm_views v;
+    sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, &v);
+    dlp_nn_params *p = &m->params;
+    const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
+    /* FC stack, last to first: du holds d(u_k) */
+    nn_real *du = v.duA, *dnext = v.duB;
+    memcpy(du, dout, (size_t)G * c->out_dim * sizeof *du);
+    for (int k = c->n_fc - 1; k >= 0; k--) {
+        int I = sm_fc_in(c, k), O = sm_fc_out(c, k);
+        const nn_real *a = k == 0 ? v.z : v.r[k - 1];
+        nn_real *da = k == 0 ? v.dz : dnext;
+        memset(da, 0, (size_t)G * I * sizeof *da);
+        dlp_nn_linear_backward(da, dlp_nn_params_g(p, m->t_fw[k]),
+                               dlp_nn_params_g(p, m->t_fb[k]), du, a,
+                               dlp_nn_params_w(p, m->t_fw[k]), G, I, O);
+        (void)O;
+        if (k > 0) { /* through the ReLU after fc k-1 */
+            int Ip = sm_fc_out(c, k - 1);
+            nn_real *dup = du; /* reuse: du is free now */
+            memset(dup, 0, (size_t)G * Ip * sizeof *dup);
+            dlp_nn_act_backward(dup, da, v.u[k - 1], v.r[k - 1], (size_t)G * Ip, DLP_NN_RELU, 0);
+            /* du stays the same buffer; dnext is scratch again */
+        }
+    }
+    /* pooled part of the concatenation -> node gradients of the last layer */
+    nn_real *dpool = v.duB; /* free now */
+    memset(dpool, 0, (size_t)G * H * sizeof *dpool);
+    dlp_nn_concat_backward(dpool, NULL, v.dz, G, H, c->static_dim);
+    nn_real *dh = v.dhA, *dprev = v.dhB;
+    memset(dh, 0, (size_t)N * H * sizeof *dh);
+    dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);
+    for (int l = c->n_sage - 1; l >= 0; l--) {
+        dlp_nn_sage_cfg sc = sm_sage_cfg(c, l);
+        memset(v.ds, 0, (size_t)N * H * sizeof *v.ds);
+        dlp_nn_act_backward(v.ds, dh, v.s[l], v.h[l + 1], (size_t)N * H, DLP_NN_RELU, 0);
+        const nn_real *hin = l == 0 ? x : v.h[l];
+        nn_real *dx = NULL;
+        if (l > 0) {
+            dx = dprev;
+            memset(dx, 0, (size_t)N * sc.I * sizeof *dx);
+        }
+        dlp_nn_sage_backward(dx, dlp_nn_params_g(p, m->t_wl[l]),
+                             dlp_nn_params_g(p, m->t_bl[l]),
+                             dlp_nn_params_g(p, m->t_wr[l]), v.dagg, v.dpre, v.ds,
+                             v.s[l], v.agg[l], v.nrm[l], hin,
+                             dlp_nn_params_w(p, m->t_wl[l]),
+                             dlp_nn_params_w(p, m->t_wr[l]), g, sc);
+        nn_real *t = dh; dh = dprev; dprev = t;
+    }
+}
+
+dlp_status dlp_nn_sage_model_train_step(dlp_nn_sage_model *m,
+                                        const dlp_nn_graph *g,
+                                        const nn_real *x, const nn_real *st,
+                                        const nn_real *y, const dlp_nn_opt *o,
+                                        double clip, double *loss,
+                                        dlp_error *err) {
+    size_t n = (size_t)g->n_graphs * m->cfg.out_dim;
+    nn_real *out = malloc((n ? n : 1) * 2 * sizeof *out);
+    if (!out) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");
+    nn_real *dout = out + n;
+    dlp_nn_params_zero_grad(&m->params);
+    dlp_status s = dlp_nn_sage_model_forward(m, g, x, st, out, err);
+    if (!s) {
+        *loss = dlp_nn_mse_loss(dout, out, y, (int)n);
+        dlp_nn_sage_model_backward(m, g, x, st, dout);
+        if (clip > 0) dlp_nn_clip_grad_norm(&m->params, clip);
+        dlp_nn_opt_step(&m->params, o);
+    }
+    free(out);
+    return s;
+}
+
+#define SM_ARCH_LEN 9
+dlp_status dlp_nn_sage_model_save(const dlp_nn_sage_model *m,
+                                  const char *path, const nn_real *feat_mean,
+                                  const nn_real *feat_std, const char *meta,
+                                  dlp_error *err) {
+    const dlp_nn_sage_model_cfg *c = &m->cfg;
+    int64_t arch[SM_ARCH_LEN] = {c->in_dim, c->hidden, c->n_sage, c->static_dim,
+                                 c->n_fc, c->fc_hidden, c->out_dim, c->pool,
+                                 c->normalize};
+    dlp_nn_file f = {0};
+    dlp_status st = dlp_nn_file_add_str(&f, "kind", "sage_model", err);
+    if (!st) st = dlp_nn_file_add_i64(&f, "arch", arch, SM_ARCH_LEN, err);
+    if (!st) st = dlp_nn_file_add_params(&f, &m->params, err);
+    if (!st && feat_mean) st = dlp_nn_file_add_f32(&f, "norm/mean", feat_mean, (uint64_t)c->in_dim, err);
+    if (!st && feat_std) st = dlp_nn_file_add_f32(&f, "norm/std", feat_std, (uint64_t)c->in_dim, err);
+    if (!st && meta) st = dlp_nn_file_add_str(&f, "meta", meta, err);
+    if (!st) st = dlp_nn_file_save(&f, path, err);
+    dlp_nn_file_free(&f);
+    return st;
+}
+
+dlp_status dlp_nn_sage_model_load(dlp_nn_sage_model *m, const char *path,
+                                  nn_real *feat_mean, nn_real *feat_std,
+                                  dlp_error *err) {
+    memset(m, 0, sizeof *m);
+    dlp_nn_file f;
+    dlp_status st = dlp_nn_file_load(&f, path, err);
+    if (st) return st;
+    const dlp_nn_entry *kind = dlp_nn_file_get(&f, "kind", DLP_NN_STR);
+    const dlp_nn_entry *arch = dlp_nn_file_get(&f, "arch", DLP_NN_I64);
+    if (!kind || strcmp(kind->data, "sage_model") != 0) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s does not hold a sage_model", path);
+        goto done;
+    }
+    if (!arch || arch->count != SM_ARCH_LEN) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: bad architecture entry", path);
+        goto done;
+    }
+    const int64_t *a = arch->data;
+    for (int i = 0; i < SM_ARCH_LEN; i++)
+        if (a[i] < 0 || a[i] > (1 << 20)) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: architecture value %d out of range", path, i);
+            goto done;
+        }
+    dlp_nn_sage_model_cfg c = {(int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4],
+                               (int)a[5], (int)a[6], (dlp_nn_pool)a[7], a[8] != 0};
+    st = dlp_nn_sage_model_init(m, &c, 0, err);
+    if (!st) st = dlp_nn_file_read_params(&f, &m->params, err);
+    if (!st && feat_mean) st = dlp_nn_file_read_f32(&f, "norm/mean", feat_mean, (uint64_t)c.in_dim, err);
+    if (!st && feat_std) st = dlp_nn_file_read_f32(&f, "norm/std", feat_std, (uint64_t)c.in_dim, err);
+    if (st) dlp_nn_sage_model_free(m);
+done:
+    dlp_nn_file_free(&f);
+    return st;
+}
