@@ -143,6 +143,207 @@ dlp_status dlp_model_summary(const dlp_model *m, dlp_summary *out);
  * ("dlperf inspect --json"). *out is malloc'd; free it with free(). */
 dlp_status dlp_model_to_json(const dlp_model *m, char **out, dlp_error *err);
 
+/* ---- datasets ---- */
+/* A dataset directory in the layout of data/FORMAT.md (graphs/index.csv,
+ * graphs/<pack>.tar.zst, batches/<id>/{inference,training,llm}.csv,
+ * kernels.csv.zst, failures.csv, env.json). dlp_dataset_open parses every
+ * label file and the index (columns found by header name, unknown columns
+ * ignored); malformed files fail with the file and line in err. Graph packs
+ * are read only on demand (graph_bytes, foreach_graph, check).
+ * Empty numeric cells read as NAN; empty integer cells (seq, height, width,
+ * sms) read as 0. Row strings live as long as the dataset. */
+typedef struct dlp_dataset dlp_dataset;
+
+typedef struct {
+    const char *hash;        /* 16 hex digits of the SHA-256 of the file */
+    const char *family, *model, *variant, *source, *exporter;
+    const char *pack;        /* graphs/<pack>.tar.zst */
+    int opset;
+    int64_t nodes, file_bytes, params;
+} dlp_graph_info;
+
+typedef struct {             /* the columns every label row starts with */
+    const char *protocol, *batch_id, *hash, *device, *status;
+    int rep;                 /* 0 or 1 */
+    int flagged;             /* status == "flagged" */
+    const char *file;        /* CSV the row came from */
+    int64_t line;            /* 1-based line where the row starts */
+} dlp_label_common;
+
+typedef struct {
+    dlp_label_common c;
+    const char *runtime, *precision;       /* eager|graph, fp32|fp16|bf16 */
+    int64_t batch, seq, height, width;
+    double latency_ms, latency_p10_ms, latency_p90_ms;
+    double memory_mib, mem_reserved_mib, nvml_used_mib, energy_j, power_w;
+} dlp_inference_row;
+
+typedef struct {
+    dlp_label_common c;
+    const char *precision, *optimizer;
+    int64_t batch, height, width;
+    double step_ms, step_p10_ms, step_p90_ms;
+    double memory_mib, mem_reserved_mib, energy_j, power_w;
+} dlp_training_row;
+
+typedef struct {
+    dlp_label_common c;
+    const char *runtime, *precision;
+    int64_t batch, seq;
+    double latency_ms, throughput_samples_s, memory_mib;
+    double energy_per_sample_j, power_w;
+} dlp_llm_row;
+
+typedef struct {
+    dlp_label_common c;
+    const char *mode, *precision;          /* eager|compiled */
+    int64_t sms, batch, seq, height, width, kernel_idx; /* sms 0: whole GPU */
+    const char *kernel, *grid, *block;     /* grid, block: "x:y:z" */
+    const char *nodes;                     /* '|'-separated ONNX node names */
+    double duration_us;
+} dlp_kernel_row;
+
+typedef struct {
+    const char *protocol, *batch_id, *hash, *model, *variant, *device;
+    const char *stage, *reason;
+    const char *file;
+    int64_t line;
+} dlp_failure_row;
+
+typedef struct {             /* row counts (not configurations) */
+    size_t graphs, packs, batches;
+    size_t inference, training, llm, kernels, failures;
+} dlp_dataset_counts;
+
+dlp_status dlp_dataset_open(const char *dir, dlp_dataset **out,
+                            dlp_error *err);
+void dlp_dataset_free(dlp_dataset *ds);
+void dlp_dataset_get_counts(const dlp_dataset *ds, dlp_dataset_counts *out);
+const char *dlp_dataset_dir(const dlp_dataset *ds);
+
+/* Row i (0-based, < the matching count); NULL when out of range. */
+const dlp_graph_info *dlp_dataset_graph(const dlp_dataset *ds, size_t i);
+const dlp_inference_row *dlp_dataset_inference(const dlp_dataset *ds, size_t i);
+const dlp_training_row *dlp_dataset_training(const dlp_dataset *ds, size_t i);
+const dlp_llm_row *dlp_dataset_llm(const dlp_dataset *ds, size_t i);
+const dlp_kernel_row *dlp_dataset_kernel(const dlp_dataset *ds, size_t i);
+const dlp_failure_row *dlp_dataset_failure(const dlp_dataset *ds, size_t i);
+
+/* The index row of a hash, or NULL. */
+const dlp_graph_info *dlp_dataset_find_graph(const dlp_dataset *ds,
+                                             const char *hash);
+
+/* Extracts one graph file from its pack (streams the pack: O(pack size)).
+ * *bytes is malloc'd; free it with free(). Pass it to
+ * dlp_model_open_memory. DLP_ERR_NOT_FOUND when absent from index or pack. */
+dlp_status dlp_dataset_graph_bytes(const dlp_dataset *ds, const char *hash,
+                                   void **bytes, size_t *len, dlp_error *err);
+
+/* Calls fn once per graph file of every pack, one pass per pack (the way to
+ * featurize many graphs). info is NULL for a member missing from the index.
+ * bytes is valid only during the call. A non-zero return from fn stops the
+ * walk (the function then returns DLP_OK). */
+typedef int (*dlp_graph_visit_fn)(const char *hash, const dlp_graph_info *info,
+                                  const void *bytes, size_t len, void *user);
+dlp_status dlp_dataset_foreach_graph(const dlp_dataset *ds,
+                                     dlp_graph_visit_fn fn, void *user,
+                                     dlp_error *err);
+
+/* Validates the dataset (FORMAT.md rules: hashes in the index, graph files
+ * in their packs, duplicate keys, unit ranges, flagged pairs) and computes
+ * its statistics. *json (malloc'd, free()) is the report documented in
+ * docs/DATASET.md: {"valid","errors":[..],"warnings":[..],"graphs",
+ * "labeled_inference","labeled_training","labeled_llm","kernel_traces",
+ * "devices",...,"inference":{...},"training":{...},"llm":{...}}.
+ * Problems are not a failure: the return is DLP_OK and *n_errors /
+ * *n_warnings (either may be NULL) count them. */
+dlp_status dlp_dataset_check(const dlp_dataset *ds, char **json,
+                             int *n_errors, int *n_warnings, dlp_error *err);
+
+/* ---- devices ---- */
+/* The built-in GPU database: datasheet figures (sources in docs/DEVICES.md),
+ * optionally overridden by figures measured on the card (data/devices/
+ * <name>.json, written by tools/devbench). dlp_device is a plain value:
+ * copy it freely; its string pointers are static. */
+typedef struct {
+    const char *name;        /* "3g.40gb" */
+    int slices;              /* compute slices (the "g"), of 7 */
+    int mem_eighths;         /* memory slices, of 8 (L2 follows memory) */
+    double mem_gb;           /* memory in GB as named */
+    int sm_count;            /* SMs of the GPU instance */
+    int max_instances;       /* how many fit on one GPU */
+} dlp_mig_profile;
+
+enum {                       /* bits of dlp_device.measured */
+    DLP_DEVM_SM = 1u << 0, DLP_DEVM_CLOCK = 1u << 1, DLP_DEVM_MEM = 1u << 2,
+    DLP_DEVM_MEM_BW = 1u << 3, DLP_DEVM_L2 = 1u << 4, DLP_DEVM_CC = 1u << 5,
+    DLP_DEVM_FP32 = 1u << 6, DLP_DEVM_FP16 = 1u << 7, DLP_DEVM_BF16 = 1u << 8,
+    DLP_DEVM_L2_BW = 1u << 9, DLP_DEVM_LAUNCH = 1u << 10
+};
+
+typedef struct {
+    const char *name;          /* canonical, as in datasets: "H100-SXM5-80GB" */
+    const char *const *aliases;/* NULL-terminated; includes the NVML name */
+    const char *arch;          /* "hopper", "ampere", ... */
+    const char *memory_type;   /* "HBM3", "GDDR6", ... */
+    int sm_count;
+    double clock_mhz;          /* boost clock */
+    double mem_mib;            /* nominal: datasheet GB x 1024 */
+    double mem_bw_gbs;         /* DRAM bandwidth, GB/s */
+    double l2_mib;             /* L2 cache, MiB (1 datasheet MB = 1 MiB) */
+    double l2_bw_gbs;          /* 0 = unknown (measured only) */
+    int cc_major, cc_minor;    /* compute capability */
+    double fp32_tflops;        /* peak non-tensor FP32 */
+    double fp16_tc_tflops;     /* FP16 tensor core, dense, FP32 accumulate */
+    double bf16_tc_tflops;     /* BF16 tensor core, dense; 0 = unsupported */
+    double tdp_w;              /* board power */
+    double launch_us;          /* kernel launch overhead (estimate) */
+    const dlp_mig_profile *mig;/* MIG profiles (n_mig of them), or NULL */
+    int n_mig;
+    const char *source;        /* datasheet id; docs/DEVICES.md has the URL */
+    unsigned measured;         /* DLP_DEVM_* bits overridden by measurement */
+} dlp_device;
+
+int dlp_device_count(void);
+const dlp_device *dlp_device_at(int i);          /* NULL out of range */
+
+/* Case-insensitive lookup of a name or alias, ignoring spaces, '-' and '_'
+ * ("h100", "H100-SXM5-80GB", "NVIDIA H100 80GB HBM3"). Unknown names give
+ * DLP_ERR_NOT_FOUND with the known names in err. */
+dlp_status dlp_device_find(const char *name, dlp_device *out, dlp_error *err);
+
+/* dlp_device_find, then applies <measured_dir>/<canonical name>.json when
+ * that file exists (measured_dir may be NULL: datasheet only). */
+dlp_status dlp_device_load(const char *name, const char *measured_dir,
+                           dlp_device *out, dlp_error *err);
+
+/* Overrides fields of d with the JSON written by tools/devbench (keys
+ * gpu_name, sm_count, clock_mhz, mem_mib, l2_bytes, cc, fp32_tflops,
+ * fp16_tc_tflops, bf16_tc_tflops, hbm_gbs, l2_gbs, launch_us; null or
+ * missing keys keep the datasheet value) and sets d->measured bits.
+ * Malformed JSON, wrong types, non-positive values or a gpu_name of another
+ * card give DLP_ERR_FORMAT naming the file; d is unchanged then. */
+dlp_status dlp_device_apply_measured(dlp_device *d, const char *path,
+                                     dlp_error *err);
+
+/* A MIG profile of d by name ("3g.40gb", also "MIG 3g.40gb"). */
+dlp_status dlp_device_mig(const dlp_device *d, const char *profile,
+                          dlp_mig_profile *out, dlp_error *err);
+
+/* 1 when the card runs that precision ("fp32","tf32","fp16","bf16","fp8",
+ * "int8") in hardware, else 0. */
+int dlp_device_supports(const dlp_device *d, const char *precision);
+
+/* The device as a fixed-order feature vector for predictors (names from
+ * dlp_device_feature_name; order documented in docs/DEVICES.md). With a MIG
+ * profile, SM-bound figures scale by its SM share and memory-bound ones by
+ * its memory share. Writes min(cap, DLP_DEVICE_NFEATURES) values and
+ * returns DLP_DEVICE_NFEATURES. */
+#define DLP_DEVICE_NFEATURES 13
+int dlp_device_features(const dlp_device *d, const dlp_mig_profile *mig,
+                        double *out, int cap);
+const char *dlp_device_feature_name(int i);      /* NULL out of range */
+
 #ifdef __cplusplus
 }
 #endif
