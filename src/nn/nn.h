@@ -477,6 +477,12 @@ dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
                                   const dlp_nn_sage_model_cfg *cfg,
                                   uint64_t seed, dlp_error *err);
 void dlp_nn_sage_model_free(dlp_nn_sage_model *m);
+/* Heap-allocated handle for callers that keep the struct opaque (the CLI,
+ * ctypes tests): NULL on failure with err filled; _delete(NULL) is a no-op. */
+dlp_nn_sage_model *dlp_nn_sage_model_new(const dlp_nn_sage_model_cfg *cfg,
+                                         uint64_t seed, dlp_error *err);
+void dlp_nn_sage_model_delete(dlp_nn_sage_model *m);
+dlp_nn_params *dlp_nn_sage_model_params(dlp_nn_sage_model *m);
 /* Forward on a batch: x[N, in_dim], st[G, static_dim] -> out[G, out_dim].
  * Keeps activations in the workspace for a following backward. */
 dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,

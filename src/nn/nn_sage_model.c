@@ -318,3 +318,26 @@ done:
     dlp_nn_file_free(&f);
     return st;
 }
+
+dlp_nn_sage_model *dlp_nn_sage_model_new(const dlp_nn_sage_model_cfg *cfg,
+                                         uint64_t seed, dlp_error *err) {
+    dlp_nn_sage_model *m = malloc(sizeof *m);
+    if (!m) {
+        dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");
+        return NULL;
+    }
+    if (dlp_nn_sage_model_init(m, cfg, seed, err) != DLP_OK) {
+        dlp_nn_sage_model_free(m);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void dlp_nn_sage_model_delete(dlp_nn_sage_model *m) {
+    if (!m) return;
+    dlp_nn_sage_model_free(m);
+    free(m);
+}
+
+dlp_nn_params *dlp_nn_sage_model_params(dlp_nn_sage_model *m) { return &m->params; }
