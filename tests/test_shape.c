@@ -1,0 +1,519 @@
+/*
+ * test_shape.c — shape inference (src/shape).
+ *
+ * 1. Every single-op fixture of tests/fixtures/ops/ (made by
+ *    tests/gen_op_fixtures.py; oracle: onnx's shape inference, PyTorch
+ *    where onnx cannot tell) is read with dlp_model_open, inferred with
+ *    dlp_shape_infer, and each output's dtype, shape and (for folding
+ *    cases) constant contents are compared with expected.json.
+ * 2. Unit tests on graphs built here through graph.h: symbol binding and
+ *    re-binding, the Shape->Gather->Unsqueeze->Concat->Reshape chain,
+ *    unknown ops, broadcasting, inconsistent shapes (warnings), If/Loop,
+ *    and the size limits (DLP_ERR_LIMIT).
+ */
+#include "check.h"
+#include "model/model.h"
+#include "shape/shape.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+
+#define OPS_DIR "tests/fixtures/ops/"
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Compares one fixture; returns the number of mismatches. */
+static int check_fixture(const cJSON *ent) {
+    const char *file = cJSON_GetObjectItem(ent, "file")->valuestring;
+    char path[512];
+    snprintf(path, sizeof path, OPS_DIR "%s", file);
+    dlp_model *m = NULL;
+    dlp_error err = {0};
+    if (dlp_model_open(path, &m, &err) != DLP_OK) {
+        fprintf(stderr, "  %s: open failed: %s\n", file, err.msg);
+        return 1;
+    }
+    int bad = 0;
+    if (dlp_shape_infer(&m->graph, &m->warnings, &err) != DLP_OK) {
+        fprintf(stderr, "  %s: infer failed: %s\n", file, err.msg);
+        dlp_model_free(m);
+        return 1;
+    }
+    const cJSON *outs = cJSON_GetObjectItem(ent, "outputs"), *o;
+    int k = 0;
+    cJSON_ArrayForEach(o, outs) {
+        const char *name = cJSON_GetObjectItem(o, "name")->valuestring;
+        int dt = cJSON_GetObjectItem(o, "dtype")->valueint;
+        const cJSON *shape = cJSON_GetObjectItem(o, "shape");
+        int vi = dlp_graph_find(&m->graph, name);
+        if (vi < 0) { fprintf(stderr, "  %s: no %s\n", file, name); bad++; continue; }
+        const dlp_value *v = &m->graph.values[vi];
+        if (dt != 0 && (int)v->dtype != dt) {
+            fprintf(stderr, "  %s: %s dtype %d, expected %d\n", file, name,
+                    v->dtype, dt);
+            bad++;
+        }
+        if (cJSON_IsNull(shape)) {
+            if (v->shape.rank >= 0) {
+                fprintf(stderr, "  %s: %s has rank %d, expected unknown\n",
+                        file, name, v->shape.rank);
+                bad++;
+            }
+        } else {
+            int r = cJSON_GetArraySize(shape);
+            bool ok = v->shape.rank == r;
+            for (int d = 0; ok && d < r; d++) {
+                const cJSON *e = cJSON_GetArrayItem(shape, d);
+                int64_t want = cJSON_IsNull(e) ? -1 : (int64_t)e->valuedouble;
+                ok = v->shape.dims[d].value == want;
+            }
+            if (!ok) {
+                char got[200] = "";
+                size_t l = 0;
+                for (int d = 0; d < v->shape.rank && l < 150; d++)
+                    l += (size_t)snprintf(got + l, sizeof got - l, "%lld,",
+                                          (long long)v->shape.dims[d].value);
+                char *want = cJSON_PrintUnformatted(shape);
+                fprintf(stderr, "  %s: %s shape rank %d [%s], expected %s\n",
+                        file, name, v->shape.rank, got, want);
+                free(want);
+                bad++;
+            }
+        }
+        const cJSON *fold = cJSON_GetObjectItem(ent, "fold");
+        if (k == 0 && fold) {
+            int n = cJSON_GetArraySize(fold);
+            bool ok = (v->ival || v->fval) && v->n_const == n;
+            for (int i = 0; ok && i < n; i++) {
+                double want = cJSON_GetArrayItem(fold, i)->valuedouble;
+                double got = v->ival ? (double)v->ival[i] : v->fval[i];
+                ok = fabs(got - want) < 1e-9;
+            }
+            if (!ok) {
+                fprintf(stderr, "  %s: %s contents not folded as expected "
+                        "(n_const %lld)\n", file, name, (long long)v->n_const);
+                bad++;
+            }
+        }
+        k++;
+    }
+    if (!strcmp(cJSON_GetObjectItem(ent, "op")->valuestring, "FancyOp")) {
+        bool warned = false;
+        for (int i = 0; i < dlp_model_warning_count(m); i++)
+            if (strstr(dlp_model_warning(m, i), "unknown op 'FancyOp'"))
+                warned = true;
+        if (!warned) { fprintf(stderr, "  %s: no warning\n", file); bad++; }
+    }
+    dlp_model_free(m);
+    return bad;
+}
+
+static void test_op_fixtures(void) {
+    char *txt = slurp(OPS_DIR "expected.json");
+    CHECK(txt != NULL);
+    if (!txt) return;
+    cJSON *root = cJSON_Parse(txt);
+    free(txt);
+    CHECK(root != NULL);
+    if (!root) return;
+    int n = 0, failed = 0;
+    const cJSON *ent;
+    cJSON_ArrayForEach(ent, root) {
+        n++;
+        if (check_fixture(ent)) failed++;
+    }
+    printf("  %d op fixtures, %d mismatched\n", n, failed);
+    CHECK(n >= 200);
+    CHECK(failed == 0);
+    cJSON_Delete(root);
+}
+
+/* ---- graphs built by hand ------------------------------------------------- */
+
+typedef struct {
+    dlp_arena arena;
+    dlp_graph g;
+    dlp_warnings w;
+    dlp_error err;
+} tg;
+
+static void tg_init(tg *t) {
+    memset(t, 0, sizeof *t);
+    dlp_graph_init(&t->g, &t->arena, NULL, &t->err);
+    t->g.opset = 17;
+}
+
+static void tg_free(tg *t) {
+    dlp_graph_free(&t->g);
+    dlp_arena_free(&t->arena);
+    dlp_warnings_free(&t->w);
+}
+
+static int val(tg *t, const char *name) {
+    return dlp_graph_value(&t->g, name, strlen(name));
+}
+
+/* Graph input; dims: >= 0 known; sym names via "batch"/"seq" (NULL: none) */
+static int input(tg *t, const char *name, dlp_dtype dt, int rank,
+                 const int64_t *dims, const char *const *syms) {
+    int v = val(t, name);
+    dlp_value *x = &t->g.values[v];
+    x->dtype = dt;
+    x->flags |= DLP_V_INPUT;
+    x->shape = dlp_shape_of_rank(rank);
+    for (int i = 0; i < rank; i++) {
+        x->shape.dims[i].value = dims[i];
+        if (syms && syms[i])
+            x->shape.dims[i].sym = dlp_graph_sym(&t->g, syms[i],
+                                                 strlen(syms[i]));
+    }
+    dlp_graph_add_input(&t->g, v);
+    return v;
+}
+
+static int const_ints(tg *t, const char *name, int rank, const int64_t *dims,
+                      const int64_t *vals, int64_t n) {
+    int v = val(t, name);
+    dlp_value *x = &t->g.values[v];
+    x->dtype = DLP_DT_INT64;
+    x->flags |= DLP_V_INITIALIZER;
+    x->shape = dlp_shape_from(dims, rank);
+    x->ival = dlp_arena_calloc(&t->arena, (size_t)(n ? n : 1), sizeof(int64_t));
+    memcpy(x->ival, vals, (size_t)n * sizeof(int64_t));
+    x->n_const = n;
+    return v;
+}
+
+/* node(t, "Op", "in1,in2", "out1") — "" for an omitted input */
+static dlp_node *node(tg *t, const char *op, const char *ins,
+                      const char *outs) {
+    int ni = dlp_graph_add_node(&t->g);
+    dlp_node *n = &t->g.nodes[ni];
+    n->op_type = op;
+    n->name = dlp_arena_strdup(&t->arena, op);
+    const char *lists[2] = {ins, outs};
+    for (int which = 0; which < 2; which++) {
+        int cnt = lists[which][0] ? 1 : 0;
+        for (const char *p = lists[which]; *p; p++) cnt += *p == ',';
+        int *arr = dlp_arena_calloc(&t->arena, (size_t)(cnt ? cnt : 1),
+                                    sizeof(int));
+        const char *p = lists[which];
+        for (int i = 0; i < cnt; i++) {
+            const char *q = strchr(p, ',');
+            size_t len = q ? (size_t)(q - p) : strlen(p);
+            arr[i] = len ? dlp_graph_value(&t->g, p, len) : -1;
+            p = q ? q + 1 : p + len;
+        }
+        if (which == 0) { n->inputs = arr; n->n_inputs = cnt; }
+        else { n->outputs = arr; n->n_outputs = cnt; }
+    }
+    for (int i = 0; i < n->n_outputs; i++)
+        t->g.values[n->outputs[i]].producer = ni;
+    return &t->g.nodes[ni];
+}
+
+static void attr_int(tg *t, dlp_node *n, const char *name, int64_t v) {
+    dlp_attr *a = dlp_arena_calloc(&t->arena, (size_t)n->n_attrs + 1,
+                                   sizeof *a);
+    if (n->n_attrs) memcpy(a, n->attrs, (size_t)n->n_attrs * sizeof *a);
+    a[n->n_attrs].name = name;
+    a[n->n_attrs].type = DLP_ATTR_INT;
+    a[n->n_attrs].i = v;
+    a[n->n_attrs].tensor = -1;
+    n->attrs = a;
+    n->n_attrs++;
+}
+
+static dlp_status infer(tg *t) {
+    free(t->g.topo);
+    t->g.topo = NULL;
+    if (dlp_graph_toposort(&t->g, &t->err) != DLP_OK) return t->err.code;
+    return dlp_shape_infer(&t->g, &t->w, &t->err);
+}
+
+static const dlp_value *V(tg *t, const char *name) {
+    int i = dlp_graph_find(&t->g, name);
+    return i >= 0 ? &t->g.values[i] : NULL;
+}
+
+static bool dims_are(const dlp_value *v, int rank, ...) {
+    if (!v || v->shape.rank != rank) return false;
+    va_list ap;
+    va_start(ap, rank);
+    bool ok = true;
+    for (int i = 0; i < rank; i++)
+        if (v->shape.dims[i].value != va_arg(ap, int64_t)) ok = false;
+    va_end(ap);
+    return ok;
+}
+
+static bool warned(tg *t, const char *needle) {
+    for (size_t i = 0; i < t->w.n; i++)
+        if (strstr(t->w.msgs[i], needle)) return true;
+    return false;
+}
+
+static void test_symbols_bind_and_rebind(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[3] = {-1, -1, 8};
+    const char *const s[3] = {"batch", "seq", NULL};
+    input(&t, "x", DLP_DT_FLOAT, 3, d, s);
+    const int64_t wd[2] = {8, 4};
+    input(&t, "w", DLP_DT_FLOAT, 2, wd, NULL);
+    node(&t, "Relu", "x", "r");
+    node(&t, "MatMul", "r,w", "y");
+    /* unbound: dims unknown, symbols carried through */
+    CHECK(infer(&t) == DLP_OK);
+    const dlp_value *y = V(&t, "y");
+    CHECK(dims_are(y, 3, (int64_t)-1, (int64_t)-1, (int64_t)4));
+    CHECK(y->shape.dims[0].sym == 0 && y->shape.dims[1].sym == 1);
+    CHECK(y->dtype == DLP_DT_FLOAT);
+    /* bound */
+    t.g.sym_values[0] = 3;
+    t.g.sym_values[1] = 7;
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(dims_are(V(&t, "y"), 3, (int64_t)3, (int64_t)7, (int64_t)4));
+    CHECK(V(&t, "y")->shape.dims[0].sym == 0);
+    /* re-bound: everything recomputed */
+    t.g.sym_values[0] = 5;
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(dims_are(V(&t, "y"), 3, (int64_t)5, (int64_t)7, (int64_t)4));
+    tg_free(&t);
+}
+
+/* x[batch, seq, 16] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)),
+ * Unsqueeze(Gather(Shape(x), 1)), [4, 4])) -> [batch, seq, 4, 4] */
+static void test_shape_chain_folds(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[3] = {-1, -1, 16};
+    const char *const s[3] = {"batch", "seq", NULL};
+    input(&t, "x", DLP_DT_FLOAT, 3, d, s);
+    const int64_t z = 0, one = 1, ax[1] = {0}, ax_d[1] = {1};
+    const int64_t four[2] = {4, 4}, four_d[1] = {2};
+    const_ints(&t, "i0", 0, NULL, &z, 1);
+    const_ints(&t, "i1", 0, NULL, &one, 1);
+    const_ints(&t, "axes", 1, ax_d, ax, 1);
+    const_ints(&t, "heads", 1, four_d, four, 2);
+    node(&t, "Shape", "x", "sh");
+    dlp_node *g0 = node(&t, "Gather", "sh,i0", "b");
+    attr_int(&t, g0, "axis", 0);
+    node(&t, "Gather", "sh,i1", "s");
+    node(&t, "Unsqueeze", "b,axes", "bu");
+    node(&t, "Unsqueeze", "s,axes", "su");
+    dlp_node *cc = node(&t, "Concat", "bu,su,heads", "newshape");
+    attr_int(&t, cc, "axis", 0);
+    node(&t, "Reshape", "x,newshape", "y");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(V(&t, "y")->shape.rank == 4);           /* rank known unbound */
+    CHECK(V(&t, "newshape")->ival == NULL);
+    t.g.sym_values[0] = 2;
+    t.g.sym_values[1] = 9;
+    CHECK(infer(&t) == DLP_OK);
+    const dlp_value *ns = V(&t, "newshape");
+    CHECK(ns->ival && ns->n_const == 4);
+    if (ns->ival && ns->n_const == 4)
+        CHECK(ns->ival[0] == 2 && ns->ival[1] == 9 && ns->ival[2] == 4 &&
+              ns->ival[3] == 4);
+    CHECK(dims_are(V(&t, "y"), 4, (int64_t)2, (int64_t)9, (int64_t)4,
+                   (int64_t)4));
+    CHECK(t.w.n == 0);
+    tg_free(&t);
+}
+
+static void test_unknown_op_warns(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[2] = {2, 3};
+    input(&t, "x", DLP_DT_FLOAT, 2, d, NULL);
+    node(&t, "MysteryOp", "x", "y");
+    node(&t, "Relu", "y", "z");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(warned(&t, "unknown op 'MysteryOp'"));
+    CHECK(V(&t, "y")->shape.rank == -1);
+    CHECK(V(&t, "z")->shape.rank == -1);
+    tg_free(&t);
+}
+
+static void test_broadcast_rules(void) {
+    dlp_shape a = dlp_shape_of_rank(3), b = dlp_shape_of_rank(2), o;
+    a.dims[0] = dlp_dim_of(4); a.dims[1] = dlp_dim_of(1); a.dims[2] = dlp_dim_of(5);
+    b.dims[0] = dlp_dim_of(3); b.dims[1] = dlp_dim_of(1);
+    CHECK(dlp_shape_broadcast(&a, &b, &o) == 0);
+    CHECK(o.rank == 3 && o.dims[0].value == 4 && o.dims[1].value == 3 &&
+          o.dims[2].value == 5);
+    b.dims[1] = dlp_dim_of(2); /* 5 vs 2 */
+    CHECK(dlp_shape_broadcast(&a, &b, &o) == -1);
+    /* unknown vs 7 -> 7; same symbol twice -> that symbol */
+    dlp_dim u = {-1, 3}, w = {-1, 3}, r;
+    CHECK(dlp_dim_broadcast(u, dlp_dim_of(7), &r) && r.value == 7);
+    CHECK(dlp_dim_broadcast(u, w, &r) && r.sym == 3);
+    /* and the warning through a node */
+    tg t;
+    tg_init(&t);
+    const int64_t d1[2] = {2, 3}, d2[2] = {2, 4};
+    input(&t, "x", DLP_DT_FLOAT, 2, d1, NULL);
+    input(&t, "y", DLP_DT_FLOAT, 2, d2, NULL);
+    node(&t, "Add", "x,y", "z");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(warned(&t, "node 'Add' (Add): cannot broadcast"));
+    CHECK(V(&t, "z")->shape.rank == -1);
+    tg_free(&t);
+}
+
+static void test_inconsistent_shapes_warn(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d1[2] = {2, 3}, d2[2] = {4, 5}, sd[1] = {2}, sv[2] = {5, 5};
+    input(&t, "a", DLP_DT_FLOAT, 2, d1, NULL);
+    input(&t, "b", DLP_DT_FLOAT, 2, d2, NULL);
+    const_ints(&t, "shp", 1, sd, sv, 2);
+    node(&t, "MatMul", "a,b", "mm");
+    node(&t, "Reshape", "a,shp", "rs");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(warned(&t, "node 'MatMul' (MatMul): inner dims 3 and 4 differ"));
+    CHECK(warned(&t, "node 'Reshape' (Reshape): cannot reshape 6"));
+    CHECK(V(&t, "mm")->shape.rank == -1 && V(&t, "rs")->shape.rank == -1);
+    tg_free(&t);
+}
+
+static void test_limits(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[1] = {1}, sd[1] = {4};
+    const int64_t big[4] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
+    input(&t, "x", DLP_DT_FLOAT, 1, d, NULL);
+    const_ints(&t, "shp", 1, sd, big, 4);
+    node(&t, "Expand", "x,shp", "y");
+    CHECK(infer(&t) == DLP_ERR_LIMIT);
+    CHECK(strstr(t.err.msg, "'y'") != NULL);
+    CHECK(strstr(t.err.msg, "overflows") != NULL);
+    tg_free(&t);
+    /* one dim above 2^40 */
+    tg_init(&t);
+    const int64_t huge[1] = {(int64_t)1 << 41}, hd[1] = {1};
+    input(&t, "x", DLP_DT_FLOAT, 1, d, NULL);
+    const_ints(&t, "shp", 1, hd, huge, 1);
+    node(&t, "Expand", "x,shp", "y");
+    CHECK(infer(&t) == DLP_ERR_LIMIT);
+    CHECK(strstr(t.err.msg, "2^40") != NULL);
+    tg_free(&t);
+    /* a 2^40 dim itself is fine */
+    tg_init(&t);
+    const int64_t edge[1] = {(int64_t)1 << 40};
+    input(&t, "x", DLP_DT_FLOAT, 1, d, NULL);
+    const_ints(&t, "shp", 1, hd, edge, 1);
+    node(&t, "Expand", "x,shp", "y");
+    CHECK(infer(&t) == DLP_OK);
+    tg_free(&t);
+}
+
+/* Causal mask: Range -> Unsqueeze x2 -> LessOrEqual, and Trilu on a
+ * ConstantOfShape; a Where selects; all fold after binding. */
+static void test_causal_mask_folds(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[2] = {-1, -1};
+    const char *const s[2] = {"batch", "seq"};
+    input(&t, "ids", DLP_DT_INT64, 2, d, s);
+    const int64_t z = 0, one = 1, a0[1] = {0}, a1[1] = {1}, ad[1] = {1};
+    const_ints(&t, "zero", 0, NULL, &z, 1);
+    const_ints(&t, "one", 0, NULL, &one, 1);
+    const_ints(&t, "ax0", 1, ad, a0, 1);
+    const_ints(&t, "ax1", 1, ad, a1, 1);
+    node(&t, "Shape", "ids", "sh");
+    node(&t, "Gather", "sh,one", "seq");
+    node(&t, "Range", "zero,seq,one", "pos");
+    node(&t, "Unsqueeze", "pos,ax0", "row");
+    node(&t, "Unsqueeze", "pos,ax1", "col");
+    node(&t, "LessOrEqual", "row,col", "mask");
+    node(&t, "Cast", "mask", "maskf");
+    attr_int(&t, &t.g.nodes[t.g.n_nodes - 1], "to", DLP_DT_FLOAT);
+    t.g.sym_values[0] = 2;
+    t.g.sym_values[1] = 3;
+    CHECK(infer(&t) == DLP_OK);
+    const dlp_value *m = V(&t, "mask");
+    CHECK(dims_are(m, 2, (int64_t)3, (int64_t)3));
+    CHECK(m->dtype == DLP_DT_BOOL);
+    CHECK(m->ival && m->n_const == 9);
+    /* row j <= col i: [[1,0,0],[1,1,0],[1,1,1]] */
+    const int64_t want[9] = {1, 0, 0, 1, 1, 0, 1, 1, 1};
+    for (int i = 0; m->ival && i < 9; i++) CHECK(m->ival[i] == want[i]);
+    const dlp_value *mf = V(&t, "maskf");
+    CHECK(mf->fval && mf->n_const == 9 && mf->dtype == DLP_DT_FLOAT);
+    tg_free(&t);
+}
+
+static void test_if_constant_and_merge(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[2] = {2, 3};
+    input(&t, "x", DLP_DT_FLOAT, 2, d, NULL);
+    const int64_t c1 = 1;
+    const_ints(&t, "cond", 0, NULL, &c1, 1);
+    t.g.values[dlp_graph_find(&t.g, "cond")].dtype = DLP_DT_BOOL;
+    dlp_graph *br[2];
+    for (int b = 0; b < 2; b++) {
+        br[b] = dlp_arena_calloc(&t.arena, 1, sizeof(dlp_graph));
+        dlp_graph_init(br[b], &t.arena, &t.g, &t.err);
+        dlp_graph *g = br[b];
+        int xi = dlp_graph_value(g, "x", 1);
+        g->values[xi].flags |= DLP_V_OUTER;
+        int ni = dlp_graph_add_node(g);
+        dlp_node *n = &g->nodes[ni];
+        n->op_type = b == 0 ? "Transpose" : "Identity";
+        n->name = "body";
+        n->inputs = dlp_arena_calloc(&t.arena, 1, sizeof(int));
+        n->outputs = dlp_arena_calloc(&t.arena, 1, sizeof(int));
+        n->inputs[0] = xi;
+        n->outputs[0] = dlp_graph_value(g, "o", 1);
+        n->n_inputs = n->n_outputs = 1;
+        g->values[n->outputs[0]].producer = ni;
+        dlp_graph_add_output(g, n->outputs[0]);
+        dlp_graph_toposort(g, &t.err);
+    }
+    dlp_node *n = node(&t, "If", "cond", "y");
+    n->attrs = dlp_arena_calloc(&t.arena, 2, sizeof(dlp_attr));
+    n->attrs[0] = (dlp_attr){.name = "then_branch", .type = DLP_ATTR_GRAPH,
+                             .graph = br[0], .tensor = -1};
+    n->attrs[1] = (dlp_attr){.name = "else_branch", .type = DLP_ATTR_GRAPH,
+                             .graph = br[1], .tensor = -1};
+    n->n_attrs = 2;
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(dims_are(V(&t, "y"), 2, (int64_t)3, (int64_t)2)); /* then branch */
+    /* unknown condition: branches disagree on both dims -> unknown dims */
+    dlp_value *cv = &t.g.values[dlp_graph_find(&t.g, "cond")];
+    cv->ival = NULL;
+    cv->n_const = 0;
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(dims_are(V(&t, "y"), 2, (int64_t)-1, (int64_t)-1));
+    tg_free(&t);
+}
+
+int main(void) {
+    RUN(test_op_fixtures);
+    RUN(test_symbols_bind_and_rebind);
+    RUN(test_shape_chain_folds);
+    RUN(test_unknown_op_warns);
+    RUN(test_broadcast_rules);
+    RUN(test_inconsistent_shapes_warn);
+    RUN(test_limits);
+    RUN(test_causal_mask_folds);
+    RUN(test_if_constant_and_merge);
+    return CHECK_DONE();
+}
