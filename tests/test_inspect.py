@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""test_inspect.py -- `dlperf inspect` on whole models against independent
+oracles (run by scripts/run_tests.sh with DLP_BUILD=build).
+
+Oracles (written by tests/gen_model_fixtures.py into
+tests/fixtures/models/oracle.json):
+  * torchvision's published op count ("_ops" / GFLOPS column): MACs within 5%
+  * a PyTorch dispatch-mode count of conv/matmul multiply-adds: within 1%
+  * the onnx package: float initializer elements (params), initializer
+    bytes, nodes, producer->consumer edges, tensors -- exact
+  * onnx.shape_inference on a static-shape export: every tensor's shape
+  * bad command lines: non-zero exit and a one-line message
+
+DLP_FULL_TV=1 also exports every torchvision classification model on the fly
+(slow: tens of minutes) and checks it the same way.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BUILD = os.environ.get("DLP_BUILD", "build")
+EXE = os.path.join(ROOT, BUILD, "dlperf") if not os.path.isabs(BUILD) \
+    else os.path.join(BUILD, "dlperf")
+FIX = os.path.join(HERE, "fixtures", "models")
+
+passed = failed = 0
+report = []
+
+
+def check(name, cond, msg=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s %s" % (name, msg))
+
+
+def inspect(path, *args):
+    p = subprocess.run([EXE, "inspect", path] + list(args),
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def onnx_counts(path):
+    """nodes, edges, tensors, float params, initializer bytes (onnx pkg)."""
+    m = onnx.load(path, load_external_data=False)
+    g = m.graph
+    prod = {o for n in g.node for o in n.output if o}
+    edges = sum(len({i for i in n.input if i in prod}) for n in g.node)
+    names = set()
+    for n in g.node:
+        names.update(x for x in list(n.input) + list(n.output) if x)
+    names.update(t.name for t in g.initializer)
+    names.update(i.name for i in g.input)
+    names.update(o.name for o in g.output)
+    size = {1: 4, 2: 1, 3: 1, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4,
+            13: 8, 16: 2}
+    params = wbytes = 0
+    for t in g.initializer:
+        k = 1
+        for d in t.dims:
+            k *= d
+        if t.data_type in (1, 10, 11, 16):
+            params += k
+        wbytes += k * size.get(t.data_type, 0)
+    return len(g.node), edges, len(names), params, wbytes
+
+
+def check_model(name, ent, path):
+    args = ["--batch", "1", "--json"]
+    for k, v in ent.get("dims", {}).items():
+        args += ["--dim", "%s=%d" % (k, v)]
+    rc, out, err = inspect(path, *args)
+    check(name + ":exit", rc == 0, err.strip()[:300])
+    if rc != 0:
+        report.append((name, None, ent.get("published_gmacs"), None))
+        return
+    j = json.loads(out)
+    s = j["summary"]
+    macs = s["macs"]
+    pub = ent.get("published_gmacs")
+    if pub:
+        e = macs / (pub * 1e9) - 1
+        report.append((name, macs / 1e9, pub, e))
+        check(name + ":published_macs", abs(e) <= 0.05,
+              "ours %.4f G vs published %.3f G (%+.2f%%)" % (macs / 1e9, pub,
+                                                             100 * e))
+    else:
+        report.append((name, macs / 1e9, None, None))
+    tm = ent["torch_macs"]
+    check(name + ":torch_macs", abs(macs - tm) <= 0.01 * tm,
+          "ours %.0f vs torch %.0f" % (macs, tm))
+    check(name + ":unshaped", s["unshaped_tensors"] == 0,
+          "%d unshaped" % s["unshaped_tensors"])
+    nodes, edges, tensors, params, wbytes = onnx_counts(path)
+    check(name + ":params", s["params"] == params == ent["onnx_float_init"],
+          "ours %d, onnx %d" % (s["params"], params))
+    check(name + ":weight_bytes", s["weight_bytes"] == wbytes,
+          "ours %d, onnx %d" % (s["weight_bytes"], wbytes))
+    check(name + ":nodes", s["nodes"] == nodes == len(j["nodes"]),
+          "ours %d, onnx %d" % (s["nodes"], nodes))
+    check(name + ":edges", s["edges"] == edges,
+          "ours %d, onnx %d" % (s["edges"], edges))
+    check(name + ":tensors", s["tensors"] == tensors,
+          "ours %d, onnx %d" % (s["tensors"], tensors))
+    check(name + ":node_sums",
+          abs(sum(n["macs"] for n in j["nodes"]) - macs) <= 1e-6 * max(1, macs)
+          and abs(sum(n["flops"] for n in j["nodes"]) - s["flops"])
+          <= 1e-6 * max(1, s["flops"]))
+    check(name + ":flops>=2macs", s["flops"] >= 2 * macs)
+    check(name + ":peak", 0 < s["peak_activation_bytes"]
+          <= s["activation_bytes"])
+    if ent.get("shape_oracle"):
+        want = json.load(open(os.path.join(FIX, ent["shape_oracle"])))
+        ours = {o["name"]: o["shape"] for n in j["nodes"]
+                for o in n["outputs"]}
+        common = [k for k in want if k in ours]
+        bad = [(k, ours[k], want[k]) for k in common if ours[k] != want[k]]
+        check(name + ":shape_overlap", len(common) >= 0.5 * len(want),
+              "%d of %d oracle tensors found" % (len(common), len(want)))
+        check(name + ":shapes", not bad, "%d differ, e.g. %s" % (
+            len(bad), bad[:3]))
+
+
+def check_batch_scaling():
+    path = os.path.join(FIX, "resnet50.onnx")
+    if not os.path.exists(path):
+        return
+    r1 = json.loads(inspect(path, "--batch", "1", "--json")[1])["summary"]
+    r4 = json.loads(inspect(path, "--batch", "4", "--json")[1])["summary"]
+    check("batch_scaling", abs(r4["macs"] - 4 * r1["macs"]) < 1e-6 * r4["macs"]
+          and r4["params"] == r1["params"])
+
+
+def check_text_output():
+    path = os.path.join(FIX, "resnet18.onnx")
+    rc, out, err = inspect(path, "--batch", "1", "--top", "3")
+    check("text:exit", rc == 0, err)
+    check("text:content", "MACs" in out and "Conv" in out and
+          "peak activations" in out, out[:500])
+    rc, out, _ = inspect("--help")
+    check("help", rc == 0 and "--dim" in out)
+
+
+def check_bad_cli():
+    good = os.path.join(FIX, "bert_tiny.onnx")
+    tmp = tempfile.mkdtemp()
+    junk = os.path.join(tmp, "junk.onnx")
+    with open(junk, "wb") as f:
+        f.write(b"\x0a\xff\xff\xff\xff\x0f garbage, not a protobuf")
+    cases = [
+        ("missing_file", [os.path.join(tmp, "nope.onnx")]),
+        ("junk_file", [junk]),
+        ("dim_no_eq", [good, "--dim", "seq16"]),
+        ("dim_bad_value", [good, "--dim", "seq=abc"]),
+        ("unknown_symbol", [good, "--dim", "nosuch=3"]),
+        ("batch_zero", [good, "--batch", "0"]),
+        ("batch_abc", [good, "--batch", "abc"]),
+        ("batch_missing", [good, "--batch"]),
+        ("unknown_option", [good, "--frobnicate"]),
+        ("no_model", []),
+    ]
+    for name, args in cases:
+        p = subprocess.run([EXE, "inspect"] + args, capture_output=True,
+                           text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        check("cli:" + name, p.returncode != 0 and len(lines) == 1 and
+              lines[0].startswith("dlperf: ") and p.stdout == "",
+              "rc %d stderr %r" % (p.returncode, p.stderr))
+    os.remove(junk)
+    os.rmdir(tmp)
+
+
+def full_sweep(oracle):
+    """DLP_FULL_TV=1: every torchvision model, exported on the fly."""
+    tmp = tempfile.mkdtemp(prefix="dlp_fulltv_")
+    subprocess.run(["/usr/bin/python3", os.path.join(HERE,
+                   "gen_model_fixtures.py"), "--set", "all", "--out", tmp],
+                   check=False)
+    full = json.load(open(os.path.join(tmp, "oracle.json")))
+    for name, ent in sorted(full.items()):
+        if ent["kind"] == "torchvision" and name not in oracle:
+            check_model(name, ent, os.path.join(tmp, ent["file"]))
+
+
+def main():
+    if not os.access(EXE, os.X_OK):
+        print("FAIL no executable at %s" % EXE)
+        print("0 passed, 1 failed")
+        return 1
+    oracle = json.load(open(os.path.join(FIX, "oracle.json")))
+    for name, ent in sorted(oracle.items()):
+        path = os.path.join(FIX, ent["file"])
+        if os.path.exists(path):
+            check_model(name, ent, path)
+    check_batch_scaling()
+    check_text_output()
+    check_bad_cli()
+    if os.environ.get("DLP_FULL_TV") == "1":
+        full_sweep(oracle)
+    print("\n%-22s %12s %12s %8s" % ("model", "ours GMACs", "published",
+                                     "error"))
+    for name, ours, pub, e in report:
+        print("%-22s %12s %12s %8s" % (
+            name, "-" if ours is None else "%.4f" % ours,
+            "-" if pub is None else "%.3f" % pub,
+            "-" if e is None else "%+.2f%%" % (100 * e)))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
