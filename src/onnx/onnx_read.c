@@ -205,8 +205,10 @@ static dlp_status read_attr(dlp_onnx_ctx *c, dlp_graph *g, int node,
     return DLP_OK;
 bad:
     return dlp_fail(err, DLP_ERR_FORMAT,
-                    "malformed repeated field in attribute '%s' at byte %zu",
-                    a->name, e.offset);
+                    "node '%s' (%s): malformed repeated field in attribute "
+                    "'%s' at byte %zu",
+                    g->nodes[node].name, g->nodes[node].op_type, a->name,
+                    e.offset);
 }
 
 /* ---- nodes ------------------------------------------------------------- */

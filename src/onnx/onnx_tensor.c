@@ -137,6 +137,17 @@ static int typed_field(dlp_dtype dt, int *kind) {
     }
 }
 
+static const char *typed_name(int fnum) {
+    switch (fnum) {
+    case 4: return "float_data";
+    case 5: return "int32_data";
+    case 7: return "int64_data";
+    case 10: return "double_data";
+    case 11: return "uint64_data";
+    default: return "typed data";
+    }
+}
+
 /* ---- TensorProto ------------------------------------------------------- */
 
 typedef struct {
@@ -424,17 +435,16 @@ static dlp_status tensor_contents(dlp_onnx_ctx *c, dlp_graph *g,
             if (!dlp_pb_count(&e, wkind, &cnt) || cnt > n - got ||
                 !dlp_pb_fetch(&e, wkind, bits, &got, n)) {
                 st = dlp_fail(err, DLP_ERR_FORMAT,
-                              "%s: typed data field %d is malformed or holds "
-                              "more than the %zu elements its dims declare",
-                              lbl, fnum, n);
+                              "%s: %s is malformed or holds more than the "
+                              "%zu elements its dims declare",
+                              lbl, typed_name(fnum), n);
                 break;
             }
         }
         if (st == DLP_OK && any && got != n)
             st = dlp_fail(err, DLP_ERR_FORMAT,
-                          "%s: typed data field %d holds %zu elements, dims "
-                          "declare %zu",
-                          lbl, fnum, got, n);
+                          "%s: %s holds %zu elements, dims declare %zu", lbl,
+                          typed_name(fnum), got, n);
         have = st == DLP_OK && any;
         if (n == 0 && st == DLP_OK) have = true;
     }
