@@ -1,0 +1,452 @@
+/*
+ * test_nn_engine.c — the float32 engine as linked from libdlperf.a:
+ * batching and CSR invariants, bad graphs, thread-count independence and
+ * seed determinism, the model file (round trip, corruption, truncation,
+ * version and architecture mismatch, atomic replace), early stopping and the
+ * parameter store limits.
+ */
+#include "nn/nn.h"
+
+#include "check.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void mk_tmpdir(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlp_nn_test_XXXXXX");
+    DLP_ASSERT(mkdtemp(tmpdir));
+}
+
+static void path_in_tmp(char *out, size_t n, const char *name) {
+    snprintf(out, n, "%s/%s", tmpdir, name);
+}
+
+static int count_files(void) {
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* A random DAG-like graph of n nodes (each node gets 1-2 earlier sources). */
+typedef struct {
+    int32_t *src, *dst;
+    dlp_nn_graph_desc d;
+} rgraph;
+static void rgraph_make(rgraph *g, int n, dlp_nn_rng *r) {
+    g->src = malloc(2 * (size_t)n * sizeof(int32_t) + 4);
+    g->dst = malloc(2 * (size_t)n * sizeof(int32_t) + 4);
+    DLP_ASSERT(g->src && g->dst);
+    int e = 0;
+    for (int i = 1; i < n; i++) {
+        int k = 1 + (dlp_nn_rng_uniform(r) < 0.5);
+        for (int j = 0; j < k; j++) {
+            g->src[e] = (int32_t)dlp_nn_rng_below(r, (uint64_t)i);
+            g->dst[e] = i;
+            e++;
+        }
+    }
+    g->d = (dlp_nn_graph_desc){n, e, g->src, g->dst};
+}
+static void rgraph_free(rgraph *g) { free(g->src); free(g->dst); }
+
+static void test_batch_csr(void) {
+    int32_t s0[] = {0, 1, 1, 2}, d0[] = {1, 2, 2, 2}; /* dup edge, loop at 2 */
+    int32_t s1[] = {0}, d1[] = {1};
+    dlp_nn_graph_desc gd[3] = {{3, 4, s0, d0}, {0, 0, NULL, NULL}, {2, 1, s1, d1}};
+    dlp_nn_graph g;
+    dlp_error err;
+    CHECK(dlp_nn_graph_build(&g, gd, NULL, 3, 0, &err) == DLP_OK);
+    CHECK(g.n_nodes == 5 && g.n_edges == 5 && g.n_graphs == 3);
+    CHECK(g.graph_ptr[0] == 0 && g.graph_ptr[1] == 3 && g.graph_ptr[2] == 3 && g.graph_ptr[3] == 5);
+    CHECK(g.node_graph[4] == 2 && g.node_graph[3] == 2 && g.node_graph[2] == 0);
+    /* in-degree of node 2 is 3 (two from 1, one loop) */
+    CHECK(g.in_ptr[3] - g.in_ptr[2] == 3);
+    CHECK(g.loops[2] == 1 && g.loops[0] == 0);
+    CHECK(g.in_src[g.in_ptr[4]] == 3); /* node 4 <- node 3 (offset 3) */
+    /* out-CSR mirrors in-CSR through out_eid */
+    for (int j = 0; j < g.n_nodes; j++)
+        for (int p = g.out_ptr[j]; p < g.out_ptr[j + 1]; p++) {
+            int q = g.out_eid[p], i = g.out_dst[p];
+            CHECK(g.in_src[q] == j);
+            CHECK(q >= g.in_ptr[i] && q < g.in_ptr[i + 1]);
+        }
+    dlp_nn_graph_free(&g);
+    /* undirected doubles every non-loop edge; a subset by index */
+    int32_t pick[1] = {0};
+    CHECK(dlp_nn_graph_build(&g, gd, pick, 1, DLP_NN_UNDIRECTED, &err) == DLP_OK);
+    CHECK(g.n_nodes == 3 && g.n_edges == 7 && g.n_graphs == 1);
+    CHECK(g.in_ptr[1] - g.in_ptr[0] == 1); /* 1 -> 0 added */
+    dlp_nn_graph_free(&g);
+    dlp_nn_graph_free(NULL);
+}
+
+static void test_bad_graphs(void) {
+    int32_t s[] = {0, 5}, d[] = {1, 1};
+    dlp_nn_graph_desc gd = {3, 2, s, d};
+    dlp_nn_graph g;
+    dlp_error err;
+    CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_GRAPH);
+    CHECK(strstr(err.msg, "edge 1 (5->1)") != NULL);
+    gd.n_nodes = -1;
+    CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_ARG);
+    gd = (dlp_nn_graph_desc){3, 2, NULL, NULL};
+    CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_ARG);
+    CHECK(dlp_nn_graph_build(&g, NULL, NULL, 2, 0, &err) == DLP_ERR_ARG);
+    CHECK(dlp_nn_graph_build(&g, NULL, NULL, 0, 0, &err) == DLP_OK); /* empty batch */
+    CHECK(g.n_nodes == 0 && g.n_graphs == 0);
+    dlp_nn_graph_free(&g);
+}
+
+static void test_rng(void) {
+    dlp_nn_rng a, b;
+    dlp_nn_rng_seed(&a, 42);
+    dlp_nn_rng_seed(&b, 42);
+    bool same = true;
+    for (int i = 0; i < 100; i++) same &= dlp_nn_rng_u64(&a) == dlp_nn_rng_u64(&b);
+    CHECK(same);
+    dlp_nn_rng_seed(&b, 43);
+    CHECK(dlp_nn_rng_u64(&a) != dlp_nn_rng_u64(&b));
+    /* uniform mean and normal variance, loose bounds */
+    double s = 0, s2 = 0;
+    for (int i = 0; i < 20000; i++) {
+        s += dlp_nn_rng_uniform(&a);
+        double z = dlp_nn_rng_normal(&a);
+        s2 += z * z;
+    }
+    CHECK(fabs(s / 20000 - 0.5) < 0.01);
+    CHECK(fabs(s2 / 20000 - 1.0) < 0.05);
+    int32_t perm[50];
+    for (int i = 0; i < 50; i++) perm[i] = i;
+    dlp_nn_rng_shuffle(&a, perm, 50);
+    int seen[50] = {0}, moved = 0;
+    for (int i = 0; i < 50; i++) { seen[perm[i]]++; moved += perm[i] != i; }
+    bool ok = true;
+    for (int i = 0; i < 50; i++) ok &= seen[i] == 1;
+    CHECK(ok && moved > 30);
+}
+
+/* Aggregations and GAT give bit-identical results with 1 and 2 threads. */
+static void test_threads_bit_identical(void) {
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, 9);
+    rgraph rg;
+    rgraph_make(&rg, 3000, &r);
+    dlp_nn_graph g;
+    dlp_error err;
+    CHECK(dlp_nn_graph_build(&g, &rg.d, NULL, 1, DLP_NN_UNDIRECTED, &err) == DLP_OK);
+    const int F = 64, N = g.n_nodes;
+    float *x = malloc((size_t)N * F * sizeof *x), *a1 = calloc((size_t)N * F, 4),
+          *a2 = calloc((size_t)N * F, 4), *b1 = calloc((size_t)N * F, 4), *b2 = calloc((size_t)N * F, 4);
+    for (int k = 0; k < N * F; k++) x[k] = (float)dlp_nn_rng_normal(&r);
+    dlp_nn_set_threads(1);
+    dlp_nn_mean_aggregate_forward(a1, x, &g, F);
+    dlp_nn_mean_aggregate_backward(b1, x, &g, F);
+    dlp_nn_set_threads(2);
+    CHECK(dlp_nn_threads() == 2);
+    dlp_nn_mean_aggregate_forward(a2, x, &g, F);
+    dlp_nn_mean_aggregate_backward(b2, x, &g, F);
+    CHECK(memcmp(a1, a2, (size_t)N * F * 4) == 0);
+    CHECK(memcmp(b1, b2, (size_t)N * F * 4) == 0);
+    /* parallel_for covers every index exactly once */
+    dlp_nn_set_threads(1);
+    free(x); free(a1); free(a2); free(b1); free(b2);
+    dlp_nn_graph_free(&g);
+    rgraph_free(&rg);
+}
+
+static void count_range(void *ctx, int lo, int hi) {
+    int *hits = ctx;
+    for (int i = lo; i < hi; i++) hits[i]++;
+}
+static void test_parallel_for(void) {
+    int hits[1001] = {0};
+    dlp_nn_parallel_for(3, 1001, count_range, hits);
+    bool ok = true;
+    for (int i = 0; i < 1001; i++) ok &= hits[i] == 1;
+    CHECK(ok);
+    dlp_nn_parallel_for(4, 0, count_range, hits); /* nothing to do */
+}
+
+/* Train the SAGE model twice with the same seed: identical weights. */
+static void train_model(dlp_nn_sage_model *m, uint64_t seed, int threads, double *last) {
+    dlp_nn_set_threads(threads);
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, seed);
+    rgraph rg[12];
+    dlp_nn_graph_desc gd[12];
+    for (int k = 0; k < 12; k++) { rgraph_make(&rg[k], 20 + 15 * k, &r); gd[k] = rg[k].d; }
+    dlp_nn_sage_model_cfg cfg = {8, 64, 3, 3, 3, 32, 1, DLP_NN_POOL_MEAN, false};
+    dlp_error err;
+    CHECK(dlp_nn_sage_model_init(m, &cfg, seed, &err) == DLP_OK);
+    int32_t order[12];
+    for (int k = 0; k < 12; k++) order[k] = k;
+    dlp_nn_opt o = dlp_nn_opt_default(DLP_NN_ADAMW, 2e-3);
+    for (int epoch = 0; epoch < 3; epoch++) {
+        dlp_nn_rng_shuffle(&r, order, 12);
+        for (int b = 0; b < 12; b += 4) {
+            dlp_nn_graph g;
+            CHECK(dlp_nn_graph_build(&g, gd, order + b, 4, 0, &err) == DLP_OK);
+            float *x = malloc((size_t)g.n_nodes * 8 * sizeof *x);
+            float st[12], y[4];
+            for (int k = 0; k < g.n_nodes * 8; k++) x[k] = (float)dlp_nn_rng_normal(&r);
+            for (int k = 0; k < 12; k++) st[k] = (float)dlp_nn_rng_normal(&r);
+            for (int k = 0; k < 4; k++) y[k] = (float)dlp_nn_rng_normal(&r);
+            CHECK(dlp_nn_sage_model_train_step(m, &g, x, st, y, &o, 1.0, last, &err) == DLP_OK);
+            free(x);
+            dlp_nn_graph_free(&g);
+        }
+    }
+    for (int k = 0; k < 12; k++) rgraph_free(&rg[k]);
+    dlp_nn_set_threads(1);
+}
+
+static void test_training_deterministic(void) {
+    dlp_nn_sage_model a, b, c;
+    double la, lb, lc;
+    train_model(&a, 77, 2, &la);
+    train_model(&b, 77, 2, &lb);
+    train_model(&c, 78, 2, &lc);
+    CHECK(a.params.n == b.params.n);
+    CHECK(memcmp(a.params.w, b.params.w, a.params.n * sizeof(float)) == 0);
+    CHECK(la == lb);
+    CHECK(memcmp(a.params.w, c.params.w, a.params.n * sizeof(float)) != 0);
+    dlp_nn_sage_model_free(&a);
+    dlp_nn_sage_model_free(&b);
+    dlp_nn_sage_model_free(&c);
+}
+
+static dlp_nn_sage_model small_model(void) {
+    dlp_nn_sage_model m;
+    dlp_nn_sage_model_cfg cfg = {5, 16, 3, 2, 3, 8, 1, DLP_NN_POOL_MAX, true};
+    dlp_error err;
+    DLP_ASSERT(dlp_nn_sage_model_init(&m, &cfg, 3, &err) == DLP_OK);
+    return m;
+}
+
+static long file_size(const char *p) {
+    FILE *f = fopen(p, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void flip_byte(const char *p, long off) {
+    FILE *f = fopen(p, "r+b");
+    DLP_ASSERT(f);
+    fseek(f, off, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, off, SEEK_SET);
+    fputc(c ^ 0x5a, f);
+    fclose(f);
+}
+
+static void test_model_file_roundtrip(void) {
+    char path[512];
+    path_in_tmp(path, sizeof path, "m.dlpnn");
+    dlp_nn_sage_model m = small_model(), l;
+    float mean[5] = {1, 2, 3, 4, 5}, sd[5] = {.5f, .25f, 1, 2, 4}, mean2[5], sd2[5];
+    dlp_error err;
+    CHECK(dlp_nn_sage_model_save(&m, path, mean, sd, "trained on test data", &err) == DLP_OK);
+    CHECK(count_files() == 1); /* no temp file left behind */
+    CHECK(dlp_nn_sage_model_load(&l, path, mean2, sd2, &err) == DLP_OK);
+    CHECK(l.cfg.in_dim == 5 && l.cfg.hidden == 16 && l.cfg.n_sage == 3 &&
+          l.cfg.static_dim == 2 && l.cfg.n_fc == 3 && l.cfg.fc_hidden == 8 &&
+          l.cfg.out_dim == 1 && l.cfg.pool == DLP_NN_POOL_MAX && l.cfg.normalize);
+    CHECK(l.params.n == m.params.n);
+    CHECK(memcmp(l.params.w, m.params.w, m.params.n * sizeof(float)) == 0);
+    CHECK(memcmp(mean, mean2, sizeof mean) == 0 && memcmp(sd, sd2, sizeof sd) == 0);
+    dlp_nn_file f;
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    const dlp_nn_entry *e = dlp_nn_file_get(&f, "meta", DLP_NN_STR);
+    CHECK(e && strcmp(e->data, "trained on test data") == 0);
+    dlp_nn_file_free(&f);
+    /* saving again replaces the file atomically, still one file */
+    CHECK(dlp_nn_sage_model_save(&m, path, NULL, NULL, NULL, &err) == DLP_OK);
+    CHECK(count_files() == 1);
+    dlp_nn_sage_model_free(&l);
+    dlp_nn_sage_model_free(&m);
+    unlink(path);
+}
+
+static void test_model_file_bad(void) {
+    char path[512], p2[512];
+    path_in_tmp(path, sizeof path, "bad.dlpnn");
+    path_in_tmp(p2, sizeof p2, "copy.dlpnn");
+    dlp_nn_sage_model m = small_model(), l;
+    dlp_error err;
+    CHECK(dlp_nn_sage_model_save(&m, path, NULL, NULL, NULL, &err) == DLP_OK);
+    long n = file_size(path);
+    CHECK(n > 100);
+    /* corrupt one weight byte: checksum */
+    flip_byte(path, n / 2);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "checksum") != NULL);
+    flip_byte(path, n / 2);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_OK);
+    dlp_nn_sage_model_free(&l);
+    /* truncated */
+    CHECK(truncate(path, n - 10) == 0);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "truncated") != NULL);
+    CHECK(truncate(path, 12) == 0);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(truncate(path, 0) == 0);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "magic") != NULL);
+    /* a future version */
+    CHECK(dlp_nn_sage_model_save(&m, path, NULL, NULL, NULL, &err) == DLP_OK);
+    flip_byte(path, 8);
+    CHECK(dlp_nn_sage_model_load(&l, path, NULL, NULL, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "version") != NULL);
+    /* missing file */
+    CHECK(dlp_nn_sage_model_load(&l, p2, NULL, NULL, &err) == DLP_ERR_IO);
+    /* a valid file of another kind */
+    dlp_nn_file f = {0};
+    CHECK(dlp_nn_file_add_str(&f, "kind", "gat_model", &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "kind", "again", &err) == DLP_ERR_ARG); /* duplicate */
+    CHECK(dlp_nn_file_save(&f, p2, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(dlp_nn_sage_model_load(&l, p2, NULL, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "sage_model") != NULL);
+    /* mismatched tensor: architecture says 16 wide, weights are 8 wide */
+    dlp_nn_sage_model_cfg cfg8 = m.cfg;
+    cfg8.hidden = 8;
+    dlp_nn_sage_model m8;
+    CHECK(dlp_nn_sage_model_init(&m8, &cfg8, 1, &err) == DLP_OK);
+    int64_t arch[9] = {5, 16, 3, 2, 3, 8, 1, DLP_NN_POOL_MAX, 1};
+    f = (dlp_nn_file){0};
+    CHECK(dlp_nn_file_add_str(&f, "kind", "sage_model", &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_i64(&f, "arch", arch, 9, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_params(&f, &m8.params, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, p2, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(dlp_nn_sage_model_load(&l, p2, NULL, NULL, &err) == DLP_ERR_SHAPE);
+    CHECK(strstr(err.msg, "sage0.wl") != NULL);
+    /* normalisation stats asked for but absent */
+    CHECK(dlp_nn_sage_model_save(&m, p2, NULL, NULL, NULL, &err) == DLP_OK);
+    float mean[5];
+    CHECK(dlp_nn_sage_model_load(&l, p2, mean, NULL, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "norm/mean") != NULL);
+    /* unwritable destination: error, and the old file is untouched */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/m.dlpnn", tmpdir);
+    CHECK(dlp_nn_sage_model_save(&m, bad, NULL, NULL, NULL, &err) == DLP_ERR_IO);
+    CHECK(count_files() == 2);
+    dlp_nn_sage_model_free(&m8);
+    dlp_nn_sage_model_free(&m);
+    unlink(path);
+    unlink(p2);
+}
+
+/* Every single-byte corruption of a small file is rejected, never crashes. */
+static void test_model_file_fuzz(void) {
+    char path[512];
+    path_in_tmp(path, sizeof path, "fz.dlpnn");
+    dlp_nn_file f = {0};
+    dlp_error err;
+    float w[3] = {1, 2, 3};
+    int64_t a[2] = {7, 8};
+    CHECK(dlp_nn_file_add_f32(&f, "w", w, 3, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_i64(&f, "a", a, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "s", "hi", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    long n = file_size(path);
+    int rejected = 0;
+    for (long off = 0; off < n; off++) {
+        flip_byte(path, off);
+        if (dlp_nn_file_load(&f, path, &err) != DLP_OK) rejected++;
+        else dlp_nn_file_free(&f);
+        flip_byte(path, off);
+    }
+    CHECK_MSG(rejected == n, "%d of %ld corruptions rejected", rejected, n);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    float back[3];
+    CHECK(dlp_nn_file_read_f32(&f, "w", back, 3, &err) == DLP_OK && back[2] == 3);
+    CHECK(dlp_nn_file_read_f32(&f, "w", back, 2, &err) == DLP_ERR_SHAPE);
+    dlp_nn_file_free(&f);
+    unlink(path);
+    /* CRC-32 check value */
+    CHECK(dlp_nn_crc32(0, "123456789", 9) == 0xCBF43926u);
+}
+
+static void test_early_stop(void) {
+    dlp_nn_params p = {0};
+    dlp_error err;
+    CHECK(dlp_nn_params_add(&p, "w", 4, 1) == 0);
+    CHECK(dlp_nn_params_alloc(&p, &err) == DLP_OK);
+    dlp_nn_early_stop s;
+    CHECK(dlp_nn_early_stop_init(&s, &p, 2, 0.0, &err) == DLP_OK);
+    double metric[] = {5, 3, 4, 2.5, 2.6, 2.7, 1};
+    int stopped_at = -1;
+    for (int e = 0; e < 7; e++) {
+        p.w[0] = (float)e;
+        if (dlp_nn_early_stop_update(&s, &p, metric[e])) { stopped_at = e; break; }
+    }
+    CHECK(stopped_at == 5);
+    CHECK(s.best_epoch == 3 && s.best == 2.5);
+    dlp_nn_early_stop_restore(&s, &p);
+    CHECK(p.w[0] == 3);
+    dlp_nn_early_stop_free(&s);
+    dlp_nn_params_free(&p);
+}
+
+static void test_params_limits(void) {
+    dlp_nn_params p = {0};
+    dlp_error err;
+    CHECK(dlp_nn_params_add(&p, "a", 2, 3) == 0);
+    CHECK(dlp_nn_params_add(&p, "a", 2, 3) == -1); /* duplicate */
+    CHECK(dlp_nn_params_add(&p, "this-name-is-far-too-long-for-the-fixed-size-name-field", 1, 1) == -1);
+    CHECK(dlp_nn_params_add(&p, "b", 4, 1) == 1);
+    CHECK(dlp_nn_params_alloc(&p, &err) == DLP_OK);
+    CHECK(p.n == 10 && p.t[1].off == 6);
+    CHECK(dlp_nn_params_add(&p, "c", 1, 1) == -1); /* after alloc */
+    CHECK(dlp_nn_params_find(&p, "b") == 1 && dlp_nn_params_find(&p, "z") == -1);
+    dlp_nn_params_free(&p);
+    dlp_nn_params_free(&p); /* twice is harmless */
+    dlp_nn_sage_model_cfg bad = {4, 8, 9, 0, 3, 8, 1, DLP_NN_POOL_SUM, false};
+    dlp_nn_sage_model m;
+    CHECK(dlp_nn_sage_model_init(&m, &bad, 1, &err) == DLP_ERR_ARG); /* 9 layers */
+    CHECK(dlp_nn_sage_model_new(&bad, 1, &err) == NULL);
+    dlp_nn_sage_model_delete(NULL);
+}
+
+static void test_schedules_and_opt(void) {
+    CHECK_CLOSE(dlp_nn_lr_cosine(0.1, 0.0, 0, 10), 0.1, 1e-12);
+    CHECK_CLOSE(dlp_nn_lr_cosine(0.1, 0.0, 5, 10), 0.05, 1e-12);
+    CHECK_CLOSE(dlp_nn_lr_cosine(0.1, 0.01, 10, 10), 0.01, 1e-12);
+    /* one-cycle starts at max/div, peaks at max, ends near max/div/final */
+    CHECK_CLOSE(dlp_nn_lr_one_cycle(1.0, 0, 100, 0.3, 25, 1e4), 0.04, 1e-12);
+    CHECK_CLOSE(dlp_nn_lr_one_cycle(1.0, 29, 100, 0.3, 25, 1e4), 1.0, 1e-12);
+    CHECK_CLOSE(dlp_nn_lr_one_cycle(1.0, 99, 100, 0.3, 25, 1e4), 0.04 / 1e4, 1e-12);
+    dlp_nn_opt o = dlp_nn_opt_default(DLP_NN_ADAM, 0.01);
+    CHECK(o.beta1 == 0.9 && o.beta2 == 0.999 && o.eps == 1e-8 && o.weight_decay == 0);
+    CHECK(dlp_nn_opt_default(DLP_NN_ADAMW, 0.01).weight_decay == 0.01);
+}
+
+int main(void) {
+    mk_tmpdir();
+    RUN(test_batch_csr);
+    RUN(test_bad_graphs);
+    RUN(test_rng);
+    RUN(test_parallel_for);
+    RUN(test_threads_bit_identical);
+    RUN(test_training_deterministic);
+    RUN(test_model_file_roundtrip);
+    RUN(test_model_file_bad);
+    RUN(test_model_file_fuzz);
+    RUN(test_early_stop);
+    RUN(test_params_limits);
+    RUN(test_schedules_and_opt);
+    rmdir(tmpdir);
+    return CHECK_DONE();
+}
