@@ -1,8 +1,204 @@
-/* cmd_dataset.c — placeholder until the dataset command lands in this session. */
+/*
+ * cmd_dataset.c — `dlperf dataset stats DIR [--json] [--all]`: loads a
+ * dataset (data/FORMAT.md), validates it and prints its statistics.
+ * Exit status: 0 valid (warnings allowed), 1 invalid or unreadable, 2 usage.
+ * The numbers come from dlp_dataset_check's JSON report; --json prints that
+ * report as is.
+ */
+#include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dlperf dataset stats DIR [--json] [--all]\n"
+            "  validates the dataset in DIR (data/FORMAT.md) and prints its\n"
+            "  statistics; exit 0 when valid, 1 with the problems listed.\n"
+            "  --json  the full report as JSON (docs/DATASET.md)\n"
+            "  --all   list every problem (default: the first 20 of each)\n");
+}
+
+static double num(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* "a 3, b 2" from {"a":3,"b":2}, at most 12 entries. */
+static void print_counts(const char *label, const cJSON *o) {
+    printf("  %-11s", label);
+    int i = 0, n = cJSON_GetArraySize(o);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        if (i == 12) {
+            printf(", ... (%d more)", n - 12);
+            break;
+        }
+        printf("%s%s %g", i ? ", " : "", it->string, it->valuedouble);
+        i++;
+    }
+    printf("%s\n", n ? "" : "-");
+}
+
+static void print_summary(const char *label, const cJSON *s) {
+    if (!s || num(s, "n") == 0) {
+        printf("  %-20s -\n", label);
+        return;
+    }
+    printf("  %-20s min %-10.4g median %-10.4g max %-10.4g (n=%g)\n", label,
+           num(s, "min"), num(s, "median"), num(s, "max"), num(s, "n"));
+}
+
+static void print_kind(const char *name, const cJSON *k) {
+    if (!k || num(k, "rows") == 0) {
+        printf("\n%s: no rows\n", name);
+        return;
+    }
+    printf("\n%s: %g rows, %g configurations (%g graphs), %g with both reps, "
+           "%g flagged\n", name, num(k, "rows"), num(k, "configs"),
+           num(k, "graphs"), num(k, "pairs"), num(k, "flagged_pairs"));
+    print_counts("devices", cJSON_GetObjectItemCaseSensitive(k, "devices"));
+    print_counts("runtimes", cJSON_GetObjectItemCaseSensitive(k, "runtimes"));
+    print_counts("precisions", cJSON_GetObjectItemCaseSensitive(k, "precisions"));
+    print_counts("families", cJSON_GetObjectItemCaseSensitive(k, "families"));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, k) {
+        if (cJSON_IsObject(it) && cJSON_GetObjectItemCaseSensitive(it, "median") &&
+            cJSON_GetObjectItemCaseSensitive(it, "n"))
+            print_summary(it->string, it);
+    }
+    const cJSON *noise = cJSON_GetObjectItemCaseSensitive(k, "noise");
+    if (cJSON_GetArraySize(noise) == 0) return;
+    printf("  noise floor |rep0-rep1|/rep0, median / p90 over pairs:\n");
+    const cJSON *rt;
+    cJSON_ArrayForEach(rt, noise) {
+        printf("    %-8s", rt->string);
+        const cJSON *m;
+        cJSON_ArrayForEach(m, rt) {
+            if (num(m, "pairs") == 0)
+                printf("  %s -", m->string);
+            else
+                printf("  %s %.2f%% / %.2f%% (%g)", m->string,
+                       100 * num(m, "median"), 100 * num(m, "p90"),
+                       num(m, "pairs"));
+        }
+        printf("\n");
+    }
+}
+
+static void print_problems(const char *label, const cJSON *a, int total,
+                           bool all) {
+    if (total == 0) return;
+    printf("\n%s (%d):\n", label, total);
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a) {
+        if (!all && i == 20) break;
+        printf("  %s\n", it->valuestring);
+        i++;
+    }
+    if (i < total) printf("  ... %d more (--all%s)\n", total - i,
+                          i < cJSON_GetArraySize(a) ? "" : ", --json");
+}
+
+static void print_report(const cJSON *r, bool all) {
+    int ne = (int)num(r, "n_errors"), nw = (int)num(r, "n_warnings");
+    const cJSON *dir = cJSON_GetObjectItemCaseSensitive(r, "dir");
+    printf("dataset %s: %s (%d errors, %d warnings)\n",
+           cJSON_IsString(dir) ? dir->valuestring : "?",
+           ne ? "INVALID" : "valid", ne, nw);
+    printf("graphs %g in %g packs; %g batches; %g labeled graphs\n",
+           num(r, "graphs"), num(r, "packs"), num(r, "batches"),
+           num(r, "labeled_graphs"));
+    printf("labeled configurations: inference %g, training %g, llm %g; "
+           "kernel traces %g; failures %g\n", num(r, "labeled_inference"),
+           num(r, "labeled_training"), num(r, "labeled_llm"),
+           num(r, "kernel_traces"), num(r, "failures"));
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(r, "devices");
+    printf("devices:");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, devs) printf(" %s", it->valuestring);
+    printf("%s\n", cJSON_GetArraySize(devs) ? "" : " -");
+    if (num(r, "failures") > 0)
+        print_counts("failures",
+                     cJSON_GetObjectItemCaseSensitive(r, "failure_stages"));
+    print_kind("inference", cJSON_GetObjectItemCaseSensitive(r, "inference"));
+    print_kind("training", cJSON_GetObjectItemCaseSensitive(r, "training"));
+    print_kind("llm", cJSON_GetObjectItemCaseSensitive(r, "llm"));
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(r, "kernels");
+    if (k && num(k, "rows") > 0) {
+        printf("\nkernels: %g rows, %g traced configurations (%g graphs), "
+               "%g rows mapped to graph nodes\n", num(k, "rows"),
+               num(k, "configs"), num(k, "graphs"), num(k, "mapped_rows"));
+        print_counts("modes", cJSON_GetObjectItemCaseSensitive(k, "modes"));
+    }
+    print_problems("errors", cJSON_GetObjectItemCaseSensitive(r, "errors"), ne,
+                   all);
+    print_problems("warnings", cJSON_GetObjectItemCaseSensitive(r, "warnings"),
+                   nw, all);
+}
+
 int cmd_dataset(int argc, char **argv) {
-    (void)argc; (void)argv;
-    fprintf(stderr, "dlperf dataset: not built in this version\n");
-    return 2;
+    const char *dir = NULL;
+    bool json = false, all = false;
+    if (argc < 2 || strcmp(argv[1], "stats") != 0) {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            usage(stdout);
+            return 0;
+        }
+        usage(stderr);
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--all")) {
+            all = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "dlperf dataset stats: unexpected argument '%s'\n",
+                    argv[i]);
+            usage(stderr);
+            return 2;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        usage(stderr);
+        return 2;
+    }
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    if (dlp_dataset_open(dir, &ds, &err) != DLP_OK) {
+        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
+        return 1;
+    }
+    char *report = NULL;
+    int ne = 0, nw = 0;
+    dlp_status s = dlp_dataset_check(ds, &report, &ne, &nw, &err);
+    dlp_dataset_free(ds);
+    if (s != DLP_OK) {
+        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
+        return 1;
+    }
+    if (json) {
+        printf("%s\n", report);
+    } else {
+        cJSON *r = cJSON_Parse(report);
+        if (!r) {
+            fprintf(stderr, "dlperf dataset: out of memory\n");
+            free(report);
+            return 1;
+        }
+        print_report(r, all);
+        cJSON_Delete(r);
+    }
+    free(report);
+    return ne ? 1 : 0;
 }

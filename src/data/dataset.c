@@ -167,6 +167,7 @@ typedef struct {
     size_t ncols;
     size_t row_size;
     size_t off_file, off_line; /* SIZE_MAX: none */
+    bool label;                /* starts with dlp_label_common */
 } rowkind;
 
 /* ---- cell parsing ------------------------------------------------------ */
@@ -310,6 +311,10 @@ static dlp_status load_rows(dlp_dataset *ds, const char *path,
             int64_t line = c.rec_line;
             memcpy(row + k->off_line, &line, sizeof line);
         }
+        if (k->label) {
+            dlp_label_common *lc = (dlp_label_common *)row;
+            lc->flagged = strcmp(lc->status, "flagged") == 0;
+        }
         (*n)++;
     }
 done:
@@ -390,9 +395,11 @@ static dlp_status load_env(dlp_dataset *ds, dlp_batch_env *b, const char *path,
 }
 
 static const rowkind K_INDEX = {INDEX_COLS, NCOLS(INDEX_COLS),
-                                sizeof(dlp_graph_info), SIZE_MAX, SIZE_MAX};
+                                sizeof(dlp_graph_info), SIZE_MAX, SIZE_MAX,
+                                false};
 #define LABEL_KIND(cols, T)                                                  \
-    {cols, NCOLS(cols), sizeof(T), offsetof(T, c.file), offsetof(T, c.line)}
+    {cols, NCOLS(cols), sizeof(T), offsetof(T, c.file), offsetof(T, c.line), \
+     true}
 static const rowkind K_INF = LABEL_KIND(INF_COLS, dlp_inference_row);
 static const rowkind K_TRN = LABEL_KIND(TRN_COLS, dlp_training_row);
 static const rowkind K_LLM = LABEL_KIND(LLM_COLS, dlp_llm_row);
@@ -400,7 +407,7 @@ static const rowkind K_KER = LABEL_KIND(KER_COLS, dlp_kernel_row);
 static const rowkind K_FAIL = {FAIL_COLS, NCOLS(FAIL_COLS),
                                sizeof(dlp_failure_row),
                                offsetof(dlp_failure_row, file),
-                               offsetof(dlp_failure_row, line)};
+                               offsetof(dlp_failure_row, line), false};
 
 static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
                              dlp_batch_env *b, dlp_error *err) {

@@ -1,0 +1,490 @@
+/*
+ * test_dataset.c — the dataset loader and validator against the fixtures of
+ * tests/fixtures/dataset/ and their oracle, expected.json (counts, stats,
+ * rows and graph files computed independently by gen.py with Python's csv
+ * module and numpy). Also: CSV, zstd and tar readers on crafted input, and
+ * the repository's own data/ when it holds a dataset.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "data/dataset.h"
+
+#define FIX "tests/fixtures/dataset"
+
+static cJSON *expected;
+
+static cJSON *load_json(const char *path) {
+    char *text;
+    size_t len;
+    dlp_error err;
+    if (dlp_read_file(path, 1 << 24, &text, &len, &err) != DLP_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    free(text);
+    return j;
+}
+
+/* Every key of `want` must match in `got` (numbers to 1e-9 relative; a
+ * null in `want` matches null / NaN). Returns the number of mismatches. */
+static int compare(const cJSON *want, const cJSON *got, const char *path) {
+    char sub[512];
+    if (cJSON_IsNull(want)) {
+        if (got && !cJSON_IsNull(got) &&
+            !(cJSON_IsNumber(got) && isnan(got->valuedouble))) {
+            fprintf(stderr, "  %s: want null\n", path);
+            return 1;
+        }
+        return 0;
+    }
+    if (!got) {
+        fprintf(stderr, "  %s: missing\n", path);
+        return 1;
+    }
+    if (cJSON_IsNumber(want)) {
+        double w = want->valuedouble, g = cJSON_IsNumber(got) ? got->valuedouble : NAN;
+        if (!(fabs(w - g) <= 1e-9 * fmax(1.0, fabs(w)))) {
+            fprintf(stderr, "  %s: want %.12g got %.12g\n", path, w, g);
+            return 1;
+        }
+        return 0;
+    }
+    if (cJSON_IsString(want)) {
+        if (!cJSON_IsString(got) || strcmp(want->valuestring, got->valuestring)) {
+            fprintf(stderr, "  %s: want '%s'\n", path, want->valuestring);
+            return 1;
+        }
+        return 0;
+    }
+    if (cJSON_IsBool(want)) {
+        if (!cJSON_IsBool(got) || cJSON_IsTrue(want) != cJSON_IsTrue(got)) {
+            fprintf(stderr, "  %s: bool differs\n", path);
+            return 1;
+        }
+        return 0;
+    }
+    int bad = 0;
+    if (cJSON_IsArray(want)) {
+        if (!cJSON_IsArray(got) || cJSON_GetArraySize(want) != cJSON_GetArraySize(got)) {
+            fprintf(stderr, "  %s: array size differs\n", path);
+            return 1;
+        }
+        for (int i = 0; i < cJSON_GetArraySize(want); i++) {
+            snprintf(sub, sizeof sub, "%s[%d]", path, i);
+            bad += compare(cJSON_GetArrayItem(want, i), cJSON_GetArrayItem(got, i), sub);
+        }
+        return bad;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, want) {
+        snprintf(sub, sizeof sub, "%s.%s", path, it->string);
+        bad += compare(it, cJSON_GetObjectItemCaseSensitive(got, it->string), sub);
+    }
+    /* objects of counts must not have extra keys either */
+    if (cJSON_IsObject(got) && cJSON_GetArraySize(got) != cJSON_GetArraySize(want) &&
+        (strstr(path, "devices") || strstr(path, "runtimes") ||
+         strstr(path, "precisions") || strstr(path, "families") ||
+         strstr(path, "stages") || strstr(path, "modes"))) {
+        fprintf(stderr, "  %s: %d keys, want %d\n", path, cJSON_GetArraySize(got),
+                cJSON_GetArraySize(want));
+        bad++;
+    }
+    return bad;
+}
+
+static bool any_contains(const cJSON *arr, const char *needle) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strstr(it->valuestring, needle)) return true;
+    return false;
+}
+
+/* ---- the fixture cases --------------------------------------------------- */
+
+static void run_case(const cJSON *c) {
+    char dir[512];
+    snprintf(dir, sizeof dir, FIX "/%s", c->string);
+    bool open_ok = cJSON_IsTrue(cJSON_GetObjectItem(c, "open_ok"));
+    const cJSON *words = cJSON_GetObjectItem(c, "error");
+    dlp_dataset *ds = NULL;
+    dlp_error err = {0};
+    dlp_status s = dlp_dataset_open(dir, &ds, &err);
+    if (!open_ok) {
+        CHECK_MSG(s != DLP_OK, "%s: open should fail", c->string);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, words)
+            CHECK_MSG(strstr(err.msg, w->valuestring), "%s: '%s' not in '%s'",
+                      c->string, w->valuestring, err.msg);
+        CHECK(ds == NULL);
+        return;
+    }
+    CHECK_MSG(s == DLP_OK, "%s: %s", c->string, err.msg);
+    if (s) return;
+    char *json = NULL;
+    int ne = -1, nw = -1;
+    s = dlp_dataset_check(ds, &json, &ne, &nw, &err);
+    CHECK_MSG(s == DLP_OK, "%s: check: %s", c->string, err.msg);
+    cJSON *r = json ? cJSON_Parse(json) : NULL;
+    CHECK(r != NULL);
+    const cJSON *n_err = cJSON_GetObjectItem(c, "n_errors");
+    if (n_err) {
+        CHECK_MSG(ne == n_err->valueint, "%s: %d errors, want %d:\n%s", c->string,
+                  ne, n_err->valueint, json);
+        CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(r, "valid")));
+    }
+    const cJSON *w;
+    cJSON_ArrayForEach(w, words)
+        CHECK_MSG(any_contains(cJSON_GetObjectItem(r, "errors"), w->valuestring),
+                  "%s: no error mentions '%s'", c->string, w->valuestring);
+    const cJSON *want = cJSON_GetObjectItem(c, "report");
+    if (want) CHECK_MSG(compare(want, r, c->string) == 0, "%s: report differs", c->string);
+    const cJSON *gbf = cJSON_GetObjectItem(c, "graph_bytes_fails");
+    cJSON_ArrayForEach(w, gbf) {
+        void *b = NULL;
+        size_t n = 0;
+        dlp_status gs = dlp_dataset_graph_bytes(ds, w->valuestring, &b, &n, &err);
+        CHECK_MSG(gs == DLP_ERR_FORMAT, "%s: graph_bytes(%s) = %d", c->string,
+                  w->valuestring, gs);
+        CHECK(b == NULL);
+    }
+    (void)nw;
+    cJSON_Delete(r);
+    free(json);
+    dlp_dataset_free(ds);
+}
+
+static void test_fixture_cases(void) {
+    CHECK(expected != NULL);
+    if (!expected) return;
+    int n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, expected) {
+        run_case(c);
+        n++;
+    }
+    CHECK(n >= 15);
+}
+
+/* ---- the valid dataset in detail ----------------------------------------- */
+
+typedef struct {
+    const cJSON *files;
+    int visited, bad;
+} visit_ctx;
+
+static int visit(const char *hash, const dlp_graph_info *g, const void *bytes,
+                 size_t len, void *user) {
+    visit_ctx *v = user;
+    v->visited++;
+    const cJSON *f = cJSON_GetObjectItem(v->files, hash);
+    uint32_t sum = 0;
+    for (size_t i = 0; i < len; i++) sum += ((const unsigned char *)bytes)[i];
+    if (!f || !g || (double)len != cJSON_GetObjectItem(f, "size")->valuedouble ||
+        (double)sum != cJSON_GetObjectItem(f, "sum")->valuedouble)
+        v->bad++;
+    return 0;
+}
+
+static int stop_at_first(const char *h, const dlp_graph_info *g, const void *b,
+                         size_t n, void *user) {
+    (void)h, (void)g, (void)b, (void)n;
+    ++*(int *)user;
+    return 1;
+}
+
+static void test_valid_rows_and_graphs(void) {
+    const cJSON *v = cJSON_GetObjectItem(expected, "valid");
+    CHECK(v != NULL);
+    if (!v) return;
+    dlp_dataset *ds;
+    dlp_error err;
+    CHECK_MSG(dlp_dataset_open(FIX "/valid/", &ds, &err) == DLP_OK, "%s", err.msg);
+    if (!ds) return;
+    CHECK(!strcmp(dlp_dataset_dir(ds), FIX "/valid"));
+    dlp_dataset_counts n;
+    dlp_dataset_get_counts(ds, &n);
+    const cJSON *cn = cJSON_GetObjectItem(v, "counts");
+    CHECK(n.graphs == (size_t)cJSON_GetObjectItem(cn, "graphs")->valueint);
+    CHECK(n.packs == (size_t)cJSON_GetObjectItem(cn, "packs")->valueint);
+    CHECK(n.batches == (size_t)cJSON_GetObjectItem(cn, "batches")->valueint);
+    CHECK(n.inference == (size_t)cJSON_GetObjectItem(cn, "inference")->valueint);
+    CHECK(n.training == (size_t)cJSON_GetObjectItem(cn, "training")->valueint);
+    CHECK(n.llm == (size_t)cJSON_GetObjectItem(cn, "llm")->valueint);
+    CHECK(n.kernels == (size_t)cJSON_GetObjectItem(cn, "kernels")->valueint);
+    CHECK(n.failures == (size_t)cJSON_GetObjectItem(cn, "failures")->valueint);
+    CHECK(dlp_dataset_inference(ds, n.inference) == NULL);
+    CHECK(dlp_dataset_graph(ds, n.graphs) == NULL);
+
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(v, "inference_rows")) {
+        int i = cJSON_GetObjectItem(row, "index")->valueint;
+        const dlp_inference_row *r = dlp_dataset_inference(ds, (size_t)i);
+        CHECK(r != NULL);
+        if (!r) continue;
+        CHECK_MSG(r->c.line == cJSON_GetObjectItem(row, "line")->valueint,
+                  "row %d line %lld", i, (long long)r->c.line);
+        CHECK(!strcmp(r->c.hash, cJSON_GetObjectItem(row, "hash")->valuestring));
+        CHECK(!strcmp(r->runtime, cJSON_GetObjectItem(row, "runtime")->valuestring));
+        CHECK(!strcmp(r->precision, cJSON_GetObjectItem(row, "precision")->valuestring));
+        CHECK(r->c.rep == cJSON_GetObjectItem(row, "rep")->valueint);
+        CHECK(r->batch == cJSON_GetObjectItem(row, "batch")->valueint);
+        CHECK(r->seq == cJSON_GetObjectItem(row, "seq")->valueint);
+        CHECK(r->height == cJSON_GetObjectItem(row, "height")->valueint);
+        CHECK_CLOSE(r->latency_ms, cJSON_GetObjectItem(row, "latency_ms")->valuedouble, 1e-12);
+        const cJSON *e = cJSON_GetObjectItem(row, "energy_j");
+        if (cJSON_IsNull(e))
+            CHECK(isnan(r->energy_j));
+        else
+            CHECK_CLOSE(r->energy_j, e->valuedouble, 1e-12);
+        CHECK(strstr(r->c.file, cJSON_GetObjectItem(row, "file_suffix")->valuestring));
+        CHECK(!strcmp(r->c.protocol, "p1") && !strcmp(r->c.device, "H100-SXM5-80GB"));
+    }
+    /* graphs: one by hash, then all in one pass */
+    const cJSON *files = cJSON_GetObjectItem(v, "graph_files"), *f;
+    cJSON_ArrayForEach(f, files) {
+        const dlp_graph_info *g = dlp_dataset_find_graph(ds, f->string);
+        CHECK(g && !strcmp(g->pack, cJSON_GetObjectItem(f, "pack")->valuestring));
+        void *b = NULL;
+        size_t len = 0;
+        CHECK_MSG(dlp_dataset_graph_bytes(ds, f->string, &b, &len, &err) == DLP_OK,
+                  "%s", err.msg);
+        uint32_t sum = 0;
+        for (size_t i = 0; i < len; i++) sum += ((unsigned char *)b)[i];
+        CHECK(len == (size_t)cJSON_GetObjectItem(f, "size")->valueint);
+        CHECK((double)sum == cJSON_GetObjectItem(f, "sum")->valuedouble);
+        CHECK(g && (int64_t)len == g->file_bytes);
+        free(b);
+    }
+    visit_ctx vc = {files, 0, 0};
+    CHECK(dlp_dataset_foreach_graph(ds, visit, &vc, &err) == DLP_OK);
+    CHECK(vc.visited == cJSON_GetArraySize(files) && vc.bad == 0);
+    int calls = 0;
+    CHECK(dlp_dataset_foreach_graph(ds, stop_at_first, &calls, &err) == DLP_OK);
+    CHECK(calls == 1);
+    /* unknown hash */
+    void *b = (void *)1;
+    size_t len = 1;
+    CHECK(dlp_dataset_find_graph(ds, "0000000000000000") == NULL);
+    CHECK(dlp_dataset_graph_bytes(ds, "0000000000000000", &b, &len, &err) ==
+          DLP_ERR_NOT_FOUND);
+    CHECK(b == NULL && len == 0 && strstr(err.msg, "0000000000000000"));
+    /* typed rows of the other kinds */
+    const dlp_training_row *t = dlp_dataset_training(ds, 0);
+    CHECK(t && !strcmp(t->optimizer, "sgd_momentum") && t->height == 224 && t->step_ms > 0);
+    const dlp_llm_row *l = dlp_dataset_llm(ds, 0);
+    CHECK(l && !strcmp(l->c.protocol, "p1") && l->seq == 128 && l->batch == 1);
+    CHECK(l && fabs(l->throughput_samples_s - l->batch / (l->latency_ms / 1000)) <
+                   1e-3 * l->throughput_samples_s);
+    const dlp_kernel_row *k = dlp_dataset_kernel(ds, 0);
+    CHECK(k && strstr(k->kernel, "elementwise_kernel<128, 4>") && k->sms == 0 &&
+          strchr(k->nodes, '|') && !strcmp(k->grid, "1:1:1"));
+    const dlp_failure_row *fl = dlp_dataset_failure(ds, 0);
+    CHECK(fl && !strcmp(fl->stage, "export") && strstr(fl->reason, "opset 17"));
+    dlp_dataset_free(ds);
+    dlp_dataset_free(NULL);
+}
+
+static void test_bad_arguments(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK(dlp_dataset_open(NULL, &ds, &err) == DLP_ERR_ARG);
+    CHECK(dlp_dataset_open("tests/fixtures/dataset/nope", &ds, &err) == DLP_ERR_IO);
+    CHECK(strstr(err.msg, "nope") != NULL);
+    CHECK(dlp_dataset_open(FIX "/gen.py", &ds, &err) == DLP_ERR_IO);
+    CHECK(dlp_dataset_check(NULL, NULL, NULL, NULL, &err) == DLP_ERR_ARG);
+}
+
+/* ---- readers ------------------------------------------------------------- */
+
+static void test_csv_quoting(void) {
+    const char *t = "\xEF\xBB\xBF" "a,b,c\r\n"
+                    "1,\"x,y\",\"he said \"\"hi\"\"\"\r\n"
+                    "\n"
+                    "2,\"two\nlines\",\r\n"
+                    "3,,last";
+    dlp_csv c;
+    dlp_error err;
+    bool got;
+    dlp_csv_init(&c, "t.csv", t, strlen(t));
+    CHECK(dlp_csv_next(&c, &got, &err) == DLP_OK && got && c.nf == 3);
+    CHECK(!strcmp(dlp_csv_field(&c, 0), "a") && !strcmp(dlp_csv_field(&c, 2), "c"));
+    CHECK(dlp_csv_next(&c, &got, &err) == DLP_OK && got && c.nf == 3 && c.rec_line == 2);
+    CHECK(!strcmp(dlp_csv_field(&c, 1), "x,y"));
+    CHECK(!strcmp(dlp_csv_field(&c, 2), "he said \"hi\""));
+    CHECK(dlp_csv_next(&c, &got, &err) == DLP_OK && got && c.nf == 3 && c.rec_line == 4);
+    CHECK(!strcmp(dlp_csv_field(&c, 1), "two\nlines") && c.lens[2] == 0);
+    CHECK(dlp_csv_next(&c, &got, &err) == DLP_OK && got && c.rec_line == 6);
+    CHECK(c.nf == 3 && !strcmp(dlp_csv_field(&c, 2), "last") && c.lens[1] == 0);
+    CHECK(dlp_csv_next(&c, &got, &err) == DLP_OK && !got);
+    dlp_csv_free(&c);
+}
+
+static dlp_status csv_first_error(const char *t, size_t len, size_t maxrec,
+                                  dlp_error *err) {
+    dlp_csv c;
+    bool got = true;
+    dlp_status s = DLP_OK;
+    dlp_csv_init(&c, "bad.csv", t, len);
+    c.max_record = maxrec;
+    while (!s && got) s = dlp_csv_next(&c, &got, err);
+    dlp_csv_free(&c);
+    return s;
+}
+
+static void test_csv_errors(void) {
+    dlp_error err;
+    const char *t1 = "a,b\n1,\"open\n2,3\n";
+    CHECK(csv_first_error(t1, strlen(t1), 0, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "bad.csv:2:") && strstr(err.msg, "unterminated"));
+    const char *t2 = "a,b\n1,x\"y\n";
+    CHECK(csv_first_error(t2, strlen(t2), 0, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "bad.csv:2:") && strstr(err.msg, "quote inside"));
+    const char *t3 = "a,b\n1,\"x\"y\n";
+    CHECK(csv_first_error(t3, strlen(t3), 0, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "after a closing quote") != NULL);
+    const char t4[] = "a,b\n1,x\0y\n";
+    CHECK(csv_first_error(t4, sizeof t4 - 1, 0, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "NUL") != NULL);
+    const char *t5 = "a,b\n1,0123456789012345678901234567890123456789\n";
+    CHECK(csv_first_error(t5, strlen(t5), 16, &err) == DLP_ERR_LIMIT);
+    CHECK(strstr(err.msg, "bad.csv:2:") && strstr(err.msg, "longer than 16"));
+    /* the default bound: a record over DLP_CSV_MAX_RECORD bytes */
+    size_t big = DLP_CSV_MAX_RECORD + 100;
+    char *t6 = malloc(big + 8);
+    CHECK(t6 != NULL);
+    if (t6) {
+        memcpy(t6, "a\n", 2);
+        memset(t6 + 2, 'x', big);
+        CHECK(csv_first_error(t6, big + 2, 0, &err) == DLP_ERR_LIMIT);
+        free(t6);
+    }
+}
+
+typedef struct {
+    const unsigned char *p;
+    size_t n, pos;
+} mem_src;
+
+static dlp_status mem_read(void *ctx, void *dst, size_t n, size_t *got,
+                           dlp_error *err) {
+    (void)err;
+    mem_src *m = ctx;
+    size_t k = m->n - m->pos < n ? m->n - m->pos : n;
+    memcpy(dst, m->p + m->pos, k);
+    m->pos += k;
+    *got = k;
+    return DLP_OK;
+}
+
+/* Walks a tar in memory; returns the status of the first failure. */
+static dlp_status walk_mem(const unsigned char *p, size_t n, int *members,
+                           dlp_error *err) {
+    mem_src m = {p, n, 0};
+    dlp_tar t;
+    dlp_tar_init(&t, "mem.tar", mem_read, &m);
+    *members = 0;
+    for (;;) {
+        bool got;
+        dlp_status s = dlp_tar_next(&t, &got, err);
+        if (s) return s;
+        if (!got) return DLP_OK;
+        void *d;
+        s = dlp_tar_read_data(&t, &d, err);
+        if (s) return s;
+        free(d);
+        ++*members;
+    }
+}
+
+static void test_tar_and_zstd(void) {
+    char *tar;
+    size_t n;
+    dlp_error err;
+    CHECK(dlp_zst_read_file(FIX "/valid/graphs/pack-a.tar.zst", 1 << 24, &tar, &n,
+                            &err) == DLP_OK);
+    if (!tar) return;
+    CHECK(n % 512 == 0 && n >= 3 * 512);
+    int members = 0;
+    CHECK(walk_mem((unsigned char *)tar, n, &members, &err) == DLP_OK);
+    CHECK(members == 4); /* the directory and pax headers are not members */
+    unsigned char *bad = malloc(n);
+    if (!bad) return;
+    /* a flipped byte in the first header's name: checksum error */
+    memcpy(bad, tar, n);
+    bad[3] ^= 0x20;
+    CHECK(walk_mem(bad, n, &members, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "checksum") != NULL);
+    /* cut inside the archive: truncated */
+    CHECK(walk_mem((unsigned char *)tar, n - 1024 - 700, &members, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "truncated tar") != NULL);
+    /* no end-of-archive blocks at all */
+    memset(bad, 0, 512);
+    CHECK(walk_mem(bad, 0, &members, &err) == DLP_ERR_FORMAT);
+    /* a huge size (octal 77777777777 = 8 GiB) with a valid checksum */
+    memcpy(bad, tar, 512);
+    memcpy(bad + 124, "77777777777", 11);
+    unsigned sum = 0;
+    memset(bad + 148, ' ', 8);
+    for (int i = 0; i < 512; i++) sum += bad[i];
+    snprintf((char *)bad + 148, 8, "%06o", sum);
+    CHECK(walk_mem(bad, 512, &members, &err) == DLP_ERR_LIMIT);
+    free(bad);
+    free(tar);
+    /* zstd: missing file, not zstd, limit */
+    CHECK(dlp_zst_read_file(FIX "/nope.zst", 100, &tar, &n, &err) == DLP_ERR_IO);
+    CHECK(dlp_zst_read_file(FIX "/gen.py", 1 << 20, &tar, &n, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "zstd") != NULL);
+    CHECK(dlp_zst_read_file(FIX "/valid/graphs/pack-a.tar.zst", 1000, &tar, &n,
+                            &err) == DLP_ERR_LIMIT);
+}
+
+/* ---- the repository's data/ ---------------------------------------------- */
+
+static void test_repo_data(void) {
+    struct stat st;
+    if (stat("data/graphs/index.csv", &st) != 0) {
+        printf("  (data/graphs/index.csv absent: repo dataset not checked)\n");
+        return;
+    }
+    dlp_dataset *ds;
+    dlp_error err;
+    dlp_status s = dlp_dataset_open("data", &ds, &err);
+    CHECK_MSG(s == DLP_OK, "data/: %s", err.msg);
+    if (s) return;
+    char *json = NULL;
+    int ne = -1, nw = -1;
+    CHECK(dlp_dataset_check(ds, &json, &ne, &nw, &err) == DLP_OK);
+    CHECK_MSG(ne == 0, "data/ has %d errors: %s", ne, json ? json : "");
+    cJSON *r = json ? cJSON_Parse(json) : NULL;
+    if (r)
+        printf("  data/: %g graphs, %g inference / %g training / %g llm configs, "
+               "%g kernel traces, %d warnings\n",
+               cJSON_GetObjectItem(r, "graphs")->valuedouble,
+               cJSON_GetObjectItem(r, "labeled_inference")->valuedouble,
+               cJSON_GetObjectItem(r, "labeled_training")->valuedouble,
+               cJSON_GetObjectItem(r, "labeled_llm")->valuedouble,
+               cJSON_GetObjectItem(r, "kernel_traces")->valuedouble, nw);
+    cJSON_Delete(r);
+    free(json);
+    dlp_dataset_free(ds);
+}
+
+int main(void) {
+    expected = load_json(FIX "/expected.json");
+    RUN(test_fixture_cases);
+    RUN(test_valid_rows_and_graphs);
+    RUN(test_bad_arguments);
+    RUN(test_csv_quoting);
+    RUN(test_csv_errors);
+    RUN(test_tar_and_zstd);
+    RUN(test_repo_data);
+    cJSON_Delete(expected);
+    return CHECK_DONE();
+}
