@@ -252,7 +252,7 @@ dlp_status dlp_dataset_foreach_graph(const dlp_dataset *ds,
 /* Validates the dataset (FORMAT.md rules: hashes in the index, graph files
  * in their packs, duplicate keys, unit ranges, flagged pairs) and computes
  * its statistics. *json (malloc'd, free()) is the report documented in
- * docs/DATASET.md: {"valid","errors":[..],"warnings":[..],"graphs",
+ * docs/DATASET_STATS.md: {"valid","errors":[..],"warnings":[..],"graphs",
  * "labeled_inference","labeled_training","labeled_llm","kernel_traces",
  * "devices",...,"inference":{...},"training":{...},"llm":{...}}.
  * Problems are not a failure: the return is DLP_OK and *n_errors /

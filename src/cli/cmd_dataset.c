@@ -18,7 +18,7 @@ static void usage(FILE *f) {
             "usage: dlperf dataset stats DIR [--json] [--all]\n"
             "  validates the dataset in DIR (data/FORMAT.md) and prints its\n"
             "  statistics; exit 0 when valid, 1 with the problems listed.\n"
-            "  --json  the full report as JSON (docs/DATASET.md)\n"
+            "  --json  the full report as JSON (docs/DATASET_STATS.md)\n"
             "  --all   list every problem (default: the first 20 of each)\n");
 }
 

@@ -1,7 +1,7 @@
 /*
  * dataset_check.c — dlp_dataset_check: validates a loaded dataset against
  * the rules of data/FORMAT.md and computes its statistics, as one JSON
- * report (documented in docs/DATASET.md).
+ * report (documented in docs/DATASET_STATS.md).
  *
  * Errors (the dataset is invalid): a label or kernel row whose hash is not
  * in graphs/index.csv; an index row whose file is not in its pack (or whose
