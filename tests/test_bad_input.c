@@ -420,7 +420,7 @@ static void bad_graphs(void) {
     node(&g, "Relu", "second", "a", NULL, "b");
     vinfo(&g, 12, "b", 2, d);
     buf m = model(&g, 17);
-    EXPECT(open_buf(&m, &err), DLP_ERR_GRAPH, "cycle", "first");
+    EXPECT(open_buf(&m, &err), DLP_ERR_GRAPH, "cycle", "first", "tensor 'b'");
     bfree(&m);
     /* dangling input */
     g = relu_graph();

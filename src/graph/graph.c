@@ -206,10 +206,22 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
             if (qt != nn) {
                 size_t bad = 0;
                 while (bad < nn && indeg[bad] == 0) bad++;
+                /* a tensor on the cycle: an input of `bad` whose producer
+                 * was never released either */
+                const char *via = "?";
+                for (int k = 0; bad < nn && k < g->nodes[bad].n_inputs; k++) {
+                    int v = g->nodes[bad].inputs[k];
+                    if (v >= 0 && g->values[v].producer >= 0 &&
+                        indeg[g->values[v].producer] > 0) {
+                        via = g->values[v].name;
+                        break;
+                    }
+                }
                 st = dlp_fail(err, DLP_ERR_GRAPH,
-                              "graph has a cycle through node '%s' (%s)",
+                              "graph has a cycle through node '%s' (%s), "
+                              "which reads tensor '%s'",
                               bad < nn ? g->nodes[bad].name : "?",
-                              bad < nn ? g->nodes[bad].op_type : "?");
+                              bad < nn ? g->nodes[bad].op_type : "?", via);
             }
         }
     }
