@@ -128,6 +128,17 @@ def graph_json(g, path, parent_scopes, graphs, base_dir, opset_domain_ok):
         if t.data_location == TensorProto.EXTERNAL:
             v["flags"].append("external")
         v["const"] = tensor_contents(t, base_dir)
+    for st in g.sparse_initializer:
+        t = st.values
+        v = val(t.name)
+        init_names.add(t.name)
+        v["dtype"] = t.data_type
+        v["shape"] = list(st.dims)
+        v["flags"].append("initializer")
+        nnz = int(np.prod(t.dims)) if len(t.dims) else 1
+        nidx = int(np.prod(st.indices.dims)) if len(st.indices.dims) else 1
+        v["stored_bytes"] = (nnz * dtype_size(t.data_type) +
+                             nidx * dtype_size(st.indices.data_type))
     inputs = []
     for vi in g.input:
         v = val(vi.name)
@@ -238,6 +249,9 @@ def describe(model, base_dir):
     for t in model.graph.initializer:
         if t.data_type in FLOAT_TYPES:
             params += int(np.prod(t.dims)) if len(t.dims) else 1
+    for st in model.graph.sparse_initializer:  # dense element count
+        if st.values.data_type in FLOAT_TYPES:
+            params += int(np.prod(st.dims))
     for gj in graphs:
         for v in gj["values"].values():
             for d in v["shape"] or []:
@@ -483,7 +497,13 @@ def ir3_initializer_inputs():
              helper.make_node("MyOp", ["m"], ["y"], name="custom",
                               domain="com.example", alpha=0.5,
                               names=["a", "bc"], mode="fast")]
-    g = helper.make_graph(nodes, "ir3", [x, wi], [y], initializer=[w])
+    sp = helper.make_sparse_tensor(
+        helper.make_tensor("sp", TensorProto.FLOAT, [2], [1.0, 2.0]),
+        helper.make_tensor("sp_idx", TensorProto.INT64, [2], [0, 7]), [3, 3])
+    nodes.append(helper.make_node("Add", ["y0", "sp"], ["y"], name="addsp"))
+    nodes[1].output[0] = "y0"
+    g = helper.make_graph(nodes, "ir3", [x, wi], [y], initializer=[w],
+                          sparse_initializer=[sp])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 9),
                                             helper.make_opsetid("com.example", 1)])
     m.ir_version = 3
