@@ -246,6 +246,17 @@ static void test_valid_rows_and_graphs(void) {
         CHECK(strstr(r->c.file, cJSON_GetObjectItem(row, "file_suffix")->valuestring));
         CHECK(!strcmp(r->c.protocol, "p1") && !strcmp(r->c.device, "H100-SXM5-80GB"));
     }
+    /* SHA-256 against Python's hashlib */
+    const cJSON *sv;
+    cJSON_ArrayForEach(sv, cJSON_GetObjectItem(v, "sha256")) {
+        unsigned char d[32];
+        char hex[65];
+        dlp_sha256(sv->string, strlen(sv->string), d);
+        for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        CHECK_MSG(!strcmp(hex, sv->valuestring), "sha256 of %zu bytes",
+                  strlen(sv->string));
+    }
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(v, "sha256")) == 8);
     /* graphs: one by hash, then all in one pass */
     const cJSON *files = cJSON_GetObjectItem(v, "graph_files"), *f;
     cJSON_ArrayForEach(f, files) {
@@ -260,6 +271,9 @@ static void test_valid_rows_and_graphs(void) {
         CHECK(len == (size_t)cJSON_GetObjectItem(f, "size")->valueint);
         CHECK((double)sum == cJSON_GetObjectItem(f, "sum")->valuedouble);
         CHECK(g && (int64_t)len == g->file_bytes);
+        char h[17];
+        dlp_sha256_hex16(b, len, h);
+        CHECK(!strcmp(h, f->string)); /* the file hashes to its name */
         free(b);
     }
     visit_ctx vc = {files, 0, 0};

@@ -6,6 +6,7 @@
  *   dlp_zst   zstd: whole-file decompression and a streaming reader.
  *   dlp_tar   a ustar/pax/GNU tar walker over any byte stream, bounds-
  *             checked (header checksum, octal fields, member size limit).
+ *   dlp_sha256  content hashes of graph files.
  *
  * Every error names the file (and line or byte offset) it comes from.
  */
@@ -99,5 +100,11 @@ dlp_status dlp_tar_read_data(dlp_tar *t, void **out, dlp_error *err);
 /* A dlp_read_fn over a dlp_zst_reader. */
 dlp_status dlp_zst_read_fn(void *ctx, void *dst, size_t n, size_t *got,
                            dlp_error *err);
+
+/* ---- SHA-256 ---------------------------------------------------------- */
+
+void dlp_sha256(const void *data, size_t len, unsigned char out[32]);
+/* The first 16 hex digits (lowercase) of the SHA-256: a graph's hash. */
+void dlp_sha256_hex16(const void *data, size_t len, char out[17]);
 
 #endif /* DLP_DATA_H */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define MAX_CSV_BYTES ((size_t)2 << 30)    /* 2 GiB of text per file */
@@ -46,7 +47,7 @@ typedef enum {
     C_INT,      /* int64_t, required */
     C_INT_OPT,  /* int64_t, empty -> 0 */
     C_OPSET,    /* int */
-    C_DBL,      /* double, empty -> NAN */
+    C_DBL,      /* double, empty or "nan" -> NAN */
     C_REP       /* int, 0 or 1 */
 } coltype;
 
@@ -190,6 +191,10 @@ static bool parse_i64(const char *v, int64_t *out) {
 
 static bool parse_f64(const char *v, double *out) {
     if (!*v) return false;
+    if (!strcasecmp(v, "nan")) { /* Python's csv writes NaN as "nan" */
+        *out = NAN;
+        return true;
+    }
     errno = 0;
     char *end;
     double x = strtod(v, &end);

@@ -580,6 +580,11 @@ static int pack_visit(const char *name, bool is_graph, uint64_t size,
     if (g->file_bytes > 0 && (uint64_t)g->file_bytes != size)
         ERR(x, "%s: %s.onnx is %llu bytes, index says file_bytes %lld",
             p->path, name, (unsigned long long)size, (long long)g->file_bytes);
+    char h[17];
+    dlp_sha256_hex16(bytes, (size_t)size, h);
+    if (strcmp(h, name) != 0)
+        ERR(x, "%s: %s.onnx has content hash %s (corrupt or renamed)", p->path,
+            name, h);
     return x->oom;
 }
 
@@ -633,7 +638,7 @@ static void check_index(ctx *x, cJSON *report) {
             break;
         }
         dlp_error e;
-        dlp_status s = dlp_dataset_walk_pack(path, false, pack_visit, &pc, &e);
+        dlp_status s = dlp_dataset_walk_pack(path, true, pack_visit, &pc, &e);
         if (s) {
             ERR(x, "%s", e.msg);
         } else {

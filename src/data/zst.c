@@ -46,6 +46,9 @@ dlp_status dlp_zst_open(const char *path, dlp_zst_reader **out,
         return dlp_fail(err, DLP_ERR_NOMEM, "%s: out of memory", path);
     }
     ZSTD_initDStream(r->ds);
+    /* Packs may be made with `zstd --long=31`: allow windows up to 2 GiB
+     * (memory is only taken when a frame asks for it). */
+    ZSTD_DCtx_setParameter(r->ds, ZSTD_d_windowLogMax, 31);
     r->in.src = r->inbuf;
     r->in.size = r->in.pos = 0;
     *out = r;
