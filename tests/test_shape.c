@@ -556,6 +556,127 @@ static void test_tiny_hf_export(void) {
     cJSON_Delete(root);
 }
 
+/* ---- robustness: every op with random inputs and attributes ---------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) {
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static void random_attr(tg *t, dlp_attr *a, const char *name) {
+    a->name = name;
+    a->tensor = -1;
+    int kind = (int)rnd_in(0, 3);
+    if (kind == 0) {
+        a->type = DLP_ATTR_INT;
+        a->i = rnd_in(-4, 6);
+    } else if (kind == 1) {
+        a->type = DLP_ATTR_INTS;
+        a->n = (int)rnd_in(0, 8);
+        a->ints = dlp_arena_calloc(&t->arena, 8, sizeof(int64_t));
+        for (int i = 0; i < a->n; i++) a->ints[i] = rnd_in(-3, 5);
+    } else if (kind == 2) {
+        a->type = DLP_ATTR_FLOATS;
+        a->n = (int)rnd_in(0, 5);
+        a->floats = dlp_arena_calloc(&t->arena, 8, sizeof(double));
+        for (int i = 0; i < a->n; i++) a->floats[i] = (double)rnd_in(-2, 4) / 2;
+    } else {
+        static const char *const strs[] = {"SAME_UPPER", "VALID", "NOTSET",
+                                           "ij,jk->ik", "...ij->...ji",
+                                           "bhqd,bhkd->bhqk", "a,,b->", "RIGHT",
+                                           "not_larger", "add"};
+        a->type = DLP_ATTR_STRING;
+        a->s = strs[rnd() % 10];
+    }
+}
+
+static void fuzz_op(const char *op, int rounds) {
+    static const char *const names[] = {
+        "axis", "axes", "perm", "pads", "strides", "kernel_shape",
+        "dilations", "group", "keepdims", "starts", "ends", "split",
+        "allowzero", "to", "auto_pad", "equation", "blocksize", "scales",
+        "output_shape", "output_padding", "ceil_mode", "batch_dims",
+        "start", "end", "upper", "num_outputs", "direction", "transA",
+        "noop_with_empty_axes", "keep_aspect_ratio_policy", "k", "value"};
+    const int n_names = (int)(sizeof names / sizeof *names);
+    for (int r = 0; r < rounds; r++) {
+        tg t;
+        tg_init(&t);
+        t.g.opset = (int)rnd_in(7, 21);
+        int nin = (int)rnd_in(0, 5), nout = (int)rnd_in(1, 3);
+        char ins[64] = "", outs[64] = "";
+        for (int i = 0; i < nin; i++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "i%d", i);
+            int rank = (int)rnd_in(-1, 5);
+            int64_t dims[8];
+            for (int d = 0; d < 8; d++) dims[d] = rnd_in(-1, 5);
+            if (rnd() % 3 == 0 && rank >= 0 && rank <= 2) {
+                int64_t n = 1;
+                for (int d = 0; d < rank; d++) {
+                    if (dims[d] < 0) dims[d] = 2;
+                    n *= dims[d];
+                }
+                int64_t vals[32];
+                for (int k = 0; k < n && k < 32; k++) vals[k] = rnd_in(-3, 6);
+                const_ints(&t, nm, rank, dims, vals, n);
+                if (rnd() % 2) t.g.values[dlp_graph_find(&t.g, nm)].n_const += rnd_in(-1, 1);
+            } else if (rank >= 0) {
+                input(&t, nm, rnd() % 2 ? DLP_DT_FLOAT : DLP_DT_INT64, rank,
+                      dims, NULL);
+            } else {
+                int v = val(&t, nm);
+                t.g.values[v].flags |= DLP_V_INPUT;
+                dlp_graph_add_input(&t.g, v);
+            }
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), "%s%s",
+                     i ? "," : "", rnd() % 7 == 0 ? "" : nm);
+        }
+        for (int i = 0; i < nout; i++)
+            snprintf(outs + strlen(outs), sizeof outs - strlen(outs),
+                     "%so%d", i ? "," : "", i);
+        dlp_node *n = node(&t, op, ins, outs);
+        int na = (int)rnd_in(0, 5);
+        n->attrs = dlp_arena_calloc(&t.arena, (size_t)na + 1, sizeof(dlp_attr));
+        for (int i = 0; i < na; i++)
+            random_attr(&t, &n->attrs[i], names[rnd() % (uint64_t)n_names]);
+        n->n_attrs = na;
+        dlp_status st = infer(&t);
+        CHECK_MSG(st == DLP_OK || st == DLP_ERR_LIMIT, "%s: %s", op,
+                  t.err.msg);
+        for (int i = 0; i < nout; i++) {
+            const dlp_value *o = &t.g.values[n->outputs[i]];
+            CHECK_MSG(o->shape.rank >= -1 && o->shape.rank <= DLP_MAX_RANK,
+                      "%s: rank %d", op, o->shape.rank);
+            for (int d = 0; d < o->shape.rank; d++)
+                CHECK(o->shape.dims[d].value >= -1);
+            if (o->ival || o->fval) CHECK(dlp_value_is_const(o));
+        }
+        tg_free(&t);
+    }
+}
+
+static void test_fuzz_all_ops(void) {
+    const dlp_shape_op *tables[] = {
+        dlp_shape_ops_elementwise, dlp_shape_ops_nn, dlp_shape_ops_tensor,
+        dlp_shape_ops_index, dlp_shape_ops_const, dlp_shape_ops_reduce,
+        dlp_shape_ops_control};
+    int ops = 0;
+    for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
+        for (const dlp_shape_op *o = tables[k]; o->op; o++) {
+            fuzz_op(o->op, 1000);
+            ops++;
+        }
+    printf("  fuzzed %d ops x 1000 random graphs\n", ops);
+    CHECK(ops >= 150);
+}
+
 int main(void) {
     RUN(test_op_fixtures);
     RUN(test_tiny_hf_export);
@@ -567,5 +688,6 @@ int main(void) {
     RUN(test_limits);
     RUN(test_causal_mask_folds);
     RUN(test_if_constant_and_merge);
+    RUN(test_fuzz_all_ops);
     return CHECK_DONE();
 }

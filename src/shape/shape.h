@@ -68,6 +68,7 @@ bool dlp_sh_ints(dlp_sctx *c, int i, const int64_t **vals, int64_t *n);
 /* Constant contents as doubles (from fval, or ival converted into an
  * arena copy); false when not known. */
 bool dlp_sh_nums(dlp_sctx *c, int i, const double **vals, int64_t *n);
+/* Contents known and consistent with the shape (numel == n_const). */
 bool dlp_value_is_const(const dlp_value *v);
 /* First constant integer of input i (a scalar or a 1-element tensor). */
 bool dlp_sh_scalar_int(dlp_sctx *c, int i, int64_t *out);

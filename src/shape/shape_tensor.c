@@ -613,8 +613,9 @@ static dlp_status sh_expand(dlp_sctx *c) {
     dlp_shape target = dlp_shape_from(sv, (int)ns), o;
     for (int64_t i = 0; i < ns; i++)
         if (sv[i] < 0) return dlp_sh_bad(c, "negative target dim");
-    if (dlp_shape_broadcast(x, &target, &o) < 0)
-        return dlp_sh_bad(c, "cannot expand to the target shape");
+    int rc = dlp_shape_broadcast(x, &target, &o);
+    if (rc < 0) return dlp_sh_bad(c, "cannot expand to the target shape");
+    if (rc > 0) return DLP_OK;
     dlp_status st = dlp_sh_set(c, 0, dt, &o);
     if (st != DLP_OK) return st;
     return fold_broadcast_to(c, x, &o);

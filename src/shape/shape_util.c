@@ -86,12 +86,14 @@ dlp_dtype dlp_sh_dtype(dlp_sctx *c, int i) {
 }
 
 bool dlp_value_is_const(const dlp_value *v) {
-    return v && (v->ival || v->fval);
+    int64_t n;
+    return v && (v->ival || v->fval) && dlp_shape_numel(&v->shape, &n) &&
+           n == v->n_const;
 }
 
 bool dlp_sh_ints(dlp_sctx *c, int i, const int64_t **vals, int64_t *n) {
     dlp_value *v = dlp_sh_in(c, i);
-    if (!v || !v->ival) return false;
+    if (!v || !v->ival || !dlp_value_is_const(v)) return false;
     *vals = v->ival;
     *n = v->n_const;
     return true;
@@ -99,7 +101,7 @@ bool dlp_sh_ints(dlp_sctx *c, int i, const int64_t **vals, int64_t *n) {
 
 bool dlp_sh_nums(dlp_sctx *c, int i, const double **vals, int64_t *n) {
     dlp_value *v = dlp_sh_in(c, i);
-    if (!v) return false;
+    if (!dlp_value_is_const(v)) return false;
     if (v->fval) {
         *vals = v->fval;
         *n = v->n_const;
@@ -117,7 +119,7 @@ bool dlp_sh_nums(dlp_sctx *c, int i, const double **vals, int64_t *n) {
 
 bool dlp_sh_scalar_int(dlp_sctx *c, int i, int64_t *out) {
     dlp_value *v = dlp_sh_in(c, i);
-    if (!v || v->n_const < 1) return false;
+    if (!dlp_value_is_const(v) || v->n_const < 1) return false;
     if (v->ival) { *out = v->ival[0]; return true; }
     if (v->fval && v->fval[0] > -9.2e18 && v->fval[0] < 9.2e18) {
         *out = (int64_t)v->fval[0];
@@ -128,7 +130,7 @@ bool dlp_sh_scalar_int(dlp_sctx *c, int i, int64_t *out) {
 
 bool dlp_sh_scalar_num(dlp_sctx *c, int i, double *out) {
     dlp_value *v = dlp_sh_in(c, i);
-    if (!v || v->n_const < 1) return false;
+    if (!dlp_value_is_const(v) || v->n_const < 1) return false;
     if (v->ival) { *out = (double)v->ival[0]; return true; }
     if (v->fval) { *out = v->fval[0]; return true; }
     return false;
