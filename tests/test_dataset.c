@@ -459,6 +459,116 @@ static void test_tar_and_zstd(void) {
                             &err) == DLP_ERR_LIMIT);
 }
 
+/* ---- mutated input: never a crash, always a status ------------------------ */
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint32_t rnd(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33);
+}
+
+/* Random edits that matter to a CSV reader or a tar walker. */
+static size_t mutate(unsigned char *p, size_t n, size_t cap) {
+    static const char pieces[] = "\",\n\r\"\"0-e9.x\0";
+    int edits = 1 + (int)(rnd() % 4);
+    for (int e = 0; e < edits && n; e++) {
+        size_t at = rnd() % n;
+        switch (rnd() % 5) {
+        case 0: p[at] ^= (unsigned char)(1u << (rnd() % 8)); break;
+        case 1: p[at] = (unsigned char)pieces[rnd() % (sizeof pieces - 1)]; break;
+        case 2: n = at; break; /* truncate */
+        case 3:
+            if (n < cap) {
+                memmove(p + at + 1, p + at, n - at);
+                p[at] = (unsigned char)pieces[rnd() % (sizeof pieces - 1)];
+                n++;
+            }
+            break;
+        default: memset(p + at, rnd() & 1 ? 0 : 0xff, n - at < 12 ? n - at : 12);
+        }
+    }
+    return n;
+}
+
+static bool write_bytes(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static void test_mutated_inputs(void) {
+    char *csv, *idx;
+    size_t ncsv, nidx;
+    dlp_error err;
+    const char *src = FIX "/valid/batches/20261126T0400-vision-a/inference.csv";
+    CHECK(dlp_read_file(src, 1 << 20, &csv, &ncsv, &err) == DLP_OK);
+    CHECK(dlp_read_file(FIX "/valid/graphs/index.csv", 1 << 20, &idx, &nidx, &err) ==
+          DLP_OK);
+    char dir[] = "/tmp/dlp_test_dataset_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256], cmd[300];
+    snprintf(p, sizeof p, "%s/graphs", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/batches", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/batches/b", dir);
+    mkdir(p, 0700);
+    size_t cap = ncsv + 64;
+    unsigned char *buf = malloc(cap);
+    int opened = 0, failed = 0, bad = 0;
+    for (int it = 0; buf && it < 400; it++) {
+        bool on_index = it % 4 == 3;
+        const char *orig = on_index ? idx : csv;
+        size_t n0 = on_index ? nidx : ncsv;
+        if (n0 + 64 > cap) continue;
+        memcpy(buf, orig, n0);
+        size_t n = mutate(buf, n0, n0 + 64);
+        snprintf(p, sizeof p, "%s/graphs/index.csv", dir);
+        write_bytes(p, on_index ? buf : (unsigned char *)idx, on_index ? n : nidx);
+        snprintf(p, sizeof p, "%s/batches/b/inference.csv", dir);
+        write_bytes(p, on_index ? (unsigned char *)csv : buf, on_index ? ncsv : n);
+        dlp_dataset *ds = NULL;
+        err.msg[0] = '\0';
+        dlp_status s = dlp_dataset_open(dir, &ds, &err);
+        if (s == DLP_OK) {
+            opened++;
+            char *json = NULL;
+            if (dlp_dataset_check(ds, &json, NULL, NULL, &err) != DLP_OK) bad++;
+            free(json);
+            dlp_dataset_free(ds);
+        } else {
+            failed++;
+            if (!err.msg[0] || (s != DLP_ERR_FORMAT && s != DLP_ERR_LIMIT)) bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d mutated inputs gave no clear status", bad);
+    CHECK(opened > 20 && failed > 20); /* both paths were exercised */
+    /* tar walker on mutated packs */
+    char *tar;
+    size_t ntar;
+    CHECK(dlp_zst_read_file(FIX "/valid/graphs/pack-a.tar.zst", 1 << 24, &tar, &ntar,
+                            &err) == DLP_OK);
+    unsigned char *tb = tar ? malloc(ntar + 64) : NULL;
+    int tfail = 0;
+    for (int it = 0; tb && it < 400; it++) {
+        memcpy(tb, tar, ntar);
+        size_t n = mutate(tb, ntar, ntar + 64);
+        int members;
+        dlp_status s = walk_mem(tb, n, &members, &err);
+        if (s) tfail++;
+        CHECK(s == DLP_OK || s == DLP_ERR_FORMAT || s == DLP_ERR_LIMIT);
+    }
+    CHECK(tfail > 50);
+    free(tb);
+    free(tar);
+    free(buf);
+    free(csv);
+    free(idx);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -498,6 +608,7 @@ int main(void) {
     RUN(test_csv_quoting);
     RUN(test_csv_errors);
     RUN(test_tar_and_zstd);
+    RUN(test_mutated_inputs);
     RUN(test_repo_data);
     cJSON_Delete(expected);
     return CHECK_DONE();
