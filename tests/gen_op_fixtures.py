@@ -381,6 +381,28 @@ case("bernoulli", "Bernoulli", [I([3, 4])], opset=15)
 case("random_normal_like", "RandomNormalLike", [I([3, 4])])
 case("eyelike", "EyeLike", [I([3, 4])])
 
+# recurrent layers and opset-23 attention ops (onnx 1.12 predates opset
+# 23: those expectations follow the ONNX spec's formulas, oracle 'explicit')
+case("lstm", "LSTM", [I([5, 2, 4]), I([1, 12, 4]), I([1, 12, 3])],
+     {"hidden_size": 3}, n_out=3)
+case("lstm_bidir_layout1", "LSTM", [I([2, 5, 4]), I([2, 12, 4]),
+                                    I([2, 12, 3])],
+     {"hidden_size": 3, "direction": "bidirectional", "layout": 1}, n_out=3,
+     opset=14)
+case("gru", "GRU", [I([5, 2, 4]), I([2, 9, 4]), I([2, 9, 3])],
+     {"hidden_size": 3, "direction": "bidirectional"}, n_out=2)
+case("rnn", "RNN", [I([5, 2, 4]), I([1, 3, 4]), I([1, 3, 3])],
+     {"hidden_size": 3}, n_out=2)
+case("attention_4d", "Attention", [I([2, 8, 5, 16]), I([2, 2, 7, 16]),
+                                   I([2, 2, 7, 12])], opset=23, n_out=1,
+     expect=[(F32, [2, 8, 5, 12])])
+case("attention_3d", "Attention", [I([2, 5, 64]), I([2, 7, 32]),
+                                   I([2, 7, 32])],
+     {"q_num_heads": 4, "kv_num_heads": 2}, opset=23, n_out=1,
+     expect=[(F32, [2, 5, 64])])
+case("rms_norm", "RMSNormalization", [I([2, 5, 8]), I([8])], opset=23,
+     expect=[(F32, [2, 5, 8])])
+
 # folding through int arithmetic and comparisons
 case("fold_add", "Add", [C([2, 3]), C([10])], fold=[12, 13])
 case("fold_div", "Div", [C([7, -7]), C([2])], fold=[3, -3])

@@ -666,7 +666,7 @@ static void test_fuzz_all_ops(void) {
     const dlp_shape_op *tables[] = {
         dlp_shape_ops_elementwise, dlp_shape_ops_nn, dlp_shape_ops_tensor,
         dlp_shape_ops_index, dlp_shape_ops_const, dlp_shape_ops_reduce,
-        dlp_shape_ops_control};
+        dlp_shape_ops_control, dlp_shape_ops_seq};
     int ops = 0;
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         for (const dlp_shape_op *o = tables[k]; o->op; o++) {
@@ -674,7 +674,7 @@ static void test_fuzz_all_ops(void) {
             ops++;
         }
     printf("  fuzzed %d ops x 1000 random graphs\n", ops);
-    CHECK(ops >= 150);
+    CHECK(ops >= 160);
 }
 
 int main(void) {
