@@ -215,15 +215,15 @@ static void test_gin(void) {
 }
 
 /* ---- GAT ----------------------------------------------------------------- */
-typedef struct { nn_real *x, *W, *as_, *ad_, *b, *R, *out; dlp_nn_gat_saved s; dlp_nn_gat_cfg c; } gat_ctx;
+typedef struct { nn_real *x, *W, *as_, *ad_, *b, *ae, *R, *out; dlp_nn_gat_saved s; dlp_nn_gat_cfg c; } gat_ctx;
 static double gat_f(void *v) {
     gat_ctx *c = v;
     dlp_nn_rng r;
     dlp_nn_rng_seed(&r, 99); /* the same dropout mask on every call */
-    dlp_nn_gat_forward(c->out, c->s, c->x, c->W, c->as_, c->ad_, c->b, &G, c->c, &r);
+    dlp_nn_gat_forward(c->out, c->s, c->x, c->W, c->as_, c->ad_, c->b, c->ae, &G, c->c, &r);
     return dot(c->out, c->R, (size_t)G.n_nodes * dlp_nn_gat_out_dim(c->c));
 }
-static void gat_case(bool concat, double dropout) {
+static void gat_case(bool concat, double dropout, bool edge_logits) {
     const int N = G.n_nodes, E = G.n_edges, I = 3, C = 2, H = 2;
     gat_ctx c = {.c = {I, C, H, concat, 0.2, dropout}};
     int OD = dlp_nn_gat_out_dim(c.c);
@@ -232,11 +232,15 @@ static void gat_case(bool concat, double dropout) {
     c.out = zeros((size_t)N * OD);
     c.s.h = zeros((size_t)N * H * C); c.s.as = zeros((size_t)N * H); c.s.ad = zeros((size_t)N * H);
     c.s.alpha = zeros(((size_t)E + N) * H); c.s.mask = zeros(((size_t)E + N) * H);
+    c.ae = edge_logits ? rnd(((size_t)E + N) * H, 1) : NULL;
+    nn_real *dae = zeros(((size_t)E + N) * H);
     nn_real *dx = zeros((size_t)N * I), *dW = zeros(H * C * I), *das = zeros(H * C),
             *dad = zeros(H * C), *db = zeros(OD), *dh = zeros((size_t)N * H * C),
             *de = zeros(((size_t)E + 3 * N) * H);
     gat_f(&c);
-    dlp_nn_gat_backward(dx, dW, das, dad, db, dh, de, c.R, c.s, c.x, c.W, c.as_, c.ad_, &G, c.c);
+    dlp_nn_gat_backward(dx, dW, das, dad, db, edge_logits ? dae : NULL, dh, de, c.R, c.s, c.x,
+                        c.W, c.as_, c.ad_, c.ae, &G, c.c);
+    if (edge_logits) gc_check(gat_f, &c, c.ae, dae, ((size_t)E + N) * H, "gat dae");
     gc_check(gat_f, &c, c.x, dx, (size_t)N * I, "gat dx");
     gc_check(gat_f, &c, c.W, dW, H * C * I, "gat dW");
     gc_check(gat_f, &c, c.as_, das, H * C, "gat datt_src");
@@ -254,9 +258,11 @@ static void gat_case(bool concat, double dropout) {
     free(c.x); free(c.W); free(c.as_); free(c.ad_); free(c.b); free(c.R); free(c.out);
     free(c.s.h); free(c.s.as); free(c.s.ad); free(c.s.alpha); free(c.s.mask);
     free(dx); free(dW); free(das); free(dad); free(db); free(dh); free(de);
+    free(c.ae); free(dae);
 }
-static void test_gat_concat(void) { gat_case(true, 0); }
-static void test_gat_mean_dropout(void) { gat_case(false, 0.3); }
+static void test_gat_concat(void) { gat_case(true, 0, false); }
+static void test_gat_mean_dropout(void) { gat_case(false, 0.3, false); }
+static void test_gat_edge_logits(void) { gat_case(true, 0.2, true); }
 
 /* ---- LSTM over edge pairs ----------------------------------------------------- */
 typedef struct { nn_real *x, *xe, *Wih, *Whh, *bih, *bhh, *hs, *cs, *gates, *R; int F, Hd; } lstm_ctx;
@@ -528,6 +534,7 @@ int main(void) {
     RUN(test_gin);
     RUN(test_gat_concat);
     RUN(test_gat_mean_dropout);
+    RUN(test_gat_edge_logits);
     RUN(test_lstm);
     RUN(test_batchnorm_train);
     RUN(test_batchnorm_eval);

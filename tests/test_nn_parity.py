@@ -234,12 +234,15 @@ def ref_gcn(b, x, W, bias):
     return torch.zeros_like(h).index_add(0, d, norm.unsqueeze(1) * h[s]) + bias
 
 
-def ref_gat(b, x, W, att_s, att_d, bias, H, Cc, concat, slope):
+def ref_gat(b, x, W, att_s, att_d, bias, H, Cc, concat, slope, ae=None):
     s, d = with_self_loops(b)
     h = (x @ W.T).view(-1, H, Cc)
     a_s = (h * att_s.view(1, H, Cc)).sum(-1)
     a_d = (h * att_d.view(1, H, Cc)).sum(-1)
-    e = F.leaky_relu(a_s[s] + a_d[d], slope)                    # [E', H]
+    logit = a_s[s] + a_d[d]
+    if ae is not None:  # C slots: in-CSR edges (loops skipped), then one per node
+        logit = logit + torch.cat([ae[:b.E][b.src != b.dst], ae[b.E:]])
+    e = F.leaky_relu(logit, slope)                              # [E', H]
     m = torch.zeros(b.N, H, dtype=x.dtype).scatter_reduce(
         0, d.unsqueeze(1).expand(-1, H), e, reduce="amax", include_self=False)
     ex = torch.exp(e - m[d])
@@ -338,28 +341,34 @@ def test_gin():
                         ("dW1", dW1, tW1.grad), ("db2", db2, tb2.grad)])
 
 
-def test_gat(concat):
+def test_gat(concat, edge_logits=False):
     I, Cc, H = 6, 4, 3
     OD = H * Cc if concat else Cc
     E = B.E
     x, W, a_s, a_d, bias = (f32(N, I, rng=rng), f32(H * Cc, I, rng=rng, scale=0.5),
                             f32(H, Cc, rng=rng), f32(H, Cc, rng=rng), f32(OD, rng=rng))
     R = f32(N, OD, rng=rng)
+    ae = f32(E + N, H, rng=rng) if edge_logits else None
+    dae = z32(E + N, H)
     out = z32(N, OD)
     sv = [z32(N, H * Cc), z32(N, H), z32(N, H), z32(E + N, H)]
     saved = GatSaved(*[a.ctypes.data for a in sv], None)
     cfg = GatCfg(I, Cc, H, concat, 0.2, 0.0)
-    lib.dlp_nn_gat_forward(P(out), saved, P(x), P(W), P(a_s), P(a_d), P(bias), gp, cfg, None)
+    aep = P(ae) if edge_logits else None
+    lib.dlp_nn_gat_forward(P(out), saved, P(x), P(W), P(a_s), P(a_d), P(bias), aep, gp, cfg, None)
     dx, dW, das, dad, db = z32(N, I), z32(H * Cc, I), z32(H, Cc), z32(H, Cc), z32(OD)
     dh, de = z32(N, H * Cc), z32(E + 3 * N, H)
-    lib.dlp_nn_gat_backward(P(dx), P(dW), P(das), P(dad), P(db), P(dh), P(de), P(R), saved,
-                            P(x), P(W), P(a_s), P(a_d), gp, cfg)
+    lib.dlp_nn_gat_backward(P(dx), P(dW), P(das), P(dad), P(db), P(dae) if edge_logits else None,
+                            P(dh), P(de), P(R), saved, P(x), P(W), P(a_s), P(a_d), aep, gp, cfg)
     tx, tW, tas, tad, tb = T(x), T(W), T(a_s), T(a_d), T(bias)
-    to = ref_gat(B, tx, tW, tas, tad, tb, H, Cc, concat, 0.2)
+    tae = T(ae) if edge_logits else None
+    to = ref_gat(B, tx, tW, tas, tad, tb, H, Cc, concat, 0.2, tae)
     (to * T(R, False)).sum().backward()
-    close("gat concat=%s" % concat, [("out", out, to), ("dx", dx, tx.grad), ("dW", dW, tW.grad),
-                                     ("datt_src", das, tas.grad), ("datt_dst", dad, tad.grad),
-                                     ("dbias", db, tb.grad)])
+    pairs = [("out", out, to), ("dx", dx, tx.grad), ("dW", dW, tW.grad),
+             ("datt_src", das, tas.grad), ("datt_dst", dad, tad.grad), ("dbias", db, tb.grad)]
+    if edge_logits:
+        pairs.append(("dae", dae, tae.grad))
+    close("gat concat=%s edge_logits=%s" % (concat, edge_logits), pairs)
 
 
 def test_lstm():
@@ -694,7 +703,8 @@ def test_bad_input():
 
 def main():
     tests = [test_linear, lambda: test_sage(False), lambda: test_sage(True), test_gcn, test_gin,
-             lambda: test_gat(True), lambda: test_gat(False), test_lstm, test_norms,
+             lambda: test_gat(True), lambda: test_gat(False), lambda: test_gat(True, True),
+             test_lstm, test_norms,
              test_activations, test_pool_concat, test_losses, test_optimizers, test_schedules,
              test_dippm_model, test_bad_input]
     for t in tests:

@@ -196,10 +196,14 @@ void dlp_nn_gin_backward(nn_real *dx, nn_real *deps, const nn_real *dz,
 /* GAT (nn_gat.c), like PyG GATConv(heads=H, concat, negative_slope,
  * dropout, add_self_loops=True): existing loops replaced by one per node.
  *   h = x @ W^T  (N, H*C);  a_s[n,h] = h[n,h,:].att_src[h,:];  same for a_d
- *   e_ij = leaky(a_s[j] + a_d[i]);  alpha = softmax over j in N(i)+i
+ *   e_ij = leaky(a_s[j] + a_d[i] + ae_ij);  alpha = softmax over j in N(i)+i
  *   out_i = sum_j drop(alpha_ij) h_j   (concat: N,H*C; mean over heads: N,C)
  *   out += bias.
- * Edge slots: k < E for in-CSR edge k, E + i for node i's self-loop. */
+ * Edge slots: k < E for in-CSR edge k, E + i for node i's self-loop.
+ * ae[(E+N), H] (may be NULL) are additive edge attention logits: with edge
+ * features (LILOU's LSTM edge encodings) the caller computes them with a
+ * Linear(edge_dim -> H), which spans PyG's lin_edge + att_edge product; it
+ * also chooses the self-loop slots' values (PyG: mean of incoming). */
 typedef struct {
     int I, C, H;
     bool concat;
@@ -217,16 +221,18 @@ int dlp_nn_gat_out_dim(dlp_nn_gat_cfg c);
 void dlp_nn_gat_forward(nn_real *out, dlp_nn_gat_saved s, const nn_real *x,
                         const nn_real *W, const nn_real *att_src,
                         const nn_real *att_dst, const nn_real *bias,
-                        const dlp_nn_graph *g, dlp_nn_gat_cfg c,
-                        dlp_nn_rng *rng);
-/* dh_ws [N, H*C], de_ws [(E+3N), H] scratch. */
+                        const nn_real *ae, const dlp_nn_graph *g,
+                        dlp_nn_gat_cfg c, dlp_nn_rng *rng);
+/* dh_ws [N, H*C], de_ws [(E+3N), H] scratch; dae (may be NULL) +=
+ * d(loss)/d(ae). */
 void dlp_nn_gat_backward(nn_real *dx, nn_real *dW, nn_real *datt_src,
-                         nn_real *datt_dst, nn_real *dbias, nn_real *dh_ws,
+                         nn_real *datt_dst, nn_real *dbias, nn_real *dae,
+                         nn_real *dh_ws,
                          nn_real *de_ws, const nn_real *dout,
                          dlp_nn_gat_saved s, const nn_real *x,
                          const nn_real *W, const nn_real *att_src,
-                         const nn_real *att_dst, const dlp_nn_graph *g,
-                         dlp_nn_gat_cfg c);
+                         const nn_real *att_dst, const nn_real *ae,
+                         const dlp_nn_graph *g, dlp_nn_gat_cfg c);
 
 /* ---- LSTM over short sequences (nn_lstm.c) ----------------------------- */
 /* torch.nn.LSTM(I, Hd), one layer, gate order i, f, g, o; zero initial

@@ -12,7 +12,7 @@ int dlp_nn_gat_out_dim(dlp_nn_gat_cfg c) { return c.concat ? c.H * c.C : c.C; }
 typedef struct {
     nn_real *out;
     dlp_nn_gat_saved s;
-    const nn_real *bias;
+    const nn_real *bias, *ae;
     const dlp_nn_graph *g;
     dlp_nn_gat_cfg c;
     /* backward */
@@ -21,6 +21,8 @@ typedef struct {
 } nn_gat_ctx;
 
 static inline nn_real leaky(nn_real z, nn_real s) { return z > 0 ? z : s * z; }
+/* edge logit of slot k, head h (0 without edge logits) */
+#define AE(ctx, k, h) ((ctx)->ae ? (ctx)->ae[(size_t)(k) * (ctx)->c.H + (h)] : 0)
 
 /* slot of node i's neighbour at in-CSR position p, or the self slot */
 static void gat_fwd_range(void *vctx, int lo, int hi) {
@@ -35,22 +37,24 @@ static void gat_fwd_range(void *vctx, int lo, int hi) {
         for (int h = 0; h < H; h++) {
             nn_real adi = s.ad[(size_t)i * H + h];
             /* max for a stable softmax */
-            nn_real m = leaky(s.as[(size_t)i * H + h] + adi, x->c.slope);
+            nn_real m = leaky(s.as[(size_t)i * H + h] + adi + AE(x, E + i, h), x->c.slope);
             for (int p = g->in_ptr[i]; p < g->in_ptr[i + 1]; p++) {
                 int j = g->in_src[p];
                 if (j == i) continue;
-                nn_real z = leaky(s.as[(size_t)j * H + h] + adi, x->c.slope);
+                nn_real z = leaky(s.as[(size_t)j * H + h] + adi + AE(x, p, h), x->c.slope);
                 if (z > m) m = z;
             }
             double sum = 0;
             nn_real *aself = &s.alpha[((size_t)E + i) * H + h];
-            *aself = (nn_real)exp(leaky(s.as[(size_t)i * H + h] + adi, x->c.slope) - m);
+            *aself = (nn_real)exp(leaky(s.as[(size_t)i * H + h] + adi + AE(x, E + i, h),
+                                        x->c.slope) - m);
             sum += *aself;
             for (int p = g->in_ptr[i]; p < g->in_ptr[i + 1]; p++) {
                 int j = g->in_src[p];
                 nn_real *a = &s.alpha[(size_t)p * H + h];
                 if (j == i) { *a = 0; continue; }
-                *a = (nn_real)exp(leaky(s.as[(size_t)j * H + h] + adi, x->c.slope) - m);
+                *a = (nn_real)exp(leaky(s.as[(size_t)j * H + h] + adi + AE(x, p, h),
+                                        x->c.slope) - m);
                 sum += *a;
             }
             nn_real inv = (nn_real)(1.0 / sum);
@@ -79,8 +83,8 @@ static void gat_fwd_range(void *vctx, int lo, int hi) {
 void dlp_nn_gat_forward(nn_real *out, dlp_nn_gat_saved s, const nn_real *x,
                         const nn_real *W, const nn_real *att_src,
                         const nn_real *att_dst, const nn_real *bias,
-                        const dlp_nn_graph *g, dlp_nn_gat_cfg c,
-                        dlp_nn_rng *rng) {
+                        const nn_real *ae, const dlp_nn_graph *g,
+                        dlp_nn_gat_cfg c, dlp_nn_rng *rng) {
     const int N = g->n_nodes, H = c.H, C = c.C, HC = H * C;
     dlp_nn_linear_forward(s.h, x, W, NULL, N, c.I, HC);
     for (int n = 0; n < N; n++)
@@ -104,7 +108,7 @@ void dlp_nn_gat_forward(nn_real *out, dlp_nn_gat_saved s, const nn_real *x,
             for (size_t k = 0; k < slots; k++) s.mask[k] = 1;
         }
     }
-    nn_gat_ctx ctx = {.out = out, .s = s, .bias = bias, .g = g, .c = c};
+    nn_gat_ctx ctx = {.out = out, .s = s, .bias = bias, .ae = ae, .g = g, .c = c};
     size_t work = ((size_t)N + (size_t)g->n_edges) * (size_t)HC;
     dlp_nn_parallel_for(dlp_nn_threads_for(work), N, gat_fwd_range, &ctx);
 }
@@ -152,7 +156,7 @@ static void gat_bwd_dst_range(void *vctx, int lo, int hi) {
             /* de = alpha (dalpha - dot_sum) * leaky'(z) */
             double dad = 0;
             {
-                nn_real z = s.as[(size_t)i * H + h] + adi;
+                nn_real z = s.as[(size_t)i * H + h] + adi + AE(x, E + i, h);
                 double v = s.alpha[ks] * (x->de[ks] - dot_sum);
                 v *= z > 0 ? 1 : x->c.slope;
                 x->de[ks] = (nn_real)v;
@@ -162,7 +166,7 @@ static void gat_bwd_dst_range(void *vctx, int lo, int hi) {
                 int j = g->in_src[p];
                 if (j == i) continue;
                 size_t kp = (size_t)p * H + h;
-                nn_real z = s.as[(size_t)j * H + h] + adi;
+                nn_real z = s.as[(size_t)j * H + h] + adi + AE(x, p, h);
                 double v = s.alpha[kp] * (x->de[kp] - dot_sum);
                 v *= z > 0 ? 1 : x->c.slope;
                 x->de[kp] = (nn_real)v;
@@ -202,18 +206,18 @@ static void gat_bwd_src_range(void *vctx, int lo, int hi) {
 }
 
 void dlp_nn_gat_backward(nn_real *dx, nn_real *dW, nn_real *datt_src,
-                         nn_real *datt_dst, nn_real *dbias, nn_real *dh_ws,
-                         nn_real *de_ws, const nn_real *dout,
+                         nn_real *datt_dst, nn_real *dbias, nn_real *dae,
+                         nn_real *dh_ws, nn_real *de_ws, const nn_real *dout,
                          dlp_nn_gat_saved s, const nn_real *x,
                          const nn_real *W, const nn_real *att_src,
-                         const nn_real *att_dst, const dlp_nn_graph *g,
-                         dlp_nn_gat_cfg c) {
+                         const nn_real *att_dst, const nn_real *ae,
+                         const dlp_nn_graph *g, dlp_nn_gat_cfg c) {
     const int N = g->n_nodes, H = c.H, C = c.C, HC = H * C, E = g->n_edges;
     const int OD = dlp_nn_gat_out_dim(c);
     if (dbias)
         for (int n = 0; n < N; n++)
             for (int k = 0; k < OD; k++) dbias[k] += dout[(size_t)n * OD + k];
-    nn_gat_ctx ctx = {.s = s, .g = g, .c = c, .dout = dout, .dh = dh_ws,
+    nn_gat_ctx ctx = {.s = s, .ae = ae, .g = g, .c = c, .dout = dout, .dh = dh_ws,
                       .de = de_ws,
                       .das = de_ws + ((size_t)E + N) * H,
                       .dad = de_ws + ((size_t)E + 2 * (size_t)N) * H};
@@ -221,6 +225,8 @@ void dlp_nn_gat_backward(nn_real *dx, nn_real *dW, nn_real *datt_src,
     int nt = dlp_nn_threads_for(work);
     dlp_nn_parallel_for(nt, N, gat_bwd_dst_range, &ctx);
     dlp_nn_parallel_for(nt, N, gat_bwd_src_range, &ctx);
+    if (dae) /* de holds d(loss)/d(logit) per slot; loop-edge slots are 0 */
+        for (size_t k = 0; k < ((size_t)E + N) * H; k++) dae[k] += de_ws[k];
     /* attention vectors: a_s = h . att_src, a_d = h . att_dst */
     for (int n = 0; n < N; n++)
         for (int h = 0; h < H; h++) {
