@@ -15,6 +15,8 @@
 #include "onnx/pb.h"
 
 #include <cjson/cJSON.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define FIX "tests/fixtures/reader/"
 
@@ -430,6 +432,82 @@ static void open_memory_same(void) {
     CHECK(m == NULL);
 }
 
+/* Weight bytes are never touched: a model whose big raw_data payload lies
+ * on PROT_NONE pages must open (any read there would fault). The model is
+ * x -> MatMul(W) -> y with W float32 [512, 1024] (2 MiB of raw_data). */
+static void weights_untouched(void) {
+    const size_t rows = 512, cols = 1024, nbytes = rows * cols * 4;
+    /* TensorProto: dims=1 x2, data_type=2, name=8, raw_data=9 (last) */
+    uint8_t tp[64];
+    size_t t = 0;
+    tp[t++] = 0x08; tp[t++] = 0x80; tp[t++] = 0x04;            /* 512 */
+    tp[t++] = 0x08; tp[t++] = 0x80; tp[t++] = 0x08;            /* 1024 */
+    tp[t++] = 0x10; tp[t++] = 0x01;                            /* FLOAT */
+    tp[t++] = 0x42; tp[t++] = 0x01; tp[t++] = 'W';             /* name */
+    tp[t++] = 0x4a;                                            /* raw */
+    size_t rl = nbytes;
+    while (rl >= 0x80) { tp[t++] = (uint8_t)(rl | 0x80); rl >>= 7; }
+    tp[t++] = (uint8_t)rl;
+    size_t tensor_len = t + nbytes;
+    /* graph: node (MatMul x,W -> y), input x, output y, initializer */
+    const uint8_t node[] = {0x0a, 0x01, 'x', 0x0a, 0x01, 'W', 0x12, 0x01,
+                            'y', 0x22, 0x06, 'M', 'a', 't', 'M', 'u', 'l'};
+    const uint8_t vi_x[] = {0x0a, 0x01, 'x'};
+    const uint8_t vi_y[] = {0x0a, 0x01, 'y'};
+    uint8_t gh[32];
+    size_t gl = 0;
+    size_t graph_len = 2 + sizeof node + 2 + sizeof vi_x + 2 + sizeof vi_y;
+    uint8_t ih[8];
+    size_t il = 0;
+    size_t v = tensor_len;
+    ih[il++] = 0x2a;
+    while (v >= 0x80) { ih[il++] = (uint8_t)(v | 0x80); v >>= 7; }
+    ih[il++] = (uint8_t)v;
+    graph_len += il + tensor_len;
+    /* model: ir_version=8, opset_import {version 17}, graph */
+    const uint8_t mh[] = {0x08, 0x08, 0x42, 0x02, 0x10, 0x11};
+    gh[gl++] = 0x3a;
+    v = graph_len;
+    while (v >= 0x80) { gh[gl++] = (uint8_t)(v | 0x80); v >>= 7; }
+    gh[gl++] = (uint8_t)v;
+    size_t total = sizeof mh + gl + graph_len;
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t map_len = (total + 3 * (size_t)pg) & ~((size_t)pg - 1);
+    uint8_t *mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(mem != MAP_FAILED);
+    if (mem == MAP_FAILED) return;
+    uint8_t *p = mem;
+    memcpy(p, mh, sizeof mh); p += sizeof mh;
+    memcpy(p, gh, gl); p += gl;
+    *p++ = 0x0a; *p++ = (uint8_t)sizeof node; memcpy(p, node, sizeof node);
+    p += sizeof node;
+    *p++ = 0x5a; *p++ = (uint8_t)sizeof vi_x; memcpy(p, vi_x, sizeof vi_x);
+    p += sizeof vi_x;
+    *p++ = 0x62; *p++ = (uint8_t)sizeof vi_y; memcpy(p, vi_y, sizeof vi_y);
+    p += sizeof vi_y;
+    memcpy(p, ih, il); p += il;
+    memcpy(p, tp, t); p += t;
+    uint8_t *raw = p; /* nbytes of weights follow: leave them zero */
+    CHECK((size_t)(raw + nbytes - mem) == total);
+    /* protect every whole page inside the payload */
+    uintptr_t lo = ((uintptr_t)raw + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+    uintptr_t hi = ((uintptr_t)raw + nbytes) & ~((uintptr_t)pg - 1);
+    CHECK(hi > lo && mprotect((void *)lo, hi - lo, PROT_NONE) == 0);
+    dlp_model *m = NULL;
+    dlp_error err;
+    dlp_status st = dlp_model_open_memory(mem, total, "guarded", &m, &err);
+    CHECK_MSG(st == DLP_OK, "%s", err.msg);
+    if (m) {
+        int w = dlp_graph_find(&m->graph, "W");
+        CHECK(w >= 0 && m->graph.values[w].stored_bytes == (int64_t)nbytes);
+        CHECK(w >= 0 && !m->graph.values[w].fval);
+        CHECK(m->graph.n_nodes == 1 && m->graph.n_inputs == 1);
+        dlp_model_free(m);
+    }
+    munmap(mem, map_len);
+}
+
 /* ---- protobuf decoder ---- */
 
 static void pb_varints(void) {
@@ -577,5 +655,6 @@ int main(void) {
     RUN(external_warnings);
     RUN(bind_and_batch);
     RUN(open_memory_same);
+    RUN(weights_untouched);
     return CHECK_DONE();
 }
