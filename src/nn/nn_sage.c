@@ -53,8 +53,9 @@ void dlp_nn_sage_backward(nn_real *dx, nn_real *dWl, nn_real *dbl,
         }
         dpre = dpre_ws;
     }
-    memset(dagg_ws, 0, (size_t)N * c.I * sizeof *dagg_ws);
-    dlp_nn_linear_backward(dagg_ws, dWl, dbl, dpre, agg, Wl, N, c.I, c.O);
+    /* dagg = dpre @ Wl is only needed to reach dx */
+    if (dx) memset(dagg_ws, 0, (size_t)N * c.I * sizeof *dagg_ws);
+    dlp_nn_linear_backward(dx ? dagg_ws : NULL, dWl, dbl, dpre, agg, Wl, N, c.I, c.O);
     dlp_nn_linear_backward(dx, dWr, NULL, dpre, x, Wr, N, c.I, c.O);
     if (dx) dlp_nn_mean_aggregate_backward(dx, dagg_ws, g, c.I);
 }
