@@ -342,6 +342,40 @@ static void bad_dims(void) {
     bfree(&m);
 }
 
+/* A graph input with `n` distinct dim_param names: past the symbol limit
+ * it is refused, without quadratic lookups. */
+static void many_symbols(void) {
+    dlp_error err;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? DLP_ONNX_MAX_SYMS + 1 : DLP_ONNX_MAX_SYMS;
+        buf g = {0}, vi = {0}, tp = {0}, tt = {0}, sh = {0};
+        pstr(&vi, 1, "x");
+        pint(&tt, 1, 1);
+        for (int i = 0; i < n; i++) {
+            buf d = {0};
+            char name[32];
+            snprintf(name, sizeof name, "s%d", i);
+            pstr(&d, 2, name);
+            pmsg(&sh, 1, &d);
+            /* repeats of known names are free */
+            buf d2 = {0};
+            pstr(&d2, 2, "s0");
+            pmsg(&sh, 1, &d2);
+        }
+        pmsg(&tt, 2, &sh);
+        pmsg(&tp, 1, &tt);
+        pmsg(&vi, 2, &tp);
+        pmsg(&g, 11, &vi);
+        node(&g, "Relu", "relu", "x", NULL, "y");
+        buf m = model(&g, 17);
+        if (pass)
+            EXPECT(open_buf(&m, &err), DLP_ERR_LIMIT, "symbolic dimension");
+        else
+            CHECK_MSG(open_buf(&m, &err) == DLP_OK, "%s", err.msg);
+        bfree(&m);
+    }
+}
+
 static void bad_tensor_data(void) {
     dlp_error err;
     int64_t d[1] = {4};
@@ -560,6 +594,7 @@ int main(void) {
     RUN(other_protobuf);
     RUN(opsets);
     RUN(bad_dims);
+    RUN(many_symbols);
     RUN(bad_tensor_data);
     RUN(bad_graphs);
     RUN(deep_subgraphs);

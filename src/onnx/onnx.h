@@ -18,6 +18,7 @@
 #define DLP_ONNX_MAX_NODES 4000000    /* main graph + subgraphs */
 #define DLP_ONNX_MAX_VALUES 8000000   /* tensors, all graphs */
 #define DLP_ONNX_MAX_DIM ((int64_t)1 << 40)
+#define DLP_ONNX_MAX_SYMS 10000       /* distinct dim_param names */
 #define DLP_ONNX_MIN_OPSET 7
 #define DLP_ONNX_MAX_OPSET 23
 /* Floating-point constants are kept only up to this many elements (shape
@@ -42,6 +43,7 @@ typedef struct {
     dlp_warnings *warnings;
     int64_t n_nodes;      /* nodes declared so far, all graphs */
     int64_t n_values;     /* values created so far, all graphs */
+    dlp_strmap syms;      /* dim_param name -> symbol index (main graph) */
 } dlp_onnx_ctx;
 
 /* Reads the TensorProto in field f (of message `parent`) into value v of g:

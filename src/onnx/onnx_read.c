@@ -629,7 +629,12 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
     if ((st = dlp_graph_init(g, arena, NULL, err))) return st;
     g->opset = (int)opset;
     g->ir_version = ir;
+    if (!dlp_strmap_init(&c.syms, 16)) {
+        dlp_graph_free(g);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
     st = read_graph(&c, g, &gr, err);
+    dlp_strmap_free(&c.syms);
     if (st == DLP_OK) st = resolve_and_sort(g, err);
     if (st) {
         dlp_graph_free(g);

@@ -592,7 +592,6 @@ static dlp_status read_dim(dlp_onnx_ctx *c, dlp_graph *g, const dlp_pb *parent,
                            const dlp_pb_field *f, bool strict,
                            const dlp_onnx_vinfo *vi, dlp_dim *d,
                            dlp_error *err) {
-    (void)c;
     dlp_pb r;
     dlp_status st = dlp_pb_sub(parent, f, "TensorShapeProto.Dimension", &r, err);
     if (st) return st;
@@ -623,9 +622,20 @@ static dlp_status read_dim(dlp_onnx_ctx *c, dlp_graph *g, const dlp_pb *parent,
                                     "tensor '%.*s': dimension name of %zu "
                                     "bytes",
                                     nl, vi->name, e.len);
-                int s = dlp_graph_sym(g, (const char *)e.data, e.len);
-                if (s < 0)
-                    return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                int s = dlp_strmap_get(&c->syms, (const char *)e.data, e.len);
+                if (s < 0) {
+                    const dlp_graph *root = g;
+                    while (root->parent) root = root->parent;
+                    if (root->n_syms >= DLP_ONNX_MAX_SYMS)
+                        return dlp_fail(err, DLP_ERR_LIMIT,
+                                        "model has more than %d symbolic "
+                                        "dimension names",
+                                        DLP_ONNX_MAX_SYMS);
+                    s = dlp_graph_sym(g, (const char *)e.data, e.len);
+                    if (s < 0 || !dlp_strmap_put(&c->syms, root->syms[s],
+                                                 e.len, s))
+                        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                }
                 d->sym = s;
             }
         }
