@@ -57,7 +57,7 @@ static dataset load(const char *path) {
         int32_t *s = xmalloc(4 * (size_t)ne[1]), *d = xmalloc(4 * (size_t)ne[1]);
         rd(s, 4, ne[1], f);
         rd(d, 4, ne[1], f);
-        D.d[g] = (dlp_nn_graph_desc){ne[0], ne[1], s, d};
+        D.d[g] = (dlp_nn_graph_desc){ne[0], ne[1], s, d, NULL};
         D.x[g] = xmalloc(4 * (size_t)ne[0] * D.in_dim);
         rd(D.x[g], 4, (size_t)ne[0] * D.in_dim, f);
         D.st[g] = xmalloc(4 * (size_t)D.sdim);

@@ -52,14 +52,14 @@ static void rgraph_make(rgraph *g, int n, dlp_nn_rng *r) {
             e++;
         }
     }
-    g->d = (dlp_nn_graph_desc){n, e, g->src, g->dst};
+    g->d = (dlp_nn_graph_desc){n, e, g->src, g->dst, NULL};
 }
 static void rgraph_free(rgraph *g) { free(g->src); free(g->dst); }
 
 static void test_batch_csr(void) {
     int32_t s0[] = {0, 1, 1, 2}, d0[] = {1, 2, 2, 2}; /* dup edge, loop at 2 */
     int32_t s1[] = {0}, d1[] = {1};
-    dlp_nn_graph_desc gd[3] = {{3, 4, s0, d0}, {0, 0, NULL, NULL}, {2, 1, s1, d1}};
+    dlp_nn_graph_desc gd[3] = {{3, 4, s0, d0, NULL}, {0, 0, NULL, NULL, NULL}, {2, 1, s1, d1, NULL}};
     dlp_nn_graph g;
     dlp_error err;
     CHECK(dlp_nn_graph_build(&g, gd, NULL, 3, 0, &err) == DLP_OK);
@@ -87,16 +87,44 @@ static void test_batch_csr(void) {
     dlp_nn_graph_free(NULL);
 }
 
+/* The same graph given as an edge list and as a CSR by source packs to the
+ * same batch; bad CSR pointers are refused. */
+static void test_csr_input(void) {
+    int32_t s[] = {0, 0, 2, 1, 3}, d[] = {1, 2, 1, 3, 3};
+    int32_t ptr[] = {0, 2, 3, 4, 5}, cd[] = {1, 2, 3, 1, 3}; /* by source */
+    dlp_nn_graph_desc el = {4, 5, s, d, NULL}, cs = {4, 5, NULL, cd, ptr};
+    dlp_nn_graph a, b;
+    dlp_error err;
+    CHECK(dlp_nn_graph_build(&a, &el, NULL, 1, DLP_NN_UNDIRECTED, &err) == DLP_OK);
+    CHECK(dlp_nn_graph_build(&b, &cs, NULL, 1, DLP_NN_UNDIRECTED, &err) == DLP_OK);
+    CHECK(a.n_edges == b.n_edges && a.n_edges == 9); /* loop 3->3 once */
+    for (int i = 0; i < 4; i++) {
+        CHECK(a.in_ptr[i + 1] == b.in_ptr[i + 1]);
+        /* same multiset of in-neighbours */
+        int sa = 0, sb = 0;
+        for (int p = a.in_ptr[i]; p < a.in_ptr[i + 1]; p++) { sa += 1 << (4 * a.in_src[p]); sb += 1 << (4 * b.in_src[p]); }
+        CHECK(sa == sb);
+    }
+    dlp_nn_graph_free(&a);
+    dlp_nn_graph_free(&b);
+    int32_t bad1[] = {0, 3, 2, 4, 5}, bad2[] = {1, 2, 3, 4, 5};
+    cs.ptr = bad1;
+    CHECK(dlp_nn_graph_build(&a, &cs, NULL, 1, 0, &err) == DLP_ERR_GRAPH);
+    CHECK(strstr(err.msg, "CSR") != NULL);
+    cs.ptr = bad2;
+    CHECK(dlp_nn_graph_build(&a, &cs, NULL, 1, 0, &err) == DLP_ERR_GRAPH);
+}
+
 static void test_bad_graphs(void) {
     int32_t s[] = {0, 5}, d[] = {1, 1};
-    dlp_nn_graph_desc gd = {3, 2, s, d};
+    dlp_nn_graph_desc gd = {3, 2, s, d, NULL};
     dlp_nn_graph g;
     dlp_error err;
     CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_GRAPH);
     CHECK(strstr(err.msg, "edge 1 (5->1)") != NULL);
     gd.n_nodes = -1;
     CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_ARG);
-    gd = (dlp_nn_graph_desc){3, 2, NULL, NULL};
+    gd = (dlp_nn_graph_desc){3, 2, NULL, NULL, NULL};
     CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_ARG);
     CHECK(dlp_nn_graph_build(&g, NULL, NULL, 2, 0, &err) == DLP_ERR_ARG);
     CHECK(dlp_nn_graph_build(&g, NULL, NULL, 0, 0, &err) == DLP_OK); /* empty batch */
@@ -436,6 +464,7 @@ static void test_schedules_and_opt(void) {
 int main(void) {
     mk_tmpdir();
     RUN(test_batch_csr);
+    RUN(test_csr_input);
     RUN(test_bad_graphs);
     RUN(test_rng);
     RUN(test_parallel_for);

@@ -57,7 +57,8 @@ static void build_graph(void) {
     s0[e] = 0; d0[e] = 9; e++;
     static int32_t s1[] = {0, 1, 2, 3}, d1[] = {1, 2, 3, 4};
     dlp_nn_graph_desc gd[4] = {
-        {330, e, s0, d0}, {5, 4, s1, d1}, {1, 0, NULL, NULL}, {0, 0, NULL, NULL}};
+        {330, e, s0, d0, NULL}, {5, 4, s1, d1, NULL}, {1, 0, NULL, NULL, NULL},
+        {0, 0, NULL, NULL, NULL}};
     dlp_error err;
     DLP_ASSERT(dlp_nn_graph_build(&G, gd, NULL, 4, 0, &err) == DLP_OK);
 }

@@ -71,7 +71,7 @@ def z32(*shape):
 
 class GraphDesc(C.Structure):
     _fields_ = [("n_nodes", C.c_int), ("n_edges", C.c_int),
-                ("src", C.c_void_p), ("dst", C.c_void_p)]
+                ("src", C.c_void_p), ("dst", C.c_void_p), ("ptr", C.c_void_p)]
 
 
 class Graph(C.Structure):

@@ -61,10 +61,13 @@ int dlp_nn_threads(void);
 int dlp_nn_threads_for(size_t work);
 
 /* ---- graphs and batches (nn_graph.c) ----------------------------------- */
-/* One graph as given by the caller: edges src[k] -> dst[k]. */
+/* One graph as given by the caller, as an edge index (src[k] -> dst[k]) or,
+ * when ptr is not NULL, as a CSR by source: node u's edges go to
+ * dst[ptr[u] .. ptr[u+1]-1] (src unused, ptr[n_nodes] == n_edges). */
 typedef struct {
     int n_nodes, n_edges;
     const int32_t *src, *dst;   /* [n_edges], 0 <= id < n_nodes */
+    const int32_t *ptr;         /* [n_nodes+1] or NULL */
 } dlp_nn_graph_desc;
 
 /* A (batch of) graph(s) in the form the layers read. Graphs are packed
@@ -86,7 +89,9 @@ typedef struct {
 
 enum { DLP_NN_UNDIRECTED = 1 }; /* add the reverse of every non-loop edge */
 
-/* Packs graphs[idx[0..count-1]] (idx NULL: 0..count-1) into one batch. */
+/* Packs graphs[idx[0..count-1]] (idx NULL: 0..count-1) into one batch;
+ * every idx entry must index `graphs`. Node ids, counts and CSR pointers
+ * are validated. */
 dlp_status dlp_nn_graph_build(dlp_nn_graph *g, const dlp_nn_graph_desc *graphs,
                               const int32_t *idx, int count, unsigned flags,
                               dlp_error *err);

@@ -7,6 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Walks a description's edges in order, edge list or CSR alike:
+ *   for (desc_it it = desc_begin(d); desc_next(&it, d, &s, &t);) ...  */
+typedef struct { int e, u; } desc_it;
+static bool desc_next(desc_it *it, const dlp_nn_graph_desc *d, int32_t *s,
+                      int32_t *t) {
+    if (it->e >= d->n_edges) return false;
+    if (d->ptr) {
+        while (d->ptr[it->u + 1] <= it->e) it->u++;
+        *s = it->u;
+    } else {
+        *s = d->src[it->e];
+    }
+    *t = d->dst[it->e];
+    it->e++;
+    return true;
+}
+
+static bool desc_csr_ok(const dlp_nn_graph_desc *d) {
+    if (d->ptr[0] != 0 || d->ptr[d->n_nodes] != d->n_edges) return false;
+    for (int u = 0; u < d->n_nodes; u++)
+        if (d->ptr[u + 1] < d->ptr[u]) return false;
+    return true;
+}
+
 void dlp_nn_graph_free(dlp_nn_graph *g) {
     if (!g) return;
     free(g->in_ptr); free(g->in_src); free(g->out_ptr); free(g->out_dst);
@@ -26,16 +50,20 @@ dlp_status dlp_nn_graph_build(dlp_nn_graph *g, const dlp_nn_graph_desc *graphs,
     for (int k = 0; k < count; k++) {
         const dlp_nn_graph_desc *d = &graphs[idx ? idx[k] : k];
         if (d->n_nodes < 0 || d->n_edges < 0 ||
-            (d->n_edges > 0 && (!d->src || !d->dst)))
+            (d->n_edges > 0 && (!(d->src || d->ptr) || !d->dst)))
             return dlp_fail(err, DLP_ERR_ARG,
                             "nn graph %d: bad node/edge counts", k);
-        for (int e = 0; e < d->n_edges; e++) {
-            if (d->src[e] < 0 || d->src[e] >= d->n_nodes || d->dst[e] < 0 ||
-                d->dst[e] >= d->n_nodes)
+        if (d->ptr && !desc_csr_ok(d))
+            return dlp_fail(err, DLP_ERR_GRAPH,
+                            "nn graph %d: CSR pointers not increasing from 0 "
+                            "to n_edges", k);
+        int32_t s, t;
+        for (desc_it it = {0, 0}; desc_next(&it, d, &s, &t);) {
+            if (s < 0 || s >= d->n_nodes || t < 0 || t >= d->n_nodes)
                 return dlp_fail(err, DLP_ERR_GRAPH,
                                 "nn graph %d: edge %d (%d->%d) outside 0..%d",
-                                k, e, d->src[e], d->dst[e], d->n_nodes - 1);
-            E += (undirected && d->src[e] != d->dst[e]) ? 2 : 1;
+                                k, it.e - 1, s, t, d->n_nodes - 1);
+            E += (undirected && s != t) ? 2 : 1;
         }
         N += d->n_nodes;
     }
@@ -66,11 +94,12 @@ dlp_status dlp_nn_graph_build(dlp_nn_graph *g, const dlp_nn_graph_desc *graphs,
         const dlp_nn_graph_desc *d = &graphs[idx ? idx[k] : k];
         g->graph_ptr[k] = base;
         for (int i = 0; i < d->n_nodes; i++) g->node_graph[base + i] = k;
-        for (int e = 0; e < d->n_edges; e++) {
-            src[e_out] = base + d->src[e]; dst[e_out] = base + d->dst[e];
+        int32_t s, t;
+        for (desc_it it = {0, 0}; desc_next(&it, d, &s, &t);) {
+            src[e_out] = base + s; dst[e_out] = base + t;
             e_out++;
-            if (undirected && d->src[e] != d->dst[e]) {
-                src[e_out] = base + d->dst[e]; dst[e_out] = base + d->src[e];
+            if (undirected && s != t) {
+                src[e_out] = base + t; dst[e_out] = base + s;
                 e_out++;
             }
         }
