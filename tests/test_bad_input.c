@@ -444,6 +444,77 @@ static void bad_tensor_data(void) {
     bfree(&m);
 }
 
+/* Small int64 [2] tensor in an external file that is too short, or whose
+ * offset/length entries disagree: contents unknown, one warning, no error. */
+static void bad_external(void) {
+    char dir[] = "/tmp/dlp_ext_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[64], data[64];
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+    snprintf(data, sizeof data, "%s/w.bin", dir);
+    FILE *f = fopen(data, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    const int64_t vals[3] = {7, 8, 9};
+    fwrite(vals, 1, sizeof vals, f); /* 24 bytes */
+    fclose(f);
+    static const struct {
+        const char *off, *len, *warn;
+        bool readable;
+    } cases[] = {
+        {"0", "16", NULL, true},        /* fine: 7, 8 */
+        {"8", NULL, NULL, true},        /* fine: 8, 9 */
+        {"16", "16", "shorter", false}, /* past the end */
+        {"99999999999", NULL, "shorter", false},
+        {"0", "8", "length", false},    /* length disagrees with dims */
+        {"-5", NULL, NULL, true},       /* unparsable offset reads as 0 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        buf g = relu_graph(), t = {0}, kv = {0};
+        pint(&t, 1, 2);
+        pint(&t, 2, 7);
+        pstr(&t, 8, "ext");
+        pstr(&kv, 1, "location");
+        pstr(&kv, 2, "w.bin");
+        pmsg(&t, 13, &kv);
+        pstr(&kv, 1, "offset");
+        pstr(&kv, 2, cases[c].off);
+        pmsg(&t, 13, &kv);
+        if (cases[c].len) {
+            pstr(&kv, 1, "length");
+            pstr(&kv, 2, cases[c].len);
+            pmsg(&t, 13, &kv);
+        }
+        pint(&t, 14, 1);
+        pmsg(&g, 5, &t);
+        buf m = model(&g, 17);
+        f = fopen(path, "wb");
+        CHECK(f && fwrite(m.b, 1, m.n, f) == m.n);
+        if (f) fclose(f);
+        bfree(&m);
+        dlp_model *mm = NULL;
+        dlp_error err;
+        CHECK_MSG(dlp_model_open(path, &mm, &err) == DLP_OK, "%s", err.msg);
+        if (!mm) continue;
+        const dlp_value *v = &mm->graph.values[dlp_graph_find(&mm->graph, "ext")];
+        CHECK_MSG(!!v->ival == cases[c].readable, "case %zu", c);
+        if (v->ival && cases[c].readable)
+            CHECK(v->n_const == 2 && v->ival[0] == (c == 1 ? 8 : 7));
+        if (cases[c].warn)
+            CHECK_MSG(dlp_model_warning_count(mm) == 1 &&
+                          strstr(dlp_model_warning(mm, 0), cases[c].warn),
+                      "case %zu: %s", c,
+                      dlp_model_warning_count(mm) ? dlp_model_warning(mm, 0)
+                                                  : "no warning");
+        else
+            CHECK(dlp_model_warning_count(mm) == 0);
+        dlp_model_free(mm);
+    }
+    unlink(path);
+    unlink(data);
+    rmdir(dir);
+}
+
 static void bad_graphs(void) {
     dlp_error err;
     int64_t d[2] = {1, 4};
@@ -596,6 +667,7 @@ int main(void) {
     RUN(bad_dims);
     RUN(many_symbols);
     RUN(bad_tensor_data);
+    RUN(bad_external);
     RUN(bad_graphs);
     RUN(deep_subgraphs);
     RUN(ten_million_nodes);
