@@ -495,7 +495,9 @@ dlp_nn_sage_model *dlp_nn_sage_model_new(const dlp_nn_sage_model_cfg *cfg,
 void dlp_nn_sage_model_delete(dlp_nn_sage_model *m);
 dlp_nn_params *dlp_nn_sage_model_params(dlp_nn_sage_model *m);
 /* Forward on a batch: x[N, in_dim], st[G, static_dim] -> out[G, out_dim].
- * Keeps activations in the workspace for a following backward. */
+ * Keeps activations in the model's workspace for a following backward, so
+ * one model must not run two forwards at once (threads: one model each, or
+ * a lock); the weights themselves are only read. */
 dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
