@@ -24,6 +24,8 @@ struct dlp_shape_run {
     dlp_graph *root;
     dlp_warnings *w;
     dlp_error *err;
+    dlp_symvec **sv;     /* symbolic contents of the current graph's values */
+    size_t n_sv;
 };
 
 static const dlp_shape_op *const op_tables[] = {
@@ -146,6 +148,7 @@ static dlp_status infer_node(dlp_shape_run *r, dlp_graph *g, dlp_node *n) {
         o->n_const = 0;
     }
     dlp_status st = r->fns[idx](&c);
+    if (st == DLP_OK) st = dlp_shape_symprop(&c);
     if (st != DLP_OK) return st;
     for (int i = 0; i < n->n_outputs; i++) {
         dlp_value *o = dlp_sh_out(&c, i);
@@ -181,6 +184,28 @@ nomem:
     return dlp_fail(r->err, DLP_ERR_NOMEM, "out of memory preparing shapes");
 }
 
+const dlp_symvec *dlp_shape_symvec_get(dlp_sctx *c, int value) {
+    dlp_shape_run *r = c->run;
+    if (value < 0 || (size_t)value >= r->n_sv) return NULL;
+    return r->sv[value];
+}
+
+dlp_status dlp_shape_symvec_put(dlp_sctx *c, int value, const dlp_symvec *s) {
+    dlp_shape_run *r = c->run;
+    if (value < 0 || (size_t)value >= r->n_sv) return DLP_OK;
+    if (!r->sv[value]) {
+        r->sv[value] = malloc(sizeof *r->sv[value]);
+        if (!r->sv[value]) return dlp_sh_nomem(c);
+    }
+    *r->sv[value] = *s;
+    return DLP_OK;
+}
+
+static void free_symvecs(dlp_symvec **sv, size_t n) {
+    for (size_t i = 0; sv && i < n; i++) free(sv[i]);
+    free(sv);
+}
+
 static dlp_status infer_graph(dlp_shape_run *r, dlp_graph *g) {
     dlp_status st = prepare_values(r, g);
     if (st != DLP_OK) return st;
@@ -188,11 +213,22 @@ static dlp_status infer_graph(dlp_shape_run *r, dlp_graph *g) {
         st = dlp_graph_toposort(g, r->err);
         if (st != DLP_OK) return st;
     }
-    for (size_t k = 0; k < g->n_nodes; k++) {
-        st = infer_node(r, g, &g->nodes[g->topo[k]]);
-        if (st != DLP_OK) return st;
+    dlp_symvec **saved = r->sv;
+    size_t saved_n = r->n_sv;
+    r->n_sv = g->n_values;
+    r->sv = calloc(g->n_values ? g->n_values : 1, sizeof *r->sv);
+    if (!r->sv) {
+        r->sv = saved;
+        r->n_sv = saved_n;
+        return dlp_fail(r->err, DLP_ERR_NOMEM, "out of memory inferring "
+                        "shapes");
     }
-    return DLP_OK;
+    for (size_t k = 0; k < g->n_nodes && st == DLP_OK; k++)
+        st = infer_node(r, g, &g->nodes[g->topo[k]]);
+    free_symvecs(r->sv, r->n_sv);
+    r->sv = saved;
+    r->n_sv = saved_n;
+    return st;
 }
 
 dlp_status dlp_shape_infer_sub(dlp_sctx *c, dlp_graph *sub) {

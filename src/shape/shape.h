@@ -114,6 +114,29 @@ dlp_status dlp_sh_fold_pick(dlp_sctx *c, int oi, int ij, const dlp_shape *os,
 /* Folds output oi as a copy of input ij's contents (reshape-like ops). */
 dlp_status dlp_sh_fold_same(dlp_sctx *c, int oi, int ij, const dlp_shape *os);
 
+/* ---- symbolic shape values (shape_symval.c) ------------------------------ */
+/* Contents of a rank-0/1 integer tensor whose entries are known numbers,
+ * symbols or unknown: keeps unbound symbols through shape arithmetic. */
+typedef struct {
+    int rank;                     /* 0 or 1 */
+    int n;                        /* entries */
+    dlp_dim e[DLP_MAX_RANK];      /* value when known[k], else sym (or -1) */
+    bool known[DLP_MAX_RANK];
+} dlp_symvec;
+
+#define DLP_SPEC_SYM INT64_MIN    /* spec entry: take dims[k] (symbolic) */
+
+bool dlp_sh_symvec(dlp_sctx *c, int i, dlp_symvec *out);
+/* Input i as a shape spec: known entries in spec[k], symbolic or unknown
+ * ones as DLP_SPEC_SYM with their dim (sym, value -1) in dims[k]. */
+bool dlp_sh_symdims(dlp_sctx *c, int i, int64_t *spec, dlp_dim *dims,
+                    int *n);
+/* Propagates symbolic contents to output 0 after the op's shape function. */
+dlp_status dlp_shape_symprop(dlp_sctx *c);
+/* The run's side table (infer.c). */
+const dlp_symvec *dlp_shape_symvec_get(dlp_sctx *c, int value);
+dlp_status dlp_shape_symvec_put(dlp_sctx *c, int value, const dlp_symvec *s);
+
 /* Infers one subgraph (If/Loop/Scan body) with the run's settings. */
 dlp_status dlp_shape_infer_sub(dlp_sctx *c, dlp_graph *sub);
 

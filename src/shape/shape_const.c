@@ -72,7 +72,20 @@ static dlp_status sh_constant_of_shape(dlp_sctx *c) {
     dlp_sh_set_dtype(c, 0, dt);
     const int64_t *sv;
     int64_t ns;
+    int64_t specbuf[DLP_MAX_RANK];
+    dlp_dim symd[DLP_MAX_RANK];
+    int nsym;
     if (!dlp_sh_ints(c, 0, &sv, &ns)) {
+        if (dlp_sh_symdims(c, 0, specbuf, symd, &nsym)) {
+            dlp_shape o = dlp_shape_of_rank(nsym);
+            for (int i = 0; i < nsym; i++) {
+                if (specbuf[i] != DLP_SPEC_SYM && specbuf[i] < 0)
+                    return dlp_sh_bad(c, "negative dim");
+                o.dims[i] = specbuf[i] == DLP_SPEC_SYM ? symd[i]
+                                                       : dlp_dim_of(specbuf[i]);
+            }
+            return dlp_sh_set(c, 0, dt, &o);
+        }
         const dlp_shape *ss = dlp_sh_shape(c, 0);
         if (ss && ss->rank == 1 && ss->dims[0].value >= 0) {
             dlp_shape o = dlp_shape_of_rank((int)ss->dims[0].value);
@@ -100,8 +113,15 @@ static dlp_status sh_range(dlp_sctx *c) {
     dlp_shape o = dlp_shape_of_rank(1);
     double s, l, d;
     if (!dlp_sh_scalar_num(c, 0, &s) || !dlp_sh_scalar_num(c, 1, &l) ||
-        !dlp_sh_scalar_num(c, 2, &d))
+        !dlp_sh_scalar_num(c, 2, &d)) {
+        /* Range(0, n, 1) with a symbolic n has n elements */
+        dlp_symvec lim;
+        if (dlp_sh_scalar_num(c, 0, &s) && dlp_sh_scalar_num(c, 2, &d) &&
+            s == 0 && d == 1 && dlp_sh_symvec(c, 1, &lim) && lim.n == 1 &&
+            !lim.known[0])
+            o.dims[0] = lim.e[0];
         return dlp_sh_set(c, 0, dt, &o);
+    }
     if (d == 0) return dlp_sh_bad(c, "delta 0");
     double len = ceil((l - s) / d);
     if (!(len < 1e15)) return dlp_sh_bad(c, "range too long");

@@ -64,7 +64,9 @@ static dlp_status sh_reshape(dlp_sctx *c) {
     dlp_dtype dt = dlp_sh_dtype(c, 0);
     dlp_sh_set_dtype(c, 0, dt);
     const int64_t *spec;
-    int64_t ns;
+    int64_t ns, specbuf[DLP_MAX_RANK];
+    dlp_dim symd[DLP_MAX_RANK];
+    int nsym;
     bool found;
     if (c->opset < 5) {
         const dlp_attr *a = dlp_node_attr(c->n, "shape");
@@ -72,6 +74,11 @@ static dlp_status sh_reshape(dlp_sctx *c) {
         spec = a->ints;
         ns = a->n;
     } else if (!dlp_sh_ints_attr_or_input(c, "", 1, &spec, &ns, &found)) {
+        if (dlp_sh_symdims(c, 1, specbuf, symd, &nsym)) {
+            spec = specbuf;
+            ns = nsym;
+            goto have_spec;
+        }
         const dlp_shape *ss = dlp_sh_shape(c, 1);
         if (ss && ss->rank == 1 && ss->dims[0].value >= 0 &&
             ss->dims[0].value <= DLP_MAX_RANK) {
@@ -80,13 +87,16 @@ static dlp_status sh_reshape(dlp_sctx *c) {
         }
         return DLP_OK;
     }
+have_spec:
     if (ns > DLP_MAX_RANK) return DLP_OK;
     bool allowzero = dlp_node_attr_int(c->n, "allowzero", 0) != 0;
     const dlp_shape *x = dlp_sh_shape(c, 0);
     dlp_shape o = dlp_shape_of_rank((int)ns);
     int infer = -1;
     for (int i = 0; i < ns; i++) {
-        if (spec[i] == 0 && !allowzero) {
+        if (spec[i] == DLP_SPEC_SYM) {
+            o.dims[i] = symd[i];
+        } else if (spec[i] == 0 && !allowzero) {
             if (!x) continue;
             if (i >= x->rank)
                 return dlp_sh_bad(c, "shape copies dim %d of a rank-%d input",
@@ -599,8 +609,23 @@ static dlp_status sh_expand(dlp_sctx *c) {
     const dlp_shape *x = dlp_sh_shape(c, 0);
     const int64_t *sv;
     int64_t ns;
+    int64_t specbuf[DLP_MAX_RANK];
+    dlp_dim symd[DLP_MAX_RANK];
+    int nsym;
     if (!dlp_sh_ints(c, 1, &sv, &ns)) {
         const dlp_shape *ss = dlp_sh_shape(c, 1);
+        if (x && dlp_sh_symdims(c, 1, specbuf, symd, &nsym)) {
+            dlp_shape target = dlp_shape_of_rank(nsym), o;
+            for (int i = 0; i < nsym; i++) {
+                if (specbuf[i] != DLP_SPEC_SYM && specbuf[i] < 0)
+                    return dlp_sh_bad(c, "negative target dim");
+                target.dims[i] = specbuf[i] == DLP_SPEC_SYM
+                                     ? symd[i] : dlp_dim_of(specbuf[i]);
+            }
+            int rc = dlp_shape_broadcast(x, &target, &o);
+            if (rc < 0) return dlp_sh_bad(c, "cannot expand to the target shape");
+            return rc > 0 ? DLP_OK : dlp_sh_set(c, 0, dt, &o);
+        }
         if (x && ss && ss->rank == 1 && ss->dims[0].value >= 0) {
             int64_t r = ss->dims[0].value > x->rank ? ss->dims[0].value
                                                     : x->rank;
