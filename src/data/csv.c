@@ -36,8 +36,10 @@ void dlp_csv_free(dlp_csv *c) {
 }
 
 /* Appends one byte to the scratch buffer at *used. */
-static bool put(dlp_csv *c, size_t *used, char ch) {
-    if (!dlp_grow((void **)&c->scratch, &c->scap, *used + 1, 1)) return false;
+static inline bool put(dlp_csv *c, size_t *used, char ch) {
+    if (*used >= c->scap &&
+        !dlp_grow((void **)&c->scratch, &c->scap, *used + 1, 1))
+        return false;
     c->scratch[(*used)++] = ch;
     return true;
 }
