@@ -403,6 +403,59 @@ case("attention_3d", "Attention", [I([2, 5, 64]), I([2, 7, 32]),
 case("rms_norm", "RMSNormalization", [I([2, 5, 8]), I([8])], opset=23,
      expect=[(F32, [2, 5, 8])])
 
+# more variants
+case("resize_sizes_11_roi", "Resize", [I([1, 3, 4, 5]), C([], F32), C([], F32),
+                                       C([1, 3, 8, 3])], opset=11)
+case("resize_18_axes", "Resize", [I([1, 3, 4, 5]), None, C([2.0, 0.5])],
+     {"axes": [2, 3]}, opset=18, expect=[(F32, [1, 3, 8, 2])])
+case("resize_18_aspect", "Resize", [I([1, 3, 4, 6]), None, None, C([8, 8])],
+     {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"}, opset=18,
+     expect=[(F32, [1, 3, 5, 8])])
+case("reduce18_noop", "ReduceMean", [I([2, 3, 4])],
+     {"noop_with_empty_axes": 1}, opset=18, expect=[(F32, [2, 3, 4])])
+case("clip_11_min_only", "Clip", [I([3, 4]), C(0.0)], opset=11)
+case("cumsum_excl_rev_fold", "CumSum", [C([1, 2, 3, 4]), C(0)],
+     {"exclusive": 1, "reverse": 1}, fold=[9, 7, 4, 0])
+case("gather_neg_axis", "Gather", [I([5, 4, 3]), C([-1, 0, 2])],
+     {"axis": -2})
+case("slice_13_neg_axes", "Slice", [I([5, 6, 7]), C([1]), C([-1]), C([-1])],
+     opset=13)
+case("depth_to_space_crd", "DepthToSpace", [I([2, 18, 3, 4])],
+     {"blocksize": 3, "mode": "CRD"}, opset=13)
+case("avgpool_count_pad_dil", "AveragePool", [I([1, 2, 9, 9])],
+     {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2],
+      "count_include_pad": 1})
+case("maxpool_dil_ceil", "MaxPool", [I([1, 2, 10, 10])],
+     {"kernel_shape": [3, 3], "dilations": [2, 2], "strides": [2, 2],
+      "ceil_mode": 1})
+case("convT_1d", "ConvTranspose", [I([2, 3, 7]), W(3, 5, 4)],
+     {"strides": [3], "pads": [1, 2]})
+case("einsum_bkj", "Einsum", [I([2, 3, 4]), I([2, 5, 4])],
+     {"equation": "bij,bkj->bik"}, opset=12, expect="torch_einsum")
+case("einsum_outer", "Einsum", [I([3]), I([4])],
+     {"equation": "i,j->ij"}, opset=12, expect="torch_einsum")
+case("matmul_vec_vec", "MatMul", [I([4]), I([4])])
+case("expand_fewer_dims", "Expand", [I([2, 3]), C([1])])
+case("where_bcast", "Where", [I([2, 1, 4], BOOL), I([3, 1]), C(0.0)])
+case("flatten_11_neg", "Flatten", [I([2, 3, 4, 5])], {"axis": -3},
+     opset=11)
+case("squeeze_11_neg", "Squeeze", [I([2, 1, 4, 1])], {"axes": [-1]},
+     opset=11)
+case("topk_11_smallest", "TopK", [I([4, 9]), C([3])],
+     {"axis": 1, "largest": 0}, n_out=2, opset=11)
+case("shape_neg_start", "Shape", [I([2, 3, 5, 7])], {"start": -2},
+     opset=15, fold=[5, 7])
+case("range_int_fold", "Range", [C(5), C(-1), C(-3)], fold=[5, 2])
+case("concat_const_2d", "Concat", [C([[1, 2]]), C([[3, 4], [5, 6]])],
+     {"axis": 0}, fold=[1, 2, 3, 4, 5, 6])
+case("slice_fold_2d_step", "Slice",
+     [C([[1, 2, 3, 4], [5, 6, 7, 8]]), C([3]), C([-10]), C([1]), C([-2])],
+     fold=[4, 2, 8, 6])
+case("squeeze_fold", "Squeeze", [C([[9]]), C([0, 1])], opset=13, fold=[9])
+case("equal_where_fold", "Where",
+     [C([False, True, False]), C([1, 1, 1]), C([2, -1, 5])],
+     fold=[2, 1, 5])
+
 # folding through int arithmetic and comparisons
 case("fold_add", "Add", [C([2, 3]), C([10])], fold=[12, 13])
 case("fold_div", "Div", [C([7, -7]), C([2])], fold=[3, -3])
