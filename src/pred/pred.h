@@ -103,7 +103,8 @@ struct dlp_feat_graph;        /* src/feat/feat.h: featurized graph */
 /* One prediction request. graph must be analysed (shapes + dlp_cost) with
  * the config's batch/seq already bound. feat may carry the featurized graph
  * (dlp_feat_graph_build on the same graph) so several predictors share it;
- * NULL: the predictor featurizes itself. info (may be NULL) is the dataset
+ * NULL: the predictor featurizes itself (dlp_pred_feat). One of graph and
+ * feat must be given (training/evaluation pass feat only). info (may be NULL) is the dataset
  * row of the graph, when known (family names for the LLM tree model). */
 typedef struct {
     const dlp_graph *graph;
@@ -128,6 +129,14 @@ typedef struct {
 } dlp_pred_result;
 
 void dlp_pred_result_init(dlp_pred_result *r);
+
+/* For kinds: the featurized graph of a request: in->feat, or built from
+ * in->graph into *local (then free it with dlp_feat_graph_free). Flags the
+ * result OOD when the graph has ops outside the vocabulary or nodes
+ * without a known cost. */
+dlp_status dlp_pred_feat(const dlp_pred_input *in, struct dlp_feat_graph *local,
+                         const struct dlp_feat_graph **out, dlp_pred_result *r,
+                         dlp_error *err);
 /* Sets ood and keeps the first reason (later ones are ignored). */
 void dlp_pred_result_flag(dlp_pred_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -189,8 +198,8 @@ typedef struct {
     dlp_status (*load)(dlp_predictor *p, const dlp_nn_file *f,
                        dlp_error *err);
     /* Fills out->v[t] for the targets it covers (others untouched), may
-     * flag OOD. Must not modify p (thread-safe reads), except through
-     * scratch it allocates itself. */
+     * flag OOD. May use scratch kept in p->impl: one predictor must not
+     * run in two threads at once. */
     dlp_status (*predict)(const dlp_predictor *p, const dlp_pred_input *in,
                           dlp_pred_result *out, dlp_error *err);
     void (*free)(dlp_predictor *p);   /* frees p->impl only */

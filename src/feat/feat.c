@@ -1,0 +1,523 @@
+/* feat.c — the featurizer (schema in feat.h): op vocabulary, per-node
+ * dense features and edges of one analysed graph (dlp_feat_graph), and the
+ * config-dependent assembly of node and static features, with the
+ * analytical roofline they include. */
+#include "feat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- vocabulary ---------------------------------------------------------- */
+/* Every op the cost model knows (default domain) plus common com.microsoft
+ * fused ops. Order is part of the schema: append only, bump the schema. */
+static const char *const OPS[] = {
+    "Abs", "Acos", "Acosh", "Add", "And", "ArgMax",
+    "ArgMin", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+    "BatchNormalization", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr",
+    "BitwiseXor", "Cast", "CastLike", "Ceil", "Celu", "Clip", "Compress",
+    "Concat", "Constant", "ConstantOfShape", "Conv", "ConvInteger",
+    "ConvTranspose", "Cos", "Cosh", "CumSum", "DepthToSpace",
+    "DequantizeLinear", "Div", "Dropout", "Einsum", "Elu", "Equal", "Erf",
+    "Exp", "Expand", "EyeLike", "FastGelu", "Flatten", "Floor", "GRU",
+    "Gather", "GatherElements", "GatherND", "Gelu", "Gemm",
+    "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "Greater",
+    "GreaterOrEqual", "GroupNormalization", "HardSigmoid", "HardSwish",
+    "Hardmax", "Identity", "If", "InstanceNormalization", "IsInf", "IsNaN",
+    "LRN", "LSTM", "LayerNormalization", "LeakyRelu", "Less", "LessOrEqual",
+    "Log", "LogSoftmax", "Loop", "LpPool", "MatMul", "MatMulInteger", "Max",
+    "MaxPool", "Mean", "Min", "Mish", "Mod", "Mul", "Neg",
+    "NonMaxSuppression", "NonZero", "Not", "OneHot", "Or", "PRelu", "Pad",
+    "Pow", "QLinearConv", "QLinearMatMul", "QuantizeLinear",
+    "RMSNormalization", "RNN", "Range", "Reciprocal", "ReduceLogSum",
+    "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+    "ReduceSum", "ReduceSumSquare", "Relu", "Reshape", "Resize", "Round",
+    "Scan", "Scatter", "ScatterElements", "ScatterND", "Selu", "Shape",
+    "Shrink", "Sigmoid", "Sign", "SimplifiedLayerNormalization", "Sin",
+    "Sinh", "Size", "Slice", "Softmax", "Softplus", "Softsign",
+    "SpaceToDepth", "Split", "Sqrt", "Squeeze", "Sub", "Sum", "Tan", "Tanh",
+    "ThresholdedRelu", "Tile", "TopK", "Transpose", "Trilu", "Unsqueeze",
+    "Upsample", "Where", "Xor",
+    /* com.microsoft fused ops */
+    "Attention", "MultiHeadAttention", "SkipLayerNormalization",
+    "EmbedLayerNormalization", "BiasGelu", "FusedMatMul", "QuickGelu",
+    "FusedConv", "BiasSoftmax", "GroupQueryAttention", "RotaryEmbedding",
+    "SkipSimplifiedLayerNormalization", "MatMulNBits", "GatedRelativePositionBias",
+    "Gelu_ms", "DynamicQuantizeLinear", "Col2Im", "GridSample",
+    "AffineGrid", "Bernoulli", "BlackmanWindow", "CenterCropPad", "DFT",
+    "HammingWindow", "HannWindow", "ImageDecoder", "MeanVarianceNormalization",
+    "Multinomial", "NegativeLogLikelihoodLoss", "Optional", "RandomNormal",
+    "RandomNormalLike", "RandomUniform", "RandomUniformLike", "ReverseSequence",
+    "RoiAlign", "STFT", "SequenceAt", "SequenceConstruct", "SequenceEmpty",
+    "SequenceErase", "SequenceInsert", "SequenceLength", "SoftmaxCrossEntropyLoss",
+    "SplitToSequence", "StringNormalizer", "TfIdfVectorizer", "Unique",
+    "Det", "Binarizer", "ConcatFromSequence", "LpNormalization",
+    "MaxRoiPool", "MaxUnpool", "MelWeightMatrix", "OptionalGetElement",
+    "OptionalHasElement", "RegexFullMatch", "StringConcat", "StringSplit",
+    "DeformConv", "Swish",
+};
+#define N_VOCAB ((int)(sizeof OPS / sizeof OPS[0]))
+_Static_assert(sizeof OPS / sizeof OPS[0] == DLP_FEAT_NOPS,
+               "DLP_FEAT_NOPS must equal the vocabulary size");
+
+int dlp_feat_op_index(const char *domain, const char *op_type) {
+    if (!op_type) return -1;
+    if (domain && domain[0] && strcmp(domain, "ai.onnx") &&
+        strcmp(domain, "com.microsoft"))
+        return -1;
+    for (int i = 0; i < N_VOCAB; i++)
+        if (!strcmp(OPS[i], op_type)) return i;
+    return -1;
+}
+
+const char *dlp_feat_op_name(int i) {
+    if (i == DLP_FEAT_NOPS) return "other";
+    return i >= 0 && i < N_VOCAB ? OPS[i] : NULL;
+}
+
+static const char *const DENSE_NAMES[DLP_FEAT_DENSE] = {
+    "kernel_h", "kernel_w", "stride_h", "stride_w", "pad_begin", "pad_end",
+    "dilation_h", "dilation_w", "log2_groups", "n_axes", "axis", "trans",
+    "in_d0", "in_d1", "in_d2", "in_d3", "in_d4", "in_d5", "in_rank",
+    "out_d0", "out_d1", "out_d2", "out_d3", "out_d4", "out_d5", "out_rank",
+    "log_macs", "log_flops", "log_params", "log_bytes", "cost_known",
+};
+static const char *const ROOF_NAMES[DLP_FEAT_NROOF] = {
+    "roof_compute_us", "roof_memory_us", "roof_max_us"};
+
+const char *dlp_feat_node_name(int i) {
+    if (i < 0 || i >= DLP_FEAT_NODE_DIM) return NULL;
+    if (i <= DLP_FEAT_NOPS) return dlp_feat_op_name(i);
+    i -= DLP_FEAT_NOPS + 1;
+    if (i < DLP_FEAT_DENSE) return DENSE_NAMES[i];
+    return ROOF_NAMES[i - DLP_FEAT_DENSE];
+}
+
+static const char *const STATIC_NAMES[DLP_FEAT_STATIC_BASE] = {
+    "log_macs", "log_flops", "log_params", "log_weight_bytes",
+    "log_act_bytes", "log_peak_act_bytes", "log_nodes", "log_edges",
+    "log_io_bytes", "log_unknown_ops",
+    "n_conv", "n_matmul", "n_norm", "n_activation", "n_elementwise",
+    "n_softmax", "n_pool", "n_datamove", "n_reduce", "n_other",
+    "log2_batch", "log2_seq", "log2_height", "log2_width",
+    "prec_fp32", "prec_fp16", "prec_bf16", "rt_eager", "rt_graph",
+    "log_roof_compute_ms", "log_roof_memory_ms", "log_roofline_ms",
+    "log_launch_ms", "log_roof_plus_launch_ms", "log_weights_mib",
+    "log_peak_act_mib", "log_mem_estimate_mib", "log_train_mem_mib",
+    "log_flops_per_byte", "log_sum_act_out_mib",
+};
+
+const char *dlp_feat_static_name(int i) {
+    if (i < 0 || i >= DLP_FEAT_STATIC_DIM) return NULL;
+    if (i < DLP_FEAT_STATIC_BASE) return STATIC_NAMES[i];
+    if (i == DLP_FEAT_STATIC_DIM - 1) return "dev_sm_share";
+    return dlp_device_feature_name(i - DLP_FEAT_STATIC_BASE);
+}
+
+/* ---- op categories ------------------------------------------------------- */
+enum { CAT_CONV, CAT_MATMUL, CAT_NORM, CAT_ACT, CAT_ELEM, CAT_SOFTMAX,
+       CAT_POOL, CAT_DATA, CAT_REDUCE, CAT_OTHER };
+
+static bool in_list(const char *op, const char *const *l) {
+    for (; *l; l++)
+        if (!strcmp(op, *l)) return true;
+    return false;
+}
+
+static int op_category(const char *op) {
+    static const char *const conv[] = {"Conv", "ConvTranspose", "ConvInteger",
+                                       "QLinearConv", "FusedConv",
+                                       "DeformConv", NULL};
+    static const char *const mm[] = {"MatMul", "Gemm", "Einsum",
+                                     "MatMulInteger", "QLinearMatMul",
+                                     "FusedMatMul", "Attention",
+                                     "MultiHeadAttention", "LSTM", "GRU",
+                                     "RNN", "MatMulNBits",
+                                     "GroupQueryAttention", NULL};
+    static const char *const norm[] = {
+        "BatchNormalization", "LayerNormalization", "GroupNormalization",
+        "InstanceNormalization", "RMSNormalization",
+        "SimplifiedLayerNormalization", "SkipLayerNormalization",
+        "SkipSimplifiedLayerNormalization", "EmbedLayerNormalization", "LRN",
+        "LpNormalization", "MeanVarianceNormalization", NULL};
+    static const char *const act[] = {
+        "Relu", "Gelu", "FastGelu", "BiasGelu", "QuickGelu", "Sigmoid",
+        "Tanh", "HardSwish", "HardSigmoid", "LeakyRelu", "PRelu", "Elu",
+        "Selu", "Celu", "Mish", "Softplus", "Softsign", "Erf", "Clip",
+        "ThresholdedRelu", "Swish", NULL};
+    static const char *const sm[] = {"Softmax", "LogSoftmax", "BiasSoftmax",
+                                     "Hardmax", NULL};
+    static const char *const pool[] = {"MaxPool", "AveragePool",
+                                       "GlobalAveragePool", "GlobalMaxPool",
+                                       "LpPool", "GlobalLpPool", NULL};
+    static const char *const data[] = {
+        "Reshape", "Transpose", "Concat", "Split", "Slice", "Gather",
+        "GatherElements", "GatherND", "Squeeze", "Unsqueeze", "Flatten",
+        "Expand", "Tile", "Pad", "Resize", "Upsample", "Cast", "Identity",
+        "Shape", "Constant", "ConstantOfShape", "Range", "Where",
+        "ScatterND", "ScatterElements", "DepthToSpace", "SpaceToDepth",
+        "Dropout", "CastLike", "Size", "Trilu", NULL};
+    static const char *const red[] = {
+        "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax",
+        "ArgMin", "CumSum", "TopK", NULL};
+    static const char *const elem[] = {
+        "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log", "Neg", "Abs",
+        "Reciprocal", "Max", "Min", "Equal", "Less", "Greater", "Not", "And",
+        "Or", "Sum", "Mean", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign",
+        "LessOrEqual", "GreaterOrEqual", "Mod", "IsNaN", "IsInf", NULL};
+    if (in_list(op, conv)) return CAT_CONV;
+    if (in_list(op, mm)) return CAT_MATMUL;
+    if (in_list(op, norm)) return CAT_NORM;
+    if (in_list(op, act)) return CAT_ACT;
+    if (in_list(op, sm)) return CAT_SOFTMAX;
+    if (in_list(op, pool)) return CAT_POOL;
+    if (in_list(op, data)) return CAT_DATA;
+    if (in_list(op, red)) return CAT_REDUCE;
+    if (in_list(op, elem)) return CAT_ELEM;
+    return CAT_OTHER;
+}
+
+/* ---- one graph ----------------------------------------------------------- */
+static int64_t vbytes(const dlp_value *v) {
+    int64_t n = 0, b = 0;
+    if (!dlp_shape_numel(&v->shape, &n)) return 0;
+    if (!dlp_mul_i64(n, (int64_t)dlp_dtype_size(v->dtype), &b)) return 0;
+    return b;
+}
+
+static bool is_act(const dlp_graph *g, const dlp_value *v) {
+    if (v->flags & DLP_V_INITIALIZER) return false;
+    if (v->producer >= 0 && !strcmp(g->nodes[v->producer].op_type, "Constant"))
+        return false;
+    return true;
+}
+
+static float lg(double x) { return (float)log1p(x > 0 ? x : 0); }
+static float lg2(double x) { return (float)log2(1.0 + (x > 0 ? x : 0)); }
+
+static void shape_feats(float *o, const dlp_graph *g, int v) {
+    for (int k = 0; k <= DLP_FEAT_SHAPE_DIMS; k++) o[k] = 0;
+    if (v < 0) return;
+    const dlp_shape *s = &g->values[v].shape;
+    if (s->rank < 0) { o[DLP_FEAT_SHAPE_DIMS] = -1; return; }
+    /* right-aligned: the innermost dims land in the same slots */
+    int r = s->rank;
+    for (int k = 0; k < r && k < DLP_FEAT_SHAPE_DIMS; k++) {
+        const dlp_dim *d = &s->dims[r - 1 - k];
+        o[DLP_FEAT_SHAPE_DIMS - 1 - k] = d->value >= 0 ? lg2((double)d->value)
+                                                       : -1;
+    }
+    o[DLP_FEAT_SHAPE_DIMS] = (float)r;
+}
+
+static void attr_pair(const dlp_node *n, const char *name, float def,
+                      float *a, float *b) {
+    const dlp_attr *at = dlp_node_attr(n, name);
+    *a = *b = def;
+    if (!at || at->type != DLP_ATTR_INTS || at->n < 1) return;
+    *a = (float)at->ints[0];
+    *b = (float)at->ints[at->n > 1 ? 1 : 0];
+}
+
+static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
+    attr_pair(n, "kernel_shape", 0, &o[0], &o[1]);
+    if (o[0] == 0 && !strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
+        n->inputs[1] >= 0) {
+        const dlp_shape *w = &g->values[n->inputs[1]].shape;
+        if (w->rank >= 3) {
+            o[0] = (float)w->dims[2].value;
+            o[1] = (float)w->dims[w->rank > 3 ? 3 : 2].value;
+        }
+    }
+    attr_pair(n, "strides", 0, &o[2], &o[3]);
+    const dlp_attr *p = dlp_node_attr(n, "pads");
+    o[4] = o[5] = 0;
+    if (p && p->type == DLP_ATTR_INTS) {
+        for (int k = 0; k < p->n; k++) o[k < p->n / 2 ? 4 : 5] += (float)p->ints[k];
+    }
+    attr_pair(n, "dilations", 0, &o[6], &o[7]);
+    o[8] = (float)log2((double)(dlp_node_attr_int(n, "group", 1) > 0
+                                    ? dlp_node_attr_int(n, "group", 1) : 1));
+    const dlp_attr *ax = dlp_node_attr(n, "axes");
+    o[9] = ax && ax->type == DLP_ATTR_INTS ? (float)ax->n : 0;
+    if (!ax && n->n_inputs > 1 && !strncmp(n->op_type, "Reduce", 6) &&
+        n->inputs[1] >= 0 && g->values[n->inputs[1]].ival)
+        o[9] = (float)g->values[n->inputs[1]].n_const;
+    int64_t axis = dlp_node_attr_int(n, "axis", INT64_MIN);
+    if (axis == INT64_MIN && ax && ax->type == DLP_ATTR_INTS && ax->n > 0)
+        axis = ax->ints[0];
+    o[10] = axis == INT64_MIN ? 0 : (float)(axis < 0 ? axis : axis + 1);
+    o[11] = (float)(dlp_node_attr_int(n, "transA", 0) +
+                    2 * dlp_node_attr_int(n, "transB", 0));
+}
+
+void dlp_feat_graph_free(dlp_feat_graph *fg) {
+    if (!fg) return;
+    free(fg->op); free(fg->tc); free(fg->dense); free(fg->flops);
+    free(fg->bytes); free(fg->src); free(fg->dst);
+    memset(fg, 0, sizeof *fg);
+}
+
+#define DLP_FEAT_MAX_NODES 2000000
+
+dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
+                                int64_t batch, int64_t seq, int64_t height,
+                                int64_t width, dlp_error *err) {
+    memset(fg, 0, sizeof *fg);
+    size_t N = g->n_nodes;
+    if (N > DLP_FEAT_MAX_NODES)
+        return dlp_fail(err, DLP_ERR_LIMIT, "graph has %zu nodes, featurizer "
+                        "limit is %d", N, DLP_FEAT_MAX_NODES);
+    if (N && !g->topo)
+        return dlp_fail(err, DLP_ERR_ARG, "featurizer needs an analysed graph");
+    fg->n_nodes = (int)N;
+    fg->batch = batch; fg->seq = seq; fg->height = height; fg->width = width;
+    size_t n1 = N ? N : 1;
+    fg->op = calloc(n1, sizeof *fg->op);
+    fg->tc = calloc(n1, 1);
+    fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
+    fg->flops = calloc(n1, sizeof *fg->flops);
+    fg->bytes = calloc(n1, sizeof *fg->bytes);
+    /* edges: one per (producer node, consumer node, input slot) */
+    size_t E = 0;
+    for (size_t i = 0; i < N; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            int v = g->nodes[i].inputs[k];
+            if (v >= 0 && g->values[v].producer >= 0) E++;
+        }
+    fg->src = malloc((E ? E : 1) * sizeof *fg->src);
+    fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
+    if (!fg->op || !fg->tc || !fg->dense || !fg->flops || !fg->bytes ||
+        !fg->src || !fg->dst) {
+        dlp_feat_graph_free(fg);
+        return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
+    }
+    for (size_t i = 0; i < N; i++) {
+        const dlp_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v >= 0 && g->values[v].producer >= 0) {
+                fg->src[fg->n_edges] = g->values[v].producer;
+                fg->dst[fg->n_edges] = (int32_t)i;
+                fg->n_edges++;
+            }
+        }
+        int op = dlp_feat_op_index(n->domain, n->op_type);
+        if (op < 0) {
+            if (!fg->n_unknown)
+                snprintf(fg->unknown_op, sizeof fg->unknown_op, "%s%s%s",
+                         n->domain && n->domain[0] ? n->domain : "",
+                         n->domain && n->domain[0] ? "." : "", n->op_type);
+            fg->n_unknown++;
+            op = DLP_FEAT_NOPS;
+        }
+        fg->op[i] = (int16_t)op;
+        int cat = op_category(n->op_type);
+        fg->cat[cat]++;
+        fg->tc[i] = cat == CAT_CONV || cat == CAT_MATMUL;
+        float *d = fg->dense + i * DLP_FEAT_DENSE;
+        attr_feats(d, g, n);
+        int in0 = -1;
+        for (int k = 0; k < n->n_inputs && in0 < 0; k++)
+            if (n->inputs[k] >= 0 && !(g->values[n->inputs[k]].flags &
+                                       DLP_V_INITIALIZER))
+                in0 = n->inputs[k];
+        shape_feats(d + DLP_FEAT_NATTR, g, in0);
+        shape_feats(d + DLP_FEAT_NATTR + DLP_FEAT_SHAPE_DIMS + 1, g,
+                    n->n_outputs > 0 ? n->outputs[0] : -1);
+        const dlp_cost *c = &n->cost;
+        double bytes = (double)c->in_bytes + (double)c->out_bytes +
+                       (double)c->weight_bytes;
+        float *cf = d + DLP_FEAT_NATTR + 2 * (DLP_FEAT_SHAPE_DIMS + 1);
+        cf[0] = lg(c->macs);
+        cf[1] = lg(c->flops);
+        cf[2] = lg((double)c->params);
+        cf[3] = lg(bytes);
+        cf[4] = c->known ? 1.f : 0.f;
+        if (!c->known) fg->n_uncosted++;
+        double fl = c->flops > 2 * c->macs ? c->flops : 2 * c->macs;
+        fg->flops[i] = (float)fl;
+        fg->bytes[i] = (float)bytes;
+        fg->macs += c->macs;
+        fg->flops_total += c->flops;
+        fg->params += (double)c->params;
+        fg->sum_act_out_bytes += (double)c->out_bytes;
+    }
+    /* weights, activations, io and peak live activations (topo order) */
+    for (size_t v = 0; v < g->n_values; v++) {
+        const dlp_value *x = &g->values[v];
+        if (x->flags & DLP_V_INITIALIZER)
+            fg->weight_bytes += (double)(x->stored_bytes > 0 ? x->stored_bytes
+                                                             : vbytes(x));
+        else if (is_act(g, x))
+            fg->act_bytes += (double)vbytes(x);
+        if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
+            fg->io_bytes += (double)vbytes(x);
+    }
+    int *last = malloc((g->n_values ? g->n_values : 1) * sizeof *last);
+    if (!last) {
+        dlp_feat_graph_free(fg);
+        return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
+    }
+    for (size_t v = 0; v < g->n_values; v++) last[v] = -1;
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0) last[n->inputs[k]] = (int)t;
+    }
+    for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
+    double live = 0, peak = 0;
+    for (size_t i = 0; i < g->n_inputs; i++)
+        live += (double)vbytes(&g->values[g->inputs[i]]);
+    peak = live;
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v >= 0 && is_act(g, &g->values[v]))
+                live += (double)vbytes(&g->values[v]);
+        }
+        if (live > peak) peak = live;
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || last[v] != (int)t || !is_act(g, &g->values[v]))
+                continue;
+            live -= (double)vbytes(&g->values[v]);
+            last[v] = -2;
+        }
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v >= 0 && last[v] == -1 && is_act(g, &g->values[v]))
+                live -= (double)vbytes(&g->values[v]);
+        }
+    }
+    free(last);
+    fg->peak_act_bytes = peak;
+    return DLP_OK;
+}
+
+/* ---- config-dependent assembly ------------------------------------------ */
+void dlp_feat_device_of(const dlp_pred_config *c, dlp_feat_device *o) {
+    const dlp_device *d = &c->device;
+    o->sm_share = o->mem_share = 1.0;
+    if (c->has_mig && d->sm_count > 0) {
+        o->sm_share = (double)c->mig.sm_count / d->sm_count;
+        o->mem_share = c->mig.mem_eighths / 8.0;
+    } else if (c->sms > 0 && d->sm_count > 0) {
+        o->sm_share = (double)c->sms / d->sm_count;
+    }
+    double tc = d->fp32_tflops, simt = d->fp32_tflops;
+    if (c->precision == DLP_PREC_FP16) {
+        tc = d->fp16_tc_tflops;
+        simt = 2 * d->fp32_tflops;
+    } else if (c->precision == DLP_PREC_BF16) {
+        tc = d->bf16_tc_tflops > 0 ? d->bf16_tc_tflops : d->fp16_tc_tflops;
+        simt = 2 * d->fp32_tflops;
+    }
+    if (tc <= 0) tc = d->fp32_tflops > 0 ? d->fp32_tflops : 1;
+    if (simt <= 0) simt = 1;
+    o->peak_tc_flops = tc * 1e12 * o->sm_share;
+    o->peak_simt_flops = simt * 1e12 * o->sm_share;
+    o->mem_bw = (d->mem_bw_gbs > 0 ? d->mem_bw_gbs : 1000) * 1e9 * o->mem_share;
+    o->launch_s = (d->launch_us > 0 ? d->launch_us : 5) * 1e-6;
+    o->mem_mib = d->mem_mib * o->mem_share;
+}
+
+static double prec_scale(dlp_precision p) {
+    return p == DLP_PREC_FP32 ? 1.0 : 0.5;
+}
+
+void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          dlp_feat_roofline *o) {
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0;
+    for (int i = 0; i < fg->n_nodes; i++) {
+        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
+                                                : d.peak_simt_flops);
+        double tmem = fg->bytes[i] * s / d.mem_bw;
+        comp += tcmp;
+        mem += tmem;
+        roof += tcmp > tmem ? tcmp : tmem;
+    }
+    o->compute_ms = comp * 1e3;
+    o->memory_ms = mem * 1e3;
+    o->roofline_ms = roof * 1e3;
+    o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
+    o->weights_mib = fg->weight_bytes * s / 1048576.0;
+    o->peak_act_mib = fg->peak_act_bytes * s / 1048576.0;
+}
+
+void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                    float *out) {
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    double s = prec_scale(c->precision);
+    for (int i = 0; i < fg->n_nodes; i++) {
+        float *o = out + (size_t)i * DLP_FEAT_NODE_DIM;
+        memset(o, 0, (DLP_FEAT_NOPS + 1) * sizeof *o);
+        o[fg->op[i]] = 1.f;
+        memcpy(o + DLP_FEAT_NOPS + 1, fg->dense + (size_t)i * DLP_FEAT_DENSE,
+               DLP_FEAT_DENSE * sizeof *o);
+        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
+                                                : d.peak_simt_flops) * 1e6;
+        double tmem = fg->bytes[i] * s / d.mem_bw * 1e6;
+        float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;
+        r[0] = lg(tcmp);
+        r[1] = lg(tmem);
+        r[2] = lg(tcmp > tmem ? tcmp : tmem);
+    }
+}
+
+void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                     float *o) {
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    int k = 0;
+    o[k++] = lg(fg->macs);
+    o[k++] = lg(fg->flops_total);
+    o[k++] = lg(fg->params);
+    o[k++] = lg(fg->weight_bytes);
+    o[k++] = lg(fg->act_bytes);
+    o[k++] = lg(fg->peak_act_bytes);
+    o[k++] = lg(fg->n_nodes);
+    o[k++] = lg(fg->n_edges);
+    o[k++] = lg(fg->io_bytes);
+    o[k++] = lg(fg->n_unknown);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++) o[k++] = lg((double)fg->cat[i]);
+    o[k++] = lg2((double)c->batch);
+    o[k++] = lg2((double)c->seq);
+    o[k++] = lg2((double)c->height);
+    o[k++] = lg2((double)c->width);
+    for (int p = 0; p < DLP_PREC_COUNT; p++) o[k++] = (int)c->precision == p;
+    for (int t = 0; t < DLP_RT_COUNT; t++) o[k++] = (int)c->runtime == t;
+    o[k++] = lg(r.compute_ms);
+    o[k++] = lg(r.memory_ms);
+    o[k++] = lg(r.roofline_ms);
+    o[k++] = lg(r.launch_ms);
+    o[k++] = lg(r.roofline_ms + r.launch_ms);
+    o[k++] = lg(r.weights_mib);
+    o[k++] = lg(r.peak_act_mib);
+    o[k++] = lg(r.weights_mib + r.peak_act_mib);
+    o[k++] = lg(3 * r.weights_mib + fg->sum_act_out_bytes *
+                prec_scale(c->precision) / 1048576.0);
+    o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
+    o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);
+    DLP_ASSERT(k == DLP_FEAT_STATIC_BASE);
+    double dev[DLP_DEVICE_NFEATURES];
+    dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
+                        DLP_DEVICE_NFEATURES);
+    if (!c->has_mig && c->sms > 0) {      /* SM partition: SM-bound figures */
+        dev[0] = c->sms;
+        dev[6] *= d.sm_share;
+        dev[7] *= d.sm_share;
+        dev[8] *= d.sm_share;
+    }
+    for (int i = 0; i < DLP_DEVICE_NFEATURES; i++) o[k++] = lg(dev[i]);
+    o[k++] = (float)d.sm_share;
+    DLP_ASSERT(k == DLP_FEAT_STATIC_DIM);
+}

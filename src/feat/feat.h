@@ -1,0 +1,107 @@
+/*
+ * feat.h — internal to libdlperf. The featurizer: an analysed graph (shapes
+ * and per-node dlp_cost) + a prediction config -> the numbers predictors
+ * read. Three groups, one fixed, versioned schema (DLP_FEAT_SCHEMA, stored
+ * in every trained model file; a mismatch is an error at load):
+ *
+ *   node features [N, DLP_FEAT_NODE_DIM] per node of the main graph:
+ *     one-hot op type over a fixed vocabulary of DLP_FEAT_NOPS ONNX ops
+ *     plus "other" | cost-changing attributes (kernel, stride, padding,
+ *     dilation, groups, axes) | first input and first output shape padded
+ *     to 6 dims (log2(1+d)) and ranks | log MACs, FLOPs, params, bytes
+ *     moved | per-device roofline times of the node (compute at the
+ *     device's peak for the precision, memory traffic at its bandwidth, and
+ *     their max, log microseconds).
+ *   static features [DLP_FEAT_STATIC_DIM]: graph totals and op-category
+ *     counts (log), batch / sequence / resolution, precision and runtime
+ *     one-hot, analytical roofline and memory estimates, then the device's
+ *     features (dlp_device_features, scaled for a MIG profile or an SM
+ *     partition).
+ *   edges: producer -> consumer between main-graph nodes.
+ *
+ * The device-independent part is computed once per (graph, batch, seq) in
+ * a dlp_feat_graph, which is compact (op index + DLP_FEAT_DENSE floats per
+ * node) so thousands of configurations can be cached; node and static
+ * features for a config are assembled from it on demand.
+ */
+#ifndef DLP_FEAT_H
+#define DLP_FEAT_H
+
+#include "../graph/graph.h"
+#include "../pred/pred.h"
+
+#define DLP_FEAT_SCHEMA 1
+#define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
+#define DLP_FEAT_SHAPE_DIMS 6
+#define DLP_FEAT_NATTR 12
+#define DLP_FEAT_DENSE (DLP_FEAT_NATTR + 2 * (DLP_FEAT_SHAPE_DIMS + 1) + 5)
+#define DLP_FEAT_NROOF 3
+#define DLP_FEAT_NODE_DIM (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)
+#define DLP_FEAT_NCAT 10           /* op categories counted in static feats */
+#define DLP_FEAT_STATIC_BASE 40    /* static features before the device's */
+#define DLP_FEAT_STATIC_DIM (DLP_FEAT_STATIC_BASE + DLP_DEVICE_NFEATURES + 1)
+
+/* Op vocabulary: index of an op type (default ONNX domain, or the
+ * com.microsoft ops we list), or -1 when unseen (callers map it to
+ * "other" = DLP_FEAT_NOPS and flag the graph out of distribution). */
+int dlp_feat_op_index(const char *domain, const char *op_type);
+const char *dlp_feat_op_name(int i);          /* "other" for NOPS */
+const char *dlp_feat_node_name(int i);        /* node column names */
+const char *dlp_feat_static_name(int i);      /* static column names */
+
+/* The device-independent features of one graph at one binding. */
+typedef struct dlp_feat_graph {
+    int n_nodes, n_edges;
+    int16_t *op;            /* [N] vocabulary index, NOPS for other */
+    uint8_t *tc;            /* [N] 1: matmul-like (tensor-core) node */
+    float *dense;           /* [N, DLP_FEAT_DENSE] */
+    float *flops;           /* [N] raw FLOPs (also MAC-based work) */
+    float *bytes;           /* [N] raw bytes moved (in + out + weights) */
+    int32_t *src, *dst;     /* [E] edges between nodes */
+    /* totals */
+    double macs, flops_total, params, weight_bytes, act_bytes,
+        peak_act_bytes, io_bytes, sum_act_out_bytes;
+    int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
+    int n_unknown;          /* nodes whose op is not in the vocabulary */
+    char unknown_op[64];    /* the first such op */
+    int n_uncosted;         /* nodes without a known cost */
+    int64_t batch, seq, height, width;
+} dlp_feat_graph;
+
+/* Builds fg from an analysed graph; batch/seq/height/width are the bound
+ * values (0 = not applicable). */
+dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
+                                int64_t batch, int64_t seq, int64_t height,
+                                int64_t width, dlp_error *err);
+void dlp_feat_graph_free(dlp_feat_graph *fg);
+
+/* Analytical roofline of the graph under c (ms). */
+typedef struct {
+    double compute_ms;      /* sum of node FLOPs / peak */
+    double memory_ms;       /* sum of node bytes / bandwidth */
+    double roofline_ms;     /* sum over nodes of max(compute, memory) */
+    double launch_ms;       /* nodes x launch latency */
+    double weights_mib;     /* weight bytes at the precision */
+    double peak_act_mib;    /* peak live activations at the precision */
+} dlp_feat_roofline;
+void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          dlp_feat_roofline *out);
+
+/* Effective device figures of c (MIG / SM partition applied). */
+typedef struct {
+    double sm_share, mem_share;
+    double peak_tc_flops, peak_simt_flops;  /* FLOP/s for the precision */
+    double mem_bw;                          /* bytes/s */
+    double launch_s;
+    double mem_mib;
+} dlp_feat_device;
+void dlp_feat_device_of(const dlp_pred_config *c, dlp_feat_device *out);
+
+/* node features out[N, DLP_FEAT_NODE_DIM] for config c */
+void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                    float *out);
+/* static features out[DLP_FEAT_STATIC_DIM] for config c */
+void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                     float *out);
+
+#endif /* DLP_FEAT_H */

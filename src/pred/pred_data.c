@@ -1,0 +1,372 @@
+/* pred_data.c — dataset -> training examples: label rows of one mode are
+ * grouped by configuration (rep 0 and rep 1 averaged), joined with their
+ * graph from the packs, and each (graph, batch, seq) binding is opened,
+ * analysed and featurized once (dlp_feat_graph), so thousands of
+ * configurations cost one featurization per distinct binding. */
+#include "pred_train.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One label row reduced to what an example needs. */
+typedef struct {
+    const char *hash, *device, *runtime, *precision;
+    int64_t batch, seq, height, width;
+    int rep, flagged;
+    double y[DLP_T_COUNT];
+} row_view;
+
+static bool get_row(const dlp_dataset *ds, dlp_pred_mode mode, size_t i,
+                    row_view *r) {
+    memset(r, 0, sizeof *r);
+    for (int t = 0; t < DLP_T_COUNT; t++) r->y[t] = NAN;
+    if (mode == DLP_MODE_INFERENCE) {
+        const dlp_inference_row *x = dlp_dataset_inference(ds, i);
+        if (!x) return false;
+        r->hash = x->c.hash; r->device = x->c.device; r->rep = x->c.rep;
+        r->flagged = x->c.flagged; r->runtime = x->runtime;
+        r->precision = x->precision; r->batch = x->batch; r->seq = x->seq;
+        r->height = x->height; r->width = x->width;
+        r->y[DLP_T_INF_LATENCY_MS] = x->latency_ms;
+        r->y[DLP_T_INF_MEMORY_MIB] = x->memory_mib;
+        r->y[DLP_T_INF_ENERGY_J] = x->energy_j;
+        r->y[DLP_T_INF_POWER_W] = x->power_w;
+    } else if (mode == DLP_MODE_TRAINING) {
+        const dlp_training_row *x = dlp_dataset_training(ds, i);
+        if (!x) return false;
+        r->hash = x->c.hash; r->device = x->c.device; r->rep = x->c.rep;
+        r->flagged = x->c.flagged; r->runtime = "eager";
+        r->precision = x->precision; r->batch = x->batch;
+        r->height = x->height; r->width = x->width;
+        r->y[DLP_T_TRAIN_STEP_MS] = x->step_ms;
+        r->y[DLP_T_TRAIN_MEMORY_MIB] = x->memory_mib;
+        r->y[DLP_T_TRAIN_POWER_W] = x->power_w;
+    } else {
+        const dlp_llm_row *x = dlp_dataset_llm(ds, i);
+        if (!x) return false;
+        r->hash = x->c.hash; r->device = x->c.device; r->rep = x->c.rep;
+        r->flagged = x->c.flagged; r->runtime = x->runtime;
+        r->precision = x->precision; r->batch = x->batch; r->seq = x->seq;
+        r->y[DLP_T_LLM_THROUGHPUT] = x->throughput_samples_s;
+        r->y[DLP_T_LLM_MEMORY_MIB] = x->memory_mib;
+        r->y[DLP_T_LLM_ENERGY_PER_SAMPLE] = x->energy_per_sample_j;
+    }
+    return true;
+}
+
+static size_t n_rows(const dlp_dataset *ds, dlp_pred_mode mode) {
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    return mode == DLP_MODE_INFERENCE ? c.inference
+           : mode == DLP_MODE_TRAINING ? c.training : c.llm;
+}
+
+static int intern(char ***list, int *n, const char *s) {
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*list)[i], s)) return i;
+    char **l = realloc(*list, (size_t)(*n + 1) * sizeof *l);
+    if (!l) return -1;
+    *list = l;
+    if (!(l[*n] = strdup(s))) return -1;
+    return (*n)++;
+}
+
+void dlp_examples_free(dlp_examples *E) {
+    if (!E) return;
+    free(E->ex);
+    for (int i = 0; i < E->n_fg; i++) {
+        dlp_feat_graph_free(&E->fg[i]);
+        free(E->fg_hash[i]);
+    }
+    free(E->fg); free(E->fg_hash);
+    for (int i = 0; i < E->n_models; i++) free(E->models[i]);
+    for (int i = 0; i < E->n_families; i++) free(E->families[i]);
+    free(E->models); free(E->families);
+    for (int i = 0; i < E->n_pool; i++) dlp_feat_graph_free(&E->pool[i]);
+    free(E->pool);
+    memset(E, 0, sizeof *E);
+}
+
+/* graph bytes gathered in one pass over the packs */
+typedef struct {
+    char **hash;
+    void **bytes;
+    size_t *len;
+    int n;
+    bool all;       /* keep every graph (unlabeled pool) */
+    bool oom;
+} gather;
+
+static int gather_fn(const char *hash, const dlp_graph_info *info,
+                     const void *bytes, size_t len, void *user) {
+    gather *g = user;
+    (void)info;
+    for (int i = 0; i < g->n; i++)
+        if (!strcmp(g->hash[i], hash)) {
+            if (!g->bytes[i] && (g->bytes[i] = malloc(len ? len : 1))) {
+                memcpy(g->bytes[i], bytes, len);
+                g->len[i] = len;
+            } else if (!g->bytes[i]) {
+                g->oom = true;
+                return 1;
+            }
+            return 0;
+        }
+    return 0;
+}
+
+/* Opens graph bytes, binds, analyses and featurizes. */
+static dlp_status featurize(const void *bytes, size_t len, const char *hash,
+                            int64_t batch, int64_t seq, int64_t h, int64_t w,
+                            dlp_feat_graph *fg, dlp_error *err) {
+    dlp_model *m = NULL;
+    dlp_status st = dlp_model_open_memory(bytes, len, hash, &m, err);
+    if (st) return st;
+    st = dlp_model_set_batch(m, batch, err);
+    if (!st && seq > 0) {
+        dlp_error e2;
+        (void)dlp_model_bind_dim(m, "seq", seq, &e2); /* absent: fine */
+    }
+    if (!st) st = dlp_model_analyze(m, err);
+    if (!st) st = dlp_feat_graph_build(fg, &m->graph, batch, seq, h, w, err);
+    dlp_model_free(m);
+    return st;
+}
+
+static int mode_main_target(dlp_pred_mode m) {
+    return m == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
+           : m == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
+                                    : DLP_T_LLM_THROUGHPUT;
+}
+
+dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
+                              dlp_pred_mode mode, const dlp_examples_opts *o,
+                              dlp_error *err) {
+    memset(E, 0, sizeof *E);
+    E->mode = mode;
+    dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL};
+    if (!o) o = &def;
+    size_t nr = n_rows(ds, mode);
+    dlp_status st = DLP_OK;
+    /* group rows by configuration key */
+    dlp_strmap keys;
+    dlp_arena arena = {0};
+    if (!dlp_strmap_init(&keys, nr + 16))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    int *nrep = NULL;          /* reps per example, for averaging */
+    double *sum = NULL, *y0 = NULL;
+    int *cnt = NULL;
+    gather G = {0};
+    for (size_t i = 0; i < nr && !st; i++) {
+        row_view r;
+        if (!get_row(ds, mode, i, &r)) continue;
+        if (o->device && strcmp(o->device, r.device)) continue;
+        dlp_precision prec;
+        dlp_runtime rt;
+        if (dlp_precision_parse(r.precision, &prec, NULL) ||
+            dlp_runtime_parse(r.runtime, &rt, NULL))
+            continue;
+        if (o->precision >= 0 && (int)prec != o->precision) continue;
+        if (o->runtime >= 0 && mode != DLP_MODE_TRAINING &&
+            (int)rt != o->runtime)
+            continue;
+        char key[256];
+        int kl = snprintf(key, sizeof key, "%s|%s|%d|%d|%lld|%lld|%lld|%lld",
+                          r.hash, r.device, (int)rt, (int)prec,
+                          (long long)r.batch, (long long)r.seq,
+                          (long long)r.height, (long long)r.width);
+        int e = dlp_strmap_get(&keys, key, (size_t)kl);
+        if (e < 0) {
+            const dlp_graph_info *gi = dlp_dataset_find_graph(ds, r.hash);
+            if (!gi) continue;
+            dlp_device dev;
+            if (dlp_device_find(r.device, &dev, NULL)) continue;
+            if (E->n == E->cap) {
+                int nc = E->cap ? 2 * E->cap : 256;
+                void *a = realloc(E->ex, (size_t)nc * sizeof *E->ex);
+                void *b = a ? realloc(sum, (size_t)nc * DLP_T_COUNT * sizeof *sum) : NULL;
+                if (b) sum = b;
+                void *c = b ? realloc(cnt, (size_t)nc * DLP_T_COUNT * sizeof *cnt) : NULL;
+                if (c) cnt = c;
+                void *d = c ? realloc(y0, (size_t)nc * 2 * sizeof *y0) : NULL;
+                if (d) y0 = d;
+                if (a) E->ex = a;
+                if (!a || !b || !c || !d) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                E->cap = nc;
+            }
+            e = E->n++;
+            char *k = dlp_arena_strndup(&arena, key, (size_t)kl);
+            if (!k || !dlp_strmap_put(&keys, k, (size_t)kl, e)) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            dlp_example *x = &E->ex[e];
+            memset(x, 0, sizeof *x);
+            dlp_pred_config_init(&x->cfg);
+            x->cfg.device = dev;
+            x->cfg.mode = mode;
+            x->cfg.precision = prec;
+            x->cfg.runtime = mode == DLP_MODE_TRAINING ? DLP_RT_EAGER : rt;
+            x->cfg.batch = r.batch;
+            x->cfg.seq = r.seq;
+            x->cfg.height = r.height;
+            x->cfg.width = r.width;
+            x->model = intern(&E->models, &E->n_models, gi->model);
+            x->family = intern(&E->families, &E->n_families, gi->family);
+            if (x->model < 0 || x->family < 0) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            /* featurized graph slot for (hash, batch, seq) */
+            char fk[64];
+            snprintf(fk, sizeof fk, "%s|%lld|%lld", r.hash, (long long)r.batch,
+                     (long long)r.seq);
+            int f = -1;
+            for (int j = E->n_fg - 1; j >= 0 && f < 0; j--)
+                if (!strcmp(E->fg_hash[j], fk)) f = j;
+            if (f < 0) {
+                if (E->n_fg == E->cap_fg) {
+                    int nc = E->cap_fg ? 2 * E->cap_fg : 64;
+                    void *a = realloc(E->fg, (size_t)nc * sizeof *E->fg);
+                    if (a) E->fg = a;
+                    void *b = a ? realloc(E->fg_hash, (size_t)nc * sizeof *E->fg_hash) : NULL;
+                    if (b) E->fg_hash = b;
+                    if (!a || !b) {
+                        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    E->cap_fg = nc;
+                }
+                f = E->n_fg;
+                memset(&E->fg[f], 0, sizeof E->fg[f]);
+                if (!(E->fg_hash[f] = strdup(fk))) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                E->n_fg++;
+            }
+            x->fg = f;
+            for (int t = 0; t < DLP_T_COUNT; t++) {
+                sum[e * DLP_T_COUNT + t] = 0;
+                cnt[e * DLP_T_COUNT + t] = 0;
+            }
+            y0[2 * e] = y0[2 * e + 1] = NAN;
+            if (!strstr(E->devices, r.device) &&
+                strlen(E->devices) + strlen(r.device) + 2 < sizeof E->devices) {
+                if (E->devices[0]) strcat(E->devices, ",");
+                strcat(E->devices, r.device);
+            }
+        }
+        dlp_example *x = &E->ex[e];
+        x->flagged |= r.flagged;
+        for (int t = 0; t < DLP_T_COUNT; t++)
+            if (isfinite(r.y[t]) && r.y[t] > 0) {
+                sum[e * DLP_T_COUNT + t] += r.y[t];
+                cnt[e * DLP_T_COUNT + t]++;
+            }
+        int mt = mode_main_target(mode);
+        if (r.rep >= 0 && r.rep <= 1) y0[2 * e + r.rep] = r.y[mt];
+    }
+    (void)nrep;
+    for (int e = 0; e < E->n && !st; e++) {
+        dlp_example *x = &E->ex[e];
+        for (int t = 0; t < DLP_T_COUNT; t++)
+            x->y[t] = cnt[e * DLP_T_COUNT + t]
+                          ? sum[e * DLP_T_COUNT + t] / cnt[e * DLP_T_COUNT + t]
+                          : NAN;
+        double a = y0[2 * e], b = y0[2 * e + 1];
+        x->rep_gap = isfinite(a) && isfinite(b) && a + b > 0
+                         ? fabs(a - b) / (0.5 * (a + b)) : NAN;
+    }
+    free(sum); free(cnt); free(y0);
+    dlp_strmap_free(&keys);
+    dlp_arena_free(&arena);
+    if (st) { dlp_examples_free(E); return st; }
+
+    /* gather graph bytes: labelled graphs, and every graph for the pool */
+    size_t n_index = 0;
+    {
+        dlp_dataset_counts c;
+        dlp_dataset_get_counts(ds, &c);
+        n_index = c.graphs;
+    }
+    int cap = (int)n_index + E->n_fg + 1;
+    G.hash = calloc((size_t)cap, sizeof *G.hash);
+    G.bytes = calloc((size_t)cap, sizeof *G.bytes);
+    G.len = calloc((size_t)cap, sizeof *G.len);
+    if (!G.hash || !G.bytes || !G.len) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int f = 0; f < E->n_fg && !st; f++) {
+        char h[17];
+        snprintf(h, sizeof h, "%.16s", E->fg_hash[f]);
+        bool have = false;
+        for (int j = 0; j < G.n && !have; j++) have = !strcmp(G.hash[j], h);
+        if (!have && !(G.hash[G.n++] = strdup(h)))
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    int n_labeled_graphs = G.n;
+    if (o->with_pool)
+        for (size_t i = 0; i < n_index && !st; i++) {
+            const dlp_graph_info *gi = dlp_dataset_graph(ds, i);
+            bool have = false;
+            for (int j = 0; j < G.n && !have; j++) have = !strcmp(G.hash[j], gi->hash);
+            if (!have && !(G.hash[G.n++] = strdup(gi->hash)))
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        }
+    (void)n_labeled_graphs;
+    if (!st && G.n) st = dlp_dataset_foreach_graph(ds, gather_fn, &G, err);
+    if (!st && G.oom) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory reading graphs");
+    /* featurize every binding; drop examples whose graph fails */
+    bool *bad = calloc((size_t)(E->n_fg ? E->n_fg : 1), sizeof *bad);
+    if (!st && !bad) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int f = 0; f < E->n_fg && !st; f++) {
+        if (o->progress) o->progress(o->user, f, E->n_fg + (o->with_pool ? G.n : 0));
+        int j = 0;
+        while (j < G.n && strncmp(G.hash[j], E->fg_hash[f], 16)) j++;
+        long long b = 0, s = 0;
+        const char *bar = strchr(E->fg_hash[f], '|');
+        if (bar) sscanf(bar + 1, "%lld|%lld", &b, &s);
+        dlp_error e2;
+        int ex0 = -1;
+        for (int e = 0; e < E->n && ex0 < 0; e++) if (E->ex[e].fg == f) ex0 = e;
+        if (j == G.n || !G.bytes[j] ||
+            featurize(G.bytes[j], G.len[j], G.hash[j], b, s,
+                      ex0 >= 0 ? E->ex[ex0].cfg.height : 0,
+                      ex0 >= 0 ? E->ex[ex0].cfg.width : 0, &E->fg[f], &e2)) {
+            bad[f] = true;
+            E->n_skipped_graphs++;
+        }
+    }
+    if (!st) {   /* compact examples */
+        int k = 0;
+        for (int e = 0; e < E->n; e++)
+            if (!bad[E->ex[e].fg]) E->ex[k++] = E->ex[e];
+        E->n = k;
+    }
+    free(bad);
+    if (!st && o->with_pool) {
+        E->pool = calloc((size_t)(G.n ? G.n : 1), sizeof *E->pool);
+        if (!E->pool) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        for (int j = 0; j < G.n && !st; j++) {
+            if (o->progress) o->progress(o->user, E->n_fg + j, E->n_fg + G.n);
+            dlp_error e2;
+            if (G.bytes[j] && !featurize(G.bytes[j], G.len[j], G.hash[j], 1, 16,
+                                         0, 0, &E->pool[E->n_pool], &e2))
+                E->n_pool++;
+        }
+    }
+    for (int j = 0; j < G.n; j++) { free(G.hash[j]); free(G.bytes[j]); }
+    free(G.hash); free(G.bytes); free(G.len);
+    if (st) { dlp_examples_free(E); return st; }
+    if (E->n == 0) {
+        dlp_examples_free(E);
+        return dlp_fail(err, DLP_ERR_NOT_FOUND, "no usable %s labels in %s",
+                        dlp_mode_name(mode), dlp_dataset_dir(ds));
+    }
+    return DLP_OK;
+}

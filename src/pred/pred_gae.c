@@ -1,0 +1,387 @@
+/* pred_gae.c — TraPPM's graph autoencoder: an encoder of 4 GraphSAGE
+ * layers (the first three followed by BatchNorm, ReLU and dropout 0.5), an
+ * inner-product decoder scoring node pairs, trained by binary
+ * cross-entropy on the graph's edges against as many negative pairs drawn
+ * inside the same graph. Pre-trained on the unlabeled pool (every graph of
+ * the dataset index, labelled or not); its sum-pooled node embeddings are
+ * then frozen graph features for the supervised branch (pred_gnn.c).
+ * Input: the device-independent node features (op one-hot, attributes,
+ * shapes, costs), standardized with statistics of the pool. */
+#include "pred_gnn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define L DLP_GAE_LAYERS
+#define IN DLP_GAE_IN
+#define DROPOUT 0.5
+#define BN_MOMENTUM 0.1
+#define BN_EPS 1e-5
+
+struct dlp_gae {
+    int H;
+    dlp_nn_params p;
+    int wl[L], bl[L], wr[L], gam[L - 1], bet[L - 1];
+    float rm[L - 1][256], rv[L - 1][256];   /* BN running stats (H <= 256) */
+    float mean[IN], std[IN];
+    /* workspace */
+    nn_real *ws;
+    size_t ws_cap;
+};
+
+typedef struct {
+    nn_real *x, *agg[L], *s[L], *b[L - 1], *r[L - 1], *mask[L - 1], *h[L];
+    nn_real *bm[L - 1], *br[L - 1];
+    nn_real *hb[L];       /* dropout outputs (inputs of layers 1..L-1) */
+    nn_real *dz, *dh, *dr, *dagg;
+} views;
+
+static int lin(int l, int H) { return l == 0 ? IN : H; }
+
+static dlp_status layout(dlp_gae *e, size_t N, views *v, dlp_error *err) {
+    size_t H = (size_t)e->H, need = N * IN;
+    for (int l = 0; l < L; l++) need += N * lin(l, e->H) + N * H;
+    need += (L - 1) * (4 * N * H + 2 * H) + N * H * 3 + N * IN;
+    if (need > e->ws_cap) {
+        nn_real *w = realloc(e->ws, need * sizeof *w);
+        if (!w) return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+        e->ws = w;
+        e->ws_cap = need;
+    }
+    nn_real *q = e->ws;
+    v->x = q; q += N * IN;
+    for (int l = 0; l < L; l++) {
+        v->agg[l] = q; q += N * lin(l, e->H);
+        v->s[l] = q; q += N * H;
+    }
+    for (int l = 0; l < L - 1; l++) {
+        v->b[l] = q; q += N * H;
+        v->r[l] = q; q += N * H;
+        v->mask[l] = q; q += N * H;
+        v->bm[l] = q; q += H;
+        v->br[l] = q; q += H;
+        v->hb[l + 1] = q; q += N * H;
+    }
+    v->hb[0] = NULL;
+    v->dz = q; q += N * H;
+    v->dh = q; q += N * H;
+    v->dr = q; q += N * H;
+    v->dagg = q; q += N * IN;
+    v->h[0] = v->x;
+    for (int l = 1; l < L; l++) v->h[l] = NULL;
+    return DLP_OK;
+}
+
+/* x rows of graph fg (standardized) into dst[n_nodes, IN] */
+static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst) {
+    for (int i = 0; i < fg->n_nodes; i++) {
+        nn_real *o = dst + (size_t)i * IN;
+        for (int k = 0; k <= DLP_FEAT_NOPS; k++) o[k] = 0;
+        o[fg->op[i]] = 1;
+        for (int k = 0; k < DLP_FEAT_DENSE; k++)
+            o[DLP_FEAT_NOPS + 1 + k] = fg->dense[(size_t)i * DLP_FEAT_DENSE + k];
+        for (int k = 0; k < IN; k++) o[k] = (o[k] - e->mean[k]) / e->std[k];
+    }
+}
+
+static dlp_nn_sage_cfg scfg(int l, int H) {
+    dlp_nn_sage_cfg c = {lin(l, H), H, false};
+    return c;
+}
+
+/* Encoder forward; z = v->s[L-1]. train: batch statistics + dropout. */
+static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
+                   dlp_nn_rng *rng) {
+    int N = g->n_nodes, H = e->H;
+    const nn_real *hin = v->x;
+    for (int l = 0; l < L; l++) {
+        dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin,
+                            dlp_nn_params_w(&e->p, e->wl[l]),
+                            dlp_nn_params_w(&e->p, e->bl[l]),
+                            dlp_nn_params_w(&e->p, e->wr[l]), g, scfg(l, H));
+        if (l == L - 1) break;
+        nn_real rm[256], rv[256];
+        for (int k = 0; k < H; k++) { rm[k] = e->rm[l][k]; rv[k] = e->rv[l][k]; }
+        dlp_nn_batchnorm_forward(v->b[l], v->bm[l], v->br[l], v->s[l],
+                                 dlp_nn_params_w(&e->p, e->gam[l]),
+                                 dlp_nn_params_w(&e->p, e->bet[l]), rm, rv,
+                                 train && N > 1, (nn_real)BN_MOMENTUM,
+                                 (nn_real)BN_EPS, N, H);
+        for (int k = 0; k < H; k++) { e->rm[l][k] = (float)rm[k]; e->rv[l][k] = (float)rv[k]; }
+        dlp_nn_act_forward(v->r[l], v->b[l], (size_t)N * H, DLP_NN_RELU, 0);
+        if (train) {
+            dlp_nn_dropout_forward(v->hb[l + 1], v->mask[l], v->r[l],
+                                   (size_t)N * H, (nn_real)DROPOUT, rng);
+            v->h[l + 1] = v->hb[l + 1];
+        } else {
+            v->h[l + 1] = v->r[l];
+        }
+        hin = v->h[l + 1];
+    }
+}
+
+static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
+    char nm[32];
+    for (int l = 0; l < L; l++) {
+        snprintf(nm, sizeof nm, "gae%d.wl", l); e->wl[l] = dlp_nn_params_add(&e->p, nm, H, lin(l, H));
+        snprintf(nm, sizeof nm, "gae%d.bl", l); e->bl[l] = dlp_nn_params_add(&e->p, nm, H, 1);
+        snprintf(nm, sizeof nm, "gae%d.wr", l); e->wr[l] = dlp_nn_params_add(&e->p, nm, H, lin(l, H));
+        if (l < L - 1) {
+            snprintf(nm, sizeof nm, "gae%d.gamma", l); e->gam[l] = dlp_nn_params_add(&e->p, nm, H, 1);
+            snprintf(nm, sizeof nm, "gae%d.beta", l); e->bet[l] = dlp_nn_params_add(&e->p, nm, H, 1);
+        }
+    }
+    dlp_status st = dlp_nn_params_alloc(&e->p, err);
+    if (st) return st;
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, seed);
+    for (int l = 0; l < L; l++) {
+        double b = 1.0 / sqrt((double)lin(l, H));
+        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wl[l]), (size_t)H * lin(l, H), b, &r);
+        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->bl[l]), (size_t)H, b, &r);
+        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wr[l]), (size_t)H * lin(l, H), b, &r);
+        if (l < L - 1) {
+            nn_real *gm = dlp_nn_params_w(&e->p, e->gam[l]);
+            for (int k = 0; k < H; k++) { gm[k] = 1; e->rm[l][k] = 0; e->rv[l][k] = 1; }
+        }
+    }
+    return DLP_OK;
+}
+
+int dlp_gae_dim(const dlp_gae *g) { return g ? g->H : 0; }
+
+void dlp_gae_free(dlp_gae *g) {
+    if (!g) return;
+    dlp_nn_params_free(&g->p);
+    free(g->ws);
+    free(g);
+}
+
+static dlp_status build_batch(const dlp_feat_graph *const *fgs, int n,
+                              dlp_nn_graph *g, dlp_error *err) {
+    dlp_nn_graph_desc d[64];
+    for (int i = 0; i < n; i++) {
+        d[i].n_nodes = fgs[i]->n_nodes;
+        d[i].n_edges = fgs[i]->n_edges;
+        d[i].src = fgs[i]->src;
+        d[i].dst = fgs[i]->dst;
+    }
+    return dlp_nn_graph_build(g, d, NULL, n, DLP_NN_UNDIRECTED, err);
+}
+
+dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
+                            int n_pool, int hidden, int epochs, uint64_t seed,
+                            const dlp_train_opts *o, dlp_error *err) {
+    *out = NULL;
+    if (hidden < 1 || hidden > 128) hidden = 32;
+    dlp_gae *e = calloc(1, sizeof *e);
+    if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+    e->H = hidden;
+    dlp_status st = init_gae(e, hidden, seed, err);
+    /* input statistics over (a sample of) the pool */
+    size_t tot = 0;
+    for (int i = 0; i < n_pool; i++) tot += (size_t)pool[i].n_nodes;
+    size_t cap = tot < 100000 ? tot : 100000;
+    float *buf = !st ? malloc((cap ? cap : 1) * IN * sizeof *buf) : NULL;
+    if (!st && !buf) st = dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+    if (!st) {
+        size_t n = 0;
+        for (int i = 0; i < n_pool && n < cap; i++)
+            for (int r = 0; r < pool[i].n_nodes && n < cap; r++, n++) {
+                float *o2 = buf + n * IN;
+                memset(o2, 0, (DLP_FEAT_NOPS + 1) * sizeof *o2);
+                o2[pool[i].op[r]] = 1;
+                memcpy(o2 + DLP_FEAT_NOPS + 1, pool[i].dense + (size_t)r * DLP_FEAT_DENSE,
+                       DLP_FEAT_DENSE * sizeof *o2);
+            }
+        dlp_colstats(buf, n, IN, e->mean, e->std);
+    }
+    free(buf);
+    int32_t *order = malloc((size_t)(n_pool ? n_pool : 1) * sizeof *order);
+    if (!st && !order) st = dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+    dlp_nn_rng rng;
+    dlp_nn_rng_seed(&rng, seed * 7 + 3);
+    dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAM, 5e-3);
+    int32_t *ps = NULL, *pd = NULL;
+    nn_real *score = NULL, *lab = NULL, *dsc = NULL;
+    size_t kcap = 0;
+    dlp_nn_graph g = {0};
+    for (int i = 0; i < n_pool; i++) order[i] = i;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const int B = 8;
+    for (int ep = 0; ep < epochs && !st; ep++) {
+        dlp_nn_rng_shuffle(&rng, order, n_pool);
+        double lsum = 0;
+        int nb = 0;
+        for (int b0 = 0; b0 < n_pool && !st; b0 += B) {
+            int n = n_pool - b0 < B ? n_pool - b0 : B;
+            const dlp_feat_graph *fgs[64];
+            size_t N = 0, E2 = 0;
+            for (int i = 0; i < n; i++) {
+                fgs[i] = &pool[order[b0 + i]];
+                N += (size_t)fgs[i]->n_nodes;
+                E2 += (size_t)fgs[i]->n_edges;
+            }
+            if (N < 2 || E2 == 0) continue;
+            st = build_batch(fgs, n, &g, err);
+            views v;
+            if (!st) st = layout(e, N, &v, err);
+            if (st) break;
+            size_t off = 0;
+            for (int i = 0; i < n; i++) {
+                fill_x(e, fgs[i], v.x + off * IN);
+                off += (size_t)fgs[i]->n_nodes;
+            }
+            size_t K = 2 * E2;
+            if (K > kcap) {
+                kcap = K;
+                int32_t *a = realloc(ps, K * sizeof *a); if (a) ps = a;
+                int32_t *b = realloc(pd, K * sizeof *b); if (b) pd = b;
+                nn_real *c = realloc(score, K * sizeof *c); if (c) score = c;
+                nn_real *d2 = realloc(lab, K * sizeof *d2); if (d2) lab = d2;
+                nn_real *f2 = realloc(dsc, K * sizeof *f2); if (f2) dsc = f2;
+                if (!a || !b || !c || !d2 || !f2) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+                    break;
+                }
+            }
+            /* positives: the graph's own (directed) edges */
+            size_t k = 0, base = 0;
+            for (int i = 0; i < n; i++) {
+                for (int q = 0; q < fgs[i]->n_edges; q++, k++) {
+                    ps[k] = (int32_t)(base + (size_t)fgs[i]->src[q]);
+                    pd[k] = (int32_t)(base + (size_t)fgs[i]->dst[q]);
+                    lab[k] = 1;
+                }
+                base += (size_t)fgs[i]->n_nodes;
+            }
+            int nneg = dlp_nn_negative_sample(ps + k, pd + k, (int)E2, &g, &rng);
+            for (int q = 0; q < nneg; q++) lab[k + q] = 0;
+            int KK = (int)k + nneg;
+            encode(e, &g, &v, true, &rng);
+            const nn_real *z = v.s[L - 1];
+            int H = e->H;
+            dlp_nn_edge_dot_forward(score, z, ps, pd, KK, H);
+            lsum += dlp_nn_bce_logits_loss(dsc, score, lab, KK);
+            nb++;
+            dlp_nn_params_zero_grad(&e->p);
+            memset(v.dz, 0, N * H * sizeof *v.dz);
+            dlp_nn_edge_dot_backward(v.dz, dsc, z, ps, pd, KK, H);
+            /* back through the encoder: dcur = d(output of layer l) */
+            nn_real *dcur = v.dz;
+            for (int l = L - 1; l >= 0; l--) {
+                nn_real *dhin = l == 0 ? NULL : v.dh;
+                if (dhin) memset(dhin, 0, N * H * sizeof *dhin);
+                dlp_nn_sage_backward(dhin, dlp_nn_params_g(&e->p, e->wl[l]),
+                                     dlp_nn_params_g(&e->p, e->bl[l]),
+                                     dlp_nn_params_g(&e->p, e->wr[l]),
+                                     v.dagg, NULL, dcur, v.s[l], v.agg[l], NULL,
+                                     v.h[l], dlp_nn_params_w(&e->p, e->wl[l]),
+                                     dlp_nn_params_w(&e->p, e->wr[l]), &g,
+                                     scfg(l, H));
+                if (l == 0) break;
+                int j = l - 1;   /* h[l] = dropout(relu(bn(s[j]))) */
+                memset(v.dr, 0, N * H * sizeof *v.dr);
+                dlp_nn_dropout_backward(v.dr, v.dh, v.mask[j], N * H);
+                memset(v.dz, 0, N * H * sizeof *v.dz);
+                dlp_nn_act_backward(v.dz, v.dr, v.b[j], v.r[j], N * H, DLP_NN_RELU, 0);
+                memset(v.dh, 0, N * H * sizeof *v.dh);
+                dlp_nn_batchnorm_backward(v.dh, dlp_nn_params_g(&e->p, e->gam[j]),
+                                          dlp_nn_params_g(&e->p, e->bet[j]),
+                                          v.dz, v.s[j], v.bm[j], v.br[j],
+                                          dlp_nn_params_w(&e->p, e->gam[j]),
+                                          N > 1, (int)N, H);
+                memcpy(v.dz, v.dh, N * H * sizeof *v.dz);
+                dcur = v.dz;
+            }
+            dlp_nn_graph_free(&g);
+            dlp_nn_clip_grad_norm(&e->p, 5.0);
+            dlp_nn_opt_step(&e->p, &opt);
+        }
+        if (o && o->progress && !st) {
+            struct timespec t1;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            dlp_train_progress pr = {"trappm-gae", ep + 1, epochs,
+                                     nb ? lsum / nb : 0, NAN, el,
+                                     el / (ep + 1) * (epochs - ep - 1)};
+            o->progress(o->user, &pr);
+        }
+    }
+    dlp_nn_graph_free(&g);
+    free(order); free(ps); free(pd); free(score); free(lab); free(dsc);
+    if (st) { dlp_gae_free(e); return st; }
+    *out = e;
+    return DLP_OK;
+}
+
+dlp_status dlp_gae_embed(dlp_gae *e, const dlp_feat_graph *fg, float *emb,
+                         dlp_error *err) {
+    int H = e->H;
+    for (int k = 0; k < H; k++) emb[k] = 0;
+    if (fg->n_nodes == 0) return DLP_OK;
+    dlp_nn_graph g = {0};
+    const dlp_feat_graph *fgs[1] = {fg};
+    dlp_status st = build_batch(fgs, 1, &g, err);
+    views v;
+    if (!st) st = layout(e, (size_t)fg->n_nodes, &v, err);
+    if (!st) {
+        fill_x(e, fg, v.x);
+        encode(e, &g, &v, false, NULL);
+        const nn_real *z = v.s[L - 1];
+        for (int i = 0; i < fg->n_nodes; i++)
+            for (int k = 0; k < H; k++) emb[k] += (float)z[(size_t)i * H + k];
+    }
+    dlp_nn_graph_free(&g);
+    return st;
+}
+
+dlp_status dlp_gae_save(const dlp_gae *e, dlp_nn_file *f, dlp_error *err) {
+    int64_t h = e->H;
+    dlp_status st;
+    if ((st = dlp_nn_file_add_i64(f, "gae/hidden", &h, 1, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gae/mean", e->mean, IN, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gae/std", e->std, IN, err)) ||
+        (st = dlp_nn_file_add_params(f, &e->p, err)))
+        return st;
+    for (int l = 0; l < L - 1; l++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "gae/rm%d", l);
+        if ((st = dlp_nn_file_add_f32(f, nm, e->rm[l], (uint64_t)e->H, err))) return st;
+        snprintf(nm, sizeof nm, "gae/rv%d", l);
+        if ((st = dlp_nn_file_add_f32(f, nm, e->rv[l], (uint64_t)e->H, err))) return st;
+    }
+    return DLP_OK;
+}
+
+dlp_status dlp_gae_load(dlp_gae **out, const dlp_nn_file *f, dlp_error *err) {
+    *out = NULL;
+    const dlp_nn_entry *h = dlp_nn_file_get(f, "gae/hidden", DLP_NN_I64);
+    if (!h || h->count != 1)
+        return dlp_fail(err, DLP_ERR_FORMAT, "trappm: no 'gae/hidden' entry");
+    int64_t H = *(const int64_t *)h->data;
+    if (H < 1 || H > 128)
+        return dlp_fail(err, DLP_ERR_FORMAT, "trappm: bad encoder width %lld",
+                        (long long)H);
+    dlp_gae *e = calloc(1, sizeof *e);
+    if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    e->H = (int)H;
+    dlp_status st = init_gae(e, e->H, 1, err);
+    if (!st) st = dlp_nn_file_read_params(f, &e->p, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gae/mean", e->mean, IN, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gae/std", e->std, IN, err);
+    for (int l = 0; l < L - 1 && !st; l++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "gae/rm%d", l);
+        st = dlp_nn_file_read_f32(f, nm, e->rm[l], (uint64_t)e->H, err);
+        snprintf(nm, sizeof nm, "gae/rv%d", l);
+        if (!st) st = dlp_nn_file_read_f32(f, nm, e->rv[l], (uint64_t)e->H, err);
+    }
+    if (st) { dlp_gae_free(e); return st; }
+    *out = e;
+    return DLP_OK;
+}

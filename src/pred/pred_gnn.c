@@ -1,0 +1,547 @@
+/* pred_gnn.c — the GNN regressor behind DIPPM and TraPPM (pred_gnn.h):
+ * batching featurized graphs, feature standardisation, the ridge prior,
+ * masked Huber training on log targets with Adam, cosine LR and early
+ * stopping on validation MAPE, fine-tuning from an existing model file
+ * (transfer), saving/loading, and prediction. */
+#include "pred_gnn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GNN_VERSION 1
+#define HUBER_DELTA 0.1   /* in log units: quadratic below ~10% error */
+#define MAX_EMB 128
+
+typedef struct {
+    char kind[16];
+    dlp_gnn_arch arch;
+    int nt;
+    dlp_target ts[DLP_T_COUNT];
+    int sdim;                        /* static dim incl. GAE embedding */
+    int edim;                        /* GAE embedding dim (0: none) */
+    float node_mean[DLP_FEAT_NODE_DIM], node_std[DLP_FEAT_NODE_DIM];
+    float *st_mean, *st_std;         /* [sdim] */
+    float y_mu[DLP_T_COUNT];
+    float *prior;                    /* [nt][sdim + 1], NULL: none */
+    dlp_nn_sage_model net;
+    dlp_gae *gae;
+    /* scratch */
+    float *x, *st, *out;
+    size_t x_cap, st_cap, out_cap;
+} gnn;
+
+static void gnn_release(gnn *m) {
+    if (!m) return;
+    free(m->st_mean); free(m->st_std); free(m->prior);
+    dlp_nn_sage_model_free(&m->net);
+    dlp_gae_free(m->gae);
+    free(m->x); free(m->st); free(m->out);
+    free(m);
+}
+
+static bool grow(float **p, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    size_t n = need + need / 2 + 16;
+    float *q = realloc(*p, n * sizeof *q);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* Static features of one graph+config (standardized), [sdim]. emb may be
+ * NULL when edim == 0. */
+static void static_row(const gnn *m, const dlp_feat_graph *fg,
+                       const dlp_pred_config *c, const float *emb, float *o) {
+    dlp_feat_static(fg, c, o);
+    for (int k = 0; k < m->edim; k++) o[DLP_FEAT_STATIC_DIM + k] = emb[k];
+    for (int k = 0; k < m->sdim; k++)
+        o[k] = (o[k] - m->st_mean[k]) / m->st_std[k];
+}
+
+static double prior_of(const gnn *m, int j, const float *st) {
+    if (!m->prior) return 0;
+    const float *w = m->prior + (size_t)j * (m->sdim + 1);
+    double z = w[0];
+    for (int k = 0; k < m->sdim; k++) z += w[k + 1] * st[k];
+    return z;
+}
+
+/* Forward on graphs fgs[0..n-1] with configs cfgs, embeddings embs (rows
+ * of edim or NULL): writes log-space predictions logy[n][nt] (prior and
+ * mean included). Leaves activations for a backward on m->net. */
+static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
+                              const dlp_pred_config *const *cfgs,
+                              const float *const *embs, int n,
+                              dlp_nn_graph *g, double *logy, dlp_error *err) {
+    dlp_nn_graph_desc descs[256];
+    if (n > 256) return dlp_fail(err, DLP_ERR_LIMIT, "gnn: batch too large");
+    size_t N = 0;
+    for (int i = 0; i < n; i++) {
+        descs[i].n_nodes = fgs[i]->n_nodes;
+        descs[i].n_edges = fgs[i]->n_edges;
+        descs[i].src = fgs[i]->src;
+        descs[i].dst = fgs[i]->dst;
+        N += (size_t)fgs[i]->n_nodes;
+    }
+    dlp_status st = dlp_nn_graph_build(g, descs, NULL, n, DLP_NN_UNDIRECTED, err);
+    if (st) return st;
+    if (!grow(&m->x, &m->x_cap, (N ? N : 1) * DLP_FEAT_NODE_DIM) ||
+        !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
+        !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
+        return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        float *x = m->x + off * DLP_FEAT_NODE_DIM;
+        dlp_feat_nodes(fgs[i], cfgs[i], x);
+        for (int r = 0; r < fgs[i]->n_nodes; r++)
+            for (int k = 0; k < DLP_FEAT_NODE_DIM; k++) {
+                float *v = &x[(size_t)r * DLP_FEAT_NODE_DIM + k];
+                *v = (*v - m->node_mean[k]) / m->node_std[k];
+            }
+        off += (size_t)fgs[i]->n_nodes;
+        static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
+                   m->st + (size_t)i * m->sdim);
+    }
+    st = dlp_nn_sage_model_forward(&m->net, g, m->x, m->st, m->out, err);
+    if (st) return st;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m->nt; j++)
+            logy[i * m->nt + j] = m->out[i * m->nt + j] + m->y_mu[m->ts[j]] +
+                                  prior_of(m, j, m->st + (size_t)i * m->sdim);
+    return DLP_OK;
+}
+
+/* ---- training ------------------------------------------------------------ */
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Embeddings of every featurized graph of E (TraPPM), [n_fg][edim]. */
+static dlp_status embed_all(gnn *m, const dlp_examples *E, float **out,
+                            dlp_error *err) {
+    *out = NULL;
+    if (!m->edim) return DLP_OK;
+    float *e = calloc((size_t)(E->n_fg ? E->n_fg : 1) * m->edim, sizeof *e);
+    if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    for (int f = 0; f < E->n_fg; f++) {
+        if (!E->fg[f].op) continue;   /* skipped graph */
+        dlp_status st = dlp_gae_embed(m->gae, &E->fg[f], e + (size_t)f * m->edim, err);
+        if (st) { free(e); return st; }
+    }
+    *out = e;
+    return DLP_OK;
+}
+
+static dlp_status set_stats(gnn *m, const dlp_examples *E, const int32_t *tr,
+                            int ntr, const float *embs, dlp_error *err) {
+    /* node stats over a sample of training nodes */
+    size_t cap = 200000, n = 0;
+    float *buf = malloc(cap * DLP_FEAT_NODE_DIM * sizeof *buf);
+    float *row = NULL;
+    size_t row_cap = 0;
+    if (!buf) return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    int step = 1;
+    while ((size_t)ntr / step > 2000) step++;
+    for (int i = 0; i < ntr && n < cap; i += step) {
+        const dlp_example *x = &E->ex[tr[i]];
+        const dlp_feat_graph *fg = &E->fg[x->fg];
+        if (!grow(&row, &row_cap, (size_t)(fg->n_nodes + 1) * DLP_FEAT_NODE_DIM)) {
+            free(buf); free(row);
+            return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+        }
+        dlp_feat_nodes(fg, &x->cfg, row);
+        for (int r = 0; r < fg->n_nodes && n < cap; r++, n++)
+            memcpy(buf + n * DLP_FEAT_NODE_DIM, row + (size_t)r * DLP_FEAT_NODE_DIM,
+                   DLP_FEAT_NODE_DIM * sizeof *buf);
+    }
+    dlp_colstats(buf, n, DLP_FEAT_NODE_DIM, m->node_mean, m->node_std);
+    free(buf); free(row);
+    float *S = malloc((size_t)ntr * m->sdim * sizeof *S);
+    if (!S) return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    for (int i = 0; i < ntr; i++) {
+        const dlp_example *x = &E->ex[tr[i]];
+        float *o = S + (size_t)i * m->sdim;
+        dlp_feat_static(&E->fg[x->fg], &x->cfg, o);
+        for (int k = 0; k < m->edim; k++)
+            o[DLP_FEAT_STATIC_DIM + k] = embs[(size_t)x->fg * m->edim + k];
+    }
+    dlp_colstats(S, (size_t)ntr, m->sdim, m->st_mean, m->st_std);
+    free(S);
+    for (int j = 0; j < m->nt; j++) {
+        double s = 0;
+        int c = 0;
+        for (int i = 0; i < ntr; i++) {
+            double y = E->ex[tr[i]].y[m->ts[j]];
+            if (y > 0) { s += log(y); c++; }
+        }
+        m->y_mu[m->ts[j]] = c ? (float)(s / c) : 0;
+    }
+    return DLP_OK;
+}
+
+static dlp_status fit_prior(gnn *m, const dlp_examples *E, const int32_t *tr,
+                            int ntr, const float *embs, dlp_error *err) {
+    int d = m->sdim + 1;
+    double *X = malloc((size_t)ntr * d * sizeof *X);
+    double *y = malloc((size_t)ntr * sizeof *y);
+    double *w = malloc((size_t)d * sizeof *w);
+    float *row = malloc((size_t)m->sdim * sizeof *row);
+    m->prior = calloc((size_t)m->nt * d, sizeof *m->prior);
+    dlp_status st = DLP_OK;
+    if (!X || !y || !w || !row || !m->prior)
+        st = dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    for (int i = 0; i < ntr && !st; i++) {
+        const dlp_example *x = &E->ex[tr[i]];
+        static_row(m, &E->fg[x->fg], &x->cfg,
+                   embs ? embs + (size_t)x->fg * m->edim : NULL, row);
+        X[(size_t)i * d] = 1;
+        for (int k = 0; k < m->sdim; k++) X[(size_t)i * d + 1 + k] = row[k];
+    }
+    for (int j = 0; j < m->nt && !st; j++) {
+        for (int i = 0; i < ntr; i++) {
+            double v = E->ex[tr[i]].y[m->ts[j]];
+            y[i] = v > 0 ? log(v) - m->y_mu[m->ts[j]] : NAN;
+        }
+        dlp_error e2;
+        if (dlp_ridge_fit(X, y, ntr, d, 1.0, w, &e2)) continue; /* no labels */
+        for (int k = 0; k < d; k++) m->prior[(size_t)j * d + k] = (float)w[k];
+    }
+    free(X); free(y); free(w); free(row);
+    return st;
+}
+
+static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
+    const dlp_nn_sage_model_cfg *c = &m->net.cfg;
+    int64_t arch[12] = {GNN_VERSION, c->in_dim, c->hidden, c->n_sage,
+                        c->static_dim, c->n_fc, c->fc_hidden, c->out_dim,
+                        m->edim, m->prior != NULL, m->nt, DLP_FEAT_SCHEMA};
+    int64_t ts[DLP_T_COUNT];
+    for (int j = 0; j < m->nt; j++) ts[j] = m->ts[j];
+    float ymu[DLP_T_COUNT];
+    memcpy(ymu, m->y_mu, sizeof ymu);
+    dlp_status st;
+    if ((st = dlp_nn_file_add_str(f, "gnn/kind", m->kind, err)) ||
+        (st = dlp_nn_file_add_i64(f, "gnn/arch", arch, 12, err)) ||
+        (st = dlp_nn_file_add_i64(f, "gnn/targets", ts, (uint64_t)m->nt, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err)) ||
+        (st = dlp_nn_file_add_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err)) ||
+        (st = dlp_nn_file_add_params(f, &m->net.params, err)))
+        return st;
+    if (m->prior &&
+        (st = dlp_nn_file_add_f32(f, "gnn/prior", m->prior,
+                                  (uint64_t)m->nt * (m->sdim + 1), err)))
+        return st;
+    if (m->gae && (st = dlp_gae_save(m->gae, f, err))) return st;
+    return DLP_OK;
+}
+
+static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
+                                dlp_error *err) {
+    *out = NULL;
+    const dlp_nn_entry *a = dlp_nn_file_get(f, "gnn/arch", DLP_NN_I64);
+    const dlp_nn_entry *k = dlp_nn_file_get(f, "gnn/kind", DLP_NN_STR);
+    const dlp_nn_entry *t = dlp_nn_file_get(f, "gnn/targets", DLP_NN_I64);
+    if (!a || a->count != 12 || !k || !t)
+        return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: missing 'gnn/arch', "
+                        "'gnn/kind' or 'gnn/targets'");
+    const int64_t *v = a->data;
+    if (v[0] != GNN_VERSION)
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED, "gnn model version %lld, this "
+                        "build reads %d", (long long)v[0], GNN_VERSION);
+    if (v[11] != DLP_FEAT_SCHEMA)
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED, "gnn model uses feature schema "
+                        "%lld, this build has %d: retrain it", (long long)v[11],
+                        DLP_FEAT_SCHEMA);
+    if (v[1] != DLP_FEAT_NODE_DIM || v[2] < 1 || v[2] > 4096 || v[3] < 1 ||
+        v[3] > DLP_NN_MAX_LAYERS || v[5] < 1 || v[5] > DLP_NN_MAX_LAYERS ||
+        v[6] < 1 || v[6] > 4096 || v[8] < 0 || v[8] > MAX_EMB ||
+        v[4] != DLP_FEAT_STATIC_DIM + v[8] || v[10] < 1 ||
+        v[10] > DLP_T_COUNT || v[7] != v[10] || (int64_t)t->count != v[10])
+        return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: architecture values "
+                        "out of range");
+    gnn *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    snprintf(m->kind, sizeof m->kind, "%s", (const char *)k->data);
+    m->nt = (int)v[10];
+    for (int j = 0; j < m->nt; j++) {
+        int64_t tj = ((const int64_t *)t->data)[j];
+        if (tj < 0 || tj >= DLP_T_COUNT) {
+            gnn_release(m);
+            return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad target id");
+        }
+        m->ts[j] = (dlp_target)tj;
+    }
+    m->edim = (int)v[8];
+    m->sdim = (int)v[4];
+    dlp_nn_sage_model_cfg c = {(int)v[1], (int)v[2], (int)v[3], (int)v[4],
+                               (int)v[5], (int)v[6], (int)v[7],
+                               DLP_NN_POOL_MEAN, false};
+    m->st_mean = malloc((size_t)m->sdim * sizeof *m->st_mean);
+    m->st_std = malloc((size_t)m->sdim * sizeof *m->st_std);
+    float ymu[DLP_T_COUNT];
+    dlp_status st = DLP_OK;
+    if (!m->st_mean || !m->st_std) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = dlp_nn_sage_model_init(&m->net, &c, 1, err);
+    if (!st) st = dlp_nn_file_read_params(f, &m->net.params, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err);
+    if (!st) memcpy(m->y_mu, ymu, sizeof ymu);
+    if (!st && v[9]) {
+        m->prior = malloc((size_t)m->nt * (m->sdim + 1) * sizeof *m->prior);
+        if (!m->prior) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        else st = dlp_nn_file_read_f32(f, "gnn/prior", m->prior,
+                                       (uint64_t)m->nt * (m->sdim + 1), err);
+    }
+    if (!st && m->edim) {
+        st = dlp_gae_load(&m->gae, f, err);
+        if (!st && dlp_gae_dim(m->gae) != m->edim)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: embedding size mismatch");
+    }
+    if (st) { gnn_release(m); return st; }
+    *out = m;
+    return DLP_OK;
+}
+
+/* Masked Huber on log values: writes d/dpred into dout[n*nt]. */
+static double huber_masked(float *dout, const double *pred, const double *y,
+                           int n) {
+    double loss = 0;
+    int cnt = 0;
+    for (int i = 0; i < n; i++) cnt += isfinite(y[i]);
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(y[i])) { dout[i] = 0; continue; }
+        double r = pred[i] - y[i], a = fabs(r);
+        loss += a <= HUBER_DELTA ? 0.5 * r * r : HUBER_DELTA * (a - 0.5 * HUBER_DELTA);
+        double g = a <= HUBER_DELTA ? r : (r > 0 ? HUBER_DELTA : -HUBER_DELTA);
+        dout[i] = (float)(cnt ? g / cnt : 0);
+    }
+    return cnt ? loss / cnt : 0;
+}
+
+/* MAPE of the first target over idx (batched forward, no grad). */
+static dlp_status eval_mape(gnn *m, const dlp_examples *E, const float *embs,
+                            const int32_t *idx, int n, int bs, double *mape,
+                            dlp_error *err) {
+    dlp_nn_graph g = {0};
+    double logy[256 * DLP_T_COUNT];
+    double s = 0;
+    int c = 0;
+    for (int b0 = 0; b0 < n; b0 += bs) {
+        int nb = n - b0 < bs ? n - b0 : bs;
+        const dlp_feat_graph *fgs[256];
+        const dlp_pred_config *cfgs[256];
+        const float *eb[256];
+        for (int i = 0; i < nb; i++) {
+            const dlp_example *x = &E->ex[idx[b0 + i]];
+            fgs[i] = &E->fg[x->fg];
+            cfgs[i] = &x->cfg;
+            eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
+        }
+        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, &g, logy, err);
+        dlp_nn_graph_free(&g);
+        if (st) return st;
+        for (int i = 0; i < nb; i++) {
+            double y = E->ex[idx[b0 + i]].y[m->ts[0]];
+            if (!(y > 0)) continue;
+            s += fabs(exp(logy[i * m->nt]) - y) / y;
+            c++;
+        }
+    }
+    *mape = c ? s / c : NAN;
+    return DLP_OK;
+}
+
+dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
+                         const int32_t *tr, int ntr, const int32_t *va,
+                         int nva, const dlp_train_opts *o,
+                         dlp_pred_meta *meta, dlp_nn_file *out,
+                         dlp_error *err) {
+    dlp_status st = DLP_OK;
+    gnn *m = NULL;
+    float *embs = NULL;
+    int32_t *order = NULL;
+    double *logy = NULL, *yb = NULL;
+    float *dout = NULL;
+    dlp_nn_graph g = {0};
+    dlp_nn_early_stop es = {0};
+    int hidden = o->hidden ? o->hidden : 64;
+    int epochs = o->epochs ? o->epochs : 60;
+    int bs = o->graphs_per_batch ? o->graphs_per_batch : 16;
+    if (bs > 256) bs = 256;
+    double lr = o->lr > 0 ? o->lr : 2e-3;
+    int patience = o->patience ? o->patience : 12;
+    if (o->init_from) {   /* transfer: start from a trained model */
+        dlp_nn_file src = {0};
+        st = dlp_nn_file_load(&src, o->init_from, err);
+        if (!st) st = gnn_from_file(&m, &src, err);
+        dlp_nn_file_free(&src);
+        if (st) return st;
+        if (strcmp(m->kind, a->kind)) {
+            gnn_release(m);
+            return dlp_fail(err, DLP_ERR_ARG, "cannot fine-tune a %s model as %s",
+                            m->kind, a->kind);
+        }
+        if (!o->lr) lr = 5e-4;
+    } else {
+        m = calloc(1, sizeof *m);
+        if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        snprintf(m->kind, sizeof m->kind, "%s", a->kind);
+        m->arch = *a;
+        m->nt = dlp_mode_targets(E->mode, m->ts);
+        if (a->use_gae) {
+            if (E->n_pool < 1) {
+                gnn_release(m);
+                return dlp_fail(err, DLP_ERR_ARG, "%s needs the unlabeled graph "
+                                "pool (build examples with the pool)", a->kind);
+            }
+            st = dlp_gae_pretrain(&m->gae, E->pool, E->n_pool, 32,
+                                  o->epochs ? (o->epochs + 1) / 2 : 20,
+                                  o->seed, o, err);
+            if (st) { gnn_release(m); return st; }
+            m->edim = dlp_gae_dim(m->gae);
+        }
+        m->sdim = DLP_FEAT_STATIC_DIM + m->edim;
+        m->st_mean = malloc((size_t)m->sdim * sizeof *m->st_mean);
+        m->st_std = malloc((size_t)m->sdim * sizeof *m->st_std);
+        if (!m->st_mean || !m->st_std) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    if (!st) st = embed_all(m, E, &embs, err);
+    if (!st && !o->init_from) st = set_stats(m, E, tr, ntr, embs, err);
+    if (!st && !o->init_from && !o->no_prior) st = fit_prior(m, E, tr, ntr, embs, err);
+    if (!st && !o->init_from) {
+        dlp_nn_sage_model_cfg c = {DLP_FEAT_NODE_DIM, hidden, a->n_sage, m->sdim,
+                                   a->n_fc, hidden, m->nt, DLP_NN_POOL_MEAN,
+                                   false};
+        st = dlp_nn_sage_model_init(&m->net, &c, o->seed, err);
+    }
+    order = malloc((size_t)ntr * sizeof *order);
+    logy = malloc((size_t)bs * m->nt * sizeof *logy);
+    yb = malloc((size_t)bs * m->nt * sizeof *yb);
+    dout = malloc((size_t)bs * m->nt * sizeof *dout);
+    if (!st && (!order || !logy || !yb || !dout))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = dlp_nn_early_stop_init(&es, &m->net.params, patience, 1e-4, err);
+    dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAMW, lr);
+    opt.weight_decay = 1e-4;
+    dlp_nn_rng rng;
+    dlp_nn_rng_seed(&rng, o->seed ^ 0x9e3779b97f4a7c15ull);
+    for (int i = 0; i < ntr; i++) order[i] = tr[i];
+    long steps_per_epoch = (ntr + bs - 1) / bs, step = 0;
+    double t0 = now_s();
+    const int32_t *vi = nva ? va : tr;
+    int nv = nva ? nva : ntr;
+    for (int ep = 0; ep < epochs && !st; ep++) {
+        dlp_nn_rng_shuffle(&rng, order, ntr);
+        double loss_sum = 0;
+        int nb_done = 0;
+        for (int b0 = 0; b0 < ntr && !st; b0 += bs, step++) {
+            int nb = ntr - b0 < bs ? ntr - b0 : bs;
+            const dlp_feat_graph *fgs[256];
+            const dlp_pred_config *cfgs[256];
+            const float *eb[256];
+            for (int i = 0; i < nb; i++) {
+                const dlp_example *x = &E->ex[order[b0 + i]];
+                fgs[i] = &E->fg[x->fg];
+                cfgs[i] = &x->cfg;
+                eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
+                for (int j = 0; j < m->nt; j++) {
+                    double y = x->y[m->ts[j]];
+                    yb[i * m->nt + j] = y > 0 ? log(y) : NAN;
+                }
+            }
+            dlp_nn_params_zero_grad(&m->net.params);
+            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, &g, logy, err);
+            if (st) break;
+            loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
+            nb_done++;
+            dlp_nn_sage_model_backward(&m->net, &g, m->x, m->st, dout);
+            dlp_nn_graph_free(&g);
+            dlp_nn_clip_grad_norm(&m->net.params, 5.0);
+            opt.lr = dlp_nn_lr_cosine(lr, lr * 0.02, step,
+                                      steps_per_epoch * (long)epochs);
+            dlp_nn_opt_step(&m->net.params, &opt);
+        }
+        if (st) break;
+        double vm = NAN;
+        st = eval_mape(m, E, embs, vi, nv, 64, &vm, err);
+        if (st) break;
+        bool stop = dlp_nn_early_stop_update(&es, &m->net.params,
+                                             isfinite(vm) ? vm : 1e9);
+        if (o->progress) {
+            double el = now_s() - t0;
+            dlp_train_progress pr = {a->kind, ep + 1, epochs,
+                                     nb_done ? loss_sum / nb_done : 0, vm, el,
+                                     el / (ep + 1) * (epochs - ep - 1)};
+            o->progress(o->user, &pr);
+        }
+        if (stop) break;
+    }
+    if (!st) dlp_nn_early_stop_restore(&es, &m->net.params);
+    dlp_nn_early_stop_free(&es);
+    dlp_nn_graph_free(&g);
+    if (!st) {
+        for (int j = 0; j < m->nt; j++) meta->targets |= 1u << m->ts[j];
+        st = gnn_save(m, out, err);
+    }
+    free(order); free(logy); free(yb); free(dout); free(embs);
+    gnn_release(m);
+    return st;
+}
+
+/* ---- the predictor side -------------------------------------------------- */
+dlp_status dlp_gnn_load(dlp_predictor *p, const dlp_nn_file *f,
+                        dlp_error *err) {
+    gnn *m;
+    dlp_status st = gnn_from_file(&m, f, err);
+    if (st) return st;
+    if (strcmp(m->kind, p->meta.kind)) {
+        gnn_release(m);
+        return dlp_fail(err, DLP_ERR_FORMAT, "model file says kind '%s' but "
+                        "holds a '%s' network", p->meta.kind, m->kind);
+    }
+    p->impl = m;
+    return DLP_OK;
+}
+
+dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
+                           dlp_pred_result *out, dlp_error *err) {
+    gnn *m = p->impl;
+    dlp_feat_graph local;
+    const dlp_feat_graph *fg;
+    dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
+    if (st) return st;
+    float emb[MAX_EMB];
+    const float *eb[1] = {emb};
+    if (m->edim) st = dlp_gae_embed(m->gae, fg, emb, err);
+    double logy[DLP_T_COUNT];
+    dlp_nn_graph g = {0};
+    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, &g, logy, err);
+    dlp_nn_graph_free(&g);
+    if (fg == &local) dlp_feat_graph_free(&local);
+    if (st) return st;
+    for (int j = 0; j < m->nt; j++) {
+        double z = logy[j];
+        if (z > 60) z = 60;
+        if (z < -60) z = -60;
+        out->v[m->ts[j]].valid = true;
+        out->v[m->ts[j]].value = exp(z);
+    }
+    return DLP_OK;
+}
+
+void dlp_gnn_free(dlp_predictor *p) {
+    gnn_release(p->impl);
+    p->impl = NULL;
+}

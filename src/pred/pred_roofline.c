@@ -1,0 +1,88 @@
+/* pred_roofline.c — the analytical baseline: no fitted parameters. Time is
+ * the roofline sum over nodes, sum_i max(FLOPs_i / peak, bytes_i / BW)
+ * (tensor-core peak for matmul-like nodes at fp16/bf16, CUDA-core peak
+ * otherwise; bytes halved at 16-bit), plus one launch latency per node in
+ * eager mode (a fifth of it under a CUDA graph). Memory is weights + peak
+ * live activations (inference) or 3x weights (weights, gradients,
+ * momentum) + every activation kept for backward (training). Power is a
+ * fixed 60% of board power; energy = power x time. Training step = 3x the
+ * forward (forward + backward of twice its cost). */
+#include "pred_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POWER_FRACTION 0.6
+
+dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
+                                   int ntr, const int32_t *va, int nva,
+                                   const dlp_train_opts *o,
+                                   dlp_pred_meta *meta, dlp_nn_file *out,
+                                   dlp_error *err) {
+    (void)tr; (void)ntr; (void)va; (void)nva; (void)o;
+    dlp_target ts[DLP_T_COUNT];
+    int nt = dlp_mode_targets(E->mode, ts);
+    for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
+    meta->feat_schema = DLP_FEAT_SCHEMA;
+    return dlp_nn_file_add_str(out, "roofline/version", "1", err);
+}
+
+static dlp_status roofline_load(dlp_predictor *p, const dlp_nn_file *f,
+                                dlp_error *err) {
+    if (!dlp_nn_file_get(f, "roofline/version", DLP_NN_STR))
+        return dlp_fail(err, DLP_ERR_FORMAT, "roofline: no 'roofline/version'");
+    p->impl = NULL;
+    return DLP_OK;
+}
+
+static void set(dlp_pred_result *r, const dlp_predictor *p, dlp_target t,
+                double v) {
+    if (!(p->meta.targets >> t & 1) || !(v > 0) || !isfinite(v)) return;
+    r->v[t].valid = true;
+    r->v[t].value = v;
+}
+
+static dlp_status roofline_predict(const dlp_predictor *p,
+                                   const dlp_pred_input *in,
+                                   dlp_pred_result *out, dlp_error *err) {
+    dlp_feat_graph local;
+    const dlp_feat_graph *fg;
+    dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
+    if (st) return st;
+    const dlp_pred_config *c = in->cfg;
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
+    double power = POWER_FRACTION * tdp * (0.5 + 0.5 * d.sm_share);
+    double launch = c->runtime == DLP_RT_EAGER ? r.launch_ms : 0.2 * r.launch_ms;
+    double fwd_ms = r.roofline_ms + launch;
+    double mem = r.weights_mib + r.peak_act_mib;
+    double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
+    if (c->mode == DLP_MODE_INFERENCE) {
+        set(out, p, DLP_T_INF_LATENCY_MS, fwd_ms);
+        set(out, p, DLP_T_INF_MEMORY_MIB, mem);
+        set(out, p, DLP_T_INF_POWER_W, power);
+        set(out, p, DLP_T_INF_ENERGY_J, power * fwd_ms / 1e3);
+    } else if (c->mode == DLP_MODE_TRAINING) {
+        double step = 3 * r.roofline_ms + 3 * r.launch_ms;
+        set(out, p, DLP_T_TRAIN_STEP_MS, step);
+        set(out, p, DLP_T_TRAIN_MEMORY_MIB,
+            3 * r.weights_mib + fg->sum_act_out_bytes * s / 1048576.0);
+        set(out, p, DLP_T_TRAIN_POWER_W, power);
+    } else {
+        double b = (double)(c->batch > 0 ? c->batch : 1);
+        set(out, p, DLP_T_LLM_THROUGHPUT, b / (fwd_ms / 1e3));
+        set(out, p, DLP_T_LLM_MEMORY_MIB, mem);
+        set(out, p, DLP_T_LLM_ENERGY_PER_SAMPLE, power * fwd_ms / 1e3 / b);
+    }
+    if (fg == &local) dlp_feat_graph_free(&local);
+    return DLP_OK;
+}
+
+static void roofline_free(dlp_predictor *p) { p->impl = NULL; }
+
+const dlp_pred_vtable dlp_pred_roofline_vt = {"roofline", roofline_load,
+                                              roofline_predict, roofline_free};

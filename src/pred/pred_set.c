@@ -1,0 +1,143 @@
+/* pred_set.c — a predictor set: every *.dlpm model file of a directory,
+ * and per target the one with the lowest validation error recorded in its
+ * file among those that cover the request (mode, runtime, precision). */
+#include "pred.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DLP_PRED_SET_MAX 256
+
+struct dlp_pred_set {
+    dlp_predictor **p;
+    int n;
+};
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+dlp_status dlp_pred_set_load(const char *dir,
+                             const dlp_pred_vtable *const *extra,
+                             dlp_pred_set **out, dlp_error *err) {
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s",
+                            dir);
+    char *names[DLP_PRED_SET_MAX];
+    int n = 0;
+    dlp_status st = DLP_OK;
+    size_t el = strlen(DLP_PRED_FILE_EXT);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l <= el || strcmp(e->d_name + l - el, DLP_PRED_FILE_EXT)) continue;
+        if (n == DLP_PRED_SET_MAX) {
+            st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s",
+                          DLP_PRED_SET_MAX, dir);
+            break;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (!st && n == 0)
+        st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no *%s model files in %s",
+                      DLP_PRED_FILE_EXT, dir);
+    dlp_pred_set *s = NULL;
+    if (!st) {
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+        s = calloc(1, sizeof *s);
+        if (s) s->p = calloc((size_t)n, sizeof *s->p);
+        if (!s || !s->p) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; !st && i < n; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >=
+            (int)sizeof path) {
+            st = dlp_fail(err, DLP_ERR_ARG, "model path too long");
+            break;
+        }
+        st = dlp_predictor_load(path, extra, &s->p[s->n], err);
+        if (!st) s->n++;
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    if (st) {
+        dlp_pred_set_free(s);
+        return st;
+    }
+    *out = s;
+    return DLP_OK;
+}
+
+int dlp_pred_set_count(const dlp_pred_set *s) { return s ? s->n : 0; }
+
+const dlp_predictor *dlp_pred_set_at(const dlp_pred_set *s, int i) {
+    return s && i >= 0 && i < s->n ? s->p[i] : NULL;
+}
+
+const dlp_predictor *dlp_pred_set_best(const dlp_pred_set *s, dlp_target t,
+                                       const dlp_pred_config *c) {
+    const dlp_predictor *best = NULL;
+    double be = INFINITY;
+    for (int i = 0; s && i < s->n; i++) {
+        const dlp_predictor *p = s->p[i];
+        if (!dlp_pred_meta_covers(&p->meta, t, c)) continue;
+        double e = p->meta.val_error[t];
+        if (!isfinite(e)) e = 1e30;   /* unknown error: last resort */
+        if (!best || e < be) { best = p; be = e; }
+    }
+    return best;
+}
+
+dlp_status dlp_pred_set_predict(const dlp_pred_set *s,
+                                const dlp_pred_input *in,
+                                dlp_pred_result *out, dlp_error *err) {
+    dlp_pred_result_init(out);
+    const dlp_predictor *used[DLP_T_COUNT];
+    int n_used = 0, n_done = 0;
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        const dlp_predictor *p = dlp_pred_set_best(s, (dlp_target)t, in->cfg);
+        if (!p) continue;
+        int k = 0;
+        while (k < n_used && used[k] != p) k++;
+        if (k == n_used) {
+            /* run p once; keep only the targets it is best for */
+            dlp_pred_result r;
+            dlp_pred_result_init(&r);
+            dlp_status st = dlp_predictor_predict(p, in, &r, err);
+            if (st) return st;
+            used[n_used++] = p;
+            for (int u = t; u < DLP_T_COUNT; u++)
+                if (r.v[u].valid &&
+                    dlp_pred_set_best(s, (dlp_target)u, in->cfg) == p) {
+                    out->v[u] = r.v[u];
+                    n_done++;
+                }
+            if (r.ood && !out->ood) {
+                out->ood = true;
+                memcpy(out->ood_reason, r.ood_reason, sizeof out->ood_reason);
+            }
+            out->extrapolated |= r.extrapolated;
+        }
+    }
+    if (n_done == 0)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                        "no trained predictor covers %s at %s/%s",
+                        dlp_mode_name(in->cfg->mode),
+                        dlp_precision_name(in->cfg->precision),
+                        dlp_runtime_name(in->cfg->runtime));
+    return DLP_OK;
+}
+
+void dlp_pred_set_free(dlp_pred_set *s) {
+    if (!s) return;
+    for (int i = 0; i < s->n; i++) dlp_predictor_free(s->p[i]);
+    free(s->p);
+    free(s);
+}

@@ -1,0 +1,255 @@
+/* pred_train.c — drives a kind's trainer: trains on the training indices,
+ * loads the result as a predictor, measures it on the validation indices
+ * (MAPE per target and the 5%/95% quantiles of log(actual/pred), which
+ * become the prediction interval), and assembles the model file. Also the
+ * small numeric helpers every kind shares (ridge regression, column
+ * statistics). */
+#include "pred_train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const dlp_pred_vtable dlp_pred_linreg_vt, dlp_pred_roofline_vt,
+    dlp_pred_dippm_vt, dlp_pred_trappm_vt;
+dlp_status dlp_pred_linreg_train(const dlp_examples *, const int32_t *, int,
+                                 const int32_t *, int, const dlp_train_opts *,
+                                 dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+dlp_status dlp_pred_roofline_train(const dlp_examples *, const int32_t *, int,
+                                   const int32_t *, int,
+                                   const dlp_train_opts *, dlp_pred_meta *,
+                                   dlp_nn_file *, dlp_error *);
+dlp_status dlp_pred_dippm_train(const dlp_examples *, const int32_t *, int,
+                                const int32_t *, int, const dlp_train_opts *,
+                                dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+dlp_status dlp_pred_trappm_train(const dlp_examples *, const int32_t *, int,
+                                 const int32_t *, int, const dlp_train_opts *,
+                                 dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+
+static const dlp_pred_kind KINDS[] = {
+    {&dlp_pred_linreg_vt, dlp_pred_linreg_train, true},
+    {&dlp_pred_roofline_vt, dlp_pred_roofline_train, false},
+    {&dlp_pred_dippm_vt, dlp_pred_dippm_train, true},
+    {&dlp_pred_trappm_vt, dlp_pred_trappm_train, true},
+    {NULL, NULL, false},
+};
+
+const dlp_pred_kind *dlp_pred_kinds(void) { return KINDS; }
+
+const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
+    for (const dlp_pred_kind *k = KINDS; k->vt; k++)
+        if (!strcmp(k->vt->kind, kind)) return k;
+    return NULL;
+}
+
+const dlp_pred_vtable *const *dlp_pred_builtin_kinds(void) {
+    static const dlp_pred_vtable *const vts[] = {
+        &dlp_pred_linreg_vt, &dlp_pred_roofline_vt, &dlp_pred_dippm_vt,
+        &dlp_pred_trappm_vt, NULL};
+    return vts;
+}
+
+void dlp_train_opts_init(dlp_train_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->threads = 1;
+}
+
+int dlp_mode_targets(dlp_pred_mode m, dlp_target *t) {
+    int n = 0;
+    for (int i = 0; i < DLP_T_COUNT; i++)
+        if (dlp_target_mode((dlp_target)i) == m) t[n++] = (dlp_target)i;
+    return n;
+}
+
+dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
+                            int i, dlp_pred_result *r, dlp_error *err) {
+    dlp_pred_input in = {NULL, &E->ex[i].cfg, &E->fg[E->ex[i].fg], NULL};
+    dlp_pred_result_init(r);
+    return dlp_predictor_predict(p, &in, r, err);
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(double *v, int n, double q) {
+    if (n == 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    double pos = q * (n - 1);
+    int lo = (int)floor(pos);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
+                          const int32_t *tr, int ntr, const int32_t *va,
+                          int nva, const dlp_train_opts *o,
+                          dlp_predictor **out, dlp_nn_file *file,
+                          dlp_error *err) {
+    *out = NULL;
+    const dlp_pred_kind *k = dlp_pred_kind_find(kind);
+    if (!k) return dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind "
+                            "'%s'; known: linreg, roofline, dippm, trappm",
+                            kind);
+    if (ntr < 1) return dlp_fail(err, DLP_ERR_ARG, "no training examples");
+    dlp_train_opts def;
+    if (!o) { dlp_train_opts_init(&def); o = &def; }
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, kind, E->mode);
+    snprintf(meta.devices, sizeof meta.devices, "%s", E->devices);
+    dlp_target ts[DLP_T_COUNT];
+    int nt = dlp_mode_targets(E->mode, ts);
+    /* ranges for the OOD check */
+    meta.batch_min = meta.seq_min = meta.macs_min = INFINITY;
+    for (int i = 0; i < ntr; i++) {
+        const dlp_example *x = &E->ex[tr[i]];
+        double b = (double)x->cfg.batch, s = (double)x->cfg.seq;
+        double m = E->fg[x->fg].macs;
+        if (b < meta.batch_min) meta.batch_min = b;
+        if (b > meta.batch_max) meta.batch_max = b;
+        if (s > 0 && s < meta.seq_min) meta.seq_min = s;
+        if (s > meta.seq_max) meta.seq_max = s;
+        if (m < meta.macs_min) meta.macs_min = m;
+        if (m > meta.macs_max) meta.macs_max = m;
+    }
+    if (!isfinite(meta.seq_min)) meta.seq_min = 0;
+    if (!isfinite(meta.macs_min)) meta.macs_min = 0;
+    dlp_nn_file payload = {0};
+    dlp_status st = k->train(E, tr, ntr, va, nva, o, &meta, &payload, err);
+    if (st) { dlp_nn_file_free(&payload); return st; }
+    dlp_predictor *p = calloc(1, sizeof *p);
+    if (!p) { dlp_nn_file_free(&payload); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
+    p->vt = k->vt;
+    p->meta = meta;
+    st = k->vt->load(p, &payload, err);
+    if (st) { free(p); dlp_nn_file_free(&payload); return st; }
+    /* validation error and residual quantiles (on train when no val set) */
+    const int32_t *vi = nva ? va : tr;
+    int nv = nva ? nva : ntr;
+    double *res = malloc((size_t)nv * sizeof *res);
+    if (!res) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    double *pred = !st ? malloc((size_t)nv * DLP_T_COUNT * sizeof *pred) : NULL;
+    if (!st && !pred) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nv && !st; i++) {
+        dlp_pred_result r;
+        st = dlp_pred_example(p, E, vi[i], &r, err);
+        for (int t = 0; t < DLP_T_COUNT && !st; t++)
+            pred[i * DLP_T_COUNT + t] = r.v[t].valid ? r.v[t].value : NAN;
+    }
+    for (int j = 0; j < nt && !st; j++) {
+        dlp_target t = ts[j];
+        if (!(p->meta.targets >> t & 1)) continue;
+        int n = 0;
+        double ape = 0;
+        for (int i = 0; i < nv; i++) {
+            double y = E->ex[vi[i]].y[t], f = pred[i * DLP_T_COUNT + t];
+            if (!(y > 0) || !(f > 0)) continue;
+            ape += fabs(f - y) / y;
+            res[n++] = log(y / f);
+        }
+        if (n) {
+            p->meta.val_error[t] = ape / n;
+            p->meta.resid_lo[t] = quantile(res, n, 0.05);
+            p->meta.resid_hi[t] = quantile(res, n, 0.95);
+        }
+    }
+    free(res); free(pred);
+    if (!st) {
+        snprintf(p->meta.info, sizeof p->meta.info,
+                 "trained on %d examples, validated on %d%s; %d graphs", ntr,
+                 nva, nva ? "" : " (training set)", E->n_fg);
+        if (file) {
+            memset(file, 0, sizeof *file);
+            st = dlp_pred_meta_write(&p->meta, file, err);
+            for (int i = 0; i < payload.n && !st; i++) {
+                const dlp_nn_entry *e = &payload.e[i];
+                if (e->kind == DLP_NN_F32) {
+                    /* copy through nn_real */
+                    nn_real *tmp = malloc((size_t)(e->count ? e->count : 1) * sizeof *tmp);
+                    if (!tmp) { st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); break; }
+                    for (uint64_t q = 0; q < e->count; q++) tmp[q] = ((float *)e->data)[q];
+                    st = dlp_nn_file_add_f32(file, e->name, tmp, e->count, err);
+                    free(tmp);
+                } else if (e->kind == DLP_NN_I64) {
+                    st = dlp_nn_file_add_i64(file, e->name, e->data, e->count, err);
+                } else {
+                    st = dlp_nn_file_add_str(file, e->name, e->data, err);
+                }
+            }
+            if (st) dlp_nn_file_free(file);
+        }
+    }
+    dlp_nn_file_free(&payload);
+    if (st) { dlp_predictor_free(p); return st; }
+    *out = p;
+    return DLP_OK;
+}
+
+/* ---- numeric helpers ---------------------------------------------------- */
+dlp_status dlp_ridge_fit(const double *X, const double *y, int n, int d,
+                         double lambda, double *w, dlp_error *err) {
+    double *A = calloc((size_t)d * d, sizeof *A);
+    double *b = calloc((size_t)d, sizeof *b);
+    if (!A || !b) {
+        free(A); free(b);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(y[i])) continue;
+        const double *x = X + (size_t)i * d;
+        used++;
+        for (int r = 0; r < d; r++) {
+            b[r] += x[r] * y[i];
+            for (int c = 0; c < d; c++) A[r * d + c] += x[r] * x[c];
+        }
+    }
+    for (int r = 1; r < d; r++) A[r * d + r] += lambda;
+    A[0] += 1e-9;
+    /* Cholesky solve A w = b */
+    for (int j = 0; j < d; j++) {
+        double s = A[j * d + j];
+        for (int k = 0; k < j; k++) s -= A[j * d + k] * A[j * d + k];
+        if (s <= 1e-12) s = 1e-12;
+        A[j * d + j] = sqrt(s);
+        for (int i = j + 1; i < d; i++) {
+            double t = A[i * d + j];
+            for (int k = 0; k < j; k++) t -= A[i * d + k] * A[j * d + k];
+            A[i * d + j] = t / A[j * d + j];
+        }
+    }
+    for (int i = 0; i < d; i++) {
+        double t = b[i];
+        for (int k = 0; k < i; k++) t -= A[i * d + k] * w[k];
+        w[i] = t / A[i * d + i];
+    }
+    for (int i = d - 1; i >= 0; i--) {
+        double t = w[i];
+        for (int k = i + 1; k < d; k++) t -= A[k * d + i] * w[k];
+        w[i] = t / A[i * d + i];
+    }
+    free(A); free(b);
+    if (!used) {
+        for (int i = 0; i < d; i++) w[i] = 0;
+        return dlp_fail(err, DLP_ERR_ARG, "ridge fit: no finite targets");
+    }
+    return DLP_OK;
+}
+
+void dlp_colstats(const float *x, size_t n, int d, float *mean, float *std) {
+    for (int j = 0; j < d; j++) {
+        double s = 0, s2 = 0;
+        for (size_t i = 0; i < n; i++) s += x[i * d + j];
+        double m = n ? s / n : 0;
+        for (size_t i = 0; i < n; i++) {
+            double z = x[i * d + j] - m;
+            s2 += z * z;
+        }
+        double sd = n > 1 ? sqrt(s2 / (n - 1)) : 1;
+        mean[j] = (float)m;
+        std[j] = (float)(sd > 1e-6 ? sd : 1);
+    }
+}
