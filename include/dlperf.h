@@ -344,6 +344,112 @@ int dlp_device_features(const dlp_device *d, const dlp_mig_profile *mig,
                         double *out, int cap);
 const char *dlp_device_feature_name(int i);      /* NULL out of range */
 
+/* ---- predict ---- */
+/* Predicts latency, peak memory, energy, throughput and average power of a
+ * model on a GPU from the trained predictors of a models/ directory, with
+ * an uncertainty interval per figure, out-of-distribution / extrapolation
+ * flags and a MIG profile recommendation. Example:
+ *
+ *     dlp_predictor_set *ps;
+ *     dlp_predictor_open("models", &ps, &err);
+ *     dlp_predict_config c;
+ *     dlp_predict_config_init(&c);
+ *     c.device = "h100"; c.precision = "fp16"; c.batch = 8;
+ *     dlp_predict_result r;
+ *     if (dlp_predict(ps, model, &c, &r, &err) == DLP_OK)
+ *         printf("%.3f ms, %s\n", r.latency_ms.value, r.mig_profile);
+ *     dlp_predictor_close(ps);
+ *
+ * The model may be analysed already or not: dlp_predict binds the config's
+ * batch and dims and (re-)analyses as needed. Error cases: unknown device
+ * or MIG profile (DLP_ERR_NOT_FOUND listing the known ones), a precision
+ * the device lacks (DLP_ERR_UNSUPPORTED), batch outside 1..65536 or a bad
+ * SM count (DLP_ERR_ARG), symbolic dims still unbound (DLP_ERR_SHAPE naming
+ * them). Ops the featurizer never saw, configs outside the training ranges
+ * and devices without training data are not errors: the result is flagged
+ * (ood, extrapolated) with the reasons. */
+typedef struct dlp_predictor_set dlp_predictor_set;
+
+/* Loads every predictor file (*.dlpm) of models_dir. */
+dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
+                              dlp_error *err);
+void dlp_predictor_close(dlp_predictor_set *ps);
+int dlp_predictor_set_size(const dlp_predictor_set *ps);
+/* "kind (file name)" of predictor i; NULL out of range. */
+const char *dlp_predictor_set_name(const dlp_predictor_set *ps, int i);
+
+#define DLP_PREDICT_MAX_DIMS 16
+typedef struct {
+    const char *device;      /* required: name or alias ("h100") */
+    const char *precision;   /* "fp32" (default), "fp16", "bf16" */
+    const char *runtime;     /* "graph" (default) or "eager" */
+    const char *mode;        /* "inference" (default), "training", "llm" */
+    int64_t batch;           /* -1: as bound in the model (else 1) */
+    int sms;                 /* SM partition; 0 = whole GPU */
+    const char *mig;         /* run on this MIG profile; NULL = whole GPU */
+    double slo_ms;           /* latency goal for the MIG advice; 0 = none */
+    const char *measured_dir;/* measured device figures (data/devices); NULL */
+    int n_dims;              /* symbolic dims to bind ("seq" = 128) */
+    const char *dim_names[DLP_PREDICT_MAX_DIMS];
+    int64_t dim_values[DLP_PREDICT_MAX_DIMS];
+} dlp_predict_config;
+
+void dlp_predict_config_init(dlp_predict_config *c);
+
+typedef struct {
+    int valid;               /* 0: no predictor covers this figure */
+    double value;            /* natural units */
+    double lo, hi;           /* ~90% interval (validation residuals) */
+    const char *by;          /* predictor kind (or "derived") */
+} dlp_predict_value;
+
+#define DLP_PREDICT_MAX_REASONS 8
+typedef struct {
+    char device[48], precision[8], runtime[8], mode[12];
+    int64_t batch, seq, height, width;
+    int sms;                 /* SMs the prediction is for */
+    char partition[24];      /* "" whole GPU, "sms=N" or the MIG profile */
+    char scaling[16];        /* partition scaling: "none" or "roofline" */
+    dlp_predict_value latency_ms;       /* per forward (training: per step) */
+    dlp_predict_value memory_mib;       /* peak allocated, context excluded */
+    dlp_predict_value energy_j;         /* per forward / step */
+    dlp_predict_value throughput_per_s; /* samples per second */
+    dlp_predict_value power_w;          /* energy / latency */
+    char mig_profile[24];    /* recommended; "" when no profile qualifies */
+    char mig_note[200];      /* why (or why none) */
+    double context_mib;      /* CUDA context added for the MIG advice */
+    int ood;                 /* outside the training distribution */
+    int extrapolated;        /* device without training data */
+    int n_reasons;
+    char reasons[DLP_PREDICT_MAX_REASONS][200];
+} dlp_predict_result;
+
+dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
+                       const dlp_predict_config *c, dlp_predict_result *out,
+                       dlp_error *err);
+
+/* The result as one JSON object (keys documented in README "dlperf
+ * predict"); *json is malloc'd, free() it. model_name may be NULL. */
+dlp_status dlp_predict_to_json(const dlp_predict_result *r,
+                               const char *model_name, char **json,
+                               dlp_error *err);
+
+/* MIG advice on its own: the smallest profile of the device (by memory,
+ * then compute slices) whose memory holds peak_mib + context_mib and, when
+ * slo_ms > 0, whose latency (latency_at(profile SMs) through the callback,
+ * or latency_full_ms scaled by the SM share when the callback is NULL) meets
+ * slo_ms. DLP_ERR_NOT_FOUND when the device has no MIG or nothing fits
+ * (message says why); *out gets the profile. */
+typedef double (*dlp_latency_at_fn)(int sms, const dlp_mig_profile *p,
+                                    void *user);
+dlp_status dlp_mig_recommend(const dlp_device *d, double peak_mib,
+                             double context_mib, double slo_ms,
+                             double latency_full_ms, dlp_latency_at_fn at,
+                             void *user, dlp_mig_profile *out,
+                             dlp_error *err);
+/* Memory of a MIG profile usable by a process, MiB (see README). */
+double dlp_mig_capacity_mib(const dlp_device *d, const dlp_mig_profile *p);
+
 #ifdef __cplusplus
 }
 #endif

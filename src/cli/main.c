@@ -12,6 +12,8 @@ static const struct {
     {"inspect", cmd_inspect, "read a model: shapes, parameters, MACs, FLOPs"},
     {"dataset", cmd_dataset, "validate a dataset and print its statistics"},
     {"devices", cmd_devices, "list the device database"},
+    {"predict", cmd_predict, "predict latency, memory, energy, MIG profile"},
+    {"tree", cmd_tree, "train / cross-validate the XGBoost LLM model"},
 };
 
 static void usage(FILE *f) {

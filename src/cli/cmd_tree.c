@@ -1,0 +1,112 @@
+/*
+ * cmd_tree.c — `dlperf tree fit DATA_DIR [-o FILE]`: trains the XGBoost
+ * language-model predictor (src/tree/) on a dataset's llm.csv labels,
+ * prints its leave-models-out cross-validation next to the analytical base
+ * it corrects, and writes the model file (models/xgb_llm.dlpm).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tree/tree.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+"usage: dlperf tree fit DATA_DIR [-o FILE.dlpm] [--device NAME] [--folds K]\n"
+"                       [--rounds N] [--depth D] [--eta X] [--seed S]\n"
+"                       [--threads N]\n\n"
+"Trains the XGBoost predictor of language-model throughput, peak memory\n"
+"and energy per sample on DATA_DIR's llm.csv labels; prints K-fold\n"
+"leave-models-out cross-validation (MAPE, RMSPE, within 10%%, Kendall's\n"
+"tau) for the trees and for the analytical base they correct. Without -o\n"
+"it only evaluates.\n");
+}
+
+static void progress(void *user, const char *line) {
+    (void)user;
+    fprintf(stderr, "tree: %s\n", line);
+}
+
+int cmd_tree(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "fit")) {
+        fprintf(stderr, "dlperf tree: unknown subcommand '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    dlp_tree_fit_opts o;
+    dlp_tree_fit_opts_default(&o);
+    o.progress = progress;
+    const char *dir = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = !strcmp(a, "-o") || !strcmp(a, "--device") ||
+                     !strcmp(a, "--folds") || !strcmp(a, "--rounds") ||
+                     !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
+                     !strcmp(a, "--seed") || !strcmp(a, "--threads");
+        if (takes && !v) {
+            fprintf(stderr, "dlperf tree: %s needs a value\n", a);
+            return 2;
+        }
+        char *end = NULL;
+        if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--device")) o.device = v;
+        else if (!strcmp(a, "--folds")) o.folds = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--rounds")) o.tp.rounds = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--depth")) o.tp.max_depth = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--eta")) o.tp.eta = strtod(v, &end);
+        else if (!strcmp(a, "--seed")) o.seed = o.tp.seed = strtoull(v, &end, 10);
+        else if (!strcmp(a, "--threads")) o.tp.threads = (int)strtol(v, &end, 10);
+        else if (a[0] == '-') {
+            fprintf(stderr, "dlperf tree: unknown option '%s'\n", a);
+            return 2;
+        } else if (!dir) {
+            dir = a;
+        } else {
+            fprintf(stderr, "dlperf tree: more than one dataset given\n");
+            return 2;
+        }
+        if (takes) {
+            if (end && (*end || end == v)) {
+                fprintf(stderr, "dlperf tree: bad value '%s' for %s\n", v, a);
+                return 2;
+            }
+            i++;
+        }
+    }
+    if (!dir) {
+        usage(stderr);
+        return 2;
+    }
+    dlp_error err = {0};
+    dlp_dataset *ds = NULL;
+    if (dlp_dataset_open(dir, &ds, &err)) {
+        fprintf(stderr, "dlperf tree: %s\n", err.msg);
+        return 1;
+    }
+    dlp_tree_report rep;
+    dlp_status st = dlp_tree_fit_llm(ds, &o, out, &rep, &err);
+    dlp_dataset_free(ds);
+    if (st) {
+        fprintf(stderr, "dlperf tree: %s\n", err.msg);
+        return 1;
+    }
+    printf("examples %d (graphs %d, models %d, skipped %d), %d-fold "
+           "leave-models-out\n", rep.examples, rep.graphs, rep.models,
+           rep.skipped, o.folds);
+    printf("%-22s %-5s %5s %8s %8s %8s %7s\n", "target", "who", "n", "MAPE%",
+           "RMSPE%", "<=10%", "tau");
+    for (int t = 0; t < DLP_TREE_NT; t++) {
+        const dlp_tree_metrics *ms[2] = {&rep.cv[t], &rep.cv_base[t]};
+        for (int k = 0; k < 2; k++)
+            printf("%-22s %-5s %5d %8.2f %8.2f %8.1f %7.3f\n",
+                   dlp_target_column(dlp_tree_targets[t]), k ? "base" : "xgb",
+                   ms[k]->n, 100 * ms[k]->mape, 100 * ms[k]->rmspe,
+                   100 * ms[k]->within10, ms[k]->tau);
+    }
+    return 0;
+}

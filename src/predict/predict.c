@@ -1,0 +1,456 @@
+/*
+ * predict.c — the public predict API: open a models/ directory as a
+ * predictor set (src/pred/ kinds plus the XGBoost tree kind of src/tree/),
+ * validate a prediction config against the device database, bind and
+ * analyse the model, check for unbound dims and unseen ops, run the best
+ * predictor per target, turn the targets into the user's figures (latency,
+ * memory, energy, throughput, power with intervals), scale to an SM / MIG
+ * partition and recommend a MIG profile.
+ */
+#include "predict/predict.h"
+#include "feat/feat.h"
+#include "model/model.h"
+#include "tree/tree.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- predictor sets ------------------------------------------------------ */
+
+static const dlp_pred_vtable *const EXTRA_KINDS[] = {&dlp_tree_pred_vtable,
+                                                     NULL};
+
+const dlp_pred_vtable *const *dlp_predict_extra_kinds(void) {
+    return EXTRA_KINDS;
+}
+
+dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
+                              dlp_error *err) {
+    if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_predictor_open: NULL out");
+    *out = NULL;
+    if (!models_dir)
+        return dlp_fail(err, DLP_ERR_ARG, "no models directory given");
+    dlp_predictor_set *ps = calloc(1, sizeof *ps);
+    if (!ps) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = dlp_pred_set_load(models_dir, EXTRA_KINDS, &ps->set, err);
+    if (st) {
+        free(ps);
+        return st;
+    }
+    ps->n = dlp_pred_set_count(ps->set);
+    ps->names = calloc((size_t)(ps->n > 0 ? ps->n : 1), sizeof *ps->names);
+    if (!ps->names) {
+        dlp_predictor_close(ps);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < ps->n; i++) {
+        const dlp_predictor *p = dlp_pred_set_at(ps->set, i);
+        const char *file = p->path ? strrchr(p->path, '/') : NULL;
+        file = file ? file + 1 : (p->path ? p->path : "?");
+        size_t len = strlen(p->meta.kind) + strlen(file) + 4;
+        ps->names[i] = malloc(len);
+        if (!ps->names[i]) {
+            dlp_predictor_close(ps);
+            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        }
+        snprintf(ps->names[i], len, "%s (%s)", p->meta.kind, file);
+    }
+    *out = ps;
+    return DLP_OK;
+}
+
+void dlp_predictor_close(dlp_predictor_set *ps) {
+    if (!ps) return;
+    for (int i = 0; ps->names && i < ps->n; i++) free(ps->names[i]);
+    free(ps->names);
+    dlp_pred_set_free(ps->set);
+    free(ps);
+}
+
+int dlp_predictor_set_size(const dlp_predictor_set *ps) {
+    return ps ? ps->n : 0;
+}
+
+const char *dlp_predictor_set_name(const dlp_predictor_set *ps, int i) {
+    return ps && i >= 0 && i < ps->n ? ps->names[i] : NULL;
+}
+
+/* ---- configs -------------------------------------------------------------- */
+
+void dlp_predict_config_init(dlp_predict_config *c) {
+    memset(c, 0, sizeof *c);
+    c->batch = -1;
+}
+
+#define MAX_BATCH 65536
+
+static void add_reason(dlp_predict_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_reason(dlp_predict_result *r, const char *fmt, ...) {
+    if (r->n_reasons >= DLP_PREDICT_MAX_REASONS) return;
+    char buf[sizeof r->reasons[0]];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < r->n_reasons; i++)
+        if (!strcmp(r->reasons[i], buf)) return;
+    memcpy(r->reasons[r->n_reasons++], buf, sizeof buf);
+}
+
+/* Lists the symbolic dims of graph inputs that are still unbound. */
+static dlp_status check_bound(const dlp_graph *g, dlp_error *err) {
+    char list[300];
+    size_t used = 0;
+    int n = 0;
+    list[0] = 0;
+    const char *first_input = NULL;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const dlp_value *v = &g->values[g->inputs[i]];
+        for (int k = 0; k < v->shape.rank; k++) {
+            const dlp_dim *d = &v->shape.dims[k];
+            if (d->value >= 0) continue;
+            const char *name = "?";
+            if (d->sym >= 0 && (size_t)d->sym < g->n_syms) {
+                if (g->sym_values[d->sym] >= 0) continue;
+                name = g->syms[d->sym];
+            }
+            if (strstr(list, name) && name[0] != '?') continue;
+            if (!first_input) first_input = v->name;
+            int w = snprintf(list + used, sizeof list - used, "%s'%s'",
+                             n ? ", " : "", name);
+            if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
+            n++;
+        }
+    }
+    if (!n) return DLP_OK;
+    return dlp_fail(err, DLP_ERR_SHAPE,
+                    "unbound symbolic dimension%s %s (input '%s'): bind with "
+                    "--dim NAME=VALUE%s", n > 1 ? "s" : "", list,
+                    first_input ? first_input : "?",
+                    strstr(list, "'batch'") ? " or --batch N" : "");
+}
+
+/* Whether some input's first dim is an unbound symbol. */
+static bool batch_unbound(const dlp_graph *g) {
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const dlp_shape *s = &g->values[g->inputs[i]].shape;
+        if (s->rank < 1 || s->dims[0].value >= 0) continue;
+        int sym = s->dims[0].sym;
+        if (sym < 0 || (size_t)sym >= g->n_syms || g->sym_values[sym] < 0)
+            return true;
+    }
+    return false;
+}
+
+/* Batch, sequence and input size of the bound graph. */
+static void read_sizes(const dlp_model *m, int64_t *batch, int64_t *seq,
+                       int64_t *h, int64_t *w) {
+    const dlp_graph *g = &m->graph;
+    *batch = m->batch > 0 ? m->batch : 0;
+    *seq = *h = *w = 0;
+    for (size_t i = 0; i < g->n_syms; i++)
+        if (!strcmp(g->syms[i], "seq") && g->sym_values[i] > 0)
+            *seq = g->sym_values[i];
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const dlp_value *v = &g->values[g->inputs[i]];
+        const dlp_shape *s = &v->shape;
+        if (s->rank < 1) continue;
+        if (!*batch && s->dims[0].value > 0) *batch = s->dims[0].value;
+        if (s->rank == 4 && dlp_dtype_is_float(v->dtype) && !*h) {
+            *h = s->dims[2].value > 0 ? s->dims[2].value : 0;
+            *w = s->dims[3].value > 0 ? s->dims[3].value : 0;
+        }
+        if (s->rank == 2 && !dlp_dtype_is_float(v->dtype) && !*seq &&
+            s->dims[1].value > 0)
+            *seq = s->dims[1].value;
+    }
+    if (!*batch) *batch = 1;
+}
+
+/* Ops of g (and subgraphs) outside the featurizer's vocabulary. */
+static void unseen_ops(const dlp_graph *g, char *list, size_t cap, int *n) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *nd = &g->nodes[i];
+        if (dlp_feat_op_index(nd->domain, nd->op_type) < 0) {
+            char name[96];
+            snprintf(name, sizeof name, "%s%s%s", nd->domain,
+                     nd->domain[0] ? "." : "", nd->op_type);
+            /* de-duplicate on whole names */
+            bool dup = false;
+            for (const char *p = list; (p = strstr(p, name)); p++) {
+                size_t l = strlen(name);
+                if ((p == list || p[-1] == ' ') &&
+                    (p[l] == 0 || p[l] == ','))
+                    dup = true;
+            }
+            if (!dup) {
+                size_t used = strlen(list);
+                snprintf(list + used, cap - used, "%s%s", *n ? ", " : "",
+                         name);
+                (*n)++;
+            }
+        }
+        for (int a = 0; a < nd->n_attrs; a++)
+            if (nd->attrs[a].graph) unseen_ops(nd->attrs[a].graph, list, cap, n);
+    }
+}
+
+/* ---- predicting ------------------------------------------------------------ */
+
+static void set_val(dlp_predict_value *o, const dlp_pred_value *v) {
+    o->valid = v->valid;
+    o->value = v->value;
+    o->lo = v->lo;
+    o->hi = v->hi;
+    o->by = v->by;
+}
+
+static void derived(dlp_predict_value *o, double value, double lo, double hi) {
+    o->valid = isfinite(value) && value > 0;
+    o->value = value;
+    o->lo = lo <= value ? lo : value;
+    o->hi = hi >= value ? hi : value;
+    o->by = "derived";
+}
+
+static void scale_val(dlp_predict_value *o, double f) {
+    o->value *= f;
+    o->lo *= f;
+    o->hi *= f;
+}
+
+typedef struct {
+    const dlp_graph *g;
+    const dlp_device *d;
+    dlp_precision prec;
+    dlp_runtime rt;
+    double lat_full;
+} mig_ctx;
+
+static double lat_at(int sms, const dlp_mig_profile *p, void *user) {
+    (void)sms;
+    mig_ctx *c = user;
+    return c->lat_full *
+           dlp_predict_partition_factor(c->g, c->d, c->prec, c->rt, 0, p);
+}
+
+dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
+                       const dlp_predict_config *c, dlp_predict_result *out,
+                       dlp_error *err) {
+    if (!ps || !m || !c || !out)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_predict: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (!c->device || !c->device[0])
+        return dlp_fail(err, DLP_ERR_ARG, "no device given (e.g. --device h100)");
+    dlp_device dev;
+    dlp_status st = dlp_device_load(c->device, c->measured_dir, &dev, err);
+    if (st) return st;
+    dlp_pred_config pc;
+    dlp_pred_config_init(&pc);
+    pc.device = dev;
+    if (c->precision && (st = dlp_precision_parse(c->precision, &pc.precision,
+                                                  err)))
+        return st;
+    if (c->runtime && (st = dlp_runtime_parse(c->runtime, &pc.runtime, err)))
+        return st;
+    if (c->mode && (st = dlp_mode_parse(c->mode, &pc.mode, err))) return st;
+    if (!dlp_device_supports(&dev, dlp_precision_name(pc.precision)))
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED,
+                        "%s has no %s support (it runs: fp32, fp16%s)",
+                        dev.name, dlp_precision_name(pc.precision),
+                        dlp_device_supports(&dev, "bf16") ? ", bf16" : "");
+    if (c->batch != -1 && (c->batch < 1 || c->batch > MAX_BATCH))
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "batch %lld is out of range (1..%d)",
+                        (long long)c->batch, MAX_BATCH);
+    if (c->sms < 0 || c->sms > dev.sm_count)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "--sms %d is out of range (1..%d on %s)", c->sms,
+                        dev.sm_count, dev.name);
+    dlp_mig_profile mig;
+    bool has_mig = c->mig && c->mig[0];
+    if (has_mig && c->sms)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "give --sms or --mig, not both");
+    if (has_mig && (st = dlp_device_mig(&dev, c->mig, &mig, err))) return st;
+    if (!(c->slo_ms >= 0) || !isfinite(c->slo_ms))
+        return dlp_fail(err, DLP_ERR_ARG, "latency goal %g ms is not >= 0",
+                        c->slo_ms);
+    if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
+        return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
+                        DLP_PREDICT_MAX_DIMS);
+
+    /* bind and analyse */
+    if (c->batch != -1 && (st = dlp_model_set_batch(m, c->batch, err)))
+        return st;
+    if (c->batch == -1 && m->batch < 0 && batch_unbound(&m->graph) &&
+        (st = dlp_model_set_batch(m, 1, err)))   /* default batch 1 */
+        return st;
+    for (int i = 0; i < c->n_dims; i++)
+        if ((st = dlp_model_bind_dim(m, c->dim_names[i], c->dim_values[i],
+                                     err)))
+            return st;
+    if ((st = check_bound(&m->graph, err))) return st;
+    if (!m->analyzed && (st = dlp_model_analyze(m, err))) return st;
+    read_sizes(m, &pc.batch, &pc.seq, &pc.height, &pc.width);
+    if (pc.batch > MAX_BATCH)
+        return dlp_fail(err, DLP_ERR_ARG, "batch %lld is out of range (1..%d)",
+                        (long long)pc.batch, MAX_BATCH);
+    if ((st = dlp_pred_config_check(&pc, err))) return st;
+
+    snprintf(out->device, sizeof out->device, "%s", dev.name);
+    snprintf(out->precision, sizeof out->precision, "%s",
+             dlp_precision_name(pc.precision));
+    snprintf(out->runtime, sizeof out->runtime, "%s",
+             pc.mode == DLP_MODE_TRAINING ? "eager"
+                                          : dlp_runtime_name(pc.runtime));
+    snprintf(out->mode, sizeof out->mode, "%s", dlp_mode_name(pc.mode));
+    out->batch = pc.batch;
+    out->seq = pc.seq;
+    out->height = pc.height;
+    out->width = pc.width;
+    out->sms = has_mig ? mig.sm_count : c->sms ? c->sms : dev.sm_count;
+    if (has_mig)
+        snprintf(out->partition, sizeof out->partition, "%s", mig.name);
+    else if (c->sms)
+        snprintf(out->partition, sizeof out->partition, "sms=%d", c->sms);
+    snprintf(out->scaling, sizeof out->scaling, "%s",
+             has_mig || c->sms ? "roofline" : "none");
+
+    /* ops the featurizer never saw */
+    char ops[160] = "";
+    int n_unseen = 0;
+    unseen_ops(&m->graph, ops, sizeof ops, &n_unseen);
+    if (n_unseen) {
+        out->ood = 1;
+        add_reason(out, "op%s never seen in training: %s",
+                   n_unseen > 1 ? "s" : "", ops);
+    }
+    if (m->graph.n_nodes == 0) {
+        out->ood = 1;
+        add_reason(out, "the graph has no nodes");
+    }
+
+    /* predict on the whole GPU, then scale to the partition */
+    dlp_pred_result pr;
+    dlp_pred_result_init(&pr);
+    dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
+    if ((st = dlp_pred_set_predict(ps->set, &in, &pr, err))) return st;
+    if (pr.ood) {
+        out->ood = 1;
+        add_reason(out, "%s", pr.ood_reason);
+    }
+    if (pr.extrapolated) {
+        out->extrapolated = 1;
+        add_reason(out, "no training data on %s: predicted from its device "
+                   "features (extrapolated)", dev.name);
+    }
+
+    double b = (double)pc.batch;
+    dlp_predict_value *L = &out->latency_ms, *M = &out->memory_mib,
+                      *E = &out->energy_j, *T = &out->throughput_per_s,
+                      *P = &out->power_w;
+    if (pc.mode == DLP_MODE_INFERENCE) {
+        set_val(L, &pr.v[DLP_T_INF_LATENCY_MS]);
+        set_val(M, &pr.v[DLP_T_INF_MEMORY_MIB]);
+        set_val(E, &pr.v[DLP_T_INF_ENERGY_J]);
+        if (!E->valid && L->valid && pr.v[DLP_T_INF_POWER_W].valid) {
+            const dlp_pred_value *pw = &pr.v[DLP_T_INF_POWER_W];
+            derived(E, pw->value * L->value / 1e3, pw->lo * L->lo / 1e3,
+                    pw->hi * L->hi / 1e3);
+        }
+    } else if (pc.mode == DLP_MODE_TRAINING) {
+        set_val(L, &pr.v[DLP_T_TRAIN_STEP_MS]);
+        set_val(M, &pr.v[DLP_T_TRAIN_MEMORY_MIB]);
+        const dlp_pred_value *pw = &pr.v[DLP_T_TRAIN_POWER_W];
+        if (L->valid && pw->valid)
+            derived(E, pw->value * L->value / 1e3, pw->lo * L->lo / 1e3,
+                    pw->hi * L->hi / 1e3);
+    } else {
+        const dlp_pred_value *tp = &pr.v[DLP_T_LLM_THROUGHPUT];
+        if (tp->valid) {
+            derived(L, b / tp->value * 1e3, b / tp->hi * 1e3, b / tp->lo * 1e3);
+            L->by = tp->by;
+        }
+        set_val(M, &pr.v[DLP_T_LLM_MEMORY_MIB]);
+        const dlp_pred_value *es = &pr.v[DLP_T_LLM_ENERGY_PER_SAMPLE];
+        if (es->valid) {
+            derived(E, es->value * b, es->lo * b, es->hi * b);
+            E->by = es->by;
+        }
+    }
+    if (!L->valid)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                        "no predictor in the models directory covers %s "
+                        "latency for %s %s", dlp_mode_name(pc.mode),
+                        dlp_runtime_name(pc.runtime),
+                        dlp_precision_name(pc.precision));
+
+    double lat_full = L->value;
+    if (has_mig || c->sms) {
+        double f = dlp_predict_partition_factor(&m->graph, &dev, pc.precision,
+                                                pc.runtime, c->sms,
+                                                has_mig ? &mig : NULL);
+        scale_val(L, f);
+        /* energy of the same work is kept; power follows from it */
+    }
+    const char *lat_by = L->by;
+    derived(T, b / L->value * 1e3, b / L->hi * 1e3, b / L->lo * 1e3);
+    if (pc.mode == DLP_MODE_LLM) T->by = lat_by;
+    if (E->valid) {
+        double p = E->value / L->value * 1e3;
+        double rel_lo = E->lo / E->value, rel_hi = E->hi / E->value;
+        derived(P, p, p * rel_lo, p * rel_hi);
+        if (pc.mode == DLP_MODE_INFERENCE && !has_mig && !c->sms &&
+            pr.v[DLP_T_INF_POWER_W].valid) {
+            /* a direct power prediction gives the interval's width */
+            const dlp_pred_value *pw = &pr.v[DLP_T_INF_POWER_W];
+            P->lo = p * pw->lo / pw->value;
+            P->hi = p * pw->hi / pw->value;
+        }
+    }
+    if (out->power_w.valid && out->power_w.value > dev.tdp_w * 1.5 &&
+        dev.tdp_w > 0) {
+        out->ood = 1;
+        add_reason(out, "predicted power %.0f W exceeds the board's %.0f W",
+                   out->power_w.value, dev.tdp_w);
+    }
+
+    /* MIG advice */
+    out->context_mib = DLP_CUDA_CONTEXT_MIB;
+    if (dev.n_mig > 0 && M->valid) {
+        mig_ctx mc = {&m->graph, &dev, pc.precision, pc.runtime, lat_full};
+        dlp_mig_profile rec;
+        dlp_error e2;
+        double need = M->value * DLP_RESERVED_RATIO;
+        if (dlp_mig_recommend(&dev, need, DLP_CUDA_CONTEXT_MIB, c->slo_ms,
+                              lat_full, lat_at, &mc, &rec, &e2) == DLP_OK) {
+            snprintf(out->mig_profile, sizeof out->mig_profile, "%s",
+                     rec.name);
+            double lat_rec = lat_at(rec.sm_count, &rec, &mc);
+            snprintf(out->mig_note, sizeof out->mig_note,
+                     "smallest profile holding %.0f MiB (peak x %.2f + "
+                     "context %.0f)%s; %.3g ms there",
+                     need + DLP_CUDA_CONTEXT_MIB, DLP_RESERVED_RATIO,
+                     DLP_CUDA_CONTEXT_MIB,
+                     c->slo_ms > 0 ? " and meeting the latency goal" : "",
+                     lat_rec);
+        } else {
+            snprintf(out->mig_note, sizeof out->mig_note, "%.199s", e2.msg);
+        }
+    } else if (dev.n_mig == 0) {
+        snprintf(out->mig_note, sizeof out->mig_note,
+                 "%s does not support MIG", dev.name);
+    } else {
+        snprintf(out->mig_note, sizeof out->mig_note,
+                 "no memory prediction: no MIG advice");
+    }
+    if (c->slo_ms > 0 && L->value > c->slo_ms)
+        add_reason(out, "predicted latency %.3g ms misses the %.3g ms goal",
+                   L->value, c->slo_ms);
+    return DLP_OK;
+}

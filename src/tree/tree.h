@@ -1,0 +1,133 @@
+/*
+ * tree.h — internal to libdlperf. Gradient-boosted trees for language-model
+ * targets: a thin wrapper over XGBoost's C API (tree_xgb.c), the language-
+ * model feature vector read from an analysed graph (tree_llm.c) and the
+ * tree predictor behind src/pred/pred.h's vtable (tree_pred.c).
+ *
+ * The XGBoost library logs through its own callback and may print; every
+ * call here silences it first (verbosity 0, a no-op log callback), so the
+ * library stays quiet as the project's rules require.
+ */
+#ifndef DLP_TREE_H
+#define DLP_TREE_H
+
+#include "../graph/graph.h"
+#include "../pred/pred.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- boosters (tree_xgb.c) --------------------------------------------- */
+
+typedef struct dlp_tree dlp_tree;   /* one booster: one scalar target */
+
+typedef struct {
+    int rounds;          /* boosting rounds (default 300) */
+    int max_depth;       /* default 6 */
+    double eta;          /* learning rate (default 0.1) */
+    double subsample;    /* row subsample (default 0.8) */
+    double colsample;    /* column subsample per tree (default 0.8) */
+    double min_child_weight; /* default 1 */
+    double lambda;       /* L2 on leaf weights (default 1) */
+    int threads;         /* 0: XGBoost's default */
+    uint64_t seed;
+} dlp_tree_params;
+
+void dlp_tree_params_default(dlp_tree_params *p);
+
+/* Trains on x[n, d] (row-major, NAN = missing) against y[n] with squared
+ * error. n >= 2, d >= 1, every y finite. */
+dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
+                          const dlp_tree_params *p, dlp_tree **out,
+                          dlp_error *err);
+/* out[n] for x[n, d]; d must equal the training width. */
+dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
+                            float *out, dlp_error *err);
+int dlp_tree_features(const dlp_tree *t);
+/* XGBoost's own JSON model bytes (*buf malloc'd; free()). */
+dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
+                         dlp_error *err);
+dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
+                         dlp_error *err);
+void dlp_tree_free(dlp_tree *t);
+
+/* ---- language-model features (tree_llm.c) ------------------------------ */
+/* What the graph says about a transformer, read from its patterns:
+ *   layers        attention blocks = Softmax nodes over a rank >= 3 score
+ *                 tensor whose last two dims are equal-length key axes
+ *   heads         dim 1 of those scores when rank 4 ([B, heads, Sq, Sk])
+ *   hidden        dim 1 of the largest embedding table (a Gather whose
+ *                 data is a rank-2 floating initializer)
+ *   vocab         dim 0 of that table
+ *   intermediate  widest output of a weight [hidden, X] (MatMul/Gemm with a
+ *                 rank-2 initializer) other than vocab and 3*hidden (fused
+ *                 QKV); 0 when none
+ *   gated         1 when the FFN has a gate (two weights [hidden, inter])
+ * Zero means "not found": a graph that is not a transformer reads as all
+ * zeros and the predictor flags it out of distribution. */
+typedef struct {
+    int64_t layers, heads, hidden, vocab, intermediate;
+    int gated;
+} dlp_llm_arch;
+
+void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
+
+/* ---- the tree predictor (tree_pred.c) ---------------------------------- */
+/* Kind "xgb", mode llm: one booster per target (throughput_samples_s,
+ * memory_mib, energy_per_sample_j), each predicting log(actual / base)
+ * where base is an analytical estimate (roofline latency, weights + peak
+ * activations, board power x roofline latency): targets span orders of
+ * magnitude, the log makes squared error a relative one, and the base lets
+ * the trees extrapolate along the physics instead of flat-lining outside
+ * the training range. Feature vector: DLP_TREE_NFEAT values, names from
+ * dlp_tree_feature_name. */
+#define DLP_TREE_SCHEMA 1
+#define DLP_TREE_NARCH 21
+#define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
+#define DLP_TREE_NT 3              /* throughput, memory, energy/sample */
+
+struct dlp_feat_graph;
+extern const dlp_pred_vtable dlp_tree_pred_vtable;
+extern const dlp_target dlp_tree_targets[DLP_TREE_NT];
+
+const char *dlp_tree_feature_name(int i);
+/* Features x[DLP_TREE_NFEAT] and the analytical bases[DLP_TREE_NT] of a
+ * graph (fg built from it) under config c; arch may be NULL (read here). */
+void dlp_tree_llm_features(const dlp_graph *g, const struct dlp_feat_graph *fg,
+                           const dlp_pred_config *c, const dlp_llm_arch *arch,
+                           float *x, double *base);
+
+/* ---- training and cross-validation (tree_fit.c) ------------------------ */
+typedef struct {
+    dlp_tree_params tp;
+    const char *device;      /* only rows of this device; NULL: every device */
+    int folds;               /* leave-models-out folds for validation (5) */
+    uint64_t seed;
+    /* progress lines (the CLI prints them); may be NULL */
+    void (*progress)(void *user, const char *line);
+    void *user;
+} dlp_tree_fit_opts;
+
+typedef struct {             /* held-out metrics of one target */
+    int n;
+    double mape, rmspe, within10, tau;
+} dlp_tree_metrics;
+
+typedef struct {
+    int examples, graphs, models, skipped;
+    dlp_tree_metrics cv[DLP_TREE_NT];       /* the tree model */
+    dlp_tree_metrics cv_base[DLP_TREE_NT];  /* the analytical base alone */
+} dlp_tree_report;
+
+void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o);
+/* Reads the llm.csv labels of a dataset (rep 0 and 1 averaged per
+ * configuration), featurizes every graph, runs leave-models-out
+ * cross-validation (the `model` column of graphs/index.csv groups folds)
+ * and writes the model trained on all rows to out_path (NULL: evaluate
+ * only). DLP_ERR_NOT_FOUND when the dataset has too few LLM rows. */
+dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
+                            const char *out_path, dlp_tree_report *rep,
+                            dlp_error *err);
+
+#endif /* DLP_TREE_H */

@@ -1,0 +1,190 @@
+/*
+ * tree_pred.c — the XGBoost tree predictor for language models behind
+ * pred.h's vtable (kind "xgb"): the feature vector (architecture read from
+ * the graph, totals, batch / sequence / precision / runtime, roofline
+ * estimates, device features), the analytical bases the boosters correct,
+ * and load / predict / free. Model-file payload: "xgb/schema" (i64
+ * [DLP_TREE_SCHEMA, DLP_TREE_NFEAT]) and one blob per target
+ * ("xgb/<column>": XGBoost JSON).
+ */
+#include "tree/tree.h"
+#include "feat/feat.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const dlp_target dlp_tree_targets[DLP_TREE_NT] = {
+    DLP_T_LLM_THROUGHPUT, DLP_T_LLM_MEMORY_MIB, DLP_T_LLM_ENERGY_PER_SAMPLE};
+
+static const char *const NAMES[DLP_TREE_NARCH] = {
+    "layers", "heads", "hidden", "vocab", "intermediate", "gated",
+    "log_params", "log_macs", "log_weights_mib", "log_peak_act_mib",
+    "log2_batch", "log2_seq", "log2_tokens", "elem_bytes", "bf16",
+    "graph_runtime", "log_compute_ms", "log_memory_ms", "log_roofline_ms",
+    "log_launch_ms", "log_nodes"};
+
+const char *dlp_tree_feature_name(int i) {
+    if (i < 0 || i >= DLP_TREE_NFEAT) return NULL;
+    if (i < DLP_TREE_NARCH) return NAMES[i];
+    return dlp_device_feature_name(i - DLP_TREE_NARCH);
+}
+
+static float lg10(double x) { return (float)log10(x > 0 ? x : 0) ; }
+static float lgp(double x) { return (float)log10(1 + (x > 0 ? x : 0)); }
+static float lg2p(double x) { return (float)log2(1 + (x > 0 ? x : 0)); }
+
+void dlp_tree_llm_features(const dlp_graph *g, const struct dlp_feat_graph *fg,
+                           const dlp_pred_config *c, const dlp_llm_arch *arch,
+                           float *x, double *base) {
+    dlp_llm_arch a;
+    if (!arch) {
+        dlp_llm_arch_read(g, &a);
+        arch = &a;
+    }
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    double tokens = (double)c->batch * (double)(c->seq > 0 ? c->seq : 1);
+    int k = 0;
+    x[k++] = (float)arch->layers;
+    x[k++] = (float)arch->heads;
+    x[k++] = (float)arch->hidden;
+    x[k++] = (float)arch->vocab;
+    x[k++] = (float)arch->intermediate;
+    x[k++] = (float)arch->gated;
+    x[k++] = lgp(fg->params);
+    x[k++] = lgp(fg->macs);
+    x[k++] = lgp(r.weights_mib);
+    x[k++] = lgp(r.peak_act_mib);
+    x[k++] = lg2p((double)c->batch);
+    x[k++] = lg2p((double)c->seq);
+    x[k++] = lg2p(tokens);
+    x[k++] = c->precision == DLP_PREC_FP32 ? 4.f : 2.f;
+    x[k++] = c->precision == DLP_PREC_BF16 ? 1.f : 0.f;
+    x[k++] = c->runtime == DLP_RT_GRAPH ? 1.f : 0.f;
+    x[k++] = lg10(r.compute_ms + 1e-6);
+    x[k++] = lg10(r.memory_ms + 1e-6);
+    x[k++] = lg10(r.roofline_ms + 1e-6);
+    x[k++] = lg10(r.launch_ms + 1e-6);
+    x[k++] = lgp(fg->n_nodes);
+    double dev[DLP_DEVICE_NFEATURES];
+    dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
+                        DLP_DEVICE_NFEATURES);
+    for (int i = 0; i < DLP_DEVICE_NFEATURES; i++) x[k++] = (float)dev[i];
+    /* bases: a forward's latency at the roofline plus launches (all of them
+     * for eager, a quarter for a replayed graph) */
+    double lat_ms = r.roofline_ms +
+                    r.launch_ms * (c->runtime == DLP_RT_EAGER ? 1.0 : 0.25);
+    if (!(lat_ms > 1e-4)) lat_ms = 1e-4;
+    double b = (double)(c->batch > 0 ? c->batch : 1);
+    base[0] = b / lat_ms * 1e3;                            /* samples/s */
+    base[1] = r.weights_mib + r.peak_act_mib + 1.0;        /* MiB */
+    base[2] = (c->device.tdp_w > 0 ? c->device.tdp_w : 300) * lat_ms / 1e3 / b;
+}
+
+/* ---- the vtable ------------------------------------------------------------ */
+
+typedef struct {
+    dlp_tree *t[DLP_TREE_NT];
+    pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
+} tree_impl;
+
+static void tree_free(dlp_predictor *p) {
+    tree_impl *im = p->impl;
+    if (!im) return;
+    for (int i = 0; i < DLP_TREE_NT; i++) dlp_tree_free(im->t[i]);
+    pthread_mutex_destroy(&im->lock);
+    free(im);
+    p->impl = NULL;
+}
+
+static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
+                            dlp_error *err) {
+    if (p->meta.mode != DLP_MODE_LLM)
+        return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file is not for "
+                        "mode llm");
+    const dlp_nn_entry *e = dlp_nn_file_get(f, "xgb/schema", DLP_NN_I64);
+    if (!e || e->count != 2)
+        return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file: no "
+                        "'xgb/schema' entry");
+    const int64_t *v = e->data;
+    if (v[0] != DLP_TREE_SCHEMA || v[1] != DLP_TREE_NFEAT)
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED,
+                        "xgb predictor has tree schema %lld with %lld "
+                        "features; this build has %d with %d: retrain it",
+                        (long long)v[0], (long long)v[1], DLP_TREE_SCHEMA,
+                        DLP_TREE_NFEAT);
+    tree_impl *im = calloc(1, sizeof *im);
+    if (!im) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&im->lock, NULL);
+    p->impl = im;
+    for (int i = 0; i < DLP_TREE_NT; i++) {
+        dlp_target t = dlp_tree_targets[i];
+        if (!(p->meta.targets >> t & 1)) continue;
+        char name[64];
+        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(t));
+        const void *bytes;
+        size_t n;
+        dlp_status st = dlp_pred_blob_get(f, name, &bytes, &n, err);
+        if (!st) st = dlp_tree_load(bytes, n, &im->t[i], err);
+        if (!st && dlp_tree_features(im->t[i]) != DLP_TREE_NFEAT)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "xgb booster '%s' has %d "
+                          "features, expected %d", name,
+                          dlp_tree_features(im->t[i]), DLP_TREE_NFEAT);
+        if (st) {
+            tree_free(p);
+            return st;
+        }
+    }
+    return DLP_OK;
+}
+
+static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
+                               dlp_pred_result *out, dlp_error *err) {
+    tree_impl *im = p->impl;
+    const dlp_pred_config *c = in->cfg;
+    dlp_feat_graph own;
+    const dlp_feat_graph *fg = in->feat;
+    if (!fg) {
+        dlp_status st = dlp_feat_graph_build(&own, in->graph, c->batch, c->seq,
+                                             c->height, c->width, err);
+        if (st) return st;
+        fg = &own;
+    }
+    dlp_llm_arch a;
+    dlp_llm_arch_read(in->graph, &a);
+    float x[DLP_TREE_NFEAT];
+    double base[DLP_TREE_NT];
+    dlp_tree_llm_features(in->graph, fg, c, &a, x, base);
+    if (fg == &own) dlp_feat_graph_free(&own);
+    if (!a.layers || !a.hidden)
+        dlp_pred_result_flag(out, "not a transformer: no %s found "
+                             "(the xgb model is for language models)",
+                             !a.hidden ? "embedding table" : "attention softmax");
+    double macs = pow(10.0, x[7]) - 1;   /* fg may be freed by now */
+    if (p->meta.macs_max > 0 &&
+        (macs < p->meta.macs_min / 4 || macs > p->meta.macs_max * 4))
+        dlp_pred_result_flag(out, "%.3g MACs outside the trained range "
+                             "%.3g..%.3g", macs, p->meta.macs_min,
+                             p->meta.macs_max);
+    for (int i = 0; i < DLP_TREE_NT; i++) {
+        if (!im->t[i]) continue;
+        float y;
+        pthread_mutex_lock(&im->lock);
+        dlp_status st = dlp_tree_predict(im->t[i], x, 1, DLP_TREE_NFEAT, &y,
+                                         err);
+        pthread_mutex_unlock(&im->lock);
+        if (st) return st;
+        dlp_pred_value *v = &out->v[dlp_tree_targets[i]];
+        v->valid = true;
+        v->value = base[i] * exp((double)y);
+        v->lo = v->hi = 0;   /* interval from the residuals in the header */
+        v->by = "xgb";
+    }
+    return DLP_OK;
+}
+
+const dlp_pred_vtable dlp_tree_pred_vtable = {"xgb", tree_load, tree_predict,
+                                              tree_free};

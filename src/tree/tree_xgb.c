@@ -1,0 +1,272 @@
+/*
+ * tree_xgb.c — gradient-boosted regression trees through XGBoost's C API
+ * (Debian libxgboost-dev 1.7): train on a dense float matrix, predict,
+ * save to / load from XGBoost's JSON model bytes.
+ *
+ * Prediction uses XGBoosterPredictFromDense with an array-interface JSON
+ * describing the caller's buffer (no DMatrix copy); XGBoost 1.7 requires
+ * "cache_id": 0 in its config. XGBoost keeps the prediction buffer inside
+ * the booster, so one booster must not predict from two threads at once.
+ */
+#include "tree/tree.h"
+
+#ifdef __has_include
+#if __has_include(<xgboost/c_api.h>)
+#define DLP_HAVE_XGB 1
+#endif
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dlp_tree_params_default(dlp_tree_params *p) {
+    memset(p, 0, sizeof *p);
+    p->rounds = 300;
+    p->max_depth = 6;
+    p->eta = 0.1;
+    p->subsample = 0.8;
+    p->colsample = 0.8;
+    p->min_child_weight = 1;
+    p->lambda = 1;
+    p->seed = 1;
+}
+
+#ifndef DLP_HAVE_XGB
+
+struct dlp_tree { int d; };
+
+static dlp_status no_xgb(dlp_error *err) {
+    return dlp_fail(err, DLP_ERR_UNSUPPORTED,
+                    "built without XGBoost (install libxgboost-dev)");
+}
+dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
+                          const dlp_tree_params *p, dlp_tree **out,
+                          dlp_error *err) {
+    (void)x; (void)n; (void)d; (void)y; (void)p; *out = NULL;
+    return no_xgb(err);
+}
+dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
+                            float *out, dlp_error *err) {
+    (void)t; (void)x; (void)n; (void)d; (void)out;
+    return no_xgb(err);
+}
+int dlp_tree_features(const dlp_tree *t) { return t ? t->d : 0; }
+dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
+                         dlp_error *err) {
+    (void)t; *buf = NULL; *len = 0;
+    return no_xgb(err);
+}
+dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
+                         dlp_error *err) {
+    (void)buf; (void)len; *out = NULL;
+    return no_xgb(err);
+}
+void dlp_tree_free(dlp_tree *t) { free(t); }
+
+#else
+
+#include <xgboost/c_api.h>
+
+struct dlp_tree {
+    BoosterHandle h;
+    int d;            /* feature count */
+};
+
+static void quiet_log(const char *msg) { (void)msg; }
+
+/* Silences XGBoost (it logs to stderr otherwise); idempotent. */
+static void xgb_quiet(void) {
+    XGBRegisterLogCallback(quiet_log);
+    XGBSetGlobalConfig("{\"verbosity\": 0}");
+}
+
+static dlp_status xgb_fail(dlp_error *err, const char *what) {
+    const char *m = XGBGetLastError();
+    /* keep XGBoost's first line only: it appends a stack trace */
+    char line[300];
+    snprintf(line, sizeof line, "%s", m ? m : "unknown error");
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    return dlp_fail(err, DLP_ERR_FORMAT, "XGBoost %s failed: %s", what, line);
+}
+
+static dlp_status set_param(BoosterHandle h, const char *k, double v,
+                            dlp_error *err) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    if (XGBoosterSetParam(h, k, buf) != 0) return xgb_fail(err, k);
+    return DLP_OK;
+}
+
+dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
+                          const dlp_tree_params *p, dlp_tree **out,
+                          dlp_error *err) {
+    if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_train: NULL out");
+    *out = NULL;
+    if (!x || !y || !p || n < 2 || d < 1)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "tree training needs at least 2 rows and 1 feature "
+                        "(got %zu x %d)", n, d);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(y[i]))
+            return dlp_fail(err, DLP_ERR_ARG,
+                            "tree training target %zu is not finite", i);
+    if (p->rounds < 1 || p->rounds > 100000 || p->max_depth < 1 ||
+        p->max_depth > 32 || !(p->eta > 0))
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "bad tree parameters (rounds %d, depth %d, eta %g)",
+                        p->rounds, p->max_depth, p->eta);
+    xgb_quiet();
+    DMatrixHandle dm = NULL;
+    if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)d, NAN, &dm) != 0)
+        return xgb_fail(err, "DMatrix");
+    dlp_status st = DLP_OK;
+    BoosterHandle h = NULL;
+    if (XGDMatrixSetFloatInfo(dm, "label", y, (bst_ulong)n) != 0) {
+        st = xgb_fail(err, "set label");
+        goto done;
+    }
+    if (XGBoosterCreate(&dm, 1, &h) != 0) {
+        st = xgb_fail(err, "create");
+        goto done;
+    }
+    if (XGBoosterSetParam(h, "objective", "reg:squarederror") != 0 ||
+        XGBoosterSetParam(h, "tree_method", "exact") != 0 ||
+        XGBoosterSetParam(h, "verbosity", "0") != 0) {
+        st = xgb_fail(err, "set objective");
+        goto done;
+    }
+    if ((st = set_param(h, "max_depth", p->max_depth, err)) ||
+        (st = set_param(h, "eta", p->eta, err)) ||
+        (st = set_param(h, "subsample", p->subsample > 0 ? p->subsample : 1,
+                        err)) ||
+        (st = set_param(h, "colsample_bytree",
+                        p->colsample > 0 ? p->colsample : 1, err)) ||
+        (st = set_param(h, "min_child_weight", p->min_child_weight, err)) ||
+        (st = set_param(h, "lambda", p->lambda, err)) ||
+        (st = set_param(h, "seed", (double)(p->seed % 2147483647u), err)))
+        goto done;
+    if (p->threads > 0 && (st = set_param(h, "nthread", p->threads, err)))
+        goto done;
+    for (int it = 0; it < p->rounds; it++)
+        if (XGBoosterUpdateOneIter(h, it, dm) != 0) {
+            st = xgb_fail(err, "training round");
+            goto done;
+        }
+    dlp_tree *t = calloc(1, sizeof *t);
+    if (!t) {
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    t->h = h;
+    t->d = d;
+    h = NULL;
+    *out = t;
+done:
+    if (h) XGBoosterFree(h);
+    XGDMatrixFree(dm);
+    return st;
+}
+
+dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
+                            float *out, dlp_error *err) {
+    if (!t || !x || !out)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_predict: NULL argument");
+    if (d != t->d)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "tree model expects %d features, got %d", t->d, d);
+    if (n == 0) return DLP_OK;
+    /* __array_interface__ of the caller's row-major float32 buffer */
+    char arr[200];
+    snprintf(arr, sizeof arr,
+             "{\"data\": [%llu, true], \"shape\": [%zu, %d], "
+             "\"typestr\": \"<f4\", \"version\": 3}",
+             (unsigned long long)(uintptr_t)x, n, d);
+    static const char cfg[] =
+        "{\"type\": 0, \"training\": false, \"iteration_begin\": 0, "
+        "\"iteration_end\": 0, \"strict_shape\": false, \"cache_id\": 0, "
+        "\"missing\": NaN}";
+    const bst_ulong *shape = NULL;
+    bst_ulong dim = 0;
+    const float *res = NULL;
+    if (XGBoosterPredictFromDense(t->h, arr, cfg, NULL, &shape, &dim, &res) !=
+        0)
+        return xgb_fail(err, "predict");
+    bst_ulong total = 1;
+    for (bst_ulong i = 0; i < dim; i++) total *= shape[i];
+    if (total != n)
+        return dlp_fail(err, DLP_ERR_FORMAT,
+                        "XGBoost returned %llu predictions for %zu rows",
+                        (unsigned long long)total, n);
+    memcpy(out, res, n * sizeof *out);
+    return DLP_OK;
+}
+
+int dlp_tree_features(const dlp_tree *t) { return t ? t->d : 0; }
+
+dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
+                         dlp_error *err) {
+    if (!t || !buf || !len)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_save: NULL argument");
+    *buf = NULL;
+    *len = 0;
+    bst_ulong n = 0;
+    const char *p = NULL;
+    if (XGBoosterSaveModelToBuffer(t->h, "{\"format\": \"json\"}", &n, &p) !=
+        0)
+        return xgb_fail(err, "save");
+    void *copy = malloc(n ? n : 1);
+    if (!copy) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    memcpy(copy, p, n);
+    *buf = copy;
+    *len = n;
+    return DLP_OK;
+}
+
+dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
+                         dlp_error *err) {
+    if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_load: NULL out");
+    *out = NULL;
+    if (!buf || len < 2)
+        return dlp_fail(err, DLP_ERR_FORMAT, "tree model payload is empty");
+    /* XGBoost accepts JSON (starts with '{') or UBJSON; ours is JSON. Check
+     * before handing it bytes: its parser is not hardened against garbage. */
+    if (((const char *)buf)[0] != '{' ||
+        ((const char *)buf)[len - 1] != '}')
+        return dlp_fail(err, DLP_ERR_FORMAT,
+                        "tree model payload is not XGBoost JSON");
+    xgb_quiet();
+    BoosterHandle h = NULL;
+    if (XGBoosterCreate(NULL, 0, &h) != 0) return xgb_fail(err, "create");
+    if (XGBoosterLoadModelFromBuffer(h, buf, (bst_ulong)len) != 0) {
+        dlp_status st = xgb_fail(err, "load");
+        XGBoosterFree(h);
+        return st;
+    }
+    bst_ulong nf = 0;
+    if (XGBoosterGetNumFeature(h, &nf) != 0 || nf < 1 || nf > 100000) {
+        XGBoosterFree(h);
+        return dlp_fail(err, DLP_ERR_FORMAT,
+                        "tree model has a bad feature count");
+    }
+    XGBoosterSetParam(h, "nthread", "1");
+    dlp_tree *t = calloc(1, sizeof *t);
+    if (!t) {
+        XGBoosterFree(h);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    t->h = h;
+    t->d = (int)nf;
+    *out = t;
+    return DLP_OK;
+}
+
+void dlp_tree_free(dlp_tree *t) {
+    if (!t) return;
+    XGBoosterFree(t->h);
+    free(t);
+}
+
+#endif /* DLP_HAVE_XGB */

@@ -1,0 +1,576 @@
+/*
+ * test_predict.c — the public predict API (src/predict/): config errors
+ * (unknown device / profile, missing precision, batch range, unbound dims,
+ * SM range, corrupt file), flags (unseen ops, extrapolated device), derived
+ * figures (throughput = batch / latency, power = energy / latency) against
+ * the predictor set run directly, MIG advice against hand-computed cases for
+ * H100 and A100 40/80 GB with and without a latency goal, partition
+ * scaling, JSON keys and determinism.
+ *
+ * The models directory is built here: roofline predictor files (no fitted
+ * parameters, so their outputs are an independent formula) for the three
+ * modes, trained "on" the H100 only.
+ */
+#include "check.h"
+#include "dlperf.h"
+#include "pred/pred.h"
+#include "feat/feat.h"
+#include "model/model.h"
+#include "predict/predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX "tests/fixtures/"
+static char models_dir[256];
+static dlp_predictor_set *PS;
+
+static void write_roofline(dlp_pred_mode mode, uint32_t targets,
+                           const char *name) {
+    dlp_pred_meta m;
+    dlp_pred_meta_init(&m, "roofline", mode);
+    m.targets = targets;
+    snprintf(m.devices, sizeof m.devices, "H100-SXM5-80GB");
+    for (int t = 0; t < DLP_T_COUNT; t++)
+        if (targets >> t & 1) {
+            m.val_error[t] = 0.5;
+            m.resid_lo[t] = log(0.8);
+            m.resid_hi[t] = log(1.25);
+        }
+    dlp_nn_file f = {0};
+    dlp_error err;
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", models_dir, name);
+    int ok = dlp_pred_meta_write(&m, &f, &err) == DLP_OK &&
+             dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK &&
+             dlp_nn_file_save(&f, path, &err) == DLP_OK;
+    dlp_nn_file_free(&f);
+    if (!ok) {
+        fprintf(stderr, "cannot write %s: %s\n", path, err.msg);
+        exit(1);
+    }
+}
+
+static void setup(void) {
+    snprintf(models_dir, sizeof models_dir, "/tmp/dlp_test_predict_XXXXXX");
+    if (!mkdtemp(models_dir)) exit(1);
+    write_roofline(DLP_MODE_INFERENCE,
+                   1u << DLP_T_INF_LATENCY_MS | 1u << DLP_T_INF_MEMORY_MIB |
+                       1u << DLP_T_INF_ENERGY_J | 1u << DLP_T_INF_POWER_W,
+                   "a_inf.dlpm");
+    write_roofline(DLP_MODE_TRAINING,
+                   1u << DLP_T_TRAIN_STEP_MS | 1u << DLP_T_TRAIN_MEMORY_MIB |
+                       1u << DLP_T_TRAIN_POWER_W,
+                   "b_train.dlpm");
+    write_roofline(DLP_MODE_LLM,
+                   1u << DLP_T_LLM_THROUGHPUT | 1u << DLP_T_LLM_MEMORY_MIB |
+                       1u << DLP_T_LLM_ENERGY_PER_SAMPLE,
+                   "c_llm.dlpm");
+    dlp_error err;
+    if (dlp_predictor_open(models_dir, &PS, &err)) {
+        fprintf(stderr, "open: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+static void teardown(void) {
+    dlp_predictor_close(PS);
+    const char *names[] = {"a_inf.dlpm", "b_train.dlpm", "c_llm.dlpm"};
+    for (int i = 0; i < 3; i++) {
+        char p[400];
+        snprintf(p, sizeof p, "%s/%s", models_dir, names[i]);
+        unlink(p);
+    }
+    rmdir(models_dir);
+}
+
+static dlp_model *open_model(const char *path) {
+    dlp_model *m = NULL;
+    dlp_error err;
+    if (dlp_model_open(path, &m, &err)) {
+        fprintf(stderr, "open %s: %s\n", path, err.msg);
+        return NULL;
+    }
+    return m;
+}
+
+/* dlp_predict on a fresh copy of path; returns the status */
+static dlp_status run(const char *path, const dlp_predict_config *c,
+                      dlp_predict_result *r, dlp_error *err) {
+    dlp_model *m = open_model(path);
+    if (!m) return DLP_ERR_IO;
+    dlp_status st = dlp_predict(PS, m, c, r, err);
+    dlp_model_free(m);
+    return st;
+}
+
+static void base_cfg(dlp_predict_config *c) {
+    dlp_predict_config_init(c);
+    c->device = "h100";
+}
+
+/* ---- happy path ---------------------------------------------------------- */
+
+static void test_open_errors(void) {
+    dlp_predictor_set *ps = NULL;
+    dlp_error err;
+    CHECK(dlp_predictor_open("/nonexistent/models", &ps, &err) != DLP_OK);
+    CHECK(ps == NULL);
+    CHECK(strstr(err.msg, "/nonexistent/models") != NULL);
+    CHECK(dlp_predictor_open(FIX "predict", &ps, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(dlp_predictor_set_size(PS) == 3);
+    CHECK(strstr(dlp_predictor_set_name(PS, 0), "roofline (a_inf.dlpm)") != NULL);
+    CHECK(dlp_predictor_set_name(PS, 3) == NULL);
+}
+
+/* the figures equal the predictor set run directly + the documented
+ * derivations */
+static void test_inference_matches_predictor(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 8;
+    c.precision = "fp16";
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK_MSG(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(r.batch == 8);
+    CHECK(!strcmp(r.device, "H100-SXM5-80GB"));
+    CHECK(!strcmp(r.mode, "inference") && !strcmp(r.runtime, "graph"));
+    CHECK(r.latency_ms.valid && r.memory_mib.valid && r.energy_j.valid);
+    /* independent path: bind, analyse, predictor set */
+    dlp_model *m = open_model(FIX "models/resnet18.onnx");
+    dlp_model_set_batch(m, 8, &err);
+    CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+    dlp_pred_config pc;
+    dlp_pred_config_init(&pc);
+    dlp_device_find("H100-SXM5-80GB", &pc.device, &err);
+    pc.precision = DLP_PREC_FP16;
+    pc.batch = 8;
+    pc.height = pc.width = 224;
+    dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
+    dlp_pred_result pr;
+    dlp_pred_result_init(&pr);
+    CHECK(dlp_pred_set_predict(PS->set, &in, &pr, &err) == DLP_OK);
+    CHECK_CLOSE(r.latency_ms.value, pr.v[DLP_T_INF_LATENCY_MS].value, 1e-12);
+    CHECK_CLOSE(r.memory_mib.value, pr.v[DLP_T_INF_MEMORY_MIB].value, 1e-12);
+    CHECK_CLOSE(r.energy_j.value, pr.v[DLP_T_INF_ENERGY_J].value, 1e-12);
+    dlp_model_free(m);
+    CHECK_CLOSE(r.throughput_per_s.value, 8 / (r.latency_ms.value / 1e3), 1e-12);
+    CHECK_CLOSE(r.power_w.value, r.energy_j.value / (r.latency_ms.value / 1e3),
+                1e-12);
+    /* interval from the residual quantiles written in the file */
+    CHECK_CLOSE(r.latency_ms.lo, r.latency_ms.value * 0.8, 1e-9);
+    CHECK_CLOSE(r.latency_ms.hi, r.latency_ms.value * 1.25, 1e-9);
+    CHECK(r.throughput_per_s.lo <= r.throughput_per_s.value &&
+          r.throughput_per_s.value <= r.throughput_per_s.hi);
+    CHECK(!r.ood && !r.extrapolated);
+    CHECK(!strcmp(r.latency_ms.by, "roofline"));
+    /* a roofline prediction of tiny resnet18 fits the smallest profile */
+    CHECK(!strcmp(r.mig_profile, "1g.10gb"));
+    CHECK(r.context_mib == DLP_CUDA_CONTEXT_MIB);
+}
+
+static void test_batch_from_model_and_default(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    dlp_predict_result r1, r4;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r1, &err) == DLP_OK);
+    CHECK(r1.batch == 1);   /* symbolic batch, none given: 1 */
+    c.batch = 4;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r4, &err) == DLP_OK);
+    CHECK(r4.batch == 4);
+    CHECK(r4.latency_ms.value > r1.latency_ms.value);
+}
+
+static void test_modes(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.mode = "training";
+    c.batch = 2;
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK_MSG(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(!strcmp(r.mode, "training"));
+    CHECK(r.latency_ms.valid && r.memory_mib.valid && r.energy_j.valid);
+    CHECK(!strcmp(r.energy_j.by, "derived"));
+    /* llm: latency = batch / throughput */
+    base_cfg(&c);
+    c.mode = "llm";
+    c.precision = "bf16";
+    c.batch = 4;
+    c.n_dims = 1;
+    c.dim_names[0] = "seq";
+    c.dim_values[0] = 32;
+    CHECK_MSG(run(FIX "models/llama_tiny.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(r.seq == 32 && r.batch == 4);
+    CHECK_CLOSE(r.throughput_per_s.value, 4 / (r.latency_ms.value / 1e3), 1e-9);
+    CHECK(r.energy_j.valid);
+}
+
+/* ---- bad input ------------------------------------------------------------- */
+
+static void test_unknown_device(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.device = "h900";
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "h900") && strstr(err.msg, "H100-SXM5-80GB"));
+    c.device = NULL;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+}
+
+static void test_precision_missing(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.device = "v100";
+    c.precision = "bf16";
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "V100") && strstr(err.msg, "bf16"));
+    c.device = "t4";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_UNSUPPORTED);
+    c.precision = "fp8x";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "fp8x") != NULL);
+    base_cfg(&c);
+    c.runtime = "jit";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    base_cfg(&c);
+    c.mode = "serving";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+}
+
+static void test_batch_range(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    dlp_predict_result r;
+    dlp_error err;
+    long long bad[] = {0, -5, 65537, 1LL << 40};
+    for (int i = 0; i < 4; i++) {
+        c.batch = bad[i];
+        CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+        CHECK(strstr(err.msg, "batch") != NULL);
+    }
+    c.batch = 65536;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+}
+
+static void test_unbound_dims(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.mode = "llm";
+    c.batch = 2;
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK(run(FIX "models/bert_tiny.onnx", &c, &r, &err) == DLP_ERR_SHAPE);
+    CHECK(strstr(err.msg, "'seq'") != NULL);
+    /* the batch defaults to 1; 'size' stays unbound and is named */
+    base_cfg(&c);
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_ERR_SHAPE);
+    CHECK(!strstr(err.msg, "'batch'") && strstr(err.msg, "'size'") &&
+          strstr(err.msg, "--dim"));
+    c.batch = 2;
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_ERR_SHAPE);
+    CHECK(!strstr(err.msg, "'batch'") && strstr(err.msg, "'size'"));
+    c.n_dims = 1;
+    c.dim_names[0] = "size";
+    c.dim_values[0] = 64;
+    CHECK_MSG(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(r.height == 64 && r.width == 64);
+    /* a dim the model does not have */
+    c.dim_names[0] = "nope";
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "nope") != NULL);
+}
+
+static void test_sms_mig_args(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    dlp_predict_result r;
+    dlp_error err;
+    c.sms = 133;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "132") != NULL);
+    c.sms = -1;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    c.sms = 0;
+    c.mig = "5g.50gb";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "1g.10gb") && strstr(err.msg, "7g.80gb"));
+    c.mig = "1g.10gb";
+    c.sms = 16;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    c.device = "t4";
+    c.sms = 0;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "MIG") != NULL);
+    base_cfg(&c);
+    c.slo_ms = -1;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    c.slo_ms = NAN;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+}
+
+static void test_corrupt_and_missing_file(void) {
+    dlp_model *m = NULL;
+    dlp_error err;
+    CHECK(dlp_model_open(FIX "predict/corrupt.onnx", &m, &err) != DLP_OK);
+    CHECK(m == NULL && err.msg[0]);
+    CHECK(dlp_model_open(FIX "predict/absent.onnx", &m, &err) == DLP_ERR_IO);
+    dlp_predict_config c;
+    base_cfg(&c);
+    dlp_predict_result r;
+    CHECK(dlp_predict(PS, NULL, &c, &r, &err) == DLP_ERR_ARG);
+    CHECK(dlp_predict(NULL, NULL, &c, &r, &err) == DLP_ERR_ARG);
+}
+
+static void test_unseen_ops_flagged(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 2;
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK_MSG(run(FIX "predict/unknown_op.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(r.ood);
+    int found = 0;
+    for (int i = 0; i < r.n_reasons; i++)
+        if (strstr(r.reasons[i], "NotARealOp") &&
+            strstr(r.reasons[i], "com.example.Fancy"))
+            found = 1;
+    CHECK(found);
+    /* a known graph is not flagged */
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(!r.ood);
+}
+
+static void test_extrapolated_device(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.device = "a100-40gb";
+    dlp_predict_result r;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(r.extrapolated);
+    CHECK(r.n_reasons >= 1 && strstr(r.reasons[0], "A100-SXM4-40GB"));
+    c.device = "h100";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(!r.extrapolated);
+}
+
+/* ---- MIG advice -------------------------------------------------------------- */
+
+static const char *rec(const char *dev, double peak, double slo, double lat) {
+    static dlp_mig_profile p;
+    dlp_device d;
+    dlp_error err;
+    if (dlp_device_find(dev, &d, &err)) return "bad device";
+    if (dlp_mig_recommend(&d, peak, 520, slo, lat, NULL, NULL, &p, &err))
+        return "none";
+    return p.name;
+}
+
+static void test_mig_memory_h100(void) {
+    /* capacity = named GB x 1024 x 0.95: 1g.10gb 9728, 1g.20gb 19456,
+     * 3g.40gb 38912, 7g.80gb 77824 MiB; need = peak + 520 */
+    CHECK(!strcmp(rec("h100", 100, 0, 1), "1g.10gb"));
+    CHECK(!strcmp(rec("h100", 9208, 0, 1), "1g.10gb"));   /* 9728 exactly */
+    CHECK(!strcmp(rec("h100", 9209, 0, 1), "1g.20gb"));
+    CHECK(!strcmp(rec("h100", 18936, 0, 1), "1g.20gb"));
+    CHECK(!strcmp(rec("h100", 18937, 0, 1), "3g.40gb"));  /* not 2g/4g */
+    CHECK(!strcmp(rec("h100", 38392, 0, 1), "3g.40gb"));
+    CHECK(!strcmp(rec("h100", 38393, 0, 1), "7g.80gb"));
+    CHECK(!strcmp(rec("h100", 77304, 0, 1), "7g.80gb"));
+    CHECK(!strcmp(rec("h100", 77305, 0, 1), "none"));
+}
+
+static void test_mig_memory_a100(void) {
+    /* A100 40GB: 1g.5gb 4864, 1g.10gb 9728, 3g.20gb 19456, 7g.40gb 38912 */
+    CHECK(!strcmp(rec("a100-40gb", 4344, 0, 1), "1g.5gb"));
+    CHECK(!strcmp(rec("a100-40gb", 4345, 0, 1), "1g.10gb"));
+    CHECK(!strcmp(rec("a100-40gb", 9209, 0, 1), "3g.20gb"));
+    CHECK(!strcmp(rec("a100-40gb", 19000, 0, 1), "7g.40gb"));
+    CHECK(!strcmp(rec("a100-40gb", 38393, 0, 1), "none"));
+    /* A100 80GB: same layout as H100 */
+    CHECK(!strcmp(rec("a100-80gb", 5000, 0, 1), "1g.10gb"));
+    CHECK(!strcmp(rec("a100-80gb", 15000, 0, 1), "1g.20gb"));
+    CHECK(!strcmp(rec("a100-80gb", 30000, 0, 1), "3g.40gb"));
+    CHECK(!strcmp(rec("a100-80gb", 60000, 0, 1), "7g.80gb"));
+    CHECK(!strcmp(rec("t4", 10, 0, 1), "none"));
+}
+
+static void test_mig_slo(void) {
+    /* without a callback latency scales by SMs: H100 132 SMs; 1 ms full:
+     * 1g.10gb 16 SMs 8.25 ms, 1g.20gb 26 SMs 5.08 ms, 2g.20gb 32 SMs
+     * 4.125 ms, 3g.40gb 60 SMs 2.2 ms, 4g.40gb 64 SMs 2.06, 7g 1 ms */
+    CHECK(!strcmp(rec("h100", 100, 9, 1), "1g.10gb"));
+    CHECK(!strcmp(rec("h100", 100, 8, 1), "1g.20gb"));
+    CHECK(!strcmp(rec("h100", 100, 5, 1), "2g.20gb"));
+    CHECK(!strcmp(rec("h100", 100, 4, 1), "3g.40gb"));
+    CHECK(!strcmp(rec("h100", 100, 2.1, 1), "4g.40gb"));
+    CHECK(!strcmp(rec("h100", 100, 2, 1), "7g.80gb"));
+    CHECK(!strcmp(rec("h100", 100, 0.9, 1), "none"));
+    /* memory and goal together: 20 GB forces >= 3g.40gb */
+    CHECK(!strcmp(rec("h100", 20000, 5, 1), "3g.40gb"));
+    /* A100 40GB: 98 SMs; 1g 14 SMs -> 7 ms, 2g 28 -> 3.5, 3g 42 -> 2.33 */
+    CHECK(!strcmp(rec("a100-40gb", 100, 4, 1), "2g.10gb"));
+    CHECK(!strcmp(rec("a100-40gb", 100, 3, 1), "3g.20gb"));
+    dlp_device d;
+    dlp_mig_profile p;
+    dlp_error err;
+    dlp_device_find("h100", &d, &err);
+    CHECK(dlp_mig_recommend(&d, 100, 520, 0.5, 1, NULL, NULL, &p, &err) ==
+          DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "0.5 ms") && strstr(err.msg, "7g.80gb"));
+    CHECK(dlp_mig_recommend(&d, NAN, 520, 0, 1, NULL, NULL, &p, &err) ==
+          DLP_ERR_ARG);
+    CHECK(dlp_mig_recommend(&d, 100000, 520, 0, 1, NULL, NULL, &p, &err) ==
+          DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "100520") != NULL);
+}
+
+static void test_predict_slo_end_to_end(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 64;
+    dlp_predict_result r0, r;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r0, &err) == DLP_OK);
+    /* a goal just above the whole-GPU latency leaves only big profiles */
+    c.slo_ms = r0.latency_ms.value * 1.0001;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK_MSG(!strcmp(r.mig_profile, "7g.80gb") ||
+                  !strcmp(r.mig_profile, "4g.40gb") ||
+                  !strcmp(r.mig_profile, "3g.40gb"),
+              "%s", r.mig_profile);
+    /* an impossible goal: no profile, a reason, still a prediction */
+    c.slo_ms = r0.latency_ms.value / 2;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(r.mig_profile[0] == 0 && strstr(r.mig_note, "goal"));
+    CHECK(r.n_reasons >= 1 && strstr(r.reasons[r.n_reasons - 1], "misses"));
+    /* the recommended profile's latency really meets a looser goal */
+    c.slo_ms = r0.latency_ms.value * 3;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    dlp_predict_config c2;
+    base_cfg(&c2);
+    c2.batch = 64;
+    c2.mig = r.mig_profile;
+    dlp_predict_result rm;
+    CHECK(run(FIX "models/resnet18.onnx", &c2, &rm, &err) == DLP_OK);
+    CHECK(rm.latency_ms.value <= c.slo_ms * (1 + 1e-9));
+}
+
+static void test_partition_scaling(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 32;
+    dlp_predict_result full, part, all, mig;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &full, &err) == DLP_OK);
+    c.sms = 132;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &all, &err) == DLP_OK);
+    CHECK_CLOSE(all.latency_ms.value, full.latency_ms.value, 1e-12);
+    c.sms = 33;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &part, &err) == DLP_OK);
+    CHECK(part.latency_ms.value > full.latency_ms.value);
+    CHECK(part.latency_ms.value <= full.latency_ms.value * 4 * (1 + 1e-9));
+    CHECK(!strcmp(part.scaling, "roofline") && !strcmp(part.partition, "sms=33"));
+    CHECK_CLOSE(part.energy_j.value, full.energy_j.value, 1e-12);
+    CHECK(part.power_w.value < full.power_w.value);
+    c.sms = 0;
+    c.mig = "1g.10gb";
+    CHECK(run(FIX "models/resnet18.onnx", &c, &mig, &err) == DLP_OK);
+    CHECK(mig.sms == 16 && !strcmp(mig.partition, "1g.10gb"));
+    CHECK(mig.latency_ms.value > part.latency_ms.value);
+    /* the factor by hand on a one-node graph: a 1 GFLOP fp32 MatMul is
+     * compute bound, so 1/8 of the SMs gives ~8x (less the fixed 1 us) */
+    dlp_device d;
+    dlp_device_find("h100", &d, &err);
+    dlp_graph g;
+    dlp_arena a = {0};
+    dlp_graph_init(&g, &a, NULL, &err);
+    int k = dlp_graph_add_node(&g);
+    g.nodes[k].op_type = "MatMul";
+    g.nodes[k].domain = "";
+    g.nodes[k].name = "mm";
+    g.nodes[k].cost.flops = 1e9;
+    g.nodes[k].cost.in_bytes = 1000;
+    double t_full = dlp_predict_roofline_ms(&g, &d, DLP_PREC_FP32, DLP_RT_GRAPH,
+                                            1, 1);
+    CHECK_CLOSE(t_full, 1e9 / (67e12) * 1e3 + 1e-3, 1e-9);
+    double f = dlp_predict_partition_factor(&g, &d, DLP_PREC_FP32, DLP_RT_GRAPH,
+                                            33, NULL);
+    double want = (4 * 1e9 / 67e12 * 1e3 + 1e-3) / t_full;
+    CHECK_CLOSE(f, want, 1e-9);
+    dlp_graph_free(&g);
+    dlp_arena_free(&a);
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void test_json_and_determinism(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 3;
+    c.precision = "fp16";
+    c.runtime = "eager";
+    dlp_predict_result r1, r2;
+    dlp_error err;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r1, &err) == DLP_OK);
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r2, &err) == DLP_OK);
+    char *j1 = NULL, *j2 = NULL;
+    CHECK(dlp_predict_to_json(&r1, "resnet18.onnx", &j1, &err) == DLP_OK);
+    CHECK(dlp_predict_to_json(&r2, "resnet18.onnx", &j2, &err) == DLP_OK);
+    CHECK(j1 && j2 && !strcmp(j1, j2));
+    const char *keys[] = {"\"latency_ms\":", "\"memory_mib\":", "\"energy_j\":",
+                          "\"throughput_per_s\":", "\"mig_profile\":",
+                          "\"power_w\":", "\"intervals\":", "\"flags\":",
+                          "\"predictors\":", "\"ood\":false",
+                          "\"extrapolated\":false", "\"runtime\":\"eager\""};
+    for (size_t i = 0; j1 && i < sizeof keys / sizeof *keys; i++)
+        CHECK_MSG(strstr(j1, keys[i]) != NULL, "%s missing", keys[i]);
+    CHECK(j1 && !strchr(j1, '\n'));
+    free(j1);
+    free(j2);
+    /* escaping */
+    snprintf(r1.reasons[0], sizeof r1.reasons[0], "quote \" back \\ nl \n");
+    r1.n_reasons = 1;
+    CHECK(dlp_predict_to_json(&r1, NULL, &j1, &err) == DLP_OK);
+    CHECK(strstr(j1, "quote \\\" back \\\\ nl \\u000a") != NULL);
+    CHECK(strstr(j1, "\"model\":null") != NULL);
+    free(j1);
+}
+
+int main(void) {
+    setup();
+    RUN(test_open_errors);
+    RUN(test_inference_matches_predictor);
+    RUN(test_batch_from_model_and_default);
+    RUN(test_modes);
+    RUN(test_unknown_device);
+    RUN(test_precision_missing);
+    RUN(test_batch_range);
+    RUN(test_unbound_dims);
+    RUN(test_sms_mig_args);
+    RUN(test_corrupt_and_missing_file);
+    RUN(test_unseen_ops_flagged);
+    RUN(test_extrapolated_device);
+    RUN(test_mig_memory_h100);
+    RUN(test_mig_memory_a100);
+    RUN(test_mig_slo);
+    RUN(test_predict_slo_end_to_end);
+    RUN(test_partition_scaling);
+    RUN(test_json_and_determinism);
+    if (!getenv("KEEP")) teardown();
+    return CHECK_DONE();
+}
