@@ -45,6 +45,16 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 
+
+def _zero_symbolic(g, self):
+    # torch 1.13's legacy exporter has no symbolic for aten::zero (the
+    # in-place x.zero_() of Swin V2's attention mask): x - x keeps the dtype
+    # and the shape, which is all the graph needs.
+    return g.op("Sub", self, self)
+
+
+torch.onnx.register_custom_op_symbolic("aten::zero", _zero_symbolic, 17)
+
 # torchvision's published op counts (GFLOPS column of the classification
 # table, i.e. the weights meta "_ops" of torchvision >= 0.15; torchvision 0.14
 # installed here predates the field). Source:
@@ -403,39 +413,53 @@ def main():
     oracle = json.load(open(opath)) if os.path.exists(opath) else {}
     tmpdir = tempfile.mkdtemp(prefix="dlp_fix_")
     for name in names:
-        model, x, token, size = build(name)
-        model.eval()
-        wrapped = First(model).eval()
-        dst = os.path.join(a.out, name + ".onnx")
-        raw = os.path.join(tmpdir, name + ".onnx")
-        with torch.no_grad():
-            export(wrapped, x, raw, token)
-        n_float = strip(raw, dst)
-        for f in os.listdir(tmpdir):
-            os.remove(os.path.join(tmpdir, f))
-        macs = torch_macs(wrapped, x[:1])   # grad on: no fused MHA fast path
-        ent = {
-            "file": name + ".onnx",
-            "kind": "transformer" if token else "torchvision",
-            "published_gmacs": None if token else PUBLISHED.get(name),
-            "published_source": None if token else PUBLISHED_SRC,
-            "input_size": size,
-            "torch_macs": macs,
-            "torch_params": sum(p.numel() for p in model.parameters()),
-            "onnx_float_init": n_float,
-            "dims": {"seq": 16} if token else {},
-            "torch": torch.__version__, "torchvision": torchvision.__version__,
-        }
-        if name in SHAPE_ORACLES:
-            ent["shape_oracle"] = write_shapes(a.out, name, token)
-        oracle[name] = ent
+        try:
+            export_one(name, a.out, tmpdir, oracle)
+        except Exception as e:  # record and go on with the next model
+            oracle[name] = {"export_error": "%s: %s" % (type(e).__name__,
+                                                       str(e)[:300])}
+            print("%-22s export failed: %s" % (name, oracle[name]
+                                               ["export_error"]), flush=True)
+            for f in os.listdir(tmpdir):
+                os.remove(os.path.join(tmpdir, f))
         with open(opath, "w") as f:
             json.dump(oracle, f, indent=1, sort_keys=True)
-        print("%-22s %8.1f KB  torch %.3f GMACs  published %s" % (
-            name, os.path.getsize(dst) / 1024, macs / 1e9,
-            ent["published_gmacs"]), flush=True)
-        del model, wrapped
     os.rmdir(tmpdir)
+
+
+def export_one(name, out, tmpdir, oracle):
+    """Exports one model into out/ and adds its oracle entry."""
+    model, x, token, size = build(name)
+    model.eval()
+    wrapped = First(model).eval()
+    dst = os.path.join(out, name + ".onnx")
+    raw = os.path.join(tmpdir, name + ".onnx")
+    # grad left on: under no_grad nn.MultiheadAttention takes its fused
+    # fast path (aten::_native_multi_head_attention), which has no ONNX export
+    export(wrapped, x, raw, token)
+    n_float = strip(raw, dst)
+    for f in os.listdir(tmpdir):
+        os.remove(os.path.join(tmpdir, f))
+    macs = torch_macs(wrapped, x[:1])   # grad on: no fused MHA fast path
+    ent = {
+        "file": name + ".onnx",
+        "kind": "transformer" if token else "torchvision",
+        "published_gmacs": None if token else PUBLISHED.get(name),
+        "published_source": None if token else PUBLISHED_SRC,
+        "input_size": size,
+        "torch_macs": macs,
+        "torch_params": sum(p.numel() for p in model.parameters()),
+        "onnx_float_init": n_float,
+        "dims": {"seq": 16} if token else {},
+        "torch": torch.__version__, "torchvision": torchvision.__version__,
+    }
+    if name in SHAPE_ORACLES:
+        ent["shape_oracle"] = write_shapes(out, name, token)
+    oracle[name] = ent
+    print("%-22s %8.1f KB  torch %.3f GMACs  published %s" % (
+        name, os.path.getsize(dst) / 1024, macs / 1e9,
+        ent["published_gmacs"]), flush=True)
+    del model, wrapped
 
 
 if __name__ == "__main__":

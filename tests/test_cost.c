@@ -7,6 +7,7 @@
 #include "cost/cost.h"
 #include "model/model.h"
 
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 
 static dlp_arena arena;
@@ -310,6 +311,107 @@ static void subgraph_outer(void) {
     a->graph = NULL;
 }
 
+/* Summary and JSON of a hand-built model (no reader, no shape inference):
+ *   x [1,4] f32, cond bool scalar: inputs; W [4,4] initializer
+ *   A MatMul(x, W) -> a; B Relu(a) -> b; C Add(a, b) -> c;
+ *   K Constant -> k [1]; D Mul(c, k) -> d (output);
+ *   E If(cond) -> e [1,4] (output), then-branch: Identity(x captured) -> y.
+ * Topological order (Kahn, FIFO in file order): A K E B C D.
+ * Live bytes: start x 16 + cond 1 = 17; A +16 = 33; E +16 = 49, then x
+ * (last read by E's branch) and cond die: 32; B +16 = 48; C +16 = 64 (peak),
+ * a, b die: 32; D +16 = 48, c dies.
+ * activation bytes: x a b c d e y 7 x 16 + cond 1 = 113 (k: Constant).
+ * tensors: x cond W a b c k d e + y = 10 (the captured x not again).
+ * edges: a->B, a->C, b->C, c->D, k->D = 5. nodes: 6 + 1 = 7.
+ * MACs 16; FLOPs 32 + 4 + 4 + 4 = 44. */
+static void summary_json(void) {
+    dlp_model *m = calloc(1, sizeof *m);
+    dlp_error err;
+    CHECK(dlp_graph_init(&m->graph, &m->arena, NULL, &err) == DLP_OK);
+    dlp_graph *gr = &m->graph;
+    gr->opset = 17;
+    int x = val(gr, "x", 2, 1, 4);
+    int cond = val(gr, "cond", 0);
+    gr->values[cond].dtype = DLP_DT_BOOL;
+    gr->values[x].flags |= DLP_V_INPUT;
+    gr->values[cond].flags |= DLP_V_INPUT;
+    dlp_graph_add_input(gr, x);
+    dlp_graph_add_input(gr, cond);
+    int w = init(gr, val(gr, "W", 2, 4, 4));
+    int a = val(gr, "a", 2, 1, 4), b = val(gr, "b", 2, 1, 4);
+    int c = val(gr, "c", 2, 1, 4), k = val(gr, "k", 1, 1);
+    int d = val(gr, "d", 2, 1, 4), e = val(gr, "e", 2, 1, 4);
+    node(gr, "MatMul", IN(x, w), IN(a));
+    node(gr, "Relu", IN(a), IN(b));
+    node(gr, "Add", IN(a, b), IN(c));
+    node(gr, "Constant", 0, NULL, IN(k));
+    node(gr, "Mul", IN(c, k), IN(d));
+    dlp_node *nif = node(gr, "If", IN(cond), IN(e));
+    dlp_graph_add_output(gr, d);
+    dlp_graph_add_output(gr, e);
+    gr->values[d].flags |= DLP_V_OUTPUT;
+    gr->values[e].flags |= DLP_V_OUTPUT;
+    dlp_graph *sub = dlp_arena_alloc(&m->arena, sizeof *sub);
+    CHECK(dlp_graph_init(sub, &m->arena, gr, &err) == DLP_OK);
+    int xo = val(sub, "x", 2, 1, 4);
+    sub->values[xo].flags |= DLP_V_OUTER;
+    int y = val(sub, "y", 2, 1, 4);
+    node(sub, "Identity", IN(xo), IN(y));
+    dlp_graph_add_output(sub, y);
+    dlp_attr *at = attr(nif, "then_branch", DLP_ATTR_GRAPH);
+    at->graph = sub;
+    CHECK(dlp_graph_toposort(gr, &err) == DLP_OK);
+    CHECK(dlp_graph_toposort(sub, &err) == DLP_OK);
+    dlp_cost_graph(gr);
+    dlp_summary s;
+    CHECK(dlp_model_summary(m, &s) == DLP_ERR_ARG);  /* not analysed yet */
+    char *js = NULL;
+    CHECK(dlp_model_to_json(m, &js, &err) == DLP_ERR_ARG && !js);
+    m->analyzed = true;
+    CHECK(dlp_model_summary(m, &s) == DLP_OK);
+    CHECK(s.nodes == 7);
+    CHECK(s.edges == 5);
+    CHECK(s.params == 16);
+    CHECK(s.weight_bytes == 64);
+    CHECK(s.tensors == 10);
+    CHECK(s.activation_bytes == 113);
+    CHECK_MSG(s.peak_activation_bytes == 64, "peak %lld",
+              (long long)s.peak_activation_bytes);
+    CHECK(s.unshaped_tensors == 0);
+    CHECK_CLOSE(s.macs, 16.0, 0);
+    CHECK_CLOSE(s.flops, 44.0, 0);
+    CHECK(s.opset == 17);
+    CHECK(dlp_model_to_json(m, &js, &err) == DLP_OK && js);
+    cJSON *root = js ? cJSON_Parse(js) : NULL;
+    CHECK(root != NULL);
+    if (root) {
+        cJSON *sum = cJSON_GetObjectItem(root, "summary");
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(sum, "peak_activation_bytes")) == 64);
+        cJSON *nodes = cJSON_GetObjectItem(root, "nodes");
+        CHECK(cJSON_GetArraySize(nodes) == 7);
+        cJSON *n0 = cJSON_GetArrayItem(nodes, 0);
+        CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(n0, "op")), "MatMul"));
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(n0, "macs")) == 16);
+        cJSON *o = cJSON_GetArrayItem(cJSON_GetObjectItem(n0, "outputs"), 0);
+        CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "dtype")), "float32"));
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "shape")) == 2);
+        /* the If's branch node follows it and names it as parent */
+        cJSON *n3 = cJSON_GetArrayItem(nodes, 3);
+        CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(n3, "parent")), "If"));
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")) == 0);
+        cJSON_Delete(root);
+    }
+    free(js);
+    /* an unknown dim: symbol string in JSON, counted as unshaped */
+    gr->values[b].shape.dims[0].value = -1;
+    gr->values[b].shape.dims[0].sym = dlp_graph_sym(gr, "batch", 5);
+    CHECK(dlp_model_summary(m, &s) == DLP_OK && s.unshaped_tensors == 1);
+    CHECK(dlp_model_to_json(m, &js, &err) == DLP_OK);
+    CHECK(js && strstr(js, "\"shape\":[\"batch\",4]"));
+    free(js);
+    dlp_model_free(m);
+}
+
 int main(void) {
     RUN(conv_stem);
     RUN(conv_depthwise);
@@ -322,6 +424,7 @@ int main(void) {
     RUN(flops_only);
     RUN(unknown);
     RUN(subgraph_outer);
+    RUN(summary_json);
     dlp_graph_free(&g);
     dlp_arena_free(&arena);
     return CHECK_DONE();

@@ -97,26 +97,48 @@ static void mark_captures(const dlp_graph *main, const dlp_graph *sub,
 }
 
 /* Peak of live activation bytes over the main graph in topological order:
- * a tensor is live from its producer until its last consumer; graph inputs
- * from the start; graph outputs until the end. */
+ * a tensor is live from its producer until its last consumer (a node whose
+ * subgraph reads it counts as a consumer); graph inputs from the start;
+ * graph outputs until the end. Deaths are bucketed by position (CSR). */
 static dlp_status peak_bytes(const dlp_graph *g, int64_t *peak) {
     *peak = 0;
     size_t nv = g->n_values, nn = g->n_nodes;
     if (!g->topo && nn) return DLP_ERR_GRAPH;
     int *last = malloc((nv ? nv : 1) * sizeof *last);
-    if (!last) return DLP_ERR_NOMEM;
+    int *head = calloc(nn + 2, sizeof *head);
+    int *dies = malloc((nv ? nv : 1) * sizeof *dies);
+    if (!last || !head || !dies) {
+        free(last); free(head); free(dies);
+        return DLP_ERR_NOMEM;
+    }
     for (size_t i = 0; i < nv; i++) last[i] = -1;
-    int end = (int)nn; /* "until the end" */
     for (size_t t = 0; t < nn; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] >= 0 && last[n->inputs[k]] < (int)t)
-                last[n->inputs[k]] = (int)t;
+            if (n->inputs[k] >= 0) last[n->inputs[k]] = (int)t;
         for (int a = 0; a < n->n_attrs; a++)
             if (n->attrs[a].graph)
                 mark_captures(g, n->attrs[a].graph, (int)t, last);
     }
-    for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = end;
+    for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)nn;
+    /* a value produced but never read dies right where it is produced */
+    for (size_t t = 0; t < nn; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        for (int k = 0; k < n->n_outputs; k++)
+            if (n->outputs[k] >= 0 && last[n->outputs[k]] < 0)
+                last[n->outputs[k]] = (int)t;
+    }
+    /* bucket activations by the position after which they die */
+    for (size_t i = 0; i < nv; i++)
+        if (last[i] >= 0 && last[i] < (int)nn &&
+            is_activation(g, &g->values[i]))
+            head[last[i] + 1]++;
+    for (size_t t = 0; t < nn + 1; t++) head[t + 1] += head[t];
+    for (size_t i = 0; i < nv; i++)
+        if (last[i] >= 0 && last[i] < (int)nn &&
+            is_activation(g, &g->values[i]))
+            dies[head[last[i]]++] = (int)i;
+    /* head[t] now ends bucket t; bucket t starts at head[t-1] (0 for t 0) */
     int64_t live = 0, best = 0;
     for (size_t i = 0; i < g->n_inputs; i++)
         if (is_activation(g, &g->values[g->inputs[i]]))
@@ -130,24 +152,12 @@ static dlp_status peak_bytes(const dlp_graph *g, int64_t *peak) {
                 sat_add(&live, value_bytes(&g->values[v]));
         }
         if (live > best) best = live;
-        /* free what dies here: inputs read for the last time, and outputs
-         * nobody reads */
-        for (int k = 0; k < n->n_inputs; k++) {
-            int v = n->inputs[k];
-            if (v < 0 || last[v] != (int)t || !is_activation(g, &g->values[v]))
-                continue;
-            live -= value_bytes(&g->values[v]);
-            last[v] = -2; /* freed once even if read twice by this node */
-        }
-        for (int k = 0; k < n->n_outputs; k++) {
-            int v = n->outputs[k];
-            if (v >= 0 && last[v] == -1 && is_activation(g, &g->values[v])) {
-                live -= value_bytes(&g->values[v]);
-                last[v] = -2;
-            }
-        }
+        for (int e = t ? head[t - 1] : 0; e < head[t]; e++)
+            live -= value_bytes(&g->values[dies[e]]);
     }
     free(last);
+    free(head);
+    free(dies);
     *peak = best;
     return DLP_OK;
 }
