@@ -6,6 +6,7 @@
  * Datasheet figures are cross-checked against an independent formula:
  * peak FP32 = SMs x FP32 lanes per SM x 2 x boost clock.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,41 @@ static void test_measured_corrupt(void) {
     CHECK(strstr(err.msg, "L4-24GB.json") != NULL);
 }
 
+/* Every measured file the collector committed (data/devices/<name>.json)
+ * must be named after a known card and load cleanly. */
+static void test_repo_measured(void) {
+    DIR *d = opendir("data/devices");
+    if (!d) {
+        printf("  (data/devices absent: no measured files checked)\n");
+        return;
+    }
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name);
+        dlp_device dev;
+        dlp_error err;
+        CHECK_MSG(dlp_device_find(name, &dev, &err) == DLP_OK && !strcmp(dev.name, name),
+                  "data/devices/%s: not a canonical device name", e->d_name);
+        CHECK_MSG(dlp_device_load(name, "data/devices", &dev, &err) == DLP_OK, "%s",
+                  err.msg);
+        CHECK_MSG(dev.measured != 0, "data/devices/%s: nothing measured", e->d_name);
+        /* a measurement cannot beat the datasheet peak by much */
+        const dlp_device *ds = NULL;
+        for (int i = 0; i < dlp_device_count(); i++)
+            if (!strcmp(dlp_device_at(i)->name, dev.name)) ds = dlp_device_at(i);
+        CHECK(ds && dev.fp16_tc_tflops <= 1.1 * ds->fp16_tc_tflops &&
+              dev.mem_bw_gbs <= 1.1 * ds->mem_bw_gbs && dev.sm_count == ds->sm_count);
+        printf("  data/devices/%s: measured bits %#x\n", e->d_name, dev.measured);
+        n++;
+    }
+    closedir(d);
+    (void)n;
+}
+
 /* `dlperf devices` exit codes (the binary sits next to tests/). */
 static void test_cli(void) {
     char bin[512], cmd[1200];
@@ -323,6 +359,7 @@ int main(int argc, char **argv) {
     RUN(test_features);
     RUN(test_measured_override);
     RUN(test_measured_corrupt);
+    RUN(test_repo_measured);
     RUN(test_cli);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

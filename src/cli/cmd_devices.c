@@ -90,16 +90,26 @@ static cJSON *device_json(const dlp_device *d) {
     return o;
 }
 
+/* One table cell: the value, then '*' when measured, right-aligned. */
+static void cell(double v, int prec, bool measured, int width) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.*f%s", prec, v, measured ? "*" : "");
+    printf(" %*s", width, buf);
+}
+
 static void print_row(const dlp_device *d) {
-    printf("%-16s %-7s %4d%s %5.0f%s %6.1f%s %6.0f%s %5.1f%s %d.%d%s %6.1f%s "
-           "%7.1f%s %7.1f%s %5.0f %2d\n",
-           d->name, d->arch, d->sm_count, mark(d, DLP_DEVM_SM), d->clock_mhz,
-           mark(d, DLP_DEVM_CLOCK), d->mem_mib / 1024, mark(d, DLP_DEVM_MEM),
-           d->mem_bw_gbs, mark(d, DLP_DEVM_MEM_BW), d->l2_mib,
-           mark(d, DLP_DEVM_L2), d->cc_major, d->cc_minor, mark(d, DLP_DEVM_CC),
-           d->fp32_tflops, mark(d, DLP_DEVM_FP32), d->fp16_tc_tflops,
-           mark(d, DLP_DEVM_FP16), d->bf16_tc_tflops, mark(d, DLP_DEVM_BF16),
-           d->tdp_w, d->n_mig);
+    printf("%-16s %-7s", d->name, d->arch);
+    cell(d->sm_count, 0, d->measured & DLP_DEVM_SM, 5);
+    cell(d->clock_mhz, 0, d->measured & DLP_DEVM_CLOCK, 6);
+    cell(d->mem_mib / 1024, 1, d->measured & DLP_DEVM_MEM, 7);
+    cell(d->mem_bw_gbs, 0, d->measured & DLP_DEVM_MEM_BW, 7);
+    cell(d->l2_mib, 1, d->measured & DLP_DEVM_L2, 6);
+    cell(d->cc_major + d->cc_minor / 10.0, 1, d->measured & DLP_DEVM_CC, 4);
+    cell(d->fp32_tflops, 1, d->measured & DLP_DEVM_FP32, 7);
+    cell(d->fp16_tc_tflops, 1, d->measured & DLP_DEVM_FP16, 8);
+    cell(d->bf16_tc_tflops, 1, d->measured & DLP_DEVM_BF16, 8);
+    cell(d->tdp_w, 0, false, 5);
+    printf(" %3d\n", d->n_mig);
 }
 
 static void print_detail(const dlp_device *d) {
