@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "data/dataset.h"
@@ -569,6 +571,53 @@ static void test_mutated_inputs(void) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* ---- the CLI: exit codes and the JSON it prints -------------------------- */
+
+static const char *argv0;
+
+static int run_rc(const char *cmd) {
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void test_cli(void) {
+    char bin[512], cmd[1400];
+    snprintf(bin, sizeof bin, "%s", argv0);
+    char *slash = strrchr(bin, '/');
+    if (!slash) return;
+    *slash = '\0';
+    slash = strrchr(bin, '/');
+    if (!slash) return;
+    strcpy(slash, "/dlperf");
+    if (access(bin, X_OK) != 0) {
+        printf("  (%s absent: CLI not checked)\n", bin);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "%s dataset stats " FIX "/valid >/dev/null", bin);
+    CHECK(run_rc(cmd) == 0);
+    const cJSON *rep = cJSON_GetObjectItem(cJSON_GetObjectItem(expected, "valid"), "report");
+    int li = cJSON_GetObjectItem(rep, "labeled_inference")->valueint;
+    snprintf(cmd, sizeof cmd,
+             "%s dataset stats " FIX "/valid --json | grep -q '\"labeled_inference\":\t%d,'",
+             bin, li);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(cmd, sizeof cmd,
+             "%s dataset stats " FIX "/missing_graph | grep -q 'ffffffffffffffff is not in'",
+             bin);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s dataset stats " FIX "/missing_graph >/dev/null", bin);
+    CHECK(run_rc(cmd) == 1);
+    snprintf(cmd, sizeof cmd,
+             "%s dataset stats " FIX "/bad_quote 2>&1 >/dev/null | grep -q unterminated", bin);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s dataset stats " FIX "/bad_quote 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 1);
+    snprintf(cmd, sizeof cmd, "%s dataset 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 2);
+    snprintf(cmd, sizeof cmd, "%s dataset stats a b 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 2);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -600,7 +649,9 @@ static void test_repo_data(void) {
     dlp_dataset_free(ds);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    (void)argc;
+    argv0 = argv[0];
     expected = load_json(FIX "/expected.json");
     RUN(test_fixture_cases);
     RUN(test_valid_rows_and_graphs);
@@ -609,6 +660,7 @@ int main(void) {
     RUN(test_csv_errors);
     RUN(test_tar_and_zstd);
     RUN(test_mutated_inputs);
+    RUN(test_cli);
     RUN(test_repo_data);
     cJSON_Delete(expected);
     return CHECK_DONE();
