@@ -1,0 +1,257 @@
+/*
+ * test_tree.c — src/tree/: the XGBoost wrapper against known functions
+ * (a step + linear target it must learn, a constant it must reproduce),
+ * save/load round trips, bad input (shapes, NaN targets, garbage payloads),
+ * the transformer architecture read from graphs exported by PyTorch
+ * (tests/gen_model_fixtures.py configs: 2 layers, 4 heads, width 64,
+ * vocabulary 1000, FFN 256 or gated 172), and the "xgb" predictor kind
+ * end to end: fit on the fixture dataset, write, load, predict.
+ */
+#include "check.h"
+#include "dlperf.h"
+#include "feat/feat.h"
+#include "model/model.h"
+#include "pred/pred.h"
+#include "tree/tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX "tests/fixtures/"
+
+static double u01(uint64_t *s) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* y = 2 x0 + [x1 > 0.5], x2 noise: trees must get it within 0.1 RMSE */
+static void test_learns_known_function(void) {
+    enum { N = 600, D = 3, NT = 200 };
+    static float x[N * D], y[N], xt[NT * D], yt[NT], p[NT];
+    uint64_t s = 7;
+    for (int i = 0; i < N + NT; i++) {
+        float *r = i < N ? x + i * D : xt + (i - N) * D;
+        for (int k = 0; k < D; k++) r[k] = (float)u01(&s);
+        float v = 2 * r[0] + (r[1] > 0.5f);
+        if (i < N) y[i] = v; else yt[i - N] = v;
+    }
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.rounds = 150;
+    tp.threads = 1;
+    dlp_tree *t = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_tree_train(x, N, D, y, &tp, &t, &err) == DLP_OK, "%s", err.msg);
+    CHECK(dlp_tree_features(t) == D);
+    CHECK(dlp_tree_predict(t, xt, NT, D, p, &err) == DLP_OK);
+    double se = 0;
+    for (int i = 0; i < NT; i++) se += (p[i] - yt[i]) * (p[i] - yt[i]);
+    double rmse = sqrt(se / NT);
+    CHECK_MSG(rmse < 0.1, "rmse %g", rmse);
+    /* save / load: the same numbers bit for bit */
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK(dlp_tree_save(t, &buf, &len, &err) == DLP_OK);
+    CHECK(len > 100 && ((char *)buf)[0] == '{');
+    dlp_tree *t2 = NULL;
+    CHECK_MSG(dlp_tree_load(buf, len, &t2, &err) == DLP_OK, "%s", err.msg);
+    static float p2[NT];
+    CHECK(t2 && dlp_tree_predict(t2, xt, NT, D, p2, &err) == DLP_OK);
+    CHECK(!memcmp(p, p2, sizeof p));
+    /* a deliberately wrong width is refused */
+    CHECK(dlp_tree_predict(t2, xt, NT, D + 1, p2, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "expects 3 features") != NULL);
+    /* a truncated payload is refused, not crashed on */
+    dlp_tree *t3 = NULL;
+    CHECK(dlp_tree_load(buf, len / 2, &t3, &err) != DLP_OK && !t3);
+    char *mut = malloc(len);
+    memcpy(mut, buf, len);
+    memset(mut + len / 3, 'x', 40);
+    CHECK(dlp_tree_load(mut, len, &t3, &err) != DLP_OK && !t3);
+    CHECK(strstr(err.msg, "XGBoost") != NULL);
+    free(mut);
+    free(buf);
+    dlp_tree_free(t);
+    dlp_tree_free(t2);
+    dlp_tree_free(NULL);
+}
+
+static void test_constant_target(void) {
+    float x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, y[8], p[8];
+    for (int i = 0; i < 8; i++) y[i] = 3.25f;
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.subsample = 1;
+    tp.rounds = 200;
+    tp.eta = 0.3;
+    dlp_tree *t = NULL;
+    dlp_error err;
+    CHECK(dlp_tree_train(x, 8, 1, y, &tp, &t, &err) == DLP_OK);
+    CHECK(dlp_tree_predict(t, x, 8, 1, p, &err) == DLP_OK);
+    for (int i = 0; i < 8; i++) CHECK_CLOSE(p[i], 3.25, 1e-3);
+    dlp_tree_free(t);
+}
+
+static void test_bad_input(void) {
+    float x[4] = {1, 2, 3, 4}, y[4] = {1, NAN, 3, 4};
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    dlp_tree *t = NULL;
+    dlp_error err;
+    CHECK(dlp_tree_train(x, 4, 1, y, &tp, &t, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "not finite") && !t);
+    y[1] = 2;
+    CHECK(dlp_tree_train(x, 1, 1, y, &tp, &t, &err) == DLP_ERR_ARG);
+    CHECK(dlp_tree_train(x, 4, 0, y, &tp, &t, &err) == DLP_ERR_ARG);
+    tp.rounds = 0;
+    CHECK(dlp_tree_train(x, 4, 1, y, &tp, &t, &err) == DLP_ERR_ARG);
+    CHECK(dlp_tree_load("garbage", 7, &t, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_tree_load("{}", 2, &t, &err) != DLP_OK);
+    CHECK(dlp_tree_load(NULL, 0, &t, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_tree_predict(NULL, x, 1, 1, y, &err) == DLP_ERR_ARG);
+}
+
+/* ---- architecture from graphs ---------------------------------------------- */
+
+static void arch_of(const char *file, dlp_llm_arch *a) {
+    memset(a, 0, sizeof *a);
+    dlp_model *m = NULL;
+    dlp_error err;
+    if (dlp_model_open(file, &m, &err)) {
+        CHECK_MSG(0, "%s: %s", file, err.msg);
+        return;
+    }
+    dlp_model_set_batch(m, 2, &err);
+    dlp_model_bind_dim(m, "seq", 16, &err);
+    CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+    dlp_llm_arch_read(&m->graph, a);
+    dlp_model_free(m);
+}
+
+static void test_arch_read(void) {
+    dlp_llm_arch a;
+    arch_of(FIX "models/bert_tiny.onnx", &a);
+    CHECK(a.layers == 2 && a.heads == 4 && a.hidden == 64 && a.vocab == 1000);
+    CHECK(a.intermediate == 256 && !a.gated);
+    arch_of(FIX "models/gpt_tiny.onnx", &a);
+    CHECK(a.layers == 2 && a.heads == 4 && a.hidden == 64 && a.vocab == 1000);
+    CHECK(a.intermediate == 256 && !a.gated);
+    arch_of(FIX "models/llama_tiny.onnx", &a);
+    CHECK_MSG(a.layers == 2 && a.heads == 4 && a.hidden == 64 &&
+                  a.vocab == 1000,
+              "%lld %lld %lld %lld", (long long)a.layers, (long long)a.heads,
+              (long long)a.hidden, (long long)a.vocab);
+    CHECK(a.intermediate == 172 && a.gated);
+    /* a CNN is not a transformer */
+    arch_of(FIX "models/resnet18.onnx", &a);
+    CHECK(a.layers == 0 && a.hidden == 0 && a.vocab == 0);
+    dlp_llm_arch_read(NULL, &a);
+    CHECK(a.layers == 0);
+}
+
+/* ---- the predictor kind ------------------------------------------------------ */
+
+static void test_fit_write_load_predict(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_dataset_open(FIX "dataset/valid", &ds, &err) == DLP_OK, "%s",
+              err.msg);
+    if (!ds) return;
+    dlp_tree_fit_opts o;
+    dlp_tree_fit_opts_default(&o);
+    o.tp.rounds = 30;
+    o.tp.threads = 1;
+    char path[] = "/tmp/dlp_test_tree_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    dlp_tree_report rep;
+    CHECK_MSG(dlp_tree_fit_llm(ds, &o, path, &rep, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(rep.examples == 6 && rep.graphs == 2 && rep.models == 2);
+    CHECK(rep.cv[0].n == 6 && isfinite(rep.cv[0].mape));
+    /* a device without rows: too few examples, a clear error */
+    o.device = "A100-SXM4-80GB";
+    CHECK(dlp_tree_fit_llm(ds, &o, NULL, &rep, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "A100-SXM4-80GB") != NULL);
+    dlp_dataset_free(ds);
+
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    CHECK_MSG(dlp_predictor_load(path, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    if (p) {
+        CHECK(!strcmp(p->meta.kind, "xgb") && p->meta.mode == DLP_MODE_LLM);
+        CHECK(p->meta.targets >> DLP_T_LLM_THROUGHPUT & 1);
+        CHECK(dlp_pred_meta_has_device(&p->meta, "H100-SXM5-80GB"));
+        CHECK(isfinite(p->meta.resid_lo[DLP_T_LLM_MEMORY_MIB]));
+        /* predict a real transformer graph: finite values, interval around */
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open(FIX "models/gpt_tiny.onnx", &m, &err) == DLP_OK);
+        dlp_model_set_batch(m, 4, &err);
+        dlp_model_bind_dim(m, "seq", 128, &err);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        dlp_pred_config c;
+        dlp_pred_config_init(&c);
+        dlp_device_find("h100", &c.device, &err);
+        c.mode = DLP_MODE_LLM;
+        c.precision = DLP_PREC_BF16;
+        c.batch = 4;
+        c.seq = 128;
+        dlp_pred_input in = {&m->graph, &c, NULL, NULL};
+        dlp_pred_result r1, r2;
+        dlp_pred_result_init(&r1);
+        dlp_pred_result_init(&r2);
+        CHECK_MSG(dlp_predictor_predict(p, &in, &r1, &err) == DLP_OK, "%s",
+                  err.msg);
+        CHECK(dlp_predictor_predict(p, &in, &r2, &err) == DLP_OK);
+        const dlp_pred_value *v = &r1.v[DLP_T_LLM_THROUGHPUT];
+        CHECK(v->valid && v->value > 0 && v->lo <= v->value && v->hi >= v->value);
+        CHECK(!strcmp(v->by, "xgb"));
+        CHECK(r1.v[DLP_T_LLM_MEMORY_MIB].valid);
+        CHECK(v->value == r2.v[DLP_T_LLM_THROUGHPUT].value);   /* determinism */
+        /* the model is the base times exp(tree): check the base is used */
+        dlp_feat_graph fg;
+        CHECK(dlp_feat_graph_build(&fg, &m->graph, 4, 128, 0, 0, &err) == DLP_OK);
+        float x[DLP_TREE_NFEAT];
+        double base[DLP_TREE_NT];
+        dlp_tree_llm_features(&m->graph, &fg, &c, NULL, x, base);
+        CHECK(x[0] == 2 && x[1] == 4 && x[2] == 64);   /* layers heads hidden */
+        CHECK(base[0] > 0 && base[1] > 0 && base[2] > 0);
+        dlp_feat_graph_free(&fg);
+        dlp_model_free(m);
+        /* a CNN is flagged out of distribution */
+        CHECK(dlp_model_open(FIX "models/resnet18.onnx", &m, &err) == DLP_OK);
+        dlp_model_set_batch(m, 4, &err);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        in.graph = &m->graph;
+        dlp_pred_result_init(&r1);
+        CHECK(dlp_predictor_predict(p, &in, &r1, &err) == DLP_OK);
+        CHECK(r1.ood && strstr(r1.ood_reason, "not a transformer"));
+        dlp_model_free(m);
+        dlp_predictor_free(p);
+    }
+    /* without the extra kind the file is refused by name */
+    CHECK(dlp_predictor_load(path, NULL, &p, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "xgb") != NULL);
+    /* a wrong tree schema is refused */
+    dlp_nn_file f = {0};
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    for (int i = 0; i < f.n; i++)
+        if (!strcmp(f.e[i].name, "xgb/schema")) ((int64_t *)f.e[i].data)[0] = 99;
+    CHECK(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "schema 99") != NULL);
+    dlp_nn_file_free(&f);
+    unlink(path);
+}
+
+int main(void) {
+    RUN(test_learns_known_function);
+    RUN(test_constant_target);
+    RUN(test_bad_input);
+    RUN(test_arch_read);
+    RUN(test_fit_write_load_predict);
+    return CHECK_DONE();
+}
