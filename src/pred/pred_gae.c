@@ -163,6 +163,7 @@ void dlp_gae_free(dlp_gae *g) {
 static dlp_status build_batch(const dlp_feat_graph *const *fgs, int n,
                               dlp_nn_graph *g, dlp_error *err) {
     dlp_nn_graph_desc d[64];
+    memset(d, 0, sizeof d);
     for (int i = 0; i < n; i++) {
         d[i].n_nodes = fgs[i]->n_nodes;
         d[i].n_edges = fgs[i]->n_edges;

@@ -78,6 +78,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                               const float *const *embs, int n,
                               dlp_nn_graph *g, double *logy, dlp_error *err) {
     dlp_nn_graph_desc descs[256];
+    memset(descs, 0, sizeof descs);
     if (n > 256) return dlp_fail(err, DLP_ERR_LIMIT, "gnn: batch too large");
     size_t N = 0;
     for (int i = 0; i < n; i++) {

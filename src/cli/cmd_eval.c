@@ -1,0 +1,258 @@
+/*
+ * cmd_eval.c — `dlperf eval DATA --kind K[,K..] --split S[,S..]`: trains
+ * each kind on every fold of each split and reports, per target, MAPE,
+ * RMSPE, RMSE, Kendall's tau and accuracy within 10%, overall and per
+ * family; then, per target and family, whether each learned kind beats both
+ * baselines (linreg, roofline) when they were evaluated too. Writes an
+ * actual-vs-predicted SVG per kind, split and target with --plot-dir, and
+ * the same tables as Markdown with --markdown FILE (appended).
+ * Exit: 0 ok, 1 failure, 2 usage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "learn_cli.h"
+#include "eval/eval.h"
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: dlperf eval DATA [--kind K,..] [--split S,..] [options]\n"
+               "  --kind     linreg,roofline,dippm,trappm (default: "
+               "linreg,roofline,dippm)\n"
+               "  --split    random,mc,lmo,lofo or all (default: lmo)\n"
+               "  --plot-dir DIR     actual-vs-predicted SVGs\n"
+               "  --markdown FILE    append the tables as Markdown\n"
+               "%s", learn_opts_help());
+}
+
+static void pct(FILE *f, double x) {
+    if (isfinite(x)) fprintf(f, "%7.2f%%", 100 * x);
+    else fprintf(f, "%8s", "-");
+}
+
+static void fold_cb(void *user, int i, int n, const dlp_fold *fo) {
+    const learn_opts *o = user;
+    if (!o->quiet)
+        fprintf(stderr, "-- %s (%d/%d): train %d, val %d, test %d\n", fo->name,
+                i + 1, n, fo->ntr, fo->nva, fo->nte);
+}
+
+typedef struct {
+    const char *kind;
+    dlp_split_kind split;
+    dlp_eval_result r;
+    bool ok;
+} run;
+
+int cmd_eval(int argc, char **argv) {
+    learn_opts o;
+    learn_opts_init(&o);
+    char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
+    const char *plot_dir = NULL, *md = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = learn_opt(&o, argc, argv, &i);
+        if (r < 0) return 2;
+        if (r) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
+                      !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown");
+        if (valued && i + 1 >= argc) {
+            fprintf(stderr, "dlperf eval: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--kind")) snprintf(kinds_s, sizeof kinds_s, "%s", argv[++i]);
+        else if (!strcmp(a, "--split")) snprintf(splits_s, sizeof splits_s, "%s", argv[++i]);
+        else if (!strcmp(a, "--plot-dir")) plot_dir = argv[++i];
+        else if (!strcmp(a, "--markdown")) md = argv[++i];
+        else if (a[0] == '-') {
+            fprintf(stderr, "dlperf eval: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o.data) o.data = a;
+        else { usage(stderr); return 2; }
+    }
+    if (!o.data) { usage(stderr); return 2; }
+    if (!strcmp(splits_s, "all")) snprintf(splits_s, sizeof splits_s, "random,mc,lmo,lofo");
+    const char *kinds[8];
+    int nk = 0;
+    bool need_pool = false;
+    for (char *s = strtok(kinds_s, ","); s && nk < 8; s = strtok(NULL, ",")) {
+        if (!dlp_pred_kind_find(s)) {
+            fprintf(stderr, "dlperf eval: unknown kind '%s'\n", s);
+            return 2;
+        }
+        kinds[nk++] = s;
+        if (!strcmp(s, "trappm")) need_pool = true;
+    }
+    dlp_split_kind splits[DLP_SPLIT_COUNT];
+    int ns = 0;
+    for (char *s = strtok(splits_s, ","); s && ns < DLP_SPLIT_COUNT; s = strtok(NULL, ",")) {
+        dlp_error err;
+        if (dlp_split_parse(s, &splits[ns], &err)) {
+            fprintf(stderr, "dlperf eval: %s\n", err.msg);
+            return 2;
+        }
+        ns++;
+    }
+    if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
+    dlp_dataset *ds = NULL;
+    dlp_examples E;
+    if (learn_examples(&o, need_pool, &ds, &E)) return 1;
+    if (plot_dir) mkdir(plot_dir, 0777);
+    FILE *mdf = NULL;
+    if (md && !(mdf = fopen(md, "a"))) {
+        fprintf(stderr, "dlperf eval: cannot write %s\n", md);
+        dlp_examples_free(&E);
+        dlp_dataset_free(ds);
+        return 1;
+    }
+    dlp_target ts[DLP_T_COUNT];
+    int nt = dlp_mode_targets(o.mode, ts);
+    run *runs = calloc((size_t)(nk * ns), sizeof *runs);
+    int rc = runs ? 0 : 1;
+    for (int s = 0; s < ns && !rc; s++)
+        for (int k = 0; k < nk && !rc; k++) {
+            run *R = &runs[s * nk + k];
+            R->kind = kinds[k];
+            R->split = splits[s];
+            if (!o.quiet)
+                fprintf(stderr, "== %s, split %s\n", kinds[k], dlp_split_name(splits[s]));
+            dlp_error err;
+            if (dlp_eval_run(&E, kinds[k], splits[s], o.train.seed, &o.train,
+                             fold_cb, &o, &R->r, &err)) {
+                fprintf(stderr, "dlperf eval: %s/%s: %s\n", kinds[k],
+                        dlp_split_name(splits[s]), err.msg);
+                continue;   /* report the others */
+            }
+            R->ok = true;
+        }
+    for (int q = 0; q < nk * ns && !rc; q++) {
+        run *R = &runs[q];
+        if (!R->ok) continue;
+        const char *sn = dlp_split_name(R->split);
+        printf("\n== %s, %s, split %s: %d folds, %d test predictions, "
+               "training %.0f s ==\n", R->kind, dlp_mode_name(o.mode), sn,
+               R->r.n_folds, R->r.n, R->r.train_s);
+        printf("%-26s %-14s %6s %8s %8s %10s %7s %8s\n", "target", "family",
+               "n", "MAPE", "RMSPE", "RMSE", "tau", "in 10%");
+        if (mdf)
+            fprintf(mdf, "\n#### %s — %s, split `%s` (%d folds, %d test "
+                    "predictions)\n\n| target | family | n | MAPE | RMSPE | "
+                    "RMSE | Kendall tau | within 10%% |\n|---|---|---|---|---|"
+                    "---|---|---|\n", R->kind, dlp_mode_name(o.mode), sn,
+                    R->r.n_folds, R->r.n);
+        for (int j = 0; j < nt; j++) {
+            for (int fam = -1; fam < E.n_families; fam++) {
+                dlp_metrics m;
+                dlp_eval_metrics(&E, &R->r, ts[j], fam, &m);
+                if (m.n == 0) continue;
+                const char *fn = fam < 0 ? "all" : E.families[fam];
+                printf("%-26s %-14s %6d ", fam < 0 ? dlp_target_name(ts[j]) : "",
+                       fn, m.n);
+                pct(stdout, m.mape);
+                printf(" ");
+                pct(stdout, m.rmspe);
+                printf(" %10.4g %7.3f ", m.rmse, m.tau);
+                pct(stdout, m.acc10);
+                printf("\n");
+                if (mdf)
+                    fprintf(mdf, "| %s | %s | %d | %.2f%% | %.2f%% | %.4g | "
+                            "%.3f | %.1f%% |\n", dlp_target_name(ts[j]), fn,
+                            m.n, 100 * m.mape, 100 * m.rmspe, m.rmse, m.tau,
+                            100 * m.acc10);
+            }
+            if (plot_dir) {
+                int n = R->r.n;
+                double *y = malloc((size_t)(n ? n : 1) * sizeof *y);
+                double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+                int *g = malloc((size_t)(n ? n : 1) * sizeof *g);
+                if (y && p && g) {
+                    for (int i = 0; i < n; i++) {
+                        y[i] = E.ex[R->r.ex[i]].y[ts[j]];
+                        p[i] = R->r.pred[(size_t)i * DLP_T_COUNT + ts[j]];
+                        g[i] = E.ex[R->r.ex[i]].family;
+                    }
+                    char path[1024], title[256];
+                    snprintf(path, sizeof path, "%s/%s-%s-%s.svg", plot_dir,
+                             R->kind, sn, dlp_target_name(ts[j]));
+                    dlp_metrics m;
+                    dlp_eval_metrics(&E, &R->r, ts[j], -1, &m);
+                    snprintf(title, sizeof title, "%s, split %s: %s (MAPE "
+                             "%.2f%%, n=%d)", R->kind, sn,
+                             dlp_target_name(ts[j]), 100 * m.mape, m.n);
+                    dlp_error err;
+                    if (m.n && dlp_svg_scatter(path, title, dlp_target_unit(ts[j]),
+                                               y, p, g,
+                                               (const char *const *)E.families,
+                                               E.n_families, n, &err))
+                        fprintf(stderr, "dlperf eval: %s\n", err.msg);
+                    else if (m.n && !o.quiet)
+                        fprintf(stderr, "wrote %s\n", path);
+                }
+                free(y); free(p); free(g);
+            }
+        }
+    }
+    /* learned kinds vs both baselines, per split, target and family */
+    for (int s = 0; s < ns && !rc; s++) {
+        const run *lr = NULL, *rf = NULL;
+        for (int k = 0; k < nk; k++) {
+            const run *R = &runs[s * nk + k];
+            if (!R->ok) continue;
+            if (!strcmp(R->kind, "linreg")) lr = R;
+            if (!strcmp(R->kind, "roofline")) rf = R;
+        }
+        if (!lr || !rf) continue;
+        for (int k = 0; k < nk; k++) {
+            const run *R = &runs[s * nk + k];
+            if (!R->ok || R == lr || R == rf) continue;
+            int lose = 0, total = 0;
+            for (int j = 0; j < nt; j++)
+                for (int fam = -1; fam < E.n_families; fam++) {
+                    dlp_metrics a, b, c;
+                    dlp_eval_metrics(&E, &R->r, ts[j], fam, &a);
+                    dlp_eval_metrics(&E, &lr->r, ts[j], fam, &b);
+                    dlp_eval_metrics(&E, &rf->r, ts[j], fam, &c);
+                    if (!a.n) continue;
+                    total++;
+                    bool beats = a.mape < b.mape && a.mape < c.mape;
+                    if (!beats) {
+                        if (!lose)
+                            printf("\n%s does not beat both baselines (split %s) on:\n",
+                                   R->kind, dlp_split_name(R->split));
+                        printf("  %-26s %-14s %s %.2f%% vs linreg %.2f%%, "
+                               "roofline %.2f%%\n", dlp_target_name(ts[j]),
+                               fam < 0 ? "all" : E.families[fam], R->kind,
+                               100 * a.mape, 100 * b.mape, 100 * c.mape);
+                        if (mdf)
+                            fprintf(mdf, "%s- %s does not beat both baselines "
+                                    "(split `%s`) on %s / %s: %.2f%% vs linreg "
+                                    "%.2f%%, roofline %.2f%%\n", lose ? "" : "\n",
+                                    R->kind, dlp_split_name(R->split),
+                                    dlp_target_name(ts[j]),
+                                    fam < 0 ? "all" : E.families[fam],
+                                    100 * a.mape, 100 * b.mape, 100 * c.mape);
+                        lose++;
+                    }
+                }
+            if (!lose)
+                printf("\n%s beats both baselines on every target and family "
+                       "(split %s, %d cells)\n", R->kind,
+                       dlp_split_name(R->split), total);
+            if (!lose && mdf)
+                fprintf(mdf, "\n%s beats both baselines on every target and "
+                        "family (split `%s`, %d cells).\n", R->kind,
+                        dlp_split_name(R->split), total);
+        }
+    }
+    for (int q = 0; runs && q < nk * ns; q++) dlp_eval_result_free(&runs[q].r);
+    free(runs);
+    if (mdf) fclose(mdf);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+    return rc;
+}

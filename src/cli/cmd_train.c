@@ -1,0 +1,242 @@
+/*
+ * cmd_train.c — `dlperf train DATA --kind K --mode M -o FILE`: builds the
+ * examples of one mode from a dataset, trains a predictor on them (15% of
+ * the models held out for early stopping and for the validation error and
+ * residual quantiles recorded in the file) and writes the model file.
+ * Progress (featurizing, then epoch, loss, validation error, time left) on
+ * stderr. Exit: 0 ok, 1 failure, 2 usage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "learn_cli.h"
+#include "eval/eval.h"
+
+void learn_opts_init(learn_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->mode = DLP_MODE_INFERENCE;
+    o->runtime = o->precision = -1;
+    dlp_train_opts_init(&o->train);
+    o->train.progress = learn_progress;
+}
+
+const char *learn_opts_help(void) {
+    return "  --mode inference|training|llm   which labels (default inference)\n"
+           "  --device NAME      only rows of this device\n"
+           "  --runtime eager|graph, --precision fp32|fp16|bf16   filters\n"
+           "  --epochs N --lr X --hidden N --batch-graphs N --patience N\n"
+           "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
+           "  --quiet            no progress lines\n";
+}
+
+static int need(int argc, char **argv, int i) {
+    if (i + 1 >= argc) {
+        fprintf(stderr, "dlperf: %s needs a value\n", argv[i]);
+        return 0;
+    }
+    return 1;
+}
+
+int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    dlp_error err;
+    if (!strcmp(a, "--quiet")) { o->quiet = true; o->train.progress = NULL; return 1; }
+    if (!strcmp(a, "--no-prior")) { o->train.no_prior = true; return 1; }
+    static const char *const valued[] = {
+        "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
+        "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
+        NULL};
+    int k = 0;
+    while (valued[k] && strcmp(valued[k], a)) k++;
+    if (!valued[k]) return 0;
+    if (!need(argc, argv, *i)) return -1;
+    const char *v = argv[++*i];
+    char *end;
+    switch (k) {
+    case 0:
+        if (dlp_mode_parse(v, &o->mode, &err)) goto bad;
+        return 1;
+    case 1: o->device = v; return 1;
+    case 2: {
+        dlp_runtime r;
+        if (dlp_runtime_parse(v, &r, &err)) goto bad;
+        o->runtime = (int)r;
+        return 1;
+    }
+    case 3: {
+        dlp_precision p;
+        if (dlp_precision_parse(v, &p, &err)) goto bad;
+        o->precision = (int)p;
+        return 1;
+    }
+    default: break;
+    }
+    double x = strtod(v, &end);
+    if (*end || !(x >= 0) || x > 1e9) {
+        fprintf(stderr, "dlperf: bad value '%s' for %s\n", v, a);
+        return -1;
+    }
+    switch (k) {
+    case 4: o->train.epochs = (int)x; break;
+    case 5: o->train.lr = x; break;
+    case 6: o->train.hidden = (int)x; break;
+    case 7: o->train.graphs_per_batch = (int)x; break;
+    case 8: o->train.patience = (int)x; break;
+    case 9: o->train.seed = (uint64_t)x; break;
+    case 10: o->train.threads = (int)x; break;
+    }
+    return 1;
+bad:
+    fprintf(stderr, "dlperf: %s\n", err.msg);
+    return -1;
+}
+
+static void feat_progress(void *user, int done, int total) {
+    (void)user;
+    if (done % 20 == 0 || done + 1 == total)
+        fprintf(stderr, "\rfeaturizing graphs %d/%d", done + 1, total);
+}
+
+void learn_progress(void *user, const dlp_train_progress *p) {
+    (void)user;
+    if (isfinite(p->val_error))
+        fprintf(stderr, "[%s] epoch %d/%d  loss %.5f  val MAPE %.2f%%  "
+                "%.0fs elapsed, ~%.0fs left\n", p->kind, p->epoch, p->epochs,
+                p->loss, 100 * p->val_error, p->elapsed_s, p->eta_s);
+    else
+        fprintf(stderr, "[%s] epoch %d/%d  loss %.5f  %.0fs elapsed, ~%.0fs "
+                "left\n", p->kind, p->epoch, p->epochs, p->loss, p->elapsed_s,
+                p->eta_s);
+}
+
+int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
+                   dlp_examples *E) {
+    dlp_error err;
+    if (dlp_dataset_open(o->data, ds, &err)) {
+        fprintf(stderr, "dlperf: %s\n", err.msg);
+        return 1;
+    }
+    dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,
+                            o->quiet ? NULL : feat_progress, NULL};
+    if (dlp_examples_build(E, *ds, o->mode, &eo, &err)) {
+        if (!o->quiet) fputc('\n', stderr);
+        fprintf(stderr, "dlperf: %s\n", err.msg);
+        dlp_dataset_free(*ds);
+        *ds = NULL;
+        return 1;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "\n%d %s examples, %d graph bindings, %d models, %d "
+                "families, devices %s%s\n", E->n, dlp_mode_name(o->mode),
+                E->n_fg, E->n_models, E->n_families, E->devices,
+                E->n_skipped_graphs ? " (some graphs failed to load)" : "");
+    if (E->n_skipped_graphs)
+        fprintf(stderr, "dlperf: warning: %d graph bindings could not be "
+                "featurized and were skipped\n", E->n_skipped_graphs);
+    return 0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: dlperf train DATA --kind KIND -o FILE [options]\n"
+               "  trains a predictor on the labels in DATA (data/FORMAT.md)\n"
+               "  --kind linreg|roofline|dippm|trappm\n"
+               "  -o FILE            model file to write (.dlpm)\n"
+               "  --init-from FILE   fine-tune FILE (transfer learning)\n"
+               "  --shots N          train on N random examples only\n"
+               "%s", learn_opts_help());
+}
+
+int cmd_train(int argc, char **argv) {
+    learn_opts o;
+    learn_opts_init(&o);
+    const char *kind = NULL, *outp = NULL;
+    int shots = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = learn_opt(&o, argc, argv, &i);
+        if (r < 0) return 2;
+        if (r) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
+             !strcmp(a, "--init-from") || !strcmp(a, "--shots")) &&
+            !need(argc, argv, i))
+            return 2;
+        if (!strcmp(a, "--kind")) kind = argv[++i];
+        else if (!strcmp(a, "-o")) outp = argv[++i];
+        else if (!strcmp(a, "--init-from")) o.train.init_from = argv[++i];
+        else if (!strcmp(a, "--shots")) shots = atoi(argv[++i]);
+        else if (a[0] == '-') {
+            fprintf(stderr, "dlperf train: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o.data) o.data = a;
+        else { usage(stderr); return 2; }
+    }
+    if (!o.data || !kind || !outp) { usage(stderr); return 2; }
+    const dlp_pred_kind *k = dlp_pred_kind_find(kind);
+    if (!k) {
+        fprintf(stderr, "dlperf train: unknown kind '%s' (linreg, roofline, "
+                "dippm, trappm)\n", kind);
+        return 2;
+    }
+    if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
+    dlp_dataset *ds = NULL;
+    dlp_examples E;
+    if (learn_examples(&o, !strcmp(kind, "trappm") && !o.train.init_from, &ds, &E))
+        return 1;
+    /* 15% of the models held out for validation */
+    int n = E.n, *grp = malloc((size_t)n * sizeof *grp), *fam = malloc((size_t)n * sizeof *fam);
+    int32_t *tr = malloc((size_t)n * sizeof *tr), *va = malloc((size_t)n * sizeof *va);
+    int ntr = 0, nva = 0, rc = 1;
+    dlp_error err;
+    if (!grp || !fam || !tr || !va) { fprintf(stderr, "dlperf: out of memory\n"); goto out; }
+    for (int i = 0; i < n; i++) { grp[i] = E.ex[i].model; fam[i] = E.ex[i].family; }
+    dlp_fold *F = NULL;
+    int K = 0;
+    if (E.n_models >= 4 &&
+        !dlp_split_make(DLP_SPLIT_LMO, grp, fam, n, o.train.seed, &F, &K, &err) && K > 0) {
+        /* fold 0's train+val as training, its val for validation; fold 0's
+         * test is folded back into training */
+        for (int i = 0; i < F[0].ntr; i++) tr[ntr++] = F[0].train[i];
+        for (int i = 0; i < F[0].nte; i++) tr[ntr++] = F[0].test[i];
+        for (int i = 0; i < F[0].nva; i++) va[nva++] = F[0].val[i];
+    } else {
+        for (int i = 0; i < n; i++) {
+            if (n >= 8 && i % 7 == 3) va[nva++] = i;
+            else tr[ntr++] = i;
+        }
+    }
+    dlp_folds_free(F, K);
+    if (shots > 0 && shots < ntr) {
+        dlp_nn_rng r;
+        dlp_nn_rng_seed(&r, o.train.seed + 17);
+        dlp_nn_rng_shuffle(&r, tr, ntr);
+        ntr = shots;
+    }
+    fprintf(stderr, "training %s on %d examples, validating on %d\n", kind,
+            ntr, nva);
+    dlp_predictor *p = NULL;
+    dlp_nn_file file = {0};
+    if (dlp_pred_train(kind, &E, tr, ntr, va, nva, &o.train, &p, &file, &err) ||
+        dlp_nn_file_save(&file, outp, &err)) {
+        fprintf(stderr, "dlperf train: %s\n", err.msg);
+    } else {
+        printf("wrote %s (%s, %s)\n", outp, kind, dlp_mode_name(o.mode));
+        for (int t = 0; t < DLP_T_COUNT; t++)
+            if (p->meta.targets >> t & 1)
+                printf("  %-26s validation MAPE %6.2f%%  interval x[%.3f, %.3f]\n",
+                       dlp_target_name((dlp_target)t), 100 * p->meta.val_error[t],
+                       exp(p->meta.resid_lo[t]), exp(p->meta.resid_hi[t]));
+        rc = 0;
+    }
+    dlp_nn_file_free(&file);
+    dlp_predictor_free(p);
+out:
+    free(grp); free(fam); free(tr); free(va);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+    return rc;
+}

@@ -1,0 +1,91 @@
+/*
+ * eval.h — internal to libdlperf. Evaluating predictors: splits of the
+ * examples (random 70/15/15, Monte-Carlo 70/30 per family over 5 seeds,
+ * 5-fold leave-models-out, leave-one-family-out), accuracy metrics (MAPE,
+ * RMSPE, RMSE, Kendall's tau, accuracy within 10%), an actual-vs-predicted
+ * SVG plot, and the driver that trains a kind on each fold's training part
+ * and predicts its test part.
+ */
+#ifndef DLP_EVAL_H
+#define DLP_EVAL_H
+
+#include "../pred/pred_train.h"
+
+/* ---- splits (eval_split.c) ---------------------------------------------- */
+typedef enum {
+    DLP_SPLIT_RANDOM = 0,   /* one fold: 70% train, 15% val, 15% test */
+    DLP_SPLIT_MC,           /* 5 seeds x per-family 70/30 (val from train) */
+    DLP_SPLIT_LMO,          /* 5 folds, whole models held out */
+    DLP_SPLIT_LOFO,         /* one fold per family, that family held out */
+    DLP_SPLIT_COUNT
+} dlp_split_kind;
+
+const char *dlp_split_name(dlp_split_kind k);   /* random, mc, lmo, lofo */
+dlp_status dlp_split_parse(const char *s, dlp_split_kind *out, dlp_error *err);
+
+typedef struct {
+    char name[64];          /* "fold 2", "seed 3", "family resnet" */
+    int32_t *train, *val, *test;
+    int ntr, nva, nte;
+} dlp_fold;
+
+/* Folds over n examples. group[i] (the model) keeps the variants of one
+ * model on one side of every train/test and train/val cut for lmo and lofo;
+ * family[i] drives mc and lofo. Deterministic in seed. Validation sets (for
+ * early stopping) are carved from the training part the same way as the
+ * test part: by model for lmo/lofo, at random otherwise. */
+dlp_status dlp_split_make(dlp_split_kind kind, const int *group,
+                          const int *family, int n, uint64_t seed,
+                          dlp_fold **folds, int *n_folds, dlp_error *err);
+void dlp_folds_free(dlp_fold *folds, int n_folds);
+
+/* ---- metrics (eval_metrics.c) ------------------------------------------- */
+typedef struct {
+    int n;
+    double mape;            /* mean |p - y| / y, fraction */
+    double rmspe;           /* sqrt(mean ((p - y) / y)^2) */
+    double rmse;            /* sqrt(mean (p - y)^2), natural units */
+    double tau;             /* Kendall's tau-b between p and y */
+    double acc10;           /* fraction with |p - y| / y <= 0.10 */
+} dlp_metrics;
+
+/* Pairs with y <= 0 or a non-finite y or p are skipped. */
+void dlp_metrics_compute(const double *y, const double *p, int n,
+                         dlp_metrics *m);
+double dlp_kendall_tau(const double *a, const double *b, int n);
+
+/* ---- plot (eval_svg.c) -------------------------------------------------- */
+/* Log-log scatter of predicted (y axis) vs actual (x axis), coloured by
+ * group (names[group[i]]), the y = x line and the +-10% band. */
+dlp_status dlp_svg_scatter(const char *path, const char *title,
+                           const char *unit, const double *actual,
+                           const double *pred, const int *group,
+                           const char *const *names, int n_groups, int n,
+                           dlp_error *err);
+
+/* ---- the driver (eval_run.c) -------------------------------------------- */
+typedef struct {
+    int n;                  /* records: one per (fold, test example) */
+    int32_t *ex;            /* example index */
+    int32_t *fold;
+    double *pred;           /* [n][DLP_T_COUNT], NAN where not predicted */
+    int n_folds;
+    char kind[DLP_PRED_KIND_MAX];
+    dlp_split_kind split;
+    double train_s;         /* total training time */
+} dlp_eval_result;
+
+/* Called before each fold trains (fold i of n). */
+typedef void (*dlp_eval_fold_fn)(void *user, int i, int n, const dlp_fold *f);
+
+dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
+                        dlp_split_kind split, uint64_t seed,
+                        const dlp_train_opts *o, dlp_eval_fold_fn on_fold,
+                        void *user, dlp_eval_result *out, dlp_error *err);
+void dlp_eval_result_free(dlp_eval_result *r);
+
+/* Metrics of target t over the records, all families (family < 0) or one. */
+void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
+                      dlp_target t, int family, dlp_metrics *m);
+
+#endif /* DLP_EVAL_H */

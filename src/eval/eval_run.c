@@ -1,0 +1,90 @@
+/* eval_run.c — the evaluation driver: for every fold of a split, train the
+ * kind on the fold's training part (early stopping on its validation
+ * part), predict its test part, keep one record per (fold, test example);
+ * metrics over the records, overall or per family. */
+#include "eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void dlp_eval_result_free(dlp_eval_result *r) {
+    if (!r) return;
+    free(r->ex); free(r->fold); free(r->pred);
+    memset(r, 0, sizeof *r);
+}
+
+dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
+                        dlp_split_kind split, uint64_t seed,
+                        const dlp_train_opts *o, dlp_eval_fold_fn on_fold,
+                        void *user, dlp_eval_result *out, dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->kind, sizeof out->kind, "%s", kind);
+    out->split = split;
+    int *group = malloc((size_t)E->n * sizeof *group);
+    int *fam = malloc((size_t)E->n * sizeof *fam);
+    if (!group || !fam) {
+        free(group); free(fam);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < E->n; i++) { group[i] = E->ex[i].model; fam[i] = E->ex[i].family; }
+    dlp_fold *F = NULL;
+    int K = 0;
+    dlp_status st = dlp_split_make(split, group, fam, E->n, seed, &F, &K, err);
+    free(group); free(fam);
+    if (st) return st;
+    size_t cap = 0;
+    for (int k = 0; k < K; k++) cap += (size_t)F[k].nte;
+    out->ex = malloc((cap ? cap : 1) * sizeof *out->ex);
+    out->fold = malloc((cap ? cap : 1) * sizeof *out->fold);
+    out->pred = malloc((cap ? cap : 1) * DLP_T_COUNT * sizeof *out->pred);
+    if (!out->ex || !out->fold || !out->pred)
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    out->n_folds = K;
+    for (int k = 0; k < K && !st; k++) {
+        if (F[k].nte == 0 || F[k].ntr == 0) continue;
+        if (on_fold) on_fold(user, k, K, &F[k]);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        dlp_train_opts oo = *o;
+        oo.seed = o->seed + (uint64_t)k;
+        dlp_predictor *p = NULL;
+        st = dlp_pred_train(kind, E, F[k].train, F[k].ntr, F[k].val, F[k].nva,
+                            &oo, &p, NULL, err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        out->train_s += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        for (int i = 0; i < F[k].nte && !st; i++) {
+            dlp_pred_result r;
+            st = dlp_pred_example(p, E, F[k].test[i], &r, err);
+            if (st) break;
+            out->ex[out->n] = F[k].test[i];
+            out->fold[out->n] = k;
+            for (int t = 0; t < DLP_T_COUNT; t++)
+                out->pred[(size_t)out->n * DLP_T_COUNT + t] =
+                    r.v[t].valid ? r.v[t].value : NAN;
+            out->n++;
+        }
+        dlp_predictor_free(p);
+    }
+    dlp_folds_free(F, K);
+    if (st) dlp_eval_result_free(out);
+    return st;
+}
+
+void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
+                      dlp_target t, int family, dlp_metrics *m) {
+    double *y = malloc((size_t)(r->n ? r->n : 1) * sizeof *y);
+    double *p = malloc((size_t)(r->n ? r->n : 1) * sizeof *p);
+    int k = 0;
+    for (int i = 0; y && p && i < r->n; i++) {
+        const dlp_example *x = &E->ex[r->ex[i]];
+        if (family >= 0 && x->family != family) continue;
+        y[k] = x->y[t];
+        p[k] = r->pred[(size_t)i * DLP_T_COUNT + t];
+        k++;
+    }
+    dlp_metrics_compute(y, p, k, m);
+    free(y); free(p);
+}
