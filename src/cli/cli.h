@@ -8,6 +8,8 @@
 int cmd_inspect(int argc, char **argv);   /* src/cli/cmd_inspect.c */
 int cmd_dataset(int argc, char **argv);   /* src/cli/cmd_dataset.c */
 int cmd_devices(int argc, char **argv);   /* src/cli/cmd_devices.c */
+int cmd_train(int argc, char **argv);     /* src/cli/cmd_train.c */
+int cmd_eval(int argc, char **argv);      /* src/cli/cmd_eval.c */
 int cmd_predict(int argc, char **argv);   /* src/cli/cmd_predict.c */
 int cmd_tree(int argc, char **argv);      /* src/cli/cmd_tree.c */
 

@@ -12,6 +12,8 @@ static const struct {
     {"inspect", cmd_inspect, "read a model: shapes, parameters, MACs, FLOPs"},
     {"dataset", cmd_dataset, "validate a dataset and print its statistics"},
     {"devices", cmd_devices, "list the device database"},
+    {"train", cmd_train, "train a predictor on a dataset"},
+    {"eval", cmd_eval, "evaluate predictors on dataset splits"},
     {"predict", cmd_predict, "predict latency, memory, energy, MIG profile"},
     {"tree", cmd_tree, "train / cross-validate the XGBoost LLM model"},
 };
