@@ -191,6 +191,18 @@ static int visit(const char *hash, const dlp_graph_info *g, const void *bytes,
     if (!f || !g || (double)len != cJSON_GetObjectItem(f, "size")->valuedouble ||
         (double)sum != cJSON_GetObjectItem(f, "sum")->valuedouble)
         v->bad++;
+    /* the bytes are a model the reader opens in place */
+    dlp_model *m = NULL;
+    dlp_error err;
+    dlp_summary s;
+    if (dlp_model_open_memory(bytes, len, hash, &m, &err) != DLP_OK ||
+        dlp_model_set_batch(m, 4, &err) != DLP_OK ||
+        dlp_model_analyze(m, &err) != DLP_OK || dlp_model_summary(m, &s) != DLP_OK ||
+        !g || s.nodes != g->nodes) {
+        fprintf(stderr, "  graph %s: %s\n", hash, m ? "wrong summary" : err.msg);
+        v->bad++;
+    }
+    dlp_model_free(m);
     return 0;
 }
 
@@ -611,6 +623,16 @@ static void test_cli(void) {
              "%s dataset stats " FIX "/bad_quote 2>&1 >/dev/null | grep -q unterminated", bin);
     CHECK(run_rc(cmd) == 0);
     snprintf(cmd, sizeof cmd, "%s dataset stats " FIX "/bad_quote 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 1);
+    /* extract: the bytes hash to their name */
+    const cJSON *files = cJSON_GetObjectItem(cJSON_GetObjectItem(expected, "valid"),
+                                             "graph_files");
+    const char *h = files && files->child ? files->child->string : "x";
+    snprintf(cmd, sizeof cmd,
+             "%s dataset extract " FIX "/valid %s | sha256sum | grep -q '^%s'", bin, h, h);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s dataset extract " FIX "/valid 0000000000000000 2>/dev/null",
+             bin);
     CHECK(run_rc(cmd) == 1);
     snprintf(cmd, sizeof cmd, "%s dataset 2>/dev/null", bin);
     CHECK(run_rc(cmd) == 2);

@@ -4,6 +4,8 @@
  * Exit status: 0 valid (warnings allowed), 1 invalid or unreadable, 2 usage.
  * The numbers come from dlp_dataset_check's JSON report; --json prints that
  * report as is.
+ * `dlperf dataset extract DIR HASH [-o FILE]` writes one graph file of the
+ * packs (to stdout by default), e.g. to run `dlperf inspect` on it.
  */
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -16,10 +18,12 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dlperf dataset stats DIR [--json] [--all]\n"
-            "  validates the dataset in DIR (data/FORMAT.md) and prints its\n"
-            "  statistics; exit 0 when valid, 1 with the problems listed.\n"
+            "       dlperf dataset extract DIR HASH [-o FILE]\n"
+            "  stats validates the dataset in DIR (data/FORMAT.md) and prints\n"
+            "  its statistics; exit 0 when valid, 1 with the problems listed.\n"
             "  --json  the full report as JSON (docs/DATASET_STATS.md)\n"
-            "  --all   list every problem (default: the first 20 of each)\n");
+            "  --all   list every problem (default: the first 20 of each)\n"
+            "  extract writes the graph file HASH from its pack (stdout or FILE)\n");
 }
 
 static double num(const cJSON *o, const char *k) {
@@ -141,9 +145,54 @@ static void print_report(const cJSON *r, bool all) {
                    nw, all);
 }
 
+static int extract(int argc, char **argv) {
+    const char *dir = NULL, *hash = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (argv[i][0] == '-' || (dir && hash)) {
+            fprintf(stderr, "dlperf dataset extract: unexpected argument '%s'\n",
+                    argv[i]);
+            return 2;
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            hash = argv[i];
+        }
+    }
+    if (!dir || !hash) {
+        usage(stderr);
+        return 2;
+    }
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    if (dlp_dataset_open(dir, &ds, &err) != DLP_OK) {
+        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
+        return 1;
+    }
+    void *bytes = NULL;
+    size_t len = 0;
+    dlp_status s = dlp_dataset_graph_bytes(ds, hash, &bytes, &len, &err);
+    dlp_dataset_free(ds);
+    if (s != DLP_OK) {
+        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
+        return 1;
+    }
+    FILE *f = out ? fopen(out, "wb") : stdout;
+    bool ok = f && fwrite(bytes, 1, len, f) == len;
+    if (out && f && fclose(f) != 0) ok = false;
+    free(bytes);
+    if (!ok) {
+        fprintf(stderr, "dlperf dataset: cannot write %s\n", out ? out : "stdout");
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_dataset(int argc, char **argv) {
     const char *dir = NULL;
     bool json = false, all = false;
+    if (argc >= 2 && !strcmp(argv[1], "extract")) return extract(argc, argv);
     if (argc < 2 || strcmp(argv[1], "stats") != 0) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             usage(stdout);
