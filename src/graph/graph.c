@@ -140,6 +140,34 @@ const char *dlp_node_attr_str(const dlp_node *n, const char *name,
     return a && a->type == DLP_ATTR_STRING && a->s ? a->s : def;
 }
 
+/* Implicit inputs: values that node `consumer`'s subgraphs (at any depth)
+ * capture from g (flagged DLP_V_OUTER by the reader) must be produced
+ * before it. Appends (producer, consumer) pairs; false on OOM. */
+static bool collect_captures(const dlp_graph *g, const dlp_graph *sub,
+                             int consumer, int **pairs, size_t *n,
+                             size_t *cap) {
+    for (size_t i = 0; i < sub->n_values; i++) {
+        const dlp_value *v = &sub->values[i];
+        if (!(v->flags & DLP_V_OUTER) || !v->name[0]) continue;
+        int k = dlp_graph_find(g, v->name);
+        if (k < 0 || g->values[k].producer < 0 ||
+            g->values[k].producer == consumer)
+            continue;
+        if (!dlp_grow((void **)pairs, cap, 2 * (*n + 1), sizeof **pairs))
+            return false;
+        (*pairs)[2 * *n] = g->values[k].producer;
+        (*pairs)[2 * *n + 1] = consumer;
+        (*n)++;
+    }
+    for (size_t i = 0; i < sub->n_nodes; i++)
+        for (int a = 0; a < sub->nodes[i].n_attrs; a++)
+            if (sub->nodes[i].attrs[a].graph &&
+                !collect_captures(g, sub->nodes[i].attrs[a].graph, consumer,
+                                  pairs, n, cap))
+                return false;
+    return true;
+}
+
 /* Kahn's algorithm over value producers; keeps file order among ready nodes
  * (a FIFO), which is the order exporters write. */
 dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
@@ -148,15 +176,29 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
     g->topo = NULL;
     int *indeg = calloc(nn ? nn : 1, sizeof *indeg);
     int *order = malloc((nn ? nn : 1) * sizeof *order);
+    /* implicit edges from subgraph captures */
+    int *pairs = NULL;
+    size_t n_pairs = 0, cap_pairs = 0;
+    bool cap_ok = true;
+    for (size_t i = 0; i < nn && cap_ok; i++)
+        for (int a = 0; a < g->nodes[i].n_attrs && cap_ok; a++)
+            if (g->nodes[i].attrs[a].graph)
+                cap_ok = collect_captures(g, g->nodes[i].attrs[a].graph,
+                                          (int)i, &pairs, &n_pairs,
+                                          &cap_pairs);
     /* consumer lists in CSR form */
-    size_t n_edges = 0;
+    size_t n_edges = n_pairs;
     for (size_t i = 0; i < nn; i++) n_edges += (size_t)g->nodes[i].n_inputs;
     int *head = calloc(nn + 1, sizeof *head);
     int *adj = malloc((n_edges ? n_edges : 1) * sizeof *adj);
-    if (!indeg || !order || !head || !adj) {
-        free(indeg); free(order); free(head); free(adj);
+    if (!indeg || !order || !head || !adj || !cap_ok) {
+        free(indeg); free(order); free(head); free(adj); free(pairs);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory sorting %zu nodes",
                         nn);
+    }
+    for (size_t e = 0; e < n_pairs; e++) {
+        indeg[pairs[2 * e + 1]]++;
+        head[pairs[2 * e] + 1]++;
     }
     dlp_status st = DLP_OK;
     for (size_t i = 0; i < nn && st == DLP_OK; i++) {
@@ -194,6 +236,10 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
                     adj[head[p] + fill[p]++] = (int)i;
                 }
             }
+            for (size_t e = 0; e < n_pairs; e++) {
+                int p = pairs[2 * e];
+                adj[head[p] + fill[p]++] = pairs[2 * e + 1];
+            }
             free(fill);
             size_t qh = 0, qt = 0;
             for (size_t i = 0; i < nn; i++)
@@ -217,6 +263,14 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
                         break;
                     }
                 }
+                /* or one its subgraphs capture */
+                for (size_t e = 0; bad < nn && via[0] == '?' && e < n_pairs;
+                     e++) {
+                    int p = pairs[2 * e];
+                    if (pairs[2 * e + 1] == (int)bad && indeg[p] > 0 &&
+                        g->nodes[p].n_outputs > 0 && g->nodes[p].outputs[0] >= 0)
+                        via = g->values[g->nodes[p].outputs[0]].name;
+                }
                 st = dlp_fail(err, DLP_ERR_GRAPH,
                               "graph has a cycle through node '%s' (%s), "
                               "which reads tensor '%s'",
@@ -225,7 +279,7 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
             }
         }
     }
-    free(indeg); free(head); free(adj);
+    free(indeg); free(head); free(adj); free(pairs);
     if (st != DLP_OK) {
         free(order);
         return st;

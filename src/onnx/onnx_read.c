@@ -497,9 +497,9 @@ static bool defined_here(const dlp_value *v) {
 }
 
 /* Marks the values of every subgraph under g that come from an enclosing
- * scope (DLP_V_OUTER), copying what the outer value knows; then orders each
- * graph's nodes. Parents first, so a grandchild sees its parent's marks. */
-static dlp_status resolve_and_sort(dlp_graph *g, dlp_error *err) {
+ * scope (DLP_V_OUTER), copying what the outer value knows. Parents first,
+ * so a grandchild sees its parent's marks. */
+static void resolve_outer(dlp_graph *g) {
     if (g->parent) {
         for (size_t i = 0; i < g->n_values; i++) {
             dlp_value *v = &g->values[i];
@@ -520,16 +520,23 @@ static dlp_status resolve_and_sort(dlp_graph *g, dlp_error *err) {
             }
         }
     }
-    dlp_status st = dlp_graph_toposort(g, err);
-    if (st) return st;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         for (int a = 0; a < n->n_attrs; a++)
-            if (n->attrs[a].graph &&
-                (st = resolve_and_sort(n->attrs[a].graph, err)))
-                return st;
+            if (n->attrs[a].graph) resolve_outer(n->attrs[a].graph);
     }
-    return DLP_OK;
+}
+
+/* Orders the nodes of g and of every subgraph (after resolve_outer, so
+ * subgraph captures count as implicit inputs of their node). */
+static dlp_status sort_all(dlp_graph *g, dlp_error *err) {
+    dlp_status st = dlp_graph_toposort(g, err);
+    for (size_t i = 0; i < g->n_nodes && st == DLP_OK; i++) {
+        const dlp_node *n = &g->nodes[i];
+        for (int a = 0; a < n->n_attrs && st == DLP_OK; a++)
+            if (n->attrs[a].graph) st = sort_all(n->attrs[a].graph, err);
+    }
+    return st;
 }
 
 /* ---- the model --------------------------------------------------------- */
@@ -635,7 +642,10 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
     }
     st = read_graph(&c, g, &gr, err);
     dlp_strmap_free(&c.syms);
-    if (st == DLP_OK) st = resolve_and_sort(g, err);
+    if (st == DLP_OK) {
+        resolve_outer(g);
+        st = sort_all(g, err);
+    }
     if (st) {
         dlp_graph_free(g);
         return st;
