@@ -390,6 +390,8 @@ typedef struct {
     double slo_ms;           /* latency goal for the MIG advice; 0 = none */
     const char *measured_dir;/* measured device figures (data/devices); NULL */
     int n_dims;              /* symbolic dims to bind ("seq" = 128) */
+    int skip_absent_dims;    /* 1: a dim the model lacks is skipped, not an
+                                error (directory mode: mixed models) */
     const char *dim_names[DLP_PREDICT_MAX_DIMS];
     int64_t dim_values[DLP_PREDICT_MAX_DIMS];
 } dlp_predict_config;

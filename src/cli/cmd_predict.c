@@ -262,7 +262,7 @@ int cmd_predict(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE()                                                         \
     do {                                                                     \
-        if (!v) {                                                            \
+        if (!v || (v[0] == '-' && v[1] == '-')) {                            \
             fprintf(stderr, "dlperf predict: %s needs a value\n", a);        \
             return 2;                                                        \
         }                                                                    \
@@ -379,6 +379,7 @@ int cmd_predict(int argc, char **argv) {
     int rc = 0;
     struct stat st;
     if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
+        c.skip_absent_dims = 1;   /* mixed models: bind dims where present */
         rc = predict_dir(ps, model, &c, json, (int)jobs);
     } else {
         char *line = NULL;

@@ -290,10 +290,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (c->batch == -1 && m->batch < 0 && batch_unbound(&m->graph) &&
         (st = dlp_model_set_batch(m, 1, err)))   /* default batch 1 */
         return st;
-    for (int i = 0; i < c->n_dims; i++)
-        if ((st = dlp_model_bind_dim(m, c->dim_names[i], c->dim_values[i],
-                                     err)))
-            return st;
+    for (int i = 0; i < c->n_dims; i++) {
+        st = dlp_model_bind_dim(m, c->dim_names[i], c->dim_values[i], err);
+        if (st == DLP_ERR_NOT_FOUND && c->skip_absent_dims) continue;
+        if (st) return st;
+    }
     if ((st = check_bound(&m->graph, err))) return st;
     if (!m->analyzed && (st = dlp_model_analyze(m, err))) return st;
     read_sizes(m, &pc.batch, &pc.seq, &pc.height, &pc.width);

@@ -1,0 +1,330 @@
+"""test_predict_cli.py: `dlperf predict` and `dlperf tree` from the outside.
+
+Predictor files are written here by an independent Python writer of the
+model-file container (src/nn/nn_file.c layout: "DLPNNMDL", version, entry
+count, payload length, entries, CRC-32), holding roofline predictors (no
+fitted parameters) trained "on" the H100. Checks: JSON keys and the derived
+figures (throughput = batch / latency, power = energy / latency), the MIG
+profile against a Python re-implementation of the rule over the H100 and
+A100 profile tables, every bad input of the issue (clear error, exit code,
+no crash) or a flagged prediction, directory mode (order, per-file errors,
+thread-count independence), determinism, and the shipped models/ when
+present. Run: DLP_BUILD=build /usr/bin/python3 tests/test_predict_cli.py
+"""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("DLP_BUILD", "build")
+DLPERF = os.path.join(ROOT, BUILD, "dlperf") if not os.path.isabs(BUILD) else os.path.join(BUILD, "dlperf")
+FIX = os.path.join(ROOT, "tests", "fixtures")
+RESNET = os.path.join(FIX, "models", "resnet18.onnx")
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok", what.replace("\n", " "))
+    else:
+        failed += 1
+        print("FAIL", what.replace("\n", " "))
+
+
+# ---- an independent writer of predictor files ------------------------------
+TARGETS = ["inference.latency_ms", "inference.memory_mib", "inference.energy_j",
+           "inference.power_w", "training.step_ms", "training.memory_mib",
+           "training.power_w", "llm.throughput_samples_s", "llm.memory_mib",
+           "llm.energy_per_sample_j"]
+MODES = {"inference": 0, "training": 1, "llm": 2}
+FEAT_SCHEMA = None  # read from src/feat/feat.h
+
+
+def feat_schema():
+    with open(os.path.join(ROOT, "src", "feat", "feat.h")) as f:
+        for line in f:
+            if line.startswith("#define DLP_FEAT_SCHEMA"):
+                return int(line.split()[2])
+    raise RuntimeError("no DLP_FEAT_SCHEMA")
+
+
+def entry(kind, name, values):
+    nb = name.encode()
+    if kind == 3:
+        data = values.encode()
+        count = len(data)
+    elif kind == 2:
+        data = b"".join(struct.pack("<q", v) for v in values)
+        count = len(values)
+    else:
+        data = b"".join(struct.pack("<f", v) for v in values)
+        count = len(values)
+    return struct.pack("<BH", kind, len(nb)) + nb + struct.pack("<Q", count) + data
+
+
+def write_model(path, kind, mode, targets, devices, extra):
+    bits = 0
+    for t in targets:
+        bits |= 1 << TARGETS.index(t)
+    nan = float("nan")
+    per = [nan] * 30
+    for t in targets:
+        i = TARGETS.index(t)
+        per[i] = 0.5
+        per[10 + i] = math.log(0.8)
+        per[20 + i] = math.log(1.25)
+    ents = [entry(3, "pred/kind", kind),
+            entry(2, "pred/header", [feat_schema(), MODES[mode], bits, 0, 0, 1]),
+            entry(3, "pred/devices", devices),
+            entry(1, "pred/per_target", per),
+            entry(1, "pred/ranges", [0.0] * 6),
+            entry(3, "pred/info", "written by test_predict_cli.py")] + extra
+    payload = b"".join(ents)
+    head = b"DLPNNMDL" + struct.pack("<IIQ", 1, len(ents), len(payload))
+    body = head + payload
+    with open(path, "wb") as f:
+        f.write(body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF))
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([DLPERF] + list(args), capture_output=True, text=True,
+                       cwd=cwd, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---- MIG rule re-implemented ---------------------------------------------------
+PROFILES = {  # name: (GB, slices, SMs)
+    "H100-SXM5-80GB": [("1g.10gb", 10, 1, 16), ("1g.20gb", 20, 1, 26), ("2g.20gb", 20, 2, 32),
+                       ("3g.40gb", 40, 3, 60), ("4g.40gb", 40, 4, 64), ("7g.80gb", 80, 7, 132)],
+    "A100-SXM4-40GB": [("1g.5gb", 5, 1, 14), ("1g.10gb", 10, 1, 14), ("2g.10gb", 10, 2, 28),
+                       ("3g.20gb", 20, 3, 42), ("4g.20gb", 20, 4, 56), ("7g.40gb", 40, 7, 98)],
+}
+
+
+def mig_rule(device, mem_mib, context):
+    need = mem_mib * 1.05 + context
+    for name, gb, slices, sms in sorted(PROFILES[device], key=lambda p: (p[1], p[2])):
+        if gb * 1024 * 0.95 >= need:
+            return name
+    return None
+
+
+def main():
+    if not os.path.exists(DLPERF):
+        print("no", DLPERF)
+        print("0 passed, 1 failed")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="dlp_predict_cli_")
+    try:
+        models = os.path.join(tmp, "models")
+        os.makedirs(models)
+        write_model(os.path.join(models, "inf.dlpm"), "roofline", "inference",
+                    TARGETS[0:4], "H100-SXM5-80GB", [entry(3, "roofline/version", "1")])
+        write_model(os.path.join(models, "train.dlpm"), "roofline", "training",
+                    TARGETS[4:7], "H100-SXM5-80GB", [entry(3, "roofline/version", "1")])
+        M = ["--models", models]
+
+        rc, out, err = run("predict", "--help")
+        check(rc == 0 and "--mig" in out and "--slo-ms" in out, "help")
+        rc, out, err = run("predict")
+        check(rc == 2 and "no model" in err, "no model: exit 2")
+        rc, out, err = run("predict", RESNET, *M)
+        check(rc == 2 and "--device" in err, "no device: exit 2")
+
+        # happy path, JSON
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "8",
+                           "--precision", "fp16", "--json", *M)
+        check(rc == 0, "resnet18 json rc 0 (%s)" % err.strip())
+        j = json.loads(out) if rc == 0 else {}
+        keys = ["latency_ms", "memory_mib", "energy_j", "throughput_per_s",
+                "mig_profile", "power_w", "intervals", "flags", "predictors"]
+        check(all(k in j for k in keys), "json keys")
+        check(out.count("\n") == 1, "one line")
+        if j:
+            check(abs(j["throughput_per_s"] - 8 / (j["latency_ms"] / 1e3)) <=
+                  1e-5 * j["throughput_per_s"], "throughput = batch / latency")
+            check(abs(j["power_w"] - j["energy_j"] / (j["latency_ms"] / 1e3)) <=
+                  1e-5 * j["power_w"], "power = energy / latency")
+            lo, hi = j["intervals"]["latency_ms"]
+            check(abs(lo / j["latency_ms"] - 0.8) < 1e-4 and
+                  abs(hi / j["latency_ms"] - 1.25) < 1e-4, "interval from residuals")
+            check(j["mig_profile"] == mig_rule("H100-SXM5-80GB", j["memory_mib"],
+                                               j["context_mib"]), "MIG rule (H100)")
+            check(j["flags"]["ood"] is False and j["flags"]["extrapolated"] is False,
+                  "no flags on a known graph")
+            check(j["predictors"]["latency_ms"] == "roofline", "predictor named")
+
+        # a big batch needs a bigger profile; compare with the rule again
+        for dev, b in (("h100", 256), ("h100", 2048), ("a100-40gb", 512)):
+            rc, out, err = run("predict", RESNET, "--device", dev, "--batch", str(b),
+                               "--json", *M)
+            jj = json.loads(out) if rc == 0 else None
+            name = "A100-SXM4-40GB" if dev.startswith("a100") else "H100-SXM5-80GB"
+            check(jj is not None and jj["mig_profile"] ==
+                  mig_rule(name, jj["memory_mib"], jj["context_mib"]),
+                  "MIG rule %s batch %d -> %s" % (dev, b, jj and jj["mig_profile"]))
+            if jj and dev.startswith("a100"):
+                check(jj["flags"]["extrapolated"] is True, "A100 flagged extrapolated")
+
+        # SLO: the chosen profile's predicted latency meets the goal
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "64",
+                           "--json", *M)
+        full = json.loads(out)["latency_ms"]
+        slo = full * 2.5
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "64",
+                           "--slo-ms", "%.9g" % slo, "--json", *M)
+        prof = json.loads(out)["mig_profile"]
+        check(prof is not None, "SLO profile found (%s)" % prof)
+        if prof:
+            rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "64",
+                               "--mig", prof, "--json", *M)
+            jm = json.loads(out)
+            check(jm["latency_ms"] <= slo * (1 + 1e-6) and jm["partition"] == prof,
+                  "latency on %s meets the goal" % prof)
+            smaller = [p[0] for p in sorted(PROFILES["H100-SXM5-80GB"], key=lambda p: (p[1], p[2]))]
+            for p in smaller[:smaller.index(prof)]:
+                rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "64",
+                                   "--mig", p, "--json", *M)
+                check(json.loads(out)["latency_ms"] > slo, "smaller %s misses the goal" % p)
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "64",
+                           "--slo-ms", "%.9g" % (full / 3), "--json", *M)
+        jn = json.loads(out)
+        check(rc == 0 and jn["mig_profile"] is None and "goal" in jn["mig_note"],
+              "impossible goal: no profile, note says why")
+
+        # text output
+        rc, out, err = run("predict", RESNET, "--device", "h100", *M)
+        check(rc == 0 and "latency" in out and "MIG profile" in out, "text output")
+
+        # training mode
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--mode", "training",
+                           "--batch", "16", "--json", *M)
+        check(rc == 0 and json.loads(out)["mode"] == "training", "training mode")
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--mode", "llm", *M)
+        check(rc == 1 and "llm" in err, "mode without a predictor: clear error")
+
+        # bad input: (args, expected rc, text in stderr)
+        bad = [
+            (["--device", "h900"], 1, "H100-SXM5-80GB"),
+            (["--device", "v100", "--precision", "bf16"], 1, "bf16"),
+            (["--device", "t4", "--precision", "bf16"], 1, "bf16"),
+            (["--device", "h100", "--precision", "fp64"], 1, "fp64"),
+            (["--device", "h100", "--runtime", "jit"], 1, "jit"),
+            (["--device", "h100", "--batch", "0"], 2, "--batch"),
+            (["--device", "h100", "--batch", "100000"], 2, "--batch"),
+            (["--device", "h100", "--batch", "abc"], 2, "--batch"),
+            (["--device", "h100", "--mig", "9g.99gb"], 1, "3g.40gb"),
+            (["--device", "t4", "--mig", "1g.10gb"], 1, "MIG"),
+            (["--device", "h100", "--sms", "500"], 1, "132"),
+            (["--device", "h100", "--sms", "0"], 2, "--sms"),
+            (["--device", "h100", "--sms", "16", "--mig", "1g.10gb"], 1, "not both"),
+            (["--device", "h100", "--slo-ms", "-3"], 2, "--slo-ms"),
+            (["--device", "h100", "--dim", "seq"], 2, "NAME=VALUE"),
+            (["--device", "h100", "--dim", "nope=3"], 1, "nope"),
+            (["--device", "h100", "--frobnicate"], 2, "unknown option"),
+            (["--device"], 2, "needs a value"),
+        ]
+        for args, want_rc, text in bad:
+            rc, out, err = run("predict", RESNET, *args, *M)
+            check(rc == want_rc and text in err and out == "",
+                  "bad input %s -> rc %d (%s)" % (" ".join(args), rc, err.strip()[:80]))
+        rc, out, err = run("predict", os.path.join(FIX, "predict", "corrupt.onnx"),
+                           "--device", "h100", *M)
+        check(rc == 1 and "corrupt.onnx" in err or "protobuf" in err.lower(),
+              "corrupt model: clear error (%s)" % err.strip()[:80])
+        rc, out, err = run("predict", os.path.join(FIX, "predict", "absent.onnx"),
+                           "--device", "h100", *M)
+        check(rc == 1 and "absent.onnx" in err, "missing model: clear error")
+        rc, out, err = run("predict", os.path.join(FIX, "predict", "cnn_dyn.onnx"),
+                           "--device", "h100", *M)
+        check(rc == 1 and "'size'" in err, "unbound dim named")
+        rc, out, err = run("predict", os.path.join(FIX, "predict", "cnn_dyn.onnx"),
+                           "--device", "h100", "--dim", "size=96", "--json", *M)
+        check(rc == 0 and json.loads(out)["height"] == 96, "bound dim works")
+        rc, out, err = run("predict", os.path.join(FIX, "predict", "unknown_op.onnx"),
+                           "--device", "h100", "--json", *M)
+        ju = json.loads(out) if rc == 0 else {}
+        check(rc == 0 and ju["flags"]["ood"] is True and
+              any("NotARealOp" in r and "com.example.Fancy" in r for r in ju["flags"]["reasons"]),
+              "unseen ops: prediction flagged OOD with the op names")
+        empty = os.path.join(tmp, "empty")
+        os.makedirs(empty)
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--models", empty)
+        check(rc == 1 and "dlpm" in err, "empty models dir: clear error")
+        bad_models = os.path.join(tmp, "bad_models")
+        os.makedirs(bad_models)
+        with open(os.path.join(bad_models, "x.dlpm"), "wb") as f:
+            f.write(b"DLPNNMDL" + b"\0" * 40)
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--models", bad_models)
+        check(rc == 1 and "x.dlpm" in err, "corrupt predictor file: clear error")
+
+        # directory mode
+        d = os.path.join(tmp, "nas")
+        os.makedirs(d)
+        for n in ("resnet18.onnx", "bert_tiny.onnx"):
+            shutil.copy(os.path.join(FIX, "models", n), os.path.join(d, n))
+        shutil.copy(os.path.join(FIX, "predict", "corrupt.onnx"), os.path.join(d, "a_corrupt.onnx"))
+        shutil.copy(os.path.join(FIX, "predict", "unknown_op.onnx"), os.path.join(d, "z_unknown.onnx"))
+        with open(os.path.join(d, "notes.txt"), "w") as f:
+            f.write("not a model")
+        rc1, out1, err1 = run("predict", d, "--device", "h100", "--json", "--jobs", "1",
+                              "--dim", "seq=32", *M)
+        rc2, out2, err2 = run("predict", d, "--device", "h100", "--json", "--jobs", "2",
+                              "--dim", "seq=32", *M)
+        lines = [json.loads(l) for l in out1.splitlines()]
+        check(len(lines) == 4 and [l["model"] for l in lines] ==
+              ["a_corrupt.onnx", "bert_tiny.onnx", "resnet18.onnx", "z_unknown.onnx"],
+              "directory: one line per .onnx, sorted")
+        check("error" in lines[0] and "latency_ms" in lines[2], "directory: per-file error")
+        check(rc1 == 1 and "1 of 4" in err1, "directory: failure counted")
+        check(out1 == out2, "directory: same output with 1 or 2 threads")
+
+        # determinism
+        a = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]
+        b = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]
+        check(a == b and a, "deterministic")
+
+        # tree model: fit on the fixture dataset, predict a transformer
+        xgb = os.path.join(models, "xgb_llm.dlpm")
+        rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"), "-o", xgb,
+                           "--rounds", "20")
+        check(rc == 0 and os.path.exists(xgb) and "throughput_samples_s" in out,
+              "dlperf tree fit writes a model")
+        rc, out, err = run("predict", os.path.join(FIX, "models", "gpt_tiny.onnx"),
+                           "--device", "h100", "--mode", "llm", "--precision", "bf16",
+                           "--batch", "4", "--dim", "seq=64", "--json", *M)
+        jl = json.loads(out) if rc == 0 else {}
+        check(rc == 0 and jl["predictors"].get("throughput_per_s") == "xgb" and
+              abs(jl["latency_ms"] - 4 / jl["throughput_per_s"] * 1e3) < 1e-4 * jl["latency_ms"],
+              "llm mode through xgb (%s)" % err.strip()[:80])
+        rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
+                           "--device", "T4")
+        check(rc == 1 and "T4" in err, "tree fit without rows: clear error")
+        rc, out, err = run("tree", "fit", "/nonexistent")
+        check(rc == 1 and "/nonexistent" in err, "tree fit: bad dataset dir")
+
+        # the shipped models, when present: default --models from the binary
+        shipped = os.path.join(ROOT, "models")
+        has = os.path.isdir(shipped) and any(f.endswith(".dlpm") for f in os.listdir(shipped))
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--json", cwd=tmp)
+        if has:
+            check(rc == 0 and "latency_ms" in out, "shipped models work from another cwd")
+        else:
+            check(rc == 1 and "models" in err, "no shipped models: clear error")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
