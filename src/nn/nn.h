@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef DLP_NN_DOUBLE
 typedef double nn_real;
@@ -292,6 +293,22 @@ void dlp_nn_graphsizenorm_backward(nn_real *dx, const nn_real *dout,
                                    const dlp_nn_graph *g, int F);
 
 /* ---- activations and dropout (nn_act.c) -------------------------------- */
+/* Branch-free ReLU pieces: activation signs are random, so a branch
+ * mispredicts half the time (compilers keep the branch for x > 0 ? x : 0
+ * because of NaN rules). keep(x) is all ones where x > 0, else zero. */
+#ifdef DLP_NN_DOUBLE
+typedef uint64_t nn_rbits;
+#else
+typedef uint32_t nn_rbits;
+#endif
+static inline nn_real dlp_nn_relu_mask(nn_real x, nn_real v) {
+    nn_rbits b;
+    memcpy(&b, &v, sizeof b);
+    b &= (nn_rbits)0 - (nn_rbits)(x > 0);
+    memcpy(&v, &b, sizeof b);
+    return v; /* v where x > 0, else +0 */
+}
+
 typedef enum {
     DLP_NN_RELU, DLP_NN_LEAKY_RELU, DLP_NN_ELU, DLP_NN_GELU,
     DLP_NN_SIGMOID, DLP_NN_TANH

@@ -4,43 +4,61 @@
 
 #include <math.h>
 
+/* One loop per activation (the switch is outside the loops, so the simple
+ * ones vectorise). */
 void dlp_nn_act_forward(nn_real *out, const nn_real *x, size_t n,
                         dlp_nn_act a, nn_real alpha) {
-    for (size_t k = 0; k < n; k++) {
-        nn_real v = x[k];
-        switch (a) {
-        case DLP_NN_RELU: out[k] = v > 0 ? v : 0; break;
-        case DLP_NN_LEAKY_RELU: out[k] = v > 0 ? v : alpha * v; break;
-        case DLP_NN_ELU: out[k] = v > 0 ? v : alpha * (nn_real)expm1((double)v); break;
-        case DLP_NN_GELU:
-            out[k] = (nn_real)(0.5 * v * (1.0 + erf(v * 0.70710678118654752440)));
-            break;
-        case DLP_NN_SIGMOID: out[k] = (nn_real)(1.0 / (1.0 + exp(-(double)v))); break;
-        case DLP_NN_TANH: out[k] = (nn_real)tanh((double)v); break;
-        }
+    switch (a) {
+    case DLP_NN_RELU:
+        for (size_t k = 0; k < n; k++) out[k] = dlp_nn_relu_mask(x[k], x[k]);
+        break;
+    case DLP_NN_LEAKY_RELU:
+        for (size_t k = 0; k < n; k++) out[k] = x[k] > 0 ? x[k] : alpha * x[k];
+        break;
+    case DLP_NN_ELU:
+        for (size_t k = 0; k < n; k++)
+            out[k] = x[k] > 0 ? x[k] : alpha * (nn_real)expm1((double)x[k]);
+        break;
+    case DLP_NN_GELU:
+        for (size_t k = 0; k < n; k++)
+            out[k] = (nn_real)(0.5 * x[k] * (1.0 + erf(x[k] * 0.70710678118654752440)));
+        break;
+    case DLP_NN_SIGMOID:
+        for (size_t k = 0; k < n; k++) out[k] = (nn_real)(1.0 / (1.0 + exp(-(double)x[k])));
+        break;
+    case DLP_NN_TANH:
+        for (size_t k = 0; k < n; k++) out[k] = (nn_real)tanh((double)x[k]);
+        break;
     }
 }
 
 void dlp_nn_act_backward(nn_real *dx, const nn_real *dout, const nn_real *x,
                          const nn_real *out, size_t n, dlp_nn_act a,
                          nn_real alpha) {
-    for (size_t k = 0; k < n; k++) {
-        nn_real v = x[k], d;
-        switch (a) {
-        case DLP_NN_RELU: d = v > 0 ? 1 : 0; break;
-        case DLP_NN_LEAKY_RELU: d = v > 0 ? 1 : alpha; break;
-        case DLP_NN_ELU: d = v > 0 ? 1 : out[k] + alpha; break;
-        case DLP_NN_GELU: {
+    switch (a) {
+    case DLP_NN_RELU:
+        for (size_t k = 0; k < n; k++) dx[k] += dlp_nn_relu_mask(x[k], dout[k]);
+        break;
+    case DLP_NN_LEAKY_RELU:
+        for (size_t k = 0; k < n; k++) dx[k] += x[k] > 0 ? dout[k] : alpha * dout[k];
+        break;
+    case DLP_NN_ELU:
+        for (size_t k = 0; k < n; k++) dx[k] += (x[k] > 0 ? 1 : out[k] + alpha) * dout[k];
+        break;
+    case DLP_NN_GELU:
+        for (size_t k = 0; k < n; k++) {
+            double v = x[k];
             double cdf = 0.5 * (1.0 + erf(v * 0.70710678118654752440));
-            double pdf = exp(-0.5 * (double)v * v) * 0.39894228040143267794;
-            d = (nn_real)(cdf + v * pdf);
-            break;
+            double pdf = exp(-0.5 * v * v) * 0.39894228040143267794;
+            dx[k] += (nn_real)((cdf + v * pdf) * dout[k]);
         }
-        case DLP_NN_SIGMOID: d = out[k] * (1 - out[k]); break;
-        case DLP_NN_TANH: d = 1 - out[k] * out[k]; break;
-        default: d = 0;
-        }
-        dx[k] += d * dout[k];
+        break;
+    case DLP_NN_SIGMOID:
+        for (size_t k = 0; k < n; k++) dx[k] += out[k] * (1 - out[k]) * dout[k];
+        break;
+    case DLP_NN_TANH:
+        for (size_t k = 0; k < n; k++) dx[k] += (1 - out[k] * out[k]) * dout[k];
+        break;
     }
 }
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 typedef struct {  /* views into the workspace for one batch */
-    nn_real *h[DLP_NN_MAX_LAYERS + 1];    /* h[0] unused (x); h[l+1] = relu(s[l]) [N,H] */
+    nn_real *h[DLP_NN_MAX_LAYERS + 1];    /* h[0] unused (x); h[l+1] = relu(s[l]) [N,H],
+                                             the same array as s[l] unless normalize */
     nn_real *s[DLP_NN_MAX_LAYERS];        /* SAGE outputs [N,H] */
     nn_real *agg[DLP_NN_MAX_LAYERS];      /* [N, d_l] */
     nn_real *pre[DLP_NN_MAX_LAYERS];      /* [N,H] (normalize) */
@@ -46,7 +47,10 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
     for (int l = 0; l < c->n_sage; l++) {
         size_t dl = l == 0 ? (size_t)c->in_dim : H;
         TAKE(v->s[l], N * H);
-        TAKE(v->h[l + 1], N * H);
+        /* ReLU runs in place unless the L2 normalisation's backward needs
+         * the SAGE output itself */
+        if (c->normalize) TAKE(v->h[l + 1], N * H);
+        else if (base) v->h[l + 1] = v->s[l];
         TAKE(v->agg[l], N * dl);
         if (c->normalize) { TAKE(v->pre[l], N * H); TAKE(v->nrm[l], N); }
         else { v->pre[l] = NULL; v->nrm[l] = NULL; }
@@ -128,6 +132,9 @@ static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
                                nn_sm_views *v, dlp_error *err) {
     size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL, NULL);
     if (need > m->ws_cap) {
+        /* 1.5x headroom: batches vary in size, and every fresh block costs
+         * page faults on first touch */
+        if (need < m->ws_cap + m->ws_cap / 2) need = m->ws_cap + m->ws_cap / 2;
         free(m->ws);
         m->ws = malloc(need * sizeof(nn_real));
         m->ws_cap = m->ws ? need : 0;
@@ -223,8 +230,9 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);
     for (int l = c->n_sage - 1; l >= 0; l--) {
         dlp_nn_sage_cfg sc = sm_sage_cfg(c, l);
-        memset(v.ds, 0, (size_t)N * H * sizeof *v.ds);
-        dlp_nn_act_backward(v.ds, dh, v.s[l], v.h[l + 1], (size_t)N * H, DLP_NN_RELU, 0);
+        /* through the ReLU: ds = dh where s > 0 (written, not accumulated) */
+        const nn_real *hl = v.h[l + 1]; /* > 0 exactly where s > 0 */
+        for (size_t k = 0; k < (size_t)N * H; k++) v.ds[k] = dlp_nn_relu_mask(hl[k], dh[k]);
         const nn_real *hin = l == 0 ? x : v.h[l];
         nn_real *dx = NULL;
         if (l > 0) {
