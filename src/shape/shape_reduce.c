@@ -2,7 +2,7 @@
  * shape_reduce.c — reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/
  * LogSumExp/SumSquare (axes attribute before opset 18 — ReduceSum before
  * 13 — and an optional input after; keepdims; noop_with_empty_axes) and
- * ArgMax/ArgMin. Integer ReduceSum/Prod/Max/Min are folded when constant.
+ * ArgMax/ArgMin. ReduceSum/Prod/Max/Min/Mean are folded when constant.
  */
 #include "shape.h"
 
@@ -55,37 +55,56 @@ static dlp_status sh_reduce(dlp_sctx *c) {
     dlp_value *v = dlp_sh_in(c, 0);
     int64_t n, nin;
     const char *op = c->n->op_type;
-    bool foldable = !strcmp(op, "ReduceSum") || !strcmp(op, "ReduceProd") ||
-                    !strcmp(op, "ReduceMax") || !strcmp(op, "ReduceMin");
-    if (st != DLP_OK || !foldable || !v || !v->ival ||
-        !dlp_sh_small(&o, &n) || !dlp_shape_numel(x, &nin) ||
-        nin != v->n_const || nin == 0)
+    int kind = !strcmp(op, "ReduceSum") ? 0 : !strcmp(op, "ReduceProd") ? 1
+             : !strcmp(op, "ReduceMax") ? 2 : !strcmp(op, "ReduceMin") ? 3
+             : !strcmp(op, "ReduceMean") ? 4 : -1;
+    if (st != DLP_OK || kind < 0 || !dlp_value_is_const(v) ||
+        !dlp_sh_small(&o, &n) || !dlp_shape_numel(x, &nin) || nin == 0)
         return st;
-    int64_t *r = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *r);
-    bool *init = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *init);
-    if (!r || !init) return dlp_sh_nomem(c);
+    int64_t *cnt = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *cnt);
+    if (!cnt) return dlp_sh_nomem(c);
     int64_t idx[DLP_MAX_RANK] = {0};
+    int64_t *ri = NULL;
+    double *rf = NULL;
+    const double *f = NULL;
+    if (v->ival && kind != 4) {
+        ri = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *ri);
+        if (!ri) return dlp_sh_nomem(c);
+    } else {
+        int64_t nf;
+        rf = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *rf);
+        if (!rf) return dlp_sh_nomem(c);
+        if (!dlp_sh_nums(c, 0, &f, &nf)) return DLP_OK;
+    }
     for (int64_t k = 0; k < nin; k++) {
         int64_t off = 0;
         for (int d = 0; d < x->rank; d++)
             if (!red[d]) off = off * x->dims[d].value + idx[d];
-        int64_t a = v->ival[k];
-        if (!init[off]) { r[off] = a; init[off] = true; }
-        else if (!strcmp(op, "ReduceSum")) {
-            if (!dlp_add_i64(r[off], a, &r[off])) return DLP_OK;
-        } else if (!strcmp(op, "ReduceProd")) {
-            if (!dlp_mul_i64(r[off], a, &r[off])) return DLP_OK;
-        } else if (!strcmp(op, "ReduceMax")) {
-            if (a > r[off]) r[off] = a;
-        } else if (a < r[off]) {
-            r[off] = a;
+        if (ri) {
+            int64_t a = v->ival[k], *t = &ri[off];
+            if (!cnt[off]) *t = a;
+            else if (kind == 0) { if (!dlp_add_i64(*t, a, t)) return DLP_OK; }
+            else if (kind == 1) { if (!dlp_mul_i64(*t, a, t)) return DLP_OK; }
+            else if (kind == 2) { if (a > *t) *t = a; }
+            else if (a < *t) *t = a;
+        } else {
+            double a = f[k], *t = &rf[off];
+            if (!cnt[off]) *t = a;
+            else if (kind == 0 || kind == 4) *t += a;
+            else if (kind == 1) *t *= a;
+            else if (kind == 2) { if (a > *t) *t = a; }
+            else if (a < *t) *t = a;
         }
+        cnt[off]++;
         for (int d = x->rank - 1; d >= 0; d--) {
             if (++idx[d] < x->dims[d].value) break;
             idx[d] = 0;
         }
     }
-    return dlp_sh_set_ints(c, 0, dt, &o, r, n);
+    if (ri) return dlp_sh_set_ints(c, 0, dt, &o, ri, n);
+    if (kind == 4)
+        for (int64_t k = 0; k < n; k++) rf[k] /= (double)cnt[k];
+    return dlp_sh_set_nums(c, 0, dt, &o, rf, n);
 }
 
 static dlp_status sh_argmax(dlp_sctx *c) {
