@@ -456,6 +456,11 @@ case("equal_where_fold", "Where",
      [C([False, True, False]), C([1, 1, 1]), C([2, -1, 5])],
      fold=[2, 1, 5])
 
+case("reducemax_float_fold", "ReduceMax", [C([[3.0, 7.5], [1.0, 2.0]])],
+     {"axes": [1], "keepdims": 0}, opset=13, fold=[7.5, 2.0])
+case("reducemean_float_fold", "ReduceMean", [C([1.0, 2.0, 6.0])],
+     {"keepdims": 0}, opset=13, fold=[3.0])
+
 # folding through int arithmetic and comparisons
 case("fold_add", "Add", [C([2, 3]), C([10])], fold=[12, 13])
 case("fold_div", "Div", [C([7, -7]), C([2])], fold=[3, -3])
@@ -787,8 +792,80 @@ def make_tiny_hf(batch=3, seq=7):
               100.0 * onnx_known / len(node_outs)))
 
 
+# ---------------------------------------------------------------------------
+# Small exported models with control flow and recurrent layers: the output
+# shape at the bound dims comes from running the torch model.
+
+def make_control_models(batch=3, seq=7):
+    import tempfile
+    import torch
+    import torch.nn as nn
+    from onnx import external_data_helper
+
+    @torch.jit.script
+    def loopy(x, n: int):
+        for _ in range(n):
+            x = x * 2 + 1
+        if bool(x.sum() > 0):
+            x = x.relu()
+        else:
+            x = -x
+        return x
+
+    class Loopy(nn.Module):
+        def forward(self, x):
+            return loopy(x, 3)
+
+    class Rnn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = nn.Embedding(50, 16)
+            self.l = nn.LSTM(16, 24, 2, batch_first=True, bidirectional=True)
+            self.g = nn.GRU(48, 8)
+
+        def forward(self, ids):
+            y, _ = self.l(self.e(ids))
+            z, _ = self.g(y)
+            return z
+
+    torch.manual_seed(0)
+    models = [
+        ("loop_if", Loopy(), lambda b, t: torch.randn(b, 5), "input",
+         {0: "batch"}),
+        ("lstm_gru", Rnn().eval(), lambda b, t: torch.randint(0, 50, (b, t)),
+         "input_ids", {0: "batch", 1: "seq"}),
+    ]
+    info = {}
+    tmp = tempfile.mkdtemp(prefix="dlp_ctl_")
+    for name, model, mk, iname, dyn in models:
+        raw = os.path.join(tmp, name + ".onnx")
+        with torch.no_grad():
+            torch.onnx.export(model, (mk(2, 16),), raw, opset_version=17,
+                              do_constant_folding=True, input_names=[iname],
+                              output_names=["output"],
+                              dynamic_axes={iname: dyn, "output": {0: "batch"}})
+            want = list(model(mk(batch, seq)).shape)
+        m = onnx.load(raw)
+        external_data_helper.convert_model_to_external_data(
+            m, all_tensors_to_one_file=True, location=name + ".weights",
+            size_threshold=1024)
+        onnx.save_model(m, os.path.join(tmp, "s.onnx"))
+        os.replace(os.path.join(tmp, "s.onnx"), os.path.join(OUT, name + ".onnx"))
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+        info[name] = {"file": name + ".onnx", "output": want,
+                      "ops": sorted({n.op_type for n in m.graph.node})}
+    os.rmdir(tmp)
+    info["dims"] = {"batch": batch, "seq": seq}
+    with open(os.path.join(OUT, "control_models.json"), "w") as f:
+        json.dump(info, f, indent=0, sort_keys=True)
+        f.write("\n")
+    print("control models:", {k: v for k, v in info.items() if k != "dims"})
+
+
 if __name__ == "__main__":
     ok = make_all()
     if "--ops-only" not in sys.argv:
         make_tiny_hf()
+        make_control_models()
     sys.exit(0 if ok else 1)

@@ -729,8 +729,54 @@ static void test_tiny_hf_symbolic(void) {
     cJSON_Delete(root);
 }
 
+/* Exported Loop/If (torch.jit.script) and LSTM/GRU models: after binding,
+ * no tensor is unshaped (subgraph tensors included) and the output has the
+ * shape the torch model gives (tests/gen_op_fixtures.py). */
+static void test_control_models(void) {
+    char *txt = slurp(OPS_DIR "control_models.json");
+    cJSON *root = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(root != NULL);
+    if (!root) return;
+    const cJSON *dims = cJSON_GetObjectItem(root, "dims"), *ent;
+    int models = 0;
+    cJSON_ArrayForEach(ent, root) {
+        if (ent == dims) continue;
+        models++;
+        char path[256];
+        snprintf(path, sizeof path, OPS_DIR "%s",
+                 cJSON_GetObjectItem(ent, "file")->valuestring);
+        dlp_model *m = NULL;
+        dlp_error err = {0};
+        CHECK_MSG(dlp_model_open(path, &m, &err) == DLP_OK, "%s", err.msg);
+        if (!m) continue;
+        const cJSON *d;
+        cJSON_ArrayForEach(d, dims) {
+            dlp_error e2;
+            dlp_model_bind_dim(m, d->string, d->valueint, &e2); /* may lack */
+        }
+        CHECK_MSG(dlp_model_analyze(m, &err) == DLP_OK, "%s", err.msg);
+        dlp_summary s;
+        dlp_model_summary(m, &s);
+        CHECK_MSG(s.unshaped_tensors == 0, "%s: %lld unshaped", path,
+                  (long long)s.unshaped_tensors);
+        int oi = dlp_graph_find(&m->graph, "output");
+        const cJSON *want = cJSON_GetObjectItem(ent, "output");
+        const dlp_value *o = oi >= 0 ? &m->graph.values[oi] : NULL;
+        bool ok = o && o->shape.rank == cJSON_GetArraySize(want);
+        for (int k = 0; ok && k < o->shape.rank; k++)
+            ok = o->shape.dims[k].value ==
+                 (int64_t)cJSON_GetArrayItem(want, k)->valuedouble;
+        CHECK_MSG(ok, "%s: output shape differs from torch", path);
+        dlp_model_free(m);
+    }
+    CHECK(models == 2);
+    cJSON_Delete(root);
+}
+
 int main(void) {
     RUN(test_op_fixtures);
+    RUN(test_control_models);
     RUN(test_tiny_hf_symbolic);
     RUN(test_tiny_hf_export);
     RUN(test_symbols_bind_and_rebind);
