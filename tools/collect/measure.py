@@ -1,0 +1,507 @@
+"""measure.py - GPU worker: measures labels for a list of work items, per
+PROTOCOL.md p1 (shared/PROTOCOL.md), on one GPU (CUDA_VISIBLE_DEVICES).
+
+    python3 measure.py --items items.jsonl --out DIR --worker K --deadline T
+
+Each item is {"spec": {...}, "tasks": [...], "infer": [...], "train": [...],
+"trace": [...]}: one model load serves every configuration of the item.
+Rows are appended (flushed after each item) to DIR/w<K>_<table>.csv; the
+graph hash is not known here (exports run elsewhere), so rows carry the spec
+id in the `hash` column and merge.py maps it. Progress lines "start ID" /
+"done ID" go to DIR/w<K>_progress.txt, so a cut-off loses at most the item in
+flight, and a restarted worker skips what is done.
+
+Per configuration: rep 0 pass then rep 1 pass (separate passes over the
+item's configurations, per precision). Per pass and runtime: 10 warm-up
+calls, 50 calls timed with CUDA event pairs (median, p10, p90), peak memory
+of one call after warm-up (graph runtime: peak during capture, since replay
+allocates nothing), NVML energy over max(20, 1000 ms / latency) calls (rep 0;
+rep 1 only on a deterministic random 10%).
+"""
+import argparse
+import contextlib
+import csv
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zoo  # noqa: E402
+
+COMMON = ["protocol", "batch_id", "hash", "device", "rep", "status"]
+COLS = {
+    "inference": COMMON + ["runtime", "precision", "batch", "seq", "height",
+                           "width", "latency_ms", "latency_p10_ms",
+                           "latency_p90_ms", "memory_mib", "mem_reserved_mib",
+                           "nvml_used_mib", "energy_j", "power_w"],
+    "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
+                          "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
+                          "mem_reserved_mib", "energy_j", "power_w"],
+    "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
+                     "throughput_samples_s", "memory_mib",
+                     "energy_per_sample_j", "power_w"],
+    # module/aten are mapped to ONNX node names by merge.py
+    "kernels": COMMON + ["mode", "sms", "precision", "batch", "seq", "height",
+                         "width", "kernel_idx", "kernel", "duration_us", "grid",
+                         "block", "module", "aten"],
+    "failures": ["protocol", "batch_id", "hash", "model", "variant", "device",
+                 "stage", "reason"],
+}
+DTYPES = {}
+MAX_CALL_S = 0.12  # a configuration whose single call is slower is skipped
+
+
+def energy_in_rep1(key):
+    return int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) % 10 == 0
+
+
+class Writer:
+    def __init__(self, out, worker):
+        self.files = {}
+        self.out, self.worker = out, worker
+
+    def row(self, table, d):
+        if table not in self.files:
+            p = os.path.join(self.out, "w%s_%s.csv" % (self.worker, table))
+            new = not os.path.exists(p)
+            f = open(p, "a", newline="")
+            w = csv.DictWriter(f, COLS[table], extrasaction="ignore")
+            if new:
+                w.writeheader()
+            self.files[table] = (f, w)
+        self.files[table][1].writerow(d)
+
+    def flush(self):
+        for f, _ in self.files.values():
+            f.flush()
+
+
+class Nvml:
+    def __init__(self):
+        self.h = None
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            idx = int(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
+            self.h = pynvml.nvmlDeviceGetHandleByIndex(idx)
+            self.nv = pynvml
+        except Exception:
+            self.h = None
+
+    def energy_mj(self):
+        return self.nv.nvmlDeviceGetTotalEnergyConsumption(self.h) if self.h else None
+
+    def used_mib(self):
+        if not self.h:
+            return ""
+        return round(self.nv.nvmlDeviceGetMemoryInfo(self.h).used / 2 ** 20, 1)
+
+
+def _pct(v, q):
+    v = sorted(v)
+    k = (len(v) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+def time_calls(torch, fn, warm=10, n=50):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+          for _ in range(n)]
+    for s, e in ev:
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    t = [s.elapsed_time(e) for s, e in ev]
+    return _pct(t, 0.5), _pct(t, 0.1), _pct(t, 0.9)
+
+
+def energy(torch, nvml, fn, lat_ms):
+    if nvml.h is None:
+        return "", ""
+    n = max(20, int(math.ceil(1000.0 / max(lat_ms, 1e-3))))
+    torch.cuda.synchronize()
+    e0, t0 = nvml.energy_mj(), time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    e1, t1 = nvml.energy_mj(), time.perf_counter()
+    ej = (e1 - e0) / 1000.0
+    return round(ej / n, 6), round(ej / (t1 - t0), 2)
+
+
+def _r(x, k=4):
+    return "" if x == "" or x is None else round(x, k)
+
+
+class Ctx:
+    def __init__(self, a, torch, nvml, w, device):
+        self.a, self.torch, self.nvml, self.w, self.device = a, torch, nvml, w, device
+
+    def fail(self, spec, stage, reason):
+        self.w.row("failures", dict(protocol="p1", batch_id=self.a.batch_id,
+                                    hash=spec["id"], model=spec["model"],
+                                    variant=spec["variant"], device=self.device,
+                                    stage=stage, reason=str(reason).split("\n")[0][:300]))
+
+    def base(self, spec, rep):
+        return dict(protocol="p1", batch_id=self.a.batch_id, hash=spec["id"],
+                    device=self.device, rep=rep, status="ok")
+
+
+def set_precision(torch, prec):
+    tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = False
+
+
+def make_input(torch, spec, batch, seq, h, w, dtype):
+    if spec["kind"] == "text":
+        return torch.randint(0, 1000, (batch, seq), device="cuda")
+    return torch.randn(batch, 3, h, w, device="cuda", dtype=dtype)
+
+
+def measure_infer(c, spec, model, prec, dtype, cfgs):
+    """cfgs: list of (batch, seq, h, w). Two passes (rep 0, rep 1)."""
+    torch = c.torch
+    results = {}
+    for rep in (0, 1):
+        for (b, seq, h, w) in cfgs:
+            if time.time() > c.a.deadline:
+                return
+            key = "%s|%s|%s|%s|%s|%s" % (spec["id"], prec, b, seq, h, w)
+            if key in results and results[key] == "skip":
+                continue
+            x = make_input(torch, spec, b, seq, h, w, dtype)
+            try:
+                with torch.inference_mode():
+                    fn = lambda: model(x)  # noqa: E731
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                    fn()
+                    torch.cuda.synchronize()
+                    if time.perf_counter() - t0 > MAX_CALL_S and rep == 0:
+                        # the first call may include lazy init: time another
+                        t0 = time.perf_counter()
+                        fn()
+                        torch.cuda.synchronize()
+                        if time.perf_counter() - t0 > MAX_CALL_S:
+                            c.fail(spec, "too_slow", "%s b=%s seq=%s %sx%s one call %.2fs"
+                                   % (prec, b, seq, h, w, time.perf_counter() - t0))
+                            results[key] = "skip"
+                            continue
+                    do_energy = rep == 0 or energy_in_rep1(key)
+                    rows = []
+                    lat, p10, p90 = time_calls(torch, fn)
+                    torch.cuda.reset_peak_memory_stats()
+                    fn()
+                    torch.cuda.synchronize()
+                    mem = torch.cuda.max_memory_allocated() / 2 ** 20
+                    res = torch.cuda.max_memory_reserved() / 2 ** 20
+                    used = c.nvml.used_mib()
+                    ej, pw = energy(torch, c.nvml, fn, lat) if do_energy else ("", "")
+                    rows.append(("eager", lat, p10, p90, mem, res, used, ej, pw))
+                    # CUDA graph runtime
+                    try:
+                        s = torch.cuda.Stream()
+                        s.wait_stream(torch.cuda.current_stream())
+                        with torch.cuda.stream(s):
+                            for _ in range(3):
+                                fn()
+                        torch.cuda.current_stream().wait_stream(s)
+                        torch.cuda.synchronize()
+                        torch.cuda.reset_peak_memory_stats()
+                        g = torch.cuda.CUDAGraph()
+                        with torch.cuda.graph(g):
+                            model(x)
+                        torch.cuda.synchronize()
+                        gmem = torch.cuda.max_memory_allocated() / 2 ** 20
+                        gres = torch.cuda.max_memory_reserved() / 2 ** 20
+                        glat, g10, g90 = time_calls(torch, g.replay)
+                        gused = c.nvml.used_mib()
+                        gej, gpw = energy(torch, c.nvml, g.replay, glat) if do_energy else ("", "")
+                        rows.append(("graph", glat, g10, g90, gmem, gres, gused, gej, gpw))
+                        del g
+                    except Exception as e:
+                        if rep == 0:
+                            c.fail(spec, "graph_capture", "%s b=%s: %s" % (prec, b, e))
+                        torch.cuda.synchronize()
+                for (rt, lat, p10, p90, mem, res, used, ej, pw) in rows:
+                    d = c.base(spec, rep)
+                    d.update(runtime=rt, precision=prec, batch=b,
+                             seq=seq if seq else "", height=h if h else "",
+                             width=w if w else "", latency_ms=_r(lat),
+                             latency_p10_ms=_r(p10), latency_p90_ms=_r(p90),
+                             memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
+                             nvml_used_mib=used, energy_j=_r(ej, 6), power_w=_r(pw, 2))
+                    c.w.row("inference", d)
+                    if spec["kind"] == "text":
+                        l = c.base(spec, rep)
+                        l.update(runtime=rt, precision=prec, batch=b, seq=seq,
+                                 latency_ms=_r(lat),
+                                 throughput_samples_s=_r(b / (lat / 1000.0), 3),
+                                 memory_mib=_r(mem, 2),
+                                 energy_per_sample_j=_r(ej / b if ej != "" else "", 6),
+                                 power_w=_r(pw, 2))
+                        c.w.row("llm", l)
+            except torch.cuda.OutOfMemoryError as e:
+                if rep == 0:
+                    c.fail(spec, "oom", "%s b=%s seq=%s %sx%s" % (prec, b, seq, h, w))
+                results[key] = "skip"
+            except Exception as e:
+                if rep == 0:
+                    c.fail(spec, "eager", "%s b=%s seq=%s %sx%s: %s" % (prec, b, seq, h, w, e))
+                results[key] = "skip"
+                if "illegal" in str(e) or "CUDA error" in str(e):
+                    raise
+            finally:
+                x = None
+                torch.cuda.empty_cache()
+
+
+def measure_train(c, spec, model, prec, dtype, cfgs):
+    torch = c.torch
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    lossf = torch.nn.CrossEntropyLoss()
+    for rep in (0, 1):
+        for (b, h, w) in cfgs:
+            if time.time() > c.a.deadline:
+                break
+            key = "train|%s|%s|%s|%s|%s" % (spec["id"], prec, b, h, w)
+            try:
+                x = torch.randn(b, 3, h, w, device="cuda", dtype=dtype)
+                y0 = model(x)
+                ncls = zoo._first_tensor(y0).shape[-1]
+                y0 = None
+                lab = torch.randint(0, ncls, (b,), device="cuda")
+
+                def step():
+                    opt.zero_grad(set_to_none=True)
+                    out = zoo._first_tensor(model(x))
+                    loss = lossf(out.float(), lab)
+                    loss.backward()
+                    opt.step()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                step()
+                torch.cuda.synchronize()
+                if time.perf_counter() - t0 > MAX_CALL_S * 2:
+                    if rep == 0:
+                        c.fail(spec, "too_slow", "train %s b=%s" % (prec, b))
+                    continue
+                lat, p10, p90 = time_calls(torch, step)
+                torch.cuda.reset_peak_memory_stats()
+                step()
+                torch.cuda.synchronize()
+                mem = torch.cuda.max_memory_allocated() / 2 ** 20
+                res = torch.cuda.max_memory_reserved() / 2 ** 20
+                do_e = rep == 0 or energy_in_rep1(key)
+                ej, pw = energy(torch, c.nvml, step, lat) if do_e else ("", "")
+                d = c.base(spec, rep)
+                d.update(precision=prec, batch=b, height=h, width=w,
+                         optimizer="sgd_momentum", step_ms=_r(lat),
+                         step_p10_ms=_r(p10), step_p90_ms=_r(p90),
+                         memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
+                         energy_j=_r(ej, 6), power_w=_r(pw, 2))
+                c.w.row("training", d)
+            except torch.cuda.OutOfMemoryError:
+                if rep == 0:
+                    c.fail(spec, "oom", "train %s b=%s" % (prec, b))
+            except Exception as e:
+                if rep == 0:
+                    c.fail(spec, "train", "%s b=%s: %s" % (prec, b, e))
+                if "illegal" in str(e) or "CUDA error" in str(e):
+                    raise
+            finally:
+                x = lab = None
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.empty_cache()
+    del opt
+    model.eval()
+
+
+def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
+    """Eager kernel trace of one forward: every kernel with its module path
+    (record_function ranges opened by module hooks) and launching aten op."""
+    torch = c.torch
+    from torch.profiler import ProfilerActivity, profile
+    b, seq, h, w = cfg
+    x = make_input(torch, spec, b, seq, h, w, dtype)
+    names = {m: n for n, m in model.named_modules()}
+    stack = []
+    hooks = []
+
+    def pre(m, inp):
+        rf = torch.profiler.record_function("mod:" + names.get(m, "?"))
+        rf.__enter__()
+        stack.append(rf)
+
+    def post(m, inp, out):
+        if stack:
+            stack.pop().__exit__(None, None, None)
+    for m in model.modules():
+        hooks.append(m.register_forward_pre_hook(pre))
+        hooks.append(m.register_forward_hook(post))
+    try:
+        with torch.inference_mode():
+            for _ in range(3):
+                model(x)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                model(x)
+                torch.cuda.synchronize()
+        path = os.path.join(tmpdir, "trace_%d.json" % os.getpid())
+        prof.export_chrome_trace(path)
+    finally:
+        for hk in hooks:
+            hk.remove()
+    ev = json.load(open(path))
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    os.remove(path)
+    launches, kernels, ann, ops = {}, [], [], []
+    for e in ev:
+        cat = e.get("cat", "")
+        args = e.get("args", {}) or {}
+        if cat == "kernel":
+            kernels.append(e)
+        elif cat == "cuda_runtime" and "correlation" in args:
+            launches[args["correlation"]] = e
+        elif cat == "user_annotation" and e.get("name", "").startswith("mod:"):
+            ann.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"][4:]))
+        elif cat == "cpu_op":
+            ops.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
+    kernels.sort(key=lambda e: e["ts"])
+
+    def innermost(lst, t):
+        best = None
+        for (s, f, n) in lst:
+            if s <= t <= f and (best is None or f - s < best[1] - best[0]):
+                best = (s, f, n)
+        return best[2] if best else ""
+    for i, k in enumerate(kernels):
+        args = k.get("args", {})
+        lt = launches.get(args.get("correlation"))
+        t = lt["ts"] if lt else None
+        mod = innermost(ann, t) if t is not None else ""
+        op = innermost(ops, t) if t is not None else ""
+        d = c.base(spec, 0)
+        g, bl = args.get("grid", ["", "", ""]), args.get("block", ["", "", ""])
+        d.update(mode="eager", sms="", precision=prec, batch=b,
+                 seq=seq if seq else "", height=h if h else "",
+                 width=w if w else "", kernel_idx=i, kernel=k.get("name", ""),
+                 duration_us=_r(k.get("dur", 0), 3),
+                 grid=":".join(str(v) for v in g), block=":".join(str(v) for v in bl),
+                 module=mod, aten=op)
+        c.w.row("kernels", d)
+
+
+def run_item(c, item, tmpdir):
+    torch = c.torch
+    spec = item["spec"]
+    text = spec["kind"] == "text"
+    torch.manual_seed(0)
+    big = text and zoo.hf_params_estimate(spec["build"]["cfg"]) > 2.5e9
+    dt0 = torch.bfloat16 if big else None
+    with torch.device("cuda"):
+        model = zoo.build(spec, dtype=dt0)
+    model = zoo.wrap(model, spec["kind"]).eval()
+    h = w = None
+    if not text:
+        h, w = zoo.input_size(spec, model.m)
+    half = torch.bfloat16 if (text and spec["family"] in zoo.DECODERS) else torch.float16
+    for prec in ("fp32", "fp16"):
+        if time.time() > c.a.deadline:
+            break
+        dtype = torch.float32 if prec == "fp32" else half
+        if prec == "fp32" and big:
+            continue
+        mine = [cf for cf in item.get("infer", []) if cf[2] == prec]
+        if prec == "fp16" and half == torch.bfloat16:
+            prec = "bf16"
+        set_precision(torch, prec)
+        model = model.to(dtype)
+        cfgs = []
+        for cf in mine:
+            if text:
+                cfgs.append((cf[0], cf[1], None, None))
+            else:
+                cfgs.append((cf[0], None, cf[1] or h, cf[1] or w))
+        cfgs = list(dict.fromkeys(cfgs))  # a sampled point may equal native
+        measure_infer(c, spec, model, prec, dtype, cfgs)
+        if prec == "fp32" and item.get("train") and not text:
+            measure_train(c, spec, model, prec, dtype,
+                          [(b, r or h, r or w) for b, r in item["train"]])
+        if prec != "fp32" and item.get("trace"):
+            for cf in item["trace"]:
+                try:
+                    tc = (cf[0], cf[1], None, None) if text else (cf[0], None, cf[1] or h, cf[1] or w)
+                    measure_trace(c, spec, model, prec, dtype, tc, tmpdir)
+                except Exception as e:
+                    c.fail(spec, "trace", e)
+                    if "illegal" in str(e):
+                        raise
+        c.w.flush()
+    del model
+    torch.cuda.empty_cache()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--worker", default="0")
+    ap.add_argument("--deadline", type=float, required=True)
+    ap.add_argument("--batch-id", dest="batch_id", required=True)
+    ap.add_argument("--device-name", dest="device_name", required=True)
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(1)
+    nvml = Nvml()
+    w = Writer(a.out, a.worker)
+    c = Ctx(a, torch, nvml, w, a.device_name)
+    prog_path = os.path.join(a.out, "w%s_progress.txt" % a.worker)
+    done = set()
+    if os.path.exists(prog_path):
+        for line in open(prog_path):
+            p = line.split(" ", 1)
+            if len(p) == 2:
+                done.add(p[1].strip())  # started or done: never retried
+    prog = open(prog_path, "a")
+    items = [json.loads(l) for l in open(a.items)]
+    for it in items:
+        sid = it["spec"]["id"]
+        if sid in done:
+            continue
+        if time.time() > a.deadline - 5:
+            break
+        prog.write("start %s\n" % sid)
+        prog.flush()
+        try:
+            run_item(c, it, a.out)
+        except torch.cuda.OutOfMemoryError as e:
+            c.fail(it["spec"], "oom", "load: %s" % str(e)[:200])
+        except Exception as e:
+            c.fail(it["spec"], "load", "%s: %s" % (type(e).__name__, e))
+            if "illegal" in str(e) or "CUDA error" in str(e):
+                w.flush()
+                prog.write("done %s\n" % sid)
+                prog.flush()
+                sys.exit(3)  # the context is broken: the runner restarts us
+        torch.cuda.empty_cache()
+        w.flush()
+        prog.write("done %s\n" % sid)
+        prog.flush()
+    w.flush()
+
+
+if __name__ == "__main__":
+    main()

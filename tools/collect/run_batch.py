@@ -1,0 +1,351 @@
+"""run_batch.py - one collector batch on the GPU machine (never in CI).
+
+    python3 tools/collect/run_batch.py NAME --seconds 500 --out $OUT
+
+1. generates the zoo (zoo.all_specs), skips what data/collect_done.txt marks
+   done (done-markers: "export ID" / "label ID"), and plans label items
+   (deterministic: configurations drawn from a seed per spec id);
+2. starts one measure.py worker per GPU (CUDA_VISIBLE_DEVICES=i, disjoint
+   shards, pinned to two cores each) and export.py processes on the other
+   cores, all with the same deadline; restarts a worker whose CUDA context
+   broke (the item in flight is recorded as failed);
+3. writes env.json and packs everything into $OUT/<batch_id>.tar.zst (split
+   into 15 MiB parts if larger), which tools/collect/ingest.py turns into
+   data/ on the developer machine.
+"""
+import argparse
+import glob
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import zoo  # noqa: E402
+
+VIS_BATCH = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+VIS_RES = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512]
+LM_BATCH = [1, 2, 4, 8, 16, 32, 64]
+LM_SEQ = [32, 64, 128, 256, 512, 1024, 2048]
+
+
+def device_name(nv):
+    n = nv.upper()
+    if "H100" in n:
+        return "H100-SXM5-80GB" if ("HBM3" in n or "SXM" in n) else "H100-PCIE-80GB"
+    if "H200" in n:
+        return "H200-SXM-141GB"
+    if "A100" in n:
+        return "A100-SXM4-80GB" if "80GB" in n else "A100-SXM4-40GB"
+    return n.replace("NVIDIA ", "").replace(" ", "-")
+
+
+def plan_item(spec, idx):
+    """Configurations of one spec: infer entries [batch, res_or_seq, prec]
+    (res None = the model's native resolution), train [batch, res], trace
+    [batch, res_or_seq]. Drawn from a generator seeded by the spec id."""
+    rng = random.Random(spec["id"])
+    it = dict(spec=spec)
+    if spec["kind"] == "vision":
+        pts = [[rng.choice([1, 8, 32, 64]), None, "fp16"]]
+        while len(pts) < 2:
+            b, r = rng.choice(VIS_BATCH), rng.choice(VIS_RES)
+            if b * r * r <= 64 * 224 * 224:
+                pts.append([b, r, "fp32"])
+        it["infer"] = pts
+        if idx % 3 == 0:
+            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
+        if idx % 5 == 1:
+            it["trace"] = [[rng.choice([1, 8, 32]), None]]
+    else:
+        c = spec["build"]["cfg"]
+        params = zoo.hf_params_estimate(c)
+        pmax = c["P"]
+        pts, tries = [], 0
+        while len(pts) < 3 and tries < 200:
+            tries += 1
+            b, s = rng.choice(LM_BATCH), rng.choice(LM_SEQ)
+            if s > pmax or any(p[:2] == [b, s] for p in pts):
+                continue
+            if 2.0 * params * b * s > 4e13 or b * s > 65536:
+                continue
+            prec = "fp32" if (len(pts) == 2 and params < 2.5e9) else "fp16"
+            pts.append([b, s, prec])
+        it["infer"] = pts
+        if idx % 4 == 0:
+            it["trace"] = [[1, 128 if pmax >= 128 else 32]]
+    return it
+
+
+def order_specs(specs):
+    """Labeled-first ordering: torchvision bases, named HF models, then a
+    seeded shuffle of everything else (so every call sees a broad mix)."""
+    first = [s for s in specs if s["id"].startswith("tv:")]
+    first += [s for s in specs if s["id"].startswith("hf:")]
+    rest = [s for s in specs if s not in first]
+    random.Random(7).shuffle(rest)
+    return first + rest
+
+
+def read_done():
+    done = {"export": set(), "label": set()}
+    p = os.path.join(REPO, "data", "collect_done.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            k, _, v = line.strip().partition(" ")
+            if k in done:
+                done[k].add(v)
+    return done
+
+
+def env_info(batch_id, dev):
+    import torch
+    info = dict(protocol="p1", batch_id=batch_id)
+    p = torch.cuda.get_device_properties(0)
+    info.update(gpu_name=p.name, device=dev, sm_count=p.multi_processor_count,
+                memory_mib=int(p.total_memory / 2 ** 20))
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        info["driver"] = pynvml.nvmlSystemGetDriverVersion()
+        if isinstance(info["driver"], bytes):
+            info["driver"] = info["driver"].decode()
+    except Exception:
+        info["driver"] = ""
+    info["cuda_runtime"] = torch.version.cuda
+    info["torch"] = torch.__version__
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info["host_cpu"] = cpu or platform.processor()
+    try:
+        info["collector_commit"] = subprocess.check_output(
+            ["git", "-C", REPO, "rev-parse", "HEAD"], text=True,
+            stderr=subprocess.DEVNULL).strip()
+    except Exception:  # the device copy has no .git: the caller passes it
+        info["collector_commit"] = os.environ.get("DLP_COMMIT", "unknown")
+    for mod in ("torchvision", "transformers", "timm", "onnx"):
+        try:
+            info[mod] = __import__(mod).__version__
+        except Exception:
+            info[mod] = ""
+    info["gpus"] = torch.cuda.device_count()
+    return info
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("--seconds", type=float, default=500)
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/collect_out"))
+    ap.add_argument("--gpus", type=int, default=0)
+    ap.add_argument("--max-items", type=int, default=100000)
+    ap.add_argument("--exporters", type=int, default=0)
+    ap.add_argument("--export-only-labeled", action="store_true")
+    a = ap.parse_args()
+    t_start = time.time()
+    t_end = t_start + a.seconds
+    import torch
+    gpus = a.gpus or torch.cuda.device_count()
+    dev = device_name(torch.cuda.get_device_name(0))
+    batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime(t_start)) + "-" + a.name
+    work = os.path.join("/tmp", "collect_" + batch_id)
+    os.makedirs(work, exist_ok=True)
+    env = env_info(batch_id, dev)
+    env["started_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))
+
+    specs = zoo.all_specs()
+    done = read_done()
+    ordered = order_specs(specs)
+    with open(os.path.join(work, "specs.jsonl"), "w") as f:
+        for s in ordered:
+            f.write(json.dumps(s) + "\n")
+    items = []
+    for idx, s in enumerate(ordered):
+        if s["id"] in done["label"]:
+            continue
+        items.append(plan_item(s, idx))
+    items = items[:a.max_items]
+    # worker shards: round robin over the ordered item list
+    for k in range(gpus):
+        with open(os.path.join(work, "items_%d.jsonl" % k), "w") as f:
+            for it in items[k::gpus]:
+                f.write(json.dumps(it) + "\n")
+    # export queue: labeled items first, then the rest of the pool;
+    # the big language models go to dedicated multi-threaded exporters
+    lab_ids = [it["spec"]["id"] for it in items]
+    rest = [s["id"] for s in ordered if s["id"] not in set(lab_ids)]
+    byid = {s["id"]: s for s in specs}
+    q = [i for i in lab_ids + ([] if a.export_only_labeled else rest)
+         if i not in done["export"]]
+    big = [i for i in q if i.startswith("hf:") and
+           zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
+    small = [i for i in q if i not in set(big)]
+    ncpu = os.cpu_count() or 8
+    bthreads = 8 if ncpu >= 48 else 3
+    n_exp = a.exporters or max(2, ncpu - 2 * gpus - 1 - bthreads * min(len(big), 2))
+    with open(os.path.join(work, "export_q.jsonl"), "w") as f:
+        for i in small:
+            f.write(json.dumps(byid[i]) + "\n")
+    with open(os.path.join(work, "export_big.jsonl"), "w") as f:
+        for i in big:
+            f.write(json.dumps(byid[i]) + "\n")
+    print("batch %s: %d specs, %d label items, %d to export (%d big), %d gpus, "
+          "%d exporters" % (batch_id, len(specs), len(items), len(q), len(big),
+                            gpus, n_exp), flush=True)
+
+    env_base = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1",
+                    CUDA_DEVICE_ORDER="PCI_BUS_ID", TOKENIZERS_PARALLELISM="false")
+    py = sys.executable
+    logs = open(os.path.join(work, "log.txt"), "a")
+    elogs = open(os.path.join("/tmp", "export_log_%s.txt" % batch_id), "a")
+    exporters = []
+    cores = list(range(ncpu))
+    gpu_cores = cores[:2 * gpus]
+    other = cores[2 * gpus:] or cores
+    for i in range(n_exp):
+        e = dict(env_base, CUDA_VISIBLE_DEVICES="")
+        cmd = ["taskset", "-c", str(other[i % len(other)]), py,
+               os.path.join(HERE, "export.py"), "--specs",
+               os.path.join(work, "export_q.jsonl"), "--out", work,
+               "--shard", "%d/%d" % (i, n_exp), "--deadline", str(t_end - 40)]
+        exporters.append(subprocess.Popen(cmd, env=e, stdout=elogs, stderr=elogs))
+    if big:
+        nb = min(len(big), 2)
+        for j in range(nb):
+            cs = other[-bthreads * (j + 1):][:bthreads]
+            e = dict(env_base, CUDA_VISIBLE_DEVICES="",
+                     OMP_NUM_THREADS=str(bthreads))
+            cmd = ["taskset", "-c", ",".join(str(c) for c in cs), py,
+                   os.path.join(HERE, "export.py"), "--specs",
+                   os.path.join(work, "export_big.jsonl"), "--out", work,
+                   "--shard", "%d/%d" % (j, nb), "--threads", str(bthreads),
+                   "--deadline", str(t_end - 40), "--tag", "big%d" % j]
+            exporters.append(subprocess.Popen(cmd, env=e, stdout=elogs, stderr=elogs))
+
+    def start_worker(k):
+        e = dict(env_base, CUDA_VISIBLE_DEVICES=str(k))
+        cmd = ["taskset", "-c", "%d,%d" % (gpu_cores[2 * k], gpu_cores[2 * k + 1]),
+               py, os.path.join(HERE, "measure.py"), "--items",
+               os.path.join(work, "items_%d.jsonl" % k), "--out", work,
+               "--worker", str(k), "--deadline", str(t_end - 45),
+               "--batch-id", batch_id, "--device-name", dev]
+        return subprocess.Popen(cmd, env=e, stdout=logs, stderr=logs)
+    workers = {k: start_worker(k) for k in range(gpus)}
+    restarts = 0
+    while time.time() < t_end - 40:
+        time.sleep(2)
+        alive = 0
+        for k, p in list(workers.items()):
+            rc = p.poll()
+            if rc is None:
+                alive += 1
+            elif rc != 0 and time.time() < t_end - 60 and restarts < 20:
+                restarts += 1
+                print("worker %d exited %d, restarting" % (k, rc), flush=True)
+                workers[k] = start_worker(k)
+                alive += 1
+        if not alive and all(p.poll() is not None for p in exporters):
+            break
+    # stop what is still running (an item in flight is lost, by design)
+    for p in list(workers.values()) + exporters:
+        if p.poll() is None:
+            p.terminate()
+    time.sleep(3)
+    for p in list(workers.values()) + exporters:
+        if p.poll() is None:
+            p.kill()
+    env["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    env["device_seconds"] = round(time.time() - t_start, 1)
+    env["gpus_used"] = gpus
+    env["worker_restarts"] = restarts
+    with open(os.path.join(work, "env.json"), "w") as f:
+        json.dump(env, f, indent=1)
+    for d in glob.glob(os.path.join(work, "work_*")):
+        subprocess.call(["rm", "-rf", d])
+    os.makedirs(a.out, exist_ok=True)
+    summarize(work)
+    pack(work, batch_id, a.out)
+    print("done %s in %.0f s" % (batch_id, time.time() - t_start), flush=True)
+
+
+def summarize(work):
+    """Prints counts and the most common failure reasons."""
+    import collections
+    import csv
+    for t in ("inference", "training", "llm", "kernels", "failures"):
+        n = 0
+        for p in glob.glob(os.path.join(work, "w*_%s.csv" % t)):
+            n += sum(1 for _ in open(p)) - 1
+        print("rows %s: %d" % (t, n))
+    ok, errs = 0, collections.Counter()
+    for p in glob.glob(os.path.join(work, "export_*.jsonl")):
+        if p.endswith("_q.jsonl") or p.endswith("_big.jsonl"):
+            continue
+        for line in open(p):
+            d = json.loads(line)
+            if "hash" in d:
+                ok += 1
+            else:
+                errs[d.get("error", "")[:90]] += 1
+    print("exports ok %d, failed %d" % (ok, sum(errs.values())))
+    for m, n in errs.most_common(12):
+        print("  export fail %4d %s" % (n, m))
+    fl = collections.Counter()
+    for p in glob.glob(os.path.join(work, "w*_failures.csv")):
+        for d in csv.DictReader(open(p)):
+            fl[(d["stage"] + " " + d["reason"])[:100]] += 1
+    for m, n in fl.most_common(12):
+        print("  fail %4d %s" % (n, m))
+    sys.stdout.flush()
+
+
+def pack(work, batch_id, out):
+    """Packs the work folder: zstd when the CLI exists, else 4 parallel xz
+    tars; parts of at most 15 MiB; at most 7 files."""
+    import shutil
+    base = os.path.basename(work)
+    if shutil.which("zstd"):
+        tarp = os.path.join("/tmp", batch_id + ".tar.zst")
+        subprocess.check_call("tar -C /tmp -cf - %s | zstd -q -T0 -12 --long=27 -o %s"
+                              % (base, tarp), shell=True)
+        size = os.path.getsize(tarp)
+        if size <= 15 * 2 ** 20:
+            shutil.copy(tarp, out)
+        else:
+            subprocess.check_call(["split", "-b", "15M", "-d", tarp,
+                                   os.path.join(out, batch_id + ".tar.zst.part")])
+        print("packed zstd %.1f MiB" % (size / 2 ** 20), flush=True)
+        return
+    files = []
+    for root, _, fs in os.walk(work):
+        for f in fs:
+            files.append(os.path.relpath(os.path.join(root, f), "/tmp"))
+    files.sort()
+    k = 4
+    jobs = []
+    for i in range(k):
+        p = os.path.join(out, "%s.%d.tar.xz" % (batch_id, i))
+        lst = os.path.join("/tmp", "pack_%d.txt" % i)
+        with open(lst, "w") as f:
+            f.write("\n".join(files[i::k]) + "\n")
+        jobs.append(subprocess.Popen("tar -C /tmp -cf - -T %s | xz -T2 -6 > %s"
+                                     % (lst, p), shell=True))
+    for j in jobs:
+        j.wait()
+    print("packed xz", [os.path.getsize(os.path.join(out, "%s.%d.tar.xz" % (batch_id, i)))
+                        for i in range(k)], flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,498 @@
+"""zoo.py - the generated model zoo: enumerates model specs and builds them.
+
+A spec is a plain dict (JSON-serialisable) naming how to build one model:
+  id       stable unique key ("tv:resnet50", "tvv:resnet:3f9a...", ...)
+  family   architecture family; model: base model; variant: "base" or
+           ";"-separated key=value changes (data/FORMAT.md)
+  source   torchvision | timm | hf ; kind: vision | text
+  build    builder arguments (see build())
+Nothing is hand-listed where a library can enumerate: every torchvision
+classification model (list_models), every timm architecture (list_models),
+and sampled variants of families (widths, depths, kernels, expansion ratios,
+heads, hidden sizes), as DIPPM/TraPPM do. Hugging Face models are built from
+configs with random weights. Works on torch 1.13 (local, no timm/transformers)
+and torch 2.11 (GPU machine).
+"""
+import hashlib
+import json
+import random
+
+VISION_RES = 224
+
+
+def _sid(prefix, d):
+    h = hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:10]
+    return "%s:%s" % (prefix, h)
+
+
+def _variant(d):
+    parts = []
+    for k in sorted(d):
+        v = d[k]
+        if isinstance(v, (list, tuple)):
+            v = ",".join(str(x) for x in v)
+        parts.append("%s=%s" % (k, v))
+    return ";".join(parts)
+
+
+# ---------------------------------------------------------------- torchvision
+def torchvision_base_specs():
+    import torchvision
+    out = []
+    for name in torchvision.models.list_models(module=torchvision.models):
+        fam = name.rstrip("0123456789_").split("_")[0] if name[0].isalpha() else name
+        out.append(dict(id="tv:" + name, family=_tv_family(name), model=name,
+                        variant="base", source="torchvision", kind="vision",
+                        build=dict(kind="tv", name=name)))
+    return out
+
+
+def _tv_family(name):
+    for pre in ("resnext", "wide_resnet", "resnet", "regnet", "efficientnet_v2",
+                "efficientnet", "mobilenet_v2", "mobilenet_v3", "convnext",
+                "densenet", "shufflenet", "mnasnet", "squeezenet", "vgg",
+                "vit", "swin", "maxvit", "alexnet", "googlenet", "inception"):
+        if name.startswith(pre):
+            return pre
+    return name
+
+
+def torchvision_variant_specs(rng, per_family):
+    """Sampled variants of torchvision families (constructor arguments)."""
+    out = []
+
+    def add(family, model, args):
+        d = dict(family=family, args=args)
+        out.append(dict(id=_sid("tvv:" + family, d), family=family, model=model,
+                        variant=_variant(args), source="torchvision",
+                        kind="vision", build=dict(kind="tvv", family=family,
+                                                  args=args)))
+
+    for _ in range(per_family):
+        block = rng.choice(["basic", "bottleneck"])
+        layers = [rng.randint(1, 4), rng.randint(1, 6), rng.randint(1, 8),
+                  rng.randint(1, 4)]
+        groups = rng.choice([1, 1, 32]) if block == "bottleneck" else 1
+        wpg = rng.choice([4, 8]) if groups == 32 else rng.choice([32, 64, 96, 128])
+        if block == "basic":  # BasicBlock supports only groups 1, width 64
+            wpg = 64
+        add("resnet", "resnet50" if block == "bottleneck" else "resnet18",
+            dict(block=block, layers=layers, groups=groups, width_per_group=wpg))
+    for _ in range(per_family):
+        add("mobilenet_v2", "mobilenet_v2",
+            dict(width=rng.choice([0.25, 0.35, 0.5, 0.75, 1.0, 1.25, 1.4, 1.75])))
+    for _ in range(per_family):
+        arch = rng.choice(["mobilenet_v3_large", "mobilenet_v3_small"])
+        add("mobilenet_v3", arch, dict(arch=arch, width=rng.choice(
+            [0.35, 0.5, 0.75, 1.0, 1.25, 1.5])))
+    for _ in range(per_family):
+        b = rng.randint(0, 7)
+        n_stage = 7
+        add("efficientnet", "efficientnet_b%d" % b, dict(
+            base="efficientnet_b%d" % b,
+            width=rng.choice([0.5, 0.75, 1.0, 1.25, 1.5]),
+            depth=rng.choice([0.5, 1.0, 1.5, 2.0]),
+            kernels=[rng.choice([3, 5, 7]) for _ in range(n_stage)],
+            expand=[rng.choice([1, 3, 4, 6]) for _ in range(n_stage)]))
+    for _ in range(per_family):
+        heads = rng.choice([3, 4, 6, 8, 12, 16])
+        hd = rng.choice([32, 64])
+        add("vit", "vit_b_16", dict(
+            patch=rng.choice([14, 16, 32]), layers=rng.randint(2, 16),
+            heads=heads, hidden=heads * hd, mlp=rng.choice([2, 3, 4])))
+    for _ in range(per_family):
+        c = rng.choice([32, 48, 64, 96, 128])
+        add("convnext", "convnext_tiny", dict(
+            dim=c, depths=[rng.randint(1, 3), rng.randint(1, 3),
+                           rng.randint(2, 12), rng.randint(1, 3)]))
+    for _ in range(per_family):
+        add("regnet", "regnet_y_400mf", dict(
+            depth=rng.randint(8, 28), w0=rng.choice([24, 32, 48, 64, 96]),
+            wa=round(rng.uniform(8, 40), 1), wm=round(rng.uniform(2.0, 2.9), 2),
+            group=rng.choice([8, 16, 24, 32]), se=rng.choice([0, 0.25])))
+    for _ in range(per_family):
+        add("densenet", "densenet121", dict(
+            growth=rng.choice([12, 16, 24, 32, 48]),
+            blocks=[rng.randint(2, 8), rng.randint(4, 16), rng.randint(4, 32),
+                    rng.randint(2, 24)], init=rng.choice([32, 64, 96])))
+    for _ in range(per_family):
+        c = rng.choice([24, 48, 58, 116, 176, 244])
+        add("shufflenet", "shufflenet_v2_x1_0", dict(
+            repeats=[rng.randint(1, 6), rng.randint(2, 10), rng.randint(1, 6)],
+            channels=[24, c, 2 * c, 4 * c, rng.choice([512, 1024, 2048])]))
+    for _ in range(per_family // 3):
+        add("mnasnet", "mnasnet1_0", dict(alpha=rng.choice(
+            [0.35, 0.5, 0.65, 0.75, 0.85, 1.0, 1.15, 1.3, 1.5, 2.0])))
+    for _ in range(per_family):
+        e = rng.choice([32, 48, 64, 96, 128])
+        add("swin", "swin_t", dict(
+            embed=e, depths=[2, 2, rng.choice([2, 4, 6, 10, 18]), 2],
+            heads=rng.choice([[1, 2, 4, 8], [2, 4, 8, 16], [3, 6, 12, 24]]),
+            window=rng.choice([7, 8])))
+    for _ in range(per_family // 2):
+        w = rng.choice([16, 32, 48, 64])
+        cfg = []
+        for s in range(5):
+            c = 512 if s == 4 else w * min(2 ** s, 8)  # classifier wants 512
+            cfg += [c] * rng.randint(1, 4) + ["M"]
+        add("vgg", "vgg16", dict(cfg=cfg, bn=rng.choice([0, 1])))
+    return out
+
+
+def _build_tvv(family, a):
+    import torchvision.models as tvm
+    from torch import nn
+    if family == "resnet":
+        from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
+        blk = BasicBlock if a["block"] == "basic" else Bottleneck
+        return ResNet(blk, a["layers"], groups=a["groups"],
+                      width_per_group=a["width_per_group"])
+    if family == "mobilenet_v2":
+        return tvm.MobileNetV2(width_mult=a["width"])
+    if family == "mobilenet_v3":
+        from torchvision.models import mobilenetv3 as m3
+        setting, last = m3._mobilenet_v3_conf(a["arch"], width_mult=a["width"])
+        return m3.MobileNetV3(setting, last)
+    if family == "efficientnet":
+        from torchvision.models import efficientnet as ef
+        setting, last = ef._efficientnet_conf(
+            "efficientnet_b0", width_mult=a["width"], depth_mult=a["depth"])
+        for i, cnf in enumerate(setting):
+            cnf.kernel = a["kernels"][i % len(a["kernels"])]
+            cnf.expand_ratio = a["expand"][i % len(a["expand"])]
+        return ef.EfficientNet(setting, 0.2, last_channel=last)
+    if family == "vit":
+        from torchvision.models.vision_transformer import VisionTransformer
+        return VisionTransformer(image_size=VISION_RES, patch_size=a["patch"],
+                                 num_layers=a["layers"], num_heads=a["heads"],
+                                 hidden_dim=a["hidden"],
+                                 mlp_dim=a["hidden"] * a["mlp"])
+    if family == "convnext":
+        from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+        d, ds = a["dim"], a["depths"]
+        cfg = [CNBlockConfig(d, 2 * d, ds[0]), CNBlockConfig(2 * d, 4 * d, ds[1]),
+               CNBlockConfig(4 * d, 8 * d, ds[2]), CNBlockConfig(8 * d, None, ds[3])]
+        return ConvNeXt(cfg, stochastic_depth_prob=0.0)
+    if family == "regnet":
+        from torchvision.models.regnet import BlockParams, RegNet
+        bp = BlockParams.from_init_params(
+            depth=a["depth"], w_0=a["w0"], w_a=a["wa"], w_m=a["wm"],
+            group_width=a["group"], se_ratio=a["se"] or None)
+        return RegNet(bp)
+    if family == "densenet":
+        return tvm.DenseNet(growth_rate=a["growth"], block_config=tuple(a["blocks"]),
+                            num_init_features=a["init"])
+    if family == "shufflenet":
+        return tvm.ShuffleNetV2(a["repeats"], a["channels"])
+    if family == "mnasnet":
+        return tvm.MNASNet(a["alpha"])
+    if family == "swin":
+        from torchvision.models.swin_transformer import SwinTransformer
+        h = a["heads"]
+        return SwinTransformer(patch_size=[4, 4], embed_dim=a["embed"],
+                               depths=a["depths"], num_heads=h,
+                               window_size=[a["window"], a["window"]],
+                               stochastic_depth_prob=0.0)
+    if family == "vgg":
+        from torchvision.models.vgg import VGG, make_layers
+        return VGG(make_layers(a["cfg"], batch_norm=bool(a["bn"])), init_weights=True)
+    raise ValueError("unknown torchvision variant family " + family)
+
+
+# ----------------------------------------------------------------------- timm
+TIMM_VARIANT_BASES = {
+    # base model -> (kwarg sampler); kwargs override the model's defaults
+    "vit_small_patch16_224": "vit", "deit_small_patch16_224": "vit",
+    "mixer_b16_224": "mixer", "resmlp_12_224": "resmlp",
+    "convnext_tiny": "convnext", "convmixer_768_32": "convmixer",
+    "poolformer_s12": "metaformer", "pvt_v2_b1": "pvt",
+    "levit_128": "levit_skip", "efficientnet_b0": "effnet",
+    "mobilenetv3_large_100": "mbv3", "cait_xxs24_224": "cait",
+}
+
+
+def timm_specs(rng, per_family):
+    try:
+        import timm
+    except ImportError:
+        return []
+    out = []
+    for name in sorted(timm.list_models()):
+        out.append(dict(id="timm:" + name, family=_timm_family(name), model=name,
+                        variant="base", source="timm", kind="vision",
+                        build=dict(kind="timm", name=name, kwargs={})))
+    for base, fam in sorted(TIMM_VARIANT_BASES.items()):
+        for _ in range(per_family):
+            kw = _timm_kwargs(rng, fam)
+            if kw is None:
+                break
+            d = dict(base=base, kw=kw)
+            out.append(dict(id=_sid("timmv:" + base, d), family=_timm_family(base),
+                            model=base, variant=_variant(kw), source="timm",
+                            kind="vision",
+                            build=dict(kind="timm", name=base, kwargs=kw)))
+    return out
+
+
+def _timm_kwargs(rng, fam):
+    if fam in ("vit", "cait"):
+        h = rng.choice([3, 4, 6, 8, 12])
+        return dict(depth=rng.randint(2, 16), num_heads=h,
+                    embed_dim=h * rng.choice([32, 64]),
+                    mlp_ratio=rng.choice([2.0, 3.0, 4.0]))
+    if fam == "mixer":
+        return dict(num_blocks=rng.randint(2, 16),
+                    embed_dim=rng.choice([128, 256, 384, 512, 768]))
+    if fam == "resmlp":
+        return dict(depth=rng.randint(2, 24), embed_dim=rng.choice([128, 256, 384]))
+    if fam == "convnext":
+        c = rng.choice([32, 48, 64, 96])
+        return dict(depths=[rng.randint(1, 3), rng.randint(1, 3),
+                            rng.randint(2, 12), rng.randint(1, 3)],
+                    dims=[c, 2 * c, 4 * c, 8 * c])
+    if fam == "convmixer":
+        return dict(depth=rng.randint(4, 24), kernel_size=rng.choice([3, 5, 7, 9]),
+                    patch_size=rng.choice([7, 14]))
+    if fam == "metaformer":
+        c = rng.choice([32, 48, 64])
+        return dict(depths=[rng.randint(1, 4), rng.randint(1, 4),
+                            rng.randint(2, 12), rng.randint(1, 4)],
+                    dims=[c, 2 * c, 5 * c, 8 * c])
+    if fam == "pvt":
+        return dict(depths=[rng.randint(1, 3), rng.randint(1, 4),
+                            rng.randint(2, 8), rng.randint(1, 3)])
+    if fam == "effnet":
+        return dict(channel_multiplier=rng.choice([0.5, 0.75, 1.0, 1.25]),
+                    depth_multiplier=rng.choice([0.5, 1.0, 1.5]))
+    if fam == "mbv3":
+        return dict(channel_multiplier=rng.choice([0.35, 0.5, 0.75, 1.0, 1.25]))
+    return None
+
+
+def _timm_family(name):
+    import re
+    base = name.split(".")[0]
+    m = re.match(r"[a-z]+(?:_?v\d)?", base)
+    return m.group(0) if m else base
+
+
+# ------------------------------------------------------------- transformers
+# Real published architecture sizes (layers, hidden, heads, kv heads, ffn,
+# vocab, max positions) of well-known models; weights are random.
+HF_NAMED = [
+    ("bert", "bert-base", dict(L=12, H=768, A=12, F=3072, V=30522, P=512)),
+    ("bert", "bert-large", dict(L=24, H=1024, A=16, F=4096, V=30522, P=512)),
+    ("roberta", "roberta-base", dict(L=12, H=768, A=12, F=3072, V=50265, P=514)),
+    ("distilbert", "distilbert-base", dict(L=6, H=768, A=12, F=3072, V=30522, P=512)),
+    ("deberta", "deberta-v3-base", dict(L=12, H=768, A=12, F=3072, V=128100, P=512)),
+    ("t5", "t5-base-encoder", dict(L=12, H=768, A=12, F=3072, V=32128, P=512)),
+    ("t5", "t5-large-encoder", dict(L=24, H=1024, A=16, F=4096, V=32128, P=512)),
+    ("gpt2", "gpt2", dict(L=12, H=768, A=12, F=3072, V=50257, P=1024)),
+    ("gpt2", "gpt2-medium", dict(L=24, H=1024, A=16, F=4096, V=50257, P=1024)),
+    ("gpt2", "gpt2-large", dict(L=36, H=1280, A=20, F=5120, V=50257, P=1024)),
+    ("gpt2", "gpt2-xl", dict(L=48, H=1600, A=25, F=6400, V=50257, P=1024)),
+    ("llama", "llama-3.2-1b", dict(L=16, H=2048, A=32, K=8, F=8192, V=128256, P=8192)),
+    ("llama", "llama-3.2-3b", dict(L=28, H=3072, A=24, K=8, F=8192, V=128256, P=8192)),
+    ("llama", "llama-2-7b", dict(L=32, H=4096, A=32, K=32, F=11008, V=32000, P=4096)),
+    ("llama", "llama-3-8b", dict(L=32, H=4096, A=32, K=8, F=14336, V=128256, P=8192)),
+    ("mistral", "mistral-7b", dict(L=32, H=4096, A=32, K=8, F=14336, V=32000, P=8192)),
+    ("qwen2", "qwen2-0.5b", dict(L=24, H=896, A=14, K=2, F=4864, V=151936, P=8192)),
+    ("qwen2", "qwen2-1.5b", dict(L=28, H=1536, A=12, K=2, F=8960, V=151936, P=8192)),
+    ("qwen2", "qwen2-7b", dict(L=28, H=3584, A=28, K=4, F=18944, V=152064, P=8192)),
+]
+HF_FAMILIES = ["bert", "roberta", "distilbert", "deberta", "t5", "gpt2",
+               "llama", "mistral", "qwen2"]
+DECODERS = ("gpt2", "llama", "mistral", "qwen2")
+
+
+def hf_specs(rng, per_family):
+    out = []
+    for fam, name, c in HF_NAMED:
+        out.append(dict(id="hf:" + name, family=fam, model=name, variant="base",
+                        source="hf", kind="text",
+                        build=dict(kind="hf", family=fam, cfg=c)))
+    for fam in HF_FAMILIES:
+        for _ in range(per_family):
+            A = rng.choice([2, 4, 6, 8, 12, 16, 32])
+            hd = rng.choice([32, 64, 128]) if fam in ("llama", "mistral", "qwen2") \
+                else rng.choice([32, 64])
+            c = dict(L=rng.randint(1, 24), H=A * hd, A=A,
+                     F=A * hd * rng.choice([2, 3, 4]), V=rng.choice(
+                         [1000, 8000, 32000, 50257]), P=2048)
+            if fam in ("llama", "mistral", "qwen2"):
+                c["K"] = rng.choice([k for k in (1, 2, 4, 8, A) if A % k == 0])
+            base = {"bert": "bert-base", "roberta": "roberta-base",
+                    "distilbert": "distilbert-base", "deberta": "deberta-v3-base",
+                    "t5": "t5-base-encoder", "gpt2": "gpt2", "llama": "llama-2-7b",
+                    "mistral": "mistral-7b", "qwen2": "qwen2-0.5b"}[fam]
+            d = dict(fam=fam, c=c)
+            out.append(dict(id=_sid("hfv:" + fam, d), family=fam, model=base,
+                            variant=_variant(c), source="hf", kind="text",
+                            build=dict(kind="hf", family=fam, cfg=c)))
+    return out
+
+
+def hf_params_estimate(c):
+    """Approximate parameter count of an HF spec config (for planning)."""
+    H, L, F, V = c["H"], c["L"], c["F"], c["V"]
+    kv = c.get("K", c["A"])
+    att = H * H * 2 + 2 * H * (H * kv // c["A"])
+    return L * (att + 3 * H * F) + V * H
+
+
+def _hf_config(fam, c):
+    import transformers as tf
+    if fam in ("bert", "roberta"):
+        cls = tf.BertConfig if fam == "bert" else tf.RobertaConfig
+        return cls(num_hidden_layers=c["L"], hidden_size=c["H"],
+                   num_attention_heads=c["A"], intermediate_size=c["F"],
+                   vocab_size=c["V"], max_position_embeddings=c["P"] + 2)
+    if fam == "distilbert":
+        return tf.DistilBertConfig(n_layers=c["L"], dim=c["H"], n_heads=c["A"],
+                                   hidden_dim=c["F"], vocab_size=c["V"],
+                                   max_position_embeddings=c["P"])
+    if fam == "deberta":
+        return tf.DebertaV2Config(num_hidden_layers=c["L"], hidden_size=c["H"],
+                                  num_attention_heads=c["A"],
+                                  intermediate_size=c["F"], vocab_size=c["V"],
+                                  max_position_embeddings=c["P"])
+    if fam == "t5":
+        return tf.T5Config(num_layers=c["L"], d_model=c["H"], num_heads=c["A"],
+                           d_kv=c["H"] // c["A"], d_ff=c["F"], vocab_size=c["V"])
+    if fam == "gpt2":
+        return tf.GPT2Config(n_layer=c["L"], n_embd=c["H"], n_head=c["A"],
+                             n_inner=c["F"], vocab_size=c["V"],
+                             n_positions=c["P"])
+    cls = {"llama": tf.LlamaConfig, "mistral": tf.MistralConfig,
+           "qwen2": tf.Qwen2Config}[fam]
+    return cls(num_hidden_layers=c["L"], hidden_size=c["H"],
+               num_attention_heads=c["A"], num_key_value_heads=c.get("K", c["A"]),
+               intermediate_size=c["F"], vocab_size=c["V"],
+               max_position_embeddings=c["P"])
+
+
+def _build_hf(fam, c, dtype=None):
+    import torch
+    import transformers as tf
+    cfg = _hf_config(fam, c)
+    try:  # DeBERTa has no SDPA attention
+        cfg._attn_implementation = "eager" if fam == "deberta" else "sdpa"
+    except Exception:
+        pass
+    if dtype is not None:
+        torch.set_default_dtype(dtype)
+    try:
+        if fam == "t5":
+            m = tf.T5EncoderModel(cfg)
+        else:
+            m = tf.AutoModel.from_config(cfg)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    if hasattr(m.config, "use_cache"):
+        m.config.use_cache = False
+    return m
+
+
+# -------------------------------------------------------------------- build
+class FirstTensor:
+    pass
+
+
+def wrap(model, kind):
+    """Wraps a model to take one tensor and return its first tensor."""
+    import torch
+    from torch import nn
+
+    class Wrapped(nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            if kind == "text":
+                y = self.m(input_ids=x)
+            else:
+                y = self.m(x)
+            return _first_tensor(y)
+
+    # Keep module paths of the inner model unchanged in ONNX node names by
+    # registering the model's children directly when it is a plain vision
+    # model: the legacy exporter names nodes by module path.
+    return Wrapped(model)
+
+
+def _first_tensor(y):
+    import torch
+    if isinstance(y, torch.Tensor):
+        return y
+    if hasattr(y, "last_hidden_state") and y.last_hidden_state is not None:
+        return y.last_hidden_state
+    if isinstance(y, dict):
+        for v in y.values():
+            t = _first_tensor(v)
+            if t is not None:
+                return t
+    if isinstance(y, (list, tuple)):
+        for v in y:
+            t = _first_tensor(v)
+            if t is not None:
+                return t
+    if hasattr(y, "to_tuple"):
+        return _first_tensor(y.to_tuple())
+    return None
+
+
+def build(spec, dtype=None):
+    """Builds the spec's nn.Module (unwrapped), random weights, on the
+    current default device."""
+    b = spec["build"]
+    if b["kind"] == "tv":
+        import torchvision
+        kw = {}
+        if b["name"] in ("googlenet", "inception_v3"):
+            kw["aux_logits"] = False
+            kw["init_weights"] = True
+        return torchvision.models.get_model(b["name"], weights=None, **kw)
+    if b["kind"] == "tvv":
+        return _build_tvv(b["family"], b["args"])
+    if b["kind"] == "timm":
+        import timm
+        return timm.create_model(b["name"], pretrained=False, **b["kwargs"])
+    if b["kind"] == "hf":
+        return _build_hf(b["family"], b["cfg"], dtype)
+    raise ValueError("unknown build kind " + b["kind"])
+
+
+def input_size(spec, model):
+    """Native (H, W) of a vision model (timm models carry theirs)."""
+    cfg = getattr(model, "pretrained_cfg", None) or getattr(model, "default_cfg", None)
+    if isinstance(cfg, dict) and "input_size" in cfg:
+        s = cfg["input_size"]
+        if spec["build"]["kind"] == "timm" and any(
+                k in spec["build"]["kwargs"] for k in ("img_size",)):
+            pass
+        return int(s[1]), int(s[2])
+    if spec["build"]["kind"] == "tv" and spec["model"] == "inception_v3":
+        return 299, 299
+    return VISION_RES, VISION_RES
+
+
+def all_specs(seed=0, tv_per_family=250, timm_per_family=60, hf_per_family=120):
+    rng = random.Random(seed)
+    out = torchvision_base_specs()
+    out += torchvision_variant_specs(rng, tv_per_family)
+    out += timm_specs(random.Random(seed + 1), timm_per_family)
+    out += hf_specs(random.Random(seed + 2), hf_per_family)
+    seen = set()
+    uniq = []
+    for s in out:
+        if s["id"] not in seen:
+            seen.add(s["id"])
+            uniq.append(s)
+    return uniq
+
+
+if __name__ == "__main__":
+    import collections
+    sp = all_specs()
+    print(len(sp), collections.Counter(s["source"] for s in sp))
