@@ -234,7 +234,7 @@ def ref_gcn(b, x, W, bias):
     return torch.zeros_like(h).index_add(0, d, norm.unsqueeze(1) * h[s]) + bias
 
 
-def ref_gat(b, x, W, att_s, att_d, bias, H, Cc, concat, slope, ae=None):
+def ref_gat(b, x, W, att_s, att_d, bias, H, Cc, concat, slope, ae=None, mask=None):
     s, d = with_self_loops(b)
     h = (x @ W.T).view(-1, H, Cc)
     a_s = (h * att_s.view(1, H, Cc)).sum(-1)
@@ -248,6 +248,8 @@ def ref_gat(b, x, W, att_s, att_d, bias, H, Cc, concat, slope, ae=None):
     ex = torch.exp(e - m[d])
     den = torch.zeros(b.N, H, dtype=x.dtype).index_add(0, d, ex)
     alpha = ex / den[d]
+    if mask is not None:  # attention dropout with the engine's mask
+        alpha = alpha * torch.cat([mask[:b.E][b.src != b.dst], mask[b.E:]])
     out = torch.zeros(b.N, H, Cc, dtype=x.dtype).index_add(0, d, alpha.unsqueeze(-1) * h[s])
     out = out.reshape(b.N, H * Cc) if concat else out.mean(1)
     return out + bias
@@ -285,7 +287,9 @@ def test_linear():
     close("linear", [("out", out, to), ("dx", dx, tx.grad), ("dW", dW, tW.grad), ("db", db, tb.grad)])
 
 
-def test_sage(normalize):
+def test_sage(normalize, bt=None):
+    bt = bt or B
+    N, gp = bt.N, C.byref(bt.g)
     I, O = 6, 5
     x, Wl, bl, Wr = f32(N, I, rng=rng), f32(O, I, rng=rng), f32(O, rng=rng), f32(O, I, rng=rng)
     R = f32(N, O, rng=rng)
@@ -296,11 +300,22 @@ def test_sage(normalize):
     lib.dlp_nn_sage_backward(P(dx), P(dWl), P(dbl), P(dWr), P(w1), P(w2), P(R), P(out), P(agg),
                              P(nrm), P(x), P(Wl), P(Wr), gp, cfg)
     tx, tWl, tbl, tWr = T(x), T(Wl), T(bl), T(Wr)
-    to = ref_sage(B, tx, tWl, tbl, tWr, normalize)
+    to = ref_sage(bt, tx, tWl, tbl, tWr, normalize)
     (to * T(R, False)).sum().backward()
-    close("sage normalize=%s" % normalize, [("out", out, to), ("dx", dx, tx.grad),
+    close("sage normalize=%s%s" % (normalize, " undirected" if bt is not B else ""), [("out", out, to), ("dx", dx, tx.grad),
                                             ("dWl", dWl, tWl.grad), ("dbl", dbl, tbl.grad),
                                             ("dWr", dWr, tWr.grad)])
+
+
+def test_sage_undirected():
+    gs = random_graphs(rng, [50, 30, 1])
+    bu = Batch(gs, undirected=True)
+    directed = sum(sum(1 for a, b_ in zip(s_, d_) if a != b_) for _, s_, d_ in gs)
+    loops = sum(sum(1 for a, b_ in zip(s_, d_) if a == b_) for _, s_, d_ in gs)
+    check("undirected batch doubles non-loop edges",
+          bu.g.n_edges == bu.E == 2 * directed + loops, "%d %d" % (bu.g.n_edges, bu.E))
+    test_sage(False, bu)
+    bu.free()
 
 
 def test_gcn():
@@ -341,7 +356,11 @@ def test_gin():
                         ("dW1", dW1, tW1.grad), ("db2", db2, tb2.grad)])
 
 
-def test_gat(concat, edge_logits=False):
+class Rng(C.Structure):
+    _fields_ = [("s", C.c_uint64 * 4)]
+
+
+def test_gat(concat, edge_logits=False, dropout=0.0):
     I, Cc, H = 6, 4, 3
     OD = H * Cc if concat else Cc
     E = B.E
@@ -352,23 +371,32 @@ def test_gat(concat, edge_logits=False):
     dae = z32(E + N, H)
     out = z32(N, OD)
     sv = [z32(N, H * Cc), z32(N, H), z32(N, H), z32(E + N, H)]
-    saved = GatSaved(*[a.ctypes.data for a in sv], None)
-    cfg = GatCfg(I, Cc, H, concat, 0.2, 0.0)
+    mask = z32(E + N, H)
+    saved = GatSaved(*[a.ctypes.data for a in sv], mask.ctypes.data if dropout else None)
+    cfg = GatCfg(I, Cc, H, concat, 0.2, dropout)
     aep = P(ae) if edge_logits else None
-    lib.dlp_nn_gat_forward(P(out), saved, P(x), P(W), P(a_s), P(a_d), P(bias), aep, gp, cfg, None)
+    r = Rng()
+    lib.dlp_nn_rng_seed(C.byref(r), C.c_uint64(17))
+    lib.dlp_nn_gat_forward(P(out), saved, P(x), P(W), P(a_s), P(a_d), P(bias), aep, gp, cfg,
+                           C.byref(r) if dropout else None)
+    if dropout:
+        kept = float(np.mean(mask > 0))
+        check("gat dropout keeps ~1-p of the attention", abs(kept - (1 - dropout)) < 0.03,
+              "kept %.3f" % kept)
     dx, dW, das, dad, db = z32(N, I), z32(H * Cc, I), z32(H, Cc), z32(H, Cc), z32(OD)
     dh, de = z32(N, H * Cc), z32(E + 3 * N, H)
     lib.dlp_nn_gat_backward(P(dx), P(dW), P(das), P(dad), P(db), P(dae) if edge_logits else None,
                             P(dh), P(de), P(R), saved, P(x), P(W), P(a_s), P(a_d), aep, gp, cfg)
     tx, tW, tas, tad, tb = T(x), T(W), T(a_s), T(a_d), T(bias)
     tae = T(ae) if edge_logits else None
-    to = ref_gat(B, tx, tW, tas, tad, tb, H, Cc, concat, 0.2, tae)
+    to = ref_gat(B, tx, tW, tas, tad, tb, H, Cc, concat, 0.2, tae,
+                 torch.from_numpy(mask.astype(np.float64)) if dropout else None)
     (to * T(R, False)).sum().backward()
     pairs = [("out", out, to), ("dx", dx, tx.grad), ("dW", dW, tW.grad),
              ("datt_src", das, tas.grad), ("datt_dst", dad, tad.grad), ("dbias", db, tb.grad)]
     if edge_logits:
         pairs.append(("dae", dae, tae.grad))
-    close("gat concat=%s edge_logits=%s" % (concat, edge_logits), pairs)
+    close("gat concat=%s edge_logits=%s dropout=%g" % (concat, edge_logits, dropout), pairs)
 
 
 def test_lstm():
@@ -461,6 +489,25 @@ def test_activations():
         to = F.prelu(tx, ta)
         (to * T(R, False)).sum().backward()
         close("prelu np=%d" % npar, [("out", out, to), ("dx", dx, tx.grad), ("da", da, ta.grad)])
+
+
+def test_dropout():
+    n, p = 4000, 0.25
+    x, R = f32(n, rng=rng), f32(n, rng=rng)
+    out, mask, dx = z32(n), z32(n), z32(n)
+    r = Rng()
+    lib.dlp_nn_rng_seed(C.byref(r), C.c_uint64(3))
+    lib.dlp_nn_dropout_forward(P(out), P(mask), P(x), C.c_size_t(n), C.c_float(p), C.byref(r))
+    lib.dlp_nn_dropout_backward(P(dx), P(R), P(mask), C.c_size_t(n))
+    kept = mask > 0
+    check("dropout keeps ~1-p, scales by 1/(1-p)",
+          abs(kept.mean() - (1 - p)) < 0.03 and np.allclose(mask[kept], 1 / (1 - p)),
+          "kept %.3f" % kept.mean())
+    tx = T(x)
+    tm = torch.from_numpy(mask.astype(np.float64))
+    to = tx * tm  # F.dropout with the engine's mask
+    (to * T(R, False)).sum().backward()
+    close("dropout", [("out", out, to), ("dx", dx, tx.grad)])
 
 
 def test_pool_concat():
@@ -702,10 +749,11 @@ def test_bad_input():
 
 
 def main():
-    tests = [test_linear, lambda: test_sage(False), lambda: test_sage(True), test_gcn, test_gin,
+    tests = [test_linear, lambda: test_sage(False), lambda: test_sage(True), test_sage_undirected, test_gcn, test_gin,
              lambda: test_gat(True), lambda: test_gat(False), lambda: test_gat(True, True),
+             lambda: test_gat(False, True, 0.3),
              test_lstm, test_norms,
-             test_activations, test_pool_concat, test_losses, test_optimizers, test_schedules,
+             test_activations, test_dropout, test_pool_concat, test_losses, test_optimizers, test_schedules,
              test_dippm_model, test_bad_input]
     for t in tests:
         try:
