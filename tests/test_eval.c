@@ -1,0 +1,202 @@
+/* test_eval.c — metrics against hand-computed values, split properties
+ * (disjoint, complete, no model on both sides for leave-models-out, one
+ * family per leave-one-family-out fold, sizes, deterministic in the seed),
+ * the SVG plot, and the driver end to end on the fixture dataset. */
+#include "check.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_metrics_hand(void) {
+    double y[3] = {1, 2, 4}, p[3] = {1.1, 1.8, 4};
+    dlp_metrics m;
+    dlp_metrics_compute(y, p, 3, &m);
+    CHECK(m.n == 3);
+    CHECK_CLOSE(m.mape, (0.1 + 0.1 + 0) / 3, 1e-12);
+    CHECK_CLOSE(m.rmspe, sqrt((0.01 + 0.01) / 3), 1e-12);
+    CHECK_CLOSE(m.rmse, sqrt((0.01 + 0.04) / 3), 1e-12);
+    CHECK_CLOSE(m.acc10, 1.0, 1e-12);
+    CHECK_CLOSE(m.tau, 1.0, 1e-12);
+    /* tau: one discordant pair of 6 -> (5-1)/6 */
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 3, 2, 4};
+    CHECK_CLOSE(dlp_kendall_tau(a, b, 4), 4.0 / 6, 1e-12);
+    double c[4] = {4, 3, 2, 1};
+    CHECK_CLOSE(dlp_kendall_tau(a, c, 4), -1.0, 1e-12);
+    /* ties: tau-b = (C-D)/sqrt((n0-n1)(n0-n2)); a=[1,1,2], b=[1,2,3]:
+     * pairs (0,1) tie in a, (0,2) C, (1,2) C -> 2/sqrt(2*3) */
+    double t1[3] = {1, 1, 2}, t2[3] = {1, 2, 3};
+    CHECK_CLOSE(dlp_kendall_tau(t1, t2, 3), 2 / sqrt(6.0), 1e-12);
+    /* skipped: y <= 0, NaN; accuracy counts 10% exactly as inside */
+    double y2[4] = {0, NAN, 10, 10}, p2[4] = {5, 5, 11, 12};
+    dlp_metrics_compute(y2, p2, 4, &m);
+    CHECK(m.n == 2);
+    CHECK_CLOSE(m.mape, 0.15, 1e-12);
+    CHECK_CLOSE(m.acc10, 0.5, 1e-12);
+    dlp_metrics_compute(y2, p2, 0, &m);
+    CHECK(m.n == 0 && isnan(m.mape));
+}
+
+/* 60 examples, 12 models in 4 families */
+#define N 60
+static int grp[N], fam[N];
+static void setup(void) {
+    for (int i = 0; i < N; i++) { grp[i] = (i * 7) % 12; fam[i] = grp[i] % 4; }
+}
+
+static void check_partition(const dlp_fold *f, int n) {
+    int *seen = calloc((size_t)n, sizeof *seen);
+    for (int i = 0; i < f->ntr; i++) seen[f->train[i]]++;
+    for (int i = 0; i < f->nva; i++) seen[f->val[i]]++;
+    for (int i = 0; i < f->nte; i++) seen[f->test[i]]++;
+    for (int i = 0; i < n; i++) CHECK(seen[i] == 1);
+    free(seen);
+}
+
+static bool any_shared_model(const int32_t *a, int na, const int32_t *b, int nb) {
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            if (grp[a[i]] == grp[b[j]]) return true;
+    return false;
+}
+
+static void test_split_lmo(void) {
+    setup();
+    dlp_error err;
+    dlp_fold *F;
+    int K;
+    CHECK(dlp_split_make(DLP_SPLIT_LMO, grp, fam, N, 7, &F, &K, &err) == DLP_OK);
+    CHECK(K == 5);
+    int tested[N] = {0};
+    for (int k = 0; k < K; k++) {
+        check_partition(&F[k], N);
+        CHECK(F[k].nte > 0 && F[k].nva > 0);
+        CHECK(!any_shared_model(F[k].train, F[k].ntr, F[k].test, F[k].nte));
+        CHECK(!any_shared_model(F[k].train, F[k].ntr, F[k].val, F[k].nva));
+        for (int i = 0; i < F[k].nte; i++) tested[F[k].test[i]]++;
+    }
+    for (int i = 0; i < N; i++) CHECK(tested[i] == 1);   /* each tested once */
+    /* deterministic in the seed; a different seed differs */
+    dlp_fold *G;
+    int K2;
+    CHECK(dlp_split_make(DLP_SPLIT_LMO, grp, fam, N, 7, &G, &K2, &err) == DLP_OK);
+    bool same = K2 == K, diff = false;
+    for (int k = 0; same && k < K; k++)
+        same = G[k].nte == F[k].nte && !memcmp(G[k].test, F[k].test, F[k].nte * 4) &&
+               !memcmp(G[k].val, F[k].val, F[k].nva * 4);
+    CHECK(same);
+    dlp_folds_free(G, K2);
+    CHECK(dlp_split_make(DLP_SPLIT_LMO, grp, fam, N, 8, &G, &K2, &err) == DLP_OK);
+    for (int k = 0; k < K; k++)
+        diff |= G[k].nte != F[k].nte || memcmp(G[k].test, F[k].test, F[k].nte * 4);
+    CHECK(diff);
+    dlp_folds_free(G, K2);
+    dlp_folds_free(F, K);
+    /* one model only: a clear error */
+    int one[4] = {0, 0, 0, 0};
+    CHECK(dlp_split_make(DLP_SPLIT_LMO, one, one, 4, 1, &F, &K, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "models") != NULL);
+}
+
+static void test_split_lofo(void) {
+    setup();
+    dlp_error err;
+    dlp_fold *F;
+    int K;
+    CHECK(dlp_split_make(DLP_SPLIT_LOFO, grp, fam, N, 1, &F, &K, &err) == DLP_OK);
+    CHECK(K == 4);
+    for (int k = 0; k < K; k++) {
+        check_partition(&F[k], N);
+        int f0 = fam[F[k].test[0]];
+        for (int i = 0; i < F[k].nte; i++) CHECK(fam[F[k].test[i]] == f0);
+        for (int i = 0; i < F[k].ntr; i++) CHECK(fam[F[k].train[i]] != f0);
+        for (int i = 0; i < F[k].nva; i++) CHECK(fam[F[k].val[i]] != f0);
+    }
+    dlp_folds_free(F, K);
+}
+
+static void test_split_random_mc(void) {
+    setup();
+    dlp_error err;
+    dlp_fold *F;
+    int K;
+    CHECK(dlp_split_make(DLP_SPLIT_RANDOM, grp, fam, N, 3, &F, &K, &err) == DLP_OK);
+    CHECK(K == 1);
+    check_partition(&F[0], N);
+    CHECK(F[0].ntr == 42 && F[0].nva == 9 && F[0].nte == 9);
+    dlp_folds_free(F, K);
+    CHECK(dlp_split_make(DLP_SPLIT_MC, grp, fam, N, 3, &F, &K, &err) == DLP_OK);
+    CHECK(K == 5);
+    for (int k = 0; k < K; k++) {
+        check_partition(&F[k], N);
+        for (int f = 0; f < 4; f++) {   /* 30% of every family is tested */
+            int te = 0, all = 0;
+            for (int i = 0; i < N; i++) all += fam[i] == f;
+            for (int i = 0; i < F[k].nte; i++) te += fam[F[k].test[i]] == f;
+            CHECK(te == all - (int)(0.7 * all + 0.5));
+        }
+    }
+    CHECK(memcmp(F[0].test, F[1].test, (size_t)F[0].nte * 4) != 0);
+    dlp_folds_free(F, K);
+    dlp_split_kind s;
+    CHECK(dlp_split_parse("lofo", &s, &err) == DLP_OK && s == DLP_SPLIT_LOFO);
+    CHECK(dlp_split_parse("kfold", &s, &err) == DLP_ERR_ARG);
+    CHECK(dlp_split_make(DLP_SPLIT_RANDOM, grp, fam, 1, 3, &F, &K, &err) == DLP_ERR_ARG);
+}
+
+static void test_svg(void) {
+    char path[] = "/tmp/dlp_test_eval_XXXXXX.svg";
+    int fd = mkstemps(path, 4);
+    close(fd);
+    double y[5] = {1, 10, 100, 0, 50}, p[5] = {1.2, 9, 130, 3, NAN};
+    int g[5] = {0, 1, 1, 0, 0};
+    const char *names[2] = {"resnet", "<vit&>"};
+    dlp_error err;
+    CHECK(dlp_svg_scatter(path, "t", "ms", y, p, g, names, 2, 5, &err) == DLP_OK);
+    FILE *f = fopen(path, "r");
+    char buf[20000];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    CHECK(strstr(buf, "<svg") && strstr(buf, "</svg>"));
+    int circles = 0;
+    for (char *q = buf; (q = strstr(q, "<circle")); q++) circles++;
+    CHECK(circles == 3 + 2);   /* 3 valid points + 2 legend marks */
+    CHECK(strstr(buf, "&lt;vit&amp;&gt;") != NULL);
+    CHECK(strstr(buf, "<polygon") != NULL);   /* the 10% band */
+    unlink(path);
+    CHECK(dlp_svg_scatter("/nonexistent/dir/x.svg", "t", "ms", y, p, g, names,
+                          2, 5, &err) == DLP_ERR_IO);
+}
+
+static void test_run_fixture(void) {
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    CHECK(dlp_dataset_open("tests/fixtures/dataset/valid", &ds, &err) == DLP_OK);
+    dlp_examples E;
+    CHECK(dlp_examples_build(&E, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    dlp_eval_result r;
+    CHECK(dlp_eval_run(&E, "linreg", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r, &err) == DLP_OK);
+    CHECK(r.n == E.n);   /* every example tested exactly once */
+    for (int i = 0; i < r.n; i++) CHECK(r.pred[(size_t)i * DLP_T_COUNT] > 0);
+    dlp_metrics m;
+    dlp_eval_metrics(&E, &r, DLP_T_INF_LATENCY_MS, -1, &m);
+    CHECK(m.n == E.n && isfinite(m.mape));
+    dlp_eval_result_free(&r);
+    CHECK(dlp_eval_run(&E, "nosuch", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r, &err) == DLP_ERR_NOT_FOUND);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+}
+
+int main(void) {
+    RUN(test_metrics_hand);
+    RUN(test_split_lmo);
+    RUN(test_split_lofo);
+    RUN(test_split_random_mc);
+    RUN(test_svg);
+    RUN(test_run_fixture);
+    return CHECK_DONE();
+}

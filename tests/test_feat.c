@@ -1,0 +1,234 @@
+/* test_feat.c — the featurizer: vocabulary, node features of a real model
+ * checked against the graph and the cost model (independently summed),
+ * roofline times against hand-computed values, unseen ops -> "other" and
+ * an out-of-distribution flag, schema-version mismatch -> load error. */
+#include "check.h"
+#include "feat/feat.h"
+#include "model/model.h"
+#include "pred/pred_train.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static dlp_model *open_model(const char *path, int64_t batch) {
+    dlp_error err;
+    dlp_model *m = NULL;
+    if (dlp_model_open(path, &m, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    if (dlp_model_set_batch(m, batch, &err) || dlp_model_analyze(m, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        dlp_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void h100(dlp_pred_config *c) {
+    dlp_pred_config_init(c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c->device, &err) == DLP_OK);
+}
+
+static void test_vocabulary(void) {
+    CHECK(DLP_FEAT_NOPS >= 100);
+    CHECK(!strcmp(dlp_feat_op_name(DLP_FEAT_NOPS), "other"));
+    CHECK(dlp_feat_op_name(DLP_FEAT_NOPS + 1) == NULL);
+    CHECK(dlp_feat_op_index("", "Conv") >= 0);
+    CHECK(dlp_feat_op_index("", "MatMul") >= 0);
+    CHECK(dlp_feat_op_index("com.microsoft", "Attention") >= 0);
+    CHECK(dlp_feat_op_index("", "NoSuchOp") == -1);
+    CHECK(dlp_feat_op_index("my.domain", "Conv") == -1);
+    /* names are unique and round-trip */
+    for (int i = 0; i < DLP_FEAT_NOPS; i++) {
+        CHECK(dlp_feat_op_index("", dlp_feat_op_name(i)) == i);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(dlp_feat_op_name(i), dlp_feat_op_name(j)));
+    }
+    for (int i = 0; i < DLP_FEAT_NODE_DIM; i++) CHECK(dlp_feat_node_name(i) != NULL);
+    for (int i = 0; i < DLP_FEAT_STATIC_DIM; i++) CHECK(dlp_feat_static_name(i) != NULL);
+    CHECK(dlp_feat_node_name(DLP_FEAT_NODE_DIM) == NULL);
+}
+
+static void test_resnet_nodes(void) {
+    dlp_model *m = open_model("tests/fixtures/models/resnet18.onnx", 4);
+    CHECK(m != NULL);
+    if (!m) return;
+    dlp_error err;
+    dlp_feat_graph fg;
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 4, 0, 224, 224, &err) == DLP_OK);
+    const dlp_graph *g = &m->graph;
+    CHECK(fg.n_nodes == (int)g->n_nodes);
+    CHECK(fg.n_unknown == 0);
+    /* totals equal the library's summary (computed by src/model) */
+    dlp_summary s;
+    dlp_model_summary(m, &s);
+    CHECK_CLOSE(fg.macs, s.macs, 1e-9);
+    CHECK_CLOSE(fg.weight_bytes, (double)s.weight_bytes, 1e-9);
+    CHECK_CLOSE(fg.peak_act_bytes, (double)s.peak_activation_bytes, 1e-9);
+    /* edges: one per input slot fed by another node */
+    int e = 0;
+    for (size_t i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] >= 0 && g->values[g->nodes[i].inputs[k]].producer >= 0) e++;
+    CHECK(fg.n_edges == e);
+    dlp_pred_config c;
+    h100(&c);
+    c.batch = 4;
+    float *x = malloc((size_t)fg.n_nodes * DLP_FEAT_NODE_DIM * sizeof *x);
+    dlp_feat_nodes(&fg, &c, x);
+    int conv = dlp_feat_op_index("", "Conv"), seen7 = 0;
+    for (int i = 0; i < fg.n_nodes; i++) {
+        float *r = x + (size_t)i * DLP_FEAT_NODE_DIM;
+        double hot = 0;
+        for (int k = 0; k <= DLP_FEAT_NOPS; k++) hot += r[k];
+        CHECK(hot == 1.0);
+        const dlp_node *n = &g->nodes[i];
+        CHECK(r[dlp_feat_op_index("", n->op_type)] == 1.0f);
+        float *d = r + DLP_FEAT_NOPS + 1;
+        if (!strcmp(n->op_type, "Conv")) {
+            const dlp_attr *ks = dlp_node_attr(n, "kernel_shape");
+            CHECK(ks && d[0] == ks->ints[0] && d[1] == ks->ints[1]);
+            if (d[0] == 7) {   /* the stem: 7x7 stride 2 pad 3 */
+                seen7++;
+                CHECK(d[2] == 2 && d[3] == 2 && d[4] == 6 && d[5] == 6);
+                /* input [4,3,224,224] right-aligned into 6 slots, log2(1+d) */
+                CHECK_CLOSE(d[DLP_FEAT_NATTR + 2], log2(5.0), 1e-6);
+                CHECK_CLOSE(d[DLP_FEAT_NATTR + 5], log2(225.0), 1e-6);
+                CHECK(d[DLP_FEAT_NATTR + 6] == 4);   /* rank */
+            }
+            CHECK(r[conv] == 1.0f);
+            /* log MACs column */
+            CHECK_CLOSE(d[DLP_FEAT_NATTR + 14], log1p(n->cost.macs), 1e-5);
+            /* roofline: compute at the fp32 peak, memory at the bandwidth */
+            double tc = fmax(n->cost.flops, 2 * n->cost.macs) /
+                        (c.device.fp32_tflops * 1e12) * 1e6;
+            double tm = ((double)n->cost.in_bytes + n->cost.out_bytes +
+                         n->cost.weight_bytes) / (c.device.mem_bw_gbs * 1e9) * 1e6;
+            float *rf = d + DLP_FEAT_DENSE;
+            CHECK_CLOSE(rf[0], log1p(tc), 1e-4);
+            CHECK_CLOSE(rf[1], log1p(tm), 1e-4);
+            CHECK_CLOSE(rf[2], log1p(fmax(tc, tm)), 1e-4);
+        }
+    }
+    CHECK(seen7 == 1);
+    /* fp16: tensor-core peak for convs and half the bytes */
+    dlp_pred_config c16 = c;
+    c16.precision = DLP_PREC_FP16;
+    dlp_feat_roofline r32, r16;
+    dlp_feat_roofline_of(&fg, &c, &r32);
+    dlp_feat_roofline_of(&fg, &c16, &r16);
+    CHECK_CLOSE(r16.memory_ms, r32.memory_ms / 2, 1e-9);
+    CHECK(r16.compute_ms < r32.compute_ms / 5);
+    CHECK_CLOSE(r32.weights_mib, s.weight_bytes / 1048576.0, 1e-9);
+    /* a MIG slice has less bandwidth and compute: slower roofline */
+    dlp_pred_config cm = c;
+    CHECK(dlp_device_mig(&c.device, "1g.10gb", &cm.mig, &err) == DLP_OK);
+    cm.has_mig = true;
+    dlp_feat_roofline rm;
+    dlp_feat_roofline_of(&fg, &cm, &rm);
+    CHECK(rm.roofline_ms > r32.roofline_ms * 3);
+    float st[DLP_FEAT_STATIC_DIM];
+    dlp_feat_static(&fg, &c, st);
+    CHECK_CLOSE(st[0], log1p(s.macs), 1e-5);
+    CHECK(st[24] == 1 && st[25] == 0 && st[26] == 0);   /* fp32 one-hot */
+    for (int i = 0; i < DLP_FEAT_STATIC_DIM; i++) CHECK(isfinite(st[i]));
+    free(x);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+}
+
+static void test_batch_scales(void) {
+    dlp_model *a = open_model("tests/fixtures/models/resnet18.onnx", 1);
+    dlp_model *b = open_model("tests/fixtures/models/resnet18.onnx", 8);
+    CHECK(a && b);
+    if (a && b) {
+        dlp_error err;
+        dlp_feat_graph fa, fb;
+        CHECK(!dlp_feat_graph_build(&fa, &a->graph, 1, 0, 0, 0, &err));
+        CHECK(!dlp_feat_graph_build(&fb, &b->graph, 8, 0, 0, 0, &err));
+        CHECK_CLOSE(fb.macs, 8 * fa.macs, 1e-9);
+        CHECK_CLOSE(fb.weight_bytes, fa.weight_bytes, 1e-12);
+        dlp_feat_graph_free(&fa);
+        dlp_feat_graph_free(&fb);
+    }
+    dlp_model_free(a);
+    dlp_model_free(b);
+}
+
+/* An op the featurizer has never seen maps to "other" and the prediction
+ * is flagged out of distribution (the roofline kind needs no training). */
+static void test_unseen_op(void) {
+    dlp_model *m = open_model("tests/fixtures/models/resnet18.onnx", 1);
+    CHECK(m != NULL);
+    if (!m) return;
+    for (size_t i = 0; i < m->graph.n_nodes; i++)
+        if (!strcmp(m->graph.nodes[i].op_type, "Relu")) {
+            m->graph.nodes[i].op_type = "FancyNewRelu";
+            break;
+        }
+    dlp_error err;
+    dlp_feat_graph fg;
+    CHECK(!dlp_feat_graph_build(&fg, &m->graph, 1, 0, 0, 0, &err));
+    CHECK(fg.n_unknown == 1);
+    CHECK(!strcmp(fg.unknown_op, "FancyNewRelu"));
+    int other = 0;
+    for (int i = 0; i < fg.n_nodes; i++) other += fg.op[i] == DLP_FEAT_NOPS;
+    CHECK(other == 1);
+    dlp_feat_graph_free(&fg);
+    /* through a predictor: flagged, still a number */
+    dlp_nn_file f = {0};
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
+    meta.targets = 1u << DLP_T_INF_LATENCY_MS;
+    CHECK(!dlp_pred_meta_write(&meta, &f, &err));
+    CHECK(!dlp_nn_file_add_str(&f, "roofline/version", "1", &err));
+    dlp_predictor *p = NULL;
+    CHECK(dlp_predictor_from_file(&f, NULL, &p, &err) == DLP_OK);
+    dlp_pred_config c;
+    h100(&c);
+    dlp_pred_input in = {&m->graph, &c, NULL, NULL};
+    dlp_pred_result r;
+    dlp_pred_result_init(&r);
+    CHECK(p && dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+    CHECK(r.ood);
+    CHECK(strstr(r.ood_reason, "FancyNewRelu") != NULL);
+    CHECK(r.v[DLP_T_INF_LATENCY_MS].valid && r.v[DLP_T_INF_LATENCY_MS].value > 0);
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&f);
+    dlp_model_free(m);
+}
+
+static void test_schema_mismatch(void) {
+    dlp_error err;
+    dlp_nn_file f = {0};
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
+    meta.targets = 1u << DLP_T_INF_LATENCY_MS;
+    meta.feat_schema = DLP_FEAT_SCHEMA + 1;
+    CHECK(!dlp_pred_meta_write(&meta, &f, &err));
+    CHECK(!dlp_nn_file_add_str(&f, "roofline/version", "1", &err));
+    char path[] = "/tmp/dlp_test_feat_XXXXXX.dlpm";
+    int fd = mkstemps(path, 5);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_predictor *p = NULL;
+    dlp_status st = dlp_predictor_load(path, NULL, &p, &err);
+    CHECK(st == DLP_ERR_UNSUPPORTED);
+    CHECK(p == NULL);
+    CHECK(strstr(err.msg, "feature schema") != NULL);
+    unlink(path);
+    dlp_nn_file_free(&f);
+}
+
+int main(void) {
+    RUN(test_vocabulary);
+    RUN(test_resnet_nodes);
+    RUN(test_batch_scales);
+    RUN(test_unseen_op);
+    RUN(test_schema_mismatch);
+    return CHECK_DONE();
+}

@@ -1,0 +1,369 @@
+/* test_pred.c — predictors: names and configs, the model-file header and
+ * blobs, linear regression recovering a known power law exactly, a tiny
+ * DIPPM and TraPPM trained on the fixture dataset whose saved files load
+ * back and give bit-identical predictions, corrupt/truncated/foreign files
+ * rejected with a clear message, predictor sets choosing by validation
+ * error, bad configs (batch 0, precision the card lacks, unknown MIG). */
+#include "check.h"
+#include "pred/pred_train.h"
+#include "model/model.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIXTURE "tests/fixtures/dataset/valid"
+
+static char tmpdir[64];
+
+static void h100(dlp_pred_config *c) {
+    dlp_pred_config_init(c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c->device, &err) == DLP_OK);
+}
+
+static void test_names(void) {
+    dlp_error err;
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        dlp_target u;
+        CHECK(dlp_target_parse(dlp_target_name((dlp_target)t), &u, &err) == DLP_OK);
+        CHECK((int)u == t);
+        CHECK(dlp_target_unit((dlp_target)t) != NULL);
+    }
+    dlp_target u;
+    CHECK(dlp_target_parse("step_ms", &u, &err) == DLP_OK && u == DLP_T_TRAIN_STEP_MS);
+    CHECK(dlp_target_parse("memory_mib", &u, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "ambiguous") != NULL);
+    CHECK(dlp_target_parse("speed", &u, &err) == DLP_ERR_NOT_FOUND);
+    dlp_precision p;
+    CHECK(dlp_precision_parse("BF16", &p, &err) == DLP_OK && p == DLP_PREC_BF16);
+    CHECK(dlp_precision_parse("fp64", &p, &err) == DLP_ERR_ARG);
+    dlp_runtime r;
+    CHECK(dlp_runtime_parse("graph", &r, &err) == DLP_OK && r == DLP_RT_GRAPH);
+    CHECK(dlp_runtime_parse("jit", &r, &err) == DLP_ERR_ARG);
+    CHECK(dlp_target_mode(DLP_T_LLM_THROUGHPUT) == DLP_MODE_LLM);
+}
+
+static void test_config_check(void) {
+    dlp_error err;
+    dlp_pred_config c;
+    h100(&c);
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_OK);
+    c.batch = 0;
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "batch") != NULL);
+    c.batch = 1 << 30;
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_ERR_ARG);
+    c.batch = 1;
+    c.sms = 1000;
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_ERR_ARG);
+    c.sms = 0;
+    CHECK(dlp_device_mig(&c.device, "3g.40gb", &c.mig, &err) == DLP_OK);
+    c.has_mig = true;
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_OK);
+    c.mig.name = "9g.99gb";
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_ERR_NOT_FOUND);
+    c.has_mig = false;
+    CHECK(dlp_device_find("V100-SXM2-16GB", &c.device, &err) == DLP_OK);
+    c.precision = DLP_PREC_BF16;
+    CHECK(dlp_pred_config_check(&c, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "bf16") != NULL);
+}
+
+static void test_meta_blob_roundtrip(void) {
+    dlp_error err;
+    dlp_nn_file f = {0};
+    dlp_pred_meta m, r;
+    dlp_pred_meta_init(&m, "xgb", DLP_MODE_LLM);
+    m.targets = 1u << DLP_T_LLM_THROUGHPUT | 1u << DLP_T_LLM_MEMORY_MIB;
+    m.runtimes = 1u << DLP_RT_GRAPH;
+    m.precisions = 1u << DLP_PREC_BF16;
+    snprintf(m.devices, sizeof m.devices, "H100-SXM5-80GB,H200-SXM-141GB");
+    m.val_error[DLP_T_LLM_THROUGHPUT] = 0.05;
+    m.resid_lo[DLP_T_LLM_THROUGHPUT] = -0.1;
+    m.resid_hi[DLP_T_LLM_THROUGHPUT] = 0.2;
+    m.batch_min = 1; m.batch_max = 64;
+    CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
+    unsigned char blob[1001];
+    for (int i = 0; i < 1001; i++) blob[i] = (unsigned char)(i * 7 + (i == 500 ? 0 : 1));
+    blob[10] = 0;   /* embedded NULs survive */
+    CHECK(dlp_pred_blob_add(&f, "booster", blob, sizeof blob, &err) == DLP_OK);
+    char path[] = "/tmp/dlp_test_pred_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_nn_file g = {0};
+    CHECK(dlp_nn_file_load(&g, path, &err) == DLP_OK);
+    CHECK(dlp_pred_meta_read(&g, &r, &err) == DLP_OK);
+    CHECK(!strcmp(r.kind, "xgb") && r.mode == DLP_MODE_LLM);
+    CHECK(r.targets == m.targets && r.runtimes == m.runtimes && r.precisions == m.precisions);
+    CHECK(dlp_pred_meta_has_device(&r, "H200-SXM-141GB"));
+    CHECK(!dlp_pred_meta_has_device(&r, "H200"));
+    CHECK_CLOSE(r.val_error[DLP_T_LLM_THROUGHPUT], 0.05, 1e-6);
+    CHECK(isnan(r.val_error[DLP_T_LLM_MEMORY_MIB]));
+    CHECK(r.batch_max == 64);
+    const void *b;
+    size_t n;
+    CHECK(dlp_pred_blob_get(&g, "booster", &b, &n, &err) == DLP_OK);
+    CHECK(n == sizeof blob && !memcmp(b, blob, n));
+    CHECK(dlp_pred_blob_get(&g, "other", &b, &n, &err) == DLP_ERR_FORMAT);
+    /* coverage rules */
+    dlp_pred_config c;
+    h100(&c);
+    c.mode = DLP_MODE_LLM;
+    c.precision = DLP_PREC_BF16;
+    c.runtime = DLP_RT_GRAPH;
+    CHECK(dlp_pred_meta_covers(&r, DLP_T_LLM_THROUGHPUT, &c));
+    CHECK(!dlp_pred_meta_covers(&r, DLP_T_LLM_ENERGY_PER_SAMPLE, &c));
+    c.runtime = DLP_RT_EAGER;
+    CHECK(!dlp_pred_meta_covers(&r, DLP_T_LLM_THROUGHPUT, &c));
+    /* an unknown kind is refused by name */
+    dlp_predictor *p = NULL;
+    CHECK(dlp_predictor_from_file(&g, NULL, &p, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "xgb") != NULL);
+    dlp_nn_file_free(&f);
+    dlp_nn_file_free(&g);
+    unlink(path);
+}
+
+/* Synthetic examples: one graph per batch size of resnet18 and a scaled
+ * label y = 3 * FLOPs^0.8 * params^0.1 -> linreg must recover it. */
+static void test_linreg_exact(void) {
+    dlp_examples E;
+    memset(&E, 0, sizeof E);
+    E.mode = DLP_MODE_INFERENCE;
+    int nb = 6;
+    E.fg = calloc((size_t)nb, sizeof *E.fg);
+    E.ex = calloc((size_t)nb, sizeof *E.ex);
+    dlp_error err;
+    for (int k = 0; k < nb; k++) {
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open("tests/fixtures/models/resnet18.onnx", &m, &err) == DLP_OK);
+        if (!m) return;
+        dlp_model_set_batch(m, 1 << k, &err);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        CHECK(dlp_feat_graph_build(&E.fg[k], &m->graph, 1 << k, 0, 0, 0, &err) == DLP_OK);
+        dlp_model_free(m);
+        /* vary params artificially so both slopes are identifiable */
+        E.fg[k].params *= 1 + k % 3;
+        dlp_example *x = &E.ex[k];
+        dlp_pred_config_init(&x->cfg);
+        dlp_device_find("H100", &x->cfg.device, &err);
+        x->cfg.batch = 1 << k;
+        x->fg = k;
+        for (int t = 0; t < DLP_T_COUNT; t++) x->y[t] = NAN;
+        x->y[DLP_T_INF_LATENCY_MS] = 3 * pow(1 + E.fg[k].flops_total, 0.8) *
+                                     pow(1 + E.fg[k].params, 0.1);
+    }
+    E.n = nb;
+    E.n_fg = nb;
+    int32_t tr[6] = {0, 1, 2, 3, 4, 5};
+    dlp_predictor *p = NULL;
+    CHECK(dlp_pred_train("linreg", &E, tr, nb, NULL, 0, NULL, &p, NULL, &err) == DLP_OK);
+    CHECK(p && (p->meta.targets == 1u << DLP_T_INF_LATENCY_MS));
+    for (int k = 0; p && k < nb; k++) {
+        dlp_pred_result r;
+        CHECK(dlp_pred_example(p, &E, k, &r, &err) == DLP_OK);
+        CHECK_MSG(fabs(r.v[0].value / E.ex[k].y[0] - 1) < 2e-3, "%g vs %g",
+                  r.v[0].value, E.ex[k].y[0]);
+    }
+    CHECK(p && p->meta.val_error[0] < 2e-3);
+    dlp_predictor_free(p);
+    for (int k = 0; k < nb; k++) dlp_feat_graph_free(&E.fg[k]);
+    free(E.fg);
+    free(E.ex);
+}
+
+static dlp_status examples(dlp_examples *E, dlp_pred_mode mode, bool pool) {
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    dlp_status st = dlp_dataset_open(FIXTURE, &ds, &err);
+    if (st) { fprintf(stderr, "%s\n", err.msg); return st; }
+    dlp_examples_opts o = {NULL, -1, -1, pool, NULL, NULL};
+    st = dlp_examples_build(E, ds, mode, &o, &err);
+    if (st) fprintf(stderr, "%s\n", err.msg);
+    dlp_dataset_free(ds);
+    return st;
+}
+
+static void test_examples(void) {
+    dlp_examples E;
+    CHECK(examples(&E, DLP_MODE_INFERENCE, true) == DLP_OK);
+    CHECK(E.n > 0 && E.n_fg > 0 && E.n_models >= 2 && E.n_families >= 2);
+    CHECK(E.n_pool >= E.n_models);
+    for (int i = 0; i < E.n; i++) {
+        CHECK(E.ex[i].y[DLP_T_INF_LATENCY_MS] > 0);
+        CHECK(E.ex[i].fg >= 0 && E.ex[i].fg < E.n_fg);
+        CHECK(E.fg[E.ex[i].fg].batch == E.ex[i].cfg.batch);
+    }
+    dlp_examples_free(&E);
+    dlp_examples T;
+    CHECK(examples(&T, DLP_MODE_TRAINING, false) == DLP_OK);
+    for (int i = 0; i < T.n; i++) CHECK(T.ex[i].y[DLP_T_TRAIN_STEP_MS] > 0);
+    dlp_examples_free(&T);
+}
+
+/* Train a tiny GNN, save, load, compare predictions bit for bit; then
+ * corrupt the file in several ways. */
+static void gnn_roundtrip(const char *kind) {
+    dlp_examples E;
+    if (examples(&E, DLP_MODE_INFERENCE, !strcmp(kind, "trappm"))) { CHECK(0); return; }
+    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
+    int ntr = 0, nva = 0;
+    for (int i = 0; i < E.n; i++) {
+        if (i % 5 == 0) va[nva++] = i;
+        else tr[ntr++] = i;
+    }
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    o.epochs = 3;
+    o.hidden = 8;
+    dlp_error err;
+    dlp_predictor *p = NULL;
+    dlp_nn_file f = {0};
+    CHECK(dlp_pred_train(kind, &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_OK);
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s.dlpm", tmpdir, kind);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_predictor *q = NULL;
+    CHECK(dlp_predictor_load(path, NULL, &q, &err) == DLP_OK);
+    CHECK(p && q && !strcmp(q->meta.kind, kind));
+    CHECK(q && isfinite(q->meta.val_error[DLP_T_INF_LATENCY_MS]));
+    for (int i = 0; p && q && i < E.n; i++) {
+        dlp_pred_result a, b;
+        CHECK(dlp_pred_example(p, &E, i, &a, &err) == DLP_OK);
+        CHECK(dlp_pred_example(q, &E, i, &b, &err) == DLP_OK);
+        for (int t = 0; t < DLP_T_COUNT; t++) {
+            CHECK(a.v[t].valid == b.v[t].valid);
+            CHECK(a.v[t].value == b.v[t].value);
+            if (a.v[t].valid) CHECK(a.v[t].lo <= a.v[t].value && a.v[t].value <= a.v[t].hi);
+        }
+    }
+    /* the same prediction from the graph itself (featurized inside) */
+    if (q) {
+        dlp_dataset *ds = NULL;
+        dlp_dataset_open(FIXTURE, &ds, &err);
+        const char *h = E.fg_hash[E.ex[0].fg];
+        char hash[17];
+        snprintf(hash, sizeof hash, "%.16s", h);
+        void *bytes = NULL;
+        size_t len = 0;
+        CHECK(dlp_dataset_graph_bytes(ds, hash, &bytes, &len, &err) == DLP_OK);
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open_memory(bytes, len, hash, &m, &err) == DLP_OK);
+        if (m) {
+            dlp_model_set_batch(m, E.ex[0].cfg.batch, &err);
+            if (E.ex[0].cfg.seq > 0) dlp_model_bind_dim(m, "seq", E.ex[0].cfg.seq, &err);
+            CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+            dlp_pred_input in = {&m->graph, &E.ex[0].cfg, NULL, NULL};
+            dlp_pred_result a, b;
+            dlp_pred_result_init(&a);
+            CHECK(dlp_predictor_predict(q, &in, &a, &err) == DLP_OK);
+            CHECK(dlp_pred_example(q, &E, 0, &b, &err) == DLP_OK);
+            CHECK(a.v[0].value == b.v[0].value);
+            dlp_model_free(m);
+        }
+        free(bytes);
+        dlp_dataset_free(ds);
+    }
+    /* corruption: one flipped byte in the middle, truncation, garbage */
+    FILE *fp = fopen(path, "r+b");
+    CHECK(fp != NULL);
+    if (fp) {
+        fseek(fp, 0, SEEK_END);
+        long sz = ftell(fp);
+        fseek(fp, sz / 2, SEEK_SET);
+        int c = fgetc(fp);
+        fseek(fp, sz / 2, SEEK_SET);
+        fputc(c ^ 0x5a, fp);
+        fclose(fp);
+        dlp_predictor *z = NULL;
+        CHECK(dlp_predictor_load(path, NULL, &z, &err) != DLP_OK);
+        CHECK(z == NULL);
+        CHECK(strstr(err.msg, path) != NULL);
+        CHECK(truncate(path, sz / 3) == 0);
+        CHECK(dlp_predictor_load(path, NULL, &z, &err) != DLP_OK);
+        fp = fopen(path, "wb");
+        fputs("not a model file at all", fp);
+        fclose(fp);
+        CHECK(dlp_predictor_load(path, NULL, &z, &err) != DLP_OK);
+        CHECK(dlp_predictor_load("/nonexistent/x.dlpm", NULL, &z, &err) == DLP_ERR_IO);
+    }
+    unlink(path);
+    dlp_predictor_free(p);
+    dlp_predictor_free(q);
+    dlp_nn_file_free(&f);
+    free(tr); free(va);
+    dlp_examples_free(&E);
+}
+
+static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm"); }
+static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm"); }
+
+/* A set of two files: the one with the lower validation error wins per
+ * target; an empty directory is an error; a broken file fails the set. */
+static void test_set(void) {
+    dlp_examples E;
+    if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
+    int32_t *all = malloc((size_t)E.n * sizeof *all);
+    for (int i = 0; i < E.n; i++) all[i] = i;
+    dlp_error err;
+    char dir[96], p1[128], p2[128];
+    snprintf(dir, sizeof dir, "%s/set", tmpdir);
+    mkdir(dir, 0700);
+    dlp_pred_set *s = NULL;
+    CHECK(dlp_pred_set_load(dir, NULL, &s, &err) == DLP_ERR_NOT_FOUND);
+    const char *kinds[2] = {"linreg", "roofline"};
+    double verr[2][DLP_T_COUNT];
+    for (int k = 0; k < 2; k++) {
+        dlp_predictor *p = NULL;
+        dlp_nn_file f = {0};
+        CHECK(dlp_pred_train(kinds[k], &E, all, E.n, all, E.n, NULL, &p, &f, &err) == DLP_OK);
+        snprintf(k ? p2 : p1, sizeof p1, "%s/%s.dlpm", dir, kinds[k]);
+        CHECK(dlp_nn_file_save(&f, k ? p2 : p1, &err) == DLP_OK);
+        for (int t = 0; t < DLP_T_COUNT; t++) verr[k][t] = p ? p->meta.val_error[t] : NAN;
+        dlp_predictor_free(p);
+        dlp_nn_file_free(&f);
+    }
+    CHECK(dlp_pred_set_load(dir, NULL, &s, &err) == DLP_OK);
+    CHECK(dlp_pred_set_count(s) == 2);
+    dlp_pred_config c = E.ex[0].cfg;
+    for (int t = 0; s && t < 4; t++) {
+        const dlp_predictor *b = dlp_pred_set_best(s, (dlp_target)t, &c);
+        CHECK(b != NULL);
+        int want = verr[1][t] < verr[0][t];
+        if (b) CHECK(!strcmp(b->meta.kind, kinds[want]));
+    }
+    dlp_pred_input in = {NULL, &c, &E.fg[E.ex[0].fg], NULL};
+    dlp_pred_result r;
+    CHECK(s && dlp_pred_set_predict(s, &in, &r, &err) == DLP_OK);
+    for (int t = 0; t < 4; t++) CHECK(r.v[t].valid && r.v[t].by != NULL);
+    c.mode = DLP_MODE_LLM;
+    CHECK(s && dlp_pred_set_predict(s, &in, &r, &err) == DLP_ERR_NOT_FOUND);
+    dlp_pred_set_free(s);
+    FILE *fp = fopen(p1, "wb");
+    fputs("garbage", fp);
+    fclose(fp);
+    s = NULL;
+    CHECK(dlp_pred_set_load(dir, NULL, &s, &err) != DLP_OK);
+    CHECK(s == NULL && strstr(err.msg, "linreg.dlpm") != NULL);
+    unlink(p1); unlink(p2); rmdir(dir);
+    free(all);
+    dlp_examples_free(&E);
+}
+
+int main(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlp_test_pred_XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    RUN(test_names);
+    RUN(test_config_check);
+    RUN(test_meta_blob_roundtrip);
+    RUN(test_linreg_exact);
+    RUN(test_examples);
+    RUN(test_dippm_roundtrip);
+    RUN(test_trappm_roundtrip);
+    RUN(test_set);
+    rmdir(tmpdir);
+    return CHECK_DONE();
+}
