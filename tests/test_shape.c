@@ -277,8 +277,17 @@ static void test_symbols_bind_and_rebind(void) {
     input(&t, "w", DLP_DT_FLOAT, 2, wd, NULL);
     node(&t, "Relu", "x", "r");
     node(&t, "MatMul", "r,w", "y");
+    /* last token: x[:, -1:, :] */
+    const int64_t one_d[1] = {1}, m1[1] = {-1}, big[1] = {INT64_MAX};
+    const int64_t ax1[1] = {1};
+    const_ints(&t, "st", 1, one_d, m1, 1);
+    const_ints(&t, "en", 1, one_d, big, 1);
+    const_ints(&t, "ax", 1, one_d, ax1, 1);
+    node(&t, "Slice", "x,st,en,ax", "last");
     /* unbound: dims unknown, symbols carried through */
     CHECK(infer(&t) == DLP_OK);
+    CHECK(dims_are(V(&t, "last"), 3, (int64_t)-1, (int64_t)1, (int64_t)8));
+    CHECK(V(&t, "last")->shape.dims[0].sym == 0);
     const dlp_value *y = V(&t, "y");
     CHECK(dims_are(y, 3, (int64_t)-1, (int64_t)-1, (int64_t)4));
     CHECK(y->shape.dims[0].sym == 0 && y->shape.dims[1].sym == 1);
@@ -289,6 +298,7 @@ static void test_symbols_bind_and_rebind(void) {
     CHECK(infer(&t) == DLP_OK);
     CHECK(dims_are(V(&t, "y"), 3, (int64_t)3, (int64_t)7, (int64_t)4));
     CHECK(V(&t, "y")->shape.dims[0].sym == 0);
+    CHECK(dims_are(V(&t, "last"), 3, (int64_t)3, (int64_t)1, (int64_t)8));
     /* re-bound: everything recomputed */
     t.g.sym_values[0] = 5;
     CHECK(infer(&t) == DLP_OK);

@@ -535,6 +535,11 @@ static dlp_status sh_slice(dlp_sctx *c) {
         if (d < 0) {
             /* full-range slices keep the dim */
             if (step == 1 && s == 0 && e >= INT32_MAX) continue;
+            /* x[..., -k:] of an unknown dim: k (for a dim of at least k) */
+            if (step == 1 && s < 0 && s > -INT32_MAX && e >= INT32_MAX) {
+                o.dims[ax] = dlp_dim_of(-s);
+                continue;
+            }
             o.dims[ax] = dlp_dim_unknown();
             continue;
         }
