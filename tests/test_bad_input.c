@@ -510,6 +510,35 @@ static void bad_external(void) {
             CHECK(dlp_model_warning_count(mm) == 0);
         dlp_model_free(mm);
     }
+    /* 20 small tensors in a missing file: 8 warnings and a summary */
+    buf g = relu_graph();
+    for (int i = 0; i < 20; i++) {
+        buf t = {0}, kv = {0};
+        char name[16];
+        snprintf(name, sizeof name, "e%d", i);
+        pint(&t, 1, 2);
+        pint(&t, 2, 7);
+        pstr(&t, 8, name);
+        pstr(&kv, 1, "location");
+        pstr(&kv, 2, "missing.bin");
+        pmsg(&t, 13, &kv);
+        pint(&t, 14, 1);
+        pmsg(&g, 5, &t);
+    }
+    buf m = model(&g, 17);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(m.b, 1, m.n, f) == m.n);
+    if (f) fclose(f);
+    bfree(&m);
+    dlp_model *mm = NULL;
+    dlp_error err;
+    CHECK(dlp_model_open(path, &mm, &err) == DLP_OK);
+    if (mm) {
+        CHECK(dlp_model_warning_count(mm) == 9);
+        const char *last = dlp_model_warning(mm, 8);
+        CHECK(last && strstr(last, "12 more"));
+        dlp_model_free(mm);
+    }
     unlink(path);
     unlink(data);
     rmdir(dir);

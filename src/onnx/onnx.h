@@ -44,6 +44,7 @@ typedef struct {
     int64_t n_nodes;      /* nodes declared so far, all graphs */
     int64_t n_values;     /* values created so far, all graphs */
     dlp_strmap syms;      /* dim_param name -> symbol index (main graph) */
+    int64_t n_ext_warn;   /* external-data problems seen */
 } dlp_onnx_ctx;
 
 /* Reads the TensorProto in field f (of message `parent`) into value v of g:

@@ -642,6 +642,10 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
     }
     st = read_graph(&c, g, &gr, err);
     dlp_strmap_free(&c.syms);
+    if (c.n_ext_warn > 8)
+        dlp_warn(w, "%lld more small tensors have unreadable external data; "
+                 "their contents are unknown",
+                 (long long)(c.n_ext_warn - 8));
     if (st == DLP_OK) {
         resolve_outer(g);
         st = sort_all(g, err);

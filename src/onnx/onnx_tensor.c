@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,22 @@ static int64_t tensor_bytes(dlp_dtype dt, int64_t numel, bool *ovf) {
     return b;
 }
 
+/* External-data warnings: the first few individually, the rest counted
+ * (a file with a million small external tensors must not make a million
+ * warnings; dlp_onnx_read adds the summary). */
+#define EXT_WARN_MAX 8
+static void ext_warn(dlp_onnx_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void ext_warn(dlp_onnx_ctx *c, const char *fmt, ...) {
+    if (c->n_ext_warn++ >= EXT_WARN_MAX) return;
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    dlp_warn(c->warnings, "%s", buf);
+}
+
 /* Is the external location a plain relative path inside the model dir? */
 static bool safe_location(const char *s, size_t n) {
     if (n == 0 || n > 1024 || s[0] == '/') return false;
@@ -337,13 +354,13 @@ static bool read_external(dlp_onnx_ctx *c, const tparse *t, const char *lbl,
                           uint8_t *buf, size_t nbytes) {
     if (!c->dir || !t->loc) return false;
     if (!safe_location(t->loc, t->loc_len)) {
-        dlp_warn(c->warnings,
+        ext_warn(c,
                  "%s: external data location is not a relative path inside "
                  "the model directory; contents not read", lbl);
         return false;
     }
     if (t->ext_len >= 0 && (uint64_t)t->ext_len != nbytes) {
-        dlp_warn(c->warnings,
+        ext_warn(c,
                  "%s: external data length %lld does not match dims x dtype "
                  "(%zu bytes); contents not read",
                  lbl, (long long)t->ext_len, nbytes);
@@ -357,7 +374,7 @@ static bool read_external(dlp_onnx_ctx *c, const tparse *t, const char *lbl,
     bool ok = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        dlp_warn(c->warnings,
+        ext_warn(c,
                  "%s: external data file '%.*s' not found; its contents are "
                  "unknown",
                  lbl, (int)(t->loc_len > 200 ? 200 : t->loc_len), t->loc);
@@ -378,7 +395,7 @@ static bool read_external(dlp_onnx_ctx *c, const tparse *t, const char *lbl,
         ok = got == nbytes;
     }
     if (!ok)
-        dlp_warn(c->warnings,
+        ext_warn(c,
                  "%s: external data file '%.*s' is shorter than offset + "
                  "length; contents not read",
                  lbl, (int)(t->loc_len > 200 ? 200 : t->loc_len), t->loc);
