@@ -6,10 +6,12 @@ on the same files in one run.
     /usr/bin/python3 bench/inspect_bench.py [--build build] [--n 20]
                                             [--no-vgg]
 
-dlperf is timed as a whole process (fork/exec to exit, wall clock, median of
-N runs, peak RSS of the child from wait4). Python is timed in-process (load +
+dlperf is timed as a whole process (spawn to exit, wall clock, median of N
+runs); its peak RSS is read through /usr/bin/time -f %M. Python is timed in-process (load +
 binding the inputs' symbolic dims + infer_shapes; interpreter start-up not
-counted, which favours Python), median of N/4 runs (at least 3). Both bind
+counted, which favours Python), median of N/4 runs (at least 3). CPU time
+(user + sys: dlperf's from RUSAGE_CHILDREN, Python's process_time) is shown
+too: it is steadier than wall time on a shared, loaded machine. Both bind
 batch 1 (and seq 16 for token inputs). "unshaped" is the share of node
 output tensors without a fully known shape after each tool.
 
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,20 +36,34 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIX = os.path.join(ROOT, "tests", "fixtures", "models")
 
 
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_dlperf(exe, path, args):
+    c0 = child_cpu()
     t0 = time.perf_counter()
-    p = subprocess.Popen([exe, "inspect", path, "--json"] + args,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = p.stdout.read()
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run([exe, "inspect", path, "--json"] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     t = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise RuntimeError("dlperf failed on %s" % path)
-    return t, ru.ru_maxrss * 1024, out
+    return t, child_cpu() - c0, p.stdout
+
+
+def peak_rss(exe, path, args):
+    """Peak RSS of dlperf in bytes, through /usr/bin/time (a small C parent:
+    Python's own wait4 would report the Python parent's pages, which a
+    vfork'ed child inherits in its high-water mark)."""
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", exe, "inspect", path,
+                        "--json"] + args, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    return int(p.stderr.strip().splitlines()[-1]) * 1024
 
 
 def python_pair(path, token):
+    c0 = time.process_time()
     t0 = time.perf_counter()
     m = onnx.load(path, load_external_data=False)
     for i in m.graph.input:
@@ -57,6 +74,7 @@ def python_pair(path, token):
             d[1].dim_value = 16
     m = onnx.shape_inference.infer_shapes(m, data_prop=True)
     t = time.perf_counter() - t0
+    c = time.process_time() - c0
     known = {}
     for vi in list(m.graph.value_info) + list(m.graph.output):
         tt = vi.type.tensor_type
@@ -64,7 +82,7 @@ def python_pair(path, token):
             d.HasField("dim_value") for d in tt.shape.dim)
     outs = [o for n in m.graph.node for o in n.output if o]
     unshaped = sum(1 for o in outs if not known.get(o, False))
-    return t, unshaped, len(outs), len(m.graph.node)
+    return t, c, unshaped, len(outs), len(m.graph.node)
 
 
 def ours_unshaped(js):
@@ -118,36 +136,42 @@ def main():
     print("machine: %s, %d cores; onnx %s; python %s" % (
         cpu_name(), os.cpu_count(), onnx.__version__,
         platform.python_version()))
-    hdr = "%-24s %6s %9s %10s %10s %8s %9s %13s" % (
+    hdr = "%-24s %6s %8s %10s %10s %7s %8s %8s %7s %8s %14s" % (
         "file", "nodes", "size", "dlperf ms", "python ms", "ratio",
-        "RSS MiB", "unshaped py/us")
+        "cpu ms", "py cpu", "ratio", "RSS MiB", "unshaped py/us")
     print(hdr)
     print("-" * len(hdr))
     worst = None
     for name, path, tok in items:
         args = ["--batch", "1"] + (["--dim", "seq=16"] if tok else [])
-        ts, rss, out = [], [], b""
+        ts, cs, out = [], [], b""
         for _ in range(a.n):
-            t, r, out = run_dlperf(exe, path, args)
+            t, c, out = run_dlperf(exe, path, args)
             ts.append(t)
-            rss.append(r)
-        pt = []
+            cs.append(c)
+        rss = [peak_rss(exe, path, args) for _ in range(3)]
+        pt, pc = [], []
         for _ in range(max(3, a.n // 4)):
-            t, un_py, n_out, nodes = python_pair(path, tok)
+            t, c, un_py, n_out, nodes = python_pair(path, tok)
             pt.append(t)
+            pc.append(c)
         un_us, n_us = ours_unshaped(out)
         d, p = statistics.median(ts), statistics.median(pt)
+        dc, pcm = statistics.median(cs), statistics.median(pc)
         ratio = p / d
         worst = ratio if worst is None else min(worst, ratio)
-        print("%-24s %6d %8.1fM %10.2f %10.1f %7.1fx %9.1f %6.1f%%/%.1f%%" % (
-            name, nodes, os.path.getsize(path) / 2**20, d * 1e3, p * 1e3,
-            ratio, max(rss) / 2**20, 100.0 * un_py / max(1, n_out),
-            100.0 * un_us / max(1, n_us)))
+        print("%-24s %6d %7.1fM %10.2f %10.1f %6.1fx %8.2f %8.1f %6.1fx "
+              "%8.1f %6.1f%%/%.1f%%" % (
+                  name, nodes, os.path.getsize(path) / 2**20, d * 1e3,
+                  p * 1e3, ratio, dc * 1e3, pcm * 1e3, pcm / max(dc, 1e-9),
+                  max(rss) / 2**20, 100.0 * un_py / max(1, n_out),
+                  100.0 * un_us / max(1, n_us)))
         sys.stdout.flush()
     for f in os.listdir(tmp):
         os.remove(os.path.join(tmp, f))
     os.rmdir(tmp)
-    print("slowest ratio (python / dlperf): %.1fx" % worst)
+    print("slowest wall-time ratio (python / dlperf): %.1fx" % worst)
+    print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
 
 
 if __name__ == "__main__":

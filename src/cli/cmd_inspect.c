@@ -227,12 +227,6 @@ int cmd_inspect(int argc, char **argv) {
             goto fail;
     if (batch > 0 && dlp_model_set_batch(m, batch, &err) != DLP_OK) goto fail;
     if (dlp_model_analyze(m, &err) != DLP_OK) goto fail;
-    dlp_summary s;
-    if (dlp_model_summary(m, &s) != DLP_OK) {
-        err.code = DLP_ERR_ARG;
-        snprintf(err.msg, sizeof err.msg, "cannot summarise '%s'", path);
-        goto fail;
-    }
     if (dlp_model_to_json(m, &text, &err) != DLP_OK) goto fail;
     for (int i = 0; i < dlp_model_warning_count(m); i++)
         fprintf(stderr, "dlperf: warning: %s\n", dlp_model_warning(m, i));
@@ -241,6 +235,11 @@ int cmd_inspect(int argc, char **argv) {
         fputc('\n', stdout);
         rc = 0;
     } else {
+        dlp_summary s;
+        if (dlp_model_summary(m, &s) != DLP_OK) {
+            snprintf(err.msg, sizeof err.msg, "cannot summarise '%s'", path);
+            goto fail;
+        }
         print_summary(path, &s);
         rc = print_ops(text, &s, (int)(top > 100000 ? 100000 : top));
     }

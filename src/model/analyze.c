@@ -59,7 +59,8 @@ static void summarize(const dlp_graph *g, dlp_summary *s) {
             continue;
         }
         if (!dlp_shape_known(&v->shape)) s->unshaped_tensors++;
-        if (is_activation(g, v)) sat_add(&s->activation_bytes, value_bytes(v));
+        else if (is_activation(g, v))
+            sat_add(&s->activation_bytes, value_bytes(v));
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
@@ -105,13 +106,19 @@ static dlp_status peak_bytes(const dlp_graph *g, int64_t *peak) {
     size_t nv = g->n_values, nn = g->n_nodes;
     if (!g->topo && nn) return DLP_ERR_GRAPH;
     int *last = malloc((nv ? nv : 1) * sizeof *last);
+    int64_t *bytes = malloc((nv ? nv : 1) * sizeof *bytes); /* -1: not an
+                                                               activation */
     int *head = calloc(nn + 2, sizeof *head);
     int *dies = malloc((nv ? nv : 1) * sizeof *dies);
-    if (!last || !head || !dies) {
-        free(last); free(head); free(dies);
+    if (!last || !bytes || !head || !dies) {
+        free(last); free(bytes); free(head); free(dies);
         return DLP_ERR_NOMEM;
     }
-    for (size_t i = 0; i < nv; i++) last[i] = -1;
+    for (size_t i = 0; i < nv; i++) {
+        last[i] = -1;
+        bytes[i] = is_activation(g, &g->values[i])
+                       ? value_bytes(&g->values[i]) : -1;
+    }
     for (size_t t = 0; t < nn; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         for (int k = 0; k < n->n_inputs; k++)
@@ -128,34 +135,31 @@ static dlp_status peak_bytes(const dlp_graph *g, int64_t *peak) {
             if (n->outputs[k] >= 0 && last[n->outputs[k]] < 0)
                 last[n->outputs[k]] = (int)t;
     }
-    /* bucket activations by the position after which they die */
+    /* bucket activations by the position after which they die (CSR) */
     for (size_t i = 0; i < nv; i++)
-        if (last[i] >= 0 && last[i] < (int)nn &&
-            is_activation(g, &g->values[i]))
+        if (last[i] >= 0 && last[i] < (int)nn && bytes[i] >= 0)
             head[last[i] + 1]++;
     for (size_t t = 0; t < nn + 1; t++) head[t + 1] += head[t];
     for (size_t i = 0; i < nv; i++)
-        if (last[i] >= 0 && last[i] < (int)nn &&
-            is_activation(g, &g->values[i]))
+        if (last[i] >= 0 && last[i] < (int)nn && bytes[i] >= 0)
             dies[head[last[i]]++] = (int)i;
     /* head[t] now ends bucket t; bucket t starts at head[t-1] (0 for t 0) */
     int64_t live = 0, best = 0;
     for (size_t i = 0; i < g->n_inputs; i++)
-        if (is_activation(g, &g->values[g->inputs[i]]))
-            sat_add(&live, value_bytes(&g->values[g->inputs[i]]));
+        if (bytes[g->inputs[i]] > 0) sat_add(&live, bytes[g->inputs[i]]);
     best = live;
     for (size_t t = 0; t < nn; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         for (int k = 0; k < n->n_outputs; k++) {
             int v = n->outputs[k];
-            if (v >= 0 && is_activation(g, &g->values[v]))
-                sat_add(&live, value_bytes(&g->values[v]));
+            if (v >= 0 && bytes[v] > 0) sat_add(&live, bytes[v]);
         }
         if (live > best) best = live;
         for (int e = t ? head[t - 1] : 0; e < head[t]; e++)
-            live -= value_bytes(&g->values[dies[e]]);
+            live -= bytes[dies[e]];
     }
     free(last);
+    free(bytes);
     free(head);
     free(dies);
     *peak = best;
