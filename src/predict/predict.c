@@ -171,23 +171,33 @@ static void read_sizes(const dlp_model *m, int64_t *batch, int64_t *seq,
     if (!*batch) *batch = 1;
 }
 
-/* Ops of g (and subgraphs) outside the featurizer's vocabulary. */
-static void unseen_ops(const dlp_graph *g, char *list, size_t cap, int *n) {
+/* Ops of g (and subgraphs) outside the featurizer's vocabulary. Each
+ * distinct "domain.op" is looked up once (seen: name -> 1). */
+static void unseen_ops(const dlp_graph *g, dlp_strmap *seen, char *list,
+                       size_t cap, int *n) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *nd = &g->nodes[i];
-        if (dlp_feat_op_index(nd->domain, nd->op_type) < 0) {
-            char name[96];
-            snprintf(name, sizeof name, "%s%s%s", nd->domain,
-                     nd->domain[0] ? "." : "", nd->op_type);
-            /* de-duplicate on whole names */
-            bool dup = false;
-            for (const char *p = list; (p = strstr(p, name)); p++) {
-                size_t l = strlen(name);
-                if ((p == list || p[-1] == ' ') &&
-                    (p[l] == 0 || p[l] == ','))
-                    dup = true;
-            }
-            if (!dup) {
+        char name[96];
+        size_t len;
+        if (!nd->domain[0]) {          /* the common case: no formatting */
+            len = strlen(nd->op_type);
+            if (len >= sizeof name) len = sizeof name - 1;
+            memcpy(name, nd->op_type, len);
+            name[len] = 0;
+        } else {
+            int k = snprintf(name, sizeof name, "%s.%s", nd->domain,
+                             nd->op_type);
+            len = k < 0 || (size_t)k >= sizeof name ? sizeof name - 1
+                                                    : (size_t)k;
+        }
+        if (dlp_strmap_get(seen, name, len) < 0) {
+            /* keys must outlive the map: the node's strings when the
+             * domain is empty, else a copy in the graph's arena */
+            const char *key = nd->domain[0]
+                                  ? dlp_arena_strndup(g->arena, name, len)
+                                  : nd->op_type;
+            if (key) dlp_strmap_put(seen, key, len, 1);
+            if (dlp_feat_op_index(nd->domain, nd->op_type) < 0) {
                 size_t used = strlen(list);
                 snprintf(list + used, cap - used, "%s%s", *n ? ", " : "",
                          name);
@@ -195,7 +205,8 @@ static void unseen_ops(const dlp_graph *g, char *list, size_t cap, int *n) {
             }
         }
         for (int a = 0; a < nd->n_attrs; a++)
-            if (nd->attrs[a].graph) unseen_ops(nd->attrs[a].graph, list, cap, n);
+            if (nd->attrs[a].graph)
+                unseen_ops(nd->attrs[a].graph, seen, list, cap, n);
     }
 }
 
@@ -229,13 +240,14 @@ typedef struct {
     dlp_precision prec;
     dlp_runtime rt;
     double lat_full;
+    double roof_full;        /* roofline ms on the whole GPU */
 } mig_ctx;
 
 static double lat_at(int sms, const dlp_mig_profile *p, void *user) {
     (void)sms;
     mig_ctx *c = user;
-    return c->lat_full *
-           dlp_predict_partition_factor(c->g, c->d, c->prec, c->rt, 0, p);
+    return c->lat_full * dlp_predict_partition_factor_from(
+                             c->g, c->d, c->prec, c->rt, 0, p, c->roof_full);
 }
 
 dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
@@ -325,7 +337,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     /* ops the featurizer never saw */
     char ops[160] = "";
     int n_unseen = 0;
-    unseen_ops(&m->graph, ops, sizeof ops, &n_unseen);
+    dlp_strmap seen;
+    if (!dlp_strmap_init(&seen, 64))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    unseen_ops(&m->graph, &seen, ops, sizeof ops, &n_unseen);
+    dlp_strmap_free(&seen);
     if (n_unseen) {
         out->ood = 1;
         add_reason(out, "op%s never seen in training: %s",
@@ -424,7 +440,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     /* MIG advice */
     out->context_mib = DLP_CUDA_CONTEXT_MIB;
     if (dev.n_mig > 0 && M->valid) {
-        mig_ctx mc = {&m->graph, &dev, pc.precision, pc.runtime, lat_full};
+        mig_ctx mc = {&m->graph, &dev, pc.precision, pc.runtime, lat_full,
+                      dlp_predict_roofline_ms(&m->graph, &dev, pc.precision,
+                                              pc.runtime, 1, 1)};
         dlp_mig_profile rec;
         dlp_error e2;
         double need = M->value * DLP_RESERVED_RATIO;
@@ -432,7 +450,8 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                               lat_full, lat_at, &mc, &rec, &e2) == DLP_OK) {
             snprintf(out->mig_profile, sizeof out->mig_profile, "%s",
                      rec.name);
-            double lat_rec = lat_at(rec.sm_count, &rec, &mc);
+            double lat_rec = rec.sm_count >= dev.sm_count
+                                 ? lat_full : lat_at(rec.sm_count, &rec, &mc);
             snprintf(out->mig_note, sizeof out->mig_note,
                      "smallest profile holding %.0f MiB (peak x %.2f + "
                      "context %.0f)%s; %.3g ms there",

@@ -49,4 +49,11 @@ double dlp_predict_partition_factor(const dlp_graph *g, const dlp_device *d,
                                     dlp_precision prec, dlp_runtime rt,
                                     int sms, const dlp_mig_profile *mig);
 
+/* The same with the whole-GPU roofline already computed (full_ms). */
+double dlp_predict_partition_factor_from(const dlp_graph *g,
+                                         const dlp_device *d,
+                                         dlp_precision prec, dlp_runtime rt,
+                                         int sms, const dlp_mig_profile *mig,
+                                         double full_ms);
+
 #endif /* DLP_PREDICT_H */

@@ -9,10 +9,21 @@
 #include <string.h>
 
 static bool is_matrix_op(const char *op) {
+    if (!strchr("CMGQAELR", op[0])) return false;   /* fast reject */
     static const char *const ops[] = {
         "Conv", "ConvTranspose", "MatMul", "Gemm", "MatMulInteger",
         "QLinearConv", "QLinearMatMul", "ConvInteger", "Attention",
         "LSTM", "GRU", "RNN", "Einsum", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(op, ops[i])) return true;
+    return false;
+}
+
+static bool is_shape_only(const char *op) {
+    if (!strchr("SCRFUI", op[0])) return false;   /* fast reject */
+    static const char *const ops[] = {"Shape", "Constant", "Reshape",
+                                      "Flatten", "Squeeze", "Unsqueeze",
+                                      "Identity", NULL};
     for (int i = 0; ops[i]; i++)
         if (!strcmp(op, ops[i])) return true;
     return false;
@@ -42,12 +53,8 @@ static void graph_time(const dlp_graph *g, const dlp_device *d,
             (double)(c->in_bytes + c->out_bytes + c->weight_bytes) * elem;
         double tm = bytes / bw;
         /* shape-only ops (Shape, Constant, Reshape...) launch nothing */
-        bool work = c->flops > 0 || c->out_bytes > 0;
-        if (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Constant") ||
-            !strcmp(n->op_type, "Reshape") || !strcmp(n->op_type, "Flatten") ||
-            !strcmp(n->op_type, "Squeeze") || !strcmp(n->op_type, "Unsqueeze") ||
-            !strcmp(n->op_type, "Identity"))
-            work = false;
+        bool work = (c->flops > 0 || c->out_bytes > 0) &&
+                    !is_shape_only(n->op_type);
         *total_s += (tc > tm ? tc : tm) + (work ? floor_s : 0);
         for (int a = 0; a < n->n_attrs; a++)
             if (n->attrs[a].graph)
@@ -68,6 +75,14 @@ double dlp_predict_roofline_ms(const dlp_graph *g, const dlp_device *d,
 double dlp_predict_partition_factor(const dlp_graph *g, const dlp_device *d,
                                     dlp_precision prec, dlp_runtime rt,
                                     int sms, const dlp_mig_profile *mig) {
+    return dlp_predict_partition_factor_from(g, d, prec, rt, sms, mig, -1);
+}
+
+double dlp_predict_partition_factor_from(const dlp_graph *g,
+                                         const dlp_device *d,
+                                         dlp_precision prec, dlp_runtime rt,
+                                         int sms, const dlp_mig_profile *mig,
+                                         double full_ms) {
     if (!g || !d || d->sm_count <= 0) return 1;
     double sm_share = 1, bw_share = 1;
     if (mig) {
@@ -78,7 +93,8 @@ double dlp_predict_partition_factor(const dlp_graph *g, const dlp_device *d,
         bw_share = 2 * sm_share < 1 ? 2 * sm_share : 1;
     }
     if (sm_share >= 1 && bw_share >= 1) return 1;
-    double full = dlp_predict_roofline_ms(g, d, prec, rt, 1, 1);
+    double full = full_ms >= 0 ? full_ms
+                               : dlp_predict_roofline_ms(g, d, prec, rt, 1, 1);
     double part = dlp_predict_roofline_ms(g, d, prec, rt, sm_share, bw_share);
     if (!(full > 0)) return 1 / (sm_share < bw_share ? sm_share : bw_share);
     double f = part / full;

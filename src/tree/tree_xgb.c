@@ -67,7 +67,67 @@ void dlp_tree_free(dlp_tree *t) { free(t); }
 
 #else
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <xgboost/c_api.h>
+
+/* libxgboost is opened on first use, not linked: its C++ static
+ * initialisers cost ~7 ms of CPU at every process start, which `dlperf
+ * predict` of a CNN (no tree model involved) should not pay. */
+#define XGB_FUNCS(X)                                                         \
+    X(XGBGetLastError) X(XGBRegisterLogCallback) X(XGBSetGlobalConfig)       \
+    X(XGDMatrixCreateFromMat) X(XGDMatrixSetFloatInfo) X(XGDMatrixFree)      \
+    X(XGBoosterCreate) X(XGBoosterFree) X(XGBoosterSetParam)                 \
+    X(XGBoosterUpdateOneIter) X(XGBoosterPredictFromDense)                   \
+    X(XGBoosterSaveModelToBuffer) X(XGBoosterLoadModelFromBuffer)            \
+    X(XGBoosterGetNumFeature)
+#define XGB_PTR(f) static __typeof__(f) *p_##f;
+XGB_FUNCS(XGB_PTR)
+static pthread_once_t xgb_once = PTHREAD_ONCE_INIT;
+static bool xgb_ok;
+static char xgb_why[200];
+
+static void xgb_open(void) {
+    const char *names[] = {"libxgboost.so.0", "libxgboost.so", NULL};
+    void *h = NULL;
+    for (int i = 0; names[i] && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(xgb_why, sizeof xgb_why, "%s", e ? e : "libxgboost not found");
+        return;
+    }
+#define XGB_SYM(f)                                                           \
+    if (!(*(void **)&p_##f = dlsym(h, #f))) {                                \
+        snprintf(xgb_why, sizeof xgb_why, "libxgboost lacks %s", #f);        \
+        return;                                                              \
+    }
+    XGB_FUNCS(XGB_SYM)
+    xgb_ok = true;
+}
+
+static dlp_status xgb_load(dlp_error *err) {
+    pthread_once(&xgb_once, xgb_open);
+    if (!xgb_ok)
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED,
+                        "cannot load XGBoost (install libxgboost0): %s",
+                        xgb_why);
+    return DLP_OK;
+}
+
+#define XGBGetLastError p_XGBGetLastError
+#define XGBRegisterLogCallback p_XGBRegisterLogCallback
+#define XGBSetGlobalConfig p_XGBSetGlobalConfig
+#define XGDMatrixCreateFromMat p_XGDMatrixCreateFromMat
+#define XGDMatrixSetFloatInfo p_XGDMatrixSetFloatInfo
+#define XGDMatrixFree p_XGDMatrixFree
+#define XGBoosterCreate p_XGBoosterCreate
+#define XGBoosterFree p_XGBoosterFree
+#define XGBoosterSetParam p_XGBoosterSetParam
+#define XGBoosterUpdateOneIter p_XGBoosterUpdateOneIter
+#define XGBoosterPredictFromDense p_XGBoosterPredictFromDense
+#define XGBoosterSaveModelToBuffer p_XGBoosterSaveModelToBuffer
+#define XGBoosterLoadModelFromBuffer p_XGBoosterLoadModelFromBuffer
+#define XGBoosterGetNumFeature p_XGBoosterGetNumFeature
 
 struct dlp_tree {
     BoosterHandle h;
@@ -118,6 +178,8 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
         return dlp_fail(err, DLP_ERR_ARG,
                         "bad tree parameters (rounds %d, depth %d, eta %g)",
                         p->rounds, p->max_depth, p->eta);
+    dlp_status lst = xgb_load(err);
+    if (lst) return lst;
     xgb_quiet();
     DMatrixHandle dm = NULL;
     if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)d, NAN, &dm) != 0)
@@ -237,6 +299,8 @@ dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
         ((const char *)buf)[len - 1] != '}')
         return dlp_fail(err, DLP_ERR_FORMAT,
                         "tree model payload is not XGBoost JSON");
+    dlp_status lst = xgb_load(err);
+    if (lst) return lst;
     xgb_quiet();
     BoosterHandle h = NULL;
     if (XGBoosterCreate(NULL, 0, &h) != 0) return xgb_fail(err, "create");
@@ -265,7 +329,7 @@ dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
 
 void dlp_tree_free(dlp_tree *t) {
     if (!t) return;
-    XGBoosterFree(t->h);
+    if (xgb_ok) XGBoosterFree(t->h);
     free(t);
 }
 
