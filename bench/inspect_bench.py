@@ -11,7 +11,9 @@ runs); its peak RSS is read through /usr/bin/time -f %M. Python is timed in-proc
 binding the inputs' symbolic dims + infer_shapes; interpreter start-up not
 counted, which favours Python), median of N/4 runs (at least 3). CPU time
 (user + sys: dlperf's from RUSAGE_CHILDREN, Python's process_time) is shown
-too: it is steadier than wall time on a shared, loaded machine. Both bind
+too: it is steadier than wall time on a shared, loaded machine. "lib ms" is
+libdlperf.so called in-process through ctypes (open + bind + analyze +
+to_json), the same footing as the Python pair. Both bind
 batch 1 (and seq 16 for token inputs). "unshaped" is the share of node
 output tensors without a fully known shape after each tool.
 
@@ -60,6 +62,35 @@ def peak_rss(exe, path, args):
                         "--json"] + args, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     return int(p.stderr.strip().splitlines()[-1]) * 1024
+
+
+class Lib:
+    """libdlperf.so through ctypes: the library's own time in-process
+    (open + bind + analyze + to_json), the same footing as the Python pair."""
+    def __init__(self, so):
+        import ctypes
+        self.c = ctypes
+        self.lib = ctypes.CDLL(so)
+        self.libc = ctypes.CDLL(None)
+        self.err = ctypes.create_string_buffer(1024)
+
+    def run(self, path, token):
+        c, lib = self.c, self.lib
+        t0 = time.perf_counter()
+        m = c.c_void_p()
+        if lib.dlp_model_open(path.encode(), c.byref(m), self.err) != 0:
+            raise RuntimeError("dlp_model_open failed on %s" % path)
+        if token:
+            lib.dlp_model_bind_dim(m, b"seq", c.c_int64(16), self.err)
+        lib.dlp_model_set_batch(m, c.c_int64(1), self.err)
+        if lib.dlp_model_analyze(m, self.err) != 0:
+            raise RuntimeError("dlp_model_analyze failed on %s" % path)
+        out = c.c_void_p()
+        lib.dlp_model_to_json(m, c.byref(out), self.err)
+        t = time.perf_counter() - t0
+        self.libc.free(out)
+        lib.dlp_model_free(m)
+        return t
 
 
 def python_pair(path, token):
@@ -136,9 +167,12 @@ def main():
     print("machine: %s, %d cores; onnx %s; python %s" % (
         cpu_name(), os.cpu_count(), onnx.__version__,
         platform.python_version()))
-    hdr = "%-24s %6s %8s %10s %10s %7s %8s %8s %7s %8s %14s" % (
+    so = os.path.join(a.build, "libdlperf.so")
+    lib = Lib(so) if os.path.exists(so) else None
+    hdr = "%-24s %6s %8s %10s %10s %7s %8s %8s %7s %8s %7s %8s %14s" % (
         "file", "nodes", "size", "dlperf ms", "python ms", "ratio",
-        "cpu ms", "py cpu", "ratio", "RSS MiB", "unshaped py/us")
+        "cpu ms", "py cpu", "ratio", "lib ms", "ratio", "RSS MiB",
+        "unshaped py/us")
     print(hdr)
     print("-" * len(hdr))
     worst = None
@@ -155,15 +189,18 @@ def main():
             t, c, un_py, n_out, nodes = python_pair(path, tok)
             pt.append(t)
             pc.append(c)
+        lt = [lib.run(path, tok) for _ in range(a.n)] if lib else [0]
+        lm = statistics.median(lt)
         un_us, n_us = ours_unshaped(out)
         d, p = statistics.median(ts), statistics.median(pt)
         dc, pcm = statistics.median(cs), statistics.median(pc)
         ratio = p / d
         worst = ratio if worst is None else min(worst, ratio)
         print("%-24s %6d %7.1fM %10.2f %10.1f %6.1fx %8.2f %8.1f %6.1fx "
-              "%8.1f %6.1f%%/%.1f%%" % (
+              "%8.2f %6.1fx %8.1f %6.1f%%/%.1f%%" % (
                   name, nodes, os.path.getsize(path) / 2**20, d * 1e3,
                   p * 1e3, ratio, dc * 1e3, pcm * 1e3, pcm / max(dc, 1e-9),
+                  lm * 1e3, p / max(lm, 1e-9),
                   max(rss) / 2**20, 100.0 * un_py / max(1, n_out),
                   100.0 * un_us / max(1, n_us)))
         sys.stdout.flush()

@@ -58,8 +58,8 @@ static dlp_node *node(dlp_graph *gr, const char *op, int ni, const int *in,
     n->inputs = dlp_arena_calloc(gr->arena, (size_t)(ni ? ni : 1), sizeof(int));
     n->outputs = dlp_arena_calloc(gr->arena, (size_t)(no ? no : 1), sizeof(int));
     n->attrs = dlp_arena_calloc(gr->arena, 8, sizeof(dlp_attr));
-    memcpy(n->inputs, in, (size_t)ni * sizeof(int));
-    memcpy(n->outputs, out, (size_t)no * sizeof(int));
+    if (ni) memcpy(n->inputs, in, (size_t)ni * sizeof(int));
+    if (no) memcpy(n->outputs, out, (size_t)no * sizeof(int));
     for (int i = 0; i < no; i++) gr->values[out[i]].producer = k;
     return n;
 }
