@@ -28,6 +28,7 @@
 #include "nn/nn_optim.c"
 #include "nn/nn_file.c"
 #include "nn/nn_sage_model.c"
+#include "nn/nn_mask.c"
 
 #include "check.h"
 
@@ -483,6 +484,56 @@ static void test_losses(void) {
     CHECK(isnan(dlp_nn_cross_entropy_loss(NULL, p, bad, 1, 2)));
 }
 
+/* ---- masked-feature pre-training: mask -> GIN -> Linear -> SCE on masked rows */
+typedef struct { nn_real *x, *token, *W, *xm, *z, *h, *hg, *yg; int32_t *idx; int K, F; } mae_ctx;
+static double mae_f(void *v) {
+    mae_ctx *c = v;
+    int N = G.n_nodes, F = c->F;
+    dlp_nn_mask_forward(c->xm, c->x, c->token, c->idx, c->K, N, F);
+    dlp_nn_gin_forward(c->z, c->xm, 0.1, &G, F);
+    dlp_nn_linear_forward(c->h, c->z, c->W, NULL, N, F, F);
+    dlp_nn_gather_rows_forward(c->hg, c->h, c->idx, c->K, F);
+    dlp_nn_gather_rows_forward(c->yg, c->x, c->idx, c->K, F); /* target: originals */
+    return dlp_nn_sce_loss(NULL, c->hg, c->yg, c->K, F, 2.0);
+}
+static void test_masked_pretraining(void) {
+    const int N = G.n_nodes, F = 3;
+    mae_ctx c = {.F = F};
+    c.x = rnd((size_t)N * F, 1); c.token = rnd(F, 0.5); c.W = rnd(F * F, 0.7);
+    c.xm = zeros((size_t)N * F); c.z = zeros((size_t)N * F); c.h = zeros((size_t)N * F);
+    c.hg = zeros((size_t)N * F); c.yg = zeros((size_t)N * F);
+    c.idx = malloc((size_t)N * sizeof *c.idx);
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, 21);
+    c.K = dlp_nn_mask_select(c.idx, N, 0.3, &r);
+    CHECK(c.K == (int)lround(0.3 * N));
+    bool sorted = true;
+    for (int k = 1; k < c.K; k++) sorted &= c.idx[k] > c.idx[k - 1];
+    CHECK(sorted);
+    mae_f(&c);
+    nn_real *dhg = zeros((size_t)N * F), *dh = zeros((size_t)N * F), *dz = zeros((size_t)N * F),
+            *dxm = zeros((size_t)N * F), *dW = zeros(F * F), *dtok = zeros(F), *dx = zeros((size_t)N * F);
+    dlp_nn_sce_loss(dhg, c.hg, c.yg, c.K, F, 2.0);
+    dlp_nn_gather_rows_backward(dh, dhg, c.idx, c.K, F);
+    dlp_nn_linear_backward(dz, dW, NULL, dh, c.z, c.W, N, F, F);
+    dlp_nn_gin_backward(dxm, NULL, dz, c.xm, 0.1, &G, F);
+    dlp_nn_mask_backward(dx, dtok, dxm, c.idx, c.K, N, F);
+    /* x also enters through the target rows; the SCE target is a constant in
+     * GraphMAE, so compare only on unmasked rows, whose only path is the
+     * encoder input */
+    for (int k = 0; k < c.K; k++)
+        for (int f = 0; f < F; f++) dx[(size_t)c.idx[k] * F + f] = 0;
+    gc_check(mae_f, &c, c.token, dtok, F, "mask dtoken");
+    gc_check(mae_f, &c, c.W, dW, F * F, "mae dW");
+    int un = 0;
+    while (un < c.K && c.idx[un] == un) un++; /* first unmasked node */
+    gc_check(mae_f, &c, c.x + (size_t)un * F, dx + (size_t)un * F, F, "mask dx unmasked");
+    CHECK(dlp_nn_mask_select(c.idx, 0, 0.5, &r) == 0 && dlp_nn_mask_select(c.idx, 5, 0.0, &r) == 0);
+    CHECK(dlp_nn_mask_select(c.idx, 5, 0.01, &r) == 1);
+    free(c.x); free(c.token); free(c.W); free(c.xm); free(c.z); free(c.h); free(c.hg); free(c.yg);
+    free(c.idx); free(dhg); free(dh); free(dz); free(dxm); free(dW); free(dtok); free(dx);
+}
+
 /* ---- the whole SAGE model ------------------------------------------------------ */
 typedef struct { dlp_nn_sage_model m; nn_real *x, *st, *out, *R; } sm_ctx;
 static double sm_f(void *v) {
@@ -546,6 +597,7 @@ int main(void) {
     RUN(test_concat);
     RUN(test_edge_decoder);
     RUN(test_losses);
+    RUN(test_masked_pretraining);
     RUN(test_sage_model_mean);
     RUN(test_sage_model_max_norm);
     dlp_nn_graph_free(&G);

@@ -510,6 +510,35 @@ def test_dropout():
     close("dropout", [("out", out, to), ("dx", dx, tx.grad)])
 
 
+def test_masking():
+    n, Fd = 300, 6
+    x, tok, R = f32(n, Fd, rng=rng), f32(Fd, rng=rng), f32(n, Fd, rng=rng)
+    idx = np.zeros(n, np.int32)
+    r = Rng()
+    lib.dlp_nn_rng_seed(C.byref(r), C.c_uint64(8))
+    K = lib.dlp_nn_mask_select(P(idx), n, C.c_double(0.25), C.byref(r))
+    out, dx, dtok = z32(n, Fd), z32(n, Fd), z32(Fd)
+    lib.dlp_nn_mask_forward(P(out), P(x), P(tok), P(idx), K, n, Fd)
+    lib.dlp_nn_mask_backward(P(dx), P(dtok), P(R), P(idx), K, n, Fd)
+    g, dgx = z32(K, Fd), z32(n, Fd)
+    lib.dlp_nn_gather_rows_forward(P(g), P(x), P(idx), K, Fd)
+    Rk = R[:K].copy()  # keep a reference: P() does not
+    lib.dlp_nn_gather_rows_backward(P(dgx), P(Rk), P(idx), K, Fd)
+    sel = torch.from_numpy(idx[:K].astype(np.int64))
+    tx, tt = T(x), T(tok)
+    keep = torch.ones(n, 1, dtype=torch.float64)
+    keep[sel] = 0
+    to = tx * keep + (1 - keep) * tt          # x with the masked rows replaced
+    (to * T(R, False)).sum().backward()
+    tg = T(x)
+    tgo = tg[sel]
+    (tgo * T(R[:K], False)).sum().backward()
+    check("mask selects round(rate*N) distinct sorted nodes",
+          K == 75 and len(set(idx[:K])) == K and np.all(np.diff(idx[:K]) > 0), str(K))
+    close("feature masking + row gather", [("out", out, to), ("dx", dx, tx.grad), ("dtoken", dtok, tt.grad),
+                                           ("gather", g, tgo), ("dgather", dgx, tg.grad)])
+
+
 def test_pool_concat():
     Fd = 7
     for kind, nm in ((0, "sum"), (1, "mean"), (2, "max")):
@@ -753,7 +782,7 @@ def main():
              lambda: test_gat(True), lambda: test_gat(False), lambda: test_gat(True, True),
              lambda: test_gat(False, True, 0.3),
              test_lstm, test_norms,
-             test_activations, test_dropout, test_pool_concat, test_losses, test_optimizers, test_schedules,
+             test_activations, test_dropout, test_masking, test_pool_concat, test_losses, test_optimizers, test_schedules,
              test_dippm_model, test_bad_input]
     for t in tests:
         try:

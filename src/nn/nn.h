@@ -384,6 +384,26 @@ void dlp_nn_edge_dot_backward(nn_real *dz, const nn_real *dscore,
 int dlp_nn_negative_sample(int32_t *src, int32_t *dst, int K,
                            const dlp_nn_graph *g, dlp_nn_rng *r);
 
+/* ---- masked-feature pre-training (nn_mask.c) ---------------------------- */
+/* GraphMAE-style: a random subset of nodes gets its features replaced by a
+ * learnable [MASK] token; the model is trained to reconstruct the original
+ * features of those nodes (dlp_nn_sce_loss on the gathered rows). */
+/* Picks K = round(rate * N) distinct nodes (at least 1 when N > 0 and
+ * rate > 0), sorted ascending, into idx[N]; returns K. */
+int dlp_nn_mask_select(int32_t *idx, int N, double rate, dlp_nn_rng *r);
+/* out[N,F] = x with rows idx[0..K-1] replaced by token[F]. */
+void dlp_nn_mask_forward(nn_real *out, const nn_real *x, const nn_real *token,
+                         const int32_t *idx, int K, int N, int F);
+/* dx (may be NULL) += dout on unmasked rows; dtoken += sum of dout over the
+ * masked rows. idx must be sorted (as dlp_nn_mask_select returns it). */
+void dlp_nn_mask_backward(nn_real *dx, nn_real *dtoken, const nn_real *dout,
+                          const int32_t *idx, int K, int N, int F);
+/* out[K,F] = x[idx[k]]; backward scatter-adds. */
+void dlp_nn_gather_rows_forward(nn_real *out, const nn_real *x,
+                                const int32_t *idx, int K, int F);
+void dlp_nn_gather_rows_backward(nn_real *dx, const nn_real *dout,
+                                 const int32_t *idx, int K, int F);
+
 /* ---- optimizers, clipping, schedules (nn_optim.c) ----------------------- */
 typedef enum { DLP_NN_SGD, DLP_NN_ADAM, DLP_NN_ADAMW } dlp_nn_opt_kind;
 typedef struct {
