@@ -698,6 +698,24 @@ static void subgraph_captures(void) {
     m = capture_model(true);
     EXPECT(open_buf(&m, &err), DLP_ERR_GRAPH, "cycle", "'cond'", "'t'");
     bfree(&m);
+    /* an unnamed node in a named subgraph reading nothing */
+    buf br = {0}, g = {0}, n = {0}, a = {0};
+    node(&br, "Identity", NULL, "nowhere", NULL, "b_out");
+    pstr(&br, 2, "branch_g");
+    vinfo(&br, 12, "b_out", 0, NULL);
+    vinfo(&g, 11, "c", 0, NULL);
+    pstr(&n, 1, "c");
+    pstr(&n, 2, "y");
+    pstr(&n, 4, "If");
+    pstr(&a, 1, "then_branch");
+    pint(&a, 20, 5);
+    pmsg(&a, 6, &br);
+    pmsg(&n, 5, &a);
+    pmsg(&g, 1, &n);
+    m = model(&g, 17);
+    EXPECT(open_buf(&m, &err), DLP_ERR_GRAPH, "#0 (Identity)", "branch_g",
+           "'nowhere'");
+    bfree(&m);
 }
 
 static void ten_million_nodes(void) {

@@ -1,6 +1,7 @@
 /* graph.c — graph construction, lookup and topological order. */
 #include "graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,20 @@ const char *dlp_node_attr_str(const dlp_node *n, const char *name,
     return a && a->type == DLP_ATTR_STRING && a->s ? a->s : def;
 }
 
+/* "'name' (Op)", or "#i (Op)" for an unnamed node, plus the subgraph it
+ * lives in: error messages must let the user find the node. */
+static const char *node_label(const dlp_graph *g, size_t i, char *buf,
+                              size_t n) {
+    const dlp_node *nd = &g->nodes[i];
+    int k = nd->name[0]
+                ? snprintf(buf, n, "'%.200s' (%.60s)", nd->name, nd->op_type)
+                : snprintf(buf, n, "#%zu (%.60s)", i, nd->op_type);
+    if (g->parent && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " in subgraph '%.100s'",
+                 g->name ? g->name : "");
+    return buf;
+}
+
 /* Implicit inputs: values that node `consumer`'s subgraphs (at any depth)
  * capture from g (flagged DLP_V_OUTER by the reader) must be produced
  * before it. Appends (producer, consumer) pairs; false on OOM. */
@@ -213,10 +228,11 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
             } else if (!(val->flags & (DLP_V_INPUT | DLP_V_INITIALIZER |
                                        DLP_V_OUTER)) &&
                        val->n_const == 0 && !val->ival && !val->fval) {
+                char lb[400];
                 st = dlp_fail(err, DLP_ERR_GRAPH,
-                              "node '%s' (%s) reads tensor '%s' that no node, "
+                              "node %s reads tensor '%.200s' that no node, "
                               "input or initializer produces",
-                              n->name, n->op_type, val->name);
+                              node_label(g, i, lb, sizeof lb), val->name);
                 break;
             }
         }
@@ -271,11 +287,12 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
                         g->nodes[p].n_outputs > 0 && g->nodes[p].outputs[0] >= 0)
                         via = g->values[g->nodes[p].outputs[0]].name;
                 }
+                char lb[400] = "?";
+                if (bad < nn) node_label(g, bad, lb, sizeof lb);
                 st = dlp_fail(err, DLP_ERR_GRAPH,
-                              "graph has a cycle through node '%s' (%s), "
-                              "which reads tensor '%s'",
-                              bad < nn ? g->nodes[bad].name : "?",
-                              bad < nn ? g->nodes[bad].op_type : "?", via);
+                              "graph has a cycle through node %s, which reads "
+                              "tensor '%.200s'",
+                              lb, via);
             }
         }
     }
