@@ -115,6 +115,7 @@ static void test_bad_input(void) {
 
 /* ---- architecture from graphs ---------------------------------------------- */
 
+/* reads the arch both ways; they must agree */
 static void arch_of(const char *file, dlp_llm_arch *a) {
     memset(a, 0, sizeof *a);
     dlp_model *m = NULL;
@@ -127,6 +128,18 @@ static void arch_of(const char *file, dlp_llm_arch *a) {
     dlp_model_bind_dim(m, "seq", 16, &err);
     CHECK(dlp_model_analyze(m, &err) == DLP_OK);
     dlp_llm_arch_read(&m->graph, a);
+    dlp_feat_graph fg;
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 2, 16, 0, 0, &err) == DLP_OK);
+    dlp_llm_arch b;
+    dlp_llm_arch_from_feat(&fg, &b);
+    CHECK_MSG(!memcmp(a, &b, sizeof b),
+              "%s: graph %lld/%lld/%lld/%lld/%lld/%d feat %lld/%lld/%lld/%lld/"
+              "%lld/%d", file, (long long)a->layers, (long long)a->heads,
+              (long long)a->hidden, (long long)a->vocab,
+              (long long)a->intermediate, a->gated, (long long)b.layers,
+              (long long)b.heads, (long long)b.hidden, (long long)b.vocab,
+              (long long)b.intermediate, b.gated);
+    dlp_feat_graph_free(&fg);
     dlp_model_free(m);
 }
 
@@ -163,6 +176,7 @@ static void test_fit_write_load_predict(void) {
     dlp_tree_fit_opts_default(&o);
     o.tp.rounds = 30;
     o.tp.threads = 1;
+    o.compare = "roofline";
     char path[] = "/tmp/dlp_test_tree_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -170,12 +184,25 @@ static void test_fit_write_load_predict(void) {
     dlp_tree_report rep;
     CHECK_MSG(dlp_tree_fit_llm(ds, &o, path, &rep, &err) == DLP_OK, "%s",
               err.msg);
-    CHECK(rep.examples == 6 && rep.graphs == 2 && rep.models == 2);
-    CHECK(rep.cv[0].n == 6 && isfinite(rep.cv[0].mape));
+    CHECK(rep.examples == 6 && rep.graphs == 6 && rep.models == 2);
+    /* rows: xgb and roofline for every target, same held-out count */
+    int n_xgb = 0, n_roof = 0;
+    for (int i = 0; i < rep.n_rows; i++) {
+        const dlp_tree_row *r = &rep.rows[i];
+        if (r->family[0]) continue;
+        if (!strcmp(r->kind, "xgb")) {
+            n_xgb++;
+            CHECK(r->n > 0 && isfinite(r->mape));
+        }
+        if (!strcmp(r->kind, "roofline")) n_roof++;
+    }
+    CHECK(n_xgb == DLP_TREE_NT && n_roof == DLP_TREE_NT);
+    dlp_tree_report_free(&rep);
     /* a device without rows: too few examples, a clear error */
     o.device = "A100-SXM4-80GB";
-    CHECK(dlp_tree_fit_llm(ds, &o, NULL, &rep, &err) == DLP_ERR_NOT_FOUND);
-    CHECK(strstr(err.msg, "A100-SXM4-80GB") != NULL);
+    o.compare = NULL;
+    CHECK(dlp_tree_fit_llm(ds, &o, NULL, &rep, &err) != DLP_OK);
+    CHECK(strstr(err.msg, "llm") != NULL && rep.n_rows == 0);
     dlp_dataset_free(ds);
 
     static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
@@ -217,7 +244,7 @@ static void test_fit_write_load_predict(void) {
         CHECK(dlp_feat_graph_build(&fg, &m->graph, 4, 128, 0, 0, &err) == DLP_OK);
         float x[DLP_TREE_NFEAT];
         double base[DLP_TREE_NT];
-        dlp_tree_llm_features(&m->graph, &fg, &c, NULL, x, base);
+        dlp_tree_llm_features(&fg, &c, NULL, x, base);
         CHECK(x[0] == 2 && x[1] == 4 && x[2] == 64);   /* layers heads hidden */
         CHECK(base[0] > 0 && base[1] > 0 && base[2] > 0);
         dlp_feat_graph_free(&fg);

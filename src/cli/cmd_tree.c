@@ -9,18 +9,21 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 #include "tree/tree.h"
 
 static void usage(FILE *f) {
     fprintf(f,
-"usage: dlperf tree fit DATA_DIR [-o FILE.dlpm] [--device NAME] [--folds K]\n"
-"                       [--rounds N] [--depth D] [--eta X] [--seed S]\n"
-"                       [--threads N]\n\n"
+"usage: dlperf tree fit DATA_DIR [-o FILE.dlpm] [--device NAME]\n"
+"                       [--split lmo|random|mc|lofo] [--compare KINDS]\n"
+"                       [--epochs N] [--rounds N] [--depth D] [--eta X]\n"
+"                       [--seed S] [--threads N]\n\n"
 "Trains the XGBoost predictor of language-model throughput, peak memory\n"
-"and energy per sample on DATA_DIR's llm.csv labels; prints K-fold\n"
-"leave-models-out cross-validation (MAPE, RMSPE, within 10%%, Kendall's\n"
-"tau) for the trees and for the analytical base they correct. Without -o\n"
-"it only evaluates.\n");
+"and energy per sample on DATA_DIR's llm.csv labels and prints its\n"
+"held-out accuracy (MAPE, RMSPE, Kendall's tau, within 10%%; overall and\n"
+"per family) on the split (default: 5-fold leave-models-out), next to the\n"
+"--compare kinds (e.g. dippm,roofline,linreg) trained and tested on the\n"
+"same folds. With -o it also writes the model trained on every example.\n");
 }
 
 static void progress(void *user, const char *line) {
@@ -45,7 +48,8 @@ int cmd_tree(int argc, char **argv) {
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = !strcmp(a, "-o") || !strcmp(a, "--device") ||
-                     !strcmp(a, "--folds") || !strcmp(a, "--rounds") ||
+                     !strcmp(a, "--split") || !strcmp(a, "--compare") ||
+                     !strcmp(a, "--epochs") || !strcmp(a, "--rounds") ||
                      !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
                      !strcmp(a, "--seed") || !strcmp(a, "--threads");
         if (takes && !v) {
@@ -55,7 +59,17 @@ int cmd_tree(int argc, char **argv) {
         char *end = NULL;
         if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--device")) o.device = v;
-        else if (!strcmp(a, "--folds")) o.folds = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--compare")) o.compare = v;
+        else if (!strcmp(a, "--epochs")) o.epochs = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--split")) {
+            dlp_split_kind k;
+            dlp_error e;
+            if (dlp_split_parse(v, &k, &e)) {
+                fprintf(stderr, "dlperf tree: %s\n", e.msg);
+                return 2;
+            }
+            o.split = (int)k;
+        }
         else if (!strcmp(a, "--rounds")) o.tp.rounds = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--depth")) o.tp.max_depth = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--eta")) o.tp.eta = strtod(v, &end);
@@ -95,18 +109,21 @@ int cmd_tree(int argc, char **argv) {
         fprintf(stderr, "dlperf tree: %s\n", err.msg);
         return 1;
     }
-    printf("examples %d (graphs %d, models %d, skipped %d), %d-fold "
-           "leave-models-out\n", rep.examples, rep.graphs, rep.models,
-           rep.skipped, o.folds);
-    printf("%-22s %-5s %5s %8s %8s %8s %7s\n", "target", "who", "n", "MAPE%",
-           "RMSPE%", "<=10%", "tau");
-    for (int t = 0; t < DLP_TREE_NT; t++) {
-        const dlp_tree_metrics *ms[2] = {&rep.cv[t], &rep.cv_base[t]};
-        for (int k = 0; k < 2; k++)
-            printf("%-22s %-5s %5d %8.2f %8.2f %8.1f %7.3f\n",
-                   dlp_target_column(dlp_tree_targets[t]), k ? "base" : "xgb",
-                   ms[k]->n, 100 * ms[k]->mape, 100 * ms[k]->rmspe,
-                   100 * ms[k]->within10, ms[k]->tau);
-    }
+    printf("examples %d (graphs %d, models %d, families %d), split %s "
+           "(%d folds), xgb training %.1f s CPU\n", rep.examples, rep.graphs,
+           rep.models, rep.families, dlp_split_name((dlp_split_kind)o.split),
+           rep.folds, rep.train_s_xgb);
+    printf("%-24s %-10s %-14s %5s %8s %8s %7s %7s\n", "target", "kind",
+           "family", "n", "MAPE%", "RMSPE%", "<=10%", "tau");
+    for (int t = 0; t < DLP_TREE_NT; t++)
+        for (int i = 0; i < rep.n_rows; i++) {
+            const dlp_tree_row *r = &rep.rows[i];
+            if (r->target != dlp_tree_targets[t]) continue;
+            printf("%-24s %-10s %-14s %5d %8.2f %8.2f %7.1f %7.3f\n",
+                   dlp_target_column(r->target), r->kind,
+                   r->family[0] ? r->family : "(all)", r->n, 100 * r->mape,
+                   100 * r->rmspe, 100 * r->acc10, r->tau);
+        }
+    dlp_tree_report_free(&rep);
     return 0;
 }

@@ -72,6 +72,9 @@ typedef struct {
 } dlp_llm_arch;
 
 void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
+struct dlp_feat_graph;
+/* The same read from a featurized graph (what the predictor uses). */
+void dlp_llm_arch_from_feat(const struct dlp_feat_graph *fg, dlp_llm_arch *out);
 
 /* ---- the tree predictor (tree_pred.c) ---------------------------------- */
 /* Kind "xgb", mode llm: one booster per target (throughput_samples_s,
@@ -87,45 +90,55 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
 #define DLP_TREE_NT 3              /* throughput, memory, energy/sample */
 
-struct dlp_feat_graph;
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 extern const dlp_target dlp_tree_targets[DLP_TREE_NT];
 
 const char *dlp_tree_feature_name(int i);
 /* Features x[DLP_TREE_NFEAT] and the analytical bases[DLP_TREE_NT] of a
- * graph (fg built from it) under config c; arch may be NULL (read here). */
-void dlp_tree_llm_features(const dlp_graph *g, const struct dlp_feat_graph *fg,
+ * featurized graph under config c; arch may be NULL (read from fg). */
+void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
                            const dlp_pred_config *c, const dlp_llm_arch *arch,
                            float *x, double *base);
 
-/* ---- training and cross-validation (tree_fit.c) ------------------------ */
+/* ---- training and comparison (tree_fit.c) ------------------------------ */
 typedef struct {
     dlp_tree_params tp;
     const char *device;      /* only rows of this device; NULL: every device */
-    int folds;               /* leave-models-out folds for validation (5) */
+    int split;               /* dlp_split_kind of src/eval (default lmo) */
     uint64_t seed;
+    const char *compare;     /* comma-separated kinds evaluated on the same
+                                folds ("dippm,roofline,linreg"); NULL none */
+    int epochs;              /* for the compared learned kinds; 0 default */
     /* progress lines (the CLI prints them); may be NULL */
     void (*progress)(void *user, const char *line);
     void *user;
 } dlp_tree_fit_opts;
 
-typedef struct {             /* held-out metrics of one target */
+typedef struct {             /* held-out metrics: one kind, target, family */
+    char kind[DLP_PRED_KIND_MAX];
+    dlp_target target;
+    char family[48];         /* "" = all families */
     int n;
-    double mape, rmspe, within10, tau;
-} dlp_tree_metrics;
+    double mape, rmspe, rmse, tau, acc10;
+} dlp_tree_row;
 
 typedef struct {
-    int examples, graphs, models, skipped;
-    dlp_tree_metrics cv[DLP_TREE_NT];       /* the tree model */
-    dlp_tree_metrics cv_base[DLP_TREE_NT];  /* the analytical base alone */
+    int examples, graphs, models, families, folds;
+    double train_s_xgb;
+    dlp_tree_row *rows;      /* malloc'd; dlp_tree_report_free */
+    int n_rows;
 } dlp_tree_report;
 
 void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o);
-/* Reads the llm.csv labels of a dataset (rep 0 and 1 averaged per
- * configuration), featurizes every graph, runs leave-models-out
- * cross-validation (the `model` column of graphs/index.csv groups folds)
- * and writes the model trained on all rows to out_path (NULL: evaluate
- * only). DLP_ERR_NOT_FOUND when the dataset has too few LLM rows. */
+void dlp_tree_report_free(dlp_tree_report *r);
+/* Builds the llm examples of a dataset (src/pred/pred_data.c: reps
+ * averaged per configuration, graphs featurized once per binding), splits
+ * them (src/eval, default 5-fold leave-models-out), trains and tests the
+ * trees on every fold, evaluates the `compare` kinds on the same folds
+ * through src/eval's driver, and writes the model trained on all examples
+ * to out_path (NULL: evaluate only), its header carrying the CV MAPE and
+ * the 5% / 95% quantiles of the CV residuals log(actual / pred).
+ * DLP_ERR_NOT_FOUND when the dataset has fewer than 4 llm configurations. */
 dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                             const char *out_path, dlp_tree_report *rep,
                             dlp_error *err);

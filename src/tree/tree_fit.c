@@ -1,117 +1,120 @@
 /*
  * tree_fit.c — trains the XGBoost language-model predictor on a dataset's
- * llm.csv labels and measures it by leave-models-out cross-validation.
+ * llm.csv labels and compares it with other predictor kinds on the same
+ * folds.
  *
- * Examples: one per configuration (hash, device, runtime, precision, batch,
- * seq), rep 0 and rep 1 averaged (energy where measured). Each graph is
- * extracted from its pack once, bound to the configuration's batch and
- * sequence, analysed and featurized (tree_pred.c). Targets are
- * log(actual / base) (see tree.h). Folds group by the `model` column of
- * graphs/index.csv, so variants of one model never straddle train and test.
- * The CV predictions give the validation MAPE and the 5% / 95% residual
- * quantiles stored in the model file (the prediction interval).
+ * Examples come from src/pred/pred_data.c (one per configuration, rep 0
+ * and rep 1 averaged, each graph featurized once per binding), folds from
+ * src/eval/eval_split.c (default: 5-fold leave-models-out: variants of one
+ * model never straddle train and test), so the numbers are comparable with
+ * `dlperf eval`. The other kinds (DIPPM, the baselines) run through
+ * src/eval's driver with the same split kind and seed, hence the same
+ * folds. Targets are log(actual / base) (tree.h says why).
  */
 #include "tree/tree.h"
+#include "eval/eval.h"
 #include "feat/feat.h"
-#include "model/model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
     memset(o, 0, sizeof *o);
     dlp_tree_params_default(&o->tp);
-    o->folds = 5;
+    o->split = DLP_SPLIT_LMO;
     o->seed = 1;
 }
 
-typedef struct {
-    const dlp_llm_row *row;        /* first row of the configuration */
-    double y[DLP_TREE_NT];         /* actual, NAN when not measured */
-    int ny[DLP_TREE_NT];
-    const char *model;             /* fold group */
-    int fold;
-    float x[DLP_TREE_NFEAT];
-    double base[DLP_TREE_NT];
-    double macs;
-} example;
-
-static int same_config(const dlp_llm_row *a, const dlp_llm_row *b) {
-    return !strcmp(a->c.hash, b->c.hash) && !strcmp(a->c.device, b->c.device) &&
-           !strcmp(a->runtime, b->runtime) &&
-           !strcmp(a->precision, b->precision) && a->batch == b->batch &&
-           a->seq == b->seq;
+void dlp_tree_report_free(dlp_tree_report *r) {
+    if (!r) return;
+    free(r->rows);
+    r->rows = NULL;
+    r->n_rows = 0;
 }
 
-static int cmp_rows(const void *pa, const void *pb) {
-    const dlp_llm_row *a = *(const dlp_llm_row *const *)pa;
-    const dlp_llm_row *b = *(const dlp_llm_row *const *)pb;
-    int c;
-    if ((c = strcmp(a->c.hash, b->c.hash))) return c;
-    if (a->batch != b->batch) return a->batch < b->batch ? -1 : 1;
-    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
-    if ((c = strcmp(a->c.device, b->c.device))) return c;
-    if ((c = strcmp(a->runtime, b->runtime))) return c;
-    return strcmp(a->precision, b->precision);
+static void say(const dlp_tree_fit_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const dlp_tree_fit_opts *o, const char *fmt, ...) {
+    if (!o->progress) return;
+    char line[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->progress(o->user, line);
 }
 
-/* ---- graph bytes of the needed hashes, one pass over the packs ---------- */
+/* features of every example: x[n, NFEAT], base[n, NT] */
 typedef struct {
-    const char **hash;
-    void **bytes;
-    size_t *len;
+    float *x;
+    double *base;
     int n;
-} graph_store;
+} feats;
 
-static int store_visit(const char *hash, const dlp_graph_info *info,
-                       const void *bytes, size_t len, void *user) {
-    (void)info;
-    graph_store *s = user;
-    for (int i = 0; i < s->n; i++)
-        if (!s->bytes[i] && !strcmp(s->hash[i], hash)) {
-            s->bytes[i] = malloc(len ? len : 1);
-            if (s->bytes[i]) {
-                memcpy(s->bytes[i], bytes, len);
-                s->len[i] = len;
-            }
+static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
+    F->n = E->n;
+    F->x = malloc((size_t)(E->n ? E->n : 1) * DLP_TREE_NFEAT * sizeof *F->x);
+    F->base = malloc((size_t)(E->n ? E->n : 1) * DLP_TREE_NT * sizeof *F->base);
+    dlp_llm_arch *arch = calloc((size_t)(E->n_fg ? E->n_fg : 1), sizeof *arch);
+    char *done = calloc((size_t)(E->n_fg ? E->n_fg : 1), 1);
+    if (!F->x || !F->base || !arch || !done) {
+        free(arch);
+        free(done);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < E->n; i++) {
+        int g = E->ex[i].fg;
+        if (!done[g]) {
+            dlp_llm_arch_from_feat(&E->fg[g], &arch[g]);
+            done[g] = 1;
         }
-    return 0;
+        dlp_tree_llm_features(&E->fg[g], &E->ex[i].cfg, &arch[g],
+                              F->x + (size_t)i * DLP_TREE_NFEAT,
+                              F->base + (size_t)i * DLP_TREE_NT);
+    }
+    free(arch);
+    free(done);
+    return DLP_OK;
 }
 
-/* ---- metrics ------------------------------------------------------------- */
-static void metrics(const double *a, const double *p, int n,
-                    dlp_tree_metrics *m) {
-    memset(m, 0, sizeof *m);
-    m->n = n;
-    if (n == 0) {
-        m->mape = m->rmspe = m->within10 = m->tau = NAN;
-        return;
+static void feats_free(feats *F) {
+    free(F->x);
+    free(F->base);
+}
+
+/* Trains target t's booster on the listed examples that have it; *out NULL
+ * when fewer than 2 have it. */
+static dlp_status train_target(const dlp_examples *E, const feats *F,
+                               const int32_t *idx, int n, int t,
+                               const dlp_tree_params *tp, dlp_tree **out,
+                               dlp_error *err) {
+    *out = NULL;
+    dlp_target tg = dlp_tree_targets[t];
+    float *x = malloc((size_t)(n ? n : 1) * DLP_TREE_NFEAT * sizeof *x);
+    float *y = malloc((size_t)(n ? n : 1) * sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    double s = 0, s2 = 0, w = 0;
-    for (int i = 0; i < n; i++) {
-        double r = (p[i] - a[i]) / a[i];
-        s += fabs(r);
-        s2 += r * r;
-        w += fabs(r) <= 0.1;
+    size_t m = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k];
+        double v = E->ex[i].y[tg], b = F->base[(size_t)i * DLP_TREE_NT + t];
+        if (!(v > 0) || !isfinite(v) || !(b > 0)) continue;
+        memcpy(x + m * DLP_TREE_NFEAT, F->x + (size_t)i * DLP_TREE_NFEAT,
+               DLP_TREE_NFEAT * sizeof *x);
+        y[m++] = (float)log(v / b);
     }
-    m->mape = s / n;
-    m->rmspe = sqrt(s2 / n);
-    m->within10 = w / n;
-    /* Kendall's tau-b */
-    double conc = 0, disc = 0, ta = 0, tp = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            double da = a[i] - a[j], dp = p[i] - p[j];
-            if (da == 0 && dp == 0) continue;
-            if (da == 0) { ta++; continue; }
-            if (dp == 0) { tp++; continue; }
-            if ((da > 0) == (dp > 0)) conc++;
-            else disc++;
-        }
-    double den = sqrt((conc + disc + ta) * (conc + disc + tp));
-    m->tau = den > 0 ? (conc - disc) / den : NAN;
+    dlp_status st = DLP_OK;
+    if (m >= 2) st = dlp_tree_train(x, m, DLP_TREE_NFEAT, y, tp, out, err);
+    free(x);
+    free(y);
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -128,56 +131,49 @@ static double quantile(double *v, int n, double q) {
     return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
-static void say(const dlp_tree_fit_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void say(const dlp_tree_fit_opts *o, const char *fmt, ...) {
-    if (!o->progress) return;
-    char line[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    o->progress(o->user, line);
+static dlp_status add_row(dlp_tree_report *rep, const char *kind,
+                          dlp_target t, const char *family,
+                          const dlp_metrics *m, dlp_error *err) {
+    dlp_tree_row *r = realloc(rep->rows, (size_t)(rep->n_rows + 1) * sizeof *r);
+    if (!r) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    rep->rows = r;
+    r = &rep->rows[rep->n_rows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->kind, sizeof r->kind, "%s", kind);
+    snprintf(r->family, sizeof r->family, "%s", family ? family : "");
+    r->target = t;
+    r->n = m->n;
+    r->mape = m->mape;
+    r->rmspe = m->rmspe;
+    r->rmse = m->rmse;
+    r->tau = m->tau;
+    r->acc10 = m->acc10;
+    return DLP_OK;
 }
 
-/* Trains one booster on rows of ex whose fold != skip (skip -1: all) and
- * that have target t; NULL out when fewer than 2 such rows. */
-static dlp_status train_target(const example *ex, int n, int t, int skip,
-                               const dlp_tree_params *tp, dlp_tree **out,
-                               dlp_error *err) {
-    *out = NULL;
-    float *x = malloc((size_t)(n ? n : 1) * DLP_TREE_NFEAT * sizeof *x);
-    float *y = malloc((size_t)(n ? n : 1) * sizeof *y);
-    if (!x || !y) {
-        free(x);
-        free(y);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    size_t m = 0;
-    for (int i = 0; i < n; i++) {
-        if (ex[i].fold == skip || !isfinite(ex[i].y[t])) continue;
-        memcpy(x + m * DLP_TREE_NFEAT, ex[i].x, sizeof ex[i].x);
-        y[m++] = (float)log(ex[i].y[t] / ex[i].base[t]);
-    }
+/* metrics of predictions p[k] for examples ex[k], all or one family */
+static dlp_status add_rows(dlp_tree_report *rep, const dlp_examples *E,
+                           const char *kind, dlp_target t, const int32_t *ex,
+                           const double *p, int n, dlp_error *err) {
+    double *ya = malloc((size_t)(n ? n : 1) * sizeof *ya);
+    double *pa = malloc((size_t)(n ? n : 1) * sizeof *pa);
     dlp_status st = DLP_OK;
-    if (m >= 2) st = dlp_tree_train(x, m, DLP_TREE_NFEAT, y, tp, out, err);
-    free(x);
-    free(y);
+    if (!ya || !pa) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int f = -1; f < E->n_families && !st; f++) {
+        int m = 0;
+        for (int k = 0; k < n; k++)
+            if (f < 0 || E->ex[ex[k]].family == f) {
+                ya[m] = E->ex[ex[k]].y[t];
+                pa[m++] = p[k];
+            }
+        if (f >= 0 && (m == 0 || E->n_families == 1)) continue;
+        dlp_metrics mt;
+        dlp_metrics_compute(ya, pa, m, &mt);
+        st = add_row(rep, kind, t, f < 0 ? "" : E->families[f], &mt, err);
+    }
+    free(ya);
+    free(pa);
     return st;
-}
-
-static uint64_t mix(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t str_hash(const char *s, uint64_t seed) {
-    uint64_t h = 1469598103934665603ULL ^ seed;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return mix(h);
 }
 
 dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
@@ -186,246 +182,202 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     if (!ds || !o || !rep)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_fit_llm: NULL argument");
     memset(rep, 0, sizeof *rep);
-    dlp_dataset_counts cnt;
-    dlp_dataset_get_counts(ds, &cnt);
-    const dlp_llm_row **rows = malloc((cnt.llm ? cnt.llm : 1) * sizeof *rows);
-    example *ex = calloc(cnt.llm ? cnt.llm : 1, sizeof *ex);
-    graph_store gs = {0};
-    dlp_status st = DLP_OK;
-    if (!rows || !ex) {
-        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    size_t nr = 0;
-    for (size_t i = 0; i < cnt.llm; i++) {
-        const dlp_llm_row *r = dlp_dataset_llm(ds, i);
-        if (o->device && strcasecmp(r->c.device, o->device)) continue;
-        if (!(r->throughput_samples_s > 0) || r->batch < 1) continue;
-        rows[nr++] = r;
-    }
-    qsort(rows, nr, sizeof *rows, cmp_rows);
-    /* group reps into examples */
-    int n = 0;
-    for (size_t i = 0; i < nr;) {
-        size_t j = i;
-        example *e = &ex[n];
-        e->row = rows[i];
-        double sum[DLP_TREE_NT] = {0};
-        for (; j < nr && same_config(rows[i], rows[j]); j++) {
-            double v[DLP_TREE_NT] = {rows[j]->throughput_samples_s,
-                                     rows[j]->memory_mib,
-                                     rows[j]->energy_per_sample_j};
-            for (int t = 0; t < DLP_TREE_NT; t++)
-                if (isfinite(v[t]) && v[t] > 0) {
-                    sum[t] += v[t];
-                    e->ny[t]++;
-                }
-        }
-        for (int t = 0; t < DLP_TREE_NT; t++)
-            e->y[t] = e->ny[t] ? sum[t] / e->ny[t] : NAN;
-        const dlp_graph_info *gi = dlp_dataset_find_graph(ds, rows[i]->c.hash);
-        e->model = gi && gi->model ? gi->model : rows[i]->c.hash;
-        n++;
-        i = j;
-    }
-    if (n < 4) {
+    dlp_examples E;
+    dlp_examples_opts eo = {o->device, -1, -1, false, NULL, NULL};
+    say(o, "reading and featurizing the llm examples of %s",
+        dlp_dataset_dir(ds));
+    dlp_status st = dlp_examples_build(&E, ds, DLP_MODE_LLM, &eo, err);
+    if (st) return st;
+    feats F = {0};
+    dlp_fold *folds = NULL;
+    int K = 0;
+    int32_t *rec_ex = NULL;
+    double *rec_p = NULL, *res = NULL;
+    int *group = NULL, *fam = NULL;
+    if (E.n < 4) {
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
                       "only %d language-model configurations%s%s in %s: need "
-                      "at least 4", n, o->device ? " on " : "",
+                      "at least 4", E.n, o->device ? " on " : "",
                       o->device ? o->device : "", dlp_dataset_dir(ds));
         goto done;
     }
-    /* graph bytes */
-    gs.hash = calloc((size_t)n, sizeof *gs.hash);
-    gs.bytes = calloc((size_t)n, sizeof *gs.bytes);
-    gs.len = calloc((size_t)n, sizeof *gs.len);
-    if (!gs.hash || !gs.bytes || !gs.len) {
+    rep->examples = E.n;
+    rep->graphs = E.n_fg;
+    rep->models = E.n_models;
+    rep->families = E.n_families;
+    if ((st = build_feats(&E, &F, err))) goto done;
+    group = malloc((size_t)E.n * sizeof *group);
+    fam = malloc((size_t)E.n * sizeof *fam);
+    if (!group || !fam) {
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++)
-        if (!gs.n || strcmp(gs.hash[gs.n - 1], ex[i].row->c.hash))
-            gs.hash[gs.n++] = ex[i].row->c.hash;
-    rep->graphs = gs.n;
-    say(o, "%d configurations of %d graphs: reading graphs", n, gs.n);
-    if ((st = dlp_dataset_foreach_graph(ds, store_visit, &gs, err))) goto done;
-    /* featurize */
-    int kept = 0, g = 0;
-    for (int i = 0; i < n; i++) {
-        example *e = &ex[i];
-        while (g < gs.n && strcmp(gs.hash[g], e->row->c.hash)) g++;
-        if (g >= gs.n || !gs.bytes[g]) {
-            rep->skipped++;
-            continue;
-        }
-        dlp_pred_config pc;
-        dlp_pred_config_init(&pc);
-        dlp_error e2;
-        if (dlp_device_find(e->row->c.device, &pc.device, &e2) ||
-            dlp_precision_parse(e->row->precision, &pc.precision, &e2) ||
-            dlp_runtime_parse(e->row->runtime, &pc.runtime, &e2)) {
-            rep->skipped++;
-            continue;
-        }
-        pc.mode = DLP_MODE_LLM;
-        pc.batch = e->row->batch;
-        pc.seq = e->row->seq;
-        dlp_model *m = NULL;
-        dlp_feat_graph fg;
-        bool ok = dlp_model_open_memory(gs.bytes[g], gs.len[g], e->row->c.hash,
-                                        &m, &e2) == DLP_OK &&
-                  dlp_model_set_batch(m, pc.batch, &e2) == DLP_OK;
-        if (ok && pc.seq > 0) dlp_model_bind_dim(m, "seq", pc.seq, &e2);
-        ok = ok && dlp_model_analyze(m, &e2) == DLP_OK &&
-             dlp_feat_graph_build(&fg, &m->graph, pc.batch, pc.seq, 0, 0,
-                                  &e2) == DLP_OK;
-        if (ok) {
-            dlp_tree_llm_features(&m->graph, &fg, &pc, NULL, e->x, e->base);
-            e->macs = fg.macs;
-            dlp_feat_graph_free(&fg);
-            ex[kept++] = *e;
-        } else {
-            rep->skipped++;
-            say(o, "skipping %s batch %lld seq %lld: %s", e->row->c.hash,
-                (long long)pc.batch, (long long)pc.seq, e2.msg);
-        }
-        dlp_model_free(m);
-        if ((i + 1) % 50 == 0) say(o, "featurized %d/%d", i + 1, n);
+    for (int i = 0; i < E.n; i++) {
+        group[i] = E.ex[i].model;
+        fam[i] = E.ex[i].family;
     }
-    n = kept;
-    rep->examples = n;
-    if (n < 4) {
-        st = dlp_fail(err, DLP_ERR_NOT_FOUND,
-                      "only %d language-model configurations could be "
-                      "featurized", n);
+    if ((st = dlp_split_make((dlp_split_kind)o->split, group, fam, E.n,
+                             o->seed, &folds, &K, err)))
+        goto done;
+    rep->folds = K;
+    size_t cap = 0;
+    for (int k = 0; k < K; k++) cap += (size_t)folds[k].nte;
+    rec_ex = malloc((cap ? cap : 1) * sizeof *rec_ex);
+    rec_p = malloc((cap ? cap : 1) * DLP_TREE_NT * sizeof *rec_p);
+    res = malloc((cap ? cap : 1) * sizeof *res);
+    int32_t *trv = malloc((size_t)E.n * sizeof *trv);
+    if (!rec_ex || !rec_p || !res || !trv) {
+        free(trv);
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    /* folds by model name */
-    int nmodels = 0;
-    {
-        const char **names = calloc((size_t)n, sizeof *names);
-        uint64_t *keys = calloc((size_t)n, sizeof *keys);
-        if (!names || !keys) {
-            free(names);
-            free(keys);
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            goto done;
+    /* the trees on every fold: trained on train + val (no early stopping) */
+    int nrec = 0;
+    clock_t c0 = clock();
+    for (int k = 0; k < K && !st; k++) {
+        const dlp_fold *f = &folds[k];
+        if (!f->nte || !f->ntr) continue;
+        int ntv = 0;
+        for (int i = 0; i < f->ntr; i++) trv[ntv++] = f->train[i];
+        for (int i = 0; i < f->nva; i++) trv[ntv++] = f->val[i];
+        for (int i = 0; i < f->nte; i++) {
+            rec_ex[nrec + i] = f->test[i];
+            for (int t = 0; t < DLP_TREE_NT; t++)
+                rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] = NAN;
         }
-        for (int i = 0; i < n; i++) {
-            int k = 0;
-            while (k < nmodels && strcmp(names[k], ex[i].model)) k++;
-            if (k == nmodels) {
-                names[k] = ex[i].model;
-                keys[k] = str_hash(ex[i].model, o->seed);
-                nmodels++;
+        for (int t = 0; t < DLP_TREE_NT && !st; t++) {
+            dlp_tree *tr = NULL;
+            if ((st = train_target(&E, &F, trv, ntv, t, &o->tp, &tr, err)))
+                break;
+            for (int i = 0; i < f->nte && tr && !st; i++) {
+                int e = f->test[i];
+                float y;
+                st = dlp_tree_predict(tr, F.x + (size_t)e * DLP_TREE_NFEAT, 1,
+                                      DLP_TREE_NFEAT, &y, err);
+                rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] =
+                    F.base[(size_t)e * DLP_TREE_NT + t] * exp((double)y);
             }
+            dlp_tree_free(tr);
         }
-        /* rank of each model's key = its position in a seeded shuffle */
-        for (int i = 0; i < n; i++) {
-            int k = 0;
-            while (strcmp(names[k], ex[i].model)) k++;
-            int rank = 0;
-            for (int q = 0; q < nmodels; q++)
-                if (keys[q] < keys[k]) rank++;
-            int folds = o->folds > 1 ? o->folds : 5;
-            if (folds > nmodels) folds = nmodels;
-            ex[i].fold = folds > 1 ? rank % folds : -2;
-        }
-        free(names);
-        free(keys);
+        nrec += f->nte;
+        say(o, "xgb: %s done (%d/%d)", f->name, k + 1, K);
     }
-    rep->models = nmodels;
-    int folds = o->folds > 1 ? o->folds : 5;
-    if (folds > nmodels) folds = nmodels;
-    /* cross-validation */
-    double *act = malloc((size_t)n * sizeof *act);
-    double *prd = malloc((size_t)n * sizeof *prd);
-    double *bas = malloc((size_t)n * sizeof *bas);
-    double *res = malloc((size_t)n * sizeof *res);
-    if (!act || !prd || !bas || !res) {
-        free(act); free(prd); free(bas); free(res);
-        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+    free(trv);
+    rep->train_s_xgb = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (st) goto done;
+    /* metrics of the trees and of the calibrated-free analytical base */
     dlp_pred_meta meta;
     dlp_pred_meta_init(&meta, "xgb", DLP_MODE_LLM);
+    double *pt = malloc((size_t)(nrec ? nrec : 1) * sizeof *pt);
+    int32_t *et = malloc((size_t)(nrec ? nrec : 1) * sizeof *et);
+    if (!pt || !et) {
+        free(pt);
+        free(et);
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-        int m = 0;
-        if (folds >= 2) {
-            for (int f = 0; f < folds && !st; f++) {
-                dlp_tree *tr = NULL;
-                if ((st = train_target(ex, n, t, f, &o->tp, &tr, err))) break;
-                /* the base alone, calibrated by the mean train log ratio */
-                double mean = 0;
-                int cnt_tr = 0;
-                for (int i = 0; i < n; i++)
-                    if (ex[i].fold != f && isfinite(ex[i].y[t])) {
-                        mean += log(ex[i].y[t] / ex[i].base[t]);
-                        cnt_tr++;
-                    }
-                mean = cnt_tr ? mean / cnt_tr : 0;
-                for (int i = 0; i < n && !st; i++) {
-                    if (ex[i].fold != f || !isfinite(ex[i].y[t])) continue;
-                    float y = 0;
-                    if (tr) st = dlp_tree_predict(tr, ex[i].x, 1,
-                                                  DLP_TREE_NFEAT, &y, err);
-                    act[m] = ex[i].y[t];
-                    prd[m] = ex[i].base[t] * exp((double)(tr ? y : mean));
-                    bas[m] = ex[i].base[t] * exp(mean);
-                    res[m] = log(act[m] / prd[m]);
-                    m++;
-                }
-                dlp_tree_free(tr);
+        dlp_target tg = dlp_tree_targets[t];
+        int m = 0, nr = 0;
+        for (int r = 0; r < nrec; r++) {
+            double p = rec_p[(size_t)r * DLP_TREE_NT + t];
+            double y = E.ex[rec_ex[r]].y[tg];
+            if (!isfinite(p) || !(y > 0)) continue;
+            et[m] = rec_ex[r];
+            pt[m++] = p;
+            res[nr++] = log(y / p);
+        }
+        if ((st = add_rows(rep, &E, "xgb", tg, et, pt, m, err))) break;
+        dlp_metrics all;
+        double *ya = malloc((size_t)(m ? m : 1) * sizeof *ya);
+        if (!ya) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (int i = 0; i < m; i++) ya[i] = E.ex[et[i]].y[tg];
+        dlp_metrics_compute(ya, pt, m, &all);
+        free(ya);
+        meta.val_error[tg] = all.mape;
+        meta.resid_lo[tg] = quantile(res, nr, 0.05);
+        meta.resid_hi[tg] = quantile(res, nr, 0.95);
+        say(o, "xgb %-22s %s CV: MAPE %.2f%% over %d", dlp_target_column(tg),
+            dlp_split_name((dlp_split_kind)o->split), 100 * all.mape, m);
+    }
+    free(pt);
+    free(et);
+    if (st) goto done;
+    /* the other kinds on the same folds */
+    for (const char *p = o->compare; p && *p;) {
+        const char *q = strchr(p, ',');
+        char kind[DLP_PRED_KIND_MAX];
+        size_t l = q ? (size_t)(q - p) : strlen(p);
+        if (l >= sizeof kind) l = sizeof kind - 1;
+        memcpy(kind, p, l);
+        kind[l] = 0;
+        p = q ? q + 1 : p + strlen(p);
+        if (!kind[0]) continue;
+        say(o, "%s: training on the same %d folds", kind, K);
+        dlp_train_opts to;
+        dlp_train_opts_init(&to);
+        to.seed = o->seed;
+        if (o->epochs > 0) to.epochs = o->epochs;
+        dlp_eval_result er;
+        if ((st = dlp_eval_run(&E, kind, (dlp_split_kind)o->split, o->seed,
+                               &to, NULL, NULL, &er, err)))
+            goto done;
+        for (int t = 0; t < DLP_TREE_NT && !st; t++) {
+            dlp_target tg = dlp_tree_targets[t];
+            for (int f = -1; f < E.n_families && !st; f++) {
+                if (f >= 0 && E.n_families == 1) continue;
+                dlp_metrics m;
+                dlp_eval_metrics(&E, &er, tg, f, &m);
+                if (f >= 0 && m.n == 0) continue;
+                st = add_row(rep, kind, tg, f < 0 ? "" : E.families[f], &m,
+                             err);
             }
         }
-        if (st) break;
-        metrics(act, prd, m, &rep->cv[t]);
-        metrics(act, bas, m, &rep->cv_base[t]);
-        dlp_target tg = dlp_tree_targets[t];
-        meta.val_error[tg] = rep->cv[t].mape;
-        meta.resid_lo[tg] = quantile(res, m, 0.05);
-        meta.resid_hi[tg] = quantile(res, m, 0.95);
-        say(o, "%-24s CV (%d folds, %d held out): MAPE %.2f%%, base %.2f%%",
-            dlp_target_column(tg), folds, m, 100 * rep->cv[t].mape,
-            100 * rep->cv_base[t].mape);
+        dlp_eval_result_free(&er);
     }
-    free(act); free(prd); free(bas); free(res);
     if (st || !out_path) goto done;
 
     /* the shipped model: trained on every example */
     meta.batch_min = meta.seq_min = meta.macs_min = INFINITY;
-    for (int i = 0; i < n; i++) {
-        const dlp_llm_row *r = ex[i].row;
-        dlp_precision p;
-        dlp_runtime rt;
-        if (!dlp_precision_parse(r->precision, &p, NULL))
-            meta.precisions |= 1u << p;
-        if (!dlp_runtime_parse(r->runtime, &rt, NULL)) meta.runtimes |= 1u << rt;
-        if (!dlp_pred_meta_has_device(&meta, r->c.device)) {
+    for (int i = 0; i < E.n; i++) {
+        const dlp_pred_config *c = &E.ex[i].cfg;
+        meta.precisions |= 1u << c->precision;
+        meta.runtimes |= 1u << c->runtime;
+        if (!dlp_pred_meta_has_device(&meta, c->device.name)) {
             size_t l = strlen(meta.devices);
             snprintf(meta.devices + l, sizeof meta.devices - l, "%s%s",
-                     l ? "," : "", r->c.device);
+                     l ? "," : "", c->device.name);
         }
-        meta.batch_min = fmin(meta.batch_min, (double)r->batch);
-        meta.batch_max = fmax(meta.batch_max, (double)r->batch);
-        meta.seq_min = fmin(meta.seq_min, (double)r->seq);
-        meta.seq_max = fmax(meta.seq_max, (double)r->seq);
-        meta.macs_min = fmin(meta.macs_min, ex[i].macs);
-        meta.macs_max = fmax(meta.macs_max, ex[i].macs);
+        meta.batch_min = fmin(meta.batch_min, (double)c->batch);
+        meta.batch_max = fmax(meta.batch_max, (double)c->batch);
+        meta.seq_min = fmin(meta.seq_min, (double)c->seq);
+        meta.seq_max = fmax(meta.seq_max, (double)c->seq);
+        meta.macs_min = fmin(meta.macs_min, E.fg[E.ex[i].fg].macs);
+        meta.macs_max = fmax(meta.macs_max, E.fg[E.ex[i].fg].macs);
     }
     snprintf(meta.info, sizeof meta.info,
-             "xgb on %s: %d configurations, %d graphs, %d models; "
-             "%d-fold leave-models-out CV MAPE throughput %.2f%%, memory "
-             "%.2f%%, energy/sample %.2f%%",
-             dlp_dataset_dir(ds), n, gs.n, nmodels, folds,
-             100 * rep->cv[0].mape, 100 * rep->cv[1].mape,
-             100 * rep->cv[2].mape);
-    dlp_nn_file f = {0};
+             "xgb on %s: %d configurations, %d graphs, %d models; %s CV MAPE "
+             "throughput %.2f%%, memory %.2f%%, energy/sample %.2f%%",
+             dlp_dataset_dir(ds), E.n, E.n_fg, E.n_models,
+             dlp_split_name((dlp_split_kind)o->split),
+             100 * meta.val_error[DLP_T_LLM_THROUGHPUT],
+             100 * meta.val_error[DLP_T_LLM_MEMORY_MIB],
+             100 * meta.val_error[DLP_T_LLM_ENERGY_PER_SAMPLE]);
+    int32_t *all = malloc((size_t)E.n * sizeof *all);
+    if (!all) {
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < E.n; i++) all[i] = i;
+    dlp_nn_file file = {0};
     int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
-    st = dlp_nn_file_add_i64(&f, "xgb/schema", schema, 2, err);
+    st = dlp_nn_file_add_i64(&file, "xgb/schema", schema, 2, err);
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
         dlp_tree *tr = NULL;
-        if ((st = train_target(ex, n, t, -1, &o->tp, &tr, err))) break;
+        if ((st = train_target(&E, &F, all, E.n, t, &o->tp, &tr, err))) break;
         if (!tr) continue;
         void *buf = NULL;
         size_t len = 0;
@@ -435,20 +387,24 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         char name[64];
         dlp_target tg = dlp_tree_targets[t];
         snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
-        st = dlp_pred_blob_add(&f, name, buf, len, err);
+        st = dlp_pred_blob_add(&file, name, buf, len, err);
         free(buf);
         meta.targets |= 1u << tg;
     }
-    if (!st) st = dlp_pred_meta_write(&meta, &f, err);
-    if (!st) st = dlp_nn_file_save(&f, out_path, err);
-    dlp_nn_file_free(&f);
+    free(all);
+    if (!st) st = dlp_pred_meta_write(&meta, &file, err);
+    if (!st) st = dlp_nn_file_save(&file, out_path, err);
+    dlp_nn_file_free(&file);
     if (!st) say(o, "wrote %s", out_path);
 done:
-    for (int i = 0; i < gs.n; i++) free(gs.bytes[i]);
-    free(gs.hash);
-    free(gs.bytes);
-    free(gs.len);
-    free(rows);
-    free(ex);
+    free(group);
+    free(fam);
+    free(rec_ex);
+    free(rec_p);
+    free(res);
+    dlp_folds_free(folds, K);
+    feats_free(&F);
+    dlp_examples_free(&E);
+    if (st) dlp_tree_report_free(rep);
     return st;
 }

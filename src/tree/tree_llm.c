@@ -1,10 +1,14 @@
 /*
  * tree_llm.c — reads a transformer's architecture (layers, heads, hidden
  * size, vocabulary, FFN width, gating) from the patterns of its analysed
- * ONNX graph, for the tree model's feature vector. Rules in tree.h.
+ * ONNX graph (dlp_llm_arch_read, the reference) or from its featurized
+ * form (dlp_llm_arch_from_feat, what the predictor uses, since training
+ * and evaluation hold only featurized graphs). Rules in tree.h.
  */
 #include "tree/tree.h"
+#include "feat/feat.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Rank-2 floating initializer feeding input k of n: its dims, else false. */
@@ -65,6 +69,80 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out) {
             if (tb && d1 == out->hidden) x = d0;
             if (!tb && d0 == out->hidden) x = d1;
         }
+        if (x <= out->hidden || x == out->vocab || x == 3 * out->hidden)
+            continue;
+        int k = 0;
+        while (k < nw && widths[k] != x) k++;
+        if (k == nw) {
+            if (nw == MAX_WIDTHS) continue;
+            widths[nw] = x;
+            counts[nw++] = 0;
+        }
+        counts[k]++;
+    }
+    int best = -1;
+    for (int k = 0; k < nw; k++)
+        if (best < 0 || counts[k] > counts[best] ||
+            (counts[k] == counts[best] && widths[k] > widths[best]))
+            best = k;
+    if (best >= 0) {
+        out->intermediate = widths[best];
+        out->gated = out->layers > 0 && counts[best] >= 2 * out->layers;
+    }
+}
+
+/* ---- the same from a featurized graph ------------------------------------ */
+/* Training and evaluation only hold dlp_feat_graph (src/feat/feat.h), so
+ * the predictor reads the architecture from it, by the same rules, through
+ * the node features: shapes are stored as log2(1 + d) right-aligned in 6
+ * slots (input = first non-initializer input), parameters as log1p. An
+ * embedding is a Gather with a rank-3 output [B, S, hidden] and hidden x
+ * vocab parameters; a projection is a MatMul/Gemm with parameters whose
+ * input's last dim is hidden. */
+#define IN_D(d, k) ((d)[DLP_FEAT_NATTR + (k)])
+#define IN_RANK(d) ((d)[DLP_FEAT_NATTR + DLP_FEAT_SHAPE_DIMS])
+#define OUT_D(d, k) ((d)[DLP_FEAT_NATTR + DLP_FEAT_SHAPE_DIMS + 1 + (k)])
+#define OUT_RANK(d) ((d)[DLP_FEAT_NATTR + 2 * DLP_FEAT_SHAPE_DIMS + 1])
+#define LOG_PARAMS(d) ((d)[DLP_FEAT_NATTR + 2 * (DLP_FEAT_SHAPE_DIMS + 1) + 2])
+
+static int64_t unlog2(float v) {
+    return v <= 0 ? 0 : (int64_t)llround(exp2((double)v) - 1.0);
+}
+
+void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out) {
+    memset(out, 0, sizeof *out);
+    if (!fg || fg->n_nodes <= 0) return;
+    int op_softmax = dlp_feat_op_index("", "Softmax");
+    int op_gather = dlp_feat_op_index("", "Gather");
+    int op_matmul = dlp_feat_op_index("", "MatMul");
+    int op_gemm = dlp_feat_op_index("", "Gemm");
+    const int last = DLP_FEAT_SHAPE_DIMS - 1;
+    for (int i = 0; i < fg->n_nodes; i++) {
+        const float *d = fg->dense + (size_t)i * DLP_FEAT_DENSE;
+        int op = fg->op[i];
+        if (op == op_softmax && IN_RANK(d) >= 3) {
+            out->layers++;
+            if (IN_RANK(d) == 4 && unlog2(IN_D(d, 3)) > out->heads)
+                out->heads = unlog2(IN_D(d, 3));
+        } else if (op == op_gather && OUT_RANK(d) == 3 && LOG_PARAMS(d) > 0) {
+            int64_t hidden = unlog2(OUT_D(d, last));
+            double params = expm1((double)LOG_PARAMS(d));
+            int64_t vocab = hidden > 0 ? llround(params / (double)hidden) : 0;
+            if (vocab > out->vocab) {
+                out->vocab = vocab;
+                out->hidden = hidden;
+            }
+        }
+    }
+    if (!out->hidden) return;
+    int64_t widths[MAX_WIDTHS];
+    int counts[MAX_WIDTHS], nw = 0;
+    for (int i = 0; i < fg->n_nodes; i++) {
+        const float *d = fg->dense + (size_t)i * DLP_FEAT_DENSE;
+        int op = fg->op[i];
+        if ((op != op_matmul && op != op_gemm) || LOG_PARAMS(d) <= 0) continue;
+        if (unlog2(IN_D(d, last)) != out->hidden) continue;
+        int64_t x = unlog2(OUT_D(d, last));
         if (x <= out->hidden || x == out->vocab || x == 3 * out->hidden)
             continue;
         int k = 0;

@@ -36,12 +36,12 @@ static float lg10(double x) { return (float)log10(x > 0 ? x : 0) ; }
 static float lgp(double x) { return (float)log10(1 + (x > 0 ? x : 0)); }
 static float lg2p(double x) { return (float)log2(1 + (x > 0 ? x : 0)); }
 
-void dlp_tree_llm_features(const dlp_graph *g, const struct dlp_feat_graph *fg,
+void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
                            const dlp_pred_config *c, const dlp_llm_arch *arch,
                            float *x, double *base) {
     dlp_llm_arch a;
     if (!arch) {
-        dlp_llm_arch_read(g, &a);
+        dlp_llm_arch_from_feat(fg, &a);
         arch = &a;
     }
     dlp_feat_roofline r;
@@ -145,25 +145,21 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
                                dlp_pred_result *out, dlp_error *err) {
     tree_impl *im = p->impl;
     const dlp_pred_config *c = in->cfg;
-    dlp_feat_graph own;
-    const dlp_feat_graph *fg = in->feat;
-    if (!fg) {
-        dlp_status st = dlp_feat_graph_build(&own, in->graph, c->batch, c->seq,
-                                             c->height, c->width, err);
-        if (st) return st;
-        fg = &own;
-    }
+    dlp_feat_graph local;
+    const dlp_feat_graph *fg;
+    dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
+    if (st) return st;
     dlp_llm_arch a;
-    dlp_llm_arch_read(in->graph, &a);
+    dlp_llm_arch_from_feat(fg, &a);
     float x[DLP_TREE_NFEAT];
     double base[DLP_TREE_NT];
-    dlp_tree_llm_features(in->graph, fg, c, &a, x, base);
-    if (fg == &own) dlp_feat_graph_free(&own);
+    dlp_tree_llm_features(fg, c, &a, x, base);
+    double macs = fg->macs;
+    if (fg == &local) dlp_feat_graph_free(&local);
     if (!a.layers || !a.hidden)
         dlp_pred_result_flag(out, "not a transformer: no %s found "
                              "(the xgb model is for language models)",
                              !a.hidden ? "embedding table" : "attention softmax");
-    double macs = pow(10.0, x[7]) - 1;   /* fg may be freed by now */
     if (p->meta.macs_max > 0 &&
         (macs < p->meta.macs_min / 4 || macs > p->meta.macs_max * 4))
         dlp_pred_result_flag(out, "%.3g MACs outside the trained range "
@@ -173,8 +169,7 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
         if (!im->t[i]) continue;
         float y;
         pthread_mutex_lock(&im->lock);
-        dlp_status st = dlp_tree_predict(im->t[i], x, 1, DLP_TREE_NFEAT, &y,
-                                         err);
+        st = dlp_tree_predict(im->t[i], x, 1, DLP_TREE_NFEAT, &y, err);
         pthread_mutex_unlock(&im->lock);
         if (st) return st;
         dlp_pred_value *v = &out->v[dlp_tree_targets[i]];
