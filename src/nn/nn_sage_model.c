@@ -201,24 +201,23 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, &v);
     dlp_nn_params *p = &m->params;
     const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
-    /* FC stack, last to first: du holds d(u_k) */
-    nn_real *du = v.duA, *dnext = v.duB;
+    /* FC stack, last to first. du = d(u_k), the gradient at fc k's output;
+     * da = d(its input), which is dz for fc 0 and d(r_{k-1}) otherwise,
+     * from which the ReLU gives the next du (written back into du). */
+    nn_real *du = v.duA, *da_buf = v.duB;
     memcpy(du, dout, (size_t)G * c->out_dim * sizeof *du);
     for (int k = c->n_fc - 1; k >= 0; k--) {
         int I = sm_fc_in(c, k), O = sm_fc_out(c, k);
         const nn_real *a = k == 0 ? v.z : v.r[k - 1];
-        nn_real *da = k == 0 ? v.dz : dnext;
+        nn_real *da = k == 0 ? v.dz : da_buf;
         memset(da, 0, (size_t)G * I * sizeof *da);
         dlp_nn_linear_backward(da, dlp_nn_params_g(p, m->t_fw[k]),
                                dlp_nn_params_g(p, m->t_fb[k]), du, a,
                                dlp_nn_params_w(p, m->t_fw[k]), G, I, O);
-        (void)O;
-        if (k > 0) { /* through the ReLU after fc k-1 */
-            int Ip = sm_fc_out(c, k - 1);
-            nn_real *dup = du; /* reuse: du is free now */
-            memset(dup, 0, (size_t)G * Ip * sizeof *dup);
-            dlp_nn_act_backward(dup, da, v.u[k - 1], v.r[k - 1], (size_t)G * Ip, DLP_NN_RELU, 0);
-            /* du stays the same buffer; dnext is scratch again */
+        if (k > 0) { /* through the ReLU after fc k-1: I == its width */
+            memset(du, 0, (size_t)G * I * sizeof *du);
+            dlp_nn_act_backward(du, da, v.u[k - 1], v.r[k - 1], (size_t)G * I,
+                                DLP_NN_RELU, 0);
         }
     }
     /* pooled part of the concatenation -> node gradients of the last layer */
