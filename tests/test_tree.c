@@ -274,11 +274,58 @@ static void test_fit_write_load_predict(void) {
     unlink(path);
 }
 
+/* the src/pred trainer signature: train, write, load, predict */
+static void test_pred_train_signature(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    if (dlp_dataset_open(FIX "dataset/valid", &ds, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        return;
+    }
+    dlp_examples E;
+    CHECK(dlp_examples_build(&E, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
+    int32_t idx[64];
+    int n = E.n < 64 ? E.n : 64;
+    for (int i = 0; i < n; i++) idx[i] = i;
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, "xgb", DLP_MODE_LLM);
+    dlp_nn_file f = {0};
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    CHECK_MSG(dlp_tree_pred_train(&E, idx, n - 2, idx + n - 2, 2, &o, &meta,
+                                  &f, &err) == DLP_OK, "%s", err.msg);
+    CHECK(meta.targets >> DLP_T_LLM_THROUGHPUT & 1);
+    CHECK(dlp_pred_meta_write(&meta, &f, &err) == DLP_OK);
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    CHECK_MSG(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    dlp_pred_result r;
+    if (p) {
+        CHECK(dlp_pred_example(p, &E, 0, &r, &err) == DLP_OK);
+        CHECK(r.v[DLP_T_LLM_THROUGHPUT].valid &&
+              r.v[DLP_T_LLM_THROUGHPUT].value > 0);
+    }
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&f);
+    /* the wrong mode is refused */
+    dlp_examples Ei;
+    CHECK(dlp_examples_build(&Ei, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
+    dlp_nn_file g = {0};
+    CHECK(dlp_tree_pred_train(&Ei, idx, 1, NULL, 0, &o, &meta, &g, &err) ==
+          DLP_ERR_ARG);
+    dlp_nn_file_free(&g);
+    dlp_examples_free(&Ei);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+}
+
 int main(void) {
     RUN(test_learns_known_function);
     RUN(test_constant_target);
     RUN(test_bad_input);
     RUN(test_arch_read);
     RUN(test_fit_write_load_predict);
+    RUN(test_pred_train_signature);
     return CHECK_DONE();
 }

@@ -143,4 +143,15 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                             const char *out_path, dlp_tree_report *rep,
                             dlp_error *err);
 
+/* The same trees as a src/pred trainer (dlp_pred_train_fn signature, see
+ * src/pred/pred_train.h): trains on tr + va (trees need no early
+ * stopping), writes "xgb/schema" and one blob per target into out, sets
+ * meta->targets. Lets src/pred's kind table list {&dlp_tree_pred_vtable,
+ * dlp_tree_pred_train, true} so `dlperf train` / `dlperf eval` run it. */
+#include "../pred/pred_train.h"
+dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
+                               int ntr, const int32_t *va, int nva,
+                               const dlp_train_opts *o, dlp_pred_meta *meta,
+                               dlp_nn_file *out, dlp_error *err);
+
 #endif /* DLP_TREE_H */

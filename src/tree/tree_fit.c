@@ -408,3 +408,48 @@ done:
     if (st) dlp_tree_report_free(rep);
     return st;
 }
+
+/* ---- the trainer in src/pred's signature (dlp_pred_train_fn) ------------- */
+dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
+                               int ntr, const int32_t *va, int nva,
+                               const dlp_train_opts *o, dlp_pred_meta *meta,
+                               dlp_nn_file *out, dlp_error *err) {
+    if (E->mode != DLP_MODE_LLM)
+        return dlp_fail(err, DLP_ERR_ARG, "the xgb kind predicts mode llm, "
+                        "not %s", dlp_mode_name(E->mode));
+    feats F = {0};
+    dlp_status st = build_feats(E, &F, err);
+    int32_t *idx = malloc((size_t)(ntr + nva + 1) * sizeof *idx);
+    if (!st && !idx) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    int n = 0;
+    for (int i = 0; idx && i < ntr; i++) idx[n++] = tr[i];
+    for (int i = 0; idx && i < nva; i++) idx[n++] = va[i];
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    if (o) {
+        tp.seed = o->seed;
+        tp.threads = o->threads;
+    }
+    int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
+    if (!st) st = dlp_nn_file_add_i64(out, "xgb/schema", schema, 2, err);
+    for (int t = 0; t < DLP_TREE_NT && !st; t++) {
+        dlp_tree *tree = NULL;
+        if ((st = train_target(E, &F, idx, n, t, &tp, &tree, err))) break;
+        if (!tree) continue;
+        void *buf = NULL;
+        size_t len = 0;
+        st = dlp_tree_save(tree, &buf, &len, err);
+        dlp_tree_free(tree);
+        if (st) break;
+        char name[64];
+        dlp_target tg = dlp_tree_targets[t];
+        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
+        st = dlp_pred_blob_add(out, name, buf, len, err);
+        free(buf);
+        meta->targets |= 1u << tg;
+    }
+    meta->feat_schema = DLP_FEAT_SCHEMA;
+    free(idx);
+    feats_free(&F);
+    return st;
+}
