@@ -239,6 +239,20 @@ static void other_protobuf(void) {
     EXPECT(open_buf(&c, &err), DLP_ERR_FORMAT, "not an ONNX model",
            "no nodes");
     bfree(&c);
+    /* a bare TensorProto (an ONNX test-data .pb file) */
+    buf t = {0};
+    pint(&t, 1, 2);
+    pint(&t, 1, 3);
+    pint(&t, 2, 1);
+    pstr(&t, 8, "input_0");
+    float raw[6] = {0};
+    pbytes(&t, 9, raw, sizeof raw);
+    EXPECT(open_buf(&t, &err), DLP_ERR_FORMAT, "not an ONNX model");
+    bfree(&t);
+    /* a bare GraphProto (the graph without its ModelProto) */
+    buf gp = relu_graph();
+    EXPECT(open_buf(&gp, &err), DLP_ERR_FORMAT, "not an ONNX model");
+    bfree(&gp);
     /* field 7 as a varint */
     buf d = {0};
     pint(&d, 7, 1);
