@@ -270,6 +270,8 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (c->runtime && (st = dlp_runtime_parse(c->runtime, &pc.runtime, err)))
         return st;
     if (c->mode && (st = dlp_mode_parse(c->mode, &pc.mode, err))) return st;
+    /* training steps run eagerly (PROTOCOL.md): the examples say so too */
+    if (pc.mode == DLP_MODE_TRAINING) pc.runtime = DLP_RT_EAGER;
     if (!dlp_device_supports(&dev, dlp_precision_name(pc.precision)))
         return dlp_fail(err, DLP_ERR_UNSUPPORTED,
                         "%s has no %s support (it runs: fp32, fp16%s)",
