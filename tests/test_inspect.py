@@ -80,7 +80,8 @@ def check_model(name, ent, path):
     rc, out, err = inspect(path, *args)
     check(name + ":exit", rc == 0, err.strip()[:300])
     if rc != 0:
-        report.append((name, None, ent.get("published_gmacs"), None))
+        report.append((name, None, ent.get("published_gmacs"), None, None,
+                       None))
         return
     j = json.loads(out)
     s = j["summary"]
@@ -88,12 +89,14 @@ def check_model(name, ent, path):
     pub = ent.get("published_gmacs")
     if pub:
         e = macs / (pub * 1e9) - 1
-        report.append((name, macs / 1e9, pub, e))
+        report.append((name, macs / 1e9, pub, e, s["params"],
+                       ent["torch_params"]))
         check(name + ":published_macs", abs(e) <= 0.05,
               "ours %.4f G vs published %.3f G (%+.2f%%)" % (macs / 1e9, pub,
                                                              100 * e))
     else:
-        report.append((name, macs / 1e9, None, None))
+        report.append((name, macs / 1e9, None, None, s["params"],
+                       ent["torch_params"]))
     tm = ent["torch_macs"]
     check(name + ":torch_macs", abs(macs - tm) <= 0.01 * tm,
           "ours %.0f vs torch %.0f" % (macs, tm))
@@ -239,7 +242,8 @@ def full_sweep(oracle):
     full = json.load(open(os.path.join(tmp, "oracle.json")))
     for name, ent in sorted(full.items()):
         if "export_error" in ent:
-            report.append((name, None, None, ent["export_error"][:60]))
+            report.append((name, None, None, ent["export_error"][:60], None,
+                           None))
         elif ent["kind"] == "torchvision" and name not in oracle:
             check_model(name, ent, os.path.join(tmp, ent["file"]))
 
@@ -252,7 +256,8 @@ def main():
     oracle = json.load(open(os.path.join(FIX, "oracle.json")))
     for name, ent in sorted(oracle.items()):
         if "export_error" in ent:
-            report.append((name, None, None, ent["export_error"][:60]))
+            report.append((name, None, None, ent["export_error"][:60], None,
+                           None))
             continue
         path = os.path.join(FIX, ent["file"])
         if os.path.exists(path):
@@ -262,14 +267,18 @@ def main():
     check_bad_cli()
     if os.environ.get("DLP_FULL_TV") == "1":
         full_sweep(oracle)
-    print("\n%-22s %12s %12s %8s" % ("model", "ours GMACs", "published",
-                                     "error"))
-    for name, ours, pub, e in report:
-        print("%-22s %12s %12s %8s" % (
+    # params: ours equal the exported graph's float initializers exactly
+    # (checked above); PyTorch's count differs where the exporter folds
+    # BatchNorm into Conv, keeps BN running stats, or folds constants.
+    print("\n%-22s %11s %10s %8s %11s %11s" % (
+        "model", "ours GMACs", "published", "error", "params", "torch"))
+    for name, ours, pub, e, par, tpar in report:
+        print("%-22s %11s %10s %8s %11s %11s" % (
             name, "-" if ours is None else "%.4f" % ours,
             "-" if pub is None else "%.3f" % pub,
             "-" if e is None else e if isinstance(e, str)
-            else "%+.2f%%" % (100 * e)))
+            else "%+.2f%%" % (100 * e),
+            "-" if par is None else par, "-" if tpar is None else tpar))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
