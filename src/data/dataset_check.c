@@ -286,6 +286,22 @@ static void check_common(ctx *x, const dlp_label_common *c,
         WARN(x, "%s:%lld: device '%s' is not in the device database", f, ln,
              c->device);
     }
+    /* The device of the row should be the one env.json names. */
+    for (size_t i = 0; i < x->ds->nbatches; i++) {
+        const dlp_batch_env *b = &x->ds->batches[i];
+        if (!b->device || strcmp(b->batch_id, c->batch_id) != 0) continue;
+        if (strcmp(b->device, c->device) != 0) {
+            char key[300];
+            snprintf(key, sizeof key, "%s|%s", c->batch_id, c->device);
+            if (dlp_strmap_get(&unknown_dev->map, key, strlen(key)) < 0) {
+                const char *k = dlp_arena_strdup(&x->arena, key);
+                if (k) counter_add(x, unknown_dev, k, 0);
+                WARN(x, "%s:%lld: device %s, but %s says %s", f, ln, c->device,
+                     b->path, b->device);
+            }
+        }
+        break;
+    }
     /* A row of batches/<id>/ should carry batch_id <id>. */
     char want[512];
     snprintf(want, sizeof want, "/batches/%s/", c->batch_id);
@@ -702,8 +718,14 @@ dlp_status dlp_dataset_check(const dlp_dataset *ds, char **json,
             kinds[k] = check_kind(&x, (kind)k, &devices, &labeled,
                                   &unknown_dev, &cfg[k]);
         cJSON *ker = check_kernels(&x, &devices, &unknown_dev, &kcfg);
-        for (size_t i = 0; i < ds->nfail; i++)
-            counter_add(&x, &stages, ds->fail[i].stage, 1);
+        for (size_t i = 0; i < ds->nfail; i++) {
+            const dlp_failure_row *fr = &ds->fail[i];
+            counter_add(&x, &stages, fr->stage, 1);
+            if (fr->hash[0] && !dlp_dataset_find_graph(ds, fr->hash))
+                WARN(&x, "%s:%lld: failure hash '%s' is not in graphs/index.csv "
+                     "(FORMAT.md: a graph hash, or empty when export failed)",
+                     fr->file, (long long)fr->line, fr->hash);
+        }
         for (size_t i = 0; i < ds->nbatches; i++)
             if (!ds->batches[i].path)
                 WARN(&x, "%s/batches/%s: no env.json", ds->dir,
