@@ -335,6 +335,12 @@ static void test_cli(void) {
     snprintf(cmd, sizeof cmd, "%s devices --measured %s h100 | grep -q '1755 MHz\\*'",
              bin, tmpdir);
     CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd,
+             "%s devices --no-measured h100 --mig 3g.40gb | grep -q 'sm_count=60 '", bin);
+    CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s devices t4 --mig 1g.5gb 2>/dev/null", bin);
+    int rc0 = system(cmd);
+    CHECK(WIFEXITED(rc0) && WEXITSTATUS(rc0) == 1);
     snprintf(cmd, sizeof cmd, "%s devices h300 2>/dev/null >/dev/null", bin);
     int rc = system(cmd);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);

@@ -17,12 +17,14 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dlperf devices [--json] [--measured DIR | --no-measured] "
-            "[NAME]\n"
+            "[NAME [--mig PROFILE]]\n"
             "  lists the GPU database (datasheet figures, dense tensor "
             "TFLOP/s);\n"
             "  NAME (or an alias, e.g. h100) shows one device in detail.\n"
             "  --measured DIR  apply DIR/<name>.json from tools/devbench "
-            "(default data/devices)\n");
+            "(default data/devices)\n"
+            "  --mig PROFILE   one MIG instance of NAME (e.g. 3g.40gb): its "
+            "features\n");
 }
 
 static const char *mark(const dlp_device *d, unsigned bit) {
@@ -160,10 +162,12 @@ static void print_detail(const dlp_device *d) {
 
 int cmd_devices(int argc, char **argv) {
     bool json = false;
-    const char *name = NULL, *mdir = "data/devices";
+    const char *name = NULL, *mdir = "data/devices", *mig = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             json = true;
+        } else if (!strcmp(argv[i], "--mig") && i + 1 < argc) {
+            mig = argv[++i];
         } else if (!strcmp(argv[i], "--no-measured")) {
             mdir = NULL;
         } else if (!strcmp(argv[i], "--measured") && i + 1 < argc) {
@@ -188,6 +192,41 @@ int cmd_devices(int argc, char **argv) {
         if (dlp_device_load(name, mdir, &d, &err) != DLP_OK) {
             fprintf(stderr, "dlperf devices: %s\n", err.msg);
             return 1;
+        }
+        if (mig) {
+            dlp_mig_profile p;
+            if (dlp_device_mig(&d, mig, &p, &err) != DLP_OK) {
+                fprintf(stderr, "dlperf devices: %s\n", err.msg);
+                return 1;
+            }
+            double f[DLP_DEVICE_NFEATURES];
+            dlp_device_features(&d, &p, f, DLP_DEVICE_NFEATURES);
+            if (json) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "device", d.name);
+                cJSON_AddStringToObject(o, "mig", p.name);
+                cJSON_AddNumberToObject(o, "slices", p.slices);
+                cJSON_AddNumberToObject(o, "mem_eighths", p.mem_eighths);
+                cJSON_AddNumberToObject(o, "sm_count", p.sm_count);
+                cJSON_AddNumberToObject(o, "max_instances", p.max_instances);
+                cJSON *fo = cJSON_AddObjectToObject(o, "features");
+                for (int i = 0; fo && i < DLP_DEVICE_NFEATURES; i++)
+                    cJSON_AddNumberToObject(fo, dlp_device_feature_name(i), f[i]);
+                char *txt = cJSON_Print(o);
+                cJSON_Delete(o);
+                if (!txt) return 1;
+                printf("%s\n", txt);
+                free(txt);
+            } else {
+                printf("%s MIG %s: %d/7 compute slices, %d/8 memory, %d SMs, up to "
+                       "%d per GPU\n  features:", d.name, p.name, p.slices,
+                       p.mem_eighths, p.sm_count, p.max_instances);
+                for (int i = 0; i < DLP_DEVICE_NFEATURES; i++)
+                    printf("%s %s=%.4g", i % 5 == 0 && i ? "\n           " : "",
+                           dlp_device_feature_name(i), f[i]);
+                printf("\n");
+            }
+            return 0;
         }
         if (json) {
             cJSON *o = device_json(&d);
