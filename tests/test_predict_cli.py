@@ -288,6 +288,30 @@ def main():
         check(rc1 == 1 and "1 of 4" in err1, "directory: failure counted")
         check(out1 == out2, "directory: same output with 1 or 2 threads")
 
+        # mutated model files: an error line or a prediction, never a crash
+        import random
+        rnd = random.Random(5)
+        mut = os.path.join(tmp, "mutants")
+        os.makedirs(mut)
+        srcs = [open(os.path.join(FIX, "models", n), "rb").read()
+                for n in ("resnet18.onnx", "gpt_tiny.onnx")]
+        for k in range(200):
+            b = bytearray(srcs[k % 2])
+            for _ in range(rnd.randint(1, 8)):
+                b[rnd.randrange(len(b))] = rnd.randrange(256)
+            if k % 10 == 0:
+                b = b[:rnd.randrange(len(b))]
+            with open(os.path.join(mut, "m%03d.onnx" % k), "wb") as f:
+                f.write(b)
+        rc, out, err = run("predict", mut, "--device", "h100", "--json",
+                           "--dim", "seq=8", *M)
+        lines = out.splitlines()
+        ok = rc in (0, 1) and len(lines) == 200 and "Sanitizer" not in err
+        for l in lines:
+            j = json.loads(l)
+            ok = ok and ("error" in j or (j["latency_ms"] is None or j["latency_ms"] > 0))
+        check(ok, "200 mutated models: JSON line each, no crash (rc %d)" % rc)
+
         # determinism
         a = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]
         b = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]

@@ -142,13 +142,20 @@ typedef struct {
 } dir_job;
 
 static void json_error(char **out, const char *name, const char *msg) {
-    size_t cap = strlen(name) + strlen(msg) * 2 + 64;
+    size_t cap = 2 * (strlen(name) + strlen(msg)) + 64;
     char *s = malloc(cap);
     if (!s) return;
-    size_t k = (size_t)snprintf(s, cap, "{\"model\":\"%s\",\"error\":\"", name);
+    size_t k = (size_t)snprintf(s, cap, "{\"model\":\"");
+    for (const char *p = name; *p && k + 4 < cap; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') s[k++] = '\\';
+        s[k++] = c < 0x20 || c >= 0x80 ? '?' : *p;
+    }
+    k += (size_t)snprintf(s + k, cap - k, "\",\"error\":\"");
     for (const char *p = msg; *p && k + 4 < cap; p++) {
         if (*p == '"' || *p == '\\') s[k++] = '\\';
-        s[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+        unsigned char c = (unsigned char)*p;
+        s[k++] = c < 0x20 || c >= 0x80 ? '?' : *p;   /* always valid JSON */
     }
     snprintf(s + k, cap - k, "\"}");
     *out = s;

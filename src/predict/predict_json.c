@@ -43,13 +43,35 @@ static void put(jbuf *b, const char *fmt, ...) {
     }
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), 0 when invalid. */
+static int utf8_len(const unsigned char *p) {
+    int n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2
+          : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 2 && p[0] < 0xC2) return 0;              /* overlong */
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) ||  /* overlong */
+                   (p[0] == 0xED && p[1] >= 0xA0)))  /* surrogates */
+        return 0;
+    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || p[0] > 0xF4 ||
+                   (p[0] == 0xF4 && p[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 (names from a damaged file)
+ * become U+FFFD so the output always parses. */
 static void str(jbuf *b, const char *s) {
     if (!s) { put(b, "null"); return; }
     put(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_len(p);
         if (*p == '"' || *p == '\\') put(b, "\\%c", *p);
         else if (*p < 0x20) put(b, "\\u%04x", *p);
-        else put(b, "%c", *p);
+        else if (n == 1) put(b, "%c", *p);
+        else if (n == 0) put(b, "\\ufffd");
+        else put(b, "%.*s", n, (const char *)p);
+        p += n ? n : 1;
     }
     put(b, "\"");
 }
