@@ -432,6 +432,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
             P->hi = p * pw->hi / pw->value;
         }
     }
+    if (L->value < 1e-3) {   /* below one kernel: no real forward is */
+        out->ood = 1;
+        add_reason(out, "predicted latency %.3g ms is below one kernel's "
+                   "duration (1 us)", L->value);
+    }
     if (out->power_w.valid && out->power_w.value > dev.tdp_w * 1.5 &&
         dev.tdp_w > 0) {
         out->ood = 1;
