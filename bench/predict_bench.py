@@ -155,16 +155,28 @@ def make_cnns(d, n=1000, seed=0):
         strip(path)
 
 
+CPU = {}   # id(list of wall times) -> list of child CPU times (user + sys)
+
+
 def timed(cmd, reps, env=None):
-    ts = []
+    """Wall seconds per run (process start to exit, output captured); the
+    child's CPU seconds (user + sys, from getrusage) go to CPU[id(ts)]: on a
+    loaded machine wall time includes waiting for a core, CPU time does
+    not."""
+    import resource
+    ts, cs = [], []
     out = ""
     for _ in range(reps):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         ts.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cs.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
         if p.returncode != 0:
             raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr[-500:]))
         out = p.stdout
+    CPU[id(ts)] = cs
     return ts, out
 
 
@@ -273,8 +285,15 @@ def main(argv):
     print("%-52s %9.0f /s %9.1f /s %8.1fx  >= 1000/s" %
           ("directory of %d CNNs (dlperf: 1 process, %d threads)" % (ncnn, os.cpu_count()),
            c_rate, res["py_dir_rate"], c_rate / res["py_dir_rate"]))
-    print("\ndlperf min: ResNet-50 %.2f ms, transformer %.2f ms, directory %.3f s"
+    print("\ndlperf min wall: ResNet-50 %.2f ms, transformer %.2f ms, directory %.3f s"
           % (min(res["c_r50"]) * 1e3, min(res["c_tfm"]) * 1e3, min(res["c_dir"])))
+    print("dlperf median CPU (user+sys): ResNet-50 %.2f ms, transformer %.2f ms, "
+          "directory %.3f s (%.0f graphs per CPU-second); python per process: "
+          "ResNet-50 %.0f ms, transformer %.0f ms"
+          % (med(CPU[id(res["c_r50"])]) * 1e3, med(CPU[id(res["c_tfm"])]) * 1e3,
+             med(CPU[id(res["c_dir"])]), ncnn / med(CPU[id(res["c_dir"])]),
+             med(CPU[id(res["py_r50"])]) * 1e3, med(CPU[id(res["py_tfm"])]) * 1e3))
+    print("load average while measuring: %.1f %.1f %.1f" % os.getloadavg())
     return 0
 
 
