@@ -196,10 +196,23 @@ dlp_status dlp_model_analyze(dlp_model *m, dlp_error *err) {
     int64_t unshaped = 0;
     const char *first = NULL;
     warn_unshaped(m, &m->graph, &unshaped, &first);
-    if (unshaped)
+    if (unshaped) {
+        /* name the symbols still unbound: usually the reason */
+        char syms[256] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < m->graph.n_syms && len + 4 < sizeof syms; i++) {
+            if (m->graph.sym_values[i] >= 0) continue;
+            int k = snprintf(syms + len, sizeof syms - len, "%s'%s'",
+                             len ? ", " : "", m->graph.syms[i]);
+            if (k < 0 || (size_t)k >= sizeof syms - len) break;
+            len += (size_t)k;
+        }
         dlp_warn(&m->warnings,
                  "%lld tensor(s) have unknown shapes (first: '%s'); their "
-                 "costs count as 0", (long long)unshaped, first);
+                 "costs count as 0%s%s%s", (long long)unshaped, first,
+                 len ? "; unbound symbolic dims: " : "", syms,
+                 len ? " (bind them before analysis)" : "");
+    }
     m->analyzed = true;
     return DLP_OK;
 }
