@@ -20,6 +20,7 @@ void learn_opts_init(learn_opts *o) {
     o->mode = DLP_MODE_INFERENCE;
     o->runtime = o->precision = -1;
     dlp_train_opts_init(&o->train);
+    o->train.threads = 2;
     o->train.progress = learn_progress;
 }
 

@@ -23,14 +23,16 @@ typedef struct {
     int sdim;                        /* static dim incl. GAE embedding */
     int edim;                        /* GAE embedding dim (0: none) */
     float node_mean[DLP_FEAT_NODE_DIM], node_std[DLP_FEAT_NODE_DIM];
+    int n_cols;                      /* node columns the network reads: */
+    int32_t cols[DLP_FEAT_NODE_DIM]; /* op types absent from training dropped */
     float *st_mean, *st_std;         /* [sdim] */
     float y_mu[DLP_T_COUNT];
     float *prior;                    /* [nt][sdim + 1], NULL: none */
     dlp_nn_sage_model net;
     dlp_gae *gae;
     /* scratch */
-    float *x, *st, *out;
-    size_t x_cap, st_cap, out_cap;
+    float *x, *st, *out, *xfull;
+    size_t x_cap, st_cap, out_cap, xfull_cap;
 } gnn;
 
 static void gnn_release(gnn *m) {
@@ -38,7 +40,7 @@ static void gnn_release(gnn *m) {
     free(m->st_mean); free(m->st_std); free(m->prior);
     dlp_nn_sage_model_free(&m->net);
     dlp_gae_free(m->gae);
-    free(m->x); free(m->st); free(m->out);
+    free(m->x); free(m->st); free(m->out); free(m->xfull);
     free(m);
 }
 
@@ -90,19 +92,25 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     }
     dlp_status st = dlp_nn_graph_build(g, descs, NULL, n, DLP_NN_UNDIRECTED, err);
     if (st) return st;
-    if (!grow(&m->x, &m->x_cap, (N ? N : 1) * DLP_FEAT_NODE_DIM) ||
+    if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)m->n_cols) ||
         !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
         !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     size_t off = 0;
     for (int i = 0; i < n; i++) {
-        float *x = m->x + off * DLP_FEAT_NODE_DIM;
-        dlp_feat_nodes(fgs[i], cfgs[i], x);
-        for (int r = 0; r < fgs[i]->n_nodes; r++)
-            for (int k = 0; k < DLP_FEAT_NODE_DIM; k++) {
-                float *v = &x[(size_t)r * DLP_FEAT_NODE_DIM + k];
-                *v = (*v - m->node_mean[k]) / m->node_std[k];
+        if (!grow(&m->xfull, &m->xfull_cap,
+                  (size_t)(fgs[i]->n_nodes + 1) * DLP_FEAT_NODE_DIM))
+            return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+        dlp_feat_nodes(fgs[i], cfgs[i], m->xfull);
+        float *x = m->x + off * (size_t)m->n_cols;
+        for (int r = 0; r < fgs[i]->n_nodes; r++) {
+            const float *src = m->xfull + (size_t)r * DLP_FEAT_NODE_DIM;
+            float *dst = x + (size_t)r * m->n_cols;
+            for (int j = 0; j < m->n_cols; j++) {
+                int k = m->cols[j];
+                dst[j] = (src[k] - m->node_mean[k]) / m->node_std[k];
             }
+        }
         off += (size_t)fgs[i]->n_nodes;
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
@@ -163,6 +171,17 @@ static dlp_status set_stats(gnn *m, const dlp_examples *E, const int32_t *tr,
     }
     dlp_colstats(buf, n, DLP_FEAT_NODE_DIM, m->node_mean, m->node_std);
     free(buf); free(row);
+    /* op one-hot columns of ops absent from every training graph carry no
+     * information: drop them (the network's input shrinks ~3x) */
+    char present[DLP_FEAT_NOPS + 1] = {0};
+    for (int i = 0; i < ntr; i++) {
+        const dlp_feat_graph *fg = &E->fg[E->ex[tr[i]].fg];
+        for (int r = 0; r < fg->n_nodes; r++) present[fg->op[r]] = 1;
+    }
+    present[DLP_FEAT_NOPS] = 1;
+    m->n_cols = 0;
+    for (int k = 0; k < DLP_FEAT_NODE_DIM; k++)
+        if (k > DLP_FEAT_NOPS || present[k]) m->cols[m->n_cols++] = k;
     float *S = malloc((size_t)ntr * m->sdim * sizeof *S);
     if (!S) return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int i = 0; i < ntr; i++) {
@@ -217,6 +236,12 @@ static dlp_status fit_prior(gnn *m, const dlp_examples *E, const int32_t *tr,
     return st;
 }
 
+static dlp_status add_cols(const gnn *m, dlp_nn_file *f, dlp_error *err) {
+    int64_t c[DLP_FEAT_NODE_DIM];
+    for (int j = 0; j < m->n_cols; j++) c[j] = m->cols[j];
+    return dlp_nn_file_add_i64(f, "gnn/cols", c, (uint64_t)m->n_cols, err);
+}
+
 static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
     const dlp_nn_sage_model_cfg *c = &m->net.cfg;
     int64_t arch[12] = {GNN_VERSION, c->in_dim, c->hidden, c->n_sage,
@@ -232,6 +257,7 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = dlp_nn_file_add_i64(f, "gnn/targets", ts, (uint64_t)m->nt, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err)) ||
+        (st = add_cols(m, f, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err)) ||
@@ -262,7 +288,17 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
         return dlp_fail(err, DLP_ERR_UNSUPPORTED, "gnn model uses feature schema "
                         "%lld, this build has %d: retrain it", (long long)v[11],
                         DLP_FEAT_SCHEMA);
-    if (v[1] != DLP_FEAT_NODE_DIM || v[2] < 1 || v[2] > 4096 || v[3] < 1 ||
+    const dlp_nn_entry *ce = dlp_nn_file_get(f, "gnn/cols", DLP_NN_I64);
+    if (!ce || (int64_t)ce->count != v[1])
+        return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: missing or malformed "
+                        "'gnn/cols'");
+    for (uint64_t j = 0; j < ce->count; j++) {
+        int64_t c = ((const int64_t *)ce->data)[j];
+        if (c < 0 || c >= DLP_FEAT_NODE_DIM ||
+            (j > 0 && c <= ((const int64_t *)ce->data)[j - 1]))
+            return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad column list");
+    }
+    if (v[1] < 1 || v[1] > DLP_FEAT_NODE_DIM || v[2] < 1 || v[2] > 4096 || v[3] < 1 ||
         v[3] > DLP_NN_MAX_LAYERS || v[5] < 1 || v[5] > DLP_NN_MAX_LAYERS ||
         v[6] < 1 || v[6] > 4096 || v[8] < 0 || v[8] > MAX_EMB ||
         v[4] != DLP_FEAT_STATIC_DIM + v[8] || v[10] < 1 ||
@@ -272,6 +308,9 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     gnn *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     snprintf(m->kind, sizeof m->kind, "%s", (const char *)k->data);
+    m->n_cols = (int)ce->count;
+    for (int j = 0; j < m->n_cols; j++)
+        m->cols[j] = (int32_t)((const int64_t *)ce->data)[j];
     m->nt = (int)v[10];
     for (int j = 0; j < m->nt; j++) {
         int64_t tj = ((const int64_t *)t->data)[j];
@@ -422,7 +461,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     if (!st && !o->init_from) st = set_stats(m, E, tr, ntr, embs, err);
     if (!st && !o->init_from && !o->no_prior) st = fit_prior(m, E, tr, ntr, embs, err);
     if (!st && !o->init_from) {
-        dlp_nn_sage_model_cfg c = {DLP_FEAT_NODE_DIM, hidden, a->n_sage, m->sdim,
+        dlp_nn_sage_model_cfg c = {m->n_cols, hidden, a->n_sage, m->sdim,
                                    a->n_fc, hidden, m->nt, DLP_NN_POOL_MEAN,
                                    false};
         st = dlp_nn_sage_model_init(&m->net, &c, o->seed, err);

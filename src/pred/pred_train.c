@@ -240,16 +240,24 @@ dlp_status dlp_ridge_fit(const double *X, const double *y, int n, int d,
 }
 
 void dlp_colstats(const float *x, size_t n, int d, float *mean, float *std) {
-    for (int j = 0; j < d; j++) {
-        double s = 0, s2 = 0;
-        for (size_t i = 0; i < n; i++) s += x[i * d + j];
-        double m = n ? s / n : 0;
-        for (size_t i = 0; i < n; i++) {
-            double z = x[i * d + j] - m;
-            s2 += z * z;
+    double *s = calloc((size_t)d * 2, sizeof *s);
+    if (!s) {   /* degrade to identity scaling */
+        for (int j = 0; j < d; j++) { mean[j] = 0; std[j] = 1; }
+        return;
+    }
+    double *s2 = s + d;
+    for (size_t i = 0; i < n; i++)          /* row-major: one pass, cached */
+        for (int j = 0; j < d; j++) s[j] += x[i * d + j];
+    for (int j = 0; j < d; j++) s[j] = n ? s[j] / n : 0;
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < d; j++) {
+            double z = x[i * d + j] - s[j];
+            s2[j] += z * z;
         }
-        double sd = n > 1 ? sqrt(s2 / (n - 1)) : 1;
-        mean[j] = (float)m;
+    for (int j = 0; j < d; j++) {
+        double sd = n > 1 ? sqrt(s2[j] / (n - 1)) : 1;
+        mean[j] = (float)s[j];
         std[j] = (float)(sd > 1e-6 ? sd : 1);
     }
+    free(s);
 }
