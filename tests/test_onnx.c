@@ -508,6 +508,18 @@ static void weights_untouched(void) {
     munmap(mem, map_len);
 }
 
+/* Fuzzer findings (tests/fixtures/reader/fuzz/): the reader opens them. */
+static void fuzz_reproducers(void) {
+    static const char *const files[] = {"pad_overflow", "slice_overflow"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "fuzz/%s", files[i]);
+        dlp_model *m = open_fix(name);
+        CHECK(m && m->graph.topo);
+        dlp_model_free(m);
+    }
+}
+
 /* ---- protobuf decoder ---- */
 
 static void pb_varints(void) {
@@ -656,5 +668,6 @@ int main(void) {
     RUN(bind_and_batch);
     RUN(open_memory_same);
     RUN(weights_untouched);
+    RUN(fuzz_reproducers);
     return CHECK_DONE();
 }
