@@ -67,3 +67,8 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# Retrain the shipped predictors in models/ from data/ (scripts/train_models.sh).
+.PHONY: models
+models: all
+	scripts/train_models.sh

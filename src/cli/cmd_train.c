@@ -30,6 +30,8 @@ const char *learn_opts_help(void) {
            "  --runtime eager|graph, --precision fp32|fp16|bf16   filters\n"
            "  --epochs N --lr X --hidden N --batch-graphs N --patience N\n"
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
+           "  --init-from FILE   fine-tune FILE (transfer learning)\n"
+           "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
 }
 
@@ -49,7 +51,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
-        NULL};
+        "--init-from", "--shots", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -61,6 +63,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         if (dlp_mode_parse(v, &o->mode, &err)) goto bad;
         return 1;
     case 1: o->device = v; return 1;
+    case 11: o->train.init_from = v; return 1;
     case 2: {
         dlp_runtime r;
         if (dlp_runtime_parse(v, &r, &err)) goto bad;
@@ -88,6 +91,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 8: o->train.patience = (int)x; break;
     case 9: o->train.seed = (uint64_t)x; break;
     case 10: o->train.threads = (int)x; break;
+    case 12: o->train.shots = (int)x; break;
     }
     return 1;
 bad:
@@ -145,8 +149,6 @@ static void usage(FILE *f) {
                "  trains a predictor on the labels in DATA (data/FORMAT.md)\n"
                "  --kind linreg|roofline|dippm|trappm\n"
                "  -o FILE            model file to write (.dlpm)\n"
-               "  --init-from FILE   fine-tune FILE (transfer learning)\n"
-               "  --shots N          train on N random examples only\n"
                "%s", learn_opts_help());
 }
 
@@ -154,21 +156,16 @@ int cmd_train(int argc, char **argv) {
     learn_opts o;
     learn_opts_init(&o);
     const char *kind = NULL, *outp = NULL;
-    int shots = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
         if (r < 0) return 2;
         if (r) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
-             !strcmp(a, "--init-from") || !strcmp(a, "--shots")) &&
-            !need(argc, argv, i))
+        if ((!strcmp(a, "--kind") || !strcmp(a, "-o")) && !need(argc, argv, i))
             return 2;
         if (!strcmp(a, "--kind")) kind = argv[++i];
         else if (!strcmp(a, "-o")) outp = argv[++i];
-        else if (!strcmp(a, "--init-from")) o.train.init_from = argv[++i];
-        else if (!strcmp(a, "--shots")) shots = atoi(argv[++i]);
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf train: unknown option %s\n", a);
             usage(stderr);
@@ -211,14 +208,8 @@ int cmd_train(int argc, char **argv) {
         }
     }
     dlp_folds_free(F, K);
-    if (shots > 0 && shots < ntr) {
-        dlp_nn_rng r;
-        dlp_nn_rng_seed(&r, o.train.seed + 17);
-        dlp_nn_rng_shuffle(&r, tr, ntr);
-        ntr = shots;
-    }
     fprintf(stderr, "training %s on %d examples, validating on %d\n", kind,
-            ntr, nva);
+            o.train.shots > 0 && o.train.shots < ntr ? o.train.shots : ntr, nva);
     dlp_predictor *p = NULL;
     dlp_nn_file file = {0};
     if (dlp_pred_train(kind, &E, tr, ntr, va, nva, &o.train, &p, &file, &err) ||

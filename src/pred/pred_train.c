@@ -117,15 +117,26 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     }
     if (!isfinite(meta.seq_min)) meta.seq_min = 0;
     if (!isfinite(meta.macs_min)) meta.macs_min = 0;
+    int32_t *sub = NULL;
+    if (o->shots > 0 && o->shots < ntr) {   /* few-shot: a random subset */
+        sub = malloc((size_t)ntr * sizeof *sub);
+        if (!sub) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        memcpy(sub, tr, (size_t)ntr * sizeof *sub);
+        dlp_nn_rng r;
+        dlp_nn_rng_seed(&r, o->seed * 31 + 7);
+        dlp_nn_rng_shuffle(&r, sub, ntr);
+        tr = sub;
+        ntr = o->shots;
+    }
     dlp_nn_file payload = {0};
     dlp_status st = k->train(E, tr, ntr, va, nva, o, &meta, &payload, err);
-    if (st) { dlp_nn_file_free(&payload); return st; }
+    if (st) { free(sub); dlp_nn_file_free(&payload); return st; }
     dlp_predictor *p = calloc(1, sizeof *p);
-    if (!p) { dlp_nn_file_free(&payload); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
+    if (!p) { free(sub); dlp_nn_file_free(&payload); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
     p->vt = k->vt;
     p->meta = meta;
     st = k->vt->load(p, &payload, err);
-    if (st) { free(p); dlp_nn_file_free(&payload); return st; }
+    if (st) { free(p); free(sub); dlp_nn_file_free(&payload); return st; }
     /* validation error and residual quantiles (on train when no val set) */
     const int32_t *vi = nva ? va : tr;
     int nv = nva ? nva : ntr;
@@ -183,6 +194,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         }
     }
     dlp_nn_file_free(&payload);
+    free(sub);
     if (st) { dlp_predictor_free(p); return st; }
     *out = p;
     return DLP_OK;

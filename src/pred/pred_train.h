@@ -81,6 +81,8 @@ typedef struct {
     int threads;               /* 0: 1 */
     bool no_prior;             /* DIPPM/TraPPM: no ridge prior */
     const char *init_from;     /* transfer: start from this model file */
+    int shots;                 /* > 0: train on this many random examples of
+                                  the training part only (few-shot) */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;

@@ -1,0 +1,43 @@
+#!/bin/sh
+# train_models.sh — retrains the predictors shipped in models/ from the
+# dataset in data/ (what `make models` runs). For each mode with labels
+# (inference, training, llm) it trains the two baselines (linreg,
+# roofline) and the two GNNs (dippm, trappm); each file records its
+# validation error, and `dlperf predict` picks per target the file with the
+# lowest one. Modes without labels are skipped with a note.
+#
+#   scripts/train_models.sh                 # data/ -> models/
+#   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
+#
+# Budget: about 15-40 minutes on a 2-core machine for a few thousand
+# configurations (featurizing is seconds; GNN epochs dominate).
+set -u
+DATA=${DATA:-data}
+OUT=${OUT:-models}
+DLPERF=${DLPERF:-build/dlperf}
+EPOCHS=${EPOCHS:-40}
+THREADS=${THREADS:-2}
+KINDS=${KINDS:-"linreg roofline dippm trappm"}
+MODES=${MODES:-"inference training llm"}
+
+[ -x "$DLPERF" ] || { echo "train_models: build dlperf first (make)" >&2; exit 1; }
+mkdir -p "$OUT"
+status=0
+for mode in $MODES; do
+    for kind in $KINDS; do
+        out="$OUT/$kind-$mode.dlpm"
+        echo "== $kind, $mode -> $out" >&2
+        if "$DLPERF" train "$DATA" --mode "$mode" --kind "$kind" -o "$out" \
+            --epochs "$EPOCHS" --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
+            cat "$out.log"
+        elif grep -q "no usable" "$out.log"; then
+            echo "   skipped: no $mode labels in $DATA" >&2
+        else
+            echo "   FAILED:" >&2
+            tail -3 "$out.log" >&2
+            status=1
+        fi
+        rm -f "$out.log"
+    done
+done
+exit $status
