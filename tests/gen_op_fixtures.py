@@ -495,11 +495,6 @@ def torch_expect(c):
     raise ValueError(c["expect"])
 
 
-def fold_check(c, m):
-    """Checks the recorded fold contents with numpy where cheap."""
-    return c["fold"]
-
-
 def make_all():
     os.makedirs(OUT, exist_ok=True)
     expected = {}
