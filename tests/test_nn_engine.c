@@ -235,6 +235,31 @@ static void train_model(dlp_nn_sage_model *m, uint64_t seed, int threads, double
     dlp_nn_set_threads(1);
 }
 
+/* An empty batch and a batch of empty graphs run without touching memory
+ * they do not own (ASan build). */
+static void test_model_empty_batch(void) {
+    dlp_nn_sage_model m = {0};
+    dlp_nn_sage_model_cfg cfg = {4, 8, 2, 1, 2, 8, 1, DLP_NN_POOL_MAX, false};
+    dlp_error err;
+    CHECK(dlp_nn_sage_model_init(&m, &cfg, 1, &err) == DLP_OK);
+    dlp_nn_graph g;
+    CHECK(dlp_nn_graph_build(&g, NULL, NULL, 0, 0, &err) == DLP_OK);
+    float out[2] = {7, 7}, st[2] = {1, 1}, y[2] = {0, 0};
+    double loss = -1;
+    dlp_nn_opt o = dlp_nn_opt_default(DLP_NN_SGD, 0.1);
+    CHECK(dlp_nn_sage_model_forward(&m, &g, NULL, st, out, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_train_step(&m, &g, NULL, st, y, &o, 1.0, &loss, &err) == DLP_OK);
+    CHECK(loss == 0);
+    dlp_nn_graph_free(&g);
+    dlp_nn_graph_desc empty[2] = {{0, 0, NULL, NULL, NULL}, {0, 0, NULL, NULL, NULL}};
+    CHECK(dlp_nn_graph_build(&g, empty, NULL, 2, 0, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_forward(&m, &g, NULL, st, out, &err) == DLP_OK);
+    CHECK(out[0] == out[1] && out[0] != 7); /* both pool to 0, same statics */
+    CHECK(dlp_nn_sage_model_forward(&m, &g, NULL, NULL, out, &err) == DLP_ERR_ARG);
+    dlp_nn_graph_free(&g);
+    dlp_nn_sage_model_free(&m);
+}
+
 static void test_training_deterministic(void) {
     dlp_nn_sage_model a, b, c;
     double la, lb, lc;
@@ -469,6 +494,7 @@ int main(void) {
     RUN(test_rng);
     RUN(test_parallel_for);
     RUN(test_threads_bit_identical);
+    RUN(test_model_empty_batch);
     RUN(test_training_deterministic);
     RUN(test_model_file_roundtrip);
     RUN(test_model_file_bad);

@@ -131,6 +131,7 @@ void dlp_nn_sage_model_free(dlp_nn_sage_model *m) {
 static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
                                nn_sm_views *v, dlp_error *err) {
     size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL, NULL);
+    if (need < 16) need = 16; /* an empty batch still gets valid views */
     if (need > m->ws_cap) {
         /* 1.5x headroom: batches vary in size, and every fresh block costs
          * page faults on first touch */
