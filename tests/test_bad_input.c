@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "onnx/onnx.h"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -755,6 +756,23 @@ static void ten_million_nodes(void) {
     bfree(&m);
 }
 
+/* A FIFO, /dev/zero: refused at once, no blocking or endless reads. */
+static void special_files(void) {
+    char dir[] = "/tmp/dlp_fifo_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    dlp_model *m = NULL;
+    dlp_error err;
+    EXPECT(dlp_model_open(path, &m, &err), DLP_ERR_IO, "not a regular file");
+    unlink(path);
+    rmdir(dir);
+    EXPECT(dlp_model_open("/dev/zero", &m, &err), DLP_ERR_IO,
+           "not a regular file");
+    CHECK(m == NULL);
+}
+
 static void bad_bind_args(void) {
     dlp_error err;
     CHECK(dlp_model_bind_dim(NULL, "x", 1, &err) == DLP_ERR_ARG);
@@ -778,6 +796,7 @@ int main(void) {
     RUN(deep_subgraphs);
     RUN(subgraph_captures);
     RUN(ten_million_nodes);
+    RUN(special_files);
     RUN(bad_bind_args);
     return CHECK_DONE();
 }

@@ -49,7 +49,8 @@ dlp_status dlp_model_open(const char *path, dlp_model **out, dlp_error *err) {
     *out = NULL;
     if (!path || !path[0])
         return dlp_fail(err, DLP_ERR_ARG, "no model path given");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must not block us; regular files ignore it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return dlp_fail(err, DLP_ERR_IO, "cannot open '%s': %s", path,
                         strerror(errno));

@@ -372,7 +372,7 @@ static bool read_external(dlp_onnx_ctx *c, const tparse *t, const char *lbl,
     if (!path) return false;
     snprintf(path, plen, "%s/%.*s", c->dir, (int)t->loc_len, t->loc);
     bool ok = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         ext_warn(c,
                  "%s: external data file '%.*s' not found; its contents are "
