@@ -253,6 +253,21 @@ static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
                     2 * dlp_node_attr_int(n, "transB", 0));
 }
 
+int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width) {
+    if (height <= 0 || width <= 0) return 0;
+    int n = 0;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        dlp_value *v = &g->values[g->inputs[i]];
+        if (v->shape.rank != 4 || !dlp_dtype_is_float(v->dtype)) continue;
+        v->shape.dims[2].value = height;
+        v->shape.dims[2].sym = -1;
+        v->shape.dims[3].value = width;
+        v->shape.dims[3].sym = -1;
+        n++;
+    }
+    return n;
+}
+
 void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
     free(fg->op); free(fg->tc); free(fg->dense); free(fg->flops);

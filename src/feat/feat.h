@@ -68,6 +68,12 @@ typedef struct dlp_feat_graph {
     int64_t batch, seq, height, width;
 } dlp_feat_graph;
 
+/* Sets the spatial size of every rank-4 floating graph input [N, C, H, W]
+ * to height x width before analysis (vision graphs are exported at one
+ * resolution with fixed H, W; labels are measured at many). 0 = keep.
+ * Returns the number of inputs changed. */
+int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width);
+
 /* Builds fg from an analysed graph; batch/seq/height/width are the bound
  * values (0 = not applicable). */
 dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,

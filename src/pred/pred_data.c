@@ -130,6 +130,7 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
         dlp_error e2;
         (void)dlp_model_bind_dim(m, "seq", seq, &e2); /* absent: fine */
     }
+    if (!st) dlp_feat_bind_resolution(&m->graph, h, w);
     if (!st) st = dlp_model_analyze(m, err);
     if (!st) st = dlp_feat_graph_build(fg, &m->graph, batch, seq, h, w, err);
     dlp_model_free(m);
@@ -224,9 +225,10 @@ dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
                 break;
             }
             /* featurized graph slot for (hash, batch, seq) */
-            char fk[64];
-            snprintf(fk, sizeof fk, "%s|%lld|%lld", r.hash, (long long)r.batch,
-                     (long long)r.seq);
+            char fk[96];
+            snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", r.hash,
+                     (long long)r.batch, (long long)r.seq,
+                     (long long)r.height, (long long)r.width);
             int f = -1;
             for (int j = E->n_fg - 1; j >= 0 && f < 0; j--)
                 if (!strcmp(E->fg_hash[j], fk)) f = j;
@@ -328,16 +330,13 @@ dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
         if (o->progress) o->progress(o->user, f, E->n_fg + (o->with_pool ? G.n : 0));
         int j = 0;
         while (j < G.n && strncmp(G.hash[j], E->fg_hash[f], 16)) j++;
-        long long b = 0, s = 0;
+        long long b = 0, s = 0, hh = 0, ww = 0;
         const char *bar = strchr(E->fg_hash[f], '|');
-        if (bar) sscanf(bar + 1, "%lld|%lld", &b, &s);
+        if (bar) sscanf(bar + 1, "%lld|%lld|%lld|%lld", &b, &s, &hh, &ww);
         dlp_error e2;
-        int ex0 = -1;
-        for (int e = 0; e < E->n && ex0 < 0; e++) if (E->ex[e].fg == f) ex0 = e;
         if (j == G.n || !G.bytes[j] ||
-            featurize(G.bytes[j], G.len[j], G.hash[j], b, s,
-                      ex0 >= 0 ? E->ex[ex0].cfg.height : 0,
-                      ex0 >= 0 ? E->ex[ex0].cfg.width : 0, &E->fg[f], &e2)) {
+            featurize(G.bytes[j], G.len[j], G.hash[j], b, s, hh, ww,
+                      &E->fg[f], &e2)) {
             bad[f] = true;
             E->n_skipped_graphs++;
         }
