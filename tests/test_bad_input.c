@@ -328,6 +328,12 @@ static void bad_dims(void) {
     m = model(&g, 17);
     EXPECT(open_buf(&m, &err), DLP_ERR_LIMIT, "w_ovf", "overflow");
     bfree(&m);
+    g = (buf){0};
+    vinfo(&g, 11, "in_ovf", 3, ov);
+    node(&g, "Relu", "relu", "in_ovf", NULL, "y");
+    m = model(&g, 17);
+    EXPECT(open_buf(&m, &err), DLP_ERR_LIMIT, "in_ovf", "overflow");
+    bfree(&m);
     /* numel fits but bytes (x16 for complex128) overflow */
     int64_t ov2[2] = {(int64_t)1 << 40, (int64_t)1 << 20};
     g = relu_graph();

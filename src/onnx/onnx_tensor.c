@@ -689,6 +689,17 @@ static dlp_status read_tensor_type(dlp_onnx_ctx *c, dlp_graph *g,
                     sh.rank = -1; /* rank above DLP_MAX_RANK: unshaped */
             }
             if (st) return st;
+            /* a graph input's known dims must multiply within int64 */
+            int64_t numel = 1;
+            for (int i = 0; strict && i < sh.rank; i++)
+                if (sh.dims[i].value >= 0 &&
+                    !dlp_mul_i64(numel, sh.dims[i].value, &numel))
+                    return dlp_fail(err, DLP_ERR_LIMIT,
+                                    "tensor '%.*s' has dimensions whose "
+                                    "product overflows int64",
+                                    (int)(vi->name_len > 200 ? 200
+                                                             : vi->name_len),
+                                    vi->name);
             vi->shape = sh;
         }
     }
