@@ -178,10 +178,10 @@ def torch_side(args, items, batches, infer_idx, rounds):
         torch.manual_seed(1)
         model = Dippm(args.hidden)
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-        t0, graphs = 0.0, 0
+        t0, c0, graphs = 0.0, 0.0, 0
         for s in range(args.steps + 1):
             if s == 1:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
             ids = batches[s % len(batches)]
             x, src, dst, inv_deg, batch, inv_cnt, st, y = collate(ids)
             opt.zero_grad()
@@ -190,22 +190,24 @@ def torch_side(args, items, batches, infer_idx, rounds):
             opt.step()
             if s > 0:
                 graphs += len(ids)
-        return graphs / (time.perf_counter() - t0)
+        return graphs / (time.perf_counter() - t0), graphs / (time.process_time() - c0)
 
     def infer():
         torch.manual_seed(1)
         model = Dippm(args.hidden).eval()
-        times = []
+        times, ctimes = [], []
         with torch.inference_mode():
             for r in range(args.reps + 3):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 x, src, dst, inv_deg, batch, inv_cnt, st, _ = collate([infer_idx])
                 out = model(x, src, dst, inv_deg, batch, inv_cnt, st, 1)
                 float(out[0, 0])
                 if r >= 3:
                     times.append(time.perf_counter() - t)
+                    ctimes.append(time.process_time() - c)
         times.sort()
-        return times[len(times) // 2] * 1e3, times[0] * 1e3
+        ctimes.sort()
+        return times[len(times) // 2] * 1e3, times[0] * 1e3, ctimes[len(ctimes) // 2] * 1e3
 
     return train, infer
 
@@ -220,6 +222,10 @@ def main():
     ap.add_argument("--infer-nodes", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    # torch (Debian) calls the system OpenBLAS, whose own thread count is set
+    # by this variable, not by torch.set_num_threads: fix it for both sides
+    # before torch is imported
+    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
 
     rng = np.random.default_rng(0)
     graphs = exported_graphs()
@@ -246,21 +252,27 @@ def main():
     t_train, t_infer = torch_side(args, items, batches, infer_idx, args.rounds)
     # rounds interleave the two sides; the best round of each is reported
     # (the machine is shared, so the best round is the least disturbed)
-    c_gps = t_gps = 0.0
-    c_med = c_min = t_med = t_min = float("inf")
+    c_gps = t_gps = c_cgps = t_cgps = 0.0
+    c_med = c_min = t_med = t_min = c_cmed = t_cmed = float("inf")
     for r in range(args.rounds):
         c_train = subprocess.run([exe, "train", data, bfile, str(args.threads), str(args.hidden),
                                   str(args.steps)], capture_output=True, text=True, env=env,
                                  check=True).stdout
-        t_gps = max(t_gps, t_train())
+        g, cg = t_train()
+        t_gps, t_cgps = max(t_gps, g), max(t_cgps, cg)
         c_inf = subprocess.run([exe, "infer", data, str(args.threads), str(args.hidden),
                                 str(args.reps), str(infer_idx)], capture_output=True, text=True,
                                env=env, check=True).stdout
-        tm, tn = t_infer()
-        t_med, t_min = min(t_med, tm), min(t_min, tn)
-        c_gps = max(c_gps, float(c_train.split("graphs_per_s=")[1].split()[0]))
-        c_med = min(c_med, float(c_inf.split("median_ms=")[1].split()[0]))
-        c_min = min(c_min, float(c_inf.split("min_ms=")[1].split()[0]))
+        tm, tn, tc = t_infer()
+        t_med, t_min, t_cmed = min(t_med, tm), min(t_min, tn), min(t_cmed, tc)
+
+        def field(out, key):
+            return float(out.split(key + "=")[1].split()[0])
+        c_gps = max(c_gps, field(c_train, "graphs_per_s"))
+        c_cgps = max(c_cgps, field(c_train, "cpu_graphs_per_s"))
+        c_med = min(c_med, field(c_inf, "median_ms"))
+        c_min = min(c_min, field(c_inf, "min_ms"))
+        c_cmed = min(c_cmed, field(c_inf, "cpu_median_ms"))
         print("round %d: C %.2f graphs/s %.3f ms; torch %.2f graphs/s %.3f ms" %
               (r, c_gps, c_med, t_gps, t_med), file=sys.stderr)
     try:
@@ -282,6 +294,11 @@ def main():
           % (c_gps, t_gps, c_gps / t_gps))
     print("inference  C %9.3f ms (min %.3f)  torch %9.3f ms (min %.3f)  ratio %.2fx  (%d-node graph)"
           % (c_med, c_min, t_med, t_min, t_med / c_med, args.infer_nodes))
+    print("CPU time (all threads; robust to other jobs on the machine):")
+    print("training   C %9.2f graphs/cpu-s  torch %9.2f graphs/cpu-s  ratio %.2fx"
+          % (c_cgps, t_cgps, c_cgps / t_cgps))
+    print("inference  C %9.3f cpu-ms  torch %9.3f cpu-ms  ratio %.2fx"
+          % (c_cmed, t_cmed, t_cmed / c_cmed))
     os.remove(data); os.remove(bfile); os.rmdir(tmp)
 
 
