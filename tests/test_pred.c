@@ -255,6 +255,7 @@ static void gnn_roundtrip(const char *kind) {
         if (m) {
             dlp_model_set_batch(m, E.ex[0].cfg.batch, &err);
             if (E.ex[0].cfg.seq > 0) dlp_model_bind_dim(m, "seq", E.ex[0].cfg.seq, &err);
+            dlp_feat_bind_resolution(&m->graph, E.ex[0].cfg.height, E.ex[0].cfg.width);
             CHECK(dlp_model_analyze(m, &err) == DLP_OK);
             dlp_pred_input in = {&m->graph, &E.ex[0].cfg, NULL, NULL};
             dlp_pred_result a, b;

@@ -101,7 +101,9 @@ dlp_status dlp_pred_config_check(const dlp_pred_config *c, dlp_error *err);
 struct dlp_feat_graph;        /* src/feat/feat.h: featurized graph */
 
 /* One prediction request. graph must be analysed (shapes + dlp_cost) with
- * the config's batch/seq already bound. feat may carry the featurized graph
+ * the config's batch/seq already bound, and for vision models the input
+ * resolution (dlp_feat_bind_resolution(graph, height, width) before
+ * dlp_model_analyze; graphs are exported at one fixed size). feat may carry the featurized graph
  * (dlp_feat_graph_build on the same graph) so several predictors share it;
  * NULL: the predictor featurizes itself (dlp_pred_feat). One of graph and
  * feat must be given (training/evaluation pass feat only). info (may be NULL) is the dataset

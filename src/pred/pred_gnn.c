@@ -11,9 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#define GNN_VERSION 1
+#define GNN_VERSION 2
 #define HUBER_DELTA 0.1   /* in log units: quadratic below ~10% error */
 #define MAX_EMB 128
+#define NADD 10           /* additive prior features (add_feats) */
+enum { PRIOR_RIDGE = 0, PRIOR_ADD = 1 };
 
 typedef struct {
     char kind[16];
@@ -28,6 +30,8 @@ typedef struct {
     float *st_mean, *st_std;         /* [sdim] */
     float y_mu[DLP_T_COUNT];
     float *prior;                    /* [nt][sdim + 1], NULL: none */
+    int pk[DLP_T_COUNT];             /* per target j: PRIOR_* */
+    float add_w[DLP_T_COUNT][NADD];  /* additive prior weights */
     dlp_nn_sage_model net;
     dlp_gae *gae;
     /* scratch */
@@ -64,8 +68,39 @@ static void static_row(const gnn *m, const dlp_feat_graph *fg,
         o[k] = (o[k] - m->st_mean[k]) / m->st_std[k];
 }
 
-static double prior_of(const gnn *m, int j, const float *st) {
+/* Additive prior features, natural units: an analytical decomposition the
+ * prior weights by least squares on relative error:
+ * [1, compute ms, memory ms, roofline ms, launches eager, launches graph,
+ *  weights MiB, peak activations MiB, all activations MiB, batch]. */
+static void add_feats(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                      double *f) {
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
+    f[0] = 1;
+    f[1] = r.compute_ms;
+    f[2] = r.memory_ms;
+    f[3] = r.roofline_ms;
+    f[4] = c->runtime == DLP_RT_EAGER ? r.launch_ms : 0;
+    f[5] = c->runtime == DLP_RT_EAGER ? 0 : r.launch_ms;
+    f[6] = r.weights_mib;
+    f[7] = r.peak_act_mib;
+    f[8] = fg->sum_act_out_bytes * s / 1048576.0;
+    f[9] = (double)c->batch;
+}
+
+/* log-space prior of target j (minus y_mu), from the standardized static
+ * row st or the additive model. */
+static double prior_of(const gnn *m, int j, const float *st,
+                       const dlp_feat_graph *fg, const dlp_pred_config *c) {
     if (!m->prior) return 0;
+    if (m->pk[j] == PRIOR_ADD) {
+        double f[NADD], z = 0;
+        add_feats(fg, c, f);
+        for (int k = 0; k < NADD; k++) z += m->add_w[j][k] * f[k];
+        double floor_ = exp(m->y_mu[m->ts[j]]) * 1e-3;
+        return log(z > floor_ ? z : floor_) - m->y_mu[m->ts[j]];
+    }
     const float *w = m->prior + (size_t)j * (m->sdim + 1);
     double z = w[0];
     for (int k = 0; k < m->sdim; k++) z += w[k + 1] * st[k];
@@ -120,7 +155,8 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nt; j++)
             logy[i * m->nt + j] = m->out[i * m->nt + j] + m->y_mu[m->ts[j]] +
-                                  prior_of(m, j, m->st + (size_t)i * m->sdim);
+                                  prior_of(m, j, m->st + (size_t)i * m->sdim,
+                                           fgs[i], cfgs[i]);
     return DLP_OK;
 }
 
@@ -231,6 +267,46 @@ static dlp_status fit_prior(gnn *m, const dlp_examples *E, const int32_t *tr,
         dlp_error e2;
         if (dlp_ridge_fit(X, y, ntr, d, 1.0, w, &e2)) continue; /* no labels */
         for (int k = 0; k < d; k++) m->prior[(size_t)j * d + k] = (float)w[k];
+        /* additive model on relative error: rows scaled by 1/y, columns
+         * by their RMS for conditioning */
+        double *A = malloc((size_t)ntr * NADD * sizeof *A);
+        double *one = malloc((size_t)ntr * sizeof *one);
+        double sc[NADD] = {0}, wa[NADD];
+        if (!A || !one) { free(A); free(one); st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); break; }
+        for (int i = 0; i < ntr; i++) {
+            const dlp_example *x = &E->ex[tr[i]];
+            double yv = x->y[m->ts[j]], f[NADD];
+            add_feats(&E->fg[x->fg], &x->cfg, f);
+            one[i] = yv > 0 ? 1 : NAN;
+            for (int k = 0; k < NADD; k++) {
+                A[(size_t)i * NADD + k] = yv > 0 ? f[k] / yv : 0;
+                sc[k] += A[(size_t)i * NADD + k] * A[(size_t)i * NADD + k];
+            }
+        }
+        for (int k = 0; k < NADD; k++) sc[k] = sc[k] > 0 ? sqrt(sc[k] / ntr) : 1;
+        for (int i = 0; i < ntr; i++)
+            for (int k = 0; k < NADD; k++) A[(size_t)i * NADD + k] /= sc[k];
+        bool ok = !dlp_ridge_fit(A, one, ntr, NADD, 1e-3, wa, &e2);
+        free(A); free(one);
+        for (int k = 0; k < NADD; k++) m->add_w[j][k] = ok ? (float)(wa[k] / sc[k]) : 0;
+        /* keep the prior with the lower training MAPE */
+        double e_r = 0, e_a = 0;
+        int c = 0;
+        for (int i = 0; ok && i < ntr; i++) {
+            const dlp_example *x = &E->ex[tr[i]];
+            double yv = x->y[m->ts[j]];
+            if (!(yv > 0)) continue;
+            const float *sr = (const float *)NULL;
+            (void)sr;
+            double zr = w[0];
+            for (int k = 0; k < m->sdim; k++) zr += w[k + 1] * X[(size_t)i * d + 1 + k];
+            m->pk[j] = PRIOR_ADD;
+            double za = prior_of(m, j, NULL, &E->fg[x->fg], &x->cfg);
+            e_r += fabs(exp(zr + m->y_mu[m->ts[j]]) / yv - 1);
+            e_a += fabs(exp(za + m->y_mu[m->ts[j]]) / yv - 1);
+            c++;
+        }
+        m->pk[j] = ok && c && e_a < e_r ? PRIOR_ADD : PRIOR_RIDGE;
     }
     free(X); free(y); free(w); free(row);
     return st;
@@ -263,10 +339,19 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = dlp_nn_file_add_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err)) ||
         (st = dlp_nn_file_add_params(f, &m->net.params, err)))
         return st;
-    if (m->prior &&
-        (st = dlp_nn_file_add_f32(f, "gnn/prior", m->prior,
-                                  (uint64_t)m->nt * (m->sdim + 1), err)))
-        return st;
+    if (m->prior) {
+        int64_t pk[DLP_T_COUNT];
+        float aw[DLP_T_COUNT * NADD];
+        for (int j = 0; j < m->nt; j++) {
+            pk[j] = m->pk[j];
+            for (int k = 0; k < NADD; k++) aw[j * NADD + k] = m->add_w[j][k];
+        }
+        if ((st = dlp_nn_file_add_f32(f, "gnn/prior", m->prior,
+                                      (uint64_t)m->nt * (m->sdim + 1), err)) ||
+            (st = dlp_nn_file_add_i64(f, "gnn/prior_kind", pk, (uint64_t)m->nt, err)) ||
+            (st = dlp_nn_file_add_f32(f, "gnn/add_w", aw, (uint64_t)m->nt * NADD, err)))
+            return st;
+    }
     if (m->gae && (st = dlp_gae_save(m->gae, f, err))) return st;
     return DLP_OK;
 }
@@ -343,6 +428,18 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
         if (!m->prior) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_nn_file_read_f32(f, "gnn/prior", m->prior,
                                        (uint64_t)m->nt * (m->sdim + 1), err);
+        const dlp_nn_entry *pk = dlp_nn_file_get(f, "gnn/prior_kind", DLP_NN_I64);
+        float aw[DLP_T_COUNT * NADD];
+        if (!st && (!pk || (int)pk->count != m->nt))
+            st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: no 'gnn/prior_kind'");
+        if (!st) st = dlp_nn_file_read_f32(f, "gnn/add_w", aw, (uint64_t)m->nt * NADD, err);
+        for (int j = 0; !st && j < m->nt; j++) {
+            int64_t v2 = ((const int64_t *)pk->data)[j];
+            if (v2 != PRIOR_RIDGE && v2 != PRIOR_ADD)
+                st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad prior kind");
+            m->pk[j] = (int)v2;
+            for (int k = 0; k < NADD; k++) m->add_w[j][k] = aw[j * NADD + k];
+        }
     }
     if (!st && m->edim) {
         st = dlp_gae_load(&m->gae, f, err);
