@@ -153,7 +153,11 @@ static void test_inference_matches_predictor(void) {
     dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
     dlp_pred_result pr;
     dlp_pred_result_init(&pr);
-    CHECK(dlp_pred_set_predict(PS->set, &in, &pr, &err) == DLP_OK);
+    /* src/pred's eager set over the same directory */
+    dlp_pred_set *eager = NULL;
+    CHECK(dlp_pred_set_load(models_dir, NULL, &eager, &err) == DLP_OK);
+    CHECK(dlp_pred_set_predict(eager, &in, &pr, &err) == DLP_OK);
+    dlp_pred_set_free(eager);
     CHECK_CLOSE(r.latency_ms.value, pr.v[DLP_T_INF_LATENCY_MS].value, 1e-12);
     CHECK_CLOSE(r.memory_mib.value, pr.v[DLP_T_INF_MEMORY_MIB].value, 1e-12);
     CHECK_CLOSE(r.energy_j.value, pr.v[DLP_T_INF_ENERGY_J].value, 1e-12);
@@ -211,6 +215,93 @@ static void test_modes(void) {
     CHECK(r.seq == 32 && r.batch == 4);
     CHECK_CLOSE(r.throughput_per_s.value, 4 / (r.latency_ms.value / 1e3), 1e-9);
     CHECK(r.energy_j.valid);
+}
+
+/* The lazy set picks per target what src/pred's set picks, loads only the
+ * files it needs, and a damaged file it needs gives a clear error. */
+static void test_lazy_set_selection(void) {
+    char dir[] = "/tmp/dlp_test_lazy_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    /* three inference files: roofline with errors 0.5 / 0.2 / unknown on
+     * different targets, plus a damaged file of another mode */
+    const double errs[3][4] = {{0.5, 0.5, 0.5, 0.5},
+                               {0.2, 0.9, NAN, 0.1},
+                               {NAN, NAN, NAN, NAN}};
+    for (int k = 0; k < 3; k++) {
+        dlp_pred_meta m;
+        dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
+        m.targets = 0xF;
+        for (int t = 0; t < 4; t++) m.val_error[t] = errs[k][t];
+        dlp_nn_file f = {0};
+        dlp_error err;
+        char path[300];
+        snprintf(path, sizeof path, "%s/f%d.dlpm", dir, k);
+        dlp_pred_meta_write(&m, &f, &err);
+        dlp_nn_file_add_str(&f, "roofline/version", "1", &err);
+        CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+        dlp_nn_file_free(&f);
+    }
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/z_train.dlpm", dir);
+    {
+        dlp_pred_meta m;
+        dlp_pred_meta_init(&m, "roofline", DLP_MODE_TRAINING);
+        m.targets = 1u << DLP_T_TRAIN_STEP_MS;
+        dlp_nn_file f = {0};
+        dlp_error err;
+        dlp_pred_meta_write(&m, &f, &err);
+        dlp_nn_file_add_str(&f, "roofline/version", "1", &err);
+        dlp_nn_file_save(&f, bad, &err);
+        dlp_nn_file_free(&f);
+        /* flip a byte of the checksum: the scan passes, the load fails */
+        FILE *fp = fopen(bad, "r+b");
+        fseek(fp, -1, SEEK_END);
+        int c = fgetc(fp);
+        fseek(fp, -1, SEEK_END);
+        fputc(c ^ 0xFF, fp);
+        fclose(fp);
+    }
+    dlp_predictor_set *ps = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
+    if (!ps) return;
+    CHECK(dlp_predictor_set_size(ps) == 4);
+    dlp_model *m = open_model(FIX "models/resnet18.onnx");
+    dlp_model_set_batch(m, 2, &err);
+    dlp_model_analyze(m, &err);
+    dlp_pred_config pc;
+    dlp_pred_config_init(&pc);
+    dlp_device_find("h100", &pc.device, &err);
+    pc.batch = 2;
+    dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
+    dlp_pred_result r;
+    CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_OK);
+    /* latency: f1 (0.2); memory: f0 (0.5 < 0.9); energy: f0 (0.5 beats
+     * unknown); power: f1 (0.1). f2 (all unknown) is never loaded. */
+    CHECK(ps->files[0].p && ps->files[1].p && !ps->files[2].p &&
+          !ps->files[3].p);
+    for (int t = 0; t < 4; t++) CHECK(r.v[t].valid);
+    /* training mode needs the damaged file: a clear error naming it */
+    pc.mode = DLP_MODE_TRAINING;
+    pc.runtime = DLP_RT_EAGER;
+    CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "z_train.dlpm") != NULL);
+    CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_ERR_FORMAT);
+    dlp_model_free(m);
+    dlp_predictor_close(ps);
+    /* a file whose header cannot be scanned fails the open, naming it */
+    FILE *fp = fopen(bad, "wb");
+    fputs("DLPNNMDL garbage", fp);
+    fclose(fp);
+    CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT && !ps);
+    CHECK(strstr(err.msg, "z_train.dlpm") != NULL);
+    for (int k = 0; k < 3; k++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/f%d.dlpm", dir, k);
+        unlink(path);
+    }
+    unlink(bad);
+    rmdir(dir);
 }
 
 /* ---- bad input ------------------------------------------------------------- */
@@ -557,6 +648,7 @@ int main(void) {
     RUN(test_inference_matches_predictor);
     RUN(test_batch_from_model_and_default);
     RUN(test_modes);
+    RUN(test_lazy_set_selection);
     RUN(test_unknown_device);
     RUN(test_precision_missing);
     RUN(test_batch_range);

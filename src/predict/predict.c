@@ -35,28 +35,11 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
         return dlp_fail(err, DLP_ERR_ARG, "no models directory given");
     dlp_predictor_set *ps = calloc(1, sizeof *ps);
     if (!ps) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    dlp_status st = dlp_pred_set_load(models_dir, EXTRA_KINDS, &ps->set, err);
+    pthread_mutex_init(&ps->lock, NULL);
+    dlp_status st = dlp_predict_set_open(models_dir, ps, err);
     if (st) {
-        free(ps);
-        return st;
-    }
-    ps->n = dlp_pred_set_count(ps->set);
-    ps->names = calloc((size_t)(ps->n > 0 ? ps->n : 1), sizeof *ps->names);
-    if (!ps->names) {
         dlp_predictor_close(ps);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < ps->n; i++) {
-        const dlp_predictor *p = dlp_pred_set_at(ps->set, i);
-        const char *file = p->path ? strrchr(p->path, '/') : NULL;
-        file = file ? file + 1 : (p->path ? p->path : "?");
-        size_t len = strlen(p->meta.kind) + strlen(file) + 4;
-        ps->names[i] = malloc(len);
-        if (!ps->names[i]) {
-            dlp_predictor_close(ps);
-            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        }
-        snprintf(ps->names[i], len, "%s (%s)", p->meta.kind, file);
+        return st;
     }
     *out = ps;
     return DLP_OK;
@@ -64,9 +47,8 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
 
 void dlp_predictor_close(dlp_predictor_set *ps) {
     if (!ps) return;
-    for (int i = 0; ps->names && i < ps->n; i++) free(ps->names[i]);
-    free(ps->names);
-    dlp_pred_set_free(ps->set);
+    dlp_predict_set_close(ps);
+    pthread_mutex_destroy(&ps->lock);
     free(ps);
 }
 
@@ -358,7 +340,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     dlp_pred_result pr;
     dlp_pred_result_init(&pr);
     dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
-    if ((st = dlp_pred_set_predict(ps->set, &in, &pr, err))) return st;
+    if ((st = dlp_predict_set_run(ps, &in, &pr, err))) return st;
     if (pr.ood) {
         out->ood = 1;
         add_reason(out, "%s", pr.ood_reason);

@@ -10,6 +10,8 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
+#include <pthread.h>
+
 /* Share of a MIG profile's named memory a process can use (predict_mig.c). */
 #define DLP_MIG_USABLE 0.95
 
@@ -22,11 +24,33 @@
 #define DLP_CUDA_CONTEXT_MIB 520.0
 #define DLP_RESERVED_RATIO 1.05
 
+/* One predictor file of the set: its header, scanned at open; the
+ * predictor itself, loaded (and fully checked) when first needed. */
+typedef struct {
+    char *path;
+    dlp_pred_meta meta;      /* kind, mode, targets, runtimes, precisions,
+                                val_error, devices (from the scan) */
+    dlp_predictor *p;        /* NULL until loaded */
+    dlp_status failed;       /* load failed: remembered, with why */
+    char why[256];
+} dlp_pred_file;
+
 struct dlp_predictor_set {
-    dlp_pred_set *set;
-    char **names;            /* "kind (file)" per predictor */
+    dlp_pred_file *files;    /* sorted by file name */
+    char **names;            /* "kind (file)" per file */
     int n;
+    pthread_mutex_t lock;    /* guards lazy loading */
 };
+
+/* predict_set.c: scan a directory / free / predict every target of the
+ * config's mode with its best file (same rule as dlp_pred_set_predict). */
+dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
+                                dlp_error *err);
+void dlp_predict_set_close(dlp_predictor_set *ps);
+dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
+                               dlp_pred_result *out, dlp_error *err);
+/* The kinds src/pred does not build in (the XGBoost tree kind). */
+const dlp_pred_vtable *const *dlp_predict_extra_kinds(void);
 
 /* Roofline time of one forward of an analysed graph, in ms, on a share of
  * the device: every node costs max(FLOPs / (peak x sm_share), bytes /

@@ -1,0 +1,297 @@
+/*
+ * predict_set.c — the predictor set behind dlp_predictor_open: a lazy
+ * version of src/pred/pred_set.c. Opening a models/ directory only scans
+ * the header entries of every *.dlpm file (kind, mode, targets, runtimes,
+ * precisions, validation errors: no checksum, no weights); a prediction
+ * picks, per target, the file with the lowest validation error that covers
+ * the request (the same rule as dlp_pred_set_best) and loads just those
+ * files, fully checked (dlp_predictor_load: CRC, schema, payload), once.
+ *
+ * Why: `dlperf predict` starts a process per model; the shipped set holds
+ * a dozen files (4 kinds x 3 modes) and loading and checksumming all of
+ * them cost ~25 ms of CPU, more than the whole ResNet-50 prediction.
+ *
+ * The scan reads the container layout documented in src/nn/nn.h
+ * ("DLPNNMDL", u32 version, u32 entries, u64 payload bytes, entries of
+ * u8 kind, u16 name length, name, u64 count, data; u32 CRC-32) with bounds
+ * checks on every field; a file it cannot read fails the open, naming it.
+ */
+#include "predict/predict.h"
+#include "tree/tree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FILES 256
+#define HDR 24
+
+static uint64_t rd64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static dlp_status read_file(const char *path, uint8_t **buf, size_t *len,
+                            dlp_error *err) {
+    *buf = NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return dlp_fail(err, DLP_ERR_IO, "cannot open %s: %s", path,
+                        strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < HDR + 4 ||
+        st.st_size > ((off_t)1 << 31)) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
+                        "(size %lld)", path, (long long)st.st_size);
+    }
+    uint8_t *b = malloc((size_t)st.st_size);
+    if (!b) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory reading %s", path);
+    }
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != (size_t)st.st_size) {
+        free(b);
+        return dlp_fail(err, DLP_ERR_IO, "cannot read %s", path);
+    }
+    *buf = b;
+    *len = got;
+    return DLP_OK;
+}
+
+/* Fills m (kind, mode, targets, runtimes, precisions, val_error, devices)
+ * from the header entries of the file in b[0..n). */
+static dlp_status scan(const char *path, const uint8_t *b, size_t n,
+                       dlp_pred_meta *m, dlp_error *err) {
+    dlp_pred_meta_init(m, "", DLP_MODE_INFERENCE);
+    if (memcmp(b, "DLPNNMDL", 8) || rd32(b + 8) != DLP_NN_FILE_VERSION ||
+        rd64(b + 16) != n - HDR - 4)
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
+                        "(bad magic, version or length)", path);
+    uint32_t entries = rd32(b + 12);
+    size_t p = HDR, end = n - 4;
+    bool have_kind = false, have_header = false;
+    for (uint32_t e = 0; e < entries; e++) {
+        if (end - p < 11) goto bad;
+        uint8_t kind = b[p];
+        size_t nl = (size_t)(b[p + 1] | b[p + 2] << 8);
+        p += 3;
+        if (end - p < nl + 8) goto bad;
+        const char *name = (const char *)b + p;
+        p += nl;
+        uint64_t count = rd64(b + p);
+        p += 8;
+        uint64_t es = kind == 1 ? 4 : kind == 2 ? 8 : kind == 3 ? 1 : 0;
+        if (!es || count > (end - p) / es) goto bad;
+        const uint8_t *d = b + p;
+        p += (size_t)(count * es);
+#define IS(s) (nl == sizeof(s) - 1 && !memcmp(name, s, nl))
+        if (kind == 3 && IS("pred/kind") && count < sizeof m->kind) {
+            memcpy(m->kind, d, (size_t)count);
+            m->kind[count] = 0;
+            have_kind = true;
+        } else if (kind == 3 && IS("pred/devices") &&
+                   count < sizeof m->devices) {
+            memcpy(m->devices, d, (size_t)count);
+            m->devices[count] = 0;
+        } else if (kind == 2 && IS("pred/header") && count == 6) {
+            int64_t v[6];
+            for (int k = 0; k < 6; k++) v[k] = (int64_t)rd64(d + 8 * k);
+            if (v[1] < 0 || v[1] >= DLP_MODE_COUNT || v[2] < 0 ||
+                v[2] >= (1 << DLP_T_COUNT) || v[3] < 0 ||
+                v[3] >= (1 << DLP_RT_COUNT) || v[4] < 0 ||
+                v[4] >= (1 << DLP_PREC_COUNT))
+                goto bad;
+            m->feat_schema = (int)v[0];
+            m->mode = (dlp_pred_mode)v[1];
+            m->targets = (uint32_t)v[2];
+            m->runtimes = (uint32_t)v[3];
+            m->precisions = (uint32_t)v[4];
+            have_header = true;
+        } else if (kind == 1 && IS("pred/per_target") &&
+                   count == 3 * DLP_T_COUNT) {
+            for (int t = 0; t < DLP_T_COUNT; t++) {
+                float f;
+                uint32_t u = rd32(d + 4 * t);
+                memcpy(&f, &u, 4);
+                m->val_error[t] = f;
+            }
+        }
+#undef IS
+    }
+    if (p != end || !have_kind || !have_header) goto bad;
+    return DLP_OK;
+bad:
+    return dlp_fail(err, DLP_ERR_FORMAT, "%s: malformed dlperf model file "
+                    "(entries or predictor header)", path);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
+                                dlp_error *err) {
+    DIR *d = opendir(dir);
+    if (!d) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s",
+                            dir);
+    char *names[MAX_FILES];
+    int n = 0;
+    dlp_status st = DLP_OK;
+    size_t el = strlen(DLP_PRED_FILE_EXT);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l <= el || strcmp(e->d_name + l - el, DLP_PRED_FILE_EXT)) continue;
+        if (n == MAX_FILES) {
+            st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s",
+                          MAX_FILES, dir);
+            break;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (!st && n == 0)
+        st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no *%s model files in %s",
+                      DLP_PRED_FILE_EXT, dir);
+    if (!st) {
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+        ps->files = calloc((size_t)n, sizeof *ps->files);
+        ps->names = calloc((size_t)n, sizeof *ps->names);
+        if (!ps->files || !ps->names)
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; !st && i < n; i++) {
+        dlp_pred_file *f = &ps->files[i];
+        size_t pl = strlen(dir) + strlen(names[i]) + 2;
+        size_t nl = strlen(names[i]) + DLP_PRED_KIND_MAX + 4;
+        f->path = malloc(pl);
+        ps->names[i] = malloc(nl);
+        if (!f->path || !ps->names[i]) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        ps->n = i + 1;
+        snprintf(f->path, pl, "%s/%s", dir, names[i]);
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        if ((st = read_file(f->path, &buf, &len, err))) break;
+        st = scan(f->path, buf, len, &f->meta, err);
+        free(buf);
+        if (st) break;
+        snprintf(ps->names[i], nl, "%s (%s)", f->meta.kind, names[i]);
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    return st;
+}
+
+void dlp_predict_set_close(dlp_predictor_set *ps) {
+    for (int i = 0; i < ps->n; i++) {
+        dlp_predictor_free(ps->files[i].p);
+        free(ps->files[i].path);
+        free(ps->names[i]);
+    }
+    free(ps->files);
+    free(ps->names);
+    ps->files = NULL;
+    ps->names = NULL;
+    ps->n = 0;
+}
+
+/* The file with the lowest validation error that covers t under c (the
+ * rule of dlp_pred_set_best), or -1. */
+static int best_file(const dlp_predictor_set *ps, dlp_target t,
+                     const dlp_pred_config *c) {
+    int best = -1;
+    double be = INFINITY;
+    for (int i = 0; i < ps->n; i++) {
+        const dlp_pred_meta *m = &ps->files[i].meta;
+        if (!dlp_pred_meta_covers(m, t, c)) continue;
+        double e = m->val_error[t];
+        if (!isfinite(e)) e = 1e30;   /* unknown error: last resort */
+        if (best < 0 || e < be) {
+            best = i;
+            be = e;
+        }
+    }
+    return best;
+}
+
+/* Loads file i (once; thread-safe). */
+static dlp_status ensure_loaded(dlp_predictor_set *ps, int i, dlp_error *err) {
+    dlp_status st = DLP_OK;
+    pthread_mutex_lock(&ps->lock);
+    dlp_pred_file *f = &ps->files[i];
+    if (!f->p && !f->failed) {
+        st = dlp_predictor_load(f->path, dlp_predict_extra_kinds(), &f->p, err);
+        if (st) {
+            f->failed = st;
+            snprintf(f->why, sizeof f->why, "%.255s", err ? err->msg : "");
+        }
+    } else if (f->failed) {
+        st = dlp_fail(err, f->failed, "%s", f->why);
+    }
+    pthread_mutex_unlock(&ps->lock);
+    return st;
+}
+
+dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
+                               dlp_pred_result *out, dlp_error *err) {
+    dlp_pred_result_init(out);
+    int best[DLP_T_COUNT], used[DLP_T_COUNT], n_used = 0, n_done = 0;
+    for (int t = 0; t < DLP_T_COUNT; t++)
+        best[t] = best_file(ps, (dlp_target)t, in->cfg);
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        int i = best[t];
+        if (i < 0) continue;
+        int k = 0;
+        while (k < n_used && used[k] != i) k++;
+        if (k < n_used) continue;
+        used[n_used++] = i;
+        dlp_status st = ensure_loaded(ps, i, err);
+        if (st) return st;
+        /* run it once; keep only the targets it is best for */
+        dlp_pred_result r;
+        dlp_pred_result_init(&r);
+        st = dlp_predictor_predict(ps->files[i].p, in, &r, err);
+        if (st) return st;
+        for (int u = t; u < DLP_T_COUNT; u++)
+            if (r.v[u].valid && best[u] == i) {
+                out->v[u] = r.v[u];
+                n_done++;
+            }
+        if (r.ood && !out->ood) {
+            out->ood = true;
+            memcpy(out->ood_reason, r.ood_reason, sizeof out->ood_reason);
+        }
+        out->extrapolated |= r.extrapolated;
+    }
+    if (n_done == 0)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                        "no trained predictor covers %s at %s/%s",
+                        dlp_mode_name(in->cfg->mode),
+                        dlp_precision_name(in->cfg->precision),
+                        dlp_runtime_name(in->cfg->runtime));
+    return DLP_OK;
+}
