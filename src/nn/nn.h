@@ -15,8 +15,10 @@
  *    twice gets the sum of its gradients. Callers zero gradients.
  *  - Shapes are in the comments: N nodes, E edges, G graphs, I/O/C/H
  *    feature sizes.
- *  - No global state: randomness comes from a caller-owned dlp_nn_rng,
- *    threading from an explicit thread count argument.
+ *  - No hidden state: randomness comes from a caller-owned dlp_nn_rng; the
+ *    one process-wide setting is the thread count, set explicitly with
+ *    dlp_nn_set_threads (it also sets OpenBLAS's). Same seed + same thread
+ *    count give bit-identical results.
  */
 #ifndef DLP_NN_H
 #define DLP_NN_H
