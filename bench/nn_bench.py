@@ -11,7 +11,7 @@ hashed one-hot op type (32 wide). A synthetic 200-node DAG serves the
 single-graph latency test.
 
     make && /usr/bin/python3 bench/nn_bench.py [--threads 2] [--hidden 512]
-        [--steps 10] [--batch 16] [--reps 50]
+        [--steps 4] [--batch 16] [--reps 30] [--rounds 2]
 
 Prints graphs/s and latency for both and the ratios (best of --rounds
 interleaved rounds, since the machine may be shared). Not a test: timings
@@ -216,11 +216,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hidden", type=int, default=512)
-    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--infer-nodes", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     # torch (Debian) calls the system OpenBLAS, whose own thread count is set
     # by this variable, not by torch.set_num_threads: fix it for both sides
