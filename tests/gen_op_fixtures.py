@@ -461,6 +461,29 @@ case("reducemax_float_fold", "ReduceMax", [C([[3.0, 7.5], [1.0, 2.0]])],
 case("reducemean_float_fold", "ReduceMean", [C([1.0, 2.0, 6.0])],
      {"keepdims": 0}, opset=13, fold=[3.0])
 
+# less common ops
+case("sce_loss_none", "SoftmaxCrossEntropyLoss", [I([4, 5, 3]), I([4, 3], I64)],
+     {"reduction": "none"}, n_out=2, opset=13)
+case("sce_loss_mean", "SoftmaxCrossEntropyLoss", [I([4, 5]), I([4], I64)],
+     opset=13)
+case("nll_loss_none", "NegativeLogLikelihoodLoss", [I([4, 5, 2, 3]),
+                                                    I([4, 2, 3], I64)],
+     {"reduction": "none"}, opset=13)
+case("hann_window", "HannWindow", [C(10)])
+case("blackman_window_f64", "BlackmanWindow", [C(6)], {"output_datatype": 11})
+case("max_unpool", "MaxUnpool", [I([1, 2, 3, 3]), I([1, 2, 3, 3], I64)],
+     {"kernel_shape": [2, 2], "strides": [2, 2]}, opset=11)
+case("max_unpool_shape", "MaxUnpool", [I([1, 2, 3, 3]), I([1, 2, 3, 3], I64),
+                                       C([1, 2, 7, 7])],
+     {"kernel_shape": [2, 2], "strides": [2, 2]}, opset=11,
+     expect=[(F32, [1, 2, 7, 7])])
+case("center_crop_pad", "CenterCropPad", [I([5, 8, 3]), C([6, 4])],
+     {"axes": [0, 1]}, opset=18, expect=[(F32, [6, 4, 3])])
+case("det", "Det", [I([2, 3, 4, 4])])
+case("multinomial", "Multinomial", [I([3, 10])], {"sample_size": 4})
+case("unique_axis", "Unique", [I([4, 6])], {"axis": 1}, n_out=4, opset=11,
+     expect=[(F32, [4, None]), (I64, [None]), (I64, [6]), (I64, [None])])
+
 # folding through int arithmetic and comparisons
 case("fold_add", "Add", [C([2, 3]), C([10])], fold=[12, 13])
 case("fold_div", "Div", [C([7, -7]), C([2])], fold=[3, -3])

@@ -679,7 +679,7 @@ static void test_fuzz_all_ops(void) {
     const dlp_shape_op *tables[] = {
         dlp_shape_ops_elementwise, dlp_shape_ops_nn, dlp_shape_ops_tensor,
         dlp_shape_ops_index, dlp_shape_ops_const, dlp_shape_ops_reduce,
-        dlp_shape_ops_control, dlp_shape_ops_seq};
+        dlp_shape_ops_control, dlp_shape_ops_seq, dlp_shape_ops_misc};
     int ops = 0;
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         for (const dlp_shape_op *o = tables[k]; o->op; o++) {

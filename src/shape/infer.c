@@ -31,7 +31,7 @@ struct dlp_shape_run {
 static const dlp_shape_op *const op_tables[] = {
     dlp_shape_ops_elementwise, dlp_shape_ops_nn, dlp_shape_ops_tensor,
     dlp_shape_ops_index, dlp_shape_ops_const, dlp_shape_ops_reduce,
-    dlp_shape_ops_control, dlp_shape_ops_seq,
+    dlp_shape_ops_control, dlp_shape_ops_seq, dlp_shape_ops_misc,
 };
 
 static dlp_status run_init(dlp_shape_run *r, dlp_graph *root,

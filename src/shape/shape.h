@@ -153,6 +153,7 @@ extern const dlp_shape_op dlp_shape_ops_index[];
 extern const dlp_shape_op dlp_shape_ops_const[];
 extern const dlp_shape_op dlp_shape_ops_reduce[];
 extern const dlp_shape_op dlp_shape_ops_seq[];
+extern const dlp_shape_op dlp_shape_ops_misc[];
 extern const dlp_shape_op dlp_shape_ops_control[];
 
 #endif /* DLP_SHAPE_H */
