@@ -278,8 +278,8 @@ static void test_lazy_set_selection(void) {
     CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_OK);
     /* latency: f1 (0.2); memory: f0 (0.5 < 0.9); energy: f0 (0.5 beats
      * unknown); power: f1 (0.1). f2 (all unknown) is never loaded. */
-    CHECK(ps->files[0].p && ps->files[1].p && !ps->files[2].p &&
-          !ps->files[3].p);
+    CHECK(ps->files[0].n_inst == 1 && ps->files[1].n_inst == 1 &&
+          !ps->files[2].n_inst && !ps->files[3].n_inst);
     for (int t = 0; t < 4; t++) CHECK(r.v[t].valid);
     /* training mode needs the damaged file: a clear error naming it */
     pc.mode = DLP_MODE_TRAINING;

@@ -312,6 +312,28 @@ def main():
             ok = ok and ("error" in j or (j["latency_ms"] is None or j["latency_ms"] > 0))
         check(ok, "200 mutated models: JSON line each, no crash (rc %d)" % rc)
 
+        # a GNN predictor (scratch buffers in its state): 2 threads must
+        # give exactly the 1-thread output
+        gm = os.path.join(tmp, "gnn_models")
+        os.makedirs(gm)
+        rc, out, err = run("train", os.path.join(FIX, "dataset", "valid"), "--kind", "dippm",
+                           "-o", os.path.join(gm, "dippm.dlpm"), "--epochs", "2", "--quiet")
+        if rc == 0:
+            zoo = os.path.join(tmp, "zoo")
+            os.makedirs(zoo)
+            for n in os.listdir(os.path.join(FIX, "models")):
+                if n.endswith(".onnx"):
+                    for k in range(3):
+                        shutil.copy(os.path.join(FIX, "models", n), os.path.join(zoo, "%d_%s" % (k, n)))
+            o1 = run("predict", zoo, "--device", "h100", "--json", "--jobs", "1",
+                     "--dim", "seq=16", "--models", gm)
+            o2 = run("predict", zoo, "--device", "h100", "--json", "--jobs", "2",
+                     "--dim", "seq=16", "--models", gm)
+            check(o1[1] == o2[1] and o1[1].count("\n") > 50,
+                  "GNN predictor: directory output independent of threads")
+        else:
+            check(False, "dlperf train dippm on fixtures (%s)" % err.strip()[:80])
+
         # determinism
         a = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]
         b = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]

@@ -36,6 +36,7 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     dlp_predictor_set *ps = calloc(1, sizeof *ps);
     if (!ps) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&ps->lock, NULL);
+    pthread_cond_init(&ps->freed, NULL);
     dlp_status st = dlp_predict_set_open(models_dir, ps, err);
     if (st) {
         dlp_predictor_close(ps);
@@ -49,6 +50,7 @@ void dlp_predictor_close(dlp_predictor_set *ps) {
     if (!ps) return;
     dlp_predict_set_close(ps);
     pthread_mutex_destroy(&ps->lock);
+    pthread_cond_destroy(&ps->freed);
     free(ps);
 }
 
@@ -339,8 +341,15 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     /* predict on the whole GPU, then scale to the partition */
     dlp_pred_result pr;
     dlp_pred_result_init(&pr);
-    dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
-    if ((st = dlp_predict_set_run(ps, &in, &pr, err))) return st;
+    /* featurized once, shared by every predictor of the request */
+    dlp_feat_graph fg;
+    if ((st = dlp_feat_graph_build(&fg, &m->graph, pc.batch, pc.seq,
+                                   pc.height, pc.width, err)))
+        return st;
+    dlp_pred_input in = {&m->graph, &pc, &fg, NULL};
+    st = dlp_predict_set_run(ps, &in, &pr, err);
+    dlp_feat_graph_free(&fg);
+    if (st) return st;
     if (pr.ood) {
         out->ood = 1;
         add_reason(out, "%s", pr.ood_reason);

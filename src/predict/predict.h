@@ -26,11 +26,16 @@
 
 /* One predictor file of the set: its header, scanned at open; the
  * predictor itself, loaded (and fully checked) when first needed. */
+#define DLP_PRED_MAX_INST 16
 typedef struct {
     char *path;
     dlp_pred_meta meta;      /* kind, mode, targets, runtimes, precisions,
                                 val_error, devices (from the scan) */
-    dlp_predictor *p;        /* NULL until loaded */
+    /* loaded copies: one per concurrent caller (a predictor may keep
+     * scratch buffers in its impl, so one copy serves one thread at once) */
+    dlp_predictor *inst[DLP_PRED_MAX_INST];
+    bool busy[DLP_PRED_MAX_INST];
+    int n_inst;
     dlp_status failed;       /* load failed: remembered, with why */
     char why[256];
 } dlp_pred_file;
@@ -39,7 +44,8 @@ struct dlp_predictor_set {
     dlp_pred_file *files;    /* sorted by file name */
     char **names;            /* "kind (file)" per file */
     int n;
-    pthread_mutex_t lock;    /* guards lazy loading */
+    pthread_mutex_t lock;    /* guards loading and the busy flags */
+    pthread_cond_t freed;    /* a copy became free */
 };
 
 /* predict_set.c: scan a directory / free / predict every target of the

@@ -208,7 +208,8 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
 
 void dlp_predict_set_close(dlp_predictor_set *ps) {
     for (int i = 0; i < ps->n; i++) {
-        dlp_predictor_free(ps->files[i].p);
+        for (int k = 0; k < ps->files[i].n_inst; k++)
+            dlp_predictor_free(ps->files[i].inst[k]);
         free(ps->files[i].path);
         free(ps->names[i]);
     }
@@ -238,22 +239,52 @@ static int best_file(const dlp_predictor_set *ps, dlp_target t,
     return best;
 }
 
-/* Loads file i (once; thread-safe). */
-static dlp_status ensure_loaded(dlp_predictor_set *ps, int i, dlp_error *err) {
+/* A free loaded copy of file i for this caller (loads one when all are
+ * busy and fewer than DLP_PRED_MAX_INST exist, else waits). */
+static dlp_status acquire(dlp_predictor_set *ps, int i, dlp_predictor **out,
+                          int *slot, dlp_error *err) {
     dlp_status st = DLP_OK;
-    pthread_mutex_lock(&ps->lock);
     dlp_pred_file *f = &ps->files[i];
-    if (!f->p && !f->failed) {
-        st = dlp_predictor_load(f->path, dlp_predict_extra_kinds(), &f->p, err);
-        if (st) {
-            f->failed = st;
-            snprintf(f->why, sizeof f->why, "%.255s", err ? err->msg : "");
+    pthread_mutex_lock(&ps->lock);
+    for (;;) {
+        if (f->failed) {
+            st = dlp_fail(err, f->failed, "%s", f->why);
+            break;
         }
-    } else if (f->failed) {
-        st = dlp_fail(err, f->failed, "%s", f->why);
+        int k = 0;
+        while (k < f->n_inst && f->busy[k]) k++;
+        if (k < f->n_inst) {
+            f->busy[k] = true;
+            *out = f->inst[k];
+            *slot = k;
+            break;
+        }
+        if (f->n_inst < DLP_PRED_MAX_INST) {
+            dlp_predictor *p = NULL;
+            st = dlp_predictor_load(f->path, dlp_predict_extra_kinds(), &p,
+                                    err);
+            if (st) {
+                f->failed = st;
+                snprintf(f->why, sizeof f->why, "%.255s", err ? err->msg : "");
+                break;
+            }
+            f->inst[f->n_inst] = p;
+            f->busy[f->n_inst] = true;
+            *out = p;
+            *slot = f->n_inst++;
+            break;
+        }
+        pthread_cond_wait(&ps->freed, &ps->lock);
     }
     pthread_mutex_unlock(&ps->lock);
     return st;
+}
+
+static void release(dlp_predictor_set *ps, int i, int slot) {
+    pthread_mutex_lock(&ps->lock);
+    ps->files[i].busy[slot] = false;
+    pthread_cond_signal(&ps->freed);
+    pthread_mutex_unlock(&ps->lock);
 }
 
 dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
@@ -269,12 +300,15 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
         while (k < n_used && used[k] != i) k++;
         if (k < n_used) continue;
         used[n_used++] = i;
-        dlp_status st = ensure_loaded(ps, i, err);
+        dlp_predictor *p = NULL;
+        int slot = 0;
+        dlp_status st = acquire(ps, i, &p, &slot, err);
         if (st) return st;
         /* run it once; keep only the targets it is best for */
         dlp_pred_result r;
         dlp_pred_result_init(&r);
-        st = dlp_predictor_predict(ps->files[i].p, in, &r, err);
+        st = dlp_predictor_predict(p, in, &r, err);
+        release(ps, i, slot);
         if (st) return st;
         for (int u = t; u < DLP_T_COUNT; u++)
             if (r.v[u].valid && best[u] == i) {
