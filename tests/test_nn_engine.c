@@ -127,6 +127,9 @@ static void test_bad_graphs(void) {
     gd = (dlp_nn_graph_desc){3, 2, NULL, NULL, NULL};
     CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, 0, &err) == DLP_ERR_ARG);
     CHECK(dlp_nn_graph_build(&g, NULL, NULL, 2, 0, &err) == DLP_ERR_ARG);
+    dlp_nn_graph_desc huge[2] = {{1500000000, 0, NULL, NULL, NULL},
+                                 {1500000000, 0, NULL, NULL, NULL}};
+    CHECK(dlp_nn_graph_build(&g, huge, NULL, 2, 0, &err) == DLP_ERR_LIMIT);
     CHECK(dlp_nn_graph_build(&g, NULL, NULL, 0, 0, &err) == DLP_OK); /* empty batch */
     CHECK(g.n_nodes == 0 && g.n_graphs == 0);
     dlp_nn_graph_free(&g);
