@@ -484,6 +484,52 @@ case("multinomial", "Multinomial", [I([3, 10])], {"sample_size": 4})
 case("unique_axis", "Unique", [I([4, 6])], {"axis": 1}, n_out=4, opset=11,
      expect=[(F32, [4, None]), (I64, [None]), (I64, [6]), (I64, [None])])
 
+for op in ["Acosh", "Asinh", "Atanh"]:
+    case("unary_" + op, op, [I([2, 3])])
+for op in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
+    case("bitwise_" + op, op, [I([2, 1], I32), I([3], I32)], opset=18,
+         expect=[(I32, [2, 3])])
+case("bitwise_not", "BitwiseNot", [I([2, 3], I32)], opset=18,
+     expect=[(I32, [2, 3])])
+case("dynamic_quantize", "DynamicQuantizeLinear", [I([3, 4])], n_out=3,
+     opset=11)
+case("global_lp_pool", "GlobalLpPool", [I([2, 3, 5, 6])])
+case("hamming_window", "HammingWindow", [C(7)])
+case("max_roi_pool", "MaxRoiPool", [I([1, 3, 8, 8]), I([5, 5])],
+     {"pooled_shape": [2, 3]})
+case("qlinear_conv", "QLinearConv",
+     [I([1, 3, 8, 8], U8), C(0.1), C(np.uint8(0), U8), I([4, 3, 3, 3], U8),
+      C(0.1), C(np.uint8(0), U8), C(0.2), C(np.uint8(0), U8)],
+     {"pads": [1, 1, 1, 1], "strides": [2, 2]}, opset=10)
+case("qlinear_matmul", "QLinearMatMul",
+     [I([2, 3, 4], U8), C(0.1), C(np.uint8(0), U8), I([4, 5], U8),
+      C(0.1), C(np.uint8(0), U8), C(0.2), C(np.uint8(0), U8)], opset=10)
+case("random_normal", "RandomNormal", [], {"shape": [3, 4]})
+case("random_uniform_f64", "RandomUniform", [], {"shape": [2, 5],
+                                                  "dtype": 11})
+case("random_uniform_like", "RandomUniformLike", [I([3, 2])])
+case("scatter_9", "Scatter", [I([3, 4]), I([2, 2], I64), I([2, 2])],
+     {"axis": 1}, opset=9)
+case("rotary_embedding", "RotaryEmbedding",
+     [I([2, 4, 5, 8]), I([5, 4]), I([5, 4]), I([2, 5], I64)], opset=23,
+     expect=[(F32, [2, 4, 5, 8])])
+
+
+def scan_body(names, outs):
+    # state s [4], scan slice x [4]: s' = s + x, y = x * 2
+    body = h.make_graph(
+        [h.make_node("Add", ["s", "x"], ["s2"]),
+         h.make_node("Mul", ["x", "x"], ["y"])], "body",
+        [h.make_tensor_value_info("s", F32, [4]),
+         h.make_tensor_value_info("x", F32, [4])],
+        [h.make_tensor_value_info("s2", F32, [4]),
+         h.make_tensor_value_info("y", F32, [4])])
+    return [h.make_node("Scan", names, outs, name="n0", num_scan_inputs=1,
+                        body=body)]
+
+
+case("scan", "Scan", [I([4]), I([6, 4])], n_out=2, nodes=scan_body)
+
 # folding through int arithmetic and comparisons
 case("fold_add", "Add", [C([2, 3]), C([10])], fold=[12, 13])
 case("fold_div", "Div", [C([7, -7]), C([2])], fold=[3, -3])
