@@ -488,6 +488,27 @@ static void test_tar_and_zstd(void) {
     CHECK(walk_mem(bad, 512, &members, &err) == DLP_ERR_LIMIT);
     free(bad);
     free(tar);
+    /* zstd: two frames back to back decode as one stream */
+    char *one, *two, *z;
+    size_t n1, n2, nz;
+    const char *kz = FIX "/valid/batches/20261126T0400-vision-a/kernels.csv.zst";
+    CHECK(dlp_zst_read_file(kz, 1 << 24, &one, &n1, &err) == DLP_OK);
+    CHECK(dlp_read_file(kz, 1 << 24, &z, &nz, &err) == DLP_OK);
+    char twice[] = "/tmp/dlp_test_twice_XXXXXX";
+    int fd = mkstemp(twice);
+    CHECK(fd >= 0);
+    if (fd >= 0 && z && one) {
+        FILE *f = fdopen(fd, "wb");
+        fwrite(z, 1, nz, f);
+        fwrite(z, 1, nz, f);
+        fclose(f);
+        CHECK(dlp_zst_read_file(twice, 1 << 24, &two, &n2, &err) == DLP_OK);
+        CHECK(n2 == 2 * n1 && !memcmp(two, one, n1) && !memcmp(two + n1, one, n1));
+        free(two);
+        unlink(twice);
+    }
+    free(one);
+    free(z);
     /* zstd: missing file, not zstd, limit */
     CHECK(dlp_zst_read_file(FIX "/nope.zst", 100, &tar, &n, &err) == DLP_ERR_IO);
     CHECK(dlp_zst_read_file(FIX "/gen.py", 1 << 20, &tar, &n, &err) == DLP_ERR_FORMAT);
