@@ -675,6 +675,38 @@ static void fuzz_op(const char *op, int rounds) {
     }
 }
 
+/* Found by the fuzzer: attributes of the wrong type (FLOATS 'starts' on an
+ * opset-9 Slice, FLOATS 'strides' on MaxUnpool) must not be read as INTS. */
+static void test_wrong_attr_types(void) {
+    const char *ops[] = {"Slice", "MaxUnpool", "CenterCropPad", "Conv",
+                         "Transpose", "Pad", "Reshape", "Resize"};
+    const char *names[] = {"starts", "ends", "strides", "pads", "axes",
+                           "kernel_shape", "perm", "shape", "scales"};
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int opset = 7; opset <= 19; opset += 4) {
+            tg t;
+            tg_init(&t);
+            t.g.opset = opset;
+            const int64_t d[4] = {1, 2, 6, 6};
+            input(&t, "x", DLP_DT_FLOAT, 4, d, NULL);
+            input(&t, "w", DLP_DT_FLOAT, 4, d, NULL);
+            dlp_node *n = node(&t, ops[o], "x,w", "y");
+            int na = (int)(sizeof names / sizeof *names);
+            n->attrs = dlp_arena_calloc(&t.arena, (size_t)na, sizeof(dlp_attr));
+            for (int i = 0; i < na; i++) {
+                dlp_attr *a = &n->attrs[i];
+                a->name = names[i];
+                a->type = DLP_ATTR_FLOATS;
+                a->n = 4;
+                a->floats = dlp_arena_calloc(&t.arena, 4, sizeof(double));
+                a->tensor = -1;
+            }
+            n->n_attrs = na;
+            CHECK_MSG(infer(&t) == DLP_OK, "%s: %s", ops[o], t.err.msg);
+            tg_free(&t);
+        }
+}
+
 static void test_fuzz_all_ops(void) {
     const dlp_shape_op *tables[] = {
         dlp_shape_ops_elementwise, dlp_shape_ops_nn, dlp_shape_ops_tensor,
@@ -797,6 +829,7 @@ int main(void) {
     RUN(test_limits);
     RUN(test_causal_mask_folds);
     RUN(test_if_constant_and_merge);
+    RUN(test_wrong_attr_types);
     RUN(test_fuzz_all_ops);
     return CHECK_DONE();
 }

@@ -87,6 +87,8 @@ static dlp_status sh_max_unpool(dlp_sctx *c) {
     const dlp_attr *k = dlp_node_attr(c->n, "kernel_shape");
     const dlp_attr *s = dlp_node_attr(c->n, "strides");
     const dlp_attr *p = dlp_node_attr(c->n, "pads");
+    if (s && s->type != DLP_ATTR_INTS) s = NULL;
+    if (p && p->type != DLP_ATTR_INTS) p = NULL;
     if (nsp < 1 || !k || k->type != DLP_ATTR_INTS || k->n != nsp ||
         (s && s->n != nsp) || (p && p->n != 2 * nsp))
         return dlp_sh_bad(c, "kernel_shape/strides/pads do not match");

@@ -492,7 +492,8 @@ static dlp_status sh_slice(dlp_sctx *c) {
         const dlp_attr *a = dlp_node_attr(c->n, "starts");
         const dlp_attr *b = dlp_node_attr(c->n, "ends");
         const dlp_attr *ax = dlp_node_attr(c->n, "axes");
-        if (!a || !b) return dlp_sh_bad(c, "starts/ends missing");
+        if (!a || !b || a->type != DLP_ATTR_INTS || b->type != DLP_ATTR_INTS)
+            return dlp_sh_bad(c, "starts/ends missing");
         starts = a->ints; ns = a->n;
         ends = b->ints; ne = b->n;
         if (ax && ax->type == DLP_ATTR_INTS) { axes = ax->ints; na = ax->n; }
