@@ -169,6 +169,27 @@ static void test_linreg_exact(void) {
                   r.v[0].value, E.ex[k].y[0]);
     }
     CHECK(p && p->meta.val_error[0] < 2e-3);
+    if (p) {   /* far outside the trained batch range: flagged, not refused */
+        dlp_pred_config c = E.ex[0].cfg;
+        c.batch = 20000;
+        dlp_pred_input in = {NULL, &c, &E.fg[0], NULL};
+        dlp_pred_result r;
+        dlp_pred_result_init(&r);
+        CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+        CHECK(r.ood && strstr(r.ood_reason, "batch") != NULL);
+        dlp_pred_result_init(&r);
+        in.cfg = &E.ex[2].cfg;
+        CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+        CHECK(!r.ood);
+        CHECK(!r.extrapolated);
+        dlp_pred_result_init(&r);
+        c = E.ex[2].cfg;
+        dlp_device_find("A100-SXM4-80GB", &c.device, &err);
+        in.cfg = &c;
+        strcpy(p->meta.devices, "H100-SXM5-80GB");
+        CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+        CHECK(r.extrapolated);
+    }
     dlp_predictor_free(p);
     for (int k = 0; k < nb; k++) dlp_feat_graph_free(&E.fg[k]);
     free(E.fg);

@@ -454,6 +454,16 @@ dlp_status dlp_predictor_predict(const dlp_predictor *p,
         (c->batch < m->batch_min / 2 || c->batch > m->batch_max * 2))
         dlp_pred_result_flag(out, "batch %lld outside the trained range %g..%g",
                              (long long)c->batch, m->batch_min, m->batch_max);
+    if (m->macs_max > 0) {
+        double macs = 0;
+        if (in->feat) macs = in->feat->macs;
+        else
+            for (size_t i = 0; i < in->graph->n_nodes; i++)
+                macs += in->graph->nodes[i].cost.macs;
+        if (macs > m->macs_max * 4 || macs < m->macs_min / 4)
+            dlp_pred_result_flag(out, "%.3g MACs outside the trained range "
+                                 "%.3g..%.3g", macs, m->macs_min, m->macs_max);
+    }
     if (m->seq_max > 0 && c->seq > 0 &&
         (c->seq < m->seq_min / 2 || c->seq > m->seq_max * 2))
         dlp_pred_result_flag(out, "sequence %lld outside the trained range "
