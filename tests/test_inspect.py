@@ -12,7 +12,8 @@ tests/fixtures/models/oracle.json):
   * bad command lines: non-zero exit and a one-line message
 
 DLP_FULL_TV=1 also exports every torchvision classification model on the fly
-(slow: tens of minutes) and checks it the same way.
+(slow: about an hour) and checks it the same way; DLP_FULL_TV_DIR=DIR reuses
+an earlier `gen_model_fixtures.py --set all --out DIR`.
 """
 import json
 import os
@@ -234,11 +235,15 @@ def check_bad_cli():
 
 
 def full_sweep(oracle):
-    """DLP_FULL_TV=1: every torchvision model, exported on the fly."""
-    tmp = tempfile.mkdtemp(prefix="dlp_fulltv_")
-    subprocess.run(["/usr/bin/python3", os.path.join(HERE,
-                   "gen_model_fixtures.py"), "--set", "all", "--out", tmp],
-                   check=False)
+    """DLP_FULL_TV=1: every torchvision model, exported on the fly (about an
+    hour on 2 cores), or read from DLP_FULL_TV_DIR if that names a directory
+    written earlier by gen_model_fixtures.py --set all --out DIR."""
+    tmp = os.environ.get("DLP_FULL_TV_DIR")
+    if not tmp:
+        tmp = tempfile.mkdtemp(prefix="dlp_fulltv_")
+        subprocess.run(["/usr/bin/python3", os.path.join(
+            HERE, "gen_model_fixtures.py"), "--set", "all", "--out", tmp],
+            check=False)
     full = json.load(open(os.path.join(tmp, "oracle.json")))
     for name, ent in sorted(full.items()):
         if "export_error" in ent:
