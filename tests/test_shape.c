@@ -582,18 +582,27 @@ static int64_t rnd_in(int64_t lo, int64_t hi) {
     return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
 }
 
+/* Mostly small, sometimes extreme (overflow paths run under UBSan). */
+static int64_t rnd_attr_int(int64_t lo, int64_t hi) {
+    static const int64_t extreme[] = {INT64_MAX, INT64_MIN, INT64_MAX - 1,
+                                      INT64_MIN + 1, (int64_t)1 << 62,
+                                      -((int64_t)1 << 62), (int64_t)1 << 41};
+    if (rnd() % 16 == 0) return extreme[rnd() % 7];
+    return rnd_in(lo, hi);
+}
+
 static void random_attr(tg *t, dlp_attr *a, const char *name) {
     a->name = name;
     a->tensor = -1;
     int kind = (int)rnd_in(0, 3);
     if (kind == 0) {
         a->type = DLP_ATTR_INT;
-        a->i = rnd_in(-4, 6);
+        a->i = rnd_attr_int(-4, 6);
     } else if (kind == 1) {
         a->type = DLP_ATTR_INTS;
         a->n = (int)rnd_in(0, 8);
         a->ints = dlp_arena_calloc(&t->arena, 8, sizeof(int64_t));
-        for (int i = 0; i < a->n; i++) a->ints[i] = rnd_in(-3, 5);
+        for (int i = 0; i < a->n; i++) a->ints[i] = rnd_attr_int(-3, 5);
     } else if (kind == 2) {
         a->type = DLP_ATTR_FLOATS;
         a->n = (int)rnd_in(0, 5);
@@ -637,7 +646,8 @@ static void fuzz_op(const char *op, int rounds) {
                     n *= dims[d];
                 }
                 int64_t vals[32];
-                for (int k = 0; k < n && k < 32; k++) vals[k] = rnd_in(-3, 6);
+                for (int k = 0; k < n && k < 32; k++)
+                    vals[k] = rnd_attr_int(-3, 6);
                 const_ints(&t, nm, rank, dims, vals, n);
                 if (rnd() % 2) t.g.values[dlp_graph_find(&t.g, nm)].n_const += rnd_in(-1, 1);
             } else if (rank >= 0) {
@@ -705,6 +715,37 @@ static void test_wrong_attr_types(void) {
             CHECK_MSG(infer(&t) == DLP_OK, "%s: %s", ops[o], t.err.msg);
             tg_free(&t);
         }
+}
+
+static void test_huge_attributes_and_inputs(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[4] = {1, 2, 6, 6}, wd[4] = {4, 2, 3, 3};
+    input(&t, "x", DLP_DT_FLOAT, 4, d, NULL);
+    input(&t, "w", DLP_DT_FLOAT, 4, wd, NULL);
+    dlp_node *n = node(&t, "Conv", "x,w", "y");
+    n->attrs = dlp_arena_calloc(&t.arena, 2, sizeof(dlp_attr));
+    int64_t *pads = dlp_arena_calloc(&t.arena, 4, sizeof(int64_t));
+    pads[0] = pads[1] = INT64_MAX;
+    int64_t *dil = dlp_arena_calloc(&t.arena, 2, sizeof(int64_t));
+    dil[0] = dil[1] = (int64_t)1 << 62;
+    n->attrs[0] = (dlp_attr){.name = "pads", .type = DLP_ATTR_INTS, .n = 4,
+                             .ints = pads, .tensor = -1};
+    n->attrs[1] = (dlp_attr){.name = "dilations", .type = DLP_ATTR_INTS,
+                             .n = 2, .ints = dil, .tensor = -1};
+    n->n_attrs = 2;
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(warned(&t, "node 'Conv' (Conv): attributes overflow int64"));
+    CHECK(V(&t, "y")->shape.rank == -1);
+    tg_free(&t);
+    /* a graph input above the 2^40 limit */
+    tg_init(&t);
+    const int64_t big[2] = {(int64_t)1 << 50, 3};
+    input(&t, "x", DLP_DT_FLOAT, 2, big, NULL);
+    node(&t, "Relu", "x", "y");
+    CHECK(infer(&t) == DLP_ERR_LIMIT);
+    CHECK(strstr(t.err.msg, "'x'") != NULL);
+    tg_free(&t);
 }
 
 static void test_fuzz_all_ops(void) {
@@ -830,6 +871,7 @@ int main(void) {
     RUN(test_causal_mask_folds);
     RUN(test_if_constant_and_merge);
     RUN(test_wrong_attr_types);
+    RUN(test_huge_attributes_and_inputs);
     RUN(test_fuzz_all_ops);
     return CHECK_DONE();
 }

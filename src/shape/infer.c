@@ -137,6 +137,11 @@ static dlp_status infer_node(dlp_shape_run *r, dlp_graph *g, dlp_node *n) {
     if (idx < 0) {
         dlp_warn(r->w, "unknown op '%s' (domain '%s'): outputs left unshaped",
                  n->op_type, n->domain ? n->domain : "");
+        for (int i = 0; i < n->n_outputs; i++) { /* the file's shapes */
+            dlp_value *o = dlp_sh_out(&c, i);
+            dlp_status st = o ? check_limits(&c, o) : DLP_OK;
+            if (st != DLP_OK) return st;
+        }
         return DLP_OK;
     }
     for (int i = 0; i < n->n_outputs; i++) {
@@ -159,11 +164,26 @@ static dlp_status infer_node(dlp_shape_run *r, dlp_graph *g, dlp_node *n) {
     return DLP_OK;
 }
 
+/* Inputs and initializers: dims within the limits too. */
+static dlp_status check_source(dlp_shape_run *r, const dlp_value *v) {
+    for (int d = 0; d < v->shape.rank; d++)
+        if (v->shape.dims[d].value > DLP_SHAPE_MAX_DIM)
+            return dlp_fail(r->err, DLP_ERR_LIMIT,
+                            "tensor '%s': dim %d is %lld, above the 2^40 "
+                            "limit", v->name, d,
+                            (long long)v->shape.dims[d].value);
+    return DLP_OK;
+}
+
 static dlp_status prepare_values(dlp_shape_run *r, dlp_graph *g) {
     for (size_t i = 0; i < g->n_values; i++) {
         dlp_value *v = &g->values[i];
         if (v->flags & DLP_V_OUTER) resolve_outer(g, v);
         resolve_syms(r->root, &v->shape);
+        if (v->producer < 0) {
+            dlp_status st = check_source(r, v);
+            if (st != DLP_OK) return st;
+        }
         /* an in-file empty initializer is a known constant */
         int64_t numel;
         if ((v->flags & DLP_V_INITIALIZER) && !(v->flags & DLP_V_EXTERNAL) &&

@@ -50,6 +50,24 @@ dlp_shape dlp_shape_of_rank(int rank);
 /* A shape from known dims. */
 dlp_shape dlp_shape_from(const int64_t *dims, int rank);
 
+/* Checked int64 arithmetic for attribute-driven formulas: on overflow the
+ * result is 0 and *bad is set (callers then warn and leave outputs unknown). */
+static inline int64_t dlp_ck_add(bool *bad, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) { *bad = true; return 0; }
+    return r;
+}
+static inline int64_t dlp_ck_sub(bool *bad, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r)) { *bad = true; return 0; }
+    return r;
+}
+static inline int64_t dlp_ck_mul(bool *bad, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) { *bad = true; return 0; }
+    return r;
+}
+
 /* numpy broadcasting of two shapes: 0 ok, -1 incompatible, 1 rank unknown */
 int dlp_shape_broadcast(const dlp_shape *a, const dlp_shape *b,
                         dlp_shape *out);

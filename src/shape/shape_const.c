@@ -134,7 +134,10 @@ static dlp_status sh_range(dlp_sctx *c) {
         dlp_sh_scalar_int(c, 2, &di)) {
         int64_t *r = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *r);
         if (!r) return dlp_sh_nomem(c);
-        for (int64_t k = 0; k < n; k++) r[k] = si + k * di;
+        bool ov = false;
+        for (int64_t k = 0; k < n; k++)
+            r[k] = dlp_ck_add(&ov, si, dlp_ck_mul(&ov, k, di));
+        if (ov) return DLP_OK;
         return dlp_sh_set_ints(c, 0, dt, &o, r, n);
     }
     double *r = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *r);

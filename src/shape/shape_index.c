@@ -70,7 +70,7 @@ static dlp_status sh_gather_nd(dlp_sctx *c) {
     if (ix->rank < 1) return dlp_sh_bad(c, "indices of rank 0");
     int64_t k = ix->dims[ix->rank - 1].value;
     if (k < 0) return DLP_OK;
-    if (b < 0 || b + k > x->rank)
+    if (b < 0 || b > x->rank || b + k > x->rank)
         return dlp_sh_bad(c, "index depth %lld + batch_dims %lld > rank %d",
                           (long long)k, (long long)b, x->rank);
     int r = ix->rank - 1 + x->rank - (int)(b + k);

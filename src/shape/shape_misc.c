@@ -97,9 +97,11 @@ static dlp_status sh_max_unpool(dlp_sctx *c) {
         int64_t in = x->dims[2 + i].value;
         if (in < 0) { o.dims[2 + i] = dlp_dim_unknown(); continue; }
         int64_t st = s ? s->ints[i] : 1;
-        int64_t v = (in - 1) * st + k->ints[i] -
-                    (p ? p->ints[i] + p->ints[nsp + i] : 0);
-        if (v < 0) return dlp_sh_bad(c, "negative output size");
+        bool ov = false;
+        int64_t v = dlp_ck_add(&ov, dlp_ck_mul(&ov, in - 1, st), k->ints[i]);
+        if (p)
+            v = dlp_ck_sub(&ov, v, dlp_ck_add(&ov, p->ints[i], p->ints[nsp + i]));
+        if (ov || v < 0) return dlp_sh_bad(c, "bad output size");
         o.dims[2 + i] = dlp_dim_of(v);
     }
     return dlp_sh_set(c, 0, dt, &o);

@@ -72,26 +72,39 @@ static bool window_dims(dlp_sctx *c, const dlp_shape *x,
             out->dims[2 + i] = dlp_dim_unknown();
             continue;
         }
-        int64_t ek = (k[i] - 1) * dil[i] + 1;
+        bool ov = false;
+        int64_t ek = dlp_ck_add(&ov, dlp_ck_mul(&ov, k[i] - 1, dil[i]), 1);
         int64_t pb = pads[i], pe = pads[nsp + i], o;
         if (valid) pb = pe = 0;
+        int64_t padded = dlp_ck_add(&ov, dlp_ck_add(&ov, in, pb), pe);
         if (transpose) {
-            if (same) o = in * strides[i];
-            else o = strides[i] * (in - 1) + outpad[i] + ek - pb - pe;
+            if (same) {
+                o = dlp_ck_mul(&ov, in, strides[i]);
+            } else {
+                o = dlp_ck_mul(&ov, strides[i], in - 1);
+                o = dlp_ck_add(&ov, o, dlp_ck_add(&ov, outpad[i], ek));
+                o = dlp_ck_sub(&ov, o, dlp_ck_add(&ov, pb, pe));
+            }
         } else if (same) {
             o = div_ceil(in, strides[i]);
         } else {
-            int64_t span = in + pb + pe - ek;
+            int64_t span = dlp_ck_sub(&ov, padded, ek);
+            if (ov) return (dlp_sh_bad(c, "attributes overflow int64"), false);
             if (span < 0)
                 return (dlp_sh_bad(c, "kernel %lld larger than padded input "
-                                  "%lld", (long long)ek, (long long)(in + pb + pe)), false);
+                                   "%lld", (long long)ek, (long long)padded),
+                        false);
             if (ceil_mode) {
-                o = div_ceil(span, strides[i]) + 1;
-                if ((o - 1) * strides[i] >= in + pb) o--;
+                o = span / strides[i] + (span % strides[i] != 0) + 1;
+                /* the last window must start inside the input or left pad */
+                if (dlp_ck_mul(&ov, o - 1, strides[i]) >=
+                    dlp_ck_add(&ov, in, pb))
+                    o--;
             } else {
                 o = span / strides[i] + 1;
             }
         }
+        if (ov) return (dlp_sh_bad(c, "attributes overflow int64"), false);
         if (o < 0) return (dlp_sh_bad(c, "negative output size"), false);
         out->dims[2 + i] = dlp_dim_of(o);
     }

@@ -183,8 +183,13 @@ static dlp_status sym_binary(dlp_sctx *c) {
             int64_t v = 0;
             if (!strcmp(op, "Mul")) { if (!dlp_mul_i64(x.value, y.value, &v)) return DLP_OK; }
             else if (!strcmp(op, "Add")) { if (!dlp_add_i64(x.value, y.value, &v)) return DLP_OK; }
-            else if (!strcmp(op, "Sub")) v = x.value - y.value;
-            else if (!strcmp(op, "Div")) { if (!y.value) return DLP_OK; v = x.value / y.value; }
+            else if (!strcmp(op, "Sub")) {
+                if (__builtin_sub_overflow(x.value, y.value, &v)) return DLP_OK;
+            } else if (!strcmp(op, "Div")) {
+                if (!y.value || (x.value == INT64_MIN && y.value == -1))
+                    return DLP_OK;
+                v = x.value / y.value;
+            }
             else if (!strcmp(op, "Equal")) v = x.value == y.value;
             else return DLP_OK;
             o.e[k] = dlp_dim_of(v);

@@ -442,7 +442,8 @@ static dlp_status sh_split(dlp_sctx *c) {
         for (int i = 0; i < nout; i++) {
             if (split[i] < 0) return dlp_sh_bad(c, "negative split");
             sizes[i] = split[i];
-            sum += split[i];
+            if (!dlp_add_i64(sum, split[i], &sum))
+                return dlp_sh_bad(c, "split sizes overflow");
         }
         if (d >= 0 && sum != d)
             return dlp_sh_bad(c, "split sums to %lld, dim is %lld",
@@ -550,11 +551,12 @@ static dlp_status sh_slice(dlp_sctx *c) {
         if (step > 0) {
             s = s < 0 ? 0 : s > d ? d : s;
             e = e < 0 ? 0 : e > d ? d : e;
-            len = e > s ? (e - s + step - 1) / step : 0;
+            len = e > s ? 1 + (e - s - 1) / step : 0;
         } else {
             s = s < 0 ? -1 : s > d - 1 ? d - 1 : s;
             e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-            len = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+            len = s > e ? (step == INT64_MIN ? 1 : 1 + (s - e - 1) / -step)
+                        : 0;
         }
         st_of[ax] = s;
         step_of[ax] = step;
@@ -731,8 +733,9 @@ static dlp_status sh_pad(dlp_sctx *c) {
                 o.dims[ax] = dlp_dim_unknown();
             continue;
         }
-        int64_t v = d + pads[i] + pads[nax + i];
-        if (v < 0) return dlp_sh_bad(c, "negative padded size");
+        bool ov = false;
+        int64_t v = dlp_ck_add(&ov, dlp_ck_add(&ov, d, pads[i]), pads[nax + i]);
+        if (ov || v < 0) return dlp_sh_bad(c, "bad padded size");
         if (v != d) o.dims[ax] = dlp_dim_of(v);
     }
     return dlp_sh_set(c, 0, dt, &o);
@@ -747,7 +750,8 @@ static dlp_status sh_depth_space(dlp_sctx *c) {
     if (!x) return DLP_OK;
     if (x->rank != 4) return dlp_sh_bad(c, "input rank %d != 4", x->rank);
     int64_t b = dlp_node_attr_int(c->n, "blocksize", 0);
-    if (b <= 0) return dlp_sh_bad(c, "blocksize %lld", (long long)b);
+    if (b <= 0 || b > ((int64_t)1 << 20))
+        return dlp_sh_bad(c, "blocksize %lld", (long long)b);
     bool d2s = !strcmp(c->n->op_type, "DepthToSpace");
     dlp_shape o = dlp_shape_of_rank(4);
     o.dims[0] = x->dims[0];
@@ -756,7 +760,10 @@ static dlp_status sh_depth_space(dlp_sctx *c) {
         if (d2s && ch % (b * b) != 0)
             return dlp_sh_bad(c, "channels %lld not divisible by %lld",
                               (long long)ch, (long long)(b * b));
-        o.dims[1] = dlp_dim_of(d2s ? ch / (b * b) : ch * b * b);
+        bool ov = false;
+        int64_t v = d2s ? ch / (b * b) : dlp_ck_mul(&ov, ch, b * b);
+        if (ov) return dlp_sh_bad(c, "channels overflow");
+        o.dims[1] = dlp_dim_of(v);
     }
     for (int i = 2; i < 4; i++) {
         int64_t v = x->dims[i].value;
@@ -814,9 +821,11 @@ static dlp_status resize_like(dlp_sctx *c, int scales_i, int sizes_i) {
                 double s = (double)sizes[i] / (double)d;
                 sc = strcmp(pol, "not_larger") == 0 ? fmin(sc, s) : fmax(sc, s);
             }
-            for (int i = 0; i < nax; i++)
-                o.dims[ax[i]] = dlp_dim_of(
-                    (int64_t)floor((double)x->dims[ax[i]].value * sc + 0.5));
+            for (int i = 0; i < nax; i++) {
+                double v = floor((double)x->dims[ax[i]].value * sc + 0.5);
+                if (!(v >= 0 && v < 1e15)) return dlp_sh_bad(c, "bad size");
+                o.dims[ax[i]] = dlp_dim_of((int64_t)v);
+            }
             return dlp_sh_set(c, 0, dt, &o);
         }
         for (int i = 0; i < nax; i++) {
@@ -841,9 +850,9 @@ static dlp_status resize_like(dlp_sctx *c, int scales_i, int sizes_i) {
         if (scales[i] == 1.0) continue;
         if (!(scales[i] > 0) || !(scales[i] < 1e9))
             return dlp_sh_bad(c, "scale %g", scales[i]);
-        o.dims[ax[i]] = d < 0 ? dlp_dim_unknown()
-                              : dlp_dim_of((int64_t)floor((double)d *
-                                                          scales[i] + 1e-9));
+        double v = floor((double)d * scales[i] + 1e-9);
+        if (d >= 0 && !(v < 1e15)) return dlp_sh_bad(c, "scaled size too big");
+        o.dims[ax[i]] = d < 0 ? dlp_dim_unknown() : dlp_dim_of((int64_t)v);
     }
     return dlp_sh_set(c, 0, dt, &o);
 }
