@@ -540,6 +540,8 @@ case("fold_where", "Where", [C([True, False]), C([1, 2]), C([5, 6])],
      fold=[1, 6])
 case("fold_cast", "Cast", [C([1.7, -1.7])], {"to": I64}, fold=[1, -1])
 case("fold_max", "Max", [C([1, 5]), C([3, 2])], fold=[3, 5])
+case("fold_pow_int", "Pow", [C([2, -3, 1, 0]), C([10, 3, 4000000000000, 0])],
+     fold=[1024, -27, 1, 1])
 
 # unknown ops and custom domains: outputs stay unshaped (no expected shape)
 case("unknown_op", "FancyOp", [I([2, 3])], domain="com.example",

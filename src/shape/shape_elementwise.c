@@ -39,11 +39,13 @@ static bool bin_i(binop op, int64_t a, int64_t b, int64_t *o) {
         if (b == 0 || (a == INT64_MIN && b == -1)) return false;
         *o = a % b;
         return true;
-    case OP_POW: {
+    case OP_POW: { /* by squaring: O(log b); overflow -> not folded */
         if (b < 0) return false;
-        int64_t r = 1;
-        for (int64_t k = 0; k < b; k++)
-            if (!dlp_mul_i64(r, a, &r)) return false;
+        int64_t r = 1, base = a;
+        for (int64_t e = b; e > 0; e >>= 1) {
+            if ((e & 1) && !dlp_mul_i64(r, base, &r)) return false;
+            if (e > 1 && !dlp_mul_i64(base, base, &base)) return false;
+        }
         *o = r;
         return true;
     }
