@@ -9,9 +9,9 @@ the card during the run, PROTOCOL.md):
                                         process holds outside the allocator)
   slack     = reserved / allocated     (caching allocator overhead)
 Prints median, p90 and max of each, per device, and the values to put in
-src/predict/predict.h (DLP_CUDA_CONTEXT_MIB, DLP_RESERVED_RATIO): the p90 of
-the context (conservative for advice) and the median slack. Also how often
-need = allocated x slack + context underestimates the NVML figure."""
+src/predict/predict.h (DLP_RESERVED_RATIO s, DLP_CUDA_CONTEXT_MIB c): the
+pair for which need = allocated x s + c covers the NVML figure on 95% of the
+rows with the smallest mean need (conservative: a profile too small OOMs)."""
 import csv
 import glob
 import os
@@ -48,12 +48,20 @@ def main(argv):
               % (statistics.median(ctx), q(ctx, 0.9), max(ctx)))
         print("  slack = reserved / allocated: median %.3f, p90 %.3f, max %.3f"
               % (statistics.median(slack), q(slack, 0.9), max(slack)))
-    ctx = [nv - res for _, a, res, nv in rows]
-    slack = [res / a for _, a, res, nv in rows]
-    c, s = q(ctx, 0.9), statistics.median(slack)
+    # need = allocated x s + c must cover NVML used on 95% of the rows; of
+    # the (s, c) pairs on a grid, the one with the smallest mean need
+    best = None
+    for k in range(0, 41):
+        s = 1.0 + 0.025 * k
+        c = q([nv - a * s for _, a, res, nv in rows], 0.95)
+        mean = statistics.mean(a * s + c for _, a, res, nv in rows)
+        if best is None or mean < best[2]:
+            best = (s, c, mean)
+    s, c, _ = best
     under = sum(1 for _, a, res, nv in rows if a * s + c < nv) / len(rows)
-    print("use: DLP_CUDA_CONTEXT_MIB %.0f (p90), DLP_RESERVED_RATIO %.2f (median);"
-          " need < NVML used on %.1f%% of %d rows" % (c, s, 100 * under, len(rows)))
+    print("use: DLP_RESERVED_RATIO %.3f, DLP_CUDA_CONTEXT_MIB %.0f: need = "
+          "allocated x %.3f + %.0f is below NVML used on %.1f%% of %d rows"
+          % (s, c, s, c, 100 * under, len(rows)))
     return 0
 
 

@@ -420,6 +420,7 @@ typedef struct {
     char mig_profile[24];    /* recommended; "" when no profile qualifies */
     char mig_note[200];      /* why (or why none) */
     double context_mib;      /* CUDA context added for the MIG advice */
+    double reserved_ratio;   /* allocator slack: need = peak x this + context */
     int ood;                 /* outside the training distribution */
     int extrapolated;        /* device without training data */
     int n_reasons;

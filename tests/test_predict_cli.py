@@ -110,8 +110,8 @@ PROFILES = {  # name: (GB, slices, SMs)
 }
 
 
-def mig_rule(device, mem_mib, context):
-    need = mem_mib * 1.05 + context
+def mig_rule(device, mem_mib, context, ratio):
+    need = mem_mib * ratio + context
     for name, gb, slices, sms in sorted(PROFILES[device], key=lambda p: (p[1], p[2])):
         if gb * 1024 * 0.95 >= need:
             return name
@@ -158,7 +158,8 @@ def main():
             check(abs(lo / j["latency_ms"] - 0.8) < 1e-4 and
                   abs(hi / j["latency_ms"] - 1.25) < 1e-4, "interval from residuals")
             check(j["mig_profile"] == mig_rule("H100-SXM5-80GB", j["memory_mib"],
-                                               j["context_mib"]), "MIG rule (H100)")
+                                               j["context_mib"], j["reserved_ratio"]),
+                  "MIG rule (H100)")
             check(j["flags"]["ood"] is False and j["flags"]["extrapolated"] is False,
                   "no flags on a known graph")
             check(j["predictors"]["latency_ms"] == "roofline", "predictor named")
@@ -170,7 +171,7 @@ def main():
             jj = json.loads(out) if rc == 0 else None
             name = "A100-SXM4-40GB" if dev.startswith("a100") else "H100-SXM5-80GB"
             check(jj is not None and jj["mig_profile"] ==
-                  mig_rule(name, jj["memory_mib"], jj["context_mib"]),
+                  mig_rule(name, jj["memory_mib"], jj["context_mib"], jj["reserved_ratio"]),
                   "MIG rule %s batch %d -> %s" % (dev, b, jj and jj["mig_profile"]))
             if jj and dev.startswith("a100"):
                 check(jj["flags"]["extrapolated"] is True, "A100 flagged extrapolated")

@@ -437,6 +437,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
 
     /* MIG advice */
     out->context_mib = DLP_CUDA_CONTEXT_MIB;
+    out->reserved_ratio = DLP_RESERVED_RATIO;
     if (dev.n_mig > 0 && M->valid) {
         mig_ctx mc = {&m->graph, &dev, pc.precision, pc.runtime, lat_full,
                       dlp_predict_roofline_ms(&m->graph, &dev, pc.precision,

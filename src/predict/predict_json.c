@@ -6,7 +6,7 @@
  *   latency_ms, memory_mib, energy_j, throughput_per_s, power_w
  *     (numbers, null when no predictor covers them),
  *   mig_profile (null when none qualifies or the GPU has no MIG), mig_note,
- *   context_mib,
+ *   context_mib, reserved_ratio (need = memory x ratio + context),
  *   intervals: {latency_ms: [lo, hi], ...},
  *   predictors: {latency_ms: "dippm", ...},
  *   flags: {ood, extrapolated, reasons: [...]}
@@ -124,6 +124,8 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
     str(&b, r->mig_note);
     put(&b, ",\"context_mib\":");
     num(&b, r->context_mib);
+    put(&b, ",\"reserved_ratio\":");
+    num(&b, r->reserved_ratio);
     put(&b, ",\"intervals\":{");
     int first = 1;
     for (int i = 0; i < 5; i++) {
