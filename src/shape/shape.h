@@ -21,6 +21,10 @@
 #include "../graph/graph.h"
 
 #define DLP_SHAPE_MAX_DIM ((int64_t)1 << 40) /* dims above: DLP_ERR_LIMIT */
+/* Folded floating-point contents are kept up to this many elements (integer
+ * ones up to DLP_MAX_CONST_ELEMS): shapes rarely depend on big float
+ * tensors, and masks of long sequences would cost memory at every node. */
+#define DLP_SHAPE_MAX_FLOAT_CONST 4096
 
 typedef struct dlp_shape_run dlp_shape_run;
 

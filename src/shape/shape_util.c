@@ -185,6 +185,7 @@ static dlp_status set_const(dlp_sctx *c, int i, dlp_dtype t,
     if (!o) return DLP_OK;
     dlp_sh_set(c, i, t, s);
     if (n < 0 || n > DLP_MAX_CONST_ELEMS) return DLP_OK;
+    if (!iv && n > DLP_SHAPE_MAX_FLOAT_CONST) return DLP_OK;
     int64_t numel;
     if (!dlp_shape_numel(&o->shape, &numel) || numel != n) return DLP_OK;
     size_t cnt = (size_t)(n ? n : 1);
