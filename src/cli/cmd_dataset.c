@@ -104,8 +104,10 @@ static void print_problems(const char *label, const cJSON *a, int total,
         printf("  %s\n", it->valuestring);
         i++;
     }
-    if (i < total) printf("  ... %d more (--all%s)\n", total - i,
-                          i < cJSON_GetArraySize(a) ? "" : ", --json");
+    if (i < cJSON_GetArraySize(a))
+        printf("  ... %d more (--all lists them)\n", total - i);
+    else if (i < total)
+        printf("  ... %d more (the report keeps the first %d)\n", total - i, i);
 }
 
 static void print_report(const cJSON *r, bool all) {
