@@ -1,0 +1,473 @@
+"""ingest.py - turns collector batch archives into data/ (data/FORMAT.md).
+
+    /usr/bin/python3 tools/collect/ingest.py ARCHIVE... [--data data]
+
+ARCHIVE: what run_batch.py left in $OUT: <batch_id>.tar.zst, its
+.tar.zst.partNN pieces, or its <batch_id>.N.tar.xz shards (give all pieces
+of a batch). Runs on the developer machine (torch not needed; onnx and the
+zstd CLI are). For each batch it
+- adds new graph files to data/graphs/<batch_id>.tar.zst and rows to
+  data/graphs/index.csv; data/graphs/specmap.csv maps collector spec ids to
+  graph hashes (several specs may give one graph);
+- writes data/batches/<batch_id>/{env.json,inference.csv,training.csv,
+  llm.csv,kernels.csv.zst,failures.csv} with the spec ids replaced by graph
+  hashes, kernel module paths mapped to ONNX node names, and status=flagged
+  on both rows of a graph-runtime pair whose reps differ by more than 5%;
+- keeps rows whose graph is not exported yet in data/pending/ (resolved by a
+  later ingest); never writes a row whose key (FORMAT.md) already exists;
+- appends done-markers ("export ID", "label ID") to data/collect_done.txt.
+"""
+import argparse
+import csv
+import glob
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+INDEX_COLS = ["hash", "family", "model", "variant", "source", "exporter",
+              "opset", "nodes", "file_bytes", "params", "pack"]
+COMMON = ["protocol", "batch_id", "hash", "device", "rep", "status"]
+TABLE_COLS = {
+    "inference": COMMON + ["runtime", "precision", "batch", "seq", "height",
+                           "width", "latency_ms", "latency_p10_ms",
+                           "latency_p90_ms", "memory_mib", "mem_reserved_mib",
+                           "nvml_used_mib", "energy_j", "power_w"],
+    "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
+                          "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
+                          "mem_reserved_mib", "energy_j", "power_w"],
+    "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
+                     "throughput_samples_s", "memory_mib",
+                     "energy_per_sample_j", "power_w"],
+    "kernels": COMMON + ["mode", "sms", "precision", "batch", "seq", "height",
+                         "width", "kernel_idx", "kernel", "duration_us", "grid",
+                         "block", "nodes"],
+}
+FAIL_COLS = ["protocol", "batch_id", "hash", "model", "variant", "device",
+             "stage", "reason"]
+KEY = ["hash", "device", "rep", "runtime", "precision", "batch", "seq",
+       "height", "width"]
+KEY_EXTRA = {"kernels": ["mode", "sms", "kernel_idx"]}
+FLAG_REL = 0.05
+
+
+def row_key(table, d):
+    return tuple(d.get(k, "") for k in KEY + KEY_EXTRA.get(table, []))
+
+
+# ------------------------------------------------------------ archive I/O
+def extract(pieces, dest):
+    """Extracts one batch's pieces into dest; returns the work folder."""
+    pieces = sorted(pieces)
+    zst = [p for p in pieces if ".tar.zst" in p]
+    if zst:
+        cat = subprocess.Popen(["cat"] + zst, stdout=subprocess.PIPE)
+        subprocess.check_call("zstd -q -d --long=27 -c | tar -C %s -xf -" % dest,
+                              shell=True, stdin=cat.stdout)
+        cat.wait()
+    for p in pieces:
+        if p.endswith(".tar.xz"):
+            with tarfile.open(p, "r:xz") as t:
+                t.extractall(dest)
+    dirs = glob.glob(os.path.join(dest, "collect_*"))
+    if len(dirs) != 1:
+        raise SystemExit("ingest: expected one collect_* folder in %s" % pieces)
+    return dirs[0]
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_csv(path, cols, rows, append=False):
+    new = not (append and os.path.exists(path))
+    with open(path, "a" if append else "w", newline="") as f:
+        w = csv.DictWriter(f, cols, extrasaction="ignore", lineterminator="\n")
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def zstd_write(path, data):
+    p = subprocess.run(["zstd", "-q", "-17", "-T0", "--long=27", "-o", path, "-f"],
+                       input=data)
+    if p.returncode:
+        raise SystemExit("ingest: zstd failed for " + path)
+
+
+def zstd_read(path):
+    return subprocess.run(["zstd", "-q", "-d", "--long=27", "-c", path],
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+# ------------------------------------------------------ kernels -> nodes
+def scope_components(path):
+    parts = path.split(".")
+    comps = []
+    for i, p in enumerate(parts):
+        comps.append(parts[i - 1] + "." + p if p.isdigit() and i > 0 else p)
+    return comps
+
+
+def module_prefixes(path):
+    """Candidate ONNX scope prefixes of a module path, most literal first.
+    The legacy exporter names nodes /a/b/b.0/c/Op: a numbered child's
+    component is parent.N, and containers never called (ModuleList) have no
+    component of their own."""
+    comps = scope_components(path)
+    full = "/" + "/".join(comps) + "/"
+    drop = [c for i, c in enumerate(comps)
+            if not (i + 1 < len(comps) and comps[i + 1].startswith(c + ".")
+                    and comps[i + 1][len(c) + 1:].isdigit())]
+    alt = "/" + "/".join(drop) + "/"
+    return [full] if alt == full else [full, alt]
+
+
+def _norm(s):
+    return re.sub(r"[^a-z]", "", s.lower())
+
+
+ATEN_TO_ONNX = {
+    "convolution": ["conv"], "cudnnconvolution": ["conv"], "conv": ["conv"],
+    "addmm": ["gemm", "matmul", "add"], "linear": ["gemm", "matmul", "add"],
+    "mm": ["matmul", "gemm"], "bmm": ["matmul"], "matmul": ["matmul"],
+    "baddbmm": ["matmul", "add"], "cat": ["concat"], "softmax": ["softmax"],
+    "layernorm": ["layernormalization"], "nativelayernorm": ["layernormalization"],
+    "batchnorm": ["batchnormalization", "conv"], "gelu": ["gelu", "erf", "mul", "add", "div"],
+    "scaleddotproductattention": ["matmul", "softmax", "mul", "add", "transpose"],
+    "embedding": ["gather"], "indexselect": ["gather"], "gather": ["gather"],
+    "meanreduce": ["reducemean", "globalaveragepool"], "mean": ["reducemean", "globalaveragepool"],
+    "adaptiveavgpooldd": ["globalaveragepool", "averagepool", "reducemean"],
+}
+
+
+class NodeMap:
+    """Maps (module path, aten op) to ONNX node names of one graph."""
+
+    def __init__(self, onnx_bytes):
+        import onnx
+        m = onnx.load_model_from_string(onnx_bytes)
+        self.nodes = [(n.name, n.op_type) for n in m.graph.node]
+        self.scopes = set()
+        for name, _ in self.nodes:
+            parts = name.split("/")
+            for i in range(2, len(parts)):
+                self.scopes.add("/".join(parts[:i]) + "/")
+        self.cache = {}
+
+    def map(self, module, aten):
+        if not module:
+            return ""
+        k = (module, aten)
+        if k in self.cache:
+            return self.cache[k]
+        res = ""
+        for pre in module_prefixes(module):
+            if pre not in self.scopes:
+                continue
+            under = [(n, t) for n, t in self.nodes if n.startswith(pre)]
+            direct = [(n, t) for n, t in under if "/" not in n[len(pre):]]
+            deeper = len(direct) < len(under)
+            if not deeper:  # a leaf module: it is all its nodes
+                cand = [(n, t) for n, t in under
+                        if t not in ("Constant", "Shape", "Identity")]
+            else:
+                cand = [(n, t) for n, t in direct
+                        if t not in ("Constant", "Shape", "Identity")]
+            a = _norm(aten.replace("aten::", ""))
+            want = ATEN_TO_ONNX.get(a, [a])
+            hit = [n for n, t in cand if _norm(t) in want]
+            if hit:
+                res = "|".join(hit)
+            elif not deeper:
+                res = "|".join(n for n, _ in cand)
+            break
+        self.cache[k] = res
+        return res
+
+
+# ------------------------------------------------------------------ ingest
+class Data:
+    def __init__(self, root):
+        self.root = root
+        self.gdir = os.path.join(root, "graphs")
+        os.makedirs(self.gdir, exist_ok=True)
+        self.index = {r["hash"]: r for r in read_csv(os.path.join(self.gdir, "index.csv"))}
+        self.specmap = {r["spec_id"]: r["hash"] for r in
+                        read_csv(os.path.join(self.gdir, "specmap.csv"))}
+        self.keys = {t: set() for t in TABLE_COLS}
+        for t in TABLE_COLS:
+            for p in glob.glob(os.path.join(root, "batches", "*", t + ".csv")):
+                for d in read_csv(p):
+                    self.keys[t].add(row_key(t, d))
+        self.done = set()
+        dp = os.path.join(root, "collect_done.txt")
+        if os.path.exists(dp):
+            self.done = set(l.strip() for l in open(dp) if l.strip())
+        self.pack_cache = {}
+
+    def graph_bytes(self, h, batch_graphs):
+        p = os.path.join(batch_graphs, h + ".onnx")
+        if os.path.exists(p):
+            return open(p, "rb").read()
+        r = self.index.get(h)
+        if not r:
+            return None
+        pack = r["pack"]
+        if pack not in self.pack_cache:
+            raw = zstd_read(os.path.join(self.gdir, pack + ".tar.zst"))
+            t = tarfile.open(fileobj=io.BytesIO(raw))
+            self.pack_cache = {pack: {m.name: t.extractfile(m).read()
+                                      for m in t.getmembers() if m.isfile()}}
+        return self.pack_cache[pack].get(h + ".onnx")
+
+    def save_meta(self):
+        rows = sorted(self.index.values(), key=lambda r: r["hash"])
+        write_csv(os.path.join(self.gdir, "index.csv"), INDEX_COLS, rows)
+        write_csv(os.path.join(self.gdir, "specmap.csv"), ["spec_id", "hash"],
+                  [dict(spec_id=k, hash=v) for k, v in sorted(self.specmap.items())])
+        with open(os.path.join(self.root, "collect_done.txt"), "w") as f:
+            f.write("\n".join(sorted(self.done)) + "\n")
+
+
+def flag_pairs(rows, time_col="latency_ms"):
+    """status=flagged on both rows of a graph-runtime rep pair whose
+    latencies differ by more than 5% (relative to rep 0)."""
+    by = {}
+    for d in rows:
+        if d.get("runtime") == "graph":
+            k = tuple(d.get(c, "") for c in KEY if c != "rep")
+            by.setdefault(k, {})[d["rep"]] = d
+    n = 0
+    for pair in by.values():
+        if "0" in pair and "1" in pair:
+            a, b = float(pair["0"][time_col]), float(pair["1"][time_col])
+            if a > 0 and abs(a - b) / a > FLAG_REL:
+                pair["0"]["status"] = pair["1"]["status"] = "flagged"
+                n += 1
+    return n
+
+
+def ingest_batch(data, work, log):
+    env = json.load(open(os.path.join(work, "env.json")))
+    bid = env["batch_id"]
+    specs = {}
+    for line in open(os.path.join(work, "specs.jsonl")):
+        s = json.loads(line)
+        specs[s["id"]] = s
+    bdir = os.path.join(data.root, "batches", bid)
+    os.makedirs(bdir, exist_ok=True)
+    shutil.copy(os.path.join(work, "env.json"), os.path.join(bdir, "env.json"))
+    # exports
+    exports, fails = [], []
+    for p in sorted(glob.glob(os.path.join(work, "export_*.jsonl"))):
+        b = os.path.basename(p)
+        if b in ("export_q.jsonl", "export_big.jsonl"):
+            continue
+        for line in open(p):
+            exports.append(json.loads(line))
+    gdir = os.path.join(work, "graphs")
+    new_graphs = []
+    for e in exports:
+        s = specs.get(e["id"])
+        if s is None:
+            continue
+        if "hash" in e:
+            h = e["hash"]
+            data.specmap[e["id"]] = h
+            data.done.add("export " + e["id"])
+            if h not in data.index:
+                if not os.path.exists(os.path.join(gdir, h + ".onnx")):
+                    continue
+                data.index[h] = dict(hash=h, family=s["family"], model=s["model"],
+                                     variant=s["variant"], source=s["source"],
+                                     exporter=e.get("exporter", "legacy"),
+                                     opset=e.get("opset", 17), nodes=e["nodes"],
+                                     file_bytes=e["file_bytes"], params=e["params"],
+                                     pack=bid)
+                new_graphs.append(h)
+        else:
+            if e.get("error", "").startswith("skipped_size"):
+                data.done.add("export " + e["id"])
+            fails.append(dict(protocol="p1", batch_id=bid, hash="", model=s["model"],
+                              variant=s["variant"], device=env["device"],
+                              stage=e.get("stage", "export"), reason=e.get("error", "")))
+    if new_graphs:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+            # family-sorted order puts similar graphs next to each other
+            for h in sorted(new_graphs, key=lambda h: (data.index[h]["family"], h)):
+                p = os.path.join(gdir, h + ".onnx")
+                ti = tarfile.TarInfo(h + ".onnx")
+                ti.size = os.path.getsize(p)
+                ti.mtime = 0
+                with open(p, "rb") as f:
+                    t.addfile(ti, f)
+        zstd_write(os.path.join(data.gdir, bid + ".tar.zst"), buf.getvalue())
+    # label tables
+    counts = {}
+    pend_dir = os.path.join(data.root, "pending")
+    for t in ("inference", "training", "llm", "kernels"):
+        rows = []
+        for p in sorted(glob.glob(os.path.join(work, "w*_%s.csv" % t))):
+            rows += read_csv(p)
+        rows += read_csv(os.path.join(pend_dir, "%s_%s.csv" % (bid, t)))
+        ok, pend, dup = [], [], 0
+        maps = {}
+        for d in rows:
+            sid = d["hash"]
+            h = data.specmap.get(sid, sid if sid in data.index else None)
+            if h is None or h not in data.index:
+                pend.append(d)
+                continue
+            d["hash"] = h
+            if t == "kernels":
+                if h not in maps:
+                    gb = data.graph_bytes(h, gdir)
+                    maps[h] = NodeMap(gb) if gb else None
+                d["nodes"] = maps[h].map(d.get("module", ""), d.get("aten", "")) \
+                    if maps[h] else ""
+            k = row_key(t, d)
+            if k in data.keys[t]:
+                dup += 1
+                continue
+            data.keys[t].add(k)
+            ok.append(d)
+        if t in ("inference", "llm"):
+            nflag = flag_pairs(ok)
+        else:
+            nflag = 0
+        if ok:
+            if t == "kernels":
+                s = io.StringIO()
+                w = csv.DictWriter(s, TABLE_COLS[t], extrasaction="ignore",
+                                   lineterminator="\n")
+                w.writeheader()
+                w.writerows(ok)
+                zstd_write(os.path.join(bdir, "kernels.csv.zst"), s.getvalue().encode())
+            else:
+                write_csv(os.path.join(bdir, t + ".csv"), TABLE_COLS[t], ok)
+        pp = os.path.join(pend_dir, "%s_%s.csv" % (bid, t))
+        if pend:
+            os.makedirs(pend_dir, exist_ok=True)
+            cols = TABLE_COLS[t] + (["module", "aten"] if t == "kernels" else [])
+            write_csv(pp, [c for c in cols if c != "nodes"], pend)
+        elif os.path.exists(pp):
+            os.remove(pp)
+        counts[t] = (len(ok), len(pend), dup, nflag)
+    # worker failures and crashed items
+    for p in sorted(glob.glob(os.path.join(work, "w*_failures.csv"))):
+        for d in read_csv(p):
+            sid = d["hash"]
+            d["hash"] = data.specmap.get(sid, "")
+            fails.append(d)
+    for p in sorted(glob.glob(os.path.join(work, "w*_progress.txt"))):
+        started, finished = [], set()
+        for line in open(p):
+            k, _, v = line.strip().partition(" ")
+            (started.append(v) if k == "start" else finished.add(v))
+        for sid in started:
+            data.done.add("label " + sid)
+        for sid in started[:-1] if started else []:
+            pass
+        if started and started[-1] not in finished:
+            s = specs.get(started[-1], {})
+            fails.append(dict(protocol="p1", batch_id=bid,
+                              hash=data.specmap.get(started[-1], ""),
+                              model=s.get("model", ""), variant=s.get("variant", ""),
+                              device=env["device"], stage="timeout",
+                              reason="in flight when the batch deadline came"))
+    if fails:
+        write_csv(os.path.join(bdir, "failures.csv"), FAIL_COLS, fails)
+    log("%s: %d new graphs; %s; %d failures" % (
+        bid, len(new_graphs), ", ".join("%s %d (+%d pending, %d dup, %d flagged pairs)"
+                                        % (t, *v) for t, v in counts.items()), len(fails)))
+
+
+def resolve_pending(data, log):
+    """Rows of earlier batches whose graph is exported by now."""
+    for pp in sorted(glob.glob(os.path.join(data.root, "pending", "*.csv"))):
+        bid, _, t = os.path.basename(pp)[:-4].rpartition("_")
+        rows = read_csv(pp)
+        ok, pend = [], []
+        for d in rows:
+            h = data.specmap.get(d["hash"])
+            if h is None or h not in data.index:
+                pend.append(d)
+                continue
+            d["hash"] = h
+            if t == "kernels":
+                gb = data.graph_bytes(h, "/nonexistent")
+                d["nodes"] = NodeMap(gb).map(d.get("module", ""), d.get("aten", "")) \
+                    if gb else ""
+            k = row_key(t, d)
+            if k not in data.keys[t]:
+                data.keys[t].add(k)
+                ok.append(d)
+        if t in ("inference", "llm"):
+            flag_pairs(ok)
+        bdir = os.path.join(data.root, "batches", bid)
+        if ok:
+            if t == "kernels":
+                path = os.path.join(bdir, "kernels.csv.zst")
+                old = zstd_read(path).decode() if os.path.exists(path) else ""
+                s = io.StringIO()
+                w = csv.DictWriter(s, TABLE_COLS[t], extrasaction="ignore",
+                                   lineterminator="\n")
+                if not old:
+                    w.writeheader()
+                w.writerows(ok)
+                zstd_write(path, (old + s.getvalue()).encode())
+            else:
+                write_csv(os.path.join(bdir, t + ".csv"), TABLE_COLS[t], ok, append=True)
+        if pend:
+            write_csv(pp, list(rows[0].keys()), pend)
+        else:
+            os.remove(pp)
+        if ok:
+            log("%s %s: %d pending rows resolved, %d still pending" % (bid, t, len(ok), len(pend)))
+
+
+def group_archives(paths):
+    groups = {}
+    for p in paths:
+        b = os.path.basename(p)
+        m = re.match(r"(.+?)(\.\d+)?\.tar\.(zst|xz)(\.part\d+)?$", b)
+        if not m:
+            raise SystemExit("ingest: not a batch archive: " + p)
+        groups.setdefault(m.group(1), []).append(p)
+    return groups
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("archives", nargs="*")
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.dirname(HERE)), "data"))
+    a = ap.parse_args()
+    data = Data(a.data)
+    for bid, pieces in sorted(group_archives(a.archives).items()):
+        tmp = tempfile.mkdtemp(prefix="ingest_")
+        try:
+            work = extract(pieces, tmp)
+            ingest_batch(data, work, print)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        data.save_meta()
+    resolve_pending(data, print)
+    data.save_meta()
+
+
+if __name__ == "__main__":
+    main()
