@@ -60,7 +60,7 @@ def plan_item(spec, idx):
         it["infer"] = pts
         if idx % 3 == 0:
             it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
-        if idx % 5 == 1:
+        if idx % 5 == 1 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[rng.choice([1, 8, 32]), None]]
     else:
         c = spec["build"]["cfg"]
@@ -77,7 +77,7 @@ def plan_item(spec, idx):
             prec = "fp32" if (len(pts) == 2 and params < 2.5e9) else "fp16"
             pts.append([b, s, prec])
         it["infer"] = pts
-        if idx % 4 == 0:
+        if idx % 4 == 0 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[1, 128 if pmax >= 128 else 32]]
     return it
 
