@@ -682,6 +682,48 @@ static void test_cli(void) {
     CHECK(run_rc(cmd) == 2);
 }
 
+/* 1500 rows with unknown hashes: every problem counted, 1000 kept. */
+static void test_problem_cap(void) {
+    char dir[] = "/tmp/dlp_test_cap_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256], cmd[300];
+    snprintf(p, sizeof p, "%s/graphs", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/graphs/index.csv", dir);
+    FILE *f = fopen(p, "w");
+    if (!f) return;
+    fputs("hash,family,model,variant,source,exporter,opset,nodes,file_bytes,params,pack\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/batches", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/batches/b", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/batches/b/llm.csv", dir);
+    f = fopen(p, "w");
+    if (!f) return;
+    fputs("protocol,batch_id,hash,device,rep,status,runtime,precision,batch,seq,"
+          "latency_ms,throughput_samples_s,memory_mib,energy_per_sample_j,power_w\n", f);
+    for (int i = 0; i < 1500; i++)
+        fprintf(f, "p1,b,%016x,H100-SXM5-80GB,0,ok,graph,bf16,1,%d,1.5,666,100,,\n", i, i + 1);
+    fclose(f);
+    dlp_dataset *ds;
+    dlp_error err;
+    CHECK(dlp_dataset_open(dir, &ds, &err) == DLP_OK);
+    char *json = NULL;
+    int ne = 0, nw = 0;
+    CHECK(dlp_dataset_check(ds, &json, &ne, &nw, &err) == DLP_OK);
+    CHECK(ne == 1500);
+    cJSON *r = json ? cJSON_Parse(json) : NULL;
+    CHECK(r && cJSON_GetArraySize(cJSON_GetObjectItem(r, "errors")) == 1000);
+    CHECK(r && cJSON_GetObjectItem(r, "n_errors")->valueint == 1500);
+    CHECK(r && cJSON_GetObjectItem(r, "labeled_llm")->valueint == 1500);
+    cJSON_Delete(r);
+    free(json);
+    dlp_dataset_free(ds);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -730,6 +772,7 @@ int main(int argc, char **argv) {
     RUN(test_csv_errors);
     RUN(test_tar_and_zstd);
     RUN(test_mutated_inputs);
+    RUN(test_problem_cap);
     RUN(test_cli);
     RUN(test_repo_data);
     cJSON_Delete(expected);
