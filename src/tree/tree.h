@@ -23,14 +23,14 @@
 typedef struct dlp_tree dlp_tree;   /* one booster: one scalar target */
 
 typedef struct {
-    int rounds;          /* boosting rounds (default 300) */
-    int max_depth;       /* default 6 */
-    double eta;          /* learning rate (default 0.1) */
+    int rounds;          /* boosting rounds (default 200) */
+    int max_depth;       /* default 3 */
+    double eta;          /* learning rate (default 0.05) */
     double subsample;    /* row subsample (default 0.8) */
     double colsample;    /* column subsample per tree (default 0.8) */
     double min_child_weight; /* default 1 */
     double lambda;       /* L2 on leaf weights (default 1) */
-    int threads;         /* 0: XGBoost's default */
+    int threads;         /* default 1; 0: XGBoost's default */
     uint64_t seed;
 } dlp_tree_params;
 
@@ -83,7 +83,9 @@ void dlp_llm_arch_from_feat(const struct dlp_feat_graph *fg, dlp_llm_arch *out);
  * activations, board power x roofline latency): targets span orders of
  * magnitude, the log makes squared error a relative one, and the base lets
  * the trees extrapolate along the physics instead of flat-lining outside
- * the training range. Feature vector: DLP_TREE_NFEAT values, names from
+ * the training range. The memory base also gets a constant fitted at
+ * training ("xgb/offset": the median of actual - base, the process's
+ * allocations that the graph does not show). Feature vector: DLP_TREE_NFEAT values, names from
  * dlp_tree_feature_name. */
 #define DLP_TREE_SCHEMA 1
 #define DLP_TREE_NARCH 21

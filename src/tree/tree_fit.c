@@ -86,10 +86,37 @@ static void feats_free(feats *F) {
     free(F->base);
 }
 
-/* Trains target t's booster on the listed examples that have it; *out NULL
- * when fewer than 2 have it. */
+static int cmp_double(const void *a, const void *b);
+
+/* Additive offset of target t's base, fitted on the listed examples: peak
+ * memory carries a constant the graph does not show (the process's
+ * allocations besides the model: ~1.1 GiB in the first dataset even for
+ * models of a few MiB), so the memory base is weights + activations + the
+ * median of (actual - that) over the training rows. Other targets: 0. */
+static double fit_offset(const dlp_examples *E, const feats *F,
+                         const int32_t *idx, int n, int t) {
+    if (dlp_tree_targets[t] != DLP_T_LLM_MEMORY_MIB || n <= 0) return 0;
+    double *d = malloc((size_t)n * sizeof *d);
+    if (!d) return 0;
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        double v = E->ex[idx[k]].y[DLP_T_LLM_MEMORY_MIB];
+        if (v > 0 && isfinite(v))
+            d[m++] = v - F->base[(size_t)idx[k] * DLP_TREE_NT + t];
+    }
+    double off = 0;
+    if (m) {
+        qsort(d, (size_t)m, sizeof *d, cmp_double);
+        off = d[m / 2] > 0 ? d[m / 2] : 0;
+    }
+    free(d);
+    return off;
+}
+
+/* Trains target t's booster (on log(actual / (base + off))) on the listed
+ * examples that have it; *out NULL when fewer than 2 have it. */
 static dlp_status train_target(const dlp_examples *E, const feats *F,
-                               const int32_t *idx, int n, int t,
+                               const int32_t *idx, int n, int t, double off,
                                const dlp_tree_params *tp, dlp_tree **out,
                                dlp_error *err) {
     *out = NULL;
@@ -104,7 +131,8 @@ static dlp_status train_target(const dlp_examples *E, const feats *F,
     size_t m = 0;
     for (int k = 0; k < n; k++) {
         int i = idx[k];
-        double v = E->ex[i].y[tg], b = F->base[(size_t)i * DLP_TREE_NT + t];
+        double v = E->ex[i].y[tg];
+        double b = F->base[(size_t)i * DLP_TREE_NT + t] + off;
         if (!(v > 0) || !isfinite(v) || !(b > 0)) continue;
         memcpy(x + m * DLP_TREE_NFEAT, F->x + (size_t)i * DLP_TREE_NFEAT,
                DLP_TREE_NFEAT * sizeof *x);
@@ -183,7 +211,11 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_fit_llm: NULL argument");
     memset(rep, 0, sizeof *rep);
     dlp_examples E;
-    dlp_examples_opts eo = {o->device, -1, -1, false, NULL, NULL};
+    dlp_examples_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.device = o->device;
+    eo.runtime = -1;
+    eo.precision = -1;
     say(o, "reading and featurizing the llm examples of %s",
         dlp_dataset_dir(ds));
     dlp_status st = dlp_examples_build(&E, ds, DLP_MODE_LLM, &eo, err);
@@ -247,7 +279,9 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         }
         for (int t = 0; t < DLP_TREE_NT && !st; t++) {
             dlp_tree *tr = NULL;
-            if ((st = train_target(&E, &F, trv, ntv, t, &o->tp, &tr, err)))
+            double off = fit_offset(&E, &F, trv, ntv, t);
+            if ((st = train_target(&E, &F, trv, ntv, t, off, &o->tp, &tr,
+                                   err)))
                 break;
             for (int i = 0; i < f->nte && tr && !st; i++) {
                 int e = f->test[i];
@@ -255,7 +289,8 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                 st = dlp_tree_predict(tr, F.x + (size_t)e * DLP_TREE_NFEAT, 1,
                                       DLP_TREE_NFEAT, &y, err);
                 rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] =
-                    F.base[(size_t)e * DLP_TREE_NT + t] * exp((double)y);
+                    (F.base[(size_t)e * DLP_TREE_NT + t] + off) *
+                    exp((double)y);
             }
             dlp_tree_free(tr);
         }
@@ -375,9 +410,16 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     dlp_nn_file file = {0};
     int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
     st = dlp_nn_file_add_i64(&file, "xgb/schema", schema, 2, err);
+    nn_real offs[DLP_TREE_NT];
+    for (int t = 0; t < DLP_TREE_NT; t++)
+        offs[t] = (nn_real)fit_offset(&E, &F, all, E.n, t);
+    if (!st) st = dlp_nn_file_add_f32(&file, "xgb/offset", offs, DLP_TREE_NT,
+                                      err);
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
         dlp_tree *tr = NULL;
-        if ((st = train_target(&E, &F, all, E.n, t, &o->tp, &tr, err))) break;
+        if ((st = train_target(&E, &F, all, E.n, t, offs[t], &o->tp, &tr,
+                               err)))
+            break;
         if (!tr) continue;
         void *buf = NULL;
         size_t len = 0;
@@ -428,13 +470,19 @@ dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
     dlp_tree_params_default(&tp);
     if (o) {
         tp.seed = o->seed;
-        tp.threads = o->threads;
+        if (o->threads > 0) tp.threads = o->threads;
     }
     int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
     if (!st) st = dlp_nn_file_add_i64(out, "xgb/schema", schema, 2, err);
+    nn_real offs[DLP_TREE_NT] = {0};
+    for (int t = 0; !st && t < DLP_TREE_NT; t++)
+        offs[t] = (nn_real)fit_offset(E, &F, idx, n, t);
+    if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
+                                      err);
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
         dlp_tree *tree = NULL;
-        if ((st = train_target(E, &F, idx, n, t, &tp, &tree, err))) break;
+        if ((st = train_target(E, &F, idx, n, t, offs[t], &tp, &tree, err)))
+            break;
         if (!tree) continue;
         void *buf = NULL;
         size_t len = 0;

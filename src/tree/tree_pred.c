@@ -88,6 +88,7 @@ void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
 
 typedef struct {
     dlp_tree *t[DLP_TREE_NT];
+    double offset[DLP_TREE_NT];  /* added to the base ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
 } tree_impl;
 
@@ -120,6 +121,17 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
     if (!im) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&im->lock, NULL);
     p->impl = im;
+    const dlp_nn_entry *oe = dlp_nn_file_get(f, "xgb/offset", DLP_NN_F32);
+    if (oe && oe->count == DLP_TREE_NT)
+        for (int i = 0; i < DLP_TREE_NT; i++) {
+            double v = ((const nn_real *)oe->data)[i];
+            if (!isfinite(v) || v < 0 || v > 1e7) {
+                tree_free(p);
+                return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor: bad "
+                                "offset %g", v);
+            }
+            im->offset[i] = v;
+        }
     for (int i = 0; i < DLP_TREE_NT; i++) {
         dlp_target t = dlp_tree_targets[i];
         if (!(p->meta.targets >> t & 1)) continue;
@@ -174,7 +186,7 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
         if (st) return st;
         dlp_pred_value *v = &out->v[dlp_tree_targets[i]];
         v->valid = true;
-        v->value = base[i] * exp((double)y);
+        v->value = (base[i] + im->offset[i]) * exp((double)y);
         v->lo = v->hi = 0;   /* interval from the residuals in the header */
         v->by = "xgb";
     }

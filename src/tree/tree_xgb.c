@@ -21,11 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Defaults for the dataset's size (a few hundred rows): shallow trees, a
+ * small step, one thread (XGBoost's threads cost more than they save on
+ * rows this few: 35 s vs 0.7 s for a 5-fold run on 2 busy cores). */
 void dlp_tree_params_default(dlp_tree_params *p) {
     memset(p, 0, sizeof *p);
-    p->rounds = 300;
-    p->max_depth = 6;
-    p->eta = 0.1;
+    p->rounds = 200;
+    p->max_depth = 3;
+    p->eta = 0.05;
+    p->threads = 1;
     p->subsample = 0.8;
     p->colsample = 0.8;
     p->min_child_weight = 1;
