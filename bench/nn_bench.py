@@ -11,7 +11,7 @@ hashed one-hot op type (32 wide). A synthetic 200-node DAG serves the
 single-graph latency test.
 
     make && /usr/bin/python3 bench/nn_bench.py [--threads 2] [--hidden 512]
-        [--steps 4] [--batch 16] [--reps 30] [--rounds 2]
+        [--steps 4] [--batch 16] [--reps 30] [--rounds 2] [--exe BIN] [--c-only]
 
 Prints graphs/s and latency for both and the ratios (best of --rounds
 interleaved rounds, since the machine may be shared). Not a test: timings
@@ -221,6 +221,11 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--infer-nodes", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--exe", default=None,
+                    help="C bench binary to run instead of building build/bench/nn_bench "
+                         "(e.g. a copy built from an older commit, for before/after runs)")
+    ap.add_argument("--c-only", action="store_true",
+                    help="run only the C side (profiling); prints no ratios")
     args = ap.parse_args()
     # torch (Debian) calls the system OpenBLAS, whose own thread count is set
     # by this variable, not by torch.set_num_threads: fix it for both sides
@@ -247,7 +252,7 @@ def main():
         f.write(struct.pack("<2i", len(batches), args.batch))
         f.write(np.array(batches, "<i4").tobytes())
 
-    exe = build_c()
+    exe = args.exe or build_c()
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads))
     t_train, t_infer = torch_side(args, items, batches, infer_idx, args.rounds)
     # rounds interleave the two sides; the best round of each is reported
@@ -258,6 +263,12 @@ def main():
         c_train = subprocess.run([exe, "train", data, bfile, str(args.threads), str(args.hidden),
                                   str(args.steps)], capture_output=True, text=True, env=env,
                                  check=True).stdout
+        if args.c_only:
+            print(c_train.strip())
+            print(subprocess.run([exe, "infer", data, str(args.threads), str(args.hidden),
+                                  str(args.reps), str(infer_idx)], capture_output=True,
+                                 text=True, env=env, check=True).stdout.strip())
+            continue
         g, cg = t_train()
         t_gps, t_cgps = max(t_gps, g), max(t_cgps, cg)
         c_inf = subprocess.run([exe, "infer", data, str(args.threads), str(args.hidden),
@@ -275,6 +286,9 @@ def main():
         c_cmed = min(c_cmed, field(c_inf, "cpu_median_ms"))
         print("round %d: C %.2f graphs/s %.3f ms; torch %.2f graphs/s %.3f ms" %
               (r, c_gps, c_med, t_gps, t_med), file=sys.stderr)
+    if args.c_only:
+        os.remove(data); os.remove(bfile); os.rmdir(tmp)
+        return
     try:
         load = os.getloadavg()[0]
     except OSError:

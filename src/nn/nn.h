@@ -62,6 +62,20 @@ int dlp_nn_threads(void);
 /* Threads worth using for `work` multiply-adds (1 below ~64k: a thread
  * start costs more than the work). */
 int dlp_nn_threads_for(size_t work);
+/* A persistent pool of worker threads, owned by whoever creates it (a
+ * model keeps one; nothing global): dlp_nn_workers_new(T) starts T-1 threads
+ * that sleep between runs; _delete wakes and joins them (NULL is a no-op).
+ * dlp_nn_workers_run is dlp_nn_parallel_for on the pool: the same fixed
+ * chunks, so the same results, without starting threads per call. A NULL
+ * pool (or one whose threads could not start) falls back to
+ * dlp_nn_parallel_for. One run at a time per pool. _new returns NULL only
+ * when out of memory. */
+typedef struct dlp_nn_workers dlp_nn_workers;
+dlp_nn_workers *dlp_nn_workers_new(int n_threads);
+void dlp_nn_workers_delete(dlp_nn_workers *w);
+int dlp_nn_workers_count(const dlp_nn_workers *w); /* threads incl. caller */
+void dlp_nn_workers_run(dlp_nn_workers *w, int n_threads, int n,
+                        dlp_nn_range_fn fn, void *ctx);
 
 /* ---- graphs and batches (nn_graph.c) ----------------------------------- */
 /* One graph as given by the caller, as an edge index (src[k] -> dst[k]) or,
@@ -179,6 +193,32 @@ void dlp_nn_sage_backward(nn_real *dx, nn_real *dWl, nn_real *dbl,
                           const nn_real *x, const nn_real *Wl,
                           const nn_real *Wr, const dlp_nn_graph *g,
                           dlp_nn_sage_cfg c);
+/* The same layer, as models run it: the aggregation on the caller's worker
+ * pool, fused with the bias fill (forward) and with the input-gradient
+ * accumulation (backward), and optionally
+ *  - dx_write: backward writes dx instead of adding to it (the caller need
+ *    not zero it first);
+ *  - relu_in[N,I]: backward then masks dx by the ReLU that produced x, i.e.
+ *    leaves d(pre-activation of the previous layer): dx = relu_in > 0 ? dx : 0.
+ * Results are bit-identical to dlp_nn_sage_forward / _backward followed by
+ * the separate ReLU backward. e may be NULL (= all off). */
+typedef struct {
+    dlp_nn_workers *workers;
+    bool dx_write;
+    const nn_real *relu_in;
+} dlp_nn_sage_exec;
+void dlp_nn_sage_forward_ex(nn_real *out, nn_real *agg, nn_real *pre,
+                            nn_real *nrm, const nn_real *x, const nn_real *Wl,
+                            const nn_real *bl, const nn_real *Wr,
+                            const dlp_nn_graph *g, dlp_nn_sage_cfg c,
+                            const dlp_nn_sage_exec *e);
+void dlp_nn_sage_backward_ex(nn_real *dx, nn_real *dWl, nn_real *dbl,
+                             nn_real *dWr, nn_real *dagg_ws, nn_real *dpre_ws,
+                             const nn_real *dout, const nn_real *out,
+                             const nn_real *agg, const nn_real *nrm,
+                             const nn_real *x, const nn_real *Wl,
+                             const nn_real *Wr, const dlp_nn_graph *g,
+                             dlp_nn_sage_cfg c, const dlp_nn_sage_exec *e);
 
 /* GCN (nn_gcn.c), like PyG GCNConv: one self-loop per node (existing loops
  * replaced), d_i = 1 + in-degree without loops,
@@ -521,6 +561,10 @@ typedef struct {
     size_t ws_cap;
     int32_t *arg;
     size_t arg_cap;
+    /* worker pool for the sparse kernels, started by the first forward that
+     * runs with more than one thread (dlp_nn_threads()), restarted if that
+     * count changes, joined by _free */
+    dlp_nn_workers *workers;
 } dlp_nn_sage_model;
 
 dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,

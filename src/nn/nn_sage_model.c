@@ -125,7 +125,31 @@ void dlp_nn_sage_model_free(dlp_nn_sage_model *m) {
     dlp_nn_params_free(&m->params);
     free(m->ws);
     free(m->arg);
+    dlp_nn_workers_delete(m->workers);
     m->ws = NULL; m->arg = NULL; m->ws_cap = m->arg_cap = 0;
+    m->workers = NULL;
+}
+
+/* The model's worker pool matches the current thread count (started on
+ * first use; without it the kernels start threads per call, same results). */
+static void sm_workers(dlp_nn_sage_model *m) {
+    int t = dlp_nn_threads();
+    if (t <= 1 || (m->workers && dlp_nn_workers_count(m->workers) == t)) return;
+    dlp_nn_workers_delete(m->workers);
+    m->workers = dlp_nn_workers_new(t);
+}
+
+typedef struct {
+    nn_real *x;
+    int F;
+} sm_relu_ctx;
+
+/* x = relu(x) on rows [lo, hi) of x[.,F] */
+static void sm_relu_range(void *vctx, int lo, int hi) {
+    sm_relu_ctx *c = vctx;
+    nn_real *x = c->x + (size_t)lo * c->F;
+    size_t n = (size_t)(hi - lo) * c->F;
+    for (size_t k = 0; k < n; k++) x[k] = dlp_nn_relu_mask(x[k], x[k]);
 }
 
 static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
@@ -167,14 +191,22 @@ dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
     nn_sm_views v;
     dlp_status status = sm_workspace(m, g, &v, err);
     if (status) return status;
+    sm_workers(m);
+    dlp_nn_sage_exec ex = {m->workers, false, NULL};
     dlp_nn_params *p = &m->params;
     const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
     const nn_real *hin = x;
     for (int l = 0; l < c->n_sage; l++) {
-        dlp_nn_sage_forward(v.s[l], v.agg[l], v.pre[l], v.nrm[l], hin,
-                            dlp_nn_params_w(p, m->t_wl[l]), dlp_nn_params_w(p, m->t_bl[l]),
-                            dlp_nn_params_w(p, m->t_wr[l]), g, sm_sage_cfg(c, l));
-        dlp_nn_act_forward(v.h[l + 1], v.s[l], (size_t)N * H, DLP_NN_RELU, 0);
+        dlp_nn_sage_forward_ex(v.s[l], v.agg[l], v.pre[l], v.nrm[l], hin,
+                               dlp_nn_params_w(p, m->t_wl[l]), dlp_nn_params_w(p, m->t_bl[l]),
+                               dlp_nn_params_w(p, m->t_wr[l]), g, sm_sage_cfg(c, l), &ex);
+        if (c->normalize) {
+            dlp_nn_act_forward(v.h[l + 1], v.s[l], (size_t)N * H, DLP_NN_RELU, 0);
+        } else { /* in place (h[l+1] is s[l]), row-parallel */
+            sm_relu_ctx rc = {v.s[l], H};
+            dlp_nn_workers_run(m->workers, dlp_nn_threads_for((size_t)N * H / 8), N,
+                               sm_relu_range, &rc);
+        }
         hin = v.h[l + 1];
     }
     dlp_nn_pool_forward(v.pool, m->arg, hin, g, H, c->pool);
@@ -225,27 +257,27 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     nn_real *dpool = v.duB; /* free now */
     memset(dpool, 0, (size_t)G * H * sizeof *dpool);
     dlp_nn_concat_backward(dpool, NULL, v.dz, G, H, c->static_dim);
-    nn_real *dh = v.dhA, *dprev = v.dhB;
+    nn_real *dh = v.dhA;
     memset(dh, 0, (size_t)N * H * sizeof *dh);
     dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);
+    /* through the last ReLU: ds = dh where s > 0 (h > 0 exactly there) */
+    const nn_real *hl = v.h[c->n_sage];
+    for (size_t k = 0; k < (size_t)N * H; k++) v.ds[k] = dlp_nn_relu_mask(hl[k], dh[k]);
+    /* each SAGE backward then writes d(its input) already masked by the ReLU
+     * before it, i.e. the ds of the layer below: no zeroing, no mask pass */
+    nn_real *ds = v.ds;
     for (int l = c->n_sage - 1; l >= 0; l--) {
         dlp_nn_sage_cfg sc = sm_sage_cfg(c, l);
-        /* through the ReLU: ds = dh where s > 0 (written, not accumulated) */
-        const nn_real *hl = v.h[l + 1]; /* > 0 exactly where s > 0 */
-        for (size_t k = 0; k < (size_t)N * H; k++) v.ds[k] = dlp_nn_relu_mask(hl[k], dh[k]);
         const nn_real *hin = l == 0 ? x : v.h[l];
-        nn_real *dx = NULL;
-        if (l > 0) {
-            dx = dprev;
-            memset(dx, 0, (size_t)N * sc.I * sizeof *dx);
-        }
-        dlp_nn_sage_backward(dx, dlp_nn_params_g(p, m->t_wl[l]),
-                             dlp_nn_params_g(p, m->t_bl[l]),
-                             dlp_nn_params_g(p, m->t_wr[l]), v.dagg, v.dpre, v.ds,
-                             v.s[l], v.agg[l], v.nrm[l], hin,
-                             dlp_nn_params_w(p, m->t_wl[l]),
-                             dlp_nn_params_w(p, m->t_wr[l]), g, sc);
-        nn_real *t = dh; dh = dprev; dprev = t;
+        nn_real *dx = l == 0 ? NULL : ds == v.dhB ? v.dhA : v.dhB;
+        dlp_nn_sage_exec ex = {m->workers, true, l == 0 ? NULL : v.h[l]};
+        dlp_nn_sage_backward_ex(dx, dlp_nn_params_g(p, m->t_wl[l]),
+                                dlp_nn_params_g(p, m->t_bl[l]),
+                                dlp_nn_params_g(p, m->t_wr[l]), v.dagg, v.dpre, ds,
+                                v.s[l], v.agg[l], v.nrm[l], hin,
+                                dlp_nn_params_w(p, m->t_wl[l]),
+                                dlp_nn_params_w(p, m->t_wr[l]), g, sc, &ex);
+        ds = dx;
     }
 }
 
