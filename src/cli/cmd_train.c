@@ -21,6 +21,7 @@ void learn_opts_init(learn_opts *o) {
     o->runtime = o->precision = -1;
     dlp_train_opts_init(&o->train);
     o->train.threads = 2;
+    o->pool_max = 600;
     o->train.progress = learn_progress;
 }
 
@@ -30,6 +31,8 @@ const char *learn_opts_help(void) {
            "  --runtime eager|graph, --precision fp32|fp16|bf16   filters\n"
            "  --epochs N --lr X --hidden N --batch-graphs N --patience N\n"
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
+           "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
+           "                     of the index (default 600; 0 = all)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
            "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
@@ -51,7 +54,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
-        "--init-from", "--shots", NULL};
+        "--init-from", "--shots", "--pool-max", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -92,6 +95,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 9: o->train.seed = (uint64_t)x; break;
     case 10: o->train.threads = (int)x; break;
     case 12: o->train.shots = (int)x; break;
+    case 13: o->pool_max = (int)x; break;
     }
     return 1;
 bad:
@@ -126,7 +130,7 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
     }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,
                             o->quiet ? NULL : feat_progress, NULL};
-    if (dlp_examples_build(E, *ds, o->mode, &eo, &err)) {
+    if (dlp_examples_build_pool(E, *ds, o->mode, &eo, o->pool_max, &err)) {
         if (!o->quiet) fputc('\n', stderr);
         fprintf(stderr, "dlperf: %s\n", err.msg);
         dlp_dataset_free(*ds);

@@ -14,6 +14,7 @@ typedef struct {
     int runtime, precision;    /* -1: all */
     dlp_train_opts train;
     bool quiet;
+    int pool_max;              /* TraPPM pool sample (0: every graph) */
 } learn_opts;
 
 void learn_opts_init(learn_opts *o);

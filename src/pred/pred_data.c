@@ -146,6 +146,13 @@ static int mode_main_target(dlp_pred_mode m) {
 dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
                               dlp_pred_mode mode, const dlp_examples_opts *o,
                               dlp_error *err) {
+    return dlp_examples_build_pool(E, ds, mode, o, 0, err);
+}
+
+dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
+                                   dlp_pred_mode mode,
+                                   const dlp_examples_opts *o, int pool_max,
+                                   dlp_error *err) {
     memset(E, 0, sizeof *E);
     E->mode = mode;
     dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL};
@@ -312,9 +319,25 @@ dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     int n_labeled_graphs = G.n;
+    /* pool: every indexed graph, or an even sample of pool_max of them
+     * (graphs above DLP_POOL_MAX_NODES nodes skipped when sampling) */
+    size_t n_elig = 0;
+    for (size_t i = 0; o->with_pool && i < n_index; i++) {
+        const dlp_graph_info *gi = dlp_dataset_graph(ds, i);
+        n_elig += !pool_max || gi->nodes <= DLP_POOL_MAX_NODES;
+    }
+    double stride = pool_max > 0 && n_elig > (size_t)pool_max
+                        ? (double)n_elig / pool_max : 1.0;
+    double next = 0;
+    size_t k_elig = 0;
+    int n_pool_pick = 0;
     if (o->with_pool)
         for (size_t i = 0; i < n_index && !st; i++) {
             const dlp_graph_info *gi = dlp_dataset_graph(ds, i);
+            if (pool_max && gi->nodes > DLP_POOL_MAX_NODES) continue;
+            if ((double)k_elig++ < next) continue;
+            next += stride;
+            n_pool_pick++;
             bool have = false;
             for (int j = 0; j < G.n && !have; j++) have = !strcmp(G.hash[j], gi->hash);
             if (!have && !(G.hash[G.n++] = strdup(gi->hash)))

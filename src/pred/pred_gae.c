@@ -27,6 +27,8 @@ struct dlp_gae {
     int wl[L], bl[L], wr[L], gam[L - 1], bet[L - 1];
     float rm[L - 1][256], rv[L - 1][256];   /* BN running stats (H <= 256) */
     float mean[IN], std[IN];
+    int in;                  /* columns read: op types absent from the */
+    int32_t cols[IN];        /* pool dropped */
     /* workspace */
     nn_real *ws;
     size_t ws_cap;
@@ -39,12 +41,12 @@ typedef struct {
     nn_real *dz, *dh, *dr, *dagg;
 } views;
 
-static int lin(int l, int H) { return l == 0 ? IN : H; }
+static int lin(const dlp_gae *e, int l) { return l == 0 ? e->in : e->H; }
 
 static dlp_status layout(dlp_gae *e, size_t N, views *v, dlp_error *err) {
-    size_t H = (size_t)e->H, need = N * IN;
-    for (int l = 0; l < L; l++) need += N * lin(l, e->H) + N * H;
-    need += (L - 1) * (4 * N * H + 2 * H) + N * H * 3 + N * IN;
+    size_t H = (size_t)e->H, need = N * e->in;
+    for (int l = 0; l < L; l++) need += N * lin(e, l) + N * H;
+    need += (L - 1) * (4 * N * H + 2 * H) + N * H * 3 + N * e->in;
     if (need > e->ws_cap) {
         nn_real *w = realloc(e->ws, need * sizeof *w);
         if (!w) return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
@@ -52,9 +54,9 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, dlp_error *err) {
         e->ws_cap = need;
     }
     nn_real *q = e->ws;
-    v->x = q; q += N * IN;
+    v->x = q; q += N * e->in;
     for (int l = 0; l < L; l++) {
-        v->agg[l] = q; q += N * lin(l, e->H);
+        v->agg[l] = q; q += N * lin(e, l);
         v->s[l] = q; q += N * H;
     }
     for (int l = 0; l < L - 1; l++) {
@@ -69,26 +71,31 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, dlp_error *err) {
     v->dz = q; q += N * H;
     v->dh = q; q += N * H;
     v->dr = q; q += N * H;
-    v->dagg = q; q += N * IN;
+    v->dagg = q; q += N * e->in;
     v->h[0] = v->x;
     for (int l = 1; l < L; l++) v->h[l] = NULL;
     return DLP_OK;
 }
 
-/* x rows of graph fg (standardized) into dst[n_nodes, IN] */
+/* x rows of graph fg (standardized, selected columns) into
+ * dst[n_nodes, e->in] */
 static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst) {
+    float full[IN];
     for (int i = 0; i < fg->n_nodes; i++) {
-        nn_real *o = dst + (size_t)i * IN;
-        for (int k = 0; k <= DLP_FEAT_NOPS; k++) o[k] = 0;
-        o[fg->op[i]] = 1;
+        for (int k = 0; k <= DLP_FEAT_NOPS; k++) full[k] = 0;
+        full[fg->op[i]] = 1;
         for (int k = 0; k < DLP_FEAT_DENSE; k++)
-            o[DLP_FEAT_NOPS + 1 + k] = fg->dense[(size_t)i * DLP_FEAT_DENSE + k];
-        for (int k = 0; k < IN; k++) o[k] = (o[k] - e->mean[k]) / e->std[k];
+            full[DLP_FEAT_NOPS + 1 + k] = fg->dense[(size_t)i * DLP_FEAT_DENSE + k];
+        nn_real *o = dst + (size_t)i * e->in;
+        for (int j = 0; j < e->in; j++) {
+            int k = e->cols[j];
+            o[j] = (full[k] - e->mean[k]) / e->std[k];
+        }
     }
 }
 
-static dlp_nn_sage_cfg scfg(int l, int H) {
-    dlp_nn_sage_cfg c = {lin(l, H), H, false};
+static dlp_nn_sage_cfg scfg(const dlp_gae *e, int l) {
+    dlp_nn_sage_cfg c = {lin(e, l), e->H, false};
     return c;
 }
 
@@ -101,7 +108,7 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
         dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin,
                             dlp_nn_params_w(&e->p, e->wl[l]),
                             dlp_nn_params_w(&e->p, e->bl[l]),
-                            dlp_nn_params_w(&e->p, e->wr[l]), g, scfg(l, H));
+                            dlp_nn_params_w(&e->p, e->wr[l]), g, scfg(e, l));
         if (l == L - 1) break;
         nn_real rm[256], rv[256];
         for (int k = 0; k < H; k++) { rm[k] = e->rm[l][k]; rv[k] = e->rv[l][k]; }
@@ -126,9 +133,9 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
 static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
     char nm[32];
     for (int l = 0; l < L; l++) {
-        snprintf(nm, sizeof nm, "gae%d.wl", l); e->wl[l] = dlp_nn_params_add(&e->p, nm, H, lin(l, H));
+        snprintf(nm, sizeof nm, "gae%d.wl", l); e->wl[l] = dlp_nn_params_add(&e->p, nm, H, lin(e, l));
         snprintf(nm, sizeof nm, "gae%d.bl", l); e->bl[l] = dlp_nn_params_add(&e->p, nm, H, 1);
-        snprintf(nm, sizeof nm, "gae%d.wr", l); e->wr[l] = dlp_nn_params_add(&e->p, nm, H, lin(l, H));
+        snprintf(nm, sizeof nm, "gae%d.wr", l); e->wr[l] = dlp_nn_params_add(&e->p, nm, H, lin(e, l));
         if (l < L - 1) {
             snprintf(nm, sizeof nm, "gae%d.gamma", l); e->gam[l] = dlp_nn_params_add(&e->p, nm, H, 1);
             snprintf(nm, sizeof nm, "gae%d.beta", l); e->bet[l] = dlp_nn_params_add(&e->p, nm, H, 1);
@@ -139,10 +146,10 @@ static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
     dlp_nn_rng r;
     dlp_nn_rng_seed(&r, seed);
     for (int l = 0; l < L; l++) {
-        double b = 1.0 / sqrt((double)lin(l, H));
-        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wl[l]), (size_t)H * lin(l, H), b, &r);
+        double b = 1.0 / sqrt((double)lin(e, l));
+        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wl[l]), (size_t)H * lin(e, l), b, &r);
         dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->bl[l]), (size_t)H, b, &r);
-        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wr[l]), (size_t)H * lin(l, H), b, &r);
+        dlp_nn_init_uniform(dlp_nn_params_w(&e->p, e->wr[l]), (size_t)H * lin(e, l), b, &r);
         if (l < L - 1) {
             nn_real *gm = dlp_nn_params_w(&e->p, e->gam[l]);
             for (int k = 0; k < H; k++) { gm[k] = 1; e->rm[l][k] = 0; e->rv[l][k] = 1; }
@@ -181,12 +188,12 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
     dlp_gae *e = calloc(1, sizeof *e);
     if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
     e->H = hidden;
-    dlp_status st = init_gae(e, hidden, seed, err);
+    dlp_status st = DLP_OK;
     /* input statistics over (a sample of) the pool */
     size_t tot = 0;
     for (int i = 0; i < n_pool; i++) tot += (size_t)pool[i].n_nodes;
     size_t cap = tot < 100000 ? tot : 100000;
-    float *buf = !st ? malloc((cap ? cap : 1) * IN * sizeof *buf) : NULL;
+    float *buf = calloc((cap ? cap : 1) * IN, sizeof *buf);
     if (!st && !buf) st = dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
     if (!st) {
         size_t n = 0;
@@ -199,6 +206,14 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
                        DLP_FEAT_DENSE * sizeof *o2);
             }
         dlp_colstats(buf, n, IN, e->mean, e->std);
+        char present[DLP_FEAT_NOPS + 1] = {0};
+        for (int i = 0; i < n_pool; i++)
+            for (int r = 0; r < pool[i].n_nodes; r++) present[pool[i].op[r]] = 1;
+        present[DLP_FEAT_NOPS] = 1;
+        e->in = 0;
+        for (int k = 0; k < IN; k++)
+            if (k > DLP_FEAT_NOPS || present[k]) e->cols[e->in++] = k;
+        st = init_gae(e, hidden, seed, err);
     }
     free(buf);
     int32_t *order = malloc((size_t)(n_pool ? n_pool : 1) * sizeof *order);
@@ -234,7 +249,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
             if (st) break;
             size_t off = 0;
             for (int i = 0; i < n; i++) {
-                fill_x(e, fgs[i], v.x + off * IN);
+                fill_x(e, fgs[i], v.x + off * e->in);
                 off += (size_t)fgs[i]->n_nodes;
             }
             size_t K = 2 * E2;
@@ -283,7 +298,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
                                      v.dagg, NULL, dcur, v.s[l], v.agg[l], NULL,
                                      v.h[l], dlp_nn_params_w(&e->p, e->wl[l]),
                                      dlp_nn_params_w(&e->p, e->wr[l]), &g,
-                                     scfg(l, H));
+                                     scfg(e, l));
                 if (l == 0) break;
                 int j = l - 1;   /* h[l] = dropout(relu(bn(s[j]))) */
                 memset(v.dr, 0, N * H * sizeof *v.dr);
@@ -341,12 +356,19 @@ dlp_status dlp_gae_embed(dlp_gae *e, const dlp_feat_graph *fg, float *emb,
     return st;
 }
 
+static dlp_status save_cols(const dlp_gae *e, dlp_nn_file *f, dlp_error *err) {
+    int64_t c[IN];
+    for (int j = 0; j < e->in; j++) c[j] = e->cols[j];
+    return dlp_nn_file_add_i64(f, "gae/cols", c, (uint64_t)e->in, err);
+}
+
 dlp_status dlp_gae_save(const dlp_gae *e, dlp_nn_file *f, dlp_error *err) {
     int64_t h = e->H;
     dlp_status st;
     if ((st = dlp_nn_file_add_i64(f, "gae/hidden", &h, 1, err)) ||
         (st = dlp_nn_file_add_f32(f, "gae/mean", e->mean, IN, err)) ||
         (st = dlp_nn_file_add_f32(f, "gae/std", e->std, IN, err)) ||
+        (st = save_cols(e, f, err)) ||
         (st = dlp_nn_file_add_params(f, &e->p, err)))
         return st;
     for (int l = 0; l < L - 1; l++) {
@@ -371,7 +393,20 @@ dlp_status dlp_gae_load(dlp_gae **out, const dlp_nn_file *f, dlp_error *err) {
     dlp_gae *e = calloc(1, sizeof *e);
     if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     e->H = (int)H;
-    dlp_status st = init_gae(e, e->H, 1, err);
+    const dlp_nn_entry *ce = dlp_nn_file_get(f, "gae/cols", DLP_NN_I64);
+    dlp_status st = DLP_OK;
+    if (!ce || ce->count < 1 || ce->count > IN)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "trappm: missing or malformed 'gae/cols'");
+    for (uint64_t j = 0; !st && j < ce->count; j++) {
+        int64_t c = ((const int64_t *)ce->data)[j];
+        if (c < 0 || c >= IN || (j && c <= e->cols[j - 1]))
+            st = dlp_fail(err, DLP_ERR_FORMAT, "trappm: bad encoder column list");
+        else e->cols[j] = (int32_t)c;
+    }
+    if (!st) {
+        e->in = (int)ce->count;
+        st = init_gae(e, e->H, 1, err);
+    }
     if (!st) st = dlp_nn_file_read_params(f, &e->p, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gae/mean", e->mean, IN, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gae/std", e->std, IN, err);

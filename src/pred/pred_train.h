@@ -43,6 +43,8 @@ typedef struct {
     int n_skipped_graphs;
 } dlp_examples;
 
+#define DLP_POOL_MAX_NODES 6000
+
 typedef struct {
     const char *device;        /* only this device (NULL: all) */
     int runtime;               /* -1 all, else dlp_runtime */
@@ -61,6 +63,13 @@ typedef struct {
 dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
                               dlp_pred_mode mode, const dlp_examples_opts *o,
                               dlp_error *err);
+/* The same with the pool limited to an even sample of pool_max graphs of
+ * at most DLP_POOL_MAX_NODES nodes (0: every graph): the compute budget of
+ * TraPPM's pre-training. */
+dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
+                                   dlp_pred_mode mode,
+                                   const dlp_examples_opts *o, int pool_max,
+                                   dlp_error *err);
 void dlp_examples_free(dlp_examples *E);
 
 /* ---- training ------------------------------------------------------------ */
