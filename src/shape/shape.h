@@ -13,7 +13,9 @@
  *
  * Constant contents: a value is "constant" when ival (integers, bool as 0/1)
  * or fval (floating) holds its n_const elements. Empty constants carry a
- * one-element dummy array and n_const 0.
+ * one-element dummy array and n_const 0. With symbols unbound, small integer
+ * tensors may instead carry symbolic entries (dlp_symvec, shape_symval.c).
+ * Rules and oracles: docs/SHAPES.md.
  */
 #ifndef DLP_SHAPE_H
 #define DLP_SHAPE_H
