@@ -1,0 +1,226 @@
+"""test_collect.py - checks the collector's CPU-side logic (tools/collect)
+and the committed dataset (data/) against independent oracles.
+
+- export.strip_model: after stripping, every initializer >= 1 KiB is
+  external with no bytes, smaller ones keep theirs, names/dims/dtypes are
+  unchanged (oracle: the onnx package's own view of the unstripped model),
+  onnx.checker accepts the file, and re-exporting gives the same hash.
+- ingest.module_prefixes / NodeMap: module paths map to the legacy
+  exporter's node scopes (oracle: node names of a real export).
+- ingest.flag_pairs: the 5% rule; row_key dedup.
+- data/: every label hash is in graphs/index.csv, keys are unique, units in
+  FORMAT.md's ranges, every pack member is its own hash (sha256 oracle).
+Prints "N passed, N failed".
+"""
+import csv
+import glob
+import hashlib
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "collect"))
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def test_strip_and_hash():
+    import onnx
+    import torch
+    import export
+    from onnx import TensorProto
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 16, 3)   # 1728 B weight: external
+            self.fc = torch.nn.Linear(16, 4)        # 256 B weight: stays
+            self.bias = torch.nn.Parameter(torch.randn(4))
+
+        def forward(self, x):
+            return self.fc(self.conv(x).mean((2, 3))) + self.bias
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    tmp = tempfile.mkdtemp()
+    p = os.path.join(tmp, "m.onnx")
+    torch.onnx.export(net, (torch.randn(2, 3, 8, 8),), p, opset_version=17,
+                      input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    ref = onnx.load(p)
+    sizes = {t.name: len(t.raw_data) for t in ref.graph.initializer}
+    check(any(s >= 1024 for s in sizes.values()), "fixture has a large initializer")
+    check(any(0 < s < 1024 for s in sizes.values()), "fixture has a small initializer")
+    m = export.strip_model(onnx.load(p))
+    for t in m.graph.initializer:
+        r = [x for x in ref.graph.initializer if x.name == t.name][0]
+        check(list(t.dims) == list(r.dims) and t.data_type == r.data_type,
+              "dims/type kept for " + t.name)
+        if sizes[t.name] >= 1024:
+            kv = {e.key: e.value for e in t.external_data}
+            check(t.data_location == TensorProto.EXTERNAL and not t.raw_data,
+                  "large initializer external without bytes: " + t.name)
+            check(int(kv.get("length", -1)) == sizes[t.name], "length recorded")
+        else:
+            check(t.raw_data == r.raw_data, "small initializer kept: " + t.name)
+    data = m.SerializeToString()
+    check(len(data) < os.path.getsize(p) - 1024, "stripped file is smaller")
+    try:
+        onnx.checker.check_model(m)
+        check(True, "checker")
+    except Exception as e:  # onnx may insist on the external file existing
+        check("external" in str(e).lower() or "data" in str(e).lower(),
+              "checker error is about external data only: %s" % e)
+    m2 = export.strip_model(onnx.load(p))
+    check(hashlib.sha256(m2.SerializeToString()).hexdigest() ==
+          hashlib.sha256(data).hexdigest(), "stripping is deterministic")
+    check([n.name for n in m.graph.node] == [n.name for n in ref.graph.node],
+          "node names unchanged")
+
+
+def test_node_map():
+    import onnx
+    import torch
+    import torchvision
+    import ingest
+    torch.manual_seed(0)
+
+    class W(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = torchvision.models.resnet18()
+
+        def forward(self, x):
+            return self.m(x)
+    tmp = tempfile.mkdtemp()
+    p = os.path.join(tmp, "r.onnx")
+    torch.onnx.export(W().eval(), (torch.randn(1, 3, 64, 64),), p, opset_version=17)
+    nm = ingest.NodeMap(onnx.load(p).SerializeToString())
+    check(nm.map("m.layer1.0.conv1", "aten::cudnn_convolution") ==
+          "/m/layer1/layer1.0/conv1/Conv", "leaf conv maps to its node")
+    check(nm.map("m.layer1.0", "aten::add_") == "/m/layer1/layer1.0/Add",
+          "residual add maps to the block's Add")
+    check(nm.map("m.fc", "aten::addmm") == "/m/fc/Gemm", "fc maps to Gemm")
+    check(nm.map("", "aten::add") == "", "root module maps to nothing")
+    check(nm.map("m.nosuch", "aten::relu") == "", "unknown module maps to nothing")
+    check(ingest.module_prefixes("m.encoder.layer.0.attention") ==
+          ["/m/encoder/layer/layer.0/attention/", "/m/encoder/layer.0/attention/"],
+          "ModuleList component has a fallback without it")
+
+
+def test_flags_and_keys():
+    import ingest
+    base = dict(hash="h", device="d", runtime="graph", precision="fp16", batch="1",
+                seq="", height="224", width="224", status="ok")
+    a0 = dict(base, rep="0", latency_ms="1.00")
+    a1 = dict(base, rep="1", latency_ms="1.06")
+    b0 = dict(base, batch="2", rep="0", latency_ms="1.00")
+    b1 = dict(base, batch="2", rep="1", latency_ms="1.04")
+    e0 = dict(base, runtime="eager", rep="0", latency_ms="1.0")
+    e1 = dict(base, runtime="eager", rep="1", latency_ms="2.0")
+    n = ingest.flag_pairs([a0, a1, b0, b1, e0, e1])
+    check(n == 1, "one flagged pair")
+    check(a0["status"] == a1["status"] == "flagged", "6% pair flagged on both rows")
+    check(b0["status"] == b1["status"] == "ok", "4% pair kept ok")
+    check(e0["status"] == "ok", "eager pairs are never flagged")
+    check(ingest.row_key("inference", a0) != ingest.row_key("inference", a1),
+          "rep is part of the key")
+    check(ingest.row_key("inference", dict(a0, batch_id="x")) ==
+          ingest.row_key("inference", dict(a0, batch_id="y")), "batch_id is not")
+
+
+def read_rows(path):
+    if path.endswith(".zst"):
+        raw = subprocess.run(["zstd", "-q", "-d", "--long=27", "-c", path],
+                             stdout=subprocess.PIPE, check=True).stdout.decode()
+        return list(csv.DictReader(io.StringIO(raw)))
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_dataset():
+    import ingest
+    d = os.path.join(ROOT, "data")
+    ip = os.path.join(d, "graphs", "index.csv")
+    if not os.path.exists(ip):
+        check(False, "data/graphs/index.csv exists")
+        return
+    idx = {r["hash"]: r for r in read_rows(ip)}
+    check(len(idx) > 0, "index not empty")
+    check(all(len(h) == 16 and int(h, 16) >= 0 for h in idx), "hashes are 16 hex")
+    packs = set(r["pack"] for r in idx.values())
+    check(all(os.path.exists(os.path.join(d, "graphs", p + ".tar.zst")) for p in packs),
+          "every pack named in the index exists")
+    # one pack fully: every member's sha256 is its name (independent oracle)
+    p = sorted(packs)[-1]
+    raw = subprocess.run(["zstd", "-q", "-d", "--long=27", "-c",
+                          os.path.join(d, "graphs", p + ".tar.zst")],
+                         stdout=subprocess.PIPE, check=True).stdout
+    t = tarfile.open(fileobj=io.BytesIO(raw))
+    bad = 0
+    n = 0
+    for m in t.getmembers():
+        b = t.extractfile(m).read()
+        n += 1
+        if hashlib.sha256(b).hexdigest()[:16] + ".onnx" != m.name:
+            bad += 1
+    check(n > 0 and bad == 0, "pack %s: %d members, %d bad hashes" % (p, n, bad))
+    check(n == sum(1 for r in idx.values() if r["pack"] == p), "pack matches index")
+    lim = {"latency_ms": (0, 600000), "step_ms": (0, 600000), "power_w": (10, 1500)}
+    for t in ("inference", "training", "llm", "kernels"):
+        keys = set()
+        rows = []
+        for f in glob.glob(os.path.join(d, "batches", "*", t + ".csv*")):
+            rows += read_rows(f)
+        if not rows:
+            continue
+        check(all(r["hash"] in idx for r in rows), t + ": every hash in the index")
+        check(all(r["protocol"] == "p1" and r["rep"] in ("0", "1") and
+                  r["status"] in ("ok", "flagged") for r in rows), t + ": common columns")
+        dup = 0
+        for r in rows:
+            k = ingest.row_key(t, r)
+            dup += k in keys
+            keys.add(k)
+        check(dup == 0, t + ": %d duplicate keys" % dup)
+        for col, (lo, hi) in lim.items():
+            if col in rows[0]:
+                vals = [float(r[col]) for r in rows if r[col] != ""]
+                check(all(lo < v < hi for v in vals), "%s: %s in (%g, %g)" % (t, col, lo, hi))
+        if "memory_mib" in rows[0]:
+            check(all(float(r["memory_mib"]) > 0 for r in rows), t + ": memory > 0")
+        if t == "inference":
+            check(all(r["runtime"] in ("eager", "graph") and
+                      r["precision"] in ("fp32", "fp16", "bf16") for r in rows),
+                  "inference: runtime/precision values")
+            check(all(float(r["latency_p10_ms"]) <= float(r["latency_ms"]) <=
+                      float(r["latency_p90_ms"]) for r in rows), "p10 <= median <= p90")
+
+
+def main():
+    for t in (test_flags_and_keys, test_strip_and_hash, test_node_map, test_dataset):
+        try:
+            t()
+        except Exception as e:
+            import traceback
+            traceback.print_exc()
+            check(False, "%s raised %s" % (t.__name__, e))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
