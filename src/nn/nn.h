@@ -460,6 +460,10 @@ typedef struct {
 dlp_nn_opt dlp_nn_opt_default(dlp_nn_opt_kind kind, double lr);
 /* One step over every parameter (same update rules as torch.optim). */
 void dlp_nn_opt_step(dlp_nn_params *p, const dlp_nn_opt *o);
+/* The same step, elementwise on a worker pool (NULL: threads started per
+ * call when the store is large); the same weights for any pool. */
+void dlp_nn_opt_step_ex(dlp_nn_params *p, const dlp_nn_opt *o,
+                        dlp_nn_workers *workers);
 /* torch.nn.utils.clip_grad_norm_: returns the total norm before clipping. */
 double dlp_nn_clip_grad_norm(dlp_nn_params *p, double max_norm);
 

@@ -13,14 +13,26 @@ dlp_nn_opt dlp_nn_opt_default(dlp_nn_opt_kind kind, double lr) {
     return o;
 }
 
-void dlp_nn_opt_step(dlp_nn_params *p, const dlp_nn_opt *o) {
-    p->step++;
+typedef struct {
+    dlp_nn_params *p;
+    const dlp_nn_opt *o;
+} nn_opt_ctx;
+
+#define NN_OPT_CHUNK 4096 /* elements per parallel work item */
+
+/* the update of elements [lo, hi) (of chunks) after p->step was bumped;
+ * elementwise, so any split gives the same weights */
+static void opt_range(void *vctx, int clo, int chi) {
+    nn_opt_ctx *c = vctx;
+    dlp_nn_params *p = c->p;
+    const dlp_nn_opt *o = c->o;
+    const size_t lo = (size_t)clo * NN_OPT_CHUNK;
+    const size_t hi = (size_t)chi * NN_OPT_CHUNK < p->n ? (size_t)chi * NN_OPT_CHUNK : p->n;
     const nn_real lr = (nn_real)o->lr, wd = (nn_real)o->weight_decay;
     nn_real *w = p->w, *g = p->g, *m = p->m, *v = p->v;
-    const size_t n = p->n;
     if (o->kind == DLP_NN_SGD) {
         const nn_real mu = (nn_real)o->momentum;
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = lo; k < hi; k++) {
             nn_real gk = g[k] + wd * w[k];
             if (mu != 0) {
                 m[k] = p->step == 1 ? gk : mu * m[k] + gk;
@@ -36,7 +48,7 @@ void dlp_nn_opt_step(dlp_nn_params *p, const dlp_nn_opt *o) {
     const nn_real step_size = (nn_real)(o->lr / bc1);
     const nn_real sbc2 = (nn_real)sqrt(bc2), eps = (nn_real)o->eps;
     const bool decoupled = o->kind == DLP_NN_ADAMW;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = lo; k < hi; k++) {
         nn_real gk = g[k];
         if (decoupled) w[k] *= 1 - lr * wd;
         else gk += wd * w[k];
@@ -45,6 +57,21 @@ void dlp_nn_opt_step(dlp_nn_params *p, const dlp_nn_opt *o) {
         nn_real denom = (nn_real)sqrt(v[k]) / sbc2 + eps;
         w[k] -= step_size * m[k] / denom;
     }
+}
+
+void dlp_nn_opt_step_ex(dlp_nn_params *p, const dlp_nn_opt *o,
+                        dlp_nn_workers *workers) {
+    p->step++;
+    nn_opt_ctx c = {p, o};
+    size_t chunks = (p->n + NN_OPT_CHUNK - 1) / NN_OPT_CHUNK;
+    dlp_nn_workers_run(workers, dlp_nn_threads_for(p->n * 4), (int)chunks,
+                       opt_range, &c);
+}
+
+void dlp_nn_opt_step(dlp_nn_params *p, const dlp_nn_opt *o) {
+    p->step++;
+    nn_opt_ctx c = {p, o};
+    opt_range(&c, 0, (int)((p->n + NN_OPT_CHUNK - 1) / NN_OPT_CHUNK));
 }
 
 double dlp_nn_clip_grad_norm(dlp_nn_params *p, double max_norm) {

@@ -68,6 +68,22 @@ static void sage_bwd_range(void *vctx, int lo, int hi) {
     }
 }
 
+typedef struct {
+    nn_real *db;               /* [O] */
+    const nn_real *d;          /* [N,O] */
+    int N, O;
+} sage_db_ctx;
+
+/* db[o] += sum_n d[n,o] for columns [lo, hi): each column summed in row
+ * order, whatever the split */
+static void sage_db_range(void *vctx, int lo, int hi) {
+    sage_db_ctx *c = vctx;
+    for (int n = 0; n < c->N; n++) {
+        const nn_real *r = c->d + (size_t)n * c->O;
+        for (int o = lo; o < hi; o++) c->db[o] += r[o];
+    }
+}
+
 static int sage_threads(const dlp_nn_graph *g, int F) {
     return dlp_nn_threads_for(((size_t)g->n_nodes + (size_t)g->n_edges) * (size_t)F);
 }
@@ -133,7 +149,13 @@ void dlp_nn_sage_backward_ex(nn_real *dx, nn_real *dWl, nn_real *dbl,
     /* dagg = dpre @ Wl is only needed to reach dx; written (beta 0), which
      * gives the same values as zeroing and accumulating */
     if (dx) dlp_nn_gemm(false, false, N, c.I, c.O, 1, dpre, c.O, Wl, c.I, 0, dagg_ws, c.I);
-    dlp_nn_linear_backward(NULL, dWl, dbl, dpre, agg, Wl, N, c.I, c.O);
+    dlp_nn_linear_backward(NULL, dWl, NULL, dpre, agg, Wl, N, c.I, c.O);
+    if (dbl) { /* column sums, split by columns */
+        sage_db_ctx dc = {dbl, dpre, N, c.O};
+        dlp_nn_workers_run(e ? e->workers : NULL,
+                           c.O >= 64 ? dlp_nn_threads_for((size_t)N * c.O) : 1,
+                           c.O, sage_db_range, &dc);
+    }
     if (dx) dlp_nn_gemm(false, false, N, c.I, c.O, 1, dpre, c.O, Wr, c.I,
                         e && e->dx_write ? 0 : 1, dx, c.I);
     dlp_nn_linear_backward(NULL, dWr, NULL, dpre, x, Wr, N, c.I, c.O);

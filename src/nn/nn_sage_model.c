@@ -181,6 +181,19 @@ static dlp_nn_sage_cfg sm_sage_cfg(const dlp_nn_sage_model_cfg *c, int l) {
     return s;
 }
 
+typedef struct {
+    nn_real *ds;
+    const nn_real *dh, *h;
+    int F;
+} sm_mask_ctx;
+
+/* ds = h > 0 ? dh : 0 on rows [lo, hi) */
+static void sm_mask_range(void *vctx, int lo, int hi) {
+    sm_mask_ctx *c = vctx;
+    size_t a = (size_t)lo * c->F, b = (size_t)hi * c->F;
+    for (size_t k = a; k < b; k++) c->ds[k] = dlp_nn_relu_mask(c->h[k], c->dh[k]);
+}
+
 dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
@@ -261,8 +274,9 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     memset(dh, 0, (size_t)N * H * sizeof *dh);
     dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);
     /* through the last ReLU: ds = dh where s > 0 (h > 0 exactly there) */
-    const nn_real *hl = v.h[c->n_sage];
-    for (size_t k = 0; k < (size_t)N * H; k++) v.ds[k] = dlp_nn_relu_mask(hl[k], dh[k]);
+    sm_mask_ctx mc = {v.ds, dh, v.h[c->n_sage], H};
+    dlp_nn_workers_run(m->workers, dlp_nn_threads_for((size_t)N * H / 8), N,
+                       sm_mask_range, &mc);
     /* each SAGE backward then writes d(its input) already masked by the ReLU
      * before it, i.e. the ds of the layer below: no zeroing, no mask pass */
     nn_real *ds = v.ds;
@@ -297,7 +311,7 @@ dlp_status dlp_nn_sage_model_train_step(dlp_nn_sage_model *m,
         *loss = dlp_nn_mse_loss(dout, out, y, (int)n);
         dlp_nn_sage_model_backward(m, g, x, st, dout);
         if (clip > 0) dlp_nn_clip_grad_norm(&m->params, clip);
-        dlp_nn_opt_step(&m->params, o);
+        dlp_nn_opt_step_ex(&m->params, o, m->workers);
     }
     free(out);
     return s;
