@@ -116,6 +116,17 @@ def test_node_map():
     check(nm.map("m.fc", "aten::addmm") == "/m/fc/Gemm", "fc maps to Gemm")
     check(nm.map("", "aten::add") == "", "root module maps to nothing")
     check(nm.map("m.nosuch", "aten::relu") == "", "unknown module maps to nothing")
+    check(ingest.module_prefixes("m.blocks.0.0.conv")[0] ==
+          "/m/blocks/blocks.0/blocks.0.0/conv/",
+          "nested numbered children keep the dotted name")
+    rows = [dict(hash="g", module="m.layer1.0.conv1", aten="aten::cudnn_convolution"),
+            dict(hash="g", module="m.layer1.0.bn1", aten="aten::native_batch_norm"),
+            dict(hash="g", module="m.layer1.0.relu", aten="aten::relu_"),
+            dict(hash="g", module="m.layer1.0.bn2", aten="aten::native_batch_norm")]
+    ingest.map_kernel_rows(rows, lambda h: nm)
+    check(rows[1]["nodes"] == "/m/layer1/layer1.0/conv1/Conv",
+          "folded batch norm after a conv implements that conv's node")
+    check(rows[3]["nodes"] == "", "batch norm after a non-conv stays unmapped")
     check(ingest.module_prefixes("m.encoder.layer.0.attention") ==
           ["/m/encoder/layer/layer.0/attention/", "/m/encoder/layer.0/attention/"],
           "ModuleList component has a fallback without it")

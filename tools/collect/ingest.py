@@ -114,10 +114,16 @@ def zstd_read(path):
 
 # ------------------------------------------------------ kernels -> nodes
 def scope_components(path):
+    """The legacy exporter's scope component of each module on the path: a
+    module's own name, except that numbered children keep the dotted name
+    back to the nearest named ancestor (m.blocks.0.0 -> blocks.0.0)."""
     parts = path.split(".")
     comps = []
     for i, p in enumerate(parts):
-        comps.append(parts[i - 1] + "." + p if p.isdigit() and i > 0 else p)
+        j = i
+        while j > 0 and parts[j].isdigit():
+            j -= 1
+        comps.append(".".join(parts[j:i + 1]))
     return comps
 
 
@@ -130,7 +136,7 @@ def module_prefixes(path):
     full = "/" + "/".join(comps) + "/"
     drop = [c for i, c in enumerate(comps)
             if not (i + 1 < len(comps) and comps[i + 1].startswith(c + ".")
-                    and comps[i + 1][len(c) + 1:].isdigit())]
+                    and comps[i + 1][len(c) + 1:].replace(".", "").isdigit())]
     alt = "/" + "/".join(drop) + "/"
     return [full] if alt == full else [full, alt]
 
@@ -151,6 +157,29 @@ ATEN_TO_ONNX = {
     "meanreduce": ["reducemean", "globalaveragepool"], "mean": ["reducemean", "globalaveragepool"],
     "adaptiveavgpooldd": ["globalaveragepool", "averagepool", "reducemean"],
 }
+
+
+FOLDED_INTO_PREVIOUS = ("aten::native_batch_norm", "aten::batch_norm",
+                        "aten::cudnn_batch_norm", "aten::_native_batch_norm_legit_no_training")
+
+
+def map_kernel_rows(rows, nodemap_for):
+    """Fills `nodes` of kernel rows (in launch order per traced config).
+    A batch-norm kernel whose module has no node of its own (the exporter
+    folded it into the convolution before it) implements that convolution's
+    node, so it gets the previous kernel's nodes when that was a conv."""
+    prev = {}
+    for d in rows:
+        nm = nodemap_for(d["hash"])
+        n = nm.map(d.get("module", ""), d.get("aten", "")) if nm else ""
+        cfg = tuple(d.get(c, "") for c in ("hash", "device", "mode", "sms", "precision",
+                                            "batch", "seq", "height", "width"))
+        if not n and d.get("aten", "") in FOLDED_INTO_PREVIOUS:
+            pn, pa = prev.get(cfg, ("", ""))
+            if "conv" in pa:
+                n = pn
+        d["nodes"] = n
+        prev[cfg] = (n, d.get("aten", ""))
 
 
 class NodeMap:
@@ -229,8 +258,8 @@ class Data:
         if pack not in self.pack_cache:
             raw = zstd_read(os.path.join(self.gdir, pack + ".tar.zst"))
             t = tarfile.open(fileobj=io.BytesIO(raw))
-            self.pack_cache = {pack: {m.name: t.extractfile(m).read()
-                                      for m in t.getmembers() if m.isfile()}}
+            self.pack_cache[pack] = {m.name: t.extractfile(m).read()
+                                     for m in t.getmembers() if m.isfile()}
         return self.pack_cache[pack].get(h + ".onnx")
 
     def save_meta(self):
@@ -333,18 +362,19 @@ def ingest_batch(data, work, log):
                 pend.append(d)
                 continue
             d["hash"] = h
-            if t == "kernels":
-                if h not in maps:
-                    gb = data.graph_bytes(h, gdir)
-                    maps[h] = NodeMap(gb) if gb else None
-                d["nodes"] = maps[h].map(d.get("module", ""), d.get("aten", "")) \
-                    if maps[h] else ""
             k = row_key(t, d)
             if k in data.keys[t]:
                 dup += 1
                 continue
             data.keys[t].add(k)
             ok.append(d)
+        if t == "kernels":
+            def nodemap_for(h):
+                if h not in maps:
+                    gb = data.graph_bytes(h, gdir)
+                    maps[h] = NodeMap(gb) if gb else None
+                return maps[h]
+            map_kernel_rows(ok, nodemap_for)
         if t in ("inference", "llm"):
             nflag = flag_pairs(ok)
         else:
@@ -408,16 +438,21 @@ def resolve_pending(data, log):
                 pend.append(d)
                 continue
             d["hash"] = h
-            if t == "kernels":
-                gb = data.graph_bytes(h, "/nonexistent")
-                d["nodes"] = NodeMap(gb).map(d.get("module", ""), d.get("aten", "")) \
-                    if gb else ""
             k = row_key(t, d)
             if k not in data.keys[t]:
                 data.keys[t].add(k)
                 ok.append(d)
         if t in ("inference", "llm"):
             flag_pairs(ok)
+        if t == "kernels":
+            nms = {}
+
+            def nodemap_for(h):
+                if h not in nms:
+                    gb = data.graph_bytes(h, "/nonexistent")
+                    nms[h] = NodeMap(gb) if gb else None
+                return nms[h]
+            map_kernel_rows(ok, nodemap_for)
         bdir = os.path.join(data.root, "batches", bid)
         if ok:
             if t == "kernels":
@@ -440,6 +475,50 @@ def resolve_pending(data, log):
             log("%s %s: %d pending rows resolved, %d still pending" % (bid, t, len(ok), len(pend)))
 
 
+def remap_kernels(data, groups, log):
+    """Rebuilds every batch's kernels.csv.zst from its archive with the
+    current node mapping (same rows and dedup order as ingest)."""
+    keys = set()
+    for bid, pieces in sorted(groups.items()):
+        tmp = tempfile.mkdtemp(prefix="remap_")
+        try:
+            work = extract(pieces, tmp)
+            rows = []
+            for p in sorted(glob.glob(os.path.join(work, "w*_kernels.csv"))):
+                rows += read_csv(p)
+            ok = []
+            for d in rows:
+                h = data.specmap.get(d["hash"])
+                if h is None or h not in data.index:
+                    continue
+                d["hash"] = h
+                k = row_key("kernels", d)
+                if k in keys:
+                    continue
+                keys.add(k)
+                ok.append(d)
+            nms = {}
+
+            def nodemap_for(h):
+                if h not in nms:
+                    gb = data.graph_bytes(h, os.path.join(work, "graphs"))
+                    nms[h] = NodeMap(gb) if gb else None
+                return nms[h]
+            map_kernel_rows(ok, nodemap_for)
+            path = os.path.join(data.root, "batches", bid, "kernels.csv.zst")
+            if ok:
+                s = io.StringIO()
+                w = csv.DictWriter(s, TABLE_COLS["kernels"], extrasaction="ignore",
+                                   lineterminator="\n")
+                w.writeheader()
+                w.writerows(ok)
+                zstd_write(path, s.getvalue().encode())
+            log("%s: %d kernel rows, %d mapped to nodes" % (
+                bid, len(ok), sum(1 for d in ok if d["nodes"])))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def group_archives(paths):
     groups = {}
     for p in paths:
@@ -454,9 +533,14 @@ def group_archives(paths):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("archives", nargs="*")
+    ap.add_argument("--remap-kernels", action="store_true",
+                    help="rebuild kernels.csv.zst of the given batches only")
     ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.dirname(HERE)), "data"))
     a = ap.parse_args()
     data = Data(a.data)
+    if a.remap_kernels:
+        remap_kernels(data, group_archives(a.archives), print)
+        return
     for bid, pieces in sorted(group_archives(a.archives).items()):
         tmp = tempfile.mkdtemp(prefix="ingest_")
         try:

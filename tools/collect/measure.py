@@ -373,7 +373,8 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
         args = e.get("args", {}) or {}
         if cat == "kernel":
             kernels.append(e)
-        elif cat == "cuda_runtime" and "correlation" in args:
+        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
+            # cuBLAS/cuDNN launch through the driver API (cuLaunchKernel)
             launches[args["correlation"]] = e
         elif cat == "user_annotation" and e.get("name", "").startswith("mod:"):
             ann.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"][4:]))
