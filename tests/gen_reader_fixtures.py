@@ -526,6 +526,29 @@ def ir3_initializer_inputs():
     return m
 
 
+def functions_model():
+    """A model-local function (FunctionProto) called twice: the reader keeps
+    the calls as nodes of a custom domain and warns that they are not
+    expanded."""
+    fn = helper.make_function(
+        "custom.fn", "LinearRelu", ["a", "w"], ["out"],
+        [helper.make_node("MatMul", ["a", "w"], ["mm"]),
+         helper.make_node("Relu", ["mm"], ["out"])],
+        [helper.make_opsetid("", 17)])
+    w = numpy_helper.from_array(np.eye(4, dtype=np.float32), "w")
+    nodes = [helper.make_node("LinearRelu", ["x", "w"], ["h"], name="call1",
+                              domain="custom.fn"),
+             helper.make_node("LinearRelu", ["h", "w"], ["y"], name="call2",
+                              domain="custom.fn")]
+    g = helper.make_graph(
+        nodes, "fn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        initializer=[w])
+    return helper.make_model(g, functions=[fn],
+                             opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid("custom.fn", 1)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     save(torch_small_cnn(), "raw_weights")
@@ -538,6 +561,7 @@ def main():
     save(opset_model(7), "opset7", check=False)
     save(opset_model(21), "opset21", check=False)
     save(ir3_initializer_inputs(), "ir3_inputs", check=False)
+    save(functions_model(), "functions")
     return 0
 
 

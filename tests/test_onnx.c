@@ -345,6 +345,16 @@ static void fixture_value_info(void) { check_fixture("value_info"); }
 static void fixture_opset7(void) { check_fixture("opset7"); }
 static void fixture_opset21(void) { check_fixture("opset21"); }
 static void fixture_ir3_inputs(void) { check_fixture("ir3_inputs"); }
+static void fixture_functions(void) {
+    check_fixture("functions");
+    dlp_model *m = open_fix("functions");
+    if (!m) return;
+    CHECK(dlp_model_warning_count(m) == 2);
+    const char *w = dlp_model_warning(m, 0);
+    CHECK(w && strstr(w, "call1") && strstr(w, "LinearRelu") &&
+          strstr(w, "not expanded"));
+    dlp_model_free(m);
+}
 
 /* External data: present -> small int tensor read, no warning; absent ->
  * one warning naming the tensor, still no error. */
@@ -664,6 +674,7 @@ int main(void) {
     RUN(fixture_opset7);
     RUN(fixture_opset21);
     RUN(fixture_ir3_inputs);
+    RUN(fixture_functions);
     RUN(external_warnings);
     RUN(bind_and_batch);
     RUN(open_memory_same);

@@ -45,6 +45,8 @@ typedef struct {
     int64_t n_values;     /* values created so far, all graphs */
     dlp_strmap syms;      /* dim_param name -> symbol index (main graph) */
     int64_t n_ext_warn;   /* external-data problems seen */
+    dlp_strmap funcs;     /* "domain:name" of model-local functions */
+    int64_t n_func_calls; /* nodes calling them */
 } dlp_onnx_ctx;
 
 /* Reads the TensorProto in field f (of message `parent`) into value v of g:

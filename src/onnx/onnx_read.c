@@ -355,6 +355,18 @@ static dlp_status read_node(dlp_onnx_ctx *c, dlp_graph *g,
         }
     }
     if (st) return st;
+    if (c->funcs.count) {
+        char key[300];
+        int kl = snprintf(key, sizeof key, "%s:%s", n->domain, n->op_type);
+        if (kl > 0 && (size_t)kl < sizeof key &&
+            dlp_strmap_get(&c->funcs, key, (size_t)kl) >= 0 &&
+            c->n_func_calls++ < 8)
+            dlp_warn(c->warnings,
+                     "node '%s' calls the model-local function '%s' "
+                     "(domain '%s'), which is not expanded: its body is "
+                     "not analysed",
+                     n->name, n->op_type, n->domain);
+    }
     if (strcmp(n->op_type, "Constant") == 0)
         return constant_output(c, g, idx, err);
     return DLP_OK;
@@ -549,13 +561,9 @@ static dlp_status not_onnx(dlp_error *err, dlp_status st) {
     return dlp_fail(err, st, "not an ONNX model: %.480s", inner);
 }
 
-dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
-                         dlp_arena *arena, dlp_graph *g, dlp_warnings *w,
-                         dlp_error *err) {
-    memset(g, 0, sizeof *g);
-    if (len == 0)
-        return dlp_fail(err, DLP_ERR_FORMAT, "not an ONNX model: empty file");
-    dlp_onnx_ctx c = {.dir = dir, .arena = arena, .warnings = w};
+static dlp_status read_model(dlp_onnx_ctx *c, const uint8_t *bytes,
+                             size_t len, dlp_arena *arena, dlp_graph *g,
+                             dlp_warnings *w, dlp_error *err) {
     dlp_pb top = dlp_pb_begin(bytes, len);
     dlp_pb r = top;
     dlp_pb_field e, graph_f;
@@ -577,6 +585,34 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
         } else if (e.num == 7) {
             graph_f = e;
             have_graph = true;
+        } else if (e.num == 25 && e.wire == DLP_PB_LEN) {
+            /* FunctionProto: name=1 domain=10; remember "domain:name" */
+            dlp_pb fr;
+            if ((st = dlp_pb_sub(&r, &e, "FunctionProto", &fr, err)))
+                break;
+            dlp_pb_field o;
+            const uint8_t *fn = NULL, *fd = NULL;
+            size_t fnl = 0, fdl = 0;
+            while ((st = dlp_pb_next(&fr, &o, err)) == DLP_OK && !o.end) {
+                if (o.num == 1 && o.wire == DLP_PB_LEN) { fn = o.data; fnl = o.len; }
+                if (o.num == 10 && o.wire == DLP_PB_LEN) { fd = o.data; fdl = o.len; }
+            }
+            if (st) break;
+            if (fn && fnl + fdl < 280) {
+                char *key = dlp_arena_alloc(arena, fnl + fdl + 2);
+                if (!key) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                if (fdl) memcpy(key, fd, fdl);
+                key[fdl] = ':';
+                memcpy(key + fdl + 1, fn, fnl);
+                if ((!c->funcs.cap && !dlp_strmap_init(&c->funcs, 16)) ||
+                    !dlp_strmap_put(&c->funcs, key, fnl + fdl + 1, 1)) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                    break;
+                }
+            }
         } else if (e.num == 8) {
             dlp_pb or;
             if ((st = dlp_pb_sub(&r, &e, "OperatorSetIdProto", &or, err)))
@@ -636,16 +672,20 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
     if ((st = dlp_graph_init(g, arena, NULL, err))) return st;
     g->opset = (int)opset;
     g->ir_version = ir;
-    if (!dlp_strmap_init(&c.syms, 16)) {
+    if (!dlp_strmap_init(&c->syms, 16)) {
         dlp_graph_free(g);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    st = read_graph(&c, g, &gr, err);
-    dlp_strmap_free(&c.syms);
-    if (c.n_ext_warn > 8)
+    st = read_graph(c, g, &gr, err);
+    dlp_strmap_free(&c->syms);
+    if (c->n_func_calls > 8)
+        dlp_warn(w, "%lld more nodes call model-local functions, which are "
+                 "not expanded",
+                 (long long)(c->n_func_calls - 8));
+    if (c->n_ext_warn > 8)
         dlp_warn(w, "%lld more small tensors have unreadable external data; "
                  "their contents are unknown",
-                 (long long)(c.n_ext_warn - 8));
+                 (long long)(c->n_ext_warn - 8));
     if (st == DLP_OK) {
         resolve_outer(g);
         st = sort_all(g, err);
@@ -655,4 +695,17 @@ dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
         return st;
     }
     return DLP_OK;
+}
+
+dlp_status dlp_onnx_read(const uint8_t *bytes, size_t len, const char *dir,
+                         dlp_arena *arena, dlp_graph *g, dlp_warnings *w,
+                         dlp_error *err) {
+    memset(g, 0, sizeof *g);
+    if (len == 0)
+        return dlp_fail(err, DLP_ERR_FORMAT, "not an ONNX model: empty file");
+    dlp_onnx_ctx c = {.dir = dir, .arena = arena, .warnings = w};
+    dlp_status st = read_model(&c, bytes, len, arena, g, w, err);
+    dlp_strmap_free(&c.funcs);
+    dlp_strmap_free(&c.syms);
+    return st;
 }
