@@ -105,7 +105,8 @@ static const char *const STATIC_NAMES[DLP_FEAT_STATIC_BASE] = {
     "log_roof_compute_ms", "log_roof_memory_ms", "log_roofline_ms",
     "log_launch_ms", "log_roof_plus_launch_ms", "log_weights_mib",
     "log_peak_act_mib", "log_mem_estimate_mib", "log_train_mem_mib",
-    "log_flops_per_byte", "log_sum_act_out_mib",
+    "log_flops_per_byte", "log_sum_act_out_mib", "log_kernel_roof_ms",
+    "log_kernels",
 };
 
 const char *dlp_feat_static_name(int i) {
@@ -270,7 +271,7 @@ int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width) {
 
 void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
-    free(fg->op); free(fg->tc); free(fg->dense); free(fg->flops);
+    free(fg->op); free(fg->tc); free(fg->kern); free(fg->dense); free(fg->flops);
     free(fg->bytes); free(fg->src); free(fg->dst);
     memset(fg, 0, sizeof *fg);
 }
@@ -292,6 +293,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     size_t n1 = N ? N : 1;
     fg->op = calloc(n1, sizeof *fg->op);
     fg->tc = calloc(n1, 1);
+    fg->kern = calloc(n1, 1);
     fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
     fg->flops = calloc(n1, sizeof *fg->flops);
     fg->bytes = calloc(n1, sizeof *fg->bytes);
@@ -304,7 +306,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         }
     fg->src = malloc((E ? E : 1) * sizeof *fg->src);
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
-    if (!fg->op || !fg->tc || !fg->dense || !fg->flops || !fg->bytes ||
+    if (!fg->op || !fg->tc || !fg->kern || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
@@ -332,6 +334,14 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         int cat = op_category(n->op_type);
         fg->cat[cat]++;
         fg->tc[i] = cat == CAT_CONV || cat == CAT_MATMUL;
+        {
+            static const char *const views[] = {
+                "Constant", "Shape", "Reshape", "Squeeze", "Unsqueeze",
+                "Flatten", "Identity", "Dropout", "Size", NULL};
+            fg->kern[i] = !in_list(n->op_type, views) &&
+                          n->cost.out_elems > 64;
+            fg->n_kernels += fg->kern[i];
+        }
         float *d = fg->dense + i * DLP_FEAT_DENSE;
         attr_feats(d, g, n);
         int in0 = -1;
@@ -448,15 +458,19 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *o) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
-    double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0;
+    double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
                                                 : d.peak_simt_flops);
         double tmem = fg->bytes[i] * s / d.mem_bw;
+        double t = tcmp > tmem ? tcmp : tmem;
         comp += tcmp;
         mem += tmem;
-        roof += tcmp > tmem ? tcmp : tmem;
+        roof += t;
+        if (fg->kern[i]) kr += t > d.launch_s ? t : d.launch_s;
     }
+    o->kernel_ms = kr * 1e3;
+    o->kernels = fg->n_kernels;
     o->compute_ms = comp * 1e3;
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;
@@ -522,6 +536,8 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
                 prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
     o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);
+    o[k++] = lg(r.kernel_ms);
+    o[k++] = lg(r.kernels);
     DLP_ASSERT(k == DLP_FEAT_STATIC_BASE);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,

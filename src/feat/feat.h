@@ -30,7 +30,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 1
+#define DLP_FEAT_SCHEMA 2
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -38,7 +38,7 @@
 #define DLP_FEAT_NROOF 3
 #define DLP_FEAT_NODE_DIM (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)
 #define DLP_FEAT_NCAT 10           /* op categories counted in static feats */
-#define DLP_FEAT_STATIC_BASE 40    /* static features before the device's */
+#define DLP_FEAT_STATIC_BASE 42    /* static features before the device's */
 #define DLP_FEAT_STATIC_DIM (DLP_FEAT_STATIC_BASE + DLP_DEVICE_NFEATURES + 1)
 
 /* Op vocabulary: index of an op type (default ONNX domain, or the
@@ -54,6 +54,9 @@ typedef struct dlp_feat_graph {
     int n_nodes, n_edges;
     int16_t *op;            /* [N] vocabulary index, NOPS for other */
     uint8_t *tc;            /* [N] 1: matmul-like (tensor-core) node */
+    uint8_t *kern;          /* [N] 1: likely launches a GPU kernel (not a
+                               view/shape op, output > 64 elements) */
+    int n_kernels;
     float *dense;           /* [N, DLP_FEAT_DENSE] */
     float *flops;           /* [N] raw FLOPs (also MAC-based work) */
     float *bytes;           /* [N] raw bytes moved (in + out + weights) */
@@ -87,6 +90,9 @@ typedef struct {
     double memory_ms;       /* sum of node bytes / bandwidth */
     double roofline_ms;     /* sum over nodes of max(compute, memory) */
     double launch_ms;       /* nodes x launch latency */
+    double kernel_ms;       /* sum over kernel nodes of max(launch latency,
+                               compute, memory): a floor per kernel */
+    double kernels;         /* kernel nodes */
     double weights_mib;     /* weight bytes at the precision */
     double peak_act_mib;    /* peak live activations at the precision */
 } dlp_feat_roofline;

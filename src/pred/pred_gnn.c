@@ -14,7 +14,7 @@
 #define GNN_VERSION 2
 #define HUBER_DELTA 0.1   /* in log units: quadratic below ~10% error */
 #define MAX_EMB 128
-#define NADD 10           /* additive prior features (add_feats) */
+#define NADD 11           /* additive prior features (add_feats) */
 enum { PRIOR_RIDGE = 0, PRIOR_ADD = 1 };
 
 typedef struct {
@@ -70,8 +70,9 @@ static void static_row(const gnn *m, const dlp_feat_graph *fg,
 
 /* Additive prior features, natural units: an analytical decomposition the
  * prior weights by least squares on relative error:
- * [1, compute ms, memory ms, roofline ms, launches eager, launches graph,
- *  weights MiB, peak activations MiB, all activations MiB, batch]. */
+ * [1, compute ms, memory ms, roofline ms, kernel launches eager, kernel
+ *  launches graph, weights MiB, peak activations MiB, all activations MiB,
+ *  batch, per-kernel floored roofline ms]. */
 static void add_feats(const dlp_feat_graph *fg, const dlp_pred_config *c,
                       double *f) {
     dlp_feat_roofline r;
@@ -81,12 +82,14 @@ static void add_feats(const dlp_feat_graph *fg, const dlp_pred_config *c,
     f[1] = r.compute_ms;
     f[2] = r.memory_ms;
     f[3] = r.roofline_ms;
-    f[4] = c->runtime == DLP_RT_EAGER ? r.launch_ms : 0;
-    f[5] = c->runtime == DLP_RT_EAGER ? 0 : r.launch_ms;
+    double kl = r.kernels * (c->device.launch_us > 0 ? c->device.launch_us : 5) * 1e-3;
+    f[4] = c->runtime == DLP_RT_EAGER ? kl : 0;
+    f[5] = c->runtime == DLP_RT_EAGER ? 0 : kl;
     f[6] = r.weights_mib;
     f[7] = r.peak_act_mib;
     f[8] = fg->sum_act_out_bytes * s / 1048576.0;
     f[9] = (double)c->batch;
+    f[10] = r.kernel_ms;
 }
 
 /* log-space prior of target j (minus y_mu), from the standardized static

@@ -1,12 +1,13 @@
 /* pred_roofline.c — the analytical baseline: no fitted parameters. Time is
- * the roofline sum over nodes, sum_i max(FLOPs_i / peak, bytes_i / BW)
- * (tensor-core peak for matmul-like nodes at fp16/bf16, CUDA-core peak
- * otherwise; bytes halved at 16-bit), plus one launch latency per node in
- * eager mode (a fifth of it under a CUDA graph). Memory is weights + peak
- * live activations (inference) or 3x weights (weights, gradients,
- * momentum) + every activation kept for backward (training). Power is a
- * fixed 60% of board power; energy = power x time. Training step = 3x the
- * forward (forward + backward of twice its cost). */
+ * the roofline sum over kernel nodes (not view/shape ops),
+ * sum_i max(launch latency, FLOPs_i / peak, bytes_i / BW) (tensor-core peak
+ * for matmul-like nodes at fp16/bf16, CUDA-core peak otherwise; bytes
+ * halved at 16-bit), plus one launch latency per kernel of host dispatch in
+ * eager mode. Memory is weights + peak live activations (inference) or 3x
+ * weights (weights, gradients, momentum) + every activation kept for
+ * backward (training). Power is a fixed 60% of board power (scaled down on
+ * a partition); energy = power x time. Training step = 3x the forward
+ * (backward costs about twice the forward). */
 #include "pred_train.h"
 
 #include <math.h>
@@ -57,8 +58,10 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     dlp_feat_device_of(c, &d);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
     double power = POWER_FRACTION * tdp * (0.5 + 0.5 * d.sm_share);
-    double launch = c->runtime == DLP_RT_EAGER ? r.launch_ms : 0.2 * r.launch_ms;
-    double fwd_ms = r.roofline_ms + launch;
+    /* graph: every kernel takes at least one launch latency; eager adds a
+     * host dispatch of about one launch latency per kernel */
+    double launch_ms = r.kernels * (c->device.launch_us > 0 ? c->device.launch_us : 5) * 1e-3;
+    double fwd_ms = r.kernel_ms + (c->runtime == DLP_RT_EAGER ? launch_ms : 0);
     double mem = r.weights_mib + r.peak_act_mib;
     double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
     if (c->mode == DLP_MODE_INFERENCE) {
@@ -67,7 +70,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
         set(out, p, DLP_T_INF_POWER_W, power);
         set(out, p, DLP_T_INF_ENERGY_J, power * fwd_ms / 1e3);
     } else if (c->mode == DLP_MODE_TRAINING) {
-        double step = 3 * r.roofline_ms + 3 * r.launch_ms;
+        double step = 3 * r.kernel_ms + 3 * launch_ms;
         set(out, p, DLP_T_TRAIN_STEP_MS, step);
         set(out, p, DLP_T_TRAIN_MEMORY_MIB,
             3 * r.weights_mib + fg->sum_act_out_bytes * s / 1048576.0);
