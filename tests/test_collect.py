@@ -217,6 +217,13 @@ def test_dataset():
             check(all(r["runtime"] in ("eager", "graph") and
                       r["precision"] in ("fp32", "fp16", "bf16") for r in rows),
                   "inference: runtime/precision values")
+            # physics oracle: with a CUDA graph the GPU is busy for the whole
+            # loop, so energy per call = average power x latency
+            ratio = sorted(float(r["energy_j"]) / (float(r["power_w"]) *
+                                                   float(r["latency_ms"]) / 1000)
+                           for r in rows if r["runtime"] == "graph" and r["energy_j"])
+            check(ratio and 0.95 < ratio[len(ratio) // 2] < 1.05,
+                  "graph runtime: energy = power x latency (median ratio)")
             check(all(float(r["latency_p10_ms"]) <= float(r["latency_ms"]) <=
                       float(r["latency_p90_ms"]) for r in rows), "p10 <= median <= p90")
 
