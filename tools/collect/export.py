@@ -14,12 +14,11 @@ DIR/export_<i>.jsonl ({"id", "hash", ...} or {"id", "error", "stage"}).
 """
 import argparse
 import hashlib
-import io
 import json
 import os
 import sys
 import time
-import traceback
+
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo  # noqa: E402

@@ -20,7 +20,6 @@ zstd CLI are). For each batch it
 import argparse
 import csv
 import glob
-import hashlib
 import io
 import json
 import os

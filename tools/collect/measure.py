@@ -19,7 +19,6 @@ allocates nothing), NVML energy over max(20, 1000 ms / latency) calls (rep 0;
 rep 1 only on a deterministic random 10%).
 """
 import argparse
-import contextlib
 import csv
 import hashlib
 import json
@@ -27,7 +26,7 @@ import math
 import os
 import sys
 import time
-import traceback
+
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo  # noqa: E402
@@ -264,7 +263,7 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                                  energy_per_sample_j=_r(ej / b if ej != "" else "", 6),
                                  power_w=_r(pw, 2))
                         c.w.row("llm", l)
-            except torch.cuda.OutOfMemoryError as e:
+            except torch.cuda.OutOfMemoryError:
                 if rep == 0:
                     c.fail(spec, "oom", "%s b=%s seq=%s %sx%s" % (prec, b, seq, h, w))
                 results[key] = "skip"
@@ -337,7 +336,7 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                 x = lab = None
                 opt.zero_grad(set_to_none=True)
                 torch.cuda.empty_cache()
-    del opt
+    opt = None  # frees the momentum buffers
     model.eval()
 
 

@@ -40,7 +40,6 @@ def torchvision_base_specs():
     import torchvision
     out = []
     for name in torchvision.models.list_models(module=torchvision.models):
-        fam = name.rstrip("0123456789_").split("_")[0] if name[0].isalpha() else name
         out.append(dict(id="tv:" + name, family=_tv_family(name), model=name,
                         variant="base", source="torchvision", kind="vision",
                         build=dict(kind="tv", name=name)))
@@ -141,7 +140,6 @@ def torchvision_variant_specs(rng, per_family):
 
 def _build_tvv(family, a):
     import torchvision.models as tvm
-    from torch import nn
     if family == "resnet":
         from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
         blk = BasicBlock if a["block"] == "basic" else Bottleneck
@@ -394,13 +392,8 @@ def _build_hf(fam, c, dtype=None):
 
 
 # -------------------------------------------------------------------- build
-class FirstTensor:
-    pass
-
-
 def wrap(model, kind):
     """Wraps a model to take one tensor and return its first tensor."""
-    import torch
     from torch import nn
 
     class Wrapped(nn.Module):
@@ -415,9 +408,8 @@ def wrap(model, kind):
                 y = self.m(x)
             return _first_tensor(y)
 
-    # Keep module paths of the inner model unchanged in ONNX node names by
-    # registering the model's children directly when it is a plain vision
-    # model: the legacy exporter names nodes by module path.
+    # The model sits at attribute "m": ONNX node names and module paths of
+    # kernel traces both start with /m/ (m.) for every model.
     return Wrapped(model)
 
 
@@ -468,9 +460,6 @@ def input_size(spec, model):
     cfg = getattr(model, "pretrained_cfg", None) or getattr(model, "default_cfg", None)
     if isinstance(cfg, dict) and "input_size" in cfg:
         s = cfg["input_size"]
-        if spec["build"]["kind"] == "timm" and any(
-                k in spec["build"]["kwargs"] for k in ("img_size",)):
-            pass
         return int(s[1]), int(s[2])
     if spec["build"]["kind"] == "tv" and spec["model"] == "inception_v3":
         return 299, 299
