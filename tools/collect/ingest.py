@@ -409,6 +409,7 @@ def ingest_batch(data, work, log):
             (started.append(v) if k == "start" else finished.add(v))
         for sid in started:
             data.done.add("label " + sid)
+            data.done.add("label@%s %s" % (env["device"], sid))
         for sid in started[:-1] if started else []:
             pass
         if started and started[-1] not in finished:

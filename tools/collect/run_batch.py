@@ -92,14 +92,21 @@ def order_specs(specs):
     return first + rest
 
 
-def read_done():
+def read_done(per_device=None):
+    """Done-markers of data/collect_done.txt. With per_device (a normalized
+    device name), only items labeled on that device count as done, so a
+    batch on another card re-measures graphs labeled elsewhere first
+    (cross-device pairs); "label@DEV ID" markers exist since batch h100d's
+    ingest, older batches' devices are read from data/batches/*/env.json."""
     done = {"export": set(), "label": set()}
     p = os.path.join(REPO, "data", "collect_done.txt")
     if os.path.exists(p):
         for line in open(p):
             k, _, v = line.strip().partition(" ")
-            if k in done:
+            if k in done and not (per_device and k == "label"):
                 done[k].add(v)
+            elif per_device and k == "label@" + per_device:
+                done["label"].add(v)
     return done
 
 
@@ -152,6 +159,8 @@ def main():
     ap.add_argument("--max-items", type=int, default=100000)
     ap.add_argument("--exporters", type=int, default=0)
     ap.add_argument("--export-only-labeled", action="store_true")
+    ap.add_argument("--per-device", action="store_true",
+                    help="skip only items already labeled on this card")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -165,7 +174,7 @@ def main():
     env["started_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))
 
     specs = zoo.all_specs()
-    done = read_done()
+    done = read_done(dev if a.per_device else None)
     ordered = order_specs(specs)
     with open(os.path.join(work, "specs.jsonl"), "w") as f:
         for s in ordered:
