@@ -7,7 +7,7 @@ Each item is {"spec": {...}, "tasks": [...], "infer": [...], "train": [...],
 "trace": [...]}: one model load serves every configuration of the item.
 Rows are appended (flushed after each item) to DIR/w<K>_<table>.csv; the
 graph hash is not known here (exports run elsewhere), so rows carry the spec
-id in the `hash` column and merge.py maps it. Progress lines "start ID" /
+id in the `hash` column and ingest.py maps it. Progress lines "start ID" /
 "done ID" go to DIR/w<K>_progress.txt, so a cut-off loses at most the item in
 flight, and a restarted worker skips what is done.
 
@@ -43,7 +43,7 @@ COLS = {
     "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
                      "throughput_samples_s", "memory_mib",
                      "energy_per_sample_j", "power_w"],
-    # module/aten are mapped to ONNX node names by merge.py
+    # module/aten are mapped to ONNX node names by ingest.py
     "kernels": COMMON + ["mode", "sms", "precision", "batch", "seq", "height",
                          "width", "kernel_idx", "kernel", "duration_us", "grid",
                          "block", "module", "aten"],
@@ -340,9 +340,21 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
     model.eval()
 
 
-def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
+def green_context(torch, sms):
+    """(enter, exit) of a CUDA green context of `sms` SMs on device 0
+    (torch.cuda.green_contexts, beta; method names differ across versions).
+    Not yet run on a device: failures are recorded, stage green_context."""
+    from torch.cuda.green_contexts import GreenContext
+    gc = GreenContext.create(int(sms), 0)
+    enter = getattr(gc, "set_context", None) or gc.make_current
+    leave = getattr(gc, "pop_context", None) or gc.pop_current
+    return gc, enter, leave
+
+
+def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir, sms=None):
     """Eager kernel trace of one forward: every kernel with its module path
-    (record_function ranges opened by module hooks) and launching aten op."""
+    (record_function ranges opened by module hooks) and launching aten op.
+    With sms, the forward runs inside a green context of that many SMs."""
     torch = c.torch
     from torch.profiler import ProfilerActivity, profile
     b, seq, h, w = cfg
@@ -362,7 +374,12 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
     for m in model.modules():
         hooks.append(m.register_forward_pre_hook(pre))
         hooks.append(m.register_forward_hook(post))
+    ctx = None  # (green context, enter, leave); the context lives until leave
     try:
+        if sms:
+            torch.cuda.synchronize()
+            ctx = green_context(torch, sms)
+            ctx[1]()
         with torch.inference_mode():
             for _ in range(3):
                 model(x)
@@ -373,6 +390,9 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
         path = os.path.join(tmpdir, "trace_%d.json" % os.getpid())
         prof.export_chrome_trace(path)
     finally:
+        if ctx is not None:
+            torch.cuda.synchronize()
+            ctx[2]()
         for hk in hooks:
             hk.remove()
     ev = json.load(open(path))
@@ -407,7 +427,7 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir):
         op = innermost(ops, t) if t is not None else ""
         d = c.base(spec, 0)
         g, bl = args.get("grid", ["", "", ""]), args.get("block", ["", "", ""])
-        d.update(mode="eager", sms="", precision=prec, batch=b,
+        d.update(mode="eager", sms=sms or "", precision=prec, batch=b,
                  seq=seq if seq else "", height=h if h else "",
                  width=w if w else "", kernel_idx=i, kernel=k.get("name", ""),
                  duration_us=_r(k.get("dur", 0), 3),
@@ -461,6 +481,15 @@ def run_item(c, item, tmpdir):
                     c.fail(spec, "trace", e)
                     if "illegal" in str(e):
                         raise
+                # SM partitions (DLP_SMS="16,33,66,99"): the same trace
+                # inside green contexts; opt-in, not yet run on a device
+                for sms in [s for s in os.environ.get("DLP_SMS", "").split(",") if s]:
+                    try:
+                        measure_trace(c, spec, model, prec, dtype, tc, tmpdir, sms=int(sms))
+                    except Exception as e:
+                        c.fail(spec, "green_context", "sms=%s: %s" % (sms, e))
+                        if "illegal" in str(e):
+                            raise
         c.w.flush()
     del model
     torch.cuda.empty_cache()
