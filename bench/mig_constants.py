@@ -50,15 +50,21 @@ def main(argv):
               % (statistics.median(slack), q(slack, 0.9), max(slack)))
     # need = allocated x s + c must cover NVML used on 95% of the rows; of
     # the (s, c) pairs on a grid, the one with the smallest mean need
-    best = None
-    for k in range(0, 41):
-        s = 1.0 + 0.025 * k
-        c = q([nv - a * s for _, a, res, nv in rows], 0.95)
-        mean = statistics.mean(a * s + c for _, a, res, nv in rows)
-        if best is None or mean < best[2]:
-            best = (s, c, mean)
-    s, c, _ = best
-    under = sum(1 for _, a, res, nv in rows if a * s + c < nv) / len(rows)
+    def fit(rs):
+        best = None
+        for k in range(0, 41):
+            s = 1.0 + 0.025 * k
+            c = q([nv - a * s for _, a, res, nv in rs], 0.95)
+            mean = statistics.mean(a * s + c for _, a, res, nv in rs)
+            if best is None or mean < best[2]:
+                best = (s, c, mean)
+        s, c, _ = best
+        under = sum(1 for _, a, res, nv in rs if a * s + c < nv) / len(rs)
+        return s, c, under
+    for dev in sorted({r[0] for r in rows}):
+        s, c, under = fit([r for r in rows if r[0] == dev])
+        print("%s alone: ratio %.3f, context %.0f MiB (misses %.1f%%)" % (dev, s, c, 100 * under))
+    s, c, under = fit(rows)
     print("use: DLP_RESERVED_RATIO %.3f, DLP_CUDA_CONTEXT_MIB %.0f: need = "
           "allocated x %.3f + %.0f is below NVML used on %.1f%% of %d rows"
           % (s, c, s, c, 100 * under, len(rows)))
