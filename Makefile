@@ -3,6 +3,8 @@
 #   make test       build and run every test (build/)
 #   make SAN=1 test the same under AddressSanitizer + UBSan (build-san/)
 #   make fuzz       libFuzzer harness for the ONNX reader (clang)
+#   make devbench   CUDA microbenchmark (skipped without nvcc)
+#   make models     retrain the shipped predictors from data/
 CC      ?= cc
 SAN     ?= 0
 ifeq ($(SAN),1)
@@ -30,7 +32,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test clean fuzz info
+.PHONY: all test clean fuzz info devbench
 all: info $(BUILD)/libdlperf.a $(BUILD)/libdlperf.so $(BUILD)/dlperf
 
 info:
@@ -62,6 +64,10 @@ fuzz: $(LIB_SRC) tests/fuzz_onnx.c
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc $(PKG_CFLAGS) \
 	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_onnx \
 	  tests/fuzz_onnx.c $(LIB_SRC) $(LIBS)
+
+# CUDA device microbenchmark (tools/devbench): built only where nvcc exists.
+devbench:
+	$(MAKE) -C tools/devbench
 
 clean:
 	rm -rf build build-san build-fuzz
