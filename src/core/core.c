@@ -116,17 +116,65 @@ bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size) {
     return true;
 }
 
-/* ---- string map (FNV-1a, linear probing) ---- */
-static uint64_t hash_str(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+/* ---- string map (SipHash-1-3 with a per-process random key, linear
+ * probing). Keys are tensor names from untrusted files: a keyed hash keeps a
+ * crafted file of colliding names from turning lookups quadratic. The key
+ * only changes slot order, never results (nothing iterates the map). ---- */
+#include <sys/random.h>
+
+static uint64_t sip_k0, sip_k1;
+static bool sip_keyed;
+
+static void sip_key(void) {
+    if (sip_keyed) return;
+    uint64_t k[2] = {0x736f6d6570736575ull, 0x646f72616e646f6dull};
+    if (getrandom(k, sizeof k, GRND_NONBLOCK) != (ssize_t)sizeof k) {
+        /* no entropy yet: fall back to address-space randomness */
+        k[0] ^= (uint64_t)(uintptr_t)&sip_k0;
+        k[1] ^= (uint64_t)(uintptr_t)&k;
     }
-    return h;
+    sip_k0 = k[0];
+    sip_k1 = k[1];
+    sip_keyed = true; /* a benign race: any thread stores a valid key pair */
+}
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                             \
+    do {                                                                     \
+        v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);            \
+        v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                               \
+        v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                               \
+        v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);            \
+    } while (0)
+
+static uint64_t hash_str(const char *s, size_t n) {
+    uint64_t v0 = sip_k0 ^ 0x736f6d6570736575ull;
+    uint64_t v1 = sip_k1 ^ 0x646f72616e646f6dull;
+    uint64_t v2 = sip_k0 ^ 0x6c7967656e657261ull;
+    uint64_t v3 = sip_k1 ^ 0x7465646279746573ull;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t m;
+        memcpy(&m, p + i, 8); /* little-endian hosts only (x86-64, arm64) */
+        v3 ^= m;
+        SIPROUND;
+        v0 ^= m;
+    }
+    uint64_t b = (uint64_t)n << 56;
+    for (size_t j = 0; i + j < n; j++) b |= (uint64_t)p[i + j] << (8 * j);
+    v3 ^= b;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
 }
 
 bool dlp_strmap_init(dlp_strmap *m, size_t expected) {
+    sip_key();
     memset(m, 0, sizeof *m);
     size_t cap = 16;
     while (cap < expected * 2) {
