@@ -414,13 +414,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (E->valid) {
         double p = E->value / L->value * 1e3;
         double rel_lo = E->lo / E->value, rel_hi = E->hi / E->value;
-        derived(P, p, p * rel_lo, p * rel_hi);
+        /* a board does not draw much beyond its power limit: the energy
+         * interval's width, capped at 1.1 x TDP */
+        double cap = dev.tdp_w > 0 ? 1.1 * dev.tdp_w : INFINITY;
+        derived(P, p, p * rel_lo, fmax(p, fmin(p * rel_hi, cap)));
         if (pc.mode == DLP_MODE_INFERENCE && !has_mig && !c->sms &&
             pr.v[DLP_T_INF_POWER_W].valid) {
             /* a direct power prediction gives the interval's width */
             const dlp_pred_value *pw = &pr.v[DLP_T_INF_POWER_W];
             P->lo = p * pw->lo / pw->value;
-            P->hi = p * pw->hi / pw->value;
+            P->hi = fmax(p, fmin(p * pw->hi / pw->value, cap));
         }
     }
     if (L->value < 1e-3) {   /* below one kernel: no real forward is */
