@@ -65,47 +65,45 @@ int dlp_nn_threads_for(size_t work) {
 }
 
 /* ---- persistent workers ---------------------------------------------------
- * n-1 threads started once and parked on a condition variable; a run
- * publishes (fn, ctx, n, n_threads) under the mutex, bumps the generation and
- * wakes them; worker t (1-based) runs chunk t, the caller chunk 0, then the
- * caller waits until every worker has reported. The chunks are the same as
- * dlp_nn_parallel_for's, so results are identical to it for any pool. */
+ * n-1 threads started once and parked on a condition variable. A run
+ * publishes (fn, ctx, n, n_threads) under the mutex and wakes them; chunks
+ * (the same fixed ranges as dlp_nn_parallel_for's) are then claimed one at a
+ * time, under the mutex, by whichever thread is free: the caller runs chunk
+ * 0 and then claims what is left, so on a busy machine it never sits waiting
+ * for a worker the scheduler has not woken yet; it waits only for chunks a
+ * worker has actually started. Who runs a chunk never changes its values. */
 struct dlp_nn_workers {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     pthread_t tid[NN_MAX_THREADS];
-    int n_started;       /* worker threads running (ids 1..n_started) */
-    uint64_t gen;        /* bumped by each run */
-    int pending;         /* workers that have not finished this run */
+    int n_started;       /* worker threads running */
     bool quit;
     dlp_nn_range_fn fn;  /* the current run */
     void *ctx;
     int n, n_threads;
+    int next;            /* next unclaimed chunk (n_threads: none left) */
+    int finished;        /* chunks done */
 };
 
-typedef struct {
-    dlp_nn_workers *w;
-    int id;
-} nn_worker_arg;
+static void nn_chunk(const dlp_nn_workers *w, int t, int *lo, int *hi) {
+    *lo = (int)((int64_t)w->n * t / w->n_threads);
+    *hi = (int)((int64_t)w->n * (t + 1) / w->n_threads);
+}
 
 static void *nn_worker_main(void *varg) {
-    nn_worker_arg a = *(nn_worker_arg *)varg;
-    free(varg);
-    dlp_nn_workers *w = a.w;
-    uint64_t seen = 0;
+    dlp_nn_workers *w = varg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->quit && w->gen == seen) pthread_cond_wait(&w->go, &w->mu);
+        while (!w->quit && w->next >= w->n_threads) pthread_cond_wait(&w->go, &w->mu);
         if (w->quit) break;
-        seen = w->gen;
+        int t = w->next++, lo, hi;
+        nn_chunk(w, t, &lo, &hi);
         dlp_nn_range_fn fn = w->fn;
         void *ctx = w->ctx;
-        int n = w->n, nt = w->n_threads;
         pthread_mutex_unlock(&w->mu);
-        if (a.id < nt)
-            fn(ctx, (int)((int64_t)n * a.id / nt), (int)((int64_t)n * (a.id + 1) / nt));
+        fn(ctx, lo, hi);
         pthread_mutex_lock(&w->mu);
-        if (--w->pending == 0) pthread_cond_signal(&w->done);
+        if (++w->finished == w->n_threads) pthread_cond_signal(&w->done);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -124,15 +122,9 @@ dlp_nn_workers *dlp_nn_workers_new(int n_threads) {
         pthread_cond_destroy(&w->go); pthread_mutex_destroy(&w->mu); free(w); return NULL;
     }
     for (int t = 1; t < n_threads; t++) {
-        nn_worker_arg *a = malloc(sizeof *a);
-        if (!a) break;
-        a->w = w;
-        a->id = t;
-        if (pthread_create(&w->tid[t], NULL, nn_worker_main, a) != 0) {
-            free(a);
-            break; /* fewer workers: runs do the missing chunks themselves */
-        }
-        w->n_started = t;
+        if (pthread_create(&w->tid[w->n_started], NULL, nn_worker_main, w) != 0)
+            break; /* fewer workers: the caller claims more chunks */
+        w->n_started++;
     }
     return w;
 }
@@ -143,7 +135,7 @@ void dlp_nn_workers_delete(dlp_nn_workers *w) {
     w->quit = true;
     pthread_cond_broadcast(&w->go);
     pthread_mutex_unlock(&w->mu);
-    for (int t = 1; t <= w->n_started; t++) pthread_join(w->tid[t], NULL);
+    for (int t = 0; t < w->n_started; t++) pthread_join(w->tid[t], NULL);
     pthread_cond_destroy(&w->done);
     pthread_cond_destroy(&w->go);
     pthread_mutex_destroy(&w->mu);
@@ -163,25 +155,32 @@ void dlp_nn_workers_run(dlp_nn_workers *w, int n_threads, int n,
         fn(ctx, 0, n);
         return;
     }
-    if (!w || w->n_started == 0) {
+    if (!w) {
         dlp_nn_parallel_for(n_threads, n, fn, ctx);
         return;
     }
-    int workers = w->n_started < n_threads - 1 ? w->n_started : n_threads - 1;
+    int lo, hi;
     pthread_mutex_lock(&w->mu);
     w->fn = fn;
     w->ctx = ctx;
     w->n = n;
     w->n_threads = n_threads;
-    w->pending = w->n_started; /* every worker wakes and reports */
-    w->gen++;
-    pthread_cond_broadcast(&w->go);
+    w->next = 1; /* chunk 0 is the caller's */
+    w->finished = 0;
+    nn_chunk(w, 0, &lo, &hi);
+    if (w->n_started > 0) pthread_cond_broadcast(&w->go);
     pthread_mutex_unlock(&w->mu);
-    fn(ctx, 0, (int)((int64_t)n / n_threads));
-    /* chunks of threads the pool lacks run here, in order */
-    for (int t = workers + 1; t < n_threads; t++)
-        fn(ctx, (int)((int64_t)n * t / n_threads), (int)((int64_t)n * (t + 1) / n_threads));
+    fn(ctx, lo, hi);
     pthread_mutex_lock(&w->mu);
-    while (w->pending > 0) pthread_cond_wait(&w->done, &w->mu);
+    w->finished++;
+    while (w->next < w->n_threads) { /* help with what nobody has taken */
+        int t = w->next++;
+        nn_chunk(w, t, &lo, &hi);
+        pthread_mutex_unlock(&w->mu);
+        fn(ctx, lo, hi);
+        pthread_mutex_lock(&w->mu);
+        w->finished++;
+    }
+    while (w->finished < w->n_threads) pthread_cond_wait(&w->done, &w->mu);
     pthread_mutex_unlock(&w->mu);
 }
