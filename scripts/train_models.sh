@@ -15,7 +15,8 @@ set -u
 DATA=${DATA:-data}
 OUT=${OUT:-models}
 DLPERF=${DLPERF:-build/dlperf}
-EPOCHS=${EPOCHS:-40}
+EPOCHS=${EPOCHS:-20}
+HIDDEN=${HIDDEN:-32}
 THREADS=${THREADS:-2}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
 MODES=${MODES:-"inference training llm"}
@@ -28,7 +29,8 @@ for mode in $MODES; do
         out="$OUT/$kind-$mode.dlpm"
         echo "== $kind, $mode -> $out" >&2
         if "$DLPERF" train "$DATA" --mode "$mode" --kind "$kind" -o "$out" \
-            --epochs "$EPOCHS" --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
+            --epochs "$EPOCHS" --hidden "$HIDDEN" --patience 5 \
+            --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
             cat "$out.log"
         elif grep -q "no usable" "$out.log"; then
             echo "   skipped: no $mode labels in $DATA" >&2
