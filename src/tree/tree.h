@@ -87,8 +87,8 @@ void dlp_llm_arch_from_feat(const struct dlp_feat_graph *fg, dlp_llm_arch *out);
  * training ("xgb/offset": the median of actual - base, the process's
  * allocations that the graph does not show). Feature vector: DLP_TREE_NFEAT values, names from
  * dlp_tree_feature_name. */
-#define DLP_TREE_SCHEMA 1
-#define DLP_TREE_NARCH 21
+#define DLP_TREE_SCHEMA 2
+#define DLP_TREE_NARCH (21 + 11)   /* + op categories, nodes per layer */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
 #define DLP_TREE_NT 3              /* throughput, memory, energy/sample */
 

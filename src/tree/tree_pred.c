@@ -24,7 +24,11 @@ static const char *const NAMES[DLP_TREE_NARCH] = {
     "log_params", "log_macs", "log_weights_mib", "log_peak_act_mib",
     "log2_batch", "log2_seq", "log2_tokens", "elem_bytes", "bf16",
     "graph_runtime", "log_compute_ms", "log_memory_ms", "log_roofline_ms",
-    "log_launch_ms", "log_nodes"};
+    "log_launch_ms", "log_nodes",
+    /* node counts per op category of the featurizer (log1p) */
+    "log_n_conv", "log_n_matmul", "log_n_norm", "log_n_act", "log_n_elem",
+    "log_n_softmax", "log_n_pool", "log_n_data", "log_n_reduce",
+    "log_n_other", "nodes_per_layer"};
 
 const char *dlp_tree_feature_name(int i) {
     if (i < 0 || i >= DLP_TREE_NFEAT) return NULL;
@@ -69,6 +73,11 @@ void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
     x[k++] = lg10(r.roofline_ms + 1e-6);
     x[k++] = lg10(r.launch_ms + 1e-6);
     x[k++] = lgp(fg->n_nodes);
+    /* the graph's make-up: eager and graph-replay time follow the number of
+     * kernels of each kind, and families differ in it (T5's decomposed
+     * RMSNorm, DeBERTa's relative attention) */
+    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = lgp((double)fg->cat[i]);
+    x[k++] = arch->layers > 0 ? (float)fg->n_nodes / (float)arch->layers : 0.f;
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
