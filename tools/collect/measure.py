@@ -20,6 +20,7 @@ rep 1 only on a deterministic random 10%).
 """
 import argparse
 import csv
+import gc
 import hashlib
 import json
 import math
@@ -143,6 +144,7 @@ def _r(x, k=4):
 class Ctx:
     def __init__(self, a, torch, nvml, w, device):
         self.a, self.torch, self.nvml, self.w, self.device = a, torch, nvml, w, device
+        self.mem_base = 0  # bytes allocated before the current model was built
 
     def fail(self, spec, stage, reason):
         self.w.row("failures", dict(protocol="p1", batch_id=self.a.batch_id,
@@ -215,7 +217,7 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                     torch.cuda.reset_peak_memory_stats()
                     fn()
                     torch.cuda.synchronize()
-                    mem = torch.cuda.max_memory_allocated() / 2 ** 20
+                    mem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
                     res = torch.cuda.max_memory_reserved() / 2 ** 20
                     used = c.nvml.used_mib()
                     ej, pw = energy(torch, c.nvml, fn, lat) if do_energy else ("", "")
@@ -234,7 +236,7 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                         with torch.cuda.graph(g):
                             model(x)
                         torch.cuda.synchronize()
-                        gmem = torch.cuda.max_memory_allocated() / 2 ** 20
+                        gmem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
                         gres = torch.cuda.max_memory_reserved() / 2 ** 20
                         glat, g10, g90 = time_calls(torch, g.replay)
                         gused = c.nvml.used_mib()
@@ -313,7 +315,7 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                 torch.cuda.reset_peak_memory_stats()
                 step()
                 torch.cuda.synchronize()
-                mem = torch.cuda.max_memory_allocated() / 2 ** 20
+                mem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
                 res = torch.cuda.max_memory_reserved() / 2 ** 20
                 do_e = rep == 0 or energy_in_rep1(key)
                 ej, pw = energy(torch, c.nvml, step, lat) if do_e else ("", "")
@@ -443,6 +445,16 @@ def run_item(c, item, tmpdir):
     torch.manual_seed(0)
     big = text and zoo.hf_params_estimate(spec["build"]["cfg"]) > 2.5e9
     dt0 = torch.bfloat16 if big else None
+    # PROTOCOL memory_mib is this model's peak. The first batches showed
+    # max_memory_allocated growing with everything measured before in the
+    # same worker (tensors kept alive across items), so free what we can and
+    # subtract what is still allocated before the model is built.
+    gc.collect()
+    _clear_workspaces(torch)
+    c.mem_base = torch.cuda.memory_allocated()
+    if c.mem_base > 2 ** 20:
+        c.fail(spec, "mem_baseline", "%.1f MiB allocated before the model was "
+               "built (subtracted from memory_mib)" % (c.mem_base / 2 ** 20))
     with torch.device("cuda"):
         model = zoo.build(spec, dtype=dt0)
     model = zoo.wrap(model, spec["kind"]).eval()
@@ -492,6 +504,7 @@ def run_item(c, item, tmpdir):
                             raise
         c.w.flush()
     del model
+    gc.collect()
     torch.cuda.empty_cache()
 
 
