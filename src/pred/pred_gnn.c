@@ -16,6 +16,7 @@
 #define MAX_EMB 128
 #define NADD 11           /* additive prior features (add_feats) */
 enum { PRIOR_RIDGE = 0, PRIOR_ADD = 1 };
+#define RANGE_SLACK 3.4   /* ln 30: at most 30x beyond the training labels */
 
 typedef struct {
     char kind[16];
@@ -29,6 +30,9 @@ typedef struct {
     int32_t cols[DLP_FEAT_NODE_DIM]; /* op types absent from training dropped */
     float *st_mean, *st_std;         /* [sdim] */
     float y_mu[DLP_T_COUNT];
+    bool has_range;                  /* log-label range of the training part: */
+    float y_lo[DLP_T_COUNT], y_hi[DLP_T_COUNT]; /* predictions are clamped to
+                                        it widened by RANGE_SLACK */
     float *prior;                    /* [nt][sdim + 1], NULL: none */
     int pk[DLP_T_COUNT];             /* per target j: PRIOR_* */
     float add_w[DLP_T_COUNT][NADD];  /* additive prior weights */
@@ -156,10 +160,17 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     st = dlp_nn_sage_model_forward(&m->net, g, m->x, m->st, m->out, err);
     if (st) return st;
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < m->nt; j++)
-            logy[i * m->nt + j] = m->out[i * m->nt + j] + m->y_mu[m->ts[j]] +
-                                  prior_of(m, j, m->st + (size_t)i * m->sdim,
-                                           fgs[i], cfgs[i]);
+        for (int j = 0; j < m->nt; j++) {
+            double z = m->out[i * m->nt + j] + m->y_mu[m->ts[j]] +
+                       prior_of(m, j, m->st + (size_t)i * m->sdim, fgs[i],
+                                cfgs[i]);
+            if (m->has_range) {   /* no wild extrapolation */
+                double lo = m->y_lo[m->ts[j]] - RANGE_SLACK;
+                double hi = m->y_hi[m->ts[j]] + RANGE_SLACK;
+                z = z < lo ? lo : z > hi ? hi : z;
+            }
+            logy[i * m->nt + j] = z;
+        }
     return DLP_OK;
 }
 
@@ -240,7 +251,15 @@ static dlp_status set_stats(gnn *m, const dlp_examples *E, const int32_t *tr,
             if (y > 0) { s += log(y); c++; }
         }
         m->y_mu[m->ts[j]] = c ? (float)(s / c) : 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < ntr; i++) {
+            double y = E->ex[tr[i]].y[m->ts[j]];
+            if (y > 0) { lo = fmin(lo, log(y)); hi = fmax(hi, log(y)); }
+        }
+        m->y_lo[m->ts[j]] = c ? (float)lo : -60;
+        m->y_hi[m->ts[j]] = c ? (float)hi : 60;
     }
+    m->has_range = true;
     return DLP_OK;
 }
 
@@ -321,6 +340,13 @@ static dlp_status add_cols(const gnn *m, dlp_nn_file *f, dlp_error *err) {
     return dlp_nn_file_add_i64(f, "gnn/cols", c, (uint64_t)m->n_cols, err);
 }
 
+static dlp_status add_range(const gnn *m, dlp_nn_file *f, dlp_error *err) {
+    if (!m->has_range) return DLP_OK;
+    float r[2 * DLP_T_COUNT];
+    for (int t = 0; t < DLP_T_COUNT; t++) { r[t] = m->y_lo[t]; r[DLP_T_COUNT + t] = m->y_hi[t]; }
+    return dlp_nn_file_add_f32(f, "gnn/y_range", r, 2 * DLP_T_COUNT, err);
+}
+
 static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
     const dlp_nn_sage_model_cfg *c = &m->net.cfg;
     int64_t arch[12] = {GNN_VERSION, c->in_dim, c->hidden, c->n_sage,
@@ -340,6 +366,7 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = dlp_nn_file_add_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err)) ||
+        (st = add_range(m, f, err)) ||
         (st = dlp_nn_file_add_params(f, &m->net.params, err)))
         return st;
     if (m->prior) {
@@ -426,6 +453,15 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err);
     if (!st) memcpy(m->y_mu, ymu, sizeof ymu);
+    if (!st && dlp_nn_file_get(f, "gnn/y_range", DLP_NN_F32)) {  /* optional */
+        float r[2 * DLP_T_COUNT];
+        st = dlp_nn_file_read_f32(f, "gnn/y_range", r, 2 * DLP_T_COUNT, err);
+        for (int t = 0; !st && t < DLP_T_COUNT; t++) {
+            m->y_lo[t] = r[t];
+            m->y_hi[t] = r[DLP_T_COUNT + t];
+        }
+        m->has_range = !st;
+    }
     if (!st && v[9]) {
         m->prior = malloc((size_t)m->nt * (m->sdim + 1) * sizeof *m->prior);
         if (!m->prior) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
