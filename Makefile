@@ -17,7 +17,8 @@ endif
 
 PKGS      := openblas libcjson libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lopenblas -lcjson -lzstd)
+# OpenBLAS: headers only; src/nn/nn_blas.c opens it with dlopen on first use.
+PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd 2>/dev/null || echo -lcjson -lzstd)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
 LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
 

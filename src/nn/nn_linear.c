@@ -2,8 +2,7 @@
  * dense products go through. */
 #include "nn.h"
 
-#include <cblas.h>
-#undef I /* <complex.h>, pulled in by OpenBLAS, defines I */
+#include "nn_blas.h"
 
 void dlp_nn_gemm(bool ta, bool tb, int M, int N, int K, nn_real alpha,
                  const nn_real *A, int lda, const nn_real *B, int ldb,
@@ -16,13 +15,9 @@ void dlp_nn_gemm(bool ta, bool tb, int M, int N, int K, nn_real alpha,
         return;
     }
 #ifdef DLP_NN_DOUBLE
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
-                beta, C, ldc);
+    dlp_nn_blas_dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
-                beta, C, ldc);
+    dlp_nn_blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
 

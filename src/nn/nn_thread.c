@@ -4,8 +4,7 @@
  * write only their own rows give bit-identical results for any count. */
 #include "nn.h"
 
-#include <cblas.h>
-#undef I /* <complex.h>, pulled in by OpenBLAS, defines I */
+#include "nn_blas.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -17,7 +16,7 @@ void dlp_nn_set_threads(int n) {
     if (n < 1) n = 1;
     if (n > NN_MAX_THREADS) n = NN_MAX_THREADS;
     nn_n_threads = n;
-    openblas_set_num_threads(n);
+    dlp_nn_blas_set_threads(n);
 }
 
 int dlp_nn_threads(void) { return nn_n_threads; }

@@ -1,0 +1,20 @@
+/* nn_blas.h — internal to src/nn: the BLAS entry points the engine uses,
+ * resolved from OpenBLAS on first use (nn_blas.c). */
+#ifndef DLP_NN_BLAS_H
+#define DLP_NN_BLAS_H
+
+#include <stdbool.h>
+
+/* C[M,N] = alpha op(A) op(B) + beta C, row-major, like cblas_?gemm. */
+void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
+                       const float *A, int lda, const float *B, int ldb,
+                       float beta, float *C, int ldc);
+void dlp_nn_blas_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
+                       const double *A, int lda, const double *B, int ldb,
+                       double beta, double *C, int ldc);
+/* Thread count for BLAS: applied now if BLAS is loaded, else at load. */
+void dlp_nn_blas_set_threads(int n);
+/* true when a BLAS library was found (false: the reference loops run). */
+bool dlp_nn_blas_loaded(void);
+
+#endif
