@@ -12,6 +12,13 @@ void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
 void dlp_nn_blas_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
                        const double *A, int lda, const double *B, int ldb,
                        double beta, double *C, int ldc);
+/* The reference loops that run when no BLAS library can be opened. */
+void dlp_nn_ref_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
+                      const float *A, int lda, const float *B, int ldb,
+                      float beta, float *C, int ldc);
+void dlp_nn_ref_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
+                      const double *A, int lda, const double *B, int ldb,
+                      double beta, double *C, int ldc);
 /* Thread count for BLAS: applied now if BLAS is loaded, else at load. */
 void dlp_nn_blas_set_threads(int n);
 /* true when a BLAS library was found (false: the reference loops run). */
