@@ -15,10 +15,10 @@ BUILD   ?= build
 OPT     ?= -O2
 endif
 
-PKGS      := openblas libcjson libzstd
+PKGS      := openblas libcjson libzstd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # OpenBLAS: headers only; src/nn/nn_blas.c opens it with dlopen on first use.
-PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd 2>/dev/null || echo -lcjson -lzstd)
+PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd zlib 2>/dev/null || echo -lcjson -lzstd -lz)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
 LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
 

@@ -5,7 +5,7 @@
 # torchvision and onnx, used only as test oracles.
 set -euo pipefail
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libopenblas-dev
-libcjson-dev libzstd-dev libxgboost-dev libmicrohttpd-dev libsqlite3-dev zstd
+libcjson-dev libzstd-dev zlib1g-dev libxgboost-dev libmicrohttpd-dev libsqlite3-dev zstd
 python3-torch python3-torchvision python3-onnx python3-numpy"
 missing=""
 for p in $PKGS; do
