@@ -143,6 +143,19 @@ dlp_status dlp_model_summary(const dlp_model *m, dlp_summary *out);
  * ("dlperf inspect --json"). *out is malloc'd; free it with free(). */
 dlp_status dlp_model_to_json(const dlp_model *m, char **out, dlp_error *err);
 
+/* Totals per operator type over the analysed graph and its subgraphs, in
+ * order of first appearance. *out is malloc'd (free() it); the op strings
+ * belong to the model and live as long as it. */
+typedef struct {
+    const char *op;
+    int64_t count;
+    double macs;
+    double flops;
+} dlp_op_stat;
+
+dlp_status dlp_model_op_stats(const dlp_model *m, dlp_op_stat **out, int *n,
+                              dlp_error *err);
+
 /* ---- datasets ---- */
 /* A dataset directory in the layout of data/FORMAT.md (graphs/index.csv,
  * graphs/<pack>.tar.zst, batches/<id>/{inference,training,llm}.csv,

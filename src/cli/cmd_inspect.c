@@ -4,7 +4,6 @@
  * table, or with --json the whole analysed graph (dlp_model_to_json).
  * Warnings go to stderr. Exit status: 0 ok, 1 model error, 2 usage error.
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -81,34 +80,26 @@ static int cmp_rows(const void *a, const void *b) {
     return strcmp(x->op, y->op);
 }
 
-/* Prints the per-op-type table from the JSON node list. */
-static int print_ops(const char *json, const dlp_summary *s, int top) {
-    cJSON *root = cJSON_Parse(json);
-    if (!root) {
-        fprintf(stderr, "dlperf: out of memory reading the analysis\n");
+/* Prints the per-op-type table (dlp_model_op_stats). */
+static int print_ops(const dlp_model *m, const dlp_summary *s, int top) {
+    dlp_error err;
+    dlp_op_stat *st = NULL;
+    int nrows = 0;
+    if (dlp_model_op_stats(m, &st, &nrows, &err) != DLP_OK) {
+        fprintf(stderr, "dlperf: %s\n", err.msg);
         return 1;
     }
-    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-    int cap = cJSON_GetArraySize(nodes), nrows = 0;
-    op_row *rows = calloc(cap ? (size_t)cap : 1, sizeof *rows);
+    op_row *rows = calloc(nrows ? (size_t)nrows : 1, sizeof *rows);
     if (!rows) {
-        cJSON_Delete(root);
+        free(st);
         fprintf(stderr, "dlperf: out of memory\n");
         return 1;
     }
-    cJSON *n;
-    cJSON_ArrayForEach(n, nodes) {
-        const char *op = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(n, "op"));
-        if (!op) continue;
-        int r = 0;
-        while (r < nrows && strcmp(rows[r].op, op)) r++;
-        if (r == nrows) rows[nrows++].op = op;
-        rows[r].count++;
-        rows[r].macs += cJSON_GetNumberValue(
-            cJSON_GetObjectItemCaseSensitive(n, "macs"));
-        rows[r].flops += cJSON_GetNumberValue(
-            cJSON_GetObjectItemCaseSensitive(n, "flops"));
+    for (int r = 0; r < nrows; r++) {
+        rows[r].op = st[r].op;
+        rows[r].count = (long)st[r].count;
+        rows[r].macs = st[r].macs;
+        rows[r].flops = st[r].flops;
     }
     qsort(rows, (size_t)nrows, sizeof *rows, cmp_rows);
     int shown = top > 0 && top < nrows ? top : nrows;
@@ -134,7 +125,7 @@ static int print_ops(const char *json, const dlp_summary *s, int top) {
                s->flops > 0 ? 100.0 * o.flops / s->flops : 0.0);
     }
     free(rows);
-    cJSON_Delete(root);
+    free(st);
     return 0;
 }
 
@@ -227,7 +218,7 @@ int cmd_inspect(int argc, char **argv) {
             goto fail;
     if (batch > 0 && dlp_model_set_batch(m, batch, &err) != DLP_OK) goto fail;
     if (dlp_model_analyze(m, &err) != DLP_OK) goto fail;
-    if (dlp_model_to_json(m, &text, &err) != DLP_OK) goto fail;
+    if (json && dlp_model_to_json(m, &text, &err) != DLP_OK) goto fail;
     for (int i = 0; i < dlp_model_warning_count(m); i++)
         fprintf(stderr, "dlperf: warning: %s\n", dlp_model_warning(m, i));
     if (json) {
@@ -241,7 +232,7 @@ int cmd_inspect(int argc, char **argv) {
             goto fail;
         }
         print_summary(path, &s);
-        rc = print_ops(text, &s, (int)(top > 100000 ? 100000 : top));
+        rc = print_ops(m, &s, (int)(top > 100000 ? 100000 : top));
     }
     free(text);
     dlp_model_free(m);

@@ -227,6 +227,60 @@ dlp_status dlp_model_summary(const dlp_model *m, dlp_summary *out) {
     return st;
 }
 
+/* ---- per-op-type totals ---- */
+typedef struct {
+    dlp_op_stat *rows;
+    size_t n, cap;
+    dlp_strmap index; /* op type -> row */
+    bool oom;
+} op_acc;
+
+static void op_stats_walk(const dlp_graph *g, op_acc *acc) {
+    for (size_t i = 0; i < g->n_nodes && !acc->oom; i++) {
+        const dlp_node *n = &g->nodes[i];
+        size_t len = strlen(n->op_type);
+        int r = dlp_strmap_get(&acc->index, n->op_type, len);
+        if (r < 0) {
+            if (!dlp_grow((void **)&acc->rows, &acc->cap, acc->n + 1,
+                          sizeof *acc->rows) ||
+                !dlp_strmap_put(&acc->index, n->op_type, len, (int)acc->n)) {
+                acc->oom = true;
+                return;
+            }
+            r = (int)acc->n++;
+            acc->rows[r] = (dlp_op_stat){n->op_type, 0, 0, 0};
+        }
+        acc->rows[r].count++;
+        acc->rows[r].macs += n->cost.macs;
+        acc->rows[r].flops += n->cost.flops;
+        for (int a = 0; a < n->n_attrs; a++)
+            if (n->attrs[a].graph) op_stats_walk(n->attrs[a].graph, acc);
+    }
+}
+
+dlp_status dlp_model_op_stats(const dlp_model *m, dlp_op_stat **out, int *n,
+                              dlp_error *err) {
+    if (!m || !out || !n)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_model_op_stats: NULL argument");
+    *out = NULL;
+    *n = 0;
+    if (!m->analyzed)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "dlp_model_op_stats: analyse the model first");
+    op_acc acc = {0};
+    if (!dlp_strmap_init(&acc.index, 64))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    op_stats_walk(&m->graph, &acc);
+    dlp_strmap_free(&acc.index);
+    if (acc.oom) {
+        free(acc.rows);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory counting op types");
+    }
+    *out = acc.rows;
+    *n = (int)acc.n;
+    return DLP_OK;
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 /* Written directly into a growable buffer: cJSON's number printing
  * (sprintf + sscanf round trip per number) dominated inspect's run time on
