@@ -183,8 +183,9 @@ bool dlp_strmap_init(dlp_strmap *m, size_t expected) {
     }
     m->keys = calloc(cap, sizeof *m->keys);
     m->lens = calloc(cap, sizeof *m->lens);
+    m->hashes = calloc(cap, sizeof *m->hashes);
     m->vals = calloc(cap, sizeof *m->vals);
-    if (!m->keys || !m->lens || !m->vals) {
+    if (!m->keys || !m->lens || !m->hashes || !m->vals) {
         dlp_strmap_free(m);
         return false;
     }
@@ -196,26 +197,42 @@ void dlp_strmap_free(dlp_strmap *m) {
     if (!m) return;
     free(m->keys);
     free(m->lens);
+    free(m->hashes);
     free(m->vals);
     memset(m, 0, sizeof *m);
 }
 
 int dlp_strmap_get(const dlp_strmap *m, const char *key, size_t len) {
     if (!m->cap) return -1;
-    size_t mask = m->cap - 1, i = hash_str(key, len) & mask;
+    uint64_t h = hash_str(key, len);
+    size_t mask = m->cap - 1, i = h & mask;
     while (m->keys[i]) {
-        if (m->lens[i] == len && memcmp(m->keys[i], key, len) == 0)
+        if (m->hashes[i] == h && m->lens[i] == len &&
+            memcmp(m->keys[i], key, len) == 0)
             return m->vals[i];
         i = (i + 1) & mask;
     }
     return -1;
 }
 
+/* Places a key known to be absent (growing, or a new key). */
+static void strmap_place(dlp_strmap *m, const char *key, size_t len,
+                         uint64_t h, int val) {
+    size_t mask = m->cap - 1, i = h & mask;
+    while (m->keys[i]) i = (i + 1) & mask;
+    m->keys[i] = key;
+    m->lens[i] = len;
+    m->hashes[i] = h;
+    m->vals[i] = val;
+    m->count++;
+}
+
 static bool strmap_rehash(dlp_strmap *m) {
     dlp_strmap n;
     if (!dlp_strmap_init(&n, m->cap)) return false; /* doubles capacity */
     for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) dlp_strmap_put(&n, m->keys[i], m->lens[i], m->vals[i]);
+        if (m->keys[i])
+            strmap_place(&n, m->keys[i], m->lens[i], m->hashes[i], m->vals[i]);
     dlp_strmap_free(m);
     *m = n;
     return true;
@@ -224,18 +241,17 @@ static bool strmap_rehash(dlp_strmap *m) {
 bool dlp_strmap_put(dlp_strmap *m, const char *key, size_t len, int val) {
     if (!m->cap && !dlp_strmap_init(m, 16)) return false;
     if ((m->count + 1) * 2 > m->cap && !strmap_rehash(m)) return false;
-    size_t mask = m->cap - 1, i = hash_str(key, len) & mask;
+    uint64_t h = hash_str(key, len);
+    size_t mask = m->cap - 1, i = h & mask;
     while (m->keys[i]) {
-        if (m->lens[i] == len && memcmp(m->keys[i], key, len) == 0) {
+        if (m->hashes[i] == h && m->lens[i] == len &&
+            memcmp(m->keys[i], key, len) == 0) {
             m->vals[i] = val;
             return true;
         }
         i = (i + 1) & mask;
     }
-    m->keys[i] = key;
-    m->lens[i] = len;
-    m->vals[i] = val;
-    m->count++;
+    strmap_place(m, key, len, h, val);
     return true;
 }
 

@@ -60,6 +60,7 @@ bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size);
 typedef struct {
     const char **keys;
     size_t *lens;
+    uint64_t *hashes; /* kept so growing never hashes a key again */
     int *vals;
     size_t cap;   /* power of two */
     size_t count;
