@@ -117,8 +117,11 @@ def build_c():
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     cflags = subprocess.run(["pkg-config", "--cflags", "openblas"], capture_output=True,
                             text=True).stdout.split()
-    libs = subprocess.run(["pkg-config", "--libs", "openblas"], capture_output=True,
-                          text=True).stdout.split() or ["-lopenblas"]
+    # the library opens OpenBLAS itself (src/nn/nn_blas.c); link what the
+    # Makefile links
+    libs = subprocess.run(["pkg-config", "--libs", "libcjson", "libzstd", "zlib"],
+                          capture_output=True, text=True).stdout.split() or \
+        ["-lcjson", "-lzstd", "-lz"]
     cmd = ["cc", "-std=c11", "-O2", "-Iinclude", "-Isrc"] + cflags + \
         ["bench/nn_bench.c", os.path.join(BUILD, "libdlperf.a")] + libs + \
         ["-lm", "-lpthread", "-o", exe]
