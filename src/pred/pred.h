@@ -238,6 +238,12 @@ dlp_status dlp_predictor_predict(const dlp_predictor *p,
 void dlp_predictor_free(dlp_predictor *p);
 
 /* ---- predictor sets ------------------------------------------------------ */
+/* Lists the *.dlpm files of dir (names only, sorted, malloc'd: free each)
+ * into names[0..max); DLP_ERR_NOT_FOUND when there are none, DLP_ERR_LIMIT
+ * past max. On error nothing is left allocated. */
+dlp_status dlp_pred_list_files(const char *dir, char **names, int max,
+                               int *n_out, dlp_error *err);
+
 typedef struct dlp_pred_set dlp_pred_set;
 
 /* Loads every *.dlpm file of dir (sorted by name). A file that fails to

@@ -20,23 +20,21 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-dlp_status dlp_pred_set_load(const char *dir,
-                             const dlp_pred_vtable *const *extra,
-                             dlp_pred_set **out, dlp_error *err) {
-    *out = NULL;
+dlp_status dlp_pred_list_files(const char *dir, char **names, int max,
+                               int *n_out, dlp_error *err) {
+    *n_out = 0;
     DIR *d = opendir(dir);
     if (!d) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s",
                             dir);
-    char *names[DLP_PRED_SET_MAX];
     int n = 0;
     dlp_status st = DLP_OK;
     size_t el = strlen(DLP_PRED_FILE_EXT);
     for (struct dirent *e; (e = readdir(d));) {
         size_t l = strlen(e->d_name);
         if (l <= el || strcmp(e->d_name + l - el, DLP_PRED_FILE_EXT)) continue;
-        if (n == DLP_PRED_SET_MAX) {
+        if (n == max) {
             st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s",
-                          DLP_PRED_SET_MAX, dir);
+                          max, dir);
             break;
         }
         if (!(names[n] = strdup(e->d_name))) {
@@ -49,9 +47,25 @@ dlp_status dlp_pred_set_load(const char *dir,
     if (!st && n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no *%s model files in %s",
                       DLP_PRED_FILE_EXT, dir);
+    if (st) {
+        for (int i = 0; i < n; i++) free(names[i]);
+        return st;
+    }
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    *n_out = n;
+    return DLP_OK;
+}
+
+dlp_status dlp_pred_set_load(const char *dir,
+                             const dlp_pred_vtable *const *extra,
+                             dlp_pred_set **out, dlp_error *err) {
+    *out = NULL;
+    char *names[DLP_PRED_SET_MAX];
+    int n = 0;
+    dlp_status st = dlp_pred_list_files(dir, names, DLP_PRED_SET_MAX, &n, err);
+    if (st) return st;
     dlp_pred_set *s = NULL;
     if (!st) {
-        qsort(names, (size_t)n, sizeof *names, cmp_str);
         s = calloc(1, sizeof *s);
         if (s) s->p = calloc((size_t)n, sizeof *s->p);
         if (!s || !s->p) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");

@@ -19,7 +19,6 @@
 #include "predict/predict.h"
 #include "tree/tree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -144,39 +143,13 @@ bad:
                     "(entries or predictor header)", path);
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
                                 dlp_error *err) {
-    DIR *d = opendir(dir);
-    if (!d) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s",
-                            dir);
     char *names[MAX_FILES];
     int n = 0;
-    dlp_status st = DLP_OK;
-    size_t el = strlen(DLP_PRED_FILE_EXT);
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t l = strlen(e->d_name);
-        if (l <= el || strcmp(e->d_name + l - el, DLP_PRED_FILE_EXT)) continue;
-        if (n == MAX_FILES) {
-            st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s",
-                          MAX_FILES, dir);
-            break;
-        }
-        if (!(names[n] = strdup(e->d_name))) {
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            break;
-        }
-        n++;
-    }
-    closedir(d);
-    if (!st && n == 0)
-        st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no *%s model files in %s",
-                      DLP_PRED_FILE_EXT, dir);
+    dlp_status st = dlp_pred_list_files(dir, names, MAX_FILES, &n, err);
+    if (st) return st;
     if (!st) {
-        qsort(names, (size_t)n, sizeof *names, cmp_str);
         ps->files = calloc((size_t)n, sizeof *ps->files);
         ps->names = calloc((size_t)n, sizeof *ps->names);
         if (!ps->files || !ps->names)
