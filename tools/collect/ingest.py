@@ -32,27 +32,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import schema  # noqa: E402
 
 INDEX_COLS = ["hash", "family", "model", "variant", "source", "exporter",
               "opset", "nodes", "file_bytes", "params", "pack"]
-COMMON = ["protocol", "batch_id", "hash", "device", "rep", "status"]
-TABLE_COLS = {
-    "inference": COMMON + ["runtime", "precision", "batch", "seq", "height",
-                           "width", "latency_ms", "latency_p10_ms",
-                           "latency_p90_ms", "memory_mib", "mem_reserved_mib",
-                           "nvml_used_mib", "energy_j", "power_w"],
-    "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
-                          "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
-                          "mem_reserved_mib", "energy_j", "power_w"],
-    "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
-                     "throughput_samples_s", "memory_mib",
-                     "energy_per_sample_j", "power_w"],
-    "kernels": COMMON + ["mode", "sms", "precision", "batch", "seq", "height",
-                         "width", "kernel_idx", "kernel", "duration_us", "grid",
-                         "block", "nodes"],
-}
-FAIL_COLS = ["protocol", "batch_id", "hash", "model", "variant", "device",
-             "stage", "reason"]
+TABLE_COLS = dict(schema.LABEL_COLS, kernels=schema.KERNEL_COLS)
+FAIL_COLS = schema.FAIL_COLS
 KEY = ["hash", "device", "rep", "runtime", "precision", "batch", "seq",
        "height", "width"]
 KEY_EXTRA = {"kernels": ["mode", "sms", "kernel_idx"]}

@@ -30,27 +30,11 @@ import time
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import schema  # noqa: E402
 import zoo  # noqa: E402
 
-COMMON = ["protocol", "batch_id", "hash", "device", "rep", "status"]
-COLS = {
-    "inference": COMMON + ["runtime", "precision", "batch", "seq", "height",
-                           "width", "latency_ms", "latency_p10_ms",
-                           "latency_p90_ms", "memory_mib", "mem_reserved_mib",
-                           "nvml_used_mib", "energy_j", "power_w"],
-    "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
-                          "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
-                          "mem_reserved_mib", "energy_j", "power_w"],
-    "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
-                     "throughput_samples_s", "memory_mib",
-                     "energy_per_sample_j", "power_w"],
-    # module/aten are mapped to ONNX node names by ingest.py
-    "kernels": COMMON + ["mode", "sms", "precision", "batch", "seq", "height",
-                         "width", "kernel_idx", "kernel", "duration_us", "grid",
-                         "block", "module", "aten"],
-    "failures": ["protocol", "batch_id", "hash", "model", "variant", "device",
-                 "stage", "reason"],
-}
+COLS = dict(schema.LABEL_COLS, kernels=schema.RAW_KERNEL_COLS,
+            failures=schema.FAIL_COLS)
 DTYPES = {}
 MAX_CALL_S = 0.12  # a configuration whose single call is slower is skipped
 
