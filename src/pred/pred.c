@@ -156,6 +156,30 @@ dlp_status dlp_pred_config_check(const dlp_pred_config *c, dlp_error *err) {
 
 void dlp_pred_result_init(dlp_pred_result *r) { memset(r, 0, sizeof *r); }
 
+int dlp_pred_result_take(dlp_pred_result *out, const dlp_pred_result *r,
+                         const bool take[DLP_T_COUNT]) {
+    int n = 0;
+    for (int u = 0; u < DLP_T_COUNT; u++)
+        if (take[u] && r->v[u].valid) {
+            out->v[u] = r->v[u];
+            n++;
+        }
+    if (r->ood && !out->ood) {
+        out->ood = true;
+        memcpy(out->ood_reason, r->ood_reason, sizeof out->ood_reason);
+    }
+    out->extrapolated |= r->extrapolated;
+    return n;
+}
+
+dlp_status dlp_pred_none_covers(const dlp_pred_input *in, dlp_error *err) {
+    return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                    "no trained predictor covers %s at %s/%s",
+                    dlp_mode_name(in->cfg->mode),
+                    dlp_precision_name(in->cfg->precision),
+                    dlp_runtime_name(in->cfg->runtime));
+}
+
 dlp_status dlp_pred_feat(const dlp_pred_input *in, dlp_feat_graph *local,
                          const dlp_feat_graph **out, dlp_pred_result *r,
                          dlp_error *err) {

@@ -131,6 +131,13 @@ typedef struct {
 } dlp_pred_result;
 
 void dlp_pred_result_init(dlp_pred_result *r);
+/* Merges one predictor's result r into out: the valid targets u with
+ * take[u], and r's out-of-distribution (first reason kept) and
+ * extrapolation flags. Returns how many targets were copied. */
+int dlp_pred_result_take(dlp_pred_result *out, const dlp_pred_result *r,
+                         const bool take[DLP_T_COUNT]);
+/* The error for a request no predictor covers (mode, precision, runtime). */
+dlp_status dlp_pred_none_covers(const dlp_pred_input *in, dlp_error *err);
 
 /* For kinds: the featurized graph of a request: in->feat, or built from
  * in->graph into *local (then free it with dlp_feat_graph_free). Flags the

@@ -127,25 +127,14 @@ dlp_status dlp_pred_set_predict(const dlp_pred_set *s,
             dlp_status st = dlp_predictor_predict(p, in, &r, err);
             if (st) return st;
             used[n_used++] = p;
-            for (int u = t; u < DLP_T_COUNT; u++)
-                if (r.v[u].valid &&
-                    dlp_pred_set_best(s, (dlp_target)u, in->cfg) == p) {
-                    out->v[u] = r.v[u];
-                    n_done++;
-                }
-            if (r.ood && !out->ood) {
-                out->ood = true;
-                memcpy(out->ood_reason, r.ood_reason, sizeof out->ood_reason);
-            }
-            out->extrapolated |= r.extrapolated;
+            bool take[DLP_T_COUNT];
+            for (int u = 0; u < DLP_T_COUNT; u++)
+                take[u] = u >= t &&
+                          dlp_pred_set_best(s, (dlp_target)u, in->cfg) == p;
+            n_done += dlp_pred_result_take(out, &r, take);
         }
     }
-    if (n_done == 0)
-        return dlp_fail(err, DLP_ERR_NOT_FOUND,
-                        "no trained predictor covers %s at %s/%s",
-                        dlp_mode_name(in->cfg->mode),
-                        dlp_precision_name(in->cfg->precision),
-                        dlp_runtime_name(in->cfg->runtime));
+    if (n_done == 0) return dlp_pred_none_covers(in, err);
     return DLP_OK;
 }
 

@@ -283,22 +283,10 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
         st = dlp_predictor_predict(p, in, &r, err);
         release(ps, i, slot);
         if (st) return st;
-        for (int u = t; u < DLP_T_COUNT; u++)
-            if (r.v[u].valid && best[u] == i) {
-                out->v[u] = r.v[u];
-                n_done++;
-            }
-        if (r.ood && !out->ood) {
-            out->ood = true;
-            memcpy(out->ood_reason, r.ood_reason, sizeof out->ood_reason);
-        }
-        out->extrapolated |= r.extrapolated;
+        bool take[DLP_T_COUNT];
+        for (int u = 0; u < DLP_T_COUNT; u++) take[u] = u >= t && best[u] == i;
+        n_done += dlp_pred_result_take(out, &r, take);
     }
-    if (n_done == 0)
-        return dlp_fail(err, DLP_ERR_NOT_FOUND,
-                        "no trained predictor covers %s at %s/%s",
-                        dlp_mode_name(in->cfg->mode),
-                        dlp_precision_name(in->cfg->precision),
-                        dlp_runtime_name(in->cfg->runtime));
+    if (n_done == 0) return dlp_pred_none_covers(in, err);
     return DLP_OK;
 }
