@@ -64,12 +64,9 @@ dlp_status dlp_pred_set_load(const char *dir,
     int n = 0;
     dlp_status st = dlp_pred_list_files(dir, names, DLP_PRED_SET_MAX, &n, err);
     if (st) return st;
-    dlp_pred_set *s = NULL;
-    if (!st) {
-        s = calloc(1, sizeof *s);
-        if (s) s->p = calloc((size_t)n, sizeof *s->p);
-        if (!s || !s->p) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
+    dlp_pred_set *s = calloc(1, sizeof *s);
+    if (s) s->p = calloc((size_t)n, sizeof *s->p);
+    if (!s || !s->p) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) {
         char path[4096];
         if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >=

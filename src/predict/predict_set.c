@@ -149,12 +149,10 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
     int n = 0;
     dlp_status st = dlp_pred_list_files(dir, names, MAX_FILES, &n, err);
     if (st) return st;
-    if (!st) {
-        ps->files = calloc((size_t)n, sizeof *ps->files);
-        ps->names = calloc((size_t)n, sizeof *ps->names);
-        if (!ps->files || !ps->names)
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
+    ps->files = calloc((size_t)n, sizeof *ps->files);
+    ps->names = calloc((size_t)n, sizeof *ps->names);
+    if (!ps->files || !ps->names)
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) {
         dlp_pred_file *f = &ps->files[i];
         size_t pl = strlen(dir) + strlen(names[i]) + 2;
