@@ -28,6 +28,40 @@ static bool weight_dims(const dlp_graph *g, const dlp_node *n, int k,
 
 #define MAX_WIDTHS 64
 
+/* Tally of projection widths [hidden, X]: the FFN width is the most frequent
+ * X wider than hidden, not the vocabulary and not a fused QKV. Both readers
+ * below (graph and featurized graph) feed it. */
+typedef struct {
+    int64_t widths[MAX_WIDTHS];
+    int counts[MAX_WIDTHS], n;
+} width_tally;
+
+static void tally_add(width_tally *t, const dlp_llm_arch *a, int64_t x) {
+    if (x <= a->hidden || x == a->vocab || x == 3 * a->hidden) return;
+    int k = 0;
+    while (k < t->n && t->widths[k] != x) k++;
+    if (k == t->n) {
+        if (t->n == MAX_WIDTHS) return;
+        t->widths[t->n] = x;
+        t->counts[t->n++] = 0;
+    }
+    t->counts[k]++;
+}
+
+/* Sets intermediate (most frequent width, the wider on ties) and gated
+ * (two such projections per layer: gate and up). */
+static void tally_apply(const width_tally *t, dlp_llm_arch *a) {
+    int best = -1;
+    for (int k = 0; k < t->n; k++)
+        if (best < 0 || t->counts[k] > t->counts[best] ||
+            (t->counts[k] == t->counts[best] && t->widths[k] > t->widths[best]))
+            best = k;
+    if (best >= 0) {
+        a->intermediate = t->widths[best];
+        a->gated = a->layers > 0 && t->counts[best] >= 2 * a->layers;
+    }
+}
+
 void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out) {
     memset(out, 0, sizeof *out);
     if (!g) return;
@@ -55,8 +89,7 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out) {
     if (!out->hidden) return;
     /* pass 2: FFN width = the most frequent projection [hidden, X] with X
      * wider than hidden, not the vocabulary and not a fused QKV */
-    int64_t widths[MAX_WIDTHS];
-    int counts[MAX_WIDTHS], nw = 0;
+    width_tally tally = {0};
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         if (n->domain[0]) continue;
@@ -69,26 +102,9 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out) {
             if (tb && d1 == out->hidden) x = d0;
             if (!tb && d0 == out->hidden) x = d1;
         }
-        if (x <= out->hidden || x == out->vocab || x == 3 * out->hidden)
-            continue;
-        int k = 0;
-        while (k < nw && widths[k] != x) k++;
-        if (k == nw) {
-            if (nw == MAX_WIDTHS) continue;
-            widths[nw] = x;
-            counts[nw++] = 0;
-        }
-        counts[k]++;
+        tally_add(&tally, out, x);
     }
-    int best = -1;
-    for (int k = 0; k < nw; k++)
-        if (best < 0 || counts[k] > counts[best] ||
-            (counts[k] == counts[best] && widths[k] > widths[best]))
-            best = k;
-    if (best >= 0) {
-        out->intermediate = widths[best];
-        out->gated = out->layers > 0 && counts[best] >= 2 * out->layers;
-    }
+    tally_apply(&tally, out);
 }
 
 /* ---- the same from a featurized graph ------------------------------------ */
@@ -135,32 +151,14 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out) {
         }
     }
     if (!out->hidden) return;
-    int64_t widths[MAX_WIDTHS];
-    int counts[MAX_WIDTHS], nw = 0;
+    width_tally tally = {0};
     for (int i = 0; i < fg->n_nodes; i++) {
         const float *d = fg->dense + (size_t)i * DLP_FEAT_DENSE;
         int op = fg->op[i];
         if ((op != op_matmul && op != op_gemm) || LOG_PARAMS(d) <= 0) continue;
         if (unlog2(IN_D(d, last)) != out->hidden) continue;
         int64_t x = unlog2(OUT_D(d, last));
-        if (x <= out->hidden || x == out->vocab || x == 3 * out->hidden)
-            continue;
-        int k = 0;
-        while (k < nw && widths[k] != x) k++;
-        if (k == nw) {
-            if (nw == MAX_WIDTHS) continue;
-            widths[nw] = x;
-            counts[nw++] = 0;
-        }
-        counts[k]++;
+        tally_add(&tally, out, x);
     }
-    int best = -1;
-    for (int k = 0; k < nw; k++)
-        if (best < 0 || counts[k] > counts[best] ||
-            (counts[k] == counts[best] && widths[k] > widths[best]))
-            best = k;
-    if (best >= 0) {
-        out->intermediate = widths[best];
-        out->gated = out->layers > 0 && counts[best] >= 2 * out->layers;
-    }
+    tally_apply(&tally, out);
 }
