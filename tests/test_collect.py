@@ -130,6 +130,84 @@ def test_node_map():
     check(ingest.module_prefixes("m.encoder.layer.0.attention") ==
           ["/m/encoder/layer/layer.0/attention/", "/m/encoder/layer.0/attention/"],
           "ModuleList component has a fallback without it")
+    # torch.compile: a fused kernel lists one (module, op) per source node
+    crow = dict(hash="g", mode="compiled", module="m.layer1.0.conv1;m.layer1.0.bn1;"
+                "m.layer1.0.relu", aten="conv2d;batch_norm;relu")
+    ingest.map_kernel_rows([crow], lambda h: nm)
+    got = crow["nodes"].split("|")
+    check("/m/layer1/layer1.0/conv1/Conv" in got and "/m/layer1/layer1.0/relu/Relu" in got,
+          "compiled kernel maps to the nodes of all its source modules: %s" % got)
+    nomod = dict(hash="g", mode="compiled", module="", aten="")
+    ingest.map_kernel_rows([nomod], lambda h: nm)
+    check(nomod["nodes"] == "", "compiled kernel without source nodes stays unmapped")
+
+
+WRAPPER = """
+# kernel path: /tmp/x/ab/cab.py
+# Topologically Sorted Source Nodes: [x_1, x_2], Original ATen: [aten.convolution, aten.relu]
+# Source node to ATen node mapping:
+#   x_1 => convolution
+triton_poi_fused_convolution_relu_0 = async_compile.triton('triton_poi_fused_convolution_relu_0', '''
+def triton_poi_fused_convolution_relu_0(in_ptr0):
+    pass
+''', device_str='cuda')
+
+def call(args):
+    arg0_1, = args
+    # Topologically Sorted Source Nodes: [x_1], Original ATen: [aten.convolution]
+    buf0 = extern_kernels.convolution(arg0_1, arg1_1, stride=(1, 1))
+    # Topologically Sorted Source Nodes: [x_1, x_2], Original ATen: [aten.convolution, aten.relu]
+    triton_poi_fused_convolution_relu_0.run(buf0, 1024, stream=stream0)
+    # Topologically Sorted Source Nodes: [linear], Original ATen: [aten.addmm]
+    extern_kernels.addmm(arg3_1, buf1, arg2_1, alpha=1, beta=1, out=buf2)
+    return (buf2, )
+"""
+
+
+def test_compiled_trace_parsing():
+    import measure
+    tk, ex = measure.parse_wrapper(WRAPPER)
+    check(tk == {"triton_poi_fused_convolution_relu_0": ["x_1", "x_2"]},
+          "triton kernel -> its source nodes: %s" % tk)
+    check(ex == [("convolution", ["x_1"]), ("addmm", ["linear"])],
+          "extern calls in call order with their source nodes: %s" % ex)
+    check(measure._fqn("L['self'].m.layer1[0].conv1") == "m.layer1.0.conv1",
+          "Dynamo source -> named_modules path")
+    check(measure._fqn("L['self']._modules['m']._modules['features']._modules['3']")
+          == "m.features.3", "_modules[] spelling")
+    check(measure._fqn("L['self']") == "", "root module")
+
+
+def test_memory_apply():
+    import ingest
+    import schema
+    tmp = tempfile.mkdtemp()
+    old = os.path.join(tmp, "batches", schema.DEFECTIVE_MEMORY_BATCHES[0] + "-x")
+    new = os.path.join(tmp, "batches", "20991231T000000-y")
+    os.makedirs(old)
+    os.makedirs(new)
+    base = dict(protocol="p1", batch_id="b", hash="h", device="D", status="ok",
+                precision="fp16", batch="8", seq="", height="224", width="224")
+    rows = [dict(base, rep=r, runtime=rt, memory_mib="900", mem_reserved_mib="950",
+                 latency_ms="1") for r in ("0", "1") for rt in ("eager", "graph")]
+    rows.append(dict(base, rep="0", runtime="eager", batch="16", memory_mib="999",
+                     latency_ms="2"))
+    ingest.write_csv(os.path.join(old, "inference.csv"), ingest.TABLE_COLS["inference"], rows)
+    mem = [dict(base, table="inference", rep=r, runtime=rt, memory_mib=m,
+                mem_reserved_mib="100", nvml_used_mib="1000", mem_base_mib="0")
+           for r, rt, m in (("0", "eager", "50.5"), ("1", "eager", "50.5"),
+                            ("0", "graph", "60"), ("1", "graph", "61"))]
+    ingest.write_csv(os.path.join(new, "memory.csv"), schema.MEMORY_COLS, mem)
+    d = ingest.Data(tmp)
+    for _ in range(2):  # idempotent
+        ingest.apply_memory(d, lambda m: None)
+    got = {(r["rep"], r["runtime"], r["batch"]): r["memory_mib"]
+           for r in ingest.read_csv(os.path.join(old, "inference.csv"))}
+    check(got[("0", "eager", "8")] == "50.5" and got[("1", "graph", "8")] == "61",
+          "re-measured memory replaces the defective values: %s" % got)
+    check(got[("0", "eager", "16")] == "", "a row not re-measured gets a blank memory")
+    lat = [r["latency_ms"] for r in ingest.read_csv(os.path.join(old, "inference.csv"))]
+    check(lat == ["1", "1", "1", "1", "2"], "latency untouched")
 
 
 def test_flags_and_keys():
@@ -229,7 +307,8 @@ def test_dataset():
 
 
 def main():
-    for t in (test_flags_and_keys, test_strip_and_hash, test_node_map, test_dataset):
+    for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
+              test_compiled_trace_parsing, test_memory_apply, test_dataset):
         try:
             t()
         except Exception as e:

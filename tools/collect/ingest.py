@@ -140,6 +140,12 @@ ATEN_TO_ONNX = {
     "embedding": ["gather"], "indexselect": ["gather"], "gather": ["gather"],
     "meanreduce": ["reducemean", "globalaveragepool"], "mean": ["reducemean", "globalaveragepool"],
     "adaptiveavgpooldd": ["globalaveragepool", "averagepool", "reducemean"],
+    "adaptiveavgpoold": ["globalaveragepool", "averagepool", "reducemean"],
+    "convd": ["conv"], "maxpoold": ["maxpool"], "avgpoold": ["averagepool"],
+    "iadd": ["add"], "imul": ["mul"], "truediv": ["div"], "hardswish": ["hardswish", "hardsigmoid", "mul"],
+    "silu": ["sigmoid", "mul"], "sigmoid": ["sigmoid"], "flatten": ["flatten", "reshape"],
+    "view": ["reshape"], "reshape": ["reshape"], "permute": ["transpose"],
+    "transpose": ["transpose"], "contiguous": ["identity"], "getitem": ["gather", "slice", "split"],
 }
 
 
@@ -155,10 +161,20 @@ def map_kernel_rows(rows, nodemap_for):
     prev = {}
     for d in rows:
         nm = nodemap_for(d["hash"])
-        n = nm.map(d.get("module", ""), d.get("aten", "")) if nm else ""
+        n = ""
+        if nm and d.get("mode") == "compiled":
+            # a fused kernel: one (module, op) per source FX node
+            got = []
+            for m, a in zip(d.get("module", "").split(";"), d.get("aten", "").split(";")):
+                for x in nm.map(m, a).split("|"):
+                    if x and x not in got:
+                        got.append(x)
+            n = "|".join(got)
+        elif nm:
+            n = nm.map(d.get("module", ""), d.get("aten", ""))
         cfg = tuple(d.get(c, "") for c in ("hash", "device", "mode", "sms", "precision",
                                             "batch", "seq", "height", "width"))
-        if not n and d.get("aten", "") in FOLDED_INTO_PREVIOUS:
+        if not n and d.get("mode") != "compiled" and d.get("aten", "") in FOLDED_INTO_PREVIOUS:
             pn, pa = prev.get(cfg, ("", ""))
             if "conv" in pa:
                 n = pn
@@ -381,6 +397,17 @@ def ingest_batch(data, work, log):
         elif os.path.exists(pp):
             os.remove(pp)
         counts[t] = (len(ok), len(pend), dup, nflag)
+    # re-measured peak memory of earlier batches' rows (apply_memory)
+    mrows = []
+    for p in sorted(glob.glob(os.path.join(work, "w*_memory.csv"))):
+        for d in read_csv(p):
+            h = data.specmap.get(d["hash"], d["hash"] if d["hash"] in data.index else None)
+            if h is not None:
+                d["hash"] = h
+                mrows.append(d)
+    if mrows:
+        write_csv(os.path.join(bdir, "memory.csv"), schema.MEMORY_COLS, mrows)
+        counts["memory"] = (len(mrows), 0, 0, 0)
     # worker failures and crashed items
     for p in sorted(glob.glob(os.path.join(work, "w*_failures.csv"))):
         for d in read_csv(p):
@@ -409,6 +436,50 @@ def ingest_batch(data, work, log):
     log("%s: %d new graphs; %s; %d failures" % (
         bid, len(new_graphs), ", ".join("%s %d (+%d pending, %d dup, %d flagged pairs)"
                                         % (t, *v) for t, v in counts.items()), len(fails)))
+
+
+def memory_key(table, d):
+    return (table, d["hash"], d["device"], str(d["rep"]), d.get("runtime", ""),
+            d["precision"], str(d["batch"]), str(d.get("seq", "")),
+            str(d.get("height", "")), str(d.get("width", "")))
+
+
+def apply_memory(data, log):
+    """Rows of the batches with defective memory labels (schema.
+    DEFECTIVE_MEMORY_BATCHES) get the re-measured memory of the same
+    configuration and rep from any batch's memory.csv, or a blank
+    memory_mib (and mem_reserved_mib) where none was re-measured. Inference
+    rows of language models give the llm table's memory too. Idempotent."""
+    fresh = {}
+    for p in glob.glob(os.path.join(data.root, "batches", "*", "memory.csv")):
+        for d in read_csv(p):
+            fresh[memory_key(d["table"], d)] = d
+    for bdir in sorted(glob.glob(os.path.join(data.root, "batches", "*"))):
+        if not os.path.basename(bdir).startswith(schema.DEFECTIVE_MEMORY_BATCHES):
+            continue
+        for t in ("inference", "llm", "training"):
+            p = os.path.join(bdir, t + ".csv")
+            rows = read_csv(p)
+            if not rows:
+                continue
+            got = blank = 0
+            for d in rows:
+                src = fresh.get(memory_key("inference" if t == "llm" else t, d))
+                if src is not None:
+                    got += 1
+                    d["memory_mib"] = src["memory_mib"]
+                    if "mem_reserved_mib" in d:
+                        d["mem_reserved_mib"] = src["mem_reserved_mib"]
+                    if "nvml_used_mib" in d:
+                        d["nvml_used_mib"] = src["nvml_used_mib"]
+                else:
+                    blank += 1
+                    d["memory_mib"] = ""
+                    if "mem_reserved_mib" in d:
+                        d["mem_reserved_mib"] = ""
+            write_csv(p, TABLE_COLS[t], rows)
+            log("%s %s: memory of %d rows re-measured, %d left blank"
+                % (os.path.basename(bdir), t, got, blank))
 
 
 def resolve_pending(data, log):
@@ -535,6 +606,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
         data.save_meta()
     resolve_pending(data, print)
+    apply_memory(data, print)
     data.save_meta()
 
 

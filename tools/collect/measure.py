@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -34,6 +35,7 @@ import schema  # noqa: E402
 import zoo  # noqa: E402
 
 COLS = dict(schema.LABEL_COLS, kernels=schema.RAW_KERNEL_COLS,
+            memory=schema.MEMORY_COLS,
             failures=schema.FAIL_COLS)
 DTYPES = {}
 MAX_CALL_S = 0.12  # a configuration whose single call is slower is skipped
@@ -165,6 +167,116 @@ def _clear_workspaces(torch):
     torch.cuda.empty_cache()
 
 
+def peak_eager(c, fn):
+    """PROTOCOL memory: peak of one call after warm-up, minus what was
+    allocated before the model was built (MiB), reserved peak, NVML used."""
+    torch = c.torch
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    mem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
+    return mem, torch.cuda.max_memory_reserved() / 2 ** 20, c.nvml.used_mib()
+
+
+def capture_graph(c, fn):
+    """Warm-up on a side stream, then capture fn in a CUDA graph; returns
+    (graph, peak MiB during capture minus the baseline, reserved peak)."""
+    torch = c.torch
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    torch.cuda.synchronize()
+    gmem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
+    return g, gmem, torch.cuda.max_memory_reserved() / 2 ** 20
+
+
+def measure_memory(c, spec, model, prec, dtype, cfgs):
+    """Re-measures peak memory only (no timing, no energy) of configurations
+    labeled by batches whose memory_mib was defective: cfgs are
+    (table, batch, seq, h, w); eager peak after 10 warm-up calls and graph
+    peak during capture, rep 0 and rep 1 as separate passes. Rows go to the
+    `memory` table; ingest.py writes them over the old rows' memory."""
+    torch = c.torch
+    for rep in (0, 1):
+        for (table, b, seq, h, w) in cfgs:
+            if time.time() > c.a.deadline:
+                return
+            _clear_workspaces(torch)
+            try:
+                if table == "training":
+                    mem_train(c, spec, model, dtype, rep, b, h, w)
+                    continue
+                x = make_input(torch, spec, b, seq, h, w, dtype)
+                with torch.inference_mode():
+                    fn = lambda: model(x)  # noqa: E731
+                    for _ in range(10):
+                        fn()
+                    torch.cuda.synchronize()
+                    rows = [("eager",) + peak_eager(c, fn)]
+                    try:
+                        g, gmem, gres = capture_graph(c, fn)
+                        rows.append(("graph", gmem, gres, c.nvml.used_mib()))
+                        del g
+                    except Exception as e:
+                        c.fail(spec, "mem_graph", "%s b=%s: %s" % (prec, b, e))
+                for rt, mem, res, used in rows:
+                    d = c.base(spec, rep)
+                    d.update(table=table, runtime=rt, precision=prec, batch=b,
+                             seq=seq or "", height=h or "", width=w or "",
+                             memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
+                             nvml_used_mib=used, mem_base_mib=_r(c.mem_base / 2 ** 20, 2))
+                    c.w.row("memory", d)
+            except torch.cuda.OutOfMemoryError:
+                c.fail(spec, "oom", "memory %s b=%s" % (prec, b))
+            except Exception as e:
+                c.fail(spec, "memory", "%s b=%s: %s" % (prec, b, e))
+                if "illegal" in str(e) or "CUDA error" in str(e):
+                    raise
+            finally:
+                x = None
+                torch.cuda.empty_cache()
+
+
+def mem_train(c, spec, model, dtype, rep, b, h, w):
+    """Peak memory of one training step after 10 warm-up steps."""
+    torch = c.torch
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    lossf = torch.nn.CrossEntropyLoss()
+    try:
+        x = torch.randn(b, 3, h, w, device="cuda", dtype=dtype)
+        ncls = zoo._first_tensor(model(x)).shape[-1]
+        lab = torch.randint(0, ncls, (b,), device="cuda")
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = lossf(zoo._first_tensor(model(x)).float(), lab)
+            loss.backward()
+            opt.step()
+        for _ in range(10):
+            step()
+        torch.cuda.synchronize()
+        mem, res, used = peak_eager(c, step)
+        d = c.base(spec, rep)
+        d.update(table="training", runtime="", precision="fp32", batch=b,
+                 height=h, width=w, memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
+                 nvml_used_mib=used, mem_base_mib=_r(c.mem_base / 2 ** 20, 2))
+        c.w.row("memory", d)
+    finally:
+        x = lab = None
+        opt.zero_grad(set_to_none=True)
+        opt = None
+        model.eval()
+
+
 def measure_infer(c, spec, model, prec, dtype, cfgs):
     """cfgs: list of (batch, seq, h, w). Two passes (rep 0, rep 1)."""
     torch = c.torch
@@ -198,30 +310,12 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                     do_energy = rep == 0 or energy_in_rep1(key)
                     rows = []
                     lat, p10, p90 = time_calls(torch, fn)
-                    torch.cuda.reset_peak_memory_stats()
-                    fn()
-                    torch.cuda.synchronize()
-                    mem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
-                    res = torch.cuda.max_memory_reserved() / 2 ** 20
-                    used = c.nvml.used_mib()
+                    mem, res, used = peak_eager(c, fn)
                     ej, pw = energy(torch, c.nvml, fn, lat) if do_energy else ("", "")
                     rows.append(("eager", lat, p10, p90, mem, res, used, ej, pw))
                     # CUDA graph runtime
                     try:
-                        s = torch.cuda.Stream()
-                        s.wait_stream(torch.cuda.current_stream())
-                        with torch.cuda.stream(s):
-                            for _ in range(3):
-                                fn()
-                        torch.cuda.current_stream().wait_stream(s)
-                        torch.cuda.synchronize()
-                        torch.cuda.reset_peak_memory_stats()
-                        g = torch.cuda.CUDAGraph()
-                        with torch.cuda.graph(g):
-                            model(x)
-                        torch.cuda.synchronize()
-                        gmem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
-                        gres = torch.cuda.max_memory_reserved() / 2 ** 20
+                        g, gmem, gres = capture_graph(c, fn)
                         glat, g10, g90 = time_calls(torch, g.replay)
                         gused = c.nvml.used_mib()
                         gej, gpw = energy(torch, c.nvml, g.replay, glat) if do_energy else ("", "")
@@ -296,11 +390,7 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                         c.fail(spec, "too_slow", "train %s b=%s" % (prec, b))
                     continue
                 lat, p10, p90 = time_calls(torch, step)
-                torch.cuda.reset_peak_memory_stats()
-                step()
-                torch.cuda.synchronize()
-                mem = (torch.cuda.max_memory_allocated() - c.mem_base) / 2 ** 20
-                res = torch.cuda.max_memory_reserved() / 2 ** 20
+                mem, res, _ = peak_eager(c, step)
                 do_e = rep == 0 or energy_in_rep1(key)
                 ej, pw = energy(torch, c.nvml, step, lat) if do_e else ("", "")
                 d = c.base(spec, rep)
@@ -422,6 +512,162 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir, sms=None):
         c.w.row("kernels", d)
 
 
+EXTERN_ATEN = ("aten::convolution", "aten::mm", "aten::addmm", "aten::bmm",
+               "aten::baddbmm", "aten::_scaled_dot_product_flash_attention",
+               "aten::_scaled_dot_product_efficient_attention",
+               "aten::_scaled_dot_product_cudnn_attention")
+
+
+def _fqn(src):
+    """Module path of a Dynamo nn_module_stack source string, as
+    named_modules() spells it: L['self'].m.layer1[0].conv1 -> m.layer1.0.conv1."""
+    s = re.sub(r"^L\['self'\]", "", src)
+    s = re.sub(r"\._modules\[['\"]([^'\"]+)['\"]\]", r".\1", s)
+    s = re.sub(r"\[['\"]?([^'\"\]]+)['\"]?\]", r".\1", s)
+    return s.strip(".")
+
+
+def _target_name(n):
+    t = n.target
+    return t if isinstance(t, str) else getattr(t, "__name__", str(t))
+
+
+SRC_RE = re.compile(r"#.*Source Nodes: \[([^\]]*)\]")
+
+
+def parse_wrapper(text):
+    """Inductor wrapper code -> ({triton kernel name: [source FX nodes]},
+    [(extern function, [source FX nodes]) in call order])."""
+    triton, extern, last = {}, [], []
+    incall = False
+    for line in text.splitlines():
+        m = SRC_RE.search(line)
+        if m:
+            last = [x.strip() for x in m.group(1).split(",") if x.strip()]
+            continue
+        m = re.search(r"async_compile\.triton\(['\"]([A-Za-z0-9_]+)['\"]", line)
+        if m:
+            triton[m.group(1)] = last
+            last = []
+            continue
+        if line.startswith("def call("):
+            incall = True
+        if re.search(r"\.run\(", line):
+            last = []
+            continue
+        m = re.search(r"extern_kernels\.([A-Za-z0-9_]+)\(", line)
+        if m and incall:
+            extern.append((m.group(1), last))
+            last = []
+    return triton, extern
+
+
+def measure_trace_compiled(c, spec, model, prec, dtype, cfg, tmpdir):
+    """Kernel trace of one forward under torch.compile (Inductor, default
+    mode). A backend wrapper records each Dynamo FX node's module path
+    (nn_module_stack) and op, then hands the graph to Inductor. The generated
+    wrapper code (this worker's TORCHINDUCTOR_CACHE_DIR) names the source FX
+    nodes of every Triton kernel ("Topologically Sorted Source Nodes") and of
+    every extern call (cuDNN/cuBLAS); Triton kernels are tied to them by
+    name, extern kernels by the order of their launching aten op (when the
+    op sequence matches the wrapper's). Rows: mode=compiled; module and aten
+    are ';'-joined, one entry per source node."""
+    torch = c.torch
+    import torch._dynamo
+    import torch._inductor.config as icfg
+    from torch._inductor.compile_fx import compile_fx
+    from torch.profiler import ProfilerActivity, profile
+    icfg.fx_graph_cache = False
+    b, seq, h, w = cfg
+    x = make_input(torch, spec, b, seq, h, w, dtype)
+    fxinfo = {}
+
+    def backend(gm, example_inputs):
+        for n in gm.graph.nodes:
+            st = n.meta.get("nn_module_stack") or {}
+            path = _fqn(list(st.values())[-1][0]) if st else ""
+            fxinfo[n.name] = (path, _target_name(n))
+        return compile_fx(gm, example_inputs)
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+    t0 = time.time()
+    torch._dynamo.reset()
+    cm = torch.compile(model, backend=backend)
+    with torch.inference_mode():
+        for _ in range(3):
+            cm(x)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            cm(x)
+            torch.cuda.synchronize()
+    compile_s = time.time() - t0
+    path = os.path.join(tmpdir, "ctrace_%d.json" % os.getpid())
+    prof.export_chrome_trace(path)
+    triton, extern = {}, []
+    wrappers = 0
+    for root, _, files in os.walk(cache):
+        for f in files:
+            fp = os.path.join(root, f)
+            if not f.endswith(".py") or os.path.getmtime(fp) < t0 - 1:
+                continue
+            text = open(fp, errors="replace").read()
+            if "def call(" not in text:
+                continue
+            wrappers += 1
+            tk, ex = parse_wrapper(text)
+            triton.update(tk)
+            extern += ex
+    ev = json.load(open(path))
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    os.remove(path)
+    torch._dynamo.reset()
+    cm = None
+    launches, kernels, ops = {}, [], []
+    for e in ev:
+        cat = e.get("cat", "")
+        args = e.get("args", {}) or {}
+        if cat == "kernel":
+            kernels.append(e)
+        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
+            launches[args["correlation"]] = e
+        elif cat == "cpu_op" and e.get("name") in EXTERN_ATEN:
+            ops.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
+    kernels.sort(key=lambda e: e["ts"])
+    # outermost extern aten ops in time order (nested calls belong to them)
+    ops.sort()
+    top = []
+    for o in ops:
+        if not top or o[0] >= top[-1][1]:
+            top.append(o)
+    ext_ok = wrappers == 1 and len(top) == len(extern)
+    for i, k in enumerate(kernels):
+        args = k.get("args", {})
+        name = k.get("name", "")
+        src = triton.get(name)
+        if src is None and ext_ok:
+            lt = launches.get(args.get("correlation"))
+            if lt is not None:
+                for j, (s0, s1, _) in enumerate(top):
+                    if s0 <= lt["ts"] <= s1:
+                        src = extern[j][1]
+                        break
+        src = src or []
+        mods = [fxinfo.get(n, ("", ""))[0] for n in src]
+        ops_ = [fxinfo.get(n, ("", ""))[1] for n in src]
+        d = c.base(spec, 0)
+        g, bl = args.get("grid", ["", "", ""]), args.get("block", ["", "", ""])
+        d.update(mode="compiled", sms="", precision=prec, batch=b,
+                 seq=seq if seq else "", height=h if h else "",
+                 width=w if w else "", kernel_idx=i, kernel=name,
+                 duration_us=_r(k.get("dur", 0), 3),
+                 grid=":".join(str(v) for v in g), block=":".join(str(v) for v in bl),
+                 module=";".join(mods), aten=";".join(ops_))
+        c.w.row("kernels", d)
+    print("compiled %s in %.1f s: %d kernels, %d wrapper files, %d triton kernels "
+          "named, %d extern calls vs %d extern aten ops, %d FX nodes"
+          % (spec["id"], compile_s, len(kernels), wrappers, len(triton), len(extern),
+             len(top), len(fxinfo)), flush=True)
+
+
 def run_item(c, item, tmpdir):
     torch = c.torch
     spec = item["spec"]
@@ -464,6 +710,10 @@ def run_item(c, item, tmpdir):
             else:
                 cfgs.append((cf[0], None, cf[1] or h, cf[1] or w))
         cfgs = list(dict.fromkeys(cfgs))  # a sampled point may equal native
+        mem = [(m[0], m[2], m[3] or None, m[4] or None, m[5] or None)
+               for m in item.get("mem", []) if (m[1] == "fp32") == (prec == "fp32")]
+        if mem:
+            measure_memory(c, spec, model, prec, dtype, mem)
         measure_infer(c, spec, model, prec, dtype, cfgs)
         if prec == "fp32" and item.get("train") and not text:
             measure_train(c, spec, model, prec, dtype,
@@ -486,6 +736,15 @@ def run_item(c, item, tmpdir):
                         c.fail(spec, "green_context", "sms=%s: %s" % (sms, e))
                         if "illegal" in str(e):
                             raise
+        if prec != "fp32" and item.get("ctrace") and time.time() < c.a.deadline - 60:
+            for cf in item["ctrace"]:
+                tc = (cf[0], cf[1], None, None) if text else (cf[0], None, cf[1] or h, cf[1] or w)
+                try:
+                    measure_trace_compiled(c, spec, model, prec, dtype, tc, tmpdir)
+                except Exception as e:
+                    c.fail(spec, "compiled_trace", "%s: %s" % (type(e).__name__, e))
+                    if "illegal" in str(e):
+                        raise
         c.w.flush()
     del model
     gc.collect()

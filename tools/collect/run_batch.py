@@ -26,6 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+import schema  # noqa: E402
 import zoo  # noqa: E402
 
 VIS_BATCH = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -62,6 +63,17 @@ def plan_item(spec, idx):
             it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
         if idx % 5 == 1 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[rng.choice([1, 8, 32]), None]]
+        # draws after the first batches' ones, so their plans stay as they were:
+        # a third inference point (fp16, sampled batch x resolution), training
+        # on two items of three, a torch.compile trace on one of six
+        while len(pts) < 3:
+            b, r = rng.choice(VIS_BATCH), rng.choice(VIS_RES)
+            if b * r * r <= 64 * 224 * 224 and [b, r, "fp16"] not in pts:
+                pts.append([b, r, "fp16"])
+        if idx % 3 == 1:
+            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
+        if idx % 6 == 2 or os.environ.get("DLP_CTRACE_ALL"):
+            it["ctrace"] = [[rng.choice([1, 8, 32]), None]]
     else:
         c = spec["build"]["cfg"]
         params = zoo.hf_params_estimate(c)
@@ -79,7 +91,41 @@ def plan_item(spec, idx):
         it["infer"] = pts
         if idx % 4 == 0 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[1, 128 if pmax >= 128 else 32]]
+        if (idx % 8 == 2 or os.environ.get("DLP_CTRACE_ALL")) and params < 2.5e9:
+            it["ctrace"] = [[1, 128 if pmax >= 128 else 32]]
     return it
+
+
+def memory_items(specs, dev):
+    """Items that re-measure peak memory of the rows on `dev` whose
+    memory_mib is defective (schema.DEFECTIVE_MEMORY_BATCHES):
+    one item per spec, "mem": [table, precision, batch, seq, h, w]."""
+    import csv
+    byid = {s["id"]: s for s in specs}
+    h2s = {}
+    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
+        if r["spec_id"] in byid:
+            h2s.setdefault(r["hash"], r["spec_id"])
+    cfgs = {}
+    for bdir in sorted(glob.glob(os.path.join(REPO, "data", "batches", "*"))):
+        if not os.path.basename(bdir).startswith(schema.DEFECTIVE_MEMORY_BATCHES):
+            continue
+        for table in ("inference", "training"):
+            p = os.path.join(bdir, table + ".csv")
+            if not os.path.exists(p):
+                continue
+            for r in csv.DictReader(open(p)):
+                sid = h2s.get(r["hash"])
+                if r["device"] != dev or sid is None or r["rep"] != "0":
+                    continue
+                if table == "inference" and r["runtime"] != "eager":
+                    continue
+                c = [table, r["precision"], int(r["batch"]), int(r.get("seq") or 0),
+                     int(r["height"] or 0), int(r["width"] or 0)]
+                lst = cfgs.setdefault(sid, [])
+                if c not in lst:
+                    lst.append(c)
+    return [dict(spec=byid[sid], mem=c) for sid, c in sorted(cfgs.items())]
 
 
 def order_specs(specs):
@@ -159,6 +205,9 @@ def main():
     ap.add_argument("--max-items", type=int, default=100000)
     ap.add_argument("--exporters", type=int, default=0)
     ap.add_argument("--export-only-labeled", action="store_true")
+    ap.add_argument("--remeasure-memory", action="store_true",
+                    help="first re-measure peak memory of this card's rows "
+                    "in the batches with defective memory labels")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
     a = ap.parse_args()
@@ -185,10 +234,24 @@ def main():
             continue
         items.append(plan_item(s, idx))
     items = items[:a.max_items]
+    if a.remeasure_memory:
+        mitems = memory_items(specs, dev)
+        print("memory re-measure: %d items, %d configurations"
+              % (len(mitems), sum(len(m["mem"]) for m in mitems)), flush=True)
+        # spread evenly: each worker starts with its share of them
+        items = mitems + items
+        per = [[] for _ in range(gpus)]
+        for k, it in enumerate(mitems):
+            per[k % gpus].append(it)
+        rest_items = items[len(mitems):]
+        for k, it in enumerate(rest_items):
+            per[k % gpus].append(it)
+    else:
+        per = [items[k::gpus] for k in range(gpus)]
     # worker shards: round robin over the ordered item list
     for k in range(gpus):
         with open(os.path.join(work, "items_%d.jsonl" % k), "w") as f:
-            for it in items[k::gpus]:
+            for it in per[k]:
                 f.write(json.dumps(it) + "\n")
     # export queue: labeled items first, then the rest of the pool;
     # the big language models go to dedicated multi-threaded exporters
@@ -243,7 +306,8 @@ def main():
             exporters.append(subprocess.Popen(cmd, env=e, stdout=elogs, stderr=elogs))
 
     def start_worker(k):
-        e = dict(env_base, CUDA_VISIBLE_DEVICES=str(k))
+        e = dict(env_base, CUDA_VISIBLE_DEVICES=str(k),
+                 TORCHINDUCTOR_CACHE_DIR="/tmp/inductor_%s_w%d" % (batch_id, k))
         cmd = ["taskset", "-c", "%d,%d" % (gpu_cores[2 * k], gpu_cores[2 * k + 1]),
                py, os.path.join(HERE, "measure.py"), "--items",
                os.path.join(work, "items_%d.jsonl" % k), "--out", work,

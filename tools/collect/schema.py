@@ -18,7 +18,19 @@ LABEL_COLS = {
                      "throughput_samples_s", "memory_mib",
                      "energy_per_sample_j", "power_w"],
 }
+# peak memory re-measured for rows of earlier batches (ingest.py writes it
+# over their memory_mib): `table` is inference, llm or training
+MEMORY_COLS = COMMON + ["table", "runtime", "precision", "batch", "seq",
+                        "height", "width", "memory_mib", "mem_reserved_mib",
+                        "nvml_used_mib", "mem_base_mib"]
 RAW_KERNEL_COLS = COMMON + KERNEL_CONFIG + ["module", "aten"]
 KERNEL_COLS = COMMON + KERNEL_CONFIG + ["nodes"]
 FAIL_COLS = ["protocol", "batch_id", "hash", "model", "variant", "device",
              "stage", "reason"]
+
+# batches whose memory_mib included allocations left by earlier items of the
+# same worker (data/README.md); their rows get re-measured values from
+# `memory` rows of later batches, or a blank memory_mib
+DEFECTIVE_MEMORY_BATCHES = ("20261126T034609", "20261126T035602",
+                            "20261126T040436", "20261126T041300",
+                            "20261126T043935")

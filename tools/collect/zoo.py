@@ -472,6 +472,11 @@ def all_specs(seed=0, tv_per_family=250, timm_per_family=60, hf_per_family=120):
     out += torchvision_variant_specs(rng, tv_per_family)
     out += timm_specs(random.Random(seed + 1), timm_per_family)
     out += hf_specs(random.Random(seed + 2), hf_per_family)
+    # second draw (2026-11-26, session 2): more sampled variants from new
+    # seeds, appended so that the ids above stay as they were
+    out += torchvision_variant_specs(random.Random(seed + 10), 40)
+    out += timm_specs(random.Random(seed + 11), 25)
+    out += hf_specs(random.Random(seed + 12), 40)
     seen = set()
     uniq = []
     for s in out:
