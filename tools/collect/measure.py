@@ -550,7 +550,7 @@ def parse_wrapper(text):
             triton[m.group(1)] = last
             last = []
             continue
-        if line.startswith("def call("):
+        if re.match(r"\s*def call\(", line):
             incall = True
         if re.search(r"\.run\(", line):
             last = []

@@ -208,6 +208,8 @@ def main():
     ap.add_argument("--remeasure-memory", action="store_true",
                     help="first re-measure peak memory of this card's rows "
                     "in the batches with defective memory labels")
+    ap.add_argument("--part", default="",
+                    help="K/N: only the K-th of N slices of the items and exports")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
     a = ap.parse_args()
@@ -233,6 +235,11 @@ def main():
         if s["id"] in done["label"]:
             continue
         items.append(plan_item(s, idx))
+    if a.part:
+        # calls chained on one warm machine without an ingest between them
+        # take disjoint slices of the label items and of the export queue
+        pk, pn = (int(v) for v in a.part.split("/"))
+        items = items[pk::pn]
     items = items[:a.max_items]
     if a.remeasure_memory:
         mitems = memory_items(specs, dev)
@@ -260,6 +267,9 @@ def main():
     byid = {s["id"]: s for s in specs}
     q = [i for i in lab_ids + ([] if a.export_only_labeled else rest)
          if i not in done["export"]]
+    if a.part:
+        q = [i for i in q if i in set(lab_ids)] + \
+            [i for i in q if i not in set(lab_ids)][pk::pn]
     big = [i for i in q if i.startswith("hf:") and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
