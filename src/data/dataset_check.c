@@ -332,7 +332,8 @@ static void check_units(ctx *x, kind k, const lview *v) {
           MAX_TIME_MS, false, true);
     double card = card_mib(x, v->c);
     double hi = isfinite(card) ? card : INFINITY;
-    range(x, v, "memory_mib", v->mem, 0, hi, true, true);
+    /* empty where a defective measurement was withdrawn (data/FORMAT.md) */
+    range(x, v, "memory_mib", v->mem, 0, hi, false, true);
     range(x, v, "mem_reserved_mib", v->mem_res, 0, hi, false, true);
     range(x, v, "nvml_used_mib", v->nvml, 0, hi, false, true);
     range(x, v, ENERGY_NAME[k], v->energy, 0, INFINITY, false, true);
