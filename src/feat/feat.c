@@ -276,6 +276,221 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     memset(fg, 0, sizeof *fg);
 }
 
+/* ---- peak memory: liveness of PyTorch's allocations ----------------------
+ * The inference labels are torch.cuda.max_memory_allocated() over one call
+ * in torch.inference_mode: weights + inputs (allocated before the call) +
+ * every intermediate from the moment its producer runs until its last
+ * consumer ran (the caching allocator frees a block when its tensor dies,
+ * and reuses it for the next allocation). The ONNX graph is the exported
+ * trace of that call, so walking it in topological order with last-use
+ * frees reproduces the peak, once what the export changed is undone:
+ *   - views: Reshape, Flatten, (Un)Squeeze, Transpose, Expand, Identity,
+ *     Dropout (inference) alias their input in PyTorch (view(), permute(),
+ *     expand()): no new block; the storage lives until its last alias dies.
+ *   - shape arithmetic (Shape, Size, Constant and what the exporter traced
+ *     from Python ints) is host-side: no device block.
+ *   - in-place activations (ReLU(inplace=True) and friends, the default in
+ *     torchvision and timm CNNs): an activation whose input dies at it
+ *     writes into that input's block.
+ *   - fused attention: F.scaled_dot_product_attention is exported (opset
+ *     14 symbolic) as Mul(q, sqrt(scale)), Mul(k^T, sqrt(scale)), MatMul,
+ *     [Add mask], Softmax, [Dropout], MatMul; on the GPU it is one flash /
+ *     memory-efficient kernel that never materialises the [.., S, S]
+ *     scores. The pattern (both MatMul operands scaled by a Mul: eager
+ *     attention code scales the product, or one operand) marks those
+ *     intermediates virtual. */
+#define VIEW_OPS {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", \
+                  "Expand", "Identity", "Dropout", NULL}
+#define HOST_OPS {"Shape", "Size", "Constant", NULL}
+#define INPLACE_OPS {"Relu", "Clip", "LeakyRelu", "HardSwish", \
+                     "HardSigmoid", NULL}
+
+/* the node producing value v, or NULL */
+static const dlp_node *producer_of(const dlp_graph *g, int v) {
+    if (v < 0 || g->values[v].producer < 0) return NULL;
+    return &g->nodes[g->values[v].producer];
+}
+
+/* up to max consumer nodes of value v into c[]; returns their count */
+static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
+    int n = 0;
+    for (size_t i = 0; i < g->n_nodes && n < max; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] == v) { c[n++] = (int)i; break; }
+    return n;
+}
+
+/* Marks virt[] for the outputs of the exported SDPA pattern around the
+ * Softmax node s; returns true on a match. */
+static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
+                      uint8_t *virt) {
+    const dlp_node *sm = &g->nodes[s];
+    if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
+    /* back from the Softmax through the mask Add / Where / Cast to QK^T */
+    int chain[8], nc = 0, v = sm->inputs[0];
+    const dlp_node *p = producer_of(g, v);
+    while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
+                           !strcmp(p->op_type, "Where") ||
+                           !strcmp(p->op_type, "Cast"))) {
+        chain[nc++] = p->outputs[0];
+        v = !strcmp(p->op_type, "Where") ? p->inputs[2] : p->inputs[0];
+        if (!strcmp(p->op_type, "Add")) {   /* the scores may be either */
+            const dlp_node *a = producer_of(g, p->inputs[0]);
+            if (!a || strcmp(a->op_type, "MatMul")) v = p->inputs[1];
+        }
+        p = producer_of(g, v);
+    }
+    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return false;
+    const dlp_node *mq = producer_of(g, p->inputs[0]);
+    const dlp_node *mk = producer_of(g, p->inputs[1]);
+    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul"))
+        return false;
+    int qk = p->outputs[0];
+    /* forward from the Softmax through Cast / Dropout / the NaN guard
+     * (Where(IsNaN(w), 0, w), which the symbolic adds) to the PV MatMul */
+    int fchain[8], nf = 0, u = sm->outputs[0], cs[3];
+    for (;;) {
+        int m = consumers_of(g, u, cs, 3);
+        if (m == 2) {                       /* IsNaN + Where */
+            int a = cs[0], b = cs[1];
+            if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
+            if (strcmp(g->nodes[a].op_type, "IsNaN") ||
+                strcmp(g->nodes[b].op_type, "Where") || nf >= 6)
+                return false;
+            fchain[nf++] = g->nodes[a].outputs[0];
+            fchain[nf++] = u;
+            u = g->nodes[b].outputs[0];
+            continue;
+        }
+        if (m != 1) return false;
+        const dlp_node *n = &g->nodes[cs[0]];
+        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) break;
+        if (nf >= 6 || (strcmp(n->op_type, "Cast") &&
+                        strcmp(n->op_type, "Dropout")))
+            return false;
+        fchain[nf++] = u;
+        u = n->outputs[0];
+    }
+    virt[qk] = 1;
+    for (int i = 0; i < nc; i++) virt[chain[i]] = 1;
+    virt[sm->outputs[0]] = 1;
+    for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
+    virt[u] = 1;
+    if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
+    if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
+    return true;
+}
+
+static bool is_blas(const char *op) {
+    return !strcmp(op, "MatMul") || !strcmp(op, "Gemm");
+}
+
+/* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
+ * n_blas, n_sdpa. Returns false when out of memory. */
+static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
+    static const char *const views[] = VIEW_OPS;
+    static const char *const host[] = HOST_OPS;
+    static const char *const inplace[] = INPLACE_OPS;
+    size_t V = g->n_values ? g->n_values : 1, N = g->n_nodes;
+    int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
+        *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
+    double *alloc = calloc(V, sizeof *alloc);
+    uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1);
+    bool ok = last && root && rlast && nuse && alloc && virt && hostv;
+    if (!ok) goto out;
+    for (size_t v = 0; v < g->n_values; v++) {
+        last[v] = rlast[v] = -1;
+        root[v] = (int)v;
+    }
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0) {
+                last[n->inputs[k]] = (int)t;
+                nuse[n->inputs[k]]++;
+            }
+    }
+    for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
+    for (size_t i = 0; i < g->n_inputs; i++) last[g->inputs[i]] = (int)N;
+    for (size_t i = 0; i < N; i++)
+        if (!strcmp(g->nodes[i].op_type, "Softmax") &&
+            mark_sdpa(g, nuse, (int)i, virt))
+            fg->n_sdpa++;
+    /* storage of each value: its own block, an alias of an input's, or none */
+    double live = 0;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const dlp_value *x = &g->values[g->inputs[i]];
+        if (x->flags & DLP_V_INITIALIZER) continue;
+        alloc[g->inputs[i]] = (double)vbytes(x);
+        rlast[g->inputs[i]] = (int)N;
+        live += alloc[g->inputs[i]];
+    }
+    double peak_pre = live, peak_post = 0;
+    bool post = false;
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        int in0 = n->n_inputs > 0 ? n->inputs[0] : -1;
+        bool all_host = true;
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v >= 0 && !hostv[v] && is_act(g, &g->values[v]))
+                all_host = false;
+        }
+        bool in_act = in0 >= 0 && is_act(g, &g->values[in0]) && !hostv[in0] &&
+                      !virt[in0];
+        bool is_view = in_list(n->op_type, views) && in_act;
+        bool is_inpl = in_list(n->op_type, inplace) && in_act &&
+                       !(g->values[in0].flags & DLP_V_INPUT) &&
+                       rlast[root[in0]] == (int)t && n->n_outputs == 1 &&
+                       vbytes(&g->values[n->outputs[0]]) ==
+                           vbytes(&g->values[in0]);
+        if (!post && is_blas(n->op_type) && n->n_outputs > 0 &&
+            !virt[n->outputs[0]]) {
+            post = true;
+            fg->n_blas++;
+        } else if (is_blas(n->op_type) && n->n_outputs > 0 &&
+                   !virt[n->outputs[0]]) {
+            fg->n_blas++;
+        }
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v < 0) continue;
+            if (in_list(n->op_type, host) || (all_host && n->n_inputs > 0 &&
+                                              strcmp(n->op_type, "ConstantOfShape"))) {
+                hostv[v] = 1;
+                continue;
+            }
+            if (virt[v] || !is_act(g, &g->values[v])) continue;
+            if ((is_view || is_inpl) && k == 0) {
+                root[v] = root[in0];
+            } else {
+                alloc[v] = (double)vbytes(&g->values[v]);
+                live += alloc[v];
+            }
+            if (last[v] > rlast[root[v]]) rlast[root[v]] = last[v];
+        }
+        if (post) { if (live > peak_post) peak_post = live; }
+        else if (live > peak_pre) peak_pre = live;
+        /* free the blocks whose last alias died here (or was never used) */
+        for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+            int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+            if (v < 0) continue;
+            int r = root[v];
+            if (alloc[r] > 0 && rlast[r] <= (int)t) {
+                live -= alloc[r];
+                alloc[r] = 0;
+            }
+        }
+    }
+    fg->peak_pre_blas_bytes = peak_pre;
+    fg->peak_post_blas_bytes = peak_post;
+    fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
+out:
+    free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
+    free(hostv);
+    return ok;
+}
+
 #define DLP_FEAT_MAX_NODES 2000000
 
 dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
@@ -381,45 +596,10 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
             fg->io_bytes += (double)vbytes(x);
     }
-    int *last = malloc((g->n_values ? g->n_values : 1) * sizeof *last);
-    if (!last) {
+    if (!mem_liveness(fg, g)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
-    for (size_t v = 0; v < g->n_values; v++) last[v] = -1;
-    for (size_t t = 0; t < N; t++) {
-        const dlp_node *n = &g->nodes[g->topo[t]];
-        for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] >= 0) last[n->inputs[k]] = (int)t;
-    }
-    for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
-    double live = 0, peak = 0;
-    for (size_t i = 0; i < g->n_inputs; i++)
-        live += (double)vbytes(&g->values[g->inputs[i]]);
-    peak = live;
-    for (size_t t = 0; t < N; t++) {
-        const dlp_node *n = &g->nodes[g->topo[t]];
-        for (int k = 0; k < n->n_outputs; k++) {
-            int v = n->outputs[k];
-            if (v >= 0 && is_act(g, &g->values[v]))
-                live += (double)vbytes(&g->values[v]);
-        }
-        if (live > peak) peak = live;
-        for (int k = 0; k < n->n_inputs; k++) {
-            int v = n->inputs[k];
-            if (v < 0 || last[v] != (int)t || !is_act(g, &g->values[v]))
-                continue;
-            live -= (double)vbytes(&g->values[v]);
-            last[v] = -2;
-        }
-        for (int k = 0; k < n->n_outputs; k++) {
-            int v = n->outputs[k];
-            if (v >= 0 && last[v] == -1 && is_act(g, &g->values[v]))
-                live -= (double)vbytes(&g->values[v]);
-        }
-    }
-    free(last);
-    fg->peak_act_bytes = peak;
     return DLP_OK;
 }
 
@@ -477,6 +657,20 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
     o->peak_act_mib = fg->peak_act_bytes * s / 1048576.0;
+    /* eager: one workspace, allocated by the warm-up call (before the
+     * measured one); graph: that one, the warm-up side stream's, and the
+     * capture stream's from the first matmul on */
+    double pre = fg->peak_pre_blas_bytes * s / 1048576.0,
+           post = fg->peak_post_blas_bytes * s / 1048576.0;
+    if (!fg->n_blas)
+        o->mem_mib = o->weights_mib + o->peak_act_mib;
+    else if (c->runtime == DLP_RT_GRAPH)
+        o->mem_mib = o->weights_mib + DLP_MEM_CUBLAS_WS_MIB +
+                     DLP_MEM_GRAPH_WS_MIB +
+                     (pre > post + DLP_MEM_GRAPH_WS_MIB
+                          ? pre : post + DLP_MEM_GRAPH_WS_MIB);
+    else
+        o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
 }
 
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
@@ -531,7 +725,7 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o[k++] = lg(r.roofline_ms + r.launch_ms);
     o[k++] = lg(r.weights_mib);
     o[k++] = lg(r.peak_act_mib);
-    o[k++] = lg(r.weights_mib + r.peak_act_mib);
+    o[k++] = lg(r.mem_mib);
     o[k++] = lg(3 * r.weights_mib + fg->sum_act_out_bytes *
                 prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));

@@ -30,7 +30,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 2
+#define DLP_FEAT_SCHEMA 3
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -64,6 +64,12 @@ typedef struct dlp_feat_graph {
     /* totals */
     double macs, flops_total, params, weight_bytes, act_bytes,
         peak_act_bytes, io_bytes, sum_act_out_bytes;
+    /* peak live activation bytes (inputs included) before the first
+     * cuBLAS node (MatMul / Gemm outside fused attention) runs and from it
+     * on; peak_act_bytes is the larger */
+    double peak_pre_blas_bytes, peak_post_blas_bytes;
+    int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
+    int n_sdpa;             /* exported scaled_dot_product_attention */
     int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
@@ -95,7 +101,24 @@ typedef struct {
     double kernels;         /* kernel nodes */
     double weights_mib;     /* weight bytes at the precision */
     double peak_act_mib;    /* peak live activations at the precision */
+    double mem_mib;         /* inference peak allocated memory estimate
+                               for c's runtime (docs/COST.md): weights +
+                               peak live activations + cuBLAS workspaces */
 } dlp_feat_roofline;
+
+/* cuBLAS workspace PyTorch allocates through its caching allocator, once
+ * per (handle, stream), on Hopper: 4096 KiB x 8 = 32 MiB (the default of
+ * CUBLAS_WORKSPACE_CONFIG for sm90 in PyTorch). The data agree: eager rows
+ * of matmul graphs with tiny activations sit 32 MiB above weights +
+ * activations. */
+#define DLP_MEM_CUBLAS_WS_MIB 32.0
+/* Graph runtime: the collector warms up on a side stream (one more
+ * workspace, alive from the start) and captures on another stream (one
+ * more, allocated when the first matmul is captured). Each adds 33 MiB in
+ * the data: the modal graph - eager difference is 33.0 MiB for CNNs whose
+ * only matmul is the last Gemm (163 of 557 pairs) and 66.0 MiB for
+ * transformers (two workspaces live with the activations). */
+#define DLP_MEM_GRAPH_WS_MIB 33.0
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
 

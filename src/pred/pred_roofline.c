@@ -3,7 +3,8 @@
  * sum_i max(launch latency, FLOPs_i / peak, bytes_i / BW) (tensor-core peak
  * for matmul-like nodes at fp16/bf16, CUDA-core peak otherwise; bytes
  * halved at 16-bit), plus one launch latency per kernel of host dispatch in
- * eager mode. Memory is weights + peak live activations (inference) or 3x
+ * eager mode. Memory is the featurizer's liveness estimate (weights + peak
+ * live activations + cuBLAS workspaces, docs/COST.md) for inference, or 3x
  * weights (weights, gradients, momentum) + every activation kept for
  * backward (training). Power is a fixed 60% of board power (scaled down on
  * a partition); energy = power x time. Training step = 3x the forward
@@ -62,7 +63,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
      * host dispatch of about one launch latency per kernel */
     double launch_ms = r.kernels * (c->device.launch_us > 0 ? c->device.launch_us : 5) * 1e-3;
     double fwd_ms = r.kernel_ms + (c->runtime == DLP_RT_EAGER ? launch_ms : 0);
-    double mem = r.weights_mib + r.peak_act_mib;
+    double mem = r.mem_mib;
     double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
     if (c->mode == DLP_MODE_INFERENCE) {
         set(out, p, DLP_T_INF_LATENCY_MS, fwd_ms);
