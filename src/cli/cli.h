@@ -12,5 +12,6 @@ int cmd_train(int argc, char **argv);     /* src/cli/cmd_train.c */
 int cmd_eval(int argc, char **argv);      /* src/cli/cmd_eval.c */
 int cmd_predict(int argc, char **argv);   /* src/cli/cmd_predict.c */
 int cmd_tree(int argc, char **argv);      /* src/cli/cmd_tree.c */
+int cmd_partition(int argc, char **argv); /* src/cli/cmd_partition.c */
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
     {"eval", cmd_eval, "evaluate predictors on dataset splits"},
     {"predict", cmd_predict, "predict latency, memory, energy, MIG profile"},
     {"tree", cmd_tree, "train / cross-validate the XGBoost LLM model"},
+    {"partition", cmd_partition, "fit the SM-partition latency model"},
 };
 
 static void usage(FILE *f) {

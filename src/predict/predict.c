@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- predictor sets ------------------------------------------------------ */
 
@@ -38,6 +39,14 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     pthread_mutex_init(&ps->lock, NULL);
     pthread_cond_init(&ps->freed, NULL);
     dlp_status st = dlp_predict_set_open(models_dir, ps, err);
+    /* the learned partition model, when the directory has one */
+    char path[4096];
+    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
+                        DLP_PART_FILE) < (int)sizeof path &&
+        access(path, F_OK) == 0) {
+        st = dlp_part_load(path, &ps->part, err);
+        ps->has_part = st == DLP_OK;
+    }
     if (st) {
         dlp_predictor_close(ps);
         return st;
@@ -225,13 +234,33 @@ typedef struct {
     dlp_runtime rt;
     double lat_full;
     double roof_full;        /* roofline ms on the whole GPU */
+    const dlp_part_model *part;   /* learned model, or NULL */
 } mig_ctx;
+
+/* Latency factor of an SM partition (sms, mig NULL) or a MIG instance:
+ * the learned model when the models directory has one, else roofline
+ * (roof_full: the whole-GPU roofline ms, or -1 to compute it). */
+static dlp_status part_factor(const dlp_part_model *part, const dlp_graph *g,
+                              const dlp_device *d, dlp_precision prec,
+                              dlp_runtime rt, int sms,
+                              const dlp_mig_profile *mig, double roof_full,
+                              double *f, dlp_error *err) {
+    if (part) return dlp_part_factor(part, g, d, prec, sms, mig, f, err);
+    *f = dlp_predict_partition_factor_from(g, d, prec, rt, sms, mig,
+                                           roof_full);
+    return DLP_OK;
+}
 
 static double lat_at(int sms, const dlp_mig_profile *p, void *user) {
     (void)sms;
     mig_ctx *c = user;
-    return c->lat_full * dlp_predict_partition_factor_from(
-                             c->g, c->d, c->prec, c->rt, 0, p, c->roof_full);
+    double f = 1;
+    dlp_error e;
+    if (part_factor(c->part, c->g, c->d, c->prec, c->rt, 0, p, c->roof_full,
+                    &f, &e))
+        f = dlp_predict_partition_factor_from(c->g, c->d, c->prec, c->rt, 0,
+                                              p, c->roof_full);
+    return c->lat_full * f;
 }
 
 dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
@@ -318,7 +347,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     else if (c->sms)
         snprintf(out->partition, sizeof out->partition, "sms=%d", c->sms);
     snprintf(out->scaling, sizeof out->scaling, "%s",
-             has_mig || c->sms ? "roofline" : "none");
+             !has_mig && !c->sms ? "none"
+             : ps->has_part      ? "learned"
+                                 : "roofline");
 
     /* ops the featurizer never saw */
     char ops[160] = "";
@@ -402,9 +433,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
 
     double lat_full = L->value;
     if (has_mig || c->sms) {
-        double f = dlp_predict_partition_factor(&m->graph, &dev, pc.precision,
-                                                pc.runtime, c->sms,
-                                                has_mig ? &mig : NULL);
+        double f = 1;
+        if ((st = part_factor(ps->has_part ? &ps->part : NULL, &m->graph,
+                              &dev, pc.precision, pc.runtime, c->sms,
+                              has_mig ? &mig : NULL, -1, &f, err)))
+            return st;
         scale_val(L, f);
         /* energy of the same work is kept; power follows from it */
     }
@@ -444,7 +477,8 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (dev.n_mig > 0 && M->valid) {
         mig_ctx mc = {&m->graph, &dev, pc.precision, pc.runtime, lat_full,
                       dlp_predict_roofline_ms(&m->graph, &dev, pc.precision,
-                                              pc.runtime, 1, 1)};
+                                              pc.runtime, 1, 1),
+                      ps->has_part ? &ps->part : NULL};
         dlp_mig_profile rec;
         dlp_error e2;
         double need = M->value * DLP_RESERVED_RATIO;

@@ -9,6 +9,7 @@
 
 #include "../graph/graph.h"
 #include "../pred/pred.h"
+#include "predict_part.h"
 
 #include <pthread.h>
 
@@ -48,6 +49,8 @@ struct dlp_predictor_set {
     dlp_pred_file *files;    /* sorted by file name */
     char **names;            /* "kind (file)" per file */
     int n;
+    dlp_part_model part;     /* <dir>/partition.csv (predict_part.h) */
+    bool has_part;           /* false: partitions scale by roofline */
     pthread_mutex_t lock;    /* guards loading and the busy flags */
     pthread_cond_t freed;    /* a copy became free */
 };
@@ -72,6 +75,18 @@ const dlp_pred_vtable *const *dlp_predict_extra_kinds(void);
 double dlp_predict_roofline_ms(const dlp_graph *g, const dlp_device *d,
                                dlp_precision prec, dlp_runtime rt,
                                double sm_share, double bw_share);
+
+/* The per-node terms of that sum: calls fn for every node of g and of its
+ * subgraphs (in order) with its compute time tc_s = FLOPs / (peak x
+ * sm_share) and memory time tm_s = bytes / (bandwidth x bw_share), in
+ * seconds, and whether it launches a kernel (work: not a shape-only op,
+ * some FLOPs or output bytes). */
+typedef void (*dlp_roofline_node_fn)(const dlp_node *n, double tc_s,
+                                     double tm_s, bool work, void *user);
+void dlp_predict_roofline_visit(const dlp_graph *g, const dlp_device *d,
+                                dlp_precision prec, double sm_share,
+                                double bw_share, dlp_roofline_node_fn fn,
+                                void *user);
 
 /* Factor by which latency grows on a partition: roofline(partition) /
  * roofline(whole GPU), >= 1. MIG: SM share = instance SMs / GPU SMs,

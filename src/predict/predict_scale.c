@@ -38,12 +38,12 @@ static double peak_flops(const dlp_device *d, dlp_precision p, bool matrix) {
     return tf > 0 ? tf * 1e12 : 1e12;
 }
 
-static void graph_time(const dlp_graph *g, const dlp_device *d,
-                       dlp_precision prec, dlp_runtime rt, double sm_share,
-                       double bw_share, double *total_s) {
+void dlp_predict_roofline_visit(const dlp_graph *g, const dlp_device *d,
+                                dlp_precision prec, double sm_share,
+                                double bw_share, dlp_roofline_node_fn fn,
+                                void *user) {
     double bw = (d->mem_bw_gbs > 0 ? d->mem_bw_gbs : 100) * 1e9 * bw_share;
     double elem = prec == DLP_PREC_FP32 ? 1.0 : 0.5;  /* vs the fp32 export */
-    double floor_s = (rt == DLP_RT_EAGER ? d->launch_us : 1.0) * 1e-6;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         const dlp_cost *c = &n->cost;
@@ -55,21 +55,34 @@ static void graph_time(const dlp_graph *g, const dlp_device *d,
         /* shape-only ops (Shape, Constant, Reshape...) launch nothing */
         bool work = (c->flops > 0 || c->out_bytes > 0) &&
                     !is_shape_only(n->op_type);
-        *total_s += (tc > tm ? tc : tm) + (work ? floor_s : 0);
+        fn(n, tc, tm, work, user);
         for (int a = 0; a < n->n_attrs; a++)
             if (n->attrs[a].graph)
-                graph_time(n->attrs[a].graph, d, prec, rt, sm_share, bw_share,
-                           total_s);
+                dlp_predict_roofline_visit(n->attrs[a].graph, d, prec,
+                                           sm_share, bw_share, fn, user);
     }
+}
+
+typedef struct {
+    double floor_s;          /* per-kernel floor */
+    double total_s;
+} time_sum;
+
+static void add_node_time(const dlp_node *n, double tc_s, double tm_s,
+                          bool work, void *user) {
+    (void)n;
+    time_sum *t = user;
+    t->total_s += (tc_s > tm_s ? tc_s : tm_s) + (work ? t->floor_s : 0);
 }
 
 double dlp_predict_roofline_ms(const dlp_graph *g, const dlp_device *d,
                                dlp_precision prec, dlp_runtime rt,
                                double sm_share, double bw_share) {
     if (!g || !d || !(sm_share > 0) || !(bw_share > 0)) return 0;
-    double s = 0;
-    graph_time(g, d, prec, rt, sm_share, bw_share, &s);
-    return s * 1e3;
+    time_sum t = {(rt == DLP_RT_EAGER ? d->launch_us : 1.0) * 1e-6, 0};
+    dlp_predict_roofline_visit(g, d, prec, sm_share, bw_share, add_node_time,
+                               &t);
+    return t.total_s * 1e3;
 }
 
 double dlp_predict_partition_factor(const dlp_graph *g, const dlp_device *d,
