@@ -323,7 +323,7 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
-                      uint8_t *virt) {
+                      uint8_t *virt, uint8_t *fused) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -364,7 +364,10 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
         }
         if (m != 1) return false;
         const dlp_node *n = &g->nodes[cs[0]];
-        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) break;
+        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
+            fused[cs[0]] = 1;             /* PV product: inside the kernel */
+            break;
+        }
         if (nf >= 6 || (strcmp(n->op_type, "Cast") &&
                         strcmp(n->op_type, "Dropout")))
             return false;
@@ -372,6 +375,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
         u = n->outputs[0];
     }
     virt[qk] = 1;
+    fused[p - g->nodes] = 1;
     for (int i = 0; i < nc; i++) virt[chain[i]] = 1;
     virt[sm->outputs[0]] = 1;
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
@@ -395,8 +399,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
-    uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1);
-    bool ok = last && root && rlast && nuse && alloc && virt && hostv;
+    uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1),
+            *fused = calloc(N ? N : 1, 1);
+    bool ok = last && root && rlast && nuse && alloc && virt && hostv && fused;
     if (!ok) goto out;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
@@ -414,7 +419,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < g->n_inputs; i++) last[g->inputs[i]] = (int)N;
     for (size_t i = 0; i < N; i++)
         if (!strcmp(g->nodes[i].op_type, "Softmax") &&
-            mark_sdpa(g, nuse, (int)i, virt))
+            mark_sdpa(g, nuse, (int)i, virt, fused))
             fg->n_sdpa++;
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
@@ -444,12 +449,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                        rlast[root[in0]] == (int)t && n->n_outputs == 1 &&
                        vbytes(&g->values[n->outputs[0]]) ==
                            vbytes(&g->values[in0]);
-        if (!post && is_blas(n->op_type) && n->n_outputs > 0 &&
-            !virt[n->outputs[0]]) {
+        if (is_blas(n->op_type) && !fused[g->topo[t]]) {
             post = true;
-            fg->n_blas++;
-        } else if (is_blas(n->op_type) && n->n_outputs > 0 &&
-                   !virt[n->outputs[0]]) {
             fg->n_blas++;
         }
         for (int k = 0; k < n->n_outputs; k++) {
@@ -487,7 +488,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
-    free(hostv);
+    free(hostv); free(fused);
     return ok;
 }
 

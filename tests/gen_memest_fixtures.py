@@ -1,0 +1,41 @@
+"""Writes the small graphs of tests/test_memest.c (run with /usr/bin/python3):
+memest_chain.onnx (views, in-place ReLU, one MatMul) and memest_sdpa.onnx /
+memest_attn.onnx (attention exported as the SDPA symbolic does, and the
+same without the operand scaling: materialised scores)."""
+import numpy as np, onnx
+from onnx import helper as h, TensorProto as T, numpy_helper as nh
+
+D = "tests/fixtures/models/"
+
+def save(nodes, ins, outs, inits, name):
+    g = h.make_graph(nodes, name, ins, outs, inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    onnx.save(m, D + name + ".onnx")
+
+save([h.make_node("Relu", ["X"], ["A"]),
+      h.make_node("Reshape", ["A", "shp"], ["B"]),
+      h.make_node("Sigmoid", ["B"], ["C"]),
+      h.make_node("MatMul", ["C", "W"], ["Dm"]),
+      h.make_node("Relu", ["Dm"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+     [nh.from_array(np.array([1, 1024], np.int64), "shp"),
+      nh.from_array(np.zeros((1024, 16), np.float32), "W")], "memest_chain")
+
+for scaled in (True, False):
+    q, k = ("Qs", "Ks") if scaled else ("Q", "Kt")
+    nodes = [h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2])]
+    if scaled:
+        nodes += [h.make_node("Mul", ["Q", "c"], ["Qs"]),
+                  h.make_node("Mul", ["Kt", "c"], ["Ks"])]
+    nodes += [h.make_node("MatMul", [q, k], ["S"]),
+              h.make_node("Softmax", ["S"], ["P"], axis=-1),
+              h.make_node("IsNaN", ["P"], ["N"]),
+              h.make_node("Where", ["N", "z", "P"], ["P2"]),
+              h.make_node("MatMul", ["P2", "V"], ["O"])]
+    save(nodes, [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16])
+                 for x in "QKV"],
+         [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+         [nh.from_array(np.array(0.5, np.float32), "c"),
+          nh.from_array(np.array(0.0, np.float32), "z")],
+         "memest_sdpa" if scaled else "memest_attn")

@@ -1,0 +1,97 @@
+/* test_memest.c — the inference peak-memory estimate (feat.c liveness)
+ * on small graphs (tests/gen_memest_fixtures.py) against liveness worked
+ * out by hand below: views alias, an in-place ReLU reuses its dying input,
+ * fused attention keeps no scores, workspaces by runtime. */
+#include "check.h"
+#include "feat/feat.h"
+#include "model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static dlp_model *open_model(const char *path) {
+    dlp_error err;
+    dlp_model *m = NULL;
+    if (dlp_model_open(path, &m, &err) || dlp_model_analyze(m, &err)) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        dlp_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static bool build(const char *path, dlp_feat_graph *fg) {
+    dlp_model *m = open_model(path);
+    if (!m) return false;
+    dlp_error err;
+    bool ok = dlp_feat_graph_build(fg, &m->graph, 1, 0, 0, 0, &err) == DLP_OK;
+    dlp_model_free(m);
+    return ok;
+}
+
+static double mem(const dlp_feat_graph *fg, dlp_runtime rt, dlp_precision p) {
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.runtime = rt;
+    c.precision = p;
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, &c, &r);
+    return r.mem_mib;
+}
+
+#define MIB 1048576.0
+
+/* X[1,1024] -> Relu A -> Reshape B (view of A) -> Sigmoid C -> MatMul W
+ * [1024,16] -> Dm[1,16] -> Relu Y (in place).
+ * live bytes: X 4096 | +A 8192 | view 8192 | +C 12288, A dies 8192 |
+ * first matmul: +Dm 8256, C dies 4160 | in-place Relu 4160.
+ * The first Relu reads the graph input (held by the caller): not in place. */
+static void test_chain(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/models/memest_chain.onnx", &fg));
+    CHECK(fg.peak_pre_blas_bytes == 12288);
+    CHECK(fg.peak_post_blas_bytes == 8256);
+    CHECK(fg.peak_act_bytes == 12288);
+    CHECK(fg.n_blas == 1 && fg.n_sdpa == 0);
+    CHECK(fg.weight_bytes == 1024 * 16 * 4 + 2 * 8);
+    double w = fg.weight_bytes / MIB;
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
+               (w + 12288 / MIB + 32)) < 1e-9);
+    /* graph: 32 + 33 from the start, + 33 from the matmul on:
+     * max(12288, 8256 + 33 MiB) */
+    CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
+               (w + 32 + 33 + 8256 / MIB + 33)) < 1e-9);
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
+               (w / 2 + 6144 / MIB + 32)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
+/* Q, K, V [1,2,64,16] fp32 = 8192 B each; scores [1,2,64,64] = 32768 B,
+ * the IsNaN mask 8192 B (bool). Fused (both operands scaled): only the
+ * inputs and O (8192) are ever allocated: 32768, and no cuBLAS call.
+ * Unfused: inputs 24576 | +S 57344 | +P 90112, S dies 57344 | +N 65536 |
+ * +P2 98304 (peak), N and P die 57344 | +O 65536, P2 dies. */
+static void test_attention(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/models/memest_sdpa.onnx", &fg));
+    CHECK(fg.n_sdpa == 1);
+    CHECK(fg.n_blas == 0);
+    CHECK(fg.peak_act_bytes == 32768);
+    CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) - 32768 / MIB -
+               fg.weight_bytes / MIB) < 1e-9);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/models/memest_attn.onnx", &fg));
+    CHECK(fg.n_sdpa == 0);
+    CHECK(fg.n_blas == 2);
+    CHECK(fg.peak_act_bytes == 98304);
+    CHECK(fg.peak_pre_blas_bytes == 24576);
+    dlp_feat_graph_free(&fg);
+}
+
+int main(void) {
+    RUN(test_chain);
+    RUN(test_attention);
+    return CHECK_DONE();
+}
