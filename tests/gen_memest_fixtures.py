@@ -5,7 +5,7 @@ same without the operand scaling: materialised scores)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
-D = "tests/fixtures/models/"
+D = "tests/fixtures/memest/"
 
 def save(nodes, ins, outs, inits, name):
     g = h.make_graph(nodes, name, ins, outs, inits)

@@ -67,7 +67,11 @@ static void test_resnet_nodes(void) {
     dlp_model_summary(m, &s);
     CHECK_CLOSE(fg.macs, s.macs, 1e-9);
     CHECK_CLOSE(fg.weight_bytes, (double)s.weight_bytes, 1e-9);
-    CHECK_CLOSE(fg.peak_act_bytes, (double)s.peak_activation_bytes, 1e-9);
+    /* the summary frees at last use but gives every tensor a block; the
+     * featurizer's PyTorch liveness (views alias, in-place ReLU) can only
+     * need fewer (hand-computed cases: test_memest.c) */
+    CHECK(fg.peak_act_bytes > 0 &&
+          fg.peak_act_bytes <= (double)s.peak_activation_bytes);
     /* edges: one per input slot fed by another node */
     int e = 0;
     for (size_t i = 0; i < g->n_nodes; i++)

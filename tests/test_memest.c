@@ -50,7 +50,7 @@ static double mem(const dlp_feat_graph *fg, dlp_runtime rt, dlp_precision p) {
  * The first Relu reads the graph input (held by the caller): not in place. */
 static void test_chain(void) {
     dlp_feat_graph fg;
-    CHECK(build("tests/fixtures/models/memest_chain.onnx", &fg));
+    CHECK(build("tests/fixtures/memest/memest_chain.onnx", &fg));
     CHECK(fg.peak_pre_blas_bytes == 12288);
     CHECK(fg.peak_post_blas_bytes == 8256);
     CHECK(fg.peak_act_bytes == 12288);
@@ -75,14 +75,14 @@ static void test_chain(void) {
  * +P2 98304 (peak), N and P die 57344 | +O 65536, P2 dies. */
 static void test_attention(void) {
     dlp_feat_graph fg;
-    CHECK(build("tests/fixtures/models/memest_sdpa.onnx", &fg));
+    CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
     CHECK(fg.n_sdpa == 1);
     CHECK(fg.n_blas == 0);
     CHECK(fg.peak_act_bytes == 32768);
     CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) - 32768 / MIB -
                fg.weight_bytes / MIB) < 1e-9);
     dlp_feat_graph_free(&fg);
-    CHECK(build("tests/fixtures/models/memest_attn.onnx", &fg));
+    CHECK(build("tests/fixtures/memest/memest_attn.onnx", &fg));
     CHECK(fg.n_sdpa == 0);
     CHECK(fg.n_blas == 2);
     CHECK(fg.peak_act_bytes == 98304);
