@@ -323,15 +323,17 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
-                      uint8_t *virt, uint8_t *fused) {
+                      uint8_t *virt, uint8_t *fused, uint8_t *masknode) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
     int chain[8], nc = 0, v = sm->inputs[0];
     const dlp_node *p = producer_of(g, v);
+    const dlp_node *cn[8];
     while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
                            !strcmp(p->op_type, "Where") ||
                            !strcmp(p->op_type, "Cast"))) {
+        cn[nc] = p;
         chain[nc++] = p->outputs[0];
         v = !strcmp(p->op_type, "Where") ? p->inputs[2] : p->inputs[0];
         if (!strcmp(p->op_type, "Add")) {   /* the scores may be either */
@@ -376,7 +378,10 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
     }
     virt[qk] = 1;
     fused[p - g->nodes] = 1;
-    for (int i = 0; i < nc; i++) virt[chain[i]] = 1;
+    for (int i = 0; i < nc; i++) {
+        virt[chain[i]] = 1;
+        masknode[cn[i] - g->nodes] = 1;
+    }
     virt[sm->outputs[0]] = 1;
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
     virt[u] = 1;
@@ -400,8 +405,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1),
-            *fused = calloc(N ? N : 1, 1);
-    bool ok = last && root && rlast && nuse && alloc && virt && hostv && fused;
+            *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
+            *dyn = calloc(V, 1);
+    int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
+    bool ok = last && root && rlast && nuse && alloc && virt && hostv &&
+              fused && masknode && dyn && cstart;
     if (!ok) goto out;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
@@ -417,10 +425,62 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
     for (size_t i = 0; i < g->n_inputs; i++) last[g->inputs[i]] = (int)N;
+    /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
+    for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
+    cnode = malloc(((size_t)cstart[g->n_values] + 1) * sizeof *cnode);
+    if (!cnode) { ok = false; goto out; }
+    {
+        int *fill = calloc(V, sizeof *fill);
+        if (!fill) { ok = false; goto out; }
+        for (size_t i = 0; i < N; i++)
+            for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+                int v = g->nodes[i].inputs[k];
+                if (v >= 0) cnode[cstart[v] + fill[v]++] = (int)i;
+            }
+        free(fill);
+    }
     for (size_t i = 0; i < N; i++)
         if (!strcmp(g->nodes[i].op_type, "Softmax") &&
-            mark_sdpa(g, nuse, (int)i, virt, fused))
+            mark_sdpa(g, nuse, (int)i, virt, fused, masknode))
             fg->n_sdpa++;
+    /* attention masks the model never builds: values computed from shapes
+     * and constants only (no input data, no weight), every use of which
+     * is an SDPA mask operand or feeds only such values, are virtual */
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        bool d = false;
+        if (!in_list(n->op_type, host))
+            for (int k = 0; k < n->n_inputs; k++) {
+                int v = n->inputs[k];
+                if (v < 0) continue;
+                const dlp_value *x = &g->values[v];
+                if (dyn[v] || (x->flags & DLP_V_INPUT) ||
+                    ((x->flags & DLP_V_INITIALIZER) &&
+                     x->n_const > DLP_MEM_MASK_CONST_MAX))
+                    d = true;
+            }
+        for (int k = 0; k < n->n_outputs; k++)
+            if (n->outputs[k] >= 0) dyn[n->outputs[k]] = d;
+    }
+    if (fg->n_sdpa)
+        for (size_t t = N; t-- > 0;) {
+            const dlp_node *n = &g->nodes[g->topo[t]];
+            for (int k = 0; k < n->n_outputs; k++) {
+                int v = n->outputs[k];
+                if (v < 0 || dyn[v] || !nuse[v] ||
+                    (g->values[v].flags & DLP_V_OUTPUT))
+                    continue;
+                bool all = true;
+                for (int e = cstart[v]; e < cstart[v + 1] && all; e++) {
+                    const dlp_node *c = &g->nodes[cnode[e]];
+                    if (masknode[cnode[e]]) continue;
+                    for (int j = 0; j < c->n_outputs && all; j++)
+                        if (c->outputs[j] >= 0 && !virt[c->outputs[j]]) all = false;
+                    if (c->n_outputs == 0) all = false;
+                }
+                if (all) { virt[v] = 1; fg->n_mask_virt++; }
+            }
+        }
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -488,7 +548,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
-    free(hostv); free(fused);
+    free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
+    free(cnode);
     return ok;
 }
 

@@ -70,6 +70,7 @@ typedef struct dlp_feat_graph {
     double peak_pre_blas_bytes, peak_post_blas_bytes;
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
+    int n_mask_virt;        /* attention-mask values never built (feat.c) */
     int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
@@ -119,6 +120,12 @@ typedef struct {
  * only matmul is the last Gemm (163 of 557 pairs) and 66.0 MiB for
  * transformers (two workspaces live with the activations). */
 #define DLP_MEM_GRAPH_WS_MIB 33.0
+/* An initializer of at most this many elements is a constant, not a
+ * weight, when deciding whether an attention mask is computed from shapes
+ * and constants only (feat.c): exporters store scalars (-inf, 0, the
+ * scale) as initializers; T5's relative position bias table (32 buckets x
+ * heads) is a weight, and the bias it yields is real. */
+#define DLP_MEM_MASK_CONST_MAX 16
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
 
