@@ -394,6 +394,41 @@ static bool is_blas(const char *op) {
     return !strcmp(op, "MatMul") || !strcmp(op, "Gemm");
 }
 
+/* Whether autograd saves input k of n for backward (PyTorch's derivative
+ * formulas): matmul / conv save their activation operands, products and
+ * quotients the other operand when that one needs a gradient (an
+ * activation or a weight, not a constant scalar), normalisations and
+ * nonlinearities defined on their input save it. Additions, views, data
+ * movement, casts and pooling by averaging save nothing. */
+static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
+    static const char *const all[] = {
+        "MatMul", "Gemm", "Conv", "ConvTranspose", "Pow", "Erf",
+        "LayerNormalization", "BatchNormalization", "InstanceNormalization",
+        "GroupNormalization", "Sin", "Cos", "Log", "Clip", "HardSwish",
+        "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "Mish", "Softplus",
+        "Elu", "Selu", "PRelu", "ReduceMax", "ReduceMin", "Abs",
+        "ReduceL2", "Einsum", NULL};
+    if (in_list(n->op_type, all)) return true;
+    if (!strcmp(n->op_type, "Mul") || !strcmp(n->op_type, "Div")) {
+        if (n->n_inputs != 2) return false;
+        int o = n->inputs[1 - k];
+        if (o < 0) return false;
+        const dlp_value *x = &g->values[o];
+        if (x->flags & DLP_V_INITIALIZER)
+            return x->n_const > DLP_MEM_MASK_CONST_MAX;
+        return is_act(g, x) || (!strcmp(n->op_type, "Div") && k == 1);
+    }
+    return false;
+}
+
+/* Whether n's output is saved (ops whose derivative is written in their
+ * result). */
+static bool saves_output(const char *op) {
+    static const char *const out[] = {"Relu", "Sigmoid", "Tanh", "Softmax",
+                                      "LogSoftmax", "Exp", "Sqrt", NULL};
+    return in_list(op, out);
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -527,6 +562,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             } else {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
+                fg->sum_alloc_bytes += alloc[v];
             }
             if (last[v] > rlast[root[v]]) rlast[root[v]] = last[v];
         }
@@ -542,6 +578,36 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 alloc[r] = 0;
             }
         }
+    }
+    /* training: the blocks autograd saves for backward (see
+     * saves_input / saves_output), counted once per storage block */
+    {
+        uint8_t *saved = calloc(V, 1);
+        if (!saved) { ok = false; goto out; }
+        for (size_t t = 0; t < N; t++) {
+            const dlp_node *n = &g->nodes[g->topo[t]];
+            for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+                bool in = k < n->n_inputs;
+                int v = in ? n->inputs[k] : n->outputs[k - n->n_inputs];
+                if (v < 0 || virt[v] || hostv[v] || !is_act(g, &g->values[v]))
+                    continue;
+                if (in ? saves_input(g, n, k) : saves_output(n->op_type))
+                    saved[root[v]] = 1;
+            }
+            /* BatchNormalization folded into this Conv by the eval-mode
+             * export (the legacy exporter names the folded weight
+             * "onnx::Conv_<n>"; a conv of its own keeps "<module>.weight"):
+             * in training the conv output and the BN output are two
+             * blocks, both saved (by the BN and by what follows it) */
+            if (!strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
+                n->inputs[1] >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
+                g->values[n->inputs[1]].name &&
+                !strncmp(g->values[n->inputs[1]].name, "onnx::Conv", 10))
+                fg->saved_act_bytes += (double)vbytes(&g->values[n->outputs[0]]);
+        }
+        for (size_t v = 0; v < g->n_values; v++)
+            if (saved[v]) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
+        free(saved);
     }
     fg->peak_pre_blas_bytes = peak_pre;
     fg->peak_post_blas_bytes = peak_post;
@@ -788,7 +854,7 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o[k++] = lg(r.weights_mib);
     o[k++] = lg(r.peak_act_mib);
     o[k++] = lg(r.mem_mib);
-    o[k++] = lg(3 * r.weights_mib + fg->sum_act_out_bytes *
+    o[k++] = lg(3 * r.weights_mib + fg->saved_act_bytes *
                 prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
     o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);

@@ -30,7 +30,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 3
+#define DLP_FEAT_SCHEMA 4
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -68,6 +68,13 @@ typedef struct dlp_feat_graph {
      * cuBLAS node (MatMul / Gemm outside fused attention) runs and from it
      * on; peak_act_bytes is the larger */
     double peak_pre_blas_bytes, peak_post_blas_bytes;
+    /* bytes of every activation block the forward allocates (views,
+     * in-place results, host values and fused-attention intermediates
+     * excluded): what autograd can save for backward */
+    double sum_alloc_bytes;
+    /* bytes of the activation blocks autograd saves for backward in
+     * training (feat.c: saves_input / saves_output) */
+    double saved_act_bytes;
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
     int n_mask_virt;        /* attention-mask values never built (feat.c) */

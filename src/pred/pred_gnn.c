@@ -76,7 +76,8 @@ static void static_row(const gnn *m, const dlp_feat_graph *fg,
  * prior weights by least squares on relative error:
  * [1, compute ms, memory ms, roofline ms, kernel launches eager, kernel
  *  launches graph, weights MiB, peak activations + cuBLAS workspaces MiB
- *  (the liveness estimate less weights), all activations MiB,
+ *  (the liveness estimate less weights), activations saved for backward
+ *  MiB (training),
  *  batch, per-kernel floored roofline ms]. */
 static void add_feats(const dlp_feat_graph *fg, const dlp_pred_config *c,
                       double *f) {
@@ -92,7 +93,7 @@ static void add_feats(const dlp_feat_graph *fg, const dlp_pred_config *c,
     f[5] = c->runtime == DLP_RT_EAGER ? 0 : kl;
     f[6] = r.weights_mib;
     f[7] = r.mem_mib - r.weights_mib;   /* activations + workspaces */
-    f[8] = fg->sum_act_out_bytes * s / 1048576.0;
+    f[8] = fg->saved_act_bytes * s / 1048576.0;
     f[9] = (double)c->batch;
     f[10] = r.kernel_ms;
 }

@@ -5,8 +5,8 @@
  * halved at 16-bit), plus one launch latency per kernel of host dispatch in
  * eager mode. Memory is the featurizer's liveness estimate (weights + peak
  * live activations + cuBLAS workspaces, docs/COST.md) for inference, or 3x
- * weights (weights, gradients, momentum) + every activation kept for
- * backward (training). Power is a fixed 60% of board power (scaled down on
+ * weights (weights, gradients, momentum) + the activation blocks autograd
+ * saves for backward (training, feat.c saves_input / saves_output). Power is a fixed 60% of board power (scaled down on
  * a partition); energy = power x time. Training step = 3x the forward
  * (backward costs about twice the forward). */
 #include "pred_train.h"
@@ -74,7 +74,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
         double step = 3 * r.kernel_ms + 3 * launch_ms;
         set(out, p, DLP_T_TRAIN_STEP_MS, step);
         set(out, p, DLP_T_TRAIN_MEMORY_MIB,
-            3 * r.weights_mib + fg->sum_act_out_bytes * s / 1048576.0);
+            3 * r.weights_mib + fg->saved_act_bytes * s / 1048576.0);
         set(out, p, DLP_T_TRAIN_POWER_W, power);
     } else {
         double b = (double)(c->batch > 0 ? c->batch : 1);
