@@ -39,3 +39,25 @@ for scaled in (True, False):
          [nh.from_array(np.array(0.5, np.float32), "c"),
           nh.from_array(np.array(0.0, np.float32), "z")],
          "memest_sdpa" if scaled else "memest_attn")
+
+# SDPA with a mask built from the scores' shape only (what transformers
+# exports for a causal mask and then skips at run time): ones -> Trilu ->
+# Equal 0 -> Where(-inf, 0) -> Add to the scores.
+save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("Mul", ["Q", "c"], ["Qs"]),
+      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+      h.make_node("Shape", ["S"], ["shp"]),
+      h.make_node("ConstantOfShape", ["shp"], ["One"],
+                  value=nh.from_array(np.array([1.0], np.float32))),
+      h.make_node("Trilu", ["One"], ["L"], upper=0),
+      h.make_node("Equal", ["L", "z"], ["M"]),
+      h.make_node("Where", ["M", "ninf", "z"], ["Wm"]),
+      h.make_node("Add", ["S", "Wm"], ["Sm"]),
+      h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     [nh.from_array(np.array(0.5, np.float32), "c"),
+      nh.from_array(np.array(0.0, np.float32), "z"),
+      nh.from_array(np.array(-np.inf, np.float32), "ninf")], "memest_mask")

@@ -90,8 +90,37 @@ static void test_attention(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* The SDPA graph with a mask computed from the scores' shape alone: the
+ * ones, the Trilu, the Equal and the Where (32768 + 32768 + 8192 + 32768
+ * B) are never built, so the peak stays the fused one: 32768. */
+static void test_mask(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_mask.onnx", &fg));
+    CHECK(fg.n_sdpa == 1);
+    CHECK(fg.n_mask_virt == 4);
+    CHECK(fg.peak_act_bytes == 32768);
+    dlp_feat_graph_free(&fg);
+}
+
+/* Training: blocks autograd saves. Chain: Relu A (its output, 4096), the
+ * Reshape is a view, Sigmoid C (output, 4096; the MatMul saves the same
+ * block), the in-place Relu's output is Dm's block (64): 8256. SDPA
+ * graph: a Mul by a scalar constant saves nothing, the fused MatMuls read
+ * only virtual values and V (8192): 8192. */
+static void test_saved(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_chain.onnx", &fg));
+    CHECK(fg.saved_act_bytes == 8256);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
+    CHECK(fg.saved_act_bytes == 8192);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
+    RUN(test_mask);
+    RUN(test_saved);
     return CHECK_DONE();
 }

@@ -500,6 +500,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     if (fg->n_sdpa)
         for (size_t t = N; t-- > 0;) {
             const dlp_node *n = &g->nodes[g->topo[t]];
+            if (in_list(n->op_type, host)) continue;   /* never on device */
             for (int k = 0; k < n->n_outputs; k++) {
                 int v = n->outputs[k];
                 if (v < 0 || dyn[v] || !nuse[v] ||
