@@ -4,7 +4,8 @@
 # (inference, training, llm) it trains the two baselines (linreg,
 # roofline) and the two GNNs (dippm, trappm); each file records its
 # validation error, and `dlperf predict` picks per target the file with the
-# lowest one. Modes without labels are skipped with a note.
+# lowest one. Modes without labels are skipped with a note. Last, the
+# SM-partition latency model (models/partition.csv) is refitted.
 #
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
@@ -16,8 +17,9 @@ set -u
 DATA=${DATA:-data}
 OUT=${OUT:-models}
 DLPERF=${DLPERF:-build/dlperf}
-EPOCHS=${EPOCHS:-20}
-HIDDEN=${HIDDEN:-32}
+EPOCHS=${EPOCHS:-40}
+HIDDEN=${HIDDEN:-64}
+PATIENCE=${PATIENCE:-8}
 THREADS=${THREADS:-2}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
 MODES=${MODES:-"inference training llm"}
@@ -36,7 +38,7 @@ for mode in $MODES; do
         out="$OUT/$kind-$mode.dlpm"
         echo "== $kind, $mode -> $out" >&2
         if "$DLPERF" train "$DATA" --mode "$mode" --kind "$kind" -o "$out" \
-            --epochs "$EPOCHS" --hidden "$HIDDEN" --patience 5 \
+            --epochs "$EPOCHS" --hidden "$HIDDEN" --patience "$PATIENCE" \
             --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
             cat "$out.log"
         elif grep -q "no usable" "$out.log"; then
@@ -49,4 +51,28 @@ for mode in $MODES; do
         rm -f "$out.log"
     done
 done
+# the XGBoost language-model predictor (src/tree), where libxgboost exists
+if echo " $MODES " | grep -q " llm " && [ -z "${SKIP_TREE:-}" ]; then
+    echo "== xgb, llm -> $OUT/xgb-llm.dlpm" >&2
+    if ! "$DLPERF" tree fit "$DATA" -o "$OUT/xgb-llm.dlpm" --threads "$THREADS" \
+        >"$OUT/xgb.log" 2>&1; then
+        if grep -qi "xgboost" "$OUT/xgb.log"; then
+            echo "   skipped: $(tail -1 "$OUT/xgb.log")" >&2
+        else
+            echo "   FAILED:" >&2
+            tail -3 "$OUT/xgb.log" >&2
+            status=1
+        fi
+    fi
+    rm -f "$OUT/xgb.log"
+fi
+# the SM-partition latency model (docs/PREDICT.md), from the kernel traces
+# taken inside green contexts
+if [ -z "${SKIP_PARTITION:-}" ]; then
+    echo "== partition -> $OUT/partition.csv" >&2
+    if ! "$DLPERF" partition fit "$DATA" -o "$OUT/partition.csv" >&2; then
+        echo "   FAILED: partition fit" >&2
+        status=1
+    fi
+fi
 exit $status
