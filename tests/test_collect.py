@@ -176,6 +176,16 @@ def test_compiled_trace_parsing():
     check(measure._fqn("L['self']._modules['m']._modules['features']._modules['3']")
           == "m.features.3", "_modules[] spelling")
     check(measure._fqn("L['self']") == "", "root module")
+    ev = [{"cat": "kernel", "ts": 5, "name": "k2", "args": {"correlation": 2}},
+          {"cat": "kernel", "ts": 3, "name": "k1", "args": {"correlation": 1}},
+          {"cat": "cuda_driver", "ts": 2, "args": {"correlation": 1}},
+          {"cat": "cuda_runtime", "ts": 4, "args": {"correlation": 2}},
+          {"cat": "cpu_op", "ts": 1, "dur": 5, "name": "aten::mm"},
+          {"cat": "user_annotation", "ts": 0, "dur": 9, "name": "mod:m.fc"}]
+    launches, kernels, ops = measure.split_events(ev)
+    check(sorted(launches) == [1, 2] and [k["name"] for k in kernels] == ["k1", "k2"]
+          and ops == [(1, 6, "aten::mm")],
+          "trace events: driver and runtime launches, kernels in time order, cpu ops")
 
 
 def test_memory_apply():

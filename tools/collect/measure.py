@@ -427,12 +427,47 @@ def green_context(torch, sms):
     return gc, enter, leave
 
 
+def profiled_events(torch, fn, tmpdir, tag):
+    """Three warm-up calls, then one call under torch.profiler (CPU and CUDA
+    activity); returns the Chrome-trace events."""
+    from torch.profiler import ProfilerActivity, profile
+    with torch.inference_mode():
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+    path = os.path.join(tmpdir, "%s_%d.json" % (tag, os.getpid()))
+    prof.export_chrome_trace(path)
+    ev = json.load(open(path))
+    os.remove(path)
+    return ev["traceEvents"] if isinstance(ev, dict) else ev
+
+
+def split_events(ev):
+    """(launch events by correlation id, kernel events in time order, cpu
+    ops as (start, end, name)) of a Chrome trace. cuBLAS/cuDNN launch
+    through the driver API (cuLaunchKernel), hence cuda_driver too."""
+    launches, kernels, ops = {}, [], []
+    for e in ev:
+        cat = e.get("cat", "")
+        args = e.get("args", {}) or {}
+        if cat == "kernel":
+            kernels.append(e)
+        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
+            launches[args["correlation"]] = e
+        elif cat == "cpu_op":
+            ops.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
+    kernels.sort(key=lambda e: e["ts"])
+    return launches, kernels, ops
+
+
 def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir, sms=None):
     """Eager kernel trace of one forward: every kernel with its module path
     (record_function ranges opened by module hooks) and launching aten op.
     With sms, the forward runs inside a green context of that many SMs."""
     torch = c.torch
-    from torch.profiler import ProfilerActivity, profile
     b, seq, h, w = cfg
     x = make_input(torch, spec, b, seq, h, w, dtype)
     names = {m: n for n, m in model.named_modules()}
@@ -456,38 +491,16 @@ def measure_trace(c, spec, model, prec, dtype, cfg, tmpdir, sms=None):
             torch.cuda.synchronize()
             ctx = green_context(torch, sms)
             ctx[1]()
-        with torch.inference_mode():
-            for _ in range(3):
-                model(x)
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-                model(x)
-                torch.cuda.synchronize()
-        path = os.path.join(tmpdir, "trace_%d.json" % os.getpid())
-        prof.export_chrome_trace(path)
+        ev = profiled_events(torch, lambda: model(x), tmpdir, "trace")
     finally:
         if ctx is not None:
             torch.cuda.synchronize()
             ctx[2]()
         for hk in hooks:
             hk.remove()
-    ev = json.load(open(path))
-    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    os.remove(path)
-    launches, kernels, ann, ops = {}, [], [], []
-    for e in ev:
-        cat = e.get("cat", "")
-        args = e.get("args", {}) or {}
-        if cat == "kernel":
-            kernels.append(e)
-        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
-            # cuBLAS/cuDNN launch through the driver API (cuLaunchKernel)
-            launches[args["correlation"]] = e
-        elif cat == "user_annotation" and e.get("name", "").startswith("mod:"):
-            ann.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"][4:]))
-        elif cat == "cpu_op":
-            ops.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
-    kernels.sort(key=lambda e: e["ts"])
+    launches, kernels, ops = split_events(ev)
+    ann = [(e["ts"], e["ts"] + e.get("dur", 0), e["name"][4:]) for e in ev
+           if e.get("cat") == "user_annotation" and e.get("name", "").startswith("mod:")]
 
     def innermost(lst, t):
         best = None
@@ -576,7 +589,6 @@ def measure_trace_compiled(c, spec, model, prec, dtype, cfg, tmpdir):
     import torch._dynamo
     import torch._inductor.config as icfg
     from torch._inductor.compile_fx import compile_fx
-    from torch.profiler import ProfilerActivity, profile
     icfg.fx_graph_cache = False
     b, seq, h, w = cfg
     x = make_input(torch, spec, b, seq, h, w, dtype)
@@ -592,16 +604,8 @@ def measure_trace_compiled(c, spec, model, prec, dtype, cfg, tmpdir):
     t0 = time.time()
     torch._dynamo.reset()
     cm = torch.compile(model, backend=backend)
-    with torch.inference_mode():
-        for _ in range(3):
-            cm(x)
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            cm(x)
-            torch.cuda.synchronize()
+    ev = profiled_events(torch, lambda: cm(x), tmpdir, "ctrace")
     compile_s = time.time() - t0
-    path = os.path.join(tmpdir, "ctrace_%d.json" % os.getpid())
-    prof.export_chrome_trace(path)
     triton, extern = {}, []
     wrappers = 0
     for root, _, files in os.walk(cache):
@@ -616,24 +620,11 @@ def measure_trace_compiled(c, spec, model, prec, dtype, cfg, tmpdir):
             tk, ex = parse_wrapper(text)
             triton.update(tk)
             extern += ex
-    ev = json.load(open(path))
-    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    os.remove(path)
     torch._dynamo.reset()
     cm = None
-    launches, kernels, ops = {}, [], []
-    for e in ev:
-        cat = e.get("cat", "")
-        args = e.get("args", {}) or {}
-        if cat == "kernel":
-            kernels.append(e)
-        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
-            launches[args["correlation"]] = e
-        elif cat == "cpu_op" and e.get("name") in EXTERN_ATEN:
-            ops.append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
-    kernels.sort(key=lambda e: e["ts"])
+    launches, kernels, ops = split_events(ev)
     # outermost extern aten ops in time order (nested calls belong to them)
-    ops.sort()
+    ops = sorted(o for o in ops if o[2] in EXTERN_ATEN)
     top = []
     for o in ops:
         if not top or o[0] >= top[-1][1]:
