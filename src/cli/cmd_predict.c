@@ -98,7 +98,7 @@ static void print_text(FILE *f, const char *name,
     print_value(f, "throughput", &r->throughput_per_s, "samples/s");
     print_value(f, "power", &r->power_w, "W");
     if (r->partition[0])
-        fprintf(f, "  partition scaling: %s (see README)\n", r->scaling);
+        fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",
            r->mig_note);
     if (r->ood) fprintf(f, "  OUT OF DISTRIBUTION\n");
