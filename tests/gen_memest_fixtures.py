@@ -1,7 +1,9 @@
 """Writes the small graphs of tests/test_memest.c (run with /usr/bin/python3):
 memest_chain.onnx (views, in-place ReLU, one MatMul) and memest_sdpa.onnx /
 memest_attn.onnx (attention exported as the SDPA symbolic does, and the
-same without the operand scaling: materialised scores)."""
+same without the operand scaling: materialised scores), memest_mask.onnx
+(a mask built from shapes only) and memest_conv.onnx (a dense Conv, an
+in-place ReLU and a depthwise Conv: cuDNN workspaces)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
@@ -61,3 +63,12 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.array(0.0, np.float32), "z"),
       nh.from_array(np.array(-np.inf, np.float32), "ninf")], "memest_mask")
+
+# Conv 4->8 (3x3, pad 1), in-place Relu, depthwise Conv (group 8)
+save([h.make_node("Conv", ["X", "W1"], ["A"], pads=[1, 1, 1, 1]),
+      h.make_node("Relu", ["A"], ["R"]),
+      h.make_node("Conv", ["R", "W2"], ["Y"], pads=[1, 1, 1, 1], group=8)],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 8, 8])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8])],
+     [nh.from_array(np.zeros((8, 4, 3, 3), np.float32), "W1"),
+      nh.from_array(np.zeros((8, 1, 3, 3), np.float32), "W2")], "memest_conv")

@@ -117,10 +117,30 @@ static void test_saved(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* X [1,4,8,8] fp32 = 1024 B; A, R, Y [1,8,8,8] = 2048 B each. The dense
+ * conv runs with X and A live (3072) plus its cuDNN workspace X + A
+ * (3072): 6144, the peak. ReLU is in place on A. The depthwise conv has
+ * no workspace: X + A + Y = 5120. Without workspaces the peak would be
+ * 5120. No cuBLAS node: eager = graph = weights + peak. */
+static void test_conv(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_conv.onnx", &fg));
+    CHECK(fg.n_blas == 0);
+    CHECK(fg.peak_act_bytes == 6144);
+    CHECK(fg.weight_bytes == (8 * 4 * 9 + 8 * 9) * 4);
+    double w = fg.weight_bytes / MIB;
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
+               (w / 2 + 3072 / MIB)) < 1e-9);
+    CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
+               (w + 6144 / MIB)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
     RUN(test_mask);
     RUN(test_saved);
+    RUN(test_conv);
     return CHECK_DONE();
 }

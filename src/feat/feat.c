@@ -429,6 +429,21 @@ static bool saves_output(const char *op) {
     return in_list(op, out);
 }
 
+/* cuDNN workspace of node n while it runs (bytes at the graph's dtype):
+ * DLP_MEM_CONV_WS_FACTOR x (input + output bytes) for a Conv that is not
+ * depthwise, 0 otherwise (feat.h gives the evidence). */
+static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
+    if (strcmp(n->op_type, "Conv") || n->n_inputs < 1 || n->inputs[0] < 0 ||
+        n->n_outputs < 1 || n->outputs[0] < 0)
+        return 0;
+    const dlp_value *x = &g->values[n->inputs[0]];
+    int64_t groups = dlp_node_attr_int(n, "group", 1);
+    if (groups > 1 && x->shape.rank >= 2 && x->shape.dims[1].value == groups)
+        return 0;                                   /* depthwise */
+    return DLP_MEM_CONV_WS_FACTOR *
+           ((double)vbytes(x) + (double)vbytes(&g->values[n->outputs[0]]));
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -567,8 +582,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             }
             if (last[v] > rlast[root[v]]) rlast[root[v]] = last[v];
         }
-        if (post) { if (live > peak_post) peak_post = live; }
-        else if (live > peak_pre) peak_pre = live;
+        /* a convolution's cuDNN workspace is live while it runs */
+        double ws = conv_workspace_bytes(g, n);
+        if (post) { if (live + ws > peak_post) peak_post = live + ws; }
+        else if (live + ws > peak_pre) peak_pre = live + ws;
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -800,6 +817,16 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+}
+
+double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
+                                 const dlp_pred_config *c) {
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    if (c->mode == DLP_MODE_TRAINING)
+        return 3 * r.weights_mib +
+               fg->saved_act_bytes * prec_scale(c->precision) / 1048576.0;
+    return r.mem_mib;
 }
 
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,

@@ -30,7 +30,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 4
+#define DLP_FEAT_SCHEMA 5
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -66,7 +66,8 @@ typedef struct dlp_feat_graph {
         peak_act_bytes, io_bytes, sum_act_out_bytes;
     /* peak live activation bytes (inputs included) before the first
      * cuBLAS node (MatMul / Gemm outside fused attention) runs and from it
-     * on; peak_act_bytes is the larger */
+     * on, each Conv's cuDNN workspace counted while it runs
+     * (DLP_MEM_CONV_WS_FACTOR); peak_act_bytes is the larger */
     double peak_pre_blas_bytes, peak_post_blas_bytes;
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
@@ -127,6 +128,20 @@ typedef struct {
  * only matmul is the last Gemm (163 of 557 pairs) and 66.0 MiB for
  * transformers (two workspaces live with the activations). */
 #define DLP_MEM_GRAPH_WS_MIB 33.0
+/* cuDNN convolution workspace (PyTorch, cudnn.benchmark off, NCHW
+ * tensors): while a Conv runs, a workspace of this factor x (its input +
+ * its output bytes) is live on top of the activations; depthwise convs
+ * (groups == input channels) take none. Evidence (inference rows, y -
+ * estimate without it): fp16 VGG, GoogLeNet, Inception, SqueezeNet, ResNet
+ * rows sit 1.00-1.05x the largest conv's input + output above the
+ * liveness peak (vgg16 b32 fp16: +394 MiB for a 196+196 MiB conv);
+ * RegNet's grouped convs the same (regnet_x_32gf b64 fp16: +1034 MiB);
+ * depthwise-heavy EfficientNet / ConvNeXt / PVT are already at or above the
+ * peak, and counting their depthwise convs makes them worse. Row MAPE of
+ * the inference estimate 13.1% -> 8.3% (fp16 15.9 -> 8.6%, fp32 13.6 ->
+ * 9.3%); RegNet -22% -> -2% mean signed error. fp32 keeps larger
+ * outliers (FFT / Winograd workspaces: resnet18 b32, repvgg_b3). */
+#define DLP_MEM_CONV_WS_FACTOR 1.0
 /* An initializer of at most this many elements is a constant, not a
  * weight, when deciding whether an attention mask is computed from shapes
  * and constants only (feat.c): exporters store scalars (-inf, 0, the
@@ -135,6 +150,13 @@ typedef struct {
 #define DLP_MEM_MASK_CONST_MAX 16
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
+
+/* The analytic peak-memory estimate of c's mode (MiB): the inference
+ * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM
+ * rows; 3x weights (weights, gradients, momentum) + the activation blocks
+ * autograd saves for backward for training (docs/COST.md). */
+double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
+                                 const dlp_pred_config *c);
 
 /* Effective device figures of c (MIG / SM partition applied). */
 typedef struct {

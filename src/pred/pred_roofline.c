@@ -64,7 +64,6 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     double launch_ms = r.kernels * (c->device.launch_us > 0 ? c->device.launch_us : 5) * 1e-3;
     double fwd_ms = r.kernel_ms + (c->runtime == DLP_RT_EAGER ? launch_ms : 0);
     double mem = r.mem_mib;
-    double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
     if (c->mode == DLP_MODE_INFERENCE) {
         set(out, p, DLP_T_INF_LATENCY_MS, fwd_ms);
         set(out, p, DLP_T_INF_MEMORY_MIB, mem);
@@ -73,8 +72,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     } else if (c->mode == DLP_MODE_TRAINING) {
         double step = 3 * r.kernel_ms + 3 * launch_ms;
         set(out, p, DLP_T_TRAIN_STEP_MS, step);
-        set(out, p, DLP_T_TRAIN_MEMORY_MIB,
-            3 * r.weights_mib + fg->saved_act_bytes * s / 1048576.0);
+        set(out, p, DLP_T_TRAIN_MEMORY_MIB, dlp_feat_mem_estimate_mib(fg, c));
         set(out, p, DLP_T_TRAIN_POWER_W, power);
     } else {
         double b = (double)(c->batch > 0 ? c->batch : 1);
