@@ -133,6 +133,21 @@ static void test_conv(void) {
                (w / 2 + 3072 / MIB)) < 1e-9);
     CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
                (w + 6144 / MIB)) < 1e-9);
+    /* training: saved X (dense conv input) and A = R (ReLU output, the
+     * depthwise conv's input): 3072; the largest workspace 3072, counted
+     * DLP_MEM_TRAIN_CONV_WS times (gradients + workspace) */
+    CHECK(fg.max_conv_ws_bytes == 3072);
+    CHECK(fg.saved_act_bytes == 3072);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.mode = DLP_MODE_TRAINING;
+    CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
+               (3 * w + (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / MIB)) < 1e-9);
+    c.mode = DLP_MODE_INFERENCE;
+    CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
+               mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32)) < 1e-9);
     dlp_feat_graph_free(&fg);
 }
 

@@ -584,6 +584,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         /* a convolution's cuDNN workspace is live while it runs */
         double ws = conv_workspace_bytes(g, n);
+        if (ws > fg->max_conv_ws_bytes) fg->max_conv_ws_bytes = ws;
         if (post) { if (live + ws > peak_post) peak_post = live + ws; }
         else if (live + ws > peak_pre) peak_pre = live + ws;
         /* free the blocks whose last alias died here (or was never used) */
@@ -825,7 +826,8 @@ double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
     dlp_feat_roofline_of(fg, c, &r);
     if (c->mode == DLP_MODE_TRAINING)
         return 3 * r.weights_mib +
-               fg->saved_act_bytes * prec_scale(c->precision) / 1048576.0;
+               (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
+                   prec_scale(c->precision) / 1048576.0;
     return r.mem_mib;
 }
 

@@ -6,7 +6,8 @@
  * eager mode. Memory is the featurizer's liveness estimate (weights + peak
  * live activations + cuBLAS workspaces, docs/COST.md) for inference, or 3x
  * weights (weights, gradients, momentum) + the activation blocks autograd
- * saves for backward (training, feat.c saves_input / saves_output). Power is a fixed 60% of board power (scaled down on
+ * saves for backward + the largest conv's gradients and workspace
+ * (training, dlp_feat_mem_estimate_mib). Power is a fixed 60% of board power (scaled down on
  * a partition); energy = power x time. Training step = 3x the forward
  * (backward costs about twice the forward). */
 #include "pred_train.h"
