@@ -188,6 +188,37 @@ def test_compiled_trace_parsing():
           "trace events: driver and runtime launches, kernels in time order, cpu ops")
 
 
+def test_timm_overrides():
+    """zoo.call_with_overrides on entrypoints written like timm's: defaults
+    in dict(..., **kwargs) and a positional multiplier."""
+    import types
+    import zoo
+    mod = types.ModuleType("fake_timm_models")
+    exec(
+        "def _create_mixer(variant, pretrained=False, **kwargs):\n"
+        "    return dict(variant=variant, **kwargs)\n"
+        "def _gen_mbv3(variant, channel_multiplier=1.0, pretrained=False, **kwargs):\n"
+        "    return dict(variant=variant, cm=channel_multiplier, **kwargs)\n"
+        "def mixer(pretrained=False, **kwargs):\n"
+        "    model_args = dict(patch_size=16, num_blocks=12, embed_dim=768, **kwargs)\n"
+        "    return _create_mixer('mixer', pretrained=pretrained, **model_args)\n"
+        "def mbv3(pretrained=False, **kwargs):\n"
+        "    return _gen_mbv3('mbv3', 1.0, pretrained=pretrained, **kwargs)\n",
+        mod.__dict__)
+    raised = False
+    try:
+        mod.mixer(num_blocks=3)
+    except TypeError:
+        raised = True
+    check(raised, "the fake entrypoint refuses a default's override, as timm's do")
+    got = zoo.call_with_overrides(mod.mixer, dict(num_blocks=3, embed_dim=128))
+    check(got == dict(variant="mixer", patch_size=16, num_blocks=3, embed_dim=128),
+          "overrides replace the entrypoint's defaults: %s" % got)
+    got = zoo.call_with_overrides(mod.mbv3, dict(channel_multiplier=0.5))
+    check(got == dict(variant="mbv3", cm=0.5), "positional multiplier overridden: %s" % got)
+    check(mod._create_mixer.__name__ == "_create_mixer", "builders restored afterwards")
+
+
 def test_memory_apply():
     import ingest
     import schema
@@ -320,7 +351,8 @@ def test_dataset():
 
 def main():
     for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
-              test_compiled_trace_parsing, test_memory_apply, test_dataset):
+              test_compiled_trace_parsing, test_timm_overrides, test_memory_apply,
+              test_dataset):
         try:
             t()
         except Exception as e:

@@ -241,8 +241,8 @@ def _timm_kwargs(rng, fam):
     if fam == "mixer":
         return dict(num_blocks=rng.randint(2, 16),
                     embed_dim=rng.choice([128, 256, 384, 512, 768]))
-    if fam == "resmlp":
-        return dict(depth=rng.randint(2, 24), embed_dim=rng.choice([128, 256, 384]))
+    if fam == "resmlp":  # ResMLP is timm's MlpMixer: depth is num_blocks
+        return dict(num_blocks=rng.randint(2, 24), embed_dim=rng.choice([128, 256, 384]))
     if fam == "convnext":
         c = rng.choice([32, 48, 64, 96])
         return dict(depths=[rng.randint(1, 3), rng.randint(1, 3),
@@ -449,10 +449,51 @@ def build(spec, dtype=None):
         return _build_tvv(b["family"], b["args"])
     if b["kind"] == "timm":
         import timm
-        return timm.create_model(b["name"], pretrained=False, **b["kwargs"])
+        try:
+            return timm.create_model(b["name"], pretrained=False, **b["kwargs"])
+        except TypeError as e:
+            if "multiple values for keyword argument" not in str(e):
+                raise
+            return call_with_overrides(timm.models.model_entrypoint(b["name"]),
+                                       b["kwargs"])
     if b["kind"] == "hf":
         return _build_hf(b["family"], b["cfg"], dtype)
     raise ValueError("unknown build kind " + b["kind"])
+
+
+def call_with_overrides(entry, kw, prefixes=("_create", "_gen")):
+    """Calls a timm entrypoint whose defaults are spelled
+    `dict(depth=12, ..., **kwargs)` (so that passing depth= raises "got
+    multiple values") with `kw` overriding those defaults: the entrypoint is
+    called without kwargs while the builders it calls (module functions
+    named _create*/_gen*) get `kw` merged over the arguments they receive,
+    positional ones included (mobilenetv3's channel multiplier)."""
+    import inspect
+    g = entry.__globals__
+    saved = {}
+
+    def wrap(orig):
+        sig = inspect.signature(orig)
+        var = [p.name for p in sig.parameters.values() if p.kind == p.VAR_KEYWORD]
+
+        def call(*a, **k):
+            args = dict(sig.bind_partial(*a, **k).arguments)
+            extra = dict(args.pop(var[0], {})) if var else {}
+            for key, v in kw.items():
+                if key in sig.parameters and key not in var:
+                    args[key] = v
+                else:
+                    extra[key] = v
+            return orig(**args, **extra)
+        return call
+    for name, v in list(g.items()):
+        if callable(v) and name.startswith(prefixes) and not isinstance(v, type):
+            saved[name] = v
+            g[name] = wrap(v)
+    try:
+        return entry(pretrained=False)
+    finally:
+        g.update(saved)
 
 
 def input_size(spec, model):
