@@ -2,7 +2,9 @@
 memest_chain.onnx (views, in-place ReLU, one MatMul) and memest_sdpa.onnx /
 memest_attn.onnx (attention exported as the SDPA symbolic does, and the
 same without the operand scaling: materialised scores), memest_mask.onnx
-(a mask built from shapes only) and memest_conv.onnx (a dense Conv, an
+(a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
+with a bias read from a weight, as T5's relative position bias: not fused)
+and memest_conv.onnx (a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
@@ -72,3 +74,17 @@ save([h.make_node("Conv", ["X", "W1"], ["A"], pads=[1, 1, 1, 1]),
      [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8])],
      [nh.from_array(np.zeros((8, 4, 3, 3), np.float32), "W1"),
       nh.from_array(np.zeros((8, 1, 3, 3), np.float32), "W2")], "memest_conv")
+
+# SDPA pattern whose additive bias is a weight [1,2,64,64] (T5's relative
+# position bias reads one): PyTorch materialises the scores
+save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("Mul", ["Q", "c"], ["Qs"]),
+      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+      h.make_node("Add", ["S", "B"], ["Sm"]),
+      h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     [nh.from_array(np.array(0.5, np.float32), "c"),
+      nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "B")], "memest_bias")

@@ -117,6 +117,20 @@ static void test_saved(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* SDPA pattern with a weight bias B [1,2,64,64] (32768 B) on the scores:
+ * not fused. Q, K, V 24576 | +Qs +Ks 40960 (K^T is a view) | +S 73728,
+ * Qs Ks die 57344 | +Sm 90112 (peak), S dies 57344 | +P 90112, Sm dies
+ * 57344 | +O 65536. Both MatMuls are cuBLAS calls. */
+static void test_bias(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_bias.onnx", &fg));
+    CHECK(fg.n_sdpa == 0);
+    CHECK(fg.n_blas == 2);
+    CHECK(fg.peak_pre_blas_bytes == 40960);
+    CHECK(fg.peak_act_bytes == 90112);
+    dlp_feat_graph_free(&fg);
+}
+
 /* X [1,4,8,8] fp32 = 1024 B; A, R, Y [1,8,8,8] = 2048 B each. The dense
  * conv runs with X and A live (3072) plus its cuDNN workspace X + A
  * (3072): 6144, the peak. ReLU is in place on A. The depthwise conv has
@@ -157,5 +171,6 @@ int main(void) {
     RUN(test_mask);
     RUN(test_saved);
     RUN(test_conv);
+    RUN(test_bias);
     return CHECK_DONE();
 }

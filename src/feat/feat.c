@@ -305,6 +305,16 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
 #define INPLACE_OPS {"Relu", "Clip", "LeakyRelu", "HardSwish", \
                      "HardSigmoid", NULL}
 
+/* Whether value x is a weight (an initializer of more than
+ * DLP_MEM_MASK_CONST_MAX elements, by its shape: stripped graphs keep no
+ * data for large initializers) rather than a constant scalar. */
+static bool is_weight_init(const dlp_value *x) {
+    if (!(x->flags & DLP_V_INITIALIZER)) return false;
+    int64_t n = 0;
+    if (!dlp_shape_numel(&x->shape, &n)) n = (int64_t)x->n_const;
+    return n > DLP_MEM_MASK_CONST_MAX || (int64_t)x->n_const > DLP_MEM_MASK_CONST_MAX;
+}
+
 /* the node producing value v, or NULL */
 static const dlp_node *producer_of(const dlp_graph *g, int v) {
     if (v < 0 || g->values[v].producer < 0) return NULL;
@@ -322,8 +332,8 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
 
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
-static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
-                      uint8_t *virt, uint8_t *fused, uint8_t *masknode) {
+static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
+                      int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -339,6 +349,16 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, int s,
         if (!strcmp(p->op_type, "Add")) {   /* the scores may be either */
             const dlp_node *a = producer_of(g, p->inputs[0]);
             if (!a || strcmp(a->op_type, "MatMul")) v = p->inputs[1];
+            /* an additive bias computed from a weight or from input data
+             * (T5's relative position bias): PyTorch runs this attention
+             * with the scores materialised (T5 memory grows by ~10 bytes
+             * per score element: scores, biased scores, softmax), so no
+             * fusion; shape-only masks stay fused */
+            int o = p->inputs[v == p->inputs[0] ? 1 : 0];
+            if (o >= 0 &&
+                !(g->values[o].flags & DLP_V_INPUT) &&
+                (dyn[o] || is_weight_init(&g->values[o])))
+                return false;
         }
         p = producer_of(g, v);
     }
@@ -489,10 +509,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             }
         free(fill);
     }
-    for (size_t i = 0; i < N; i++)
-        if (!strcmp(g->nodes[i].op_type, "Softmax") &&
-            mark_sdpa(g, nuse, (int)i, virt, fused, masknode))
-            fg->n_sdpa++;
     /* attention masks the model never builds: values computed from shapes
      * and constants only (no input data, no weight), every use of which
      * is an SDPA mask operand or feeds only such values, are virtual */
@@ -504,14 +520,16 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 int v = n->inputs[k];
                 if (v < 0) continue;
                 const dlp_value *x = &g->values[v];
-                if (dyn[v] || (x->flags & DLP_V_INPUT) ||
-                    ((x->flags & DLP_V_INITIALIZER) &&
-                     x->n_const > DLP_MEM_MASK_CONST_MAX))
+                if (dyn[v] || (x->flags & DLP_V_INPUT) || is_weight_init(x))
                     d = true;
             }
         for (int k = 0; k < n->n_outputs; k++)
             if (n->outputs[k] >= 0) dyn[n->outputs[k]] = d;
     }
+    for (size_t i = 0; i < N; i++)
+        if (!strcmp(g->nodes[i].op_type, "Softmax") &&
+            mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode))
+            fg->n_sdpa++;
     if (fg->n_sdpa)
         for (size_t t = N; t-- > 0;) {
             const dlp_node *n = &g->nodes[g->topo[t]];
