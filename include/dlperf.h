@@ -262,6 +262,15 @@ dlp_status dlp_dataset_foreach_graph(const dlp_dataset *ds,
                                      dlp_graph_visit_fn fn, void *user,
                                      dlp_error *err);
 
+/* Copies the graph files of n hashes out of their packs in one pass over
+ * the packs (the way to load many graphs). bytes[i] is malloc'd (free()),
+ * NULL with lens[i] 0 when hashes[i] is in no pack; a hash may repeat (each
+ * entry gets its own copy). On error nothing is left allocated. */
+dlp_status dlp_dataset_graphs_bytes(const dlp_dataset *ds,
+                                    const char *const *hashes, int n,
+                                    void **bytes, size_t *lens,
+                                    dlp_error *err);
+
 /* Validates the dataset (FORMAT.md rules: hashes in the index, graph files
  * in their packs, duplicate keys, unit ranges, flagged pairs) and computes
  * its statistics. *json (malloc'd, free()) is the report documented in

@@ -292,6 +292,35 @@ static void test_valid_rows_and_graphs(void) {
     CHECK(dlp_dataset_graph_bytes(ds, "0000000000000000", &b, &len, &err) ==
           DLP_ERR_NOT_FOUND);
     CHECK(b == NULL && len == 0 && strstr(err.msg, "0000000000000000"));
+    /* many graphs in one pass: the same bytes as one by one, a repeated
+     * hash gets its own copy, an unknown one NULL */
+    {
+        const char *hs[8];
+        int nh = 0;
+        cJSON_ArrayForEach(f, files) if (nh < 6) hs[nh++] = f->string;
+        int nf = nh;
+        if (nf) hs[nh++] = hs[0];
+        hs[nh++] = "0000000000000000";
+        void *bs[8];
+        size_t ls[8];
+        CHECK_MSG(dlp_dataset_graphs_bytes(ds, hs, nh, bs, ls, &err) == DLP_OK,
+                  "%s", err.msg);
+        for (int i = 0; i < nf; i++) {
+            void *one = NULL;
+            size_t n1 = 0;
+            CHECK(dlp_dataset_graph_bytes(ds, hs[i], &one, &n1, &err) == DLP_OK);
+            CHECK(bs[i] && ls[i] == n1 && !memcmp(bs[i], one, n1));
+            free(one);
+        }
+        if (nf) CHECK(bs[nf] && bs[nf] != bs[0] && ls[nf] == ls[0] &&
+                      !memcmp(bs[nf], bs[0], ls[0]));
+        CHECK(bs[nh - 1] == NULL && ls[nh - 1] == 0);
+        for (int i = 0; i < nh; i++) free(bs[i]);
+        CHECK(nf > 0);
+        CHECK(dlp_dataset_graphs_bytes(ds, NULL, 2, bs, ls, &err) == DLP_ERR_ARG);
+        CHECK(dlp_dataset_graphs_bytes(ds, hs, -1, bs, ls, &err) == DLP_ERR_ARG);
+        CHECK(dlp_dataset_graphs_bytes(ds, hs, 0, NULL, NULL, &err) == DLP_OK);
+    }
     /* typed rows of the other kinds */
     const dlp_training_row *t = dlp_dataset_training(ds, 0);
     CHECK(t && !strcmp(t->optimizer, "sgd_momentum") && t->height == 224 && t->step_ms > 0);

@@ -140,3 +140,50 @@ dlp_status dlp_dataset_foreach_graph(const dlp_dataset *ds,
     }
     return DLP_OK;
 }
+
+typedef struct {
+    const char *const *hash;
+    void **bytes;
+    size_t *lens;
+    int n;
+    bool oom;
+} copy_ctx;
+
+static int copy_visit(const char *hash, const dlp_graph_info *info,
+                      const void *bytes, size_t len, void *user) {
+    copy_ctx *c = user;
+    (void)info;
+    for (int i = 0; i < c->n; i++) {
+        if (c->bytes[i] || strcmp(c->hash[i], hash)) continue;
+        if (!(c->bytes[i] = malloc(len ? len : 1))) {
+            c->oom = true;
+            return 1;
+        }
+        memcpy(c->bytes[i], bytes, len);
+        c->lens[i] = len;
+    }
+    return 0;
+}
+
+dlp_status dlp_dataset_graphs_bytes(const dlp_dataset *ds,
+                                    const char *const *hashes, int n,
+                                    void **bytes, size_t *lens,
+                                    dlp_error *err) {
+    if (!ds || n < 0 || (n && (!hashes || !bytes || !lens)))
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_dataset_graphs_bytes: NULL "
+                        "argument or negative count");
+    for (int i = 0; i < n; i++) {
+        bytes[i] = NULL;
+        lens[i] = 0;
+    }
+    copy_ctx c = {hashes, bytes, lens, n, false};
+    dlp_status s = n ? dlp_dataset_foreach_graph(ds, copy_visit, &c, err) : DLP_OK;
+    if (!s && c.oom)
+        s = dlp_fail(err, DLP_ERR_NOMEM, "out of memory copying graph files");
+    if (s)
+        for (int i = 0; i < n; i++) {
+            free(bytes[i]);
+            bytes[i] = NULL;
+        }
+    return s;
+}

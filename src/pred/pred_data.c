@@ -90,33 +90,13 @@ void dlp_examples_free(dlp_examples *E) {
     memset(E, 0, sizeof *E);
 }
 
-/* graph bytes gathered in one pass over the packs */
+/* the graphs to featurize, copied in one pass over the packs */
 typedef struct {
     char **hash;
     void **bytes;
     size_t *len;
     int n;
-    bool all;       /* keep every graph (unlabeled pool) */
-    bool oom;
 } gather;
-
-static int gather_fn(const char *hash, const dlp_graph_info *info,
-                     const void *bytes, size_t len, void *user) {
-    gather *g = user;
-    (void)info;
-    for (int i = 0; i < g->n; i++)
-        if (!strcmp(g->hash[i], hash)) {
-            if (!g->bytes[i] && (g->bytes[i] = malloc(len ? len : 1))) {
-                memcpy(g->bytes[i], bytes, len);
-                g->len[i] = len;
-            } else if (!g->bytes[i]) {
-                g->oom = true;
-                return 1;
-            }
-            return 0;
-        }
-    return 0;
-}
 
 /* Opens graph bytes, binds, analyses and featurizes. */
 static dlp_status featurize(const void *bytes, size_t len, const char *hash,
@@ -344,8 +324,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         }
     (void)n_labeled_graphs;
-    if (!st && G.n) st = dlp_dataset_foreach_graph(ds, gather_fn, &G, err);
-    if (!st && G.oom) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory reading graphs");
+    if (!st)
+        st = dlp_dataset_graphs_bytes(ds, (const char *const *)G.hash, G.n,
+                                      G.bytes, G.len, err);
     /* featurize every binding; drop examples whose graph fails */
     bool *bad = calloc((size_t)(E->n_fg ? E->n_fg : 1), sizeof *bad);
     if (!st && !bad) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");

@@ -141,27 +141,11 @@ static bool same_config(const dlp_kernel_row *a, const dlp_kernel_row *b) {
 
 typedef struct {
     char (*hash)[17];
+    const char **name;  /* hash[i], for dlp_dataset_graphs_bytes */
     void **bytes;
     size_t *len;
     int n;
-    bool oom;
 } gather;
-
-static int gather_fn(const char *hash, const dlp_graph_info *info,
-                     const void *bytes, size_t len, void *user) {
-    gather *g = user;
-    (void)info;
-    for (int i = 0; i < g->n; i++)
-        if (!strcmp(g->hash[i], hash) && !g->bytes[i]) {
-            if (!(g->bytes[i] = malloc(len ? len : 1))) {
-                g->oom = true;
-                return 1;
-            }
-            memcpy(g->bytes[i], bytes, len);
-            g->len[i] = len;
-        }
-    return 0;
-}
 
 /* Opens, binds and analyses one configuration's graph; builds its profile
  * and the roofline factors. */
@@ -293,15 +277,20 @@ dlp_status dlp_part_set_load(const dlp_dataset *ds, dlp_part_set *out,
         G.hash = calloc((size_t)out->n, sizeof *G.hash);
         G.bytes = calloc((size_t)out->n, sizeof *G.bytes);
         G.len = calloc((size_t)out->n, sizeof *G.len);
-        if (!G.hash || !G.bytes || !G.len)
+        G.name = calloc((size_t)out->n, sizeof *G.name);
+        if (!G.hash || !G.bytes || !G.len || !G.name)
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         for (int i = 0; !st && i < out->n; i++) {
             int k = 0;
             while (k < G.n && strcmp(G.hash[k], out->s[i].hash)) k++;
-            if (k == G.n) memcpy(G.hash[G.n++], out->s[i].hash, 17);
+            if (k == G.n) {
+                memcpy(G.hash[G.n], out->s[i].hash, 17);
+                G.name[G.n] = G.hash[G.n];
+                G.n++;
+            }
         }
-        if (!st) st = dlp_dataset_foreach_graph(ds, gather_fn, &G, err);
-        if (!st && G.oom) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        if (!st)
+            st = dlp_dataset_graphs_bytes(ds, G.name, G.n, G.bytes, G.len, err);
     }
     char mdir[4096] = "";
     if (!st && snprintf(mdir, sizeof mdir, "%s/devices", dlp_dataset_dir(ds)) >=
@@ -326,6 +315,7 @@ dlp_status dlp_part_set_load(const dlp_dataset *ds, dlp_part_set *out,
     free(G.hash);
     free(G.bytes);
     free(G.len);
+    free(G.name);
     if (!st && out->n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no traced configuration's "
                       "graph could be analysed");
