@@ -23,11 +23,12 @@
  * Fitted on the dataset (bench/mig_constants.py data): the pair with the
  * smallest mean need for which need covers NVML used memory on 95% of the
  * inference rows that record allocated, reserved and NVML used memory
- * (1419 rows: 723 H100, 696 H200; torch 2.11 / CUDA 13). NVML used -
- * reserved alone is 1341 MiB median on the H100 (1359 max), 1480 on the
- * H200; reserved / allocated 1.15 median on the H100, 1.42 on the H200. */
-#define DLP_CUDA_CONTEXT_MIB 2299.0
-#define DLP_RESERVED_RATIO 1.15
+ * (2838 rows: 1316 H100, 1522 H200; torch 2.11 / CUDA 13; refitted after
+ * the memory re-measurement of 2026-11-26, data/README.md). NVML used -
+ * reserved alone is 1315 MiB median on the H100 (1451 max), 1476 on the
+ * H200 (1586 max); reserved / allocated 1.38 median on both. */
+#define DLP_CUDA_CONTEXT_MIB 1685.0
+#define DLP_RESERVED_RATIO 1.20
 
 /* One predictor file of the set: its header, scanned at open; the
  * predictor itself, loaded (and fully checked) when first needed. */
