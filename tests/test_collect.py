@@ -188,6 +188,18 @@ def test_compiled_trace_parsing():
           "trace events: driver and runtime launches, kernels in time order, cpu ops")
 
 
+def test_export_fallback_gate():
+    import export
+    yes = ["Exporting the operator 'aten::col2im' to ONNX opset version 17 is not supported.",
+           "Unsupported: ONNX export of operator Unfold, input size not accessible."]
+    no = ["shape '[128, 49, 3, 3, 10]' is invalid for input of size 602112",
+          "Input height (64) doesn't match model (224)."]
+    check(all(export.legacy_unsupported(RuntimeError(m)) for m in yes),
+          "unsupported-operator failures fall back to the dynamo exporter")
+    check(not any(export.legacy_unsupported(RuntimeError(m)) for m in no),
+          "errors of the model itself do not")
+
+
 def test_timm_overrides():
     """zoo.call_with_overrides on entrypoints written like timm's: defaults
     in dict(..., **kwargs) and a positional multiplier."""
@@ -351,7 +363,7 @@ def test_dataset():
 
 def main():
     for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
-              test_compiled_trace_parsing, test_timm_overrides, test_memory_apply,
+              test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides, test_memory_apply,
               test_dataset):
         try:
             t()

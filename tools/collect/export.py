@@ -1,7 +1,8 @@
 """export.py - exports specs to stripped ONNX graph files (PROTOCOL.md).
 
 Convention (PROTOCOL.md "Graph files"): legacy exporter (dynamo=False),
-opset 17, constant folding, batch 2 (seq 16 for language models), dynamic
+opset 17 (the dynamo exporter, at its default opset, where the legacy one
+cannot express an operator; `exporter` records which), constant folding, batch 2 (seq 16 for language models), dynamic
 axes `batch` (dim 0) and `seq` (dim 1 of token ids); then every initializer of
 1 KiB or more becomes external data (location "weights.bin", offsets laid out
 one after another, as onnx's convert_model_to_external_data does without
@@ -84,12 +85,28 @@ def export_spec(spec, workdir):
         names, axes = ["input"], {"input": {0: "batch"}, "output": {0: "batch"}}
     path = os.path.join(workdir, "tmp_%d.onnx" % os.getpid())
     kw = dict(dynamo=False) if _has_dynamo_arg() else {}
+    exporter = "legacy"
     # Grad mode stays on: under no_grad, nn.MultiheadAttention takes its
     # fused fast path, which the legacy exporter cannot export.
-    torch.onnx.export(w, (x,), path, opset_version=17,
-                      do_constant_folding=True, input_names=names,
-                      output_names=["output"], dynamic_axes=axes, **kw)
+    try:
+        torch.onnx.export(w, (x,), path, opset_version=17,
+                          do_constant_folding=True, input_names=names,
+                          output_names=["output"], dynamic_axes=axes, **kw)
+    except Exception as e:
+        # PROTOCOL.md: models the legacy exporter cannot handle may use
+        # dynamo=True (its own default opset); the file records which
+        if not (_has_dynamo_arg() and legacy_unsupported(e)):
+            raise
+        try:
+            torch.onnx.export(w, (x,), path, input_names=names,
+                              output_names=["output"], dynamic_axes=axes,
+                              dynamo=True)
+        except Exception as e2:
+            raise RuntimeError("legacy: %s | dynamo: %s" % (
+                str(e).split("\n")[0][:140], str(e2).split("\n")[0][:140]))
+        exporter = "dynamo"
     m = onnx.load(path, load_external_data=False)
+    opset = next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), 17)
     # Large models are written with external data by the exporter itself.
     for f in os.listdir(workdir):
         p = os.path.join(workdir, f)
@@ -105,8 +122,17 @@ def export_spec(spec, workdir):
     data = m.SerializeToString()
     h = hashlib.sha256(data).hexdigest()[:16]
     info = dict(hash=h, nodes=len(m.graph.node), file_bytes=len(data),
-                params=params, opset=17, exporter="legacy")
+                params=params, opset=opset, exporter=exporter)
     return data, info
+
+
+def legacy_unsupported(e):
+    """True for the legacy exporter's "cannot express this op" failures
+    (aten::col2im, rms_norm, bicubic antialias, Unfold ...), where the dynamo
+    exporter may succeed; not for errors of the model itself."""
+    msg = str(e)
+    return ("is not supported" in msg or msg.startswith("Unsupported: ONNX export")
+            or "UnsupportedOperatorError" in type(e).__name__)
 
 
 _DYN = None
