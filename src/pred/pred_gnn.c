@@ -660,33 +660,10 @@ static dlp_status gate_net(gnn *m, const dlp_examples *E, const float *embs,
 static dlp_status eval_mape(gnn *m, const dlp_examples *E, const float *embs,
                             const int32_t *idx, int n, int bs, double *mape,
                             dlp_error *err) {
-    dlp_nn_graph g = {0};
-    double logy[256 * DLP_T_COUNT];
-    double s = 0;
-    int c = 0;
-    for (int b0 = 0; b0 < n; b0 += bs) {
-        int nb = n - b0 < bs ? n - b0 : bs;
-        const dlp_feat_graph *fgs[256];
-        const dlp_pred_config *cfgs[256];
-        const float *eb[256];
-        for (int i = 0; i < nb; i++) {
-            const dlp_example *x = &E->ex[idx[b0 + i]];
-            fgs[i] = &E->fg[x->fg];
-            cfgs[i] = &x->cfg;
-            eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
-        }
-        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, &g, logy, err);
-        dlp_nn_graph_free(&g);
-        if (st) return st;
-        for (int i = 0; i < nb; i++) {
-            double y = E->ex[idx[b0 + i]].y[m->ts[0]];
-            if (!(y > 0)) continue;
-            s += fabs(exp(logy[i * m->nt]) - y) / y;
-            c++;
-        }
-    }
-    *mape = c ? s / c : NAN;
-    return DLP_OK;
+    double all[DLP_T_COUNT];
+    dlp_status st = eval_mapes(m, E, embs, idx, n, bs, all, err);
+    if (!st) *mape = all[0];
+    return st;
 }
 
 dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
