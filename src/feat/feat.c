@@ -66,8 +66,10 @@ int dlp_feat_op_index(const char *domain, const char *op_type) {
     if (domain && domain[0] && strcmp(domain, "ai.onnx") &&
         strcmp(domain, "com.microsoft"))
         return -1;
+    /* first-character test before strcmp: this runs for every node of
+     * every prediction (callgrind: strcmp was 15% of a 2,000-node predict) */
     for (int i = 0; i < N_VOCAB; i++)
-        if (!strcmp(OPS[i], op_type)) return i;
+        if (OPS[i][0] == op_type[0] && !strcmp(OPS[i], op_type)) return i;
     return -1;
 }
 
@@ -122,7 +124,7 @@ enum { CAT_CONV, CAT_MATMUL, CAT_NORM, CAT_ACT, CAT_ELEM, CAT_SOFTMAX,
 
 static bool in_list(const char *op, const char *const *l) {
     for (; *l; l++)
-        if (!strcmp(op, *l)) return true;
+        if ((*l)[0] == op[0] && !strcmp(op, *l)) return true;
     return false;
 }
 
