@@ -217,6 +217,66 @@ static void test_modes(void) {
     CHECK(r.energy_j.valid);
 }
 
+/* Writes roofline inference files <dir>/s<k>.dlpm with validation errors
+ * errs[k][target] for the four inference targets. */
+static void write_err_files(const char *dir, int n, const double (*errs)[4]) {
+    for (int k = 0; k < n; k++) {
+        dlp_pred_meta m;
+        dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
+        m.targets = 0xF;
+        for (int t = 0; t < 4; t++) m.val_error[t] = errs[k][t];
+        dlp_nn_file f = {0};
+        dlp_error err;
+        char path[300];
+        snprintf(path, sizeof path, "%s/s%d.dlpm", dir, k);
+        dlp_pred_meta_write(&m, &f, &err);
+        dlp_nn_file_add_str(&f, "roofline/version", "1", &err);
+        CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+        dlp_nn_file_free(&f);
+    }
+}
+
+/* A target whose best file serves nothing else is answered by a file that
+ * already runs, when that file's validation error is within 10% of the
+ * best; a wider gap still loads the better file. */
+static void test_set_shares_files(void) {
+    const double close[2][4] = {{0.20, 0.30, 0.50, 0.50},   /* s0 */
+                                {0.50, 0.28, 0.60, 0.60}};  /* s1: memory */
+    const double wide[2][4] = {{0.20, 0.30, 0.50, 0.50},
+                               {0.50, 0.20, 0.60, 0.60}};
+    for (int c = 0; c < 2; c++) {
+        char dir[] = "/tmp/dlp_test_share_XXXXXX";
+        if (!mkdtemp(dir)) return;
+        write_err_files(dir, 2, c ? wide : close);
+        dlp_predictor_set *ps = NULL;
+        dlp_error err;
+        CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
+        if (!ps) return;
+        dlp_model *m = open_model(FIX "models/resnet18.onnx");
+        dlp_model_set_batch(m, 2, &err);
+        dlp_model_analyze(m, &err);
+        dlp_pred_config pc;
+        dlp_pred_config_init(&pc);
+        dlp_device_find("h100", &pc.device, &err);
+        pc.batch = 2;
+        dlp_pred_input in = {&m->graph, &pc, NULL, NULL};
+        dlp_pred_result r;
+        CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_OK);
+        for (int t = 0; t < 4; t++) CHECK(r.v[t].valid);
+        CHECK(ps->files[0].n_inst == 1);
+        /* 0.30 <= 0.28 x 1.1: s1 is never loaded; 0.30 > 0.20 x 1.1: it is */
+        CHECK(ps->files[1].n_inst == (c ? 1 : 0));
+        dlp_model_free(m);
+        dlp_predictor_close(ps);
+        for (int k = 0; k < 2; k++) {
+            char path[300];
+            snprintf(path, sizeof path, "%s/s%d.dlpm", dir, k);
+            unlink(path);
+        }
+        rmdir(dir);
+    }
+}
+
 /* The lazy set picks per target what src/pred's set picks, loads only the
  * files it needs, and a damaged file it needs gives a clear error. */
 static void test_lazy_set_selection(void) {
@@ -649,6 +709,7 @@ int main(void) {
     RUN(test_batch_from_model_and_default);
     RUN(test_modes);
     RUN(test_lazy_set_selection);
+    RUN(test_set_shares_files);
     RUN(test_unknown_device);
     RUN(test_precision_missing);
     RUN(test_batch_range);
