@@ -217,9 +217,10 @@ static void test_modes(void) {
     CHECK(r.energy_j.valid);
 }
 
-/* Writes roofline inference files <dir>/s<k>.dlpm with validation errors
- * errs[k][target] for the four inference targets. */
-static void write_err_files(const char *dir, int n, const double (*errs)[4]) {
+/* Writes roofline inference files <dir>/<prefix><k>.dlpm with validation
+ * errors errs[k][target] for the four inference targets. */
+static void write_err_files(const char *dir, const char *prefix, int n,
+                            const double (*errs)[4]) {
     for (int k = 0; k < n; k++) {
         dlp_pred_meta m;
         dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
@@ -228,7 +229,7 @@ static void write_err_files(const char *dir, int n, const double (*errs)[4]) {
         dlp_nn_file f = {0};
         dlp_error err;
         char path[300];
-        snprintf(path, sizeof path, "%s/s%d.dlpm", dir, k);
+        snprintf(path, sizeof path, "%s/%s%d.dlpm", dir, prefix, k);
         dlp_pred_meta_write(&m, &f, &err);
         dlp_nn_file_add_str(&f, "roofline/version", "1", &err);
         CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
@@ -247,7 +248,7 @@ static void test_set_shares_files(void) {
     for (int c = 0; c < 2; c++) {
         char dir[] = "/tmp/dlp_test_share_XXXXXX";
         if (!mkdtemp(dir)) return;
-        write_err_files(dir, 2, c ? wide : close);
+        write_err_files(dir, "s", 2, c ? wide : close);
         dlp_predictor_set *ps = NULL;
         dlp_error err;
         CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
@@ -287,20 +288,7 @@ static void test_lazy_set_selection(void) {
     const double errs[3][4] = {{0.5, 0.5, 0.5, 0.5},
                                {0.2, 0.9, NAN, 0.1},
                                {NAN, NAN, NAN, NAN}};
-    for (int k = 0; k < 3; k++) {
-        dlp_pred_meta m;
-        dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
-        m.targets = 0xF;
-        for (int t = 0; t < 4; t++) m.val_error[t] = errs[k][t];
-        dlp_nn_file f = {0};
-        dlp_error err;
-        char path[300];
-        snprintf(path, sizeof path, "%s/f%d.dlpm", dir, k);
-        dlp_pred_meta_write(&m, &f, &err);
-        dlp_nn_file_add_str(&f, "roofline/version", "1", &err);
-        CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
-        dlp_nn_file_free(&f);
-    }
+    write_err_files(dir, "f", 3, errs);
     char bad[300];
     snprintf(bad, sizeof bad, "%s/z_train.dlpm", dir);
     {
