@@ -263,13 +263,14 @@ def main():
     # export queue: labeled items first, then the rest of the pool;
     # the big language models go to dedicated multi-threaded exporters
     lab_ids = [it["spec"]["id"] for it in items]
-    rest = [s["id"] for s in ordered if s["id"] not in set(lab_ids)]
+    lab_set = set(lab_ids)
+    rest = [s["id"] for s in ordered if s["id"] not in lab_set]
     byid = {s["id"]: s for s in specs}
     q = [i for i in lab_ids + ([] if a.export_only_labeled else rest)
          if i not in done["export"]]
     if a.part:
-        q = [i for i in q if i in set(lab_ids)] + \
-            [i for i in q if i not in set(lab_ids)][pk::pn]
+        q = [i for i in q if i in lab_set] + \
+            [i for i in q if i not in lab_set][pk::pn]
     big = [i for i in q if i.startswith("hf:") and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
