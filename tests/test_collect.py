@@ -231,6 +231,146 @@ def test_timm_overrides():
     check(mod._create_mixer.__name__ == "_create_mixer", "builders restored afterwards")
 
 
+# timm 1.0's efficientnet.py / mobilenetv3.py call chain, reduced: the
+# entrypoint passes the multipliers to the generator itself (by keyword for
+# efficientnet_b0, positionally for mobilenetv3_large_100); the generator
+# turns them into round_chs_fn and block repeats and calls _create_*, whose
+# kwargs reach the model class, which takes no multiplier.
+FAKE_TIMM_EFFNET = """
+import math
+from functools import partial
+
+def round_channels(channels, multiplier=1.0, divisor=8):
+    return max(divisor, int(channels * multiplier + divisor / 2) // divisor * divisor)
+
+def decode_arch_def(arch_def, depth_multiplier=1.0):
+    return [int(math.ceil(r * depth_multiplier)) for r in arch_def]
+
+class EfficientNet:
+    def __init__(self, block_args, num_classes=1000, stem_size=32,
+                 round_chs_fn=round_channels, drop_rate=0.0):
+        self.drop_rate = drop_rate
+        self.stem = round_chs_fn(stem_size)
+        self.repeats = block_args
+
+def build_model_with_cfg(cls, variant, pretrained, **kwargs):
+    return cls(**kwargs)
+
+def _create_effnet(variant, pretrained=False, **kwargs):
+    return build_model_with_cfg(EfficientNet, variant, pretrained, **kwargs)
+
+def _gen_efficientnet(variant, channel_multiplier=1.0, depth_multiplier=1.0,
+                      channel_divisor=8, group_size=None, pretrained=False, **kwargs):
+    model_kwargs = dict(
+        block_args=decode_arch_def([1, 2, 2, 3, 3, 4, 1], depth_multiplier),
+        round_chs_fn=partial(round_channels, multiplier=channel_multiplier,
+                             divisor=channel_divisor), **kwargs)
+    return _create_effnet(variant, pretrained, **model_kwargs)
+
+def efficientnet_b0(pretrained=False, **kwargs):
+    return _gen_efficientnet('efficientnet_b0', channel_multiplier=1.0,
+                             depth_multiplier=1.0, pretrained=pretrained, **kwargs)
+
+MobileNetV3 = EfficientNet
+
+def _create_mnv3(variant, pretrained=False, **kwargs):
+    return build_model_with_cfg(MobileNetV3, variant, pretrained, **kwargs)
+
+def _gen_mobilenet_v3(variant, channel_multiplier=1.0, depth_multiplier=1.0,
+                      group_size=None, pretrained=False, **kwargs):
+    model_kwargs = dict(
+        block_args=decode_arch_def([1, 2, 3, 4, 2, 3, 1], depth_multiplier),
+        stem_size=16, round_chs_fn=partial(round_channels, multiplier=channel_multiplier),
+        **kwargs)
+    return _create_mnv3(variant, pretrained, **model_kwargs)
+
+def mobilenetv3_large_100(pretrained=False, **kwargs):
+    return _gen_mobilenet_v3('mobilenetv3_large_100', 1.0, pretrained=pretrained, **kwargs)
+
+ENTRYPOINTS = dict(efficientnet_b0=efficientnet_b0,
+                   mobilenetv3_large_100=mobilenetv3_large_100)
+
+def create_model(name, pretrained=False, **kwargs):
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    return ENTRYPOINTS[name](pretrained=pretrained, **kwargs)
+"""
+
+
+def test_timm_generator_multipliers():
+    """zoo.build of timm variants whose entrypoints pass the width/depth
+    multipliers to _gen_efficientnet / _gen_mobilenet_v3 themselves: the
+    sampled multipliers reach the generator (stem width and block repeats
+    change), none reaches the model class, the builders are restored, and
+    a non-variant (drop_rate) kwarg still reaches the model."""
+    import types
+    import zoo
+    mod = types.ModuleType("fake_timm")
+    exec(FAKE_TIMM_EFFNET, mod.__dict__)
+    mod.models = types.SimpleNamespace(model_entrypoint=mod.ENTRYPOINTS.__getitem__)
+    builders = {n: getattr(mod, n) for n in ("_create_effnet", "_gen_efficientnet",
+                                             "_create_mnv3", "_gen_mobilenet_v3")}
+    saved = sys.modules.get("timm")
+    sys.modules["timm"] = mod
+    try:
+        def built(name, kw):
+            spec = dict(build=dict(kind="timm", name=name, kwargs=kw))
+            try:
+                m = zoo.build(spec)
+                return m.stem, m.repeats
+            except TypeError as e:
+                return "TypeError: %s" % e
+        ref = mod.efficientnet_b0()
+        check((ref.stem, ref.repeats) == (32, [1, 2, 2, 3, 3, 4, 1]), "fake b0 defaults")
+        got = built("efficientnet_b0", dict(channel_multiplier=0.5, depth_multiplier=1.5))
+        check(got == (16, [2, 3, 3, 5, 5, 6, 2]),
+              "efficientnet_b0 channel/depth multipliers reach _gen_efficientnet: %s" % (got,))
+        got = built("efficientnet_b0", dict(channel_multiplier=1.25, depth_multiplier=1.0))
+        check(got == (40, [1, 2, 2, 3, 3, 4, 1]), "efficientnet_b0 width 1.25: %s" % (got,))
+        got = built("mobilenetv3_large_100", dict(channel_multiplier=0.35))
+        check(got == (8, [1, 2, 3, 4, 2, 3, 1]),
+              "mobilenetv3 width 0.35 reaches _gen_mobilenet_v3: %s" % (got,))
+        got = built("mobilenetv3_large_100", dict(channel_multiplier=1.25))
+        check(got == (24, [1, 2, 3, 4, 2, 3, 1]),
+              "mobilenetv3 positional multiplier overridden: %s" % (got,))
+        m = zoo.call_with_overrides(mod.efficientnet_b0,
+                                    dict(channel_multiplier=0.75, drop_rate=0.3))
+        check((m.stem, m.repeats, m.drop_rate) == (24, [1, 2, 2, 3, 3, 4, 1], 0.3),
+              "a kwarg the generator does not name still reaches the model")
+        check(all(getattr(mod, n) is orig for n, orig in builders.items()),
+              "builders restored afterwards")
+    finally:
+        if saved is None:
+            del sys.modules["timm"]
+        else:
+            sys.modules["timm"] = saved
+
+
+def test_swin_variants():
+    """Sampled torchvision swin variants: every embed divides by its first
+    stage's heads (torchvision's window attention needs it: embed 32 with
+    heads 3,6,12,24 failed every export with "shape '[98, 64, 3, 3, 10]' is
+    invalid"), draws that divide are kept, and the smallest remapped spec
+    builds and runs a forward at 224x224."""
+    import torch
+    import zoo
+    sw = [s for s in zoo.all_specs() if s["build"]["kind"] == "tvv" and s["family"] == "swin"]
+    check(len(sw) > 100, "swin variants sampled: %d" % len(sw))
+    bad = [s["variant"] for s in sw
+           if s["build"]["args"]["embed"] % s["build"]["args"]["heads"][0]]
+    check(not bad, "every swin embed divides by its heads: %s" % bad[:3])
+    check(zoo._swin_heads(96, [3, 6, 12, 24]) == [3, 6, 12, 24] and
+          zoo._swin_heads(32, [1, 2, 4, 8]) == [1, 2, 4, 8], "divisible draws kept")
+    args = dict(embed=32, depths=[2, 2, 2, 2], heads=zoo._swin_heads(32, [3, 6, 12, 24]),
+                window=7)
+    check(any(s["build"]["args"] == args for s in sw), "the remapped spec is sampled")
+    torch.manual_seed(0)
+    m = zoo.build(dict(build=dict(kind="tvv", family="swin", args=args))).eval()
+    with torch.no_grad():
+        y = m(torch.randn(1, 3, 224, 224))
+    check(tuple(y.shape) == (1, 1000) and bool(torch.isfinite(y).all()),
+          "remapped swin runs at 224x224")
+
+
 def test_memory_apply():
     import ingest
     import schema
@@ -363,7 +503,8 @@ def test_dataset():
 
 def main():
     for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
-              test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides, test_memory_apply,
+              test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
+              test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_dataset):
         try:
             t()

@@ -124,10 +124,11 @@ def torchvision_variant_specs(rng, per_family):
             [0.35, 0.5, 0.65, 0.75, 0.85, 1.0, 1.15, 1.3, 1.5, 2.0])))
     for _ in range(per_family):
         e = rng.choice([32, 48, 64, 96, 128])
-        add("swin", "swin_t", dict(
-            embed=e, depths=[2, 2, rng.choice([2, 4, 6, 10, 18]), 2],
-            heads=rng.choice([[1, 2, 4, 8], [2, 4, 8, 16], [3, 6, 12, 24]]),
-            window=rng.choice([7, 8])))
+        depths = [2, 2, rng.choice([2, 4, 6, 10, 18]), 2]
+        heads = rng.choice([[1, 2, 4, 8], [2, 4, 8, 16], [3, 6, 12, 24]])
+        window = rng.choice([7, 8])
+        add("swin", "swin_t", dict(embed=e, depths=depths,
+                                   heads=_swin_heads(e, heads), window=window))
     for _ in range(per_family // 2):
         w = rng.choice([16, 32, 48, 64])
         cfg = []
@@ -136,6 +137,23 @@ def torchvision_variant_specs(rng, per_family):
             cfg += [c] * rng.randint(1, 4) + ["M"]
         add("vgg", "vgg16", dict(cfg=cfg, bn=rng.choice([0, 1])))
     return out
+
+
+def _swin_heads(e, heads):
+    """Stage i of a Swin has width e*2^i split over heads[0]*2^i heads, so e
+    must divide by heads[0]: torchvision's window attention reshapes qkv to
+    (.., 3, heads, e // heads) and fails otherwise (embed 32, 64 and 128
+    with heads 3,6,12,24: all 205 swin failures of the batches up to x4i).
+    Such draws take heads 4,8,16,32 (head width e/4: 8, 16, 32) instead. The
+    drawn embed is kept (the size distribution stays as drawn), combinations
+    that never occur otherwise are made (remapping embed to 48/96 would
+    collapse most of them onto specs already drawn), draws that divide are
+    kept as they are and the rng is consumed as before, so the ids of every
+    spec that built are unchanged."""
+    if e % heads[0]:
+        heads = [4, 8, 16, 32]
+    assert e % heads[0] == 0, (e, heads)
+    return heads
 
 
 def _build_tvv(family, a):
@@ -452,7 +470,10 @@ def build(spec, dtype=None):
         try:
             return timm.create_model(b["name"], pretrained=False, **b["kwargs"])
         except TypeError as e:
-            if "multiple values for keyword argument" not in str(e):
+            # "got multiple values for keyword argument 'x'" (a default
+            # passed by keyword, efficientnet_b0) or "... for argument 'x'"
+            # (passed positionally, mobilenetv3_large_100)
+            if "got multiple values for" not in str(e):
                 raise
             return call_with_overrides(timm.models.model_entrypoint(b["name"]),
                                        b["kwargs"])
@@ -463,20 +484,28 @@ def build(spec, dtype=None):
 
 def call_with_overrides(entry, kw, prefixes=("_create", "_gen")):
     """Calls a timm entrypoint whose defaults are spelled
-    `dict(depth=12, ..., **kwargs)` (so that passing depth= raises "got
-    multiple values") with `kw` overriding those defaults: the entrypoint is
-    called without kwargs while the builders it calls (module functions
-    named _create*/_gen*) get `kw` merged over the arguments they receive,
-    positional ones included (mobilenetv3's channel multiplier)."""
+    `dict(depth=12, ..., **kwargs)` or passed explicitly
+    (`_gen_efficientnet(v, channel_multiplier=1.0, ...)`,
+    `_gen_mobilenet_v3(v, 1.0, ...)`), so that passing them raises "got
+    multiple values", with `kw` overriding those defaults: the entrypoint is
+    called without kwargs while the first builder it calls (a module
+    function named _create*/_gen*) gets `kw` merged over the arguments it
+    receives, positional ones included; keys it does not name go into its
+    **kwargs. Builders that builder calls in turn (_gen_efficientnet ->
+    _create_effnet) get their arguments untouched: a multiplier the
+    generator consumed must not reach the model class's constructor."""
     import inspect
     g = entry.__globals__
     saved = {}
+    depth = [0]
 
     def wrap(orig):
         sig = inspect.signature(orig)
         var = [p.name for p in sig.parameters.values() if p.kind == p.VAR_KEYWORD]
 
         def call(*a, **k):
+            if depth[0]:
+                return orig(*a, **k)
             args = dict(sig.bind_partial(*a, **k).arguments)
             extra = dict(args.pop(var[0], {})) if var else {}
             for key, v in kw.items():
@@ -484,7 +513,11 @@ def call_with_overrides(entry, kw, prefixes=("_create", "_gen")):
                     args[key] = v
                 else:
                     extra[key] = v
-            return orig(**args, **extra)
+            depth[0] += 1
+            try:
+                return orig(**args, **extra)
+            finally:
+                depth[0] -= 1
         return call
     for name, v in list(g.items()):
         if callable(v) and name.startswith(prefixes) and not isinstance(v, type):
