@@ -5,7 +5,8 @@
  * the transformer architecture read from graphs exported by PyTorch
  * (tests/gen_model_fixtures.py configs: 2 layers, 4 heads, width 64,
  * vocabulary 1000, FFN 256 or gated 172), and the "xgb" predictor kind
- * end to end: fit on the fixture dataset, write, load, predict.
+ * end to end: fit on the fixture dataset, write, load, predict, for the
+ * language-model layout and the graph layout of inference and training.
  */
 #include "check.h"
 #include "dlperf.h"
@@ -44,7 +45,7 @@ static void test_learns_known_function(void) {
     dlp_tree *t = NULL;
     dlp_error err;
     CHECK_MSG(dlp_tree_train(x, N, D, y, &tp, &t, &err) == DLP_OK, "%s", err.msg);
-    CHECK(dlp_tree_features(t) == D);
+    CHECK(dlp_tree_nfeatures(t) == D);
     CHECK(dlp_tree_predict(t, xt, NT, D, p, &err) == DLP_OK);
     double se = 0;
     for (int i = 0; i < NT; i++) se += (p[i] - yt[i]) * (p[i] - yt[i]);
@@ -182,7 +183,7 @@ static void test_fit_write_load_predict(void) {
     CHECK(fd >= 0);
     close(fd);
     dlp_tree_report rep;
-    CHECK_MSG(dlp_tree_fit_llm(ds, &o, path, &rep, &err) == DLP_OK, "%s",
+    CHECK_MSG(dlp_tree_fit(ds, &o, path, &rep, &err) == DLP_OK, "%s",
               err.msg);
     CHECK(rep.examples == 6 && rep.graphs == 6 && rep.models == 2);
     /* rows: xgb and roofline for every target, same held-out count */
@@ -201,7 +202,7 @@ static void test_fit_write_load_predict(void) {
     /* a device without rows: too few examples, a clear error */
     o.device = "A100-SXM4-80GB";
     o.compare = NULL;
-    CHECK(dlp_tree_fit_llm(ds, &o, NULL, &rep, &err) != DLP_OK);
+    CHECK(dlp_tree_fit(ds, &o, NULL, &rep, &err) != DLP_OK);
     CHECK(strstr(err.msg, "llm") != NULL && rep.n_rows == 0);
     dlp_dataset_free(ds);
 
@@ -308,16 +309,149 @@ static void test_pred_train_signature(void) {
     }
     dlp_predictor_free(p);
     dlp_nn_file_free(&f);
-    /* the wrong mode is refused */
+    /* inference has its own (graph) layout: trains, and says so in the file */
     dlp_examples Ei;
     CHECK(dlp_examples_build(&Ei, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
     dlp_nn_file g = {0};
-    CHECK(dlp_tree_pred_train(&Ei, idx, 1, NULL, 0, &o, &meta, &g, &err) ==
-          DLP_ERR_ARG);
+    dlp_pred_meta mi;
+    dlp_pred_meta_init(&mi, "xgb", DLP_MODE_INFERENCE);
+    int ni = Ei.n < 64 ? Ei.n : 64;
+    for (int i = 0; i < ni; i++) idx[i] = i;
+    CHECK_MSG(dlp_tree_pred_train(&Ei, idx, ni, NULL, 0, &o, &mi, &g, &err) ==
+              DLP_OK, "%s", err.msg);
+    CHECK(mi.targets >> DLP_T_INF_LATENCY_MS & 1);
+    CHECK(!(mi.targets >> DLP_T_LLM_THROUGHPUT & 1));
+    const dlp_nn_entry *se = dlp_nn_file_get(&g, "xgb/schema", DLP_NN_I64);
+    CHECK(se && ((const int64_t *)se->data)[0] == DLP_TREE_GSCHEMA &&
+          ((const int64_t *)se->data)[1] == DLP_TREE_NGFEAT);
     dlp_nn_file_free(&g);
     dlp_examples_free(&Ei);
     dlp_examples_free(&E);
     dlp_dataset_free(ds);
+}
+
+/* The graph layout (inference, training): the per-category roofline
+ * times add up to the featurizer's roofline sum and the per-category
+ * kernels to its kernel count; names cover every feature once; bases are
+ * the documented ones; fit on the fixture dataset's inference rows, write,
+ * load, predict a CNN. */
+static void test_graph_layout(void) {
+    const dlp_tree_layout *L = dlp_tree_layout_of(DLP_MODE_INFERENCE);
+    CHECK(L && L->nfeat == DLP_TREE_NGFEAT && L->schema == DLP_TREE_GSCHEMA);
+    CHECK(L && L->targets[0] == DLP_T_INF_LATENCY_MS);
+    const dlp_tree_layout *T = dlp_tree_layout_of(DLP_MODE_TRAINING);
+    CHECK(T && T->targets[0] == DLP_T_TRAIN_STEP_MS && T->nfeat == L->nfeat);
+    if (!L || !T) return;
+    for (int i = 0; i < L->nfeat; i++) {
+        const char *a = dlp_tree_feature_name(L, i);
+        CHECK_MSG(a && a[0], "feature %d has no name", i);
+        for (int j = 0; a && j < i; j++)
+            CHECK_MSG(strcmp(a, dlp_tree_feature_name(L, j)), "feature %d and "
+                      "%d are both '%s'", j, i, a);
+    }
+    CHECK(dlp_tree_feature_name(L, L->nfeat) == NULL);
+    dlp_error err;
+    dlp_model *m = NULL;
+    CHECK(dlp_model_open(FIX "models/resnet18.onnx", &m, &err) == DLP_OK);
+    if (!m) return;
+    dlp_model_set_batch(m, 8, &err);
+    CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+    dlp_feat_graph fg;
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 8, 0, 0, 0, &err) == DLP_OK);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_device_find("h100", &c.device, &err);
+    c.mode = DLP_MODE_INFERENCE;
+    c.runtime = DLP_RT_GRAPH;
+    c.precision = DLP_PREC_FP16;
+    c.batch = 8;
+    double roof[DLP_FEAT_NCAT], kern[DLP_FEAT_NCAT], sr = 0, sk = 0;
+    dlp_feat_roofline_cats(&fg, &c, roof, kern);
+    for (int k = 0; k < DLP_FEAT_NCAT; k++) {
+        CHECK(roof[k] >= 0 && kern[k] >= 0);
+        sr += roof[k];
+        sk += kern[k];
+    }
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    CHECK_MSG(fabs(sr - r.roofline_ms) <= 1e-9 * r.roofline_ms, "%g vs %g", sr,
+              r.roofline_ms);
+    CHECK(sk == r.kernels && sk > 0);
+    for (int k = 1; k < DLP_FEAT_NCAT; k++)   /* a ResNet's time is in its */
+        CHECK(roof[0] > roof[k]);             /* convolutions above all */
+    CHECK(kern[0] == 20);                     /* and ResNet-18 has 20 */
+    float x[DLP_TREE_NFEAT_MAX];
+    double base[DLP_TREE_NT];
+    dlp_tree_features(L, &fg, &c, NULL, x, base);
+    CHECK(fabs(base[0] - r.kernel_ms) <= 1e-12 * r.kernel_ms);
+    CHECK(fabs(base[1] - dlp_feat_mem_estimate_mib(&fg, &c)) < 1e-9);
+    CHECK(fabs(base[2] - c.device.tdp_w * r.kernel_ms / 1e3) < 1e-9);
+    c.runtime = DLP_RT_EAGER;
+    dlp_tree_features(L, &fg, &c, NULL, x, base);
+    CHECK(fabs(base[0] - (r.roofline_ms + r.launch_ms)) <= 1e-9 * base[0]);
+    c.mode = DLP_MODE_TRAINING;
+    dlp_tree_features(T, &fg, &c, NULL, x, base);
+    CHECK(fabs(base[0] - 3 * (r.roofline_ms + r.launch_ms)) <= 1e-9 * base[0]);
+    CHECK(base[2] == c.device.tdp_w);
+    dlp_feat_graph_free(&fg);
+
+    /* fit, write, load, predict */
+    dlp_dataset *ds = NULL;
+    CHECK_MSG(dlp_dataset_open(FIX "dataset/valid", &ds, &err) == DLP_OK, "%s",
+              err.msg);
+    dlp_tree_fit_opts o;
+    dlp_tree_fit_opts_default(&o);
+    o.mode = DLP_MODE_INFERENCE;
+    o.tp.rounds = 30;
+    o.tp.threads = 1;
+    char path[] = "/tmp/dlp_test_treeg_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    dlp_tree_report rep;
+    CHECK_MSG(ds && dlp_tree_fit(ds, &o, path, &rep, &err) == DLP_OK, "%s",
+              err.msg);
+    int n_xgb = 0;
+    for (int i = 0; i < rep.n_rows; i++)
+        if (!rep.rows[i].family[0] && !strcmp(rep.rows[i].kind, "xgb")) {
+            n_xgb++;
+            CHECK(dlp_target_mode(rep.rows[i].target) == DLP_MODE_INFERENCE);
+        }
+    CHECK(n_xgb == DLP_TREE_NT);
+    dlp_tree_report_free(&rep);
+    dlp_dataset_free(ds);
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    CHECK_MSG(dlp_predictor_load(path, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    if (p) {
+        CHECK(p->meta.mode == DLP_MODE_INFERENCE);
+        c.mode = DLP_MODE_INFERENCE;
+        c.runtime = DLP_RT_GRAPH;
+        dlp_pred_input in = {&m->graph, &c, NULL, NULL};
+        dlp_pred_result res;
+        dlp_pred_result_init(&res);
+        CHECK_MSG(dlp_predictor_predict(p, &in, &res, &err) == DLP_OK, "%s",
+                  err.msg);
+        const dlp_pred_value *v = &res.v[DLP_T_INF_LATENCY_MS];
+        CHECK(v->valid && v->value > 0 && isfinite(v->value));
+        CHECK(v->by && !strcmp(v->by, "xgb"));
+        CHECK(res.v[DLP_T_INF_MEMORY_MIB].valid &&
+              res.v[DLP_T_INF_MEMORY_MIB].value > 0);
+        CHECK(!res.ood || !strstr(res.ood_reason, "transformer"));
+        dlp_predictor_free(p);
+    }
+    /* the file of another layout's schema is refused, naming the mode */
+    dlp_nn_file f = {0};
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    for (int i = 0; i < f.n; i++)
+        if (!strcmp(f.e[i].name, "xgb/schema"))
+            ((int64_t *)f.e[i].data)[0] = DLP_TREE_SCHEMA;
+    CHECK(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "inference") != NULL);
+    dlp_nn_file_free(&f);
+    unlink(path);
+    dlp_model_free(m);
 }
 
 int main(void) {
@@ -327,5 +461,6 @@ int main(void) {
     RUN(test_arch_read);
     RUN(test_fit_write_load_predict);
     RUN(test_pred_train_signature);
+    RUN(test_graph_layout);
     return CHECK_DONE();
 }

@@ -1,8 +1,8 @@
 /*
- * cmd_tree.c — `dlperf tree fit DATA_DIR [-o FILE]`: trains the XGBoost
- * language-model predictor (src/tree/) on a dataset's llm.csv labels,
- * prints its leave-models-out cross-validation next to the analytical base
- * it corrects, and writes the model file (models/xgb_llm.dlpm).
+ * cmd_tree.c — `dlperf tree fit DATA_DIR [--mode M] [-o FILE]`: trains the
+ * XGBoost predictor (src/tree/) of one mode on a dataset's labels, prints
+ * its leave-models-out cross-validation next to the kinds asked for with
+ * --compare (same folds), and writes the model file (models/xgb-M.dlpm).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +14,14 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-"usage: dlperf tree fit DATA_DIR [-o FILE.dlpm] [--device NAME]\n"
+"usage: dlperf tree fit DATA_DIR [--mode inference|training|llm]\n"
+"                       [-o FILE.dlpm] [--device NAME]\n"
 "                       [--split lmo|random|mc|lofo] [--compare KINDS]\n"
 "                       [--epochs N] [--rounds N] [--depth D] [--eta X]\n"
 "                       [--seed S] [--threads N]\n\n"
-"Trains the XGBoost predictor of language-model throughput, peak memory\n"
-"and energy per sample on DATA_DIR's llm.csv labels and prints its\n"
+"Trains the XGBoost predictor of a mode (default llm: throughput, peak\n"
+"memory, energy per sample; inference: latency, peak memory, energy;\n"
+"training: step time, peak memory, power) on DATA_DIR's labels and prints its\n"
 "held-out accuracy (MAPE, RMSPE, Kendall's tau, within 10%%; overall and\n"
 "per family) on the split (default: 5-fold leave-models-out), next to the\n"
 "--compare kinds (e.g. dippm,roofline,linreg) trained and tested on the\n"
@@ -48,6 +50,7 @@ int cmd_tree(int argc, char **argv) {
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = !strcmp(a, "-o") || !strcmp(a, "--device") ||
+                     !strcmp(a, "--mode") ||
                      !strcmp(a, "--split") || !strcmp(a, "--compare") ||
                      !strcmp(a, "--epochs") || !strcmp(a, "--rounds") ||
                      !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
@@ -60,6 +63,18 @@ int cmd_tree(int argc, char **argv) {
         if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--device")) o.device = v;
         else if (!strcmp(a, "--compare")) o.compare = v;
+        else if (!strcmp(a, "--mode")) {
+            dlp_error e;
+            if (dlp_mode_parse(v, &o.mode, &e)) {
+                fprintf(stderr, "dlperf tree: %s\n", e.msg);
+                return 2;
+            }
+            if (!dlp_tree_layout_of(o.mode)) {
+                fprintf(stderr, "dlperf tree: the trees do not predict "
+                        "mode %s\n", v);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--epochs")) o.epochs = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--split")) {
             dlp_split_kind k;
@@ -103,7 +118,7 @@ int cmd_tree(int argc, char **argv) {
         return 1;
     }
     dlp_tree_report rep;
-    dlp_status st = dlp_tree_fit_llm(ds, &o, out, &rep, &err);
+    dlp_status st = dlp_tree_fit(ds, &o, out, &rep, &err);
     dlp_dataset_free(ds);
     if (st) {
         fprintf(stderr, "dlperf tree: %s\n", err.msg);
@@ -115,10 +130,11 @@ int cmd_tree(int argc, char **argv) {
            rep.folds, rep.train_s_xgb);
     printf("%-24s %-10s %-14s %5s %8s %8s %7s %7s\n", "target", "kind",
            "family", "n", "MAPE%", "RMSPE%", "<=10%", "tau");
+    const dlp_tree_layout *L = dlp_tree_layout_of(o.mode);
     for (int t = 0; t < DLP_TREE_NT; t++)
         for (int i = 0; i < rep.n_rows; i++) {
             const dlp_tree_row *r = &rep.rows[i];
-            if (r->target != dlp_tree_targets[t]) continue;
+            if (r->target != L->targets[t]) continue;
             printf("%-24s %-10s %-14s %5d %8.2f %8.2f %7.1f %7.3f\n",
                    dlp_target_column(r->target), r->kind,
                    r->family[0] ? r->family : "(all)", r->n, 100 * r->mape,

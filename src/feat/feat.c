@@ -273,7 +273,7 @@ int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width) {
 
 void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
-    free(fg->op); free(fg->tc); free(fg->kern); free(fg->dense); free(fg->flops);
+    free(fg->op); free(fg->tc); free(fg->kern); free(fg->node_cat); free(fg->dense); free(fg->flops);
     free(fg->bytes); free(fg->src); free(fg->dst);
     memset(fg, 0, sizeof *fg);
 }
@@ -676,6 +676,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->op = calloc(n1, sizeof *fg->op);
     fg->tc = calloc(n1, 1);
     fg->kern = calloc(n1, 1);
+    fg->node_cat = calloc(n1, 1);
     fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
     fg->flops = calloc(n1, sizeof *fg->flops);
     fg->bytes = calloc(n1, sizeof *fg->bytes);
@@ -688,7 +689,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         }
     fg->src = malloc((E ? E : 1) * sizeof *fg->src);
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
-    if (!fg->op || !fg->tc || !fg->kern || !fg->dense || !fg->flops || !fg->bytes ||
+    if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
@@ -715,6 +716,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         fg->op[i] = (int16_t)op;
         int cat = op_category(n->op_type);
         fg->cat[cat]++;
+        fg->node_cat[i] = (uint8_t)cat;
         fg->tc[i] = cat == CAT_CONV || cat == CAT_MATMUL;
         {
             static const char *const views[] = {
@@ -838,6 +840,23 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+}
+
+void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                            double roof_ms[DLP_FEAT_NCAT],
+                            double kernels[DLP_FEAT_NCAT]) {
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    double s = prec_scale(c->precision);
+    for (int k = 0; k < DLP_FEAT_NCAT; k++) roof_ms[k] = kernels[k] = 0;
+    for (int i = 0; i < fg->n_nodes; i++) {
+        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
+                                                : d.peak_simt_flops);
+        double tmem = fg->bytes[i] * s / d.mem_bw;
+        int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
+        roof_ms[k] += (tcmp > tmem ? tcmp : tmem) * 1e3;
+        kernels[k] += fg->kern[i];
+    }
 }
 
 double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,

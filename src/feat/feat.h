@@ -56,6 +56,9 @@ typedef struct dlp_feat_graph {
     uint8_t *tc;            /* [N] 1: matmul-like (tensor-core) node */
     uint8_t *kern;          /* [N] 1: likely launches a GPU kernel (not a
                                view/shape op, output > 64 elements) */
+    uint8_t *node_cat;      /* [N] op category (the order of cat[] below:
+                               conv, matmul, norm, act, elementwise,
+                               softmax, pool, data movement, reduce, other) */
     int n_kernels;
     float *dense;           /* [N, DLP_FEAT_DENSE] */
     float *flops;           /* [N] raw FLOPs (also MAC-based work) */
@@ -160,6 +163,13 @@ typedef struct {
 #define DLP_MEM_MASK_CONST_MAX 16
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
+
+/* The roofline time (ms, sum over nodes of max(compute, memory)) and the
+ * kernel nodes of each op category under c: where the time goes, for the
+ * tree predictor's graph features (src/tree/tree_graph.c). */
+void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                            double roof_ms[DLP_FEAT_NCAT],
+                            double kernels[DLP_FEAT_NCAT]);
 
 /* The analytic peak-memory estimate of c's mode (MiB): the inference
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM

@@ -1,8 +1,10 @@
 /*
- * tree.h — internal to libdlperf. Gradient-boosted trees for language-model
- * targets: a thin wrapper over XGBoost's C API (tree_xgb.c), the language-
- * model feature vector read from an analysed graph (tree_llm.c) and the
- * tree predictor behind src/pred/pred.h's vtable (tree_pred.c).
+ * tree.h — internal to libdlperf. Gradient-boosted trees: a thin wrapper
+ * over XGBoost's C API (tree_xgb.c), the language-model architecture read
+ * from an analysed graph (tree_llm.c), the feature vectors of language
+ * models (tree_pred.c) and of any graph in inference or training
+ * (tree_graph.c), and the tree predictor behind src/pred/pred.h's vtable
+ * (tree_pred.c).
  *
  * The XGBoost library logs through its own callback and may print; every
  * call here silences it first (verbosity 0, a no-op log callback), so the
@@ -13,6 +15,7 @@
 
 #include "../graph/graph.h"
 #include "../pred/pred.h"
+#include "../feat/feat.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +47,7 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
 /* out[n] for x[n, d]; d must equal the training width. */
 dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
                             float *out, dlp_error *err);
-int dlp_tree_features(const dlp_tree *t);
+int dlp_tree_nfeatures(const dlp_tree *t);
 /* XGBoost's own JSON model bytes (*buf malloc'd; free()). */
 dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
                          dlp_error *err);
@@ -72,39 +75,72 @@ typedef struct {
 } dlp_llm_arch;
 
 void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
-struct dlp_feat_graph;
 /* The same read from a featurized graph (what the predictor uses). */
-void dlp_llm_arch_from_feat(const struct dlp_feat_graph *fg, dlp_llm_arch *out);
+void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
 
-/* ---- the tree predictor (tree_pred.c) ---------------------------------- */
-/* Kind "xgb", mode llm: one booster per target (throughput_samples_s,
- * memory_mib, energy_per_sample_j), each predicting log(actual / base)
- * where base is an analytical estimate (roofline latency, weights + peak
- * activations, board power x roofline latency): targets span orders of
- * magnitude, the log makes squared error a relative one, and the base lets
- * the trees extrapolate along the physics instead of flat-lining outside
- * the training range. The memory base also gets a constant fitted at
- * training ("xgb/offset": the median of actual - base, the process's
- * allocations that the graph does not show). Feature vector: DLP_TREE_NFEAT values, names from
- * dlp_tree_feature_name. */
-#define DLP_TREE_SCHEMA 2
+/* ---- the tree predictor (tree_pred.c, tree_graph.c) --------------------- */
+/* Kind "xgb": one booster per target, each predicting log(actual / base)
+ * where base is an analytical estimate: targets span orders of magnitude,
+ * the log makes squared error a relative one, and the base lets the trees
+ * extrapolate along the physics instead of flat-lining outside the
+ * training range. Memory bases also get a constant fitted at training
+ * ("xgb/offset": the median of actual - base, allocations the graph does
+ * not show). A layout per mode fixes the feature vector and the targets:
+ *
+ *   llm (schema 2, tree_pred.c): the architecture read from the graph,
+ *     totals, batch / sequence / precision / runtime, roofline estimates,
+ *     op-category counts, device features; targets throughput (base: batch
+ *     / (roofline + launches)), memory (weights + peak activations) and
+ *     energy per sample (board power x base latency / batch).
+ *   inference and training (graph schema 1, tree_graph.c): the featurizer's
+ *     static vector (totals, op-category counts, batch / sequence /
+ *     resolution, precision and runtime, roofline and memory estimates,
+ *     device features) + where the roofline time goes: per op category its
+ *     roofline time and its kernel nodes, and the per-kernel floor sum.
+ *     Targets latency / memory / energy (inference) and step time / memory
+ *     / power (training); bases: the kernel floor sum (graph runtime) or
+ *     roofline + launches (eager), three times that for a training step;
+ *     the liveness memory estimate of docs/COST.md; board power x latency.
+ *
+ * Names of the features from dlp_tree_feature_name. */
+#define DLP_TREE_SCHEMA 2          /* llm layout */
+#define DLP_TREE_GSCHEMA 1         /* inference / training layout */
 #define DLP_TREE_NARCH (21 + 11)   /* + op categories, nodes per layer */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
-#define DLP_TREE_NT 3              /* throughput, memory, energy/sample */
+#define DLP_TREE_NGFEAT (DLP_FEAT_STATIC_DIM + 2 * DLP_FEAT_NCAT + 2)
+#define DLP_TREE_NFEAT_MAX \
+    (DLP_TREE_NFEAT > DLP_TREE_NGFEAT ? DLP_TREE_NFEAT : DLP_TREE_NGFEAT)
+#define DLP_TREE_NT 3              /* targets per mode */
+
+typedef struct {
+    dlp_pred_mode mode;
+    int schema, nfeat;
+    dlp_target targets[DLP_TREE_NT];
+} dlp_tree_layout;
 
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
-extern const dlp_target dlp_tree_targets[DLP_TREE_NT];
 
-const char *dlp_tree_feature_name(int i);
-/* Features x[DLP_TREE_NFEAT] and the analytical bases[DLP_TREE_NT] of a
- * featurized graph under config c; arch may be NULL (read from fg). */
-void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
+/* The layout of a mode; NULL for a mode the trees do not predict. */
+const dlp_tree_layout *dlp_tree_layout_of(dlp_pred_mode mode);
+const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i);
+/* Features x[L->nfeat] and the analytical bases[DLP_TREE_NT] of a
+ * featurized graph under config c; arch (llm only) may be NULL: read from
+ * fg. */
+void dlp_tree_features(const dlp_tree_layout *L, const dlp_feat_graph *fg,
+                       const dlp_pred_config *c, const dlp_llm_arch *arch,
+                       float *x, double *base);
+void dlp_tree_llm_features(const dlp_feat_graph *fg,
                            const dlp_pred_config *c, const dlp_llm_arch *arch,
                            float *x, double *base);
+void dlp_tree_graph_features(const dlp_feat_graph *fg,
+                             const dlp_pred_config *c, float *x,
+                             double *base);
+const char *dlp_tree_graph_feature_name(int i);
 
 /* ---- training and comparison (tree_fit.c) ------------------------------ */
 typedef struct {
     dlp_tree_params tp;
+    dlp_pred_mode mode;      /* default DLP_MODE_LLM */
     const char *device;      /* only rows of this device; NULL: every device */
     int split;               /* dlp_split_kind of src/eval (default lmo) */
     uint64_t seed;
@@ -133,17 +169,18 @@ typedef struct {
 
 void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o);
 void dlp_tree_report_free(dlp_tree_report *r);
-/* Builds the llm examples of a dataset (src/pred/pred_data.c: reps
+/* Builds the examples of o->mode of a dataset (src/pred/pred_data.c: reps
  * averaged per configuration, graphs featurized once per binding), splits
  * them (src/eval, default 5-fold leave-models-out), trains and tests the
  * trees on every fold, evaluates the `compare` kinds on the same folds
  * through src/eval's driver, and writes the model trained on all examples
  * to out_path (NULL: evaluate only), its header carrying the CV MAPE and
  * the 5% / 95% quantiles of the CV residuals log(actual / pred).
- * DLP_ERR_NOT_FOUND when the dataset has fewer than 4 llm configurations. */
-dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
-                            const char *out_path, dlp_tree_report *rep,
-                            dlp_error *err);
+ * DLP_ERR_NOT_FOUND when the dataset has fewer than 4 configurations of
+ * the mode; DLP_ERR_ARG for a mode without a tree layout. */
+dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
+                        const char *out_path, dlp_tree_report *rep,
+                        dlp_error *err);
 
 /* The same trees as a src/pred trainer (dlp_pred_train_fn signature, see
  * src/pred/pred_train.h): trains on tr + va (trees need no early

@@ -1,7 +1,7 @@
 /*
- * tree_fit.c — trains the XGBoost language-model predictor on a dataset's
- * llm.csv labels and compares it with other predictor kinds on the same
- * folds.
+ * tree_fit.c — trains the XGBoost predictor of one mode (inference,
+ * training or llm; tree.h's layouts) on a dataset's labels and compares it
+ * with other predictor kinds on the same folds.
  *
  * Examples come from src/pred/pred_data.c (one per configuration, rep 0
  * and rep 1 averaged, each graph featurized once per binding), folds from
@@ -25,6 +25,7 @@
 void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
     memset(o, 0, sizeof *o);
     dlp_tree_params_default(&o->tp);
+    o->mode = DLP_MODE_LLM;
     o->split = DLP_SPLIT_LMO;
     o->seed = 1;
 }
@@ -48,16 +49,22 @@ static void say(const dlp_tree_fit_opts *o, const char *fmt, ...) {
     o->progress(o->user, line);
 }
 
-/* features of every example: x[n, NFEAT], base[n, NT] */
+/* features of every example: x[n, nf], base[n, NT] */
 typedef struct {
+    const dlp_tree_layout *L;
     float *x;
     double *base;
-    int n;
+    int n, nf;
 } feats;
 
 static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
+    F->L = dlp_tree_layout_of(E->mode);
+    if (!F->L)
+        return dlp_fail(err, DLP_ERR_ARG, "the xgb kind does not predict "
+                        "mode %s", dlp_mode_name(E->mode));
     F->n = E->n;
-    F->x = malloc((size_t)(E->n ? E->n : 1) * DLP_TREE_NFEAT * sizeof *F->x);
+    F->nf = F->L->nfeat;
+    F->x = malloc((size_t)(E->n ? E->n : 1) * (size_t)F->nf * sizeof *F->x);
     F->base = malloc((size_t)(E->n ? E->n : 1) * DLP_TREE_NT * sizeof *F->base);
     dlp_llm_arch *arch = calloc((size_t)(E->n_fg ? E->n_fg : 1), sizeof *arch);
     char *done = calloc((size_t)(E->n_fg ? E->n_fg : 1), 1);
@@ -68,13 +75,13 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
     }
     for (int i = 0; i < E->n; i++) {
         int g = E->ex[i].fg;
-        if (!done[g]) {
+        if (!done[g] && E->mode == DLP_MODE_LLM) {
             dlp_llm_arch_from_feat(&E->fg[g], &arch[g]);
             done[g] = 1;
         }
-        dlp_tree_llm_features(&E->fg[g], &E->ex[i].cfg, &arch[g],
-                              F->x + (size_t)i * DLP_TREE_NFEAT,
-                              F->base + (size_t)i * DLP_TREE_NT);
+        dlp_tree_features(F->L, &E->fg[g], &E->ex[i].cfg, &arch[g],
+                          F->x + (size_t)i * F->nf,
+                          F->base + (size_t)i * DLP_TREE_NT);
     }
     free(arch);
     free(done);
@@ -95,12 +102,15 @@ static int cmp_double(const void *a, const void *b);
  * median of (actual - that) over the training rows. Other targets: 0. */
 static double fit_offset(const dlp_examples *E, const feats *F,
                          const int32_t *idx, int n, int t) {
-    if (dlp_tree_targets[t] != DLP_T_LLM_MEMORY_MIB || n <= 0) return 0;
+    dlp_target tg = F->L->targets[t];
+    if (n <= 0 || (tg != DLP_T_LLM_MEMORY_MIB && tg != DLP_T_INF_MEMORY_MIB &&
+                   tg != DLP_T_TRAIN_MEMORY_MIB))
+        return 0;
     double *d = malloc((size_t)n * sizeof *d);
     if (!d) return 0;
     int m = 0;
     for (int k = 0; k < n; k++) {
-        double v = E->ex[idx[k]].y[DLP_T_LLM_MEMORY_MIB];
+        double v = E->ex[idx[k]].y[tg];
         if (v > 0 && isfinite(v))
             d[m++] = v - F->base[(size_t)idx[k] * DLP_TREE_NT + t];
     }
@@ -120,8 +130,9 @@ static dlp_status train_target(const dlp_examples *E, const feats *F,
                                const dlp_tree_params *tp, dlp_tree **out,
                                dlp_error *err) {
     *out = NULL;
-    dlp_target tg = dlp_tree_targets[t];
-    float *x = malloc((size_t)(n ? n : 1) * DLP_TREE_NFEAT * sizeof *x);
+    dlp_target tg = F->L->targets[t];
+    const int nf = F->nf;
+    float *x = malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *x);
     float *y = malloc((size_t)(n ? n : 1) * sizeof *y);
     if (!x || !y) {
         free(x);
@@ -134,12 +145,12 @@ static dlp_status train_target(const dlp_examples *E, const feats *F,
         double v = E->ex[i].y[tg];
         double b = F->base[(size_t)i * DLP_TREE_NT + t] + off;
         if (!(v > 0) || !isfinite(v) || !(b > 0)) continue;
-        memcpy(x + m * DLP_TREE_NFEAT, F->x + (size_t)i * DLP_TREE_NFEAT,
-               DLP_TREE_NFEAT * sizeof *x);
+        memcpy(x + m * (size_t)nf, F->x + (size_t)i * (size_t)nf,
+               (size_t)nf * sizeof *x);
         y[m++] = (float)log(v / b);
     }
     dlp_status st = DLP_OK;
-    if (m >= 2) st = dlp_tree_train(x, m, DLP_TREE_NFEAT, y, tp, out, err);
+    if (m >= 2) st = dlp_tree_train(x, m, nf, y, tp, out, err);
     free(x);
     free(y);
     return st;
@@ -204,21 +215,60 @@ static dlp_status add_rows(dlp_tree_report *rep, const dlp_examples *E,
     return st;
 }
 
-dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
-                            const char *out_path, dlp_tree_report *rep,
-                            dlp_error *err) {
+/* The model of the listed examples into out: "xgb/schema", "xgb/offset"
+ * and one booster blob per target that has labels among them (its bit set
+ * in *targets). The trees need no early stopping, so everything listed
+ * trains them. */
+static dlp_status write_trees(const dlp_examples *E, const feats *F,
+                              const int32_t *idx, int n,
+                              const dlp_tree_params *tp, dlp_nn_file *out,
+                              uint32_t *targets, dlp_error *err) {
+    int64_t schema[2] = {F->L->schema, F->L->nfeat};
+    dlp_status st = dlp_nn_file_add_i64(out, "xgb/schema", schema, 2, err);
+    nn_real offs[DLP_TREE_NT];
+    for (int t = 0; t < DLP_TREE_NT; t++)
+        offs[t] = (nn_real)fit_offset(E, F, idx, n, t);
+    if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
+                                      err);
+    for (int t = 0; t < DLP_TREE_NT && !st; t++) {
+        dlp_tree *tree = NULL;
+        if ((st = train_target(E, F, idx, n, t, offs[t], tp, &tree, err)))
+            break;
+        if (!tree) continue;
+        void *buf = NULL;
+        size_t len = 0;
+        st = dlp_tree_save(tree, &buf, &len, err);
+        dlp_tree_free(tree);
+        if (st) break;
+        char name[64];
+        dlp_target tg = F->L->targets[t];
+        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
+        st = dlp_pred_blob_add(out, name, buf, len, err);
+        free(buf);
+        *targets |= 1u << tg;
+    }
+    return st;
+}
+
+dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
+                        const char *out_path, dlp_tree_report *rep,
+                        dlp_error *err) {
     if (!ds || !o || !rep)
-        return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_fit_llm: NULL argument");
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_fit: NULL argument");
     memset(rep, 0, sizeof *rep);
+    const dlp_tree_layout *L = dlp_tree_layout_of(o->mode);
+    if (!L)
+        return dlp_fail(err, DLP_ERR_ARG, "the xgb kind does not predict "
+                        "mode %s", dlp_mode_name(o->mode));
     dlp_examples E;
     dlp_examples_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.device = o->device;
     eo.runtime = -1;
     eo.precision = -1;
-    say(o, "reading and featurizing the llm examples of %s",
-        dlp_dataset_dir(ds));
-    dlp_status st = dlp_examples_build(&E, ds, DLP_MODE_LLM, &eo, err);
+    say(o, "reading and featurizing the %s examples of %s",
+        dlp_mode_name(o->mode), dlp_dataset_dir(ds));
+    dlp_status st = dlp_examples_build(&E, ds, o->mode, &eo, err);
     if (st) return st;
     feats F = {0};
     dlp_fold *folds = NULL;
@@ -228,8 +278,9 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     int *group = NULL, *fam = NULL;
     if (E.n < 4) {
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
-                      "only %d language-model configurations%s%s in %s: need "
-                      "at least 4", E.n, o->device ? " on " : "",
+                      "only %d %s configurations%s%s in %s: need "
+                      "at least 4", E.n, dlp_mode_name(o->mode),
+                      o->device ? " on " : "",
                       o->device ? o->device : "", dlp_dataset_dir(ds));
         goto done;
     }
@@ -286,8 +337,8 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
             for (int i = 0; i < f->nte && tr && !st; i++) {
                 int e = f->test[i];
                 float y;
-                st = dlp_tree_predict(tr, F.x + (size_t)e * DLP_TREE_NFEAT, 1,
-                                      DLP_TREE_NFEAT, &y, err);
+                st = dlp_tree_predict(tr, F.x + (size_t)e * F.nf, 1, F.nf,
+                                      &y, err);
                 rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] =
                     (F.base[(size_t)e * DLP_TREE_NT + t] + off) *
                     exp((double)y);
@@ -302,7 +353,7 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     if (st) goto done;
     /* metrics of the trees and of the calibrated-free analytical base */
     dlp_pred_meta meta;
-    dlp_pred_meta_init(&meta, "xgb", DLP_MODE_LLM);
+    dlp_pred_meta_init(&meta, "xgb", o->mode);
     double *pt = malloc((size_t)(nrec ? nrec : 1) * sizeof *pt);
     int32_t *et = malloc((size_t)(nrec ? nrec : 1) * sizeof *et);
     if (!pt || !et) {
@@ -312,7 +363,7 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         goto done;
     }
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-        dlp_target tg = dlp_tree_targets[t];
+        dlp_target tg = L->targets[t];
         int m = 0, nr = 0;
         for (int r = 0; r < nrec; r++) {
             double p = rec_p[(size_t)r * DLP_TREE_NT + t];
@@ -361,7 +412,7 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                                &to, NULL, NULL, &er, err)))
             goto done;
         for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-            dlp_target tg = dlp_tree_targets[t];
+            dlp_target tg = L->targets[t];
             for (int f = -1; f < E.n_families && !st; f++) {
                 if (f >= 0 && E.n_families == 1) continue;
                 dlp_metrics m;
@@ -393,14 +444,19 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         meta.macs_min = fmin(meta.macs_min, E.fg[E.ex[i].fg].macs);
         meta.macs_max = fmax(meta.macs_max, E.fg[E.ex[i].fg].macs);
     }
-    snprintf(meta.info, sizeof meta.info,
-             "xgb on %s: %d configurations, %d graphs, %d models; %s CV MAPE "
-             "throughput %.2f%%, memory %.2f%%, energy/sample %.2f%%",
-             dlp_dataset_dir(ds), E.n, E.n_fg, E.n_models,
-             dlp_split_name((dlp_split_kind)o->split),
-             100 * meta.val_error[DLP_T_LLM_THROUGHPUT],
-             100 * meta.val_error[DLP_T_LLM_MEMORY_MIB],
-             100 * meta.val_error[DLP_T_LLM_ENERGY_PER_SAMPLE]);
+    {
+        int k = snprintf(meta.info, sizeof meta.info,
+                         "xgb on %s: %d configurations, %d graphs, %d "
+                         "models; %s CV MAPE", dlp_dataset_dir(ds), E.n,
+                         E.n_fg, E.n_models,
+                         dlp_split_name((dlp_split_kind)o->split));
+        for (int t = 0; t < DLP_TREE_NT && k > 0 &&
+                        (size_t)k < sizeof meta.info; t++)
+            k += snprintf(meta.info + k, sizeof meta.info - (size_t)k,
+                          "%s %s %.2f%%", t ? "," : "",
+                          dlp_target_column(L->targets[t]),
+                          100 * meta.val_error[L->targets[t]]);
+    }
     int32_t *all = malloc((size_t)E.n * sizeof *all);
     if (!all) {
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -408,31 +464,7 @@ dlp_status dlp_tree_fit_llm(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     }
     for (int i = 0; i < E.n; i++) all[i] = i;
     dlp_nn_file file = {0};
-    int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
-    st = dlp_nn_file_add_i64(&file, "xgb/schema", schema, 2, err);
-    nn_real offs[DLP_TREE_NT];
-    for (int t = 0; t < DLP_TREE_NT; t++)
-        offs[t] = (nn_real)fit_offset(&E, &F, all, E.n, t);
-    if (!st) st = dlp_nn_file_add_f32(&file, "xgb/offset", offs, DLP_TREE_NT,
-                                      err);
-    for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-        dlp_tree *tr = NULL;
-        if ((st = train_target(&E, &F, all, E.n, t, offs[t], &o->tp, &tr,
-                               err)))
-            break;
-        if (!tr) continue;
-        void *buf = NULL;
-        size_t len = 0;
-        st = dlp_tree_save(tr, &buf, &len, err);
-        dlp_tree_free(tr);
-        if (st) break;
-        char name[64];
-        dlp_target tg = dlp_tree_targets[t];
-        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
-        st = dlp_pred_blob_add(&file, name, buf, len, err);
-        free(buf);
-        meta.targets |= 1u << tg;
-    }
+    st = write_trees(&E, &F, all, E.n, &o->tp, &file, &meta.targets, err);
     free(all);
     if (!st) st = dlp_pred_meta_write(&meta, &file, err);
     if (!st) st = dlp_nn_file_save(&file, out_path, err);
@@ -456,9 +488,6 @@ dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
                                int ntr, const int32_t *va, int nva,
                                const dlp_train_opts *o, dlp_pred_meta *meta,
                                dlp_nn_file *out, dlp_error *err) {
-    if (E->mode != DLP_MODE_LLM)
-        return dlp_fail(err, DLP_ERR_ARG, "the xgb kind predicts mode llm, "
-                        "not %s", dlp_mode_name(E->mode));
     feats F = {0};
     dlp_status st = build_feats(E, &F, err);
     int32_t *idx = malloc((size_t)(ntr + nva + 1) * sizeof *idx);
@@ -472,30 +501,7 @@ dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
         tp.seed = o->seed;
         if (o->threads > 0) tp.threads = o->threads;
     }
-    int64_t schema[2] = {DLP_TREE_SCHEMA, DLP_TREE_NFEAT};
-    if (!st) st = dlp_nn_file_add_i64(out, "xgb/schema", schema, 2, err);
-    nn_real offs[DLP_TREE_NT] = {0};
-    for (int t = 0; !st && t < DLP_TREE_NT; t++)
-        offs[t] = (nn_real)fit_offset(E, &F, idx, n, t);
-    if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
-                                      err);
-    for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-        dlp_tree *tree = NULL;
-        if ((st = train_target(E, &F, idx, n, t, offs[t], &tp, &tree, err)))
-            break;
-        if (!tree) continue;
-        void *buf = NULL;
-        size_t len = 0;
-        st = dlp_tree_save(tree, &buf, &len, err);
-        dlp_tree_free(tree);
-        if (st) break;
-        char name[64];
-        dlp_target tg = dlp_tree_targets[t];
-        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
-        st = dlp_pred_blob_add(out, name, buf, len, err);
-        free(buf);
-        meta->targets |= 1u << tg;
-    }
+    if (!st) st = write_trees(E, &F, idx, n, &tp, out, &meta->targets, err);
     meta->feat_schema = DLP_FEAT_SCHEMA;
     free(idx);
     feats_free(&F);

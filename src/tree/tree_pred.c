@@ -1,10 +1,11 @@
 /*
- * tree_pred.c — the XGBoost tree predictor for language models behind
- * pred.h's vtable (kind "xgb"): the feature vector (architecture read from
- * the graph, totals, batch / sequence / precision / runtime, roofline
- * estimates, device features), the analytical bases the boosters correct,
- * and load / predict / free. Model-file payload: "xgb/schema" (i64
- * [DLP_TREE_SCHEMA, DLP_TREE_NFEAT]) and one blob per target
+ * tree_pred.c — the XGBoost tree predictor behind pred.h's vtable (kind
+ * "xgb"): the layout of each mode (tree.h), the language-model feature
+ * vector (architecture read from the graph, totals, batch / sequence /
+ * precision / runtime, roofline estimates, device features) and its
+ * analytical bases (the graph layout is tree_graph.c's), and load /
+ * predict / free. Model-file payload: "xgb/schema" (i64 [schema, number of
+ * features] of the file's mode), "xgb/offset" and one blob per target
  * ("xgb/<column>": XGBoost JSON).
  */
 #include "tree/tree.h"
@@ -16,8 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-const dlp_target dlp_tree_targets[DLP_TREE_NT] = {
-    DLP_T_LLM_THROUGHPUT, DLP_T_LLM_MEMORY_MIB, DLP_T_LLM_ENERGY_PER_SAMPLE};
+static const dlp_tree_layout LAYOUTS[] = {
+    {DLP_MODE_LLM, DLP_TREE_SCHEMA, DLP_TREE_NFEAT,
+     {DLP_T_LLM_THROUGHPUT, DLP_T_LLM_MEMORY_MIB, DLP_T_LLM_ENERGY_PER_SAMPLE}},
+    {DLP_MODE_INFERENCE, DLP_TREE_GSCHEMA, DLP_TREE_NGFEAT,
+     {DLP_T_INF_LATENCY_MS, DLP_T_INF_MEMORY_MIB, DLP_T_INF_ENERGY_J}},
+    {DLP_MODE_TRAINING, DLP_TREE_GSCHEMA, DLP_TREE_NGFEAT,
+     {DLP_T_TRAIN_STEP_MS, DLP_T_TRAIN_MEMORY_MIB, DLP_T_TRAIN_POWER_W}},
+};
+
+const dlp_tree_layout *dlp_tree_layout_of(dlp_pred_mode mode) {
+    for (size_t i = 0; i < sizeof LAYOUTS / sizeof *LAYOUTS; i++)
+        if (LAYOUTS[i].mode == mode) return &LAYOUTS[i];
+    return NULL;
+}
 
 static const char *const NAMES[DLP_TREE_NARCH] = {
     "layers", "heads", "hidden", "vocab", "intermediate", "gated",
@@ -30,17 +43,27 @@ static const char *const NAMES[DLP_TREE_NARCH] = {
     "log_n_softmax", "log_n_pool", "log_n_data", "log_n_reduce",
     "log_n_other", "nodes_per_layer"};
 
-const char *dlp_tree_feature_name(int i) {
-    if (i < 0 || i >= DLP_TREE_NFEAT) return NULL;
+const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i) {
+    if (!L || i < 0 || i >= L->nfeat) return NULL;
+    if (L->mode != DLP_MODE_LLM) return dlp_tree_graph_feature_name(i);
     if (i < DLP_TREE_NARCH) return NAMES[i];
     return dlp_device_feature_name(i - DLP_TREE_NARCH);
+}
+
+void dlp_tree_features(const dlp_tree_layout *L, const dlp_feat_graph *fg,
+                       const dlp_pred_config *c, const dlp_llm_arch *arch,
+                       float *x, double *base) {
+    if (L->mode == DLP_MODE_LLM)
+        dlp_tree_llm_features(fg, c, arch, x, base);
+    else
+        dlp_tree_graph_features(fg, c, x, base);
 }
 
 static float lg10(double x) { return (float)log10(x > 0 ? x : 0) ; }
 static float lgp(double x) { return (float)log10(1 + (x > 0 ? x : 0)); }
 static float lg2p(double x) { return (float)log2(1 + (x > 0 ? x : 0)); }
 
-void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
+void dlp_tree_llm_features(const dlp_feat_graph *fg,
                            const dlp_pred_config *c, const dlp_llm_arch *arch,
                            float *x, double *base) {
     dlp_llm_arch a;
@@ -96,6 +119,7 @@ void dlp_tree_llm_features(const struct dlp_feat_graph *fg,
 /* ---- the vtable ------------------------------------------------------------ */
 
 typedef struct {
+    const dlp_tree_layout *L;
     dlp_tree *t[DLP_TREE_NT];
     double offset[DLP_TREE_NT];  /* added to the base ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
@@ -112,23 +136,26 @@ static void tree_free(dlp_predictor *p) {
 
 static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
                             dlp_error *err) {
-    if (p->meta.mode != DLP_MODE_LLM)
-        return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file is not for "
-                        "mode llm");
+    const dlp_tree_layout *L = dlp_tree_layout_of(p->meta.mode);
+    if (!L)
+        return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file is for mode "
+                        "%s, which the trees do not predict",
+                        dlp_mode_name(p->meta.mode));
     const dlp_nn_entry *e = dlp_nn_file_get(f, "xgb/schema", DLP_NN_I64);
     if (!e || e->count != 2)
         return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file: no "
                         "'xgb/schema' entry");
     const int64_t *v = e->data;
-    if (v[0] != DLP_TREE_SCHEMA || v[1] != DLP_TREE_NFEAT)
+    if (v[0] != L->schema || v[1] != L->nfeat)
         return dlp_fail(err, DLP_ERR_UNSUPPORTED,
-                        "xgb predictor has tree schema %lld with %lld "
+                        "xgb %s predictor has tree schema %lld with %lld "
                         "features; this build has %d with %d: retrain it",
-                        (long long)v[0], (long long)v[1], DLP_TREE_SCHEMA,
-                        DLP_TREE_NFEAT);
+                        dlp_mode_name(L->mode), (long long)v[0],
+                        (long long)v[1], L->schema, L->nfeat);
     tree_impl *im = calloc(1, sizeof *im);
     if (!im) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&im->lock, NULL);
+    im->L = L;
     p->impl = im;
     const dlp_nn_entry *oe = dlp_nn_file_get(f, "xgb/offset", DLP_NN_F32);
     if (oe && oe->count == DLP_TREE_NT)
@@ -142,7 +169,7 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
             im->offset[i] = v;
         }
     for (int i = 0; i < DLP_TREE_NT; i++) {
-        dlp_target t = dlp_tree_targets[i];
+        dlp_target t = L->targets[i];
         if (!(p->meta.targets >> t & 1)) continue;
         char name[64];
         snprintf(name, sizeof name, "xgb/%s", dlp_target_column(t));
@@ -150,10 +177,10 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
         size_t n;
         dlp_status st = dlp_pred_blob_get(f, name, &bytes, &n, err);
         if (!st) st = dlp_tree_load(bytes, n, &im->t[i], err);
-        if (!st && dlp_tree_features(im->t[i]) != DLP_TREE_NFEAT)
+        if (!st && dlp_tree_nfeatures(im->t[i]) != L->nfeat)
             st = dlp_fail(err, DLP_ERR_FORMAT, "xgb booster '%s' has %d "
                           "features, expected %d", name,
-                          dlp_tree_features(im->t[i]), DLP_TREE_NFEAT);
+                          dlp_tree_nfeatures(im->t[i]), L->nfeat);
         if (st) {
             tree_free(p);
             return st;
@@ -165,19 +192,20 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
 static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
                                dlp_pred_result *out, dlp_error *err) {
     tree_impl *im = p->impl;
+    const dlp_tree_layout *L = im->L;
     const dlp_pred_config *c = in->cfg;
     dlp_feat_graph local;
     const dlp_feat_graph *fg;
     dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
     if (st) return st;
-    dlp_llm_arch a;
-    dlp_llm_arch_from_feat(fg, &a);
-    float x[DLP_TREE_NFEAT];
+    dlp_llm_arch a = {0};
+    if (L->mode == DLP_MODE_LLM) dlp_llm_arch_from_feat(fg, &a);
+    float x[DLP_TREE_NFEAT_MAX];
     double base[DLP_TREE_NT];
-    dlp_tree_llm_features(fg, c, &a, x, base);
+    dlp_tree_features(L, fg, c, &a, x, base);
     double macs = fg->macs;
     if (fg == &local) dlp_feat_graph_free(&local);
-    if (!a.layers || !a.hidden)
+    if (L->mode == DLP_MODE_LLM && (!a.layers || !a.hidden))
         dlp_pred_result_flag(out, "not a transformer: no %s found "
                              "(the xgb model is for language models)",
                              !a.hidden ? "embedding table" : "attention softmax");
@@ -190,10 +218,10 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
         if (!im->t[i]) continue;
         float y;
         pthread_mutex_lock(&im->lock);
-        st = dlp_tree_predict(im->t[i], x, 1, DLP_TREE_NFEAT, &y, err);
+        st = dlp_tree_predict(im->t[i], x, 1, L->nfeat, &y, err);
         pthread_mutex_unlock(&im->lock);
         if (st) return st;
-        dlp_pred_value *v = &out->v[dlp_tree_targets[i]];
+        dlp_pred_value *v = &out->v[L->targets[i]];
         v->valid = true;
         v->value = (base[i] + im->offset[i]) * exp((double)y);
         v->lo = v->hi = 0;   /* interval from the residuals in the header */

@@ -56,7 +56,7 @@ dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
     (void)t; (void)x; (void)n; (void)d; (void)out;
     return no_xgb(err);
 }
-int dlp_tree_features(const dlp_tree *t) { return t ? t->d : 0; }
+int dlp_tree_nfeatures(const dlp_tree *t) { return t ? t->d : 0; }
 dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
                          dlp_error *err) {
     (void)t; *buf = NULL; *len = 0;
@@ -270,7 +270,7 @@ dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
     return DLP_OK;
 }
 
-int dlp_tree_features(const dlp_tree *t) { return t ? t->d : 0; }
+int dlp_tree_nfeatures(const dlp_tree *t) { return t ? t->d : 0; }
 
 dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
                          dlp_error *err) {

@@ -1,0 +1,60 @@
+/*
+ * tree_graph.c — the tree predictor's feature vector for any graph in
+ * inference or training (layout "graph", schema DLP_TREE_GSCHEMA): the
+ * featurizer's static vector, then where the roofline time goes (per op
+ * category its roofline time and its kernel nodes), then the per-kernel
+ * floor sum and the kernel count; and the analytical bases the boosters
+ * correct (tree.h). A GNN sees the same totals through its static input;
+ * what the trees add is a per-category breakdown they can split on, which
+ * is how a convolution-bound and a data-movement-bound graph of the same
+ * FLOPs differ.
+ */
+#include "tree/tree.h"
+
+#include <math.h>
+
+#define NSTATIC DLP_FEAT_STATIC_DIM
+
+static const char *const NAMES[DLP_TREE_NGFEAT - NSTATIC] = {
+    "log_roof_ms_conv", "log_roof_ms_matmul", "log_roof_ms_norm",
+    "log_roof_ms_act", "log_roof_ms_elem", "log_roof_ms_softmax",
+    "log_roof_ms_pool", "log_roof_ms_data", "log_roof_ms_reduce",
+    "log_roof_ms_other", "log_kernels_conv", "log_kernels_matmul",
+    "log_kernels_norm", "log_kernels_act", "log_kernels_elem",
+    "log_kernels_softmax", "log_kernels_pool", "log_kernels_data",
+    "log_kernels_reduce", "log_kernels_other", "log_kernel_floor_ms",
+    "log_kernels_all"};
+
+const char *dlp_tree_graph_feature_name(int i) {
+    if (i < 0 || i >= DLP_TREE_NGFEAT) return NULL;
+    return i < NSTATIC ? dlp_feat_static_name(i) : NAMES[i - NSTATIC];
+}
+
+void dlp_tree_graph_features(const dlp_feat_graph *fg,
+                             const dlp_pred_config *c, float *x,
+                             double *base) {
+    dlp_feat_static(fg, c, x);
+    int k = NSTATIC;
+    double roof[DLP_FEAT_NCAT], kern[DLP_FEAT_NCAT];
+    dlp_feat_roofline_cats(fg, c, roof, kern);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++)
+        x[k++] = (float)log10(roof[i] + 1e-6);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = (float)log1p(kern[i]);
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    x[k++] = (float)log10(r.kernel_ms + 1e-6);
+    x[k++] = (float)log1p(r.kernels);
+    /* bases: a replayed graph costs at least each kernel's floor (launch
+     * latency or roofline, dlp_feat_roofline.kernel_ms); eager adds a
+     * launch per node; a training step runs forward, backward (about twice
+     * the forward's work) and the optimizer: three forwards */
+    double lat = c->runtime == DLP_RT_GRAPH ? r.kernel_ms
+                                            : r.roofline_ms + r.launch_ms;
+    if (c->mode == DLP_MODE_TRAINING) lat = 3 * (r.roofline_ms + r.launch_ms);
+    if (!(lat > 1e-4)) lat = 1e-4;
+    double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
+    double mem = dlp_feat_mem_estimate_mib(fg, c);
+    base[0] = lat;
+    base[1] = mem > 1 ? mem : 1;
+    base[2] = c->mode == DLP_MODE_TRAINING ? tdp : tdp * lat / 1e3;
+}
