@@ -26,12 +26,18 @@ dlp_status dlp_pred_dippm_train(const dlp_examples *, const int32_t *, int,
 dlp_status dlp_pred_trappm_train(const dlp_examples *, const int32_t *, int,
                                  const int32_t *, int, const dlp_train_opts *,
                                  dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+/* the XGBoost kind lives in src/tree (it builds on this module) */
+extern const dlp_pred_vtable dlp_tree_pred_vtable;
+dlp_status dlp_tree_pred_train(const dlp_examples *, const int32_t *, int,
+                               const int32_t *, int, const dlp_train_opts *,
+                               dlp_pred_meta *, dlp_nn_file *, dlp_error *);
 
 static const dlp_pred_kind KINDS[] = {
     {&dlp_pred_linreg_vt, dlp_pred_linreg_train, true},
     {&dlp_pred_roofline_vt, dlp_pred_roofline_train, false},
     {&dlp_pred_dippm_vt, dlp_pred_dippm_train, true},
     {&dlp_pred_trappm_vt, dlp_pred_trappm_train, true},
+    {&dlp_tree_pred_vtable, dlp_tree_pred_train, true},
     {NULL, NULL, false},
 };
 
@@ -92,7 +98,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     *out = NULL;
     const dlp_pred_kind *k = dlp_pred_kind_find(kind);
     if (!k) return dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind "
-                            "'%s'; known: linreg, roofline, dippm, trappm",
+                            "'%s'; known: linreg, roofline, dippm, trappm, xgb",
                             kind);
     if (ntr < 1) return dlp_fail(err, DLP_ERR_ARG, "no training examples");
     dlp_train_opts def;

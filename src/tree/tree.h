@@ -183,10 +183,11 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                         dlp_error *err);
 
 /* The same trees as a src/pred trainer (dlp_pred_train_fn signature, see
- * src/pred/pred_train.h): trains on tr + va (trees need no early
- * stopping), writes "xgb/schema" and one blob per target into out, sets
- * meta->targets. Lets src/pred's kind table list {&dlp_tree_pred_vtable,
- * dlp_tree_pred_train, true} so `dlperf train` / `dlperf eval` run it. */
+ * src/pred/pred_train.h): trains on tr only (va stays out, so the
+ * validation error dlp_pred_train measures on it is held out), writes
+ * "xgb/schema", "xgb/offset" and one blob per target into out, sets
+ * meta->targets. src/pred's kind table lists it as kind "xgb", so
+ * `dlperf train` and `dlperf eval` run it. */
 #include "../pred/pred_train.h"
 dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
                                int ntr, const int32_t *va, int nva,

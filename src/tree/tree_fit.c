@@ -490,20 +490,18 @@ dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
                                dlp_nn_file *out, dlp_error *err) {
     feats F = {0};
     dlp_status st = build_feats(E, &F, err);
-    int32_t *idx = malloc((size_t)(ntr + nva + 1) * sizeof *idx);
-    if (!st && !idx) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    int n = 0;
-    for (int i = 0; idx && i < ntr; i++) idx[n++] = tr[i];
-    for (int i = 0; idx && i < nva; i++) idx[n++] = va[i];
+    /* the validation rows stay out, so that the validation error
+     * dlp_pred_train measures on them is a held-out one */
+    (void)va;
+    (void)nva;
     dlp_tree_params tp;
     dlp_tree_params_default(&tp);
     if (o) {
         tp.seed = o->seed;
         if (o->threads > 0) tp.threads = o->threads;
     }
-    if (!st) st = write_trees(E, &F, idx, n, &tp, out, &meta->targets, err);
+    if (!st) st = write_trees(E, &F, tr, ntr, &tp, out, &meta->targets, err);
     meta->feat_schema = DLP_FEAT_SCHEMA;
-    free(idx);
     feats_free(&F);
     return st;
 }
