@@ -187,6 +187,43 @@ static void test_run_fixture(void) {
     CHECK(m.n == E.n && isfinite(m.mape));
     dlp_eval_result_free(&r);
     CHECK(dlp_eval_run(&E, "nosuch", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r, &err) == DLP_ERR_NOT_FOUND);
+    /* a blend: the geometric mean of its parts' predictions, record by
+     * record, whether run as one kind or blended from the parts' results */
+    dlp_eval_result a, b, ab, ab2;
+    CHECK(dlp_eval_run(&E, "linreg", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &a, &err) == DLP_OK);
+    CHECK(dlp_eval_run(&E, "roofline", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &b, &err) == DLP_OK);
+    CHECK_MSG(dlp_eval_run(&E, "linreg+roofline", DLP_SPLIT_LMO, 1, &o, NULL, NULL,
+                           &ab, &err) == DLP_OK, "%s", err.msg);
+    const dlp_eval_result *parts[2] = {&a, &b};
+    CHECK(dlp_eval_blend(parts, 2, "linreg+roofline", &ab2, &err) == DLP_OK);
+    CHECK(ab.n == a.n && ab2.n == a.n && !strcmp(ab.kind, "linreg+roofline"));
+    int checked = 0;
+    for (int i = 0; i < a.n && ab.n == a.n && ab2.n == a.n; i++) {
+        CHECK(ab.ex[i] == a.ex[i] && ab.fold[i] == a.fold[i]);
+        size_t k = (size_t)i * DLP_T_COUNT + DLP_T_INF_LATENCY_MS;
+        double g = sqrt(a.pred[k] * b.pred[k]);
+        CHECK_MSG(fabs(ab.pred[k] - g) <= 1e-9 * g, "%g vs %g", ab.pred[k], g);
+        CHECK(fabs(ab2.pred[k] - g) <= 1e-9 * g);
+        checked++;
+    }
+    CHECK(checked == E.n);
+    dlp_eval_result_free(&ab2);
+    /* records of different folds are refused */
+    if (b.n > 1) {
+        int32_t t = b.ex[0];
+        b.ex[0] = b.ex[1];
+        b.ex[1] = t;
+        CHECK(dlp_eval_blend(parts, 2, "x", &ab2, &err) == DLP_ERR_ARG);
+        CHECK(strstr(err.msg, "same folds") != NULL);
+    }
+    CHECK(dlp_eval_run(&E, "linreg+nosuch", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r,
+                       &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "nosuch") != NULL);
+    CHECK(dlp_eval_run(&E, "linreg+", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r,
+                       &err) == DLP_ERR_NOT_FOUND);
+    dlp_eval_result_free(&a);
+    dlp_eval_result_free(&b);
+    dlp_eval_result_free(&ab);
     dlp_examples_free(&E);
     dlp_dataset_free(ds);
 }

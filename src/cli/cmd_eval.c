@@ -5,7 +5,9 @@
  * family; then, per target and family, whether each learned kind beats both
  * baselines (linreg, roofline) when they were evaluated too. Writes an
  * actual-vs-predicted SVG per kind, split and target with --plot-dir, and
- * the same tables as Markdown with --markdown FILE (appended).
+ * the same tables as Markdown with --markdown FILE (appended). A kind
+ * "a+b" is a blend (src/eval/eval_run.c); when a and b ran before it in
+ * the same call, their records are blended instead of retrained.
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <math.h>
@@ -20,7 +22,8 @@
 
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf eval DATA [--kind K,..] [--split S,..] [options]\n"
-               "  --kind     linreg,roofline,dippm,trappm (default: "
+               "  --kind     linreg,roofline,dippm,trappm,xgb or a blend a+b\n"
+               "             (default: "
                "linreg,roofline,dippm)\n"
                "  --split    random,mc,lmo,lofo or all (default: lmo)\n"
                "  --plot-dir DIR     actual-vs-predicted SVGs\n"
@@ -81,12 +84,17 @@ int cmd_eval(int argc, char **argv) {
     int nk = 0;
     bool need_pool = false;
     for (char *s = strtok(kinds_s, ","); s && nk < 8; s = strtok(NULL, ",")) {
-        if (!dlp_pred_kind_find(s)) {
-            fprintf(stderr, "dlperf eval: unknown kind '%s'\n", s);
+        char buf[256];
+        const char *parts[DLP_EVAL_MAX_PARTS];
+        dlp_error e;
+        int np = dlp_eval_kind_parts(s, buf, sizeof buf, parts, &e);
+        if (np < 0) {
+            fprintf(stderr, "dlperf eval: %s\n", e.msg);
             return 2;
         }
         kinds[nk++] = s;
-        if (!strcmp(s, "trappm")) need_pool = true;
+        for (int j = 0; j < np; j++)
+            if (!strcmp(parts[j], "trappm")) need_pool = true;
     }
     dlp_split_kind splits[DLP_SPLIT_COUNT];
     int ns = 0;
@@ -122,8 +130,26 @@ int cmd_eval(int argc, char **argv) {
             if (!o.quiet)
                 fprintf(stderr, "== %s, split %s\n", kinds[k], dlp_split_name(splits[s]));
             dlp_error err;
-            if (dlp_eval_run(&E, kinds[k], splits[s], o.train.seed, &o.train,
-                             fold_cb, &o, &R->r, &err)) {
+            /* a blend whose parts ran before it in this split reuses their
+             * records (same seed: the same folds and models) */
+            char buf[256];
+            const char *parts[DLP_EVAL_MAX_PARTS];
+            const dlp_eval_result *pr[DLP_EVAL_MAX_PARTS];
+            int np = dlp_eval_kind_parts(kinds[k], buf, sizeof buf, parts, &err);
+            int found = 0;
+            for (int j = 0; np > 1 && j < np; j++)
+                for (int q = 0; q < k; q++)
+                    if (runs[s * nk + q].ok && !strcmp(kinds[q], parts[j])) {
+                        pr[found++] = &runs[s * nk + q].r;
+                        break;
+                    }
+            if (np > 1 && found == np) {
+                if (dlp_eval_blend(pr, np, kinds[k], &R->r, &err)) {
+                    fprintf(stderr, "dlperf eval: %s\n", err.msg);
+                    continue;
+                }
+            } else if (dlp_eval_run(&E, kinds[k], splits[s], o.train.seed,
+                                    &o.train, fold_cb, &o, &R->r, &err)) {
                 fprintf(stderr, "dlperf eval: %s/%s: %s\n", kinds[k],
                         dlp_split_name(splits[s]), err.msg);
                 continue;   /* report the others */

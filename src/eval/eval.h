@@ -75,6 +75,21 @@ typedef struct {
     double train_s;         /* total training time */
 } dlp_eval_result;
 
+/* A kind "a+b" is a blend (eval_run.c): each component trains on the
+ * fold; the prediction is the geometric mean of theirs. Splits kind into
+ * parts (pointing into buf[cap]); the count, or -1 with err set for an
+ * unknown component or more than DLP_EVAL_MAX_PARTS. */
+#define DLP_EVAL_MAX_PARTS 4
+int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
+                        const char **parts, dlp_error *err);
+
+/* The blend of n results of the same records (same split, folds and test
+ * examples, as dlp_eval_run gives for one seed): geometric mean per
+ * record and target, NAN where a part has no positive prediction. */
+dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
+                          const char *kind, dlp_eval_result *out,
+                          dlp_error *err);
+
 /* Called before each fold trains (fold i of n). */
 typedef void (*dlp_eval_fold_fn)(void *user, int i, int n, const dlp_fold *f);
 

@@ -1,7 +1,12 @@
 /* eval_run.c — the evaluation driver: for every fold of a split, train the
  * kind on the fold's training part (early stopping on its validation
  * part), predict its test part, keep one record per (fold, test example);
- * metrics over the records, overall or per family. */
+ * metrics over the records, overall or per family.
+ *
+ * A kind "a+b[+c...]" is a blend: every component is trained on the fold
+ * and a target's prediction is the geometric mean of the components'
+ * (the mean of log predictions: the learned kinds all fit log targets, so
+ * their errors are relative), where every component predicts it. */
 #include "eval.h"
 
 #include <math.h>
@@ -9,6 +14,77 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
+                        const char **parts, dlp_error *err) {
+    size_t l = strlen(kind);
+    if (l == 0 || l >= cap) {
+        dlp_fail(err, DLP_ERR_ARG, "bad predictor kind '%s'", kind);
+        return -1;
+    }
+    memcpy(buf, kind, l + 1);
+    int n = 0;
+    for (char *s = buf, *e; s; s = e) {
+        e = strchr(s, '+');
+        if (e) *e++ = 0;
+        if (n == DLP_EVAL_MAX_PARTS) {
+            dlp_fail(err, DLP_ERR_ARG, "a blend of more than %d kinds: '%s'",
+                     DLP_EVAL_MAX_PARTS, kind);
+            return -1;
+        }
+        if (!dlp_pred_kind_find(s)) {
+            dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind '%s' "
+                     "in '%s'", s, kind);
+            return -1;
+        }
+        parts[n++] = s;
+    }
+    return n;
+}
+
+dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
+                          const char *kind, dlp_eval_result *out,
+                          dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    if (n < 1 || !parts[0])
+        return dlp_fail(err, DLP_ERR_ARG, "blend of no results");
+    const dlp_eval_result *a = parts[0];
+    for (int c = 1; c < n; c++)
+        if (parts[c]->n != a->n || parts[c]->split != a->split ||
+            memcmp(parts[c]->ex, a->ex, (size_t)a->n * sizeof *a->ex) ||
+            memcmp(parts[c]->fold, a->fold, (size_t)a->n * sizeof *a->fold))
+            return dlp_fail(err, DLP_ERR_ARG, "blend '%s': the results of "
+                            "'%s' and '%s' are not on the same folds", kind,
+                            a->kind, parts[c]->kind);
+    size_t m = (size_t)(a->n ? a->n : 1);
+    out->ex = malloc(m * sizeof *out->ex);
+    out->fold = malloc(m * sizeof *out->fold);
+    out->pred = malloc(m * DLP_T_COUNT * sizeof *out->pred);
+    if (!out->ex || !out->fold || !out->pred) {
+        dlp_eval_result_free(out);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    snprintf(out->kind, sizeof out->kind, "%s", kind);
+    out->split = a->split;
+    out->n_folds = a->n_folds;
+    out->n = a->n;
+    memcpy(out->ex, a->ex, (size_t)a->n * sizeof *out->ex);
+    memcpy(out->fold, a->fold, (size_t)a->n * sizeof *out->fold);
+    for (size_t i = 0; i < (size_t)a->n * DLP_T_COUNT; i++) {
+        double l = 0;
+        int k = 0;
+        for (int c = 0; c < n; c++) {
+            double v = parts[c]->pred[i];
+            if (v > 0 && isfinite(v)) {
+                l += log(v);
+                k++;
+            }
+        }
+        out->pred[i] = k == n ? exp(l / n) : NAN;
+    }
+    for (int c = 0; c < n; c++) out->train_s += parts[c]->train_s;
+    return DLP_OK;
+}
 
 void dlp_eval_result_free(dlp_eval_result *r) {
     if (!r) return;
@@ -23,6 +99,25 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
     memset(out, 0, sizeof *out);
     snprintf(out->kind, sizeof out->kind, "%s", kind);
     out->split = split;
+    char names[DLP_PRED_KIND_MAX * DLP_EVAL_MAX_PARTS];
+    const char *parts[DLP_EVAL_MAX_PARTS];
+    int nparts = dlp_eval_kind_parts(kind, names, sizeof names, parts, err);
+    if (nparts < 0) return err->code;
+    if (nparts > 1) {   /* each component on the same folds, then blended */
+        dlp_eval_result r[DLP_EVAL_MAX_PARTS];
+        const dlp_eval_result *rp[DLP_EVAL_MAX_PARTS];
+        dlp_status st = DLP_OK;
+        int done = 0;
+        for (; done < nparts && !st; done++) {
+            st = dlp_eval_run(E, parts[done], split, seed, o, on_fold, user,
+                              &r[done], err);
+            rp[done] = &r[done];
+            if (st) break;
+        }
+        if (!st) st = dlp_eval_blend(rp, nparts, kind, out, err);
+        for (int c = 0; c < done && c < nparts; c++) dlp_eval_result_free(&r[c]);
+        return st;
+    }
     int *group = malloc((size_t)E->n * sizeof *group);
     int *fam = malloc((size_t)E->n * sizeof *fam);
     if (!group || !fam) {
