@@ -530,8 +530,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     for (size_t i = 0; i < N; i++)
         if (!strcmp(g->nodes[i].op_type, "Softmax") &&
-            mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode))
+            mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode)) {
             fg->n_sdpa++;
+            int64_t ne = 0;
+            const dlp_node *sm = &g->nodes[i];
+            if (dlp_shape_numel(&g->values[sm->inputs[0]].shape, &ne) &&
+                (double)ne > fg->max_scores_elems)
+                fg->max_scores_elems = (double)ne;
+        }
     if (fg->n_sdpa)
         for (size_t t = N; t-- > 0;) {
             const dlp_node *n = &g->nodes[g->topo[t]];
@@ -552,6 +558,31 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 if (all) { virt[v] = 1; fg->n_mask_virt++; }
             }
         }
+    /* a virtual mask is causal when it compares two index tensors (query
+     * position against key position: LessOrEqual(kv, q) in the exported
+     * HF masks); a bidirectional one (BERT-style encoders) compares an
+     * index with a constant. See DLP_MEM_GRAPH_BIDIR_SCORE_BYTES. */
+    if (fg->n_mask_virt) {
+        static const char *const cmp[] = {"Less", "LessOrEqual", "Greater",
+                                          "GreaterOrEqual", NULL};
+        bool causal = false;
+        for (size_t i = 0; i < N && !causal; i++) {
+            const dlp_node *n = &g->nodes[i];
+            if (n->n_outputs < 1 || n->outputs[0] < 0 || !virt[n->outputs[0]] ||
+                n->n_inputs < 2 || !in_list(n->op_type, cmp))
+                continue;
+            int nonconst = 0;
+            for (int k = 0; k < 2; k++) {
+                int v = n->inputs[k];
+                const dlp_node *pn = producer_of(g, v);
+                if (v >= 0 && !(g->values[v].flags & DLP_V_INITIALIZER) &&
+                    !(pn && !strcmp(pn->op_type, "Constant")))
+                    nonconst++;
+            }
+            causal = nonconst == 2;
+        }
+        fg->mask_bidir = !causal;
+    }
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -840,6 +871,11 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+    /* under capture, a bidirectional virtual mask is built and attention
+     * runs with its [.., S, S] scores materialised */
+    if (c->runtime == DLP_RT_GRAPH && fg->mask_bidir)
+        o->mem_mib += DLP_MEM_GRAPH_BIDIR_SCORE_BYTES * fg->max_scores_elems /
+                      1048576.0;
 }
 
 void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,

@@ -30,7 +30,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 5
+#define DLP_FEAT_SCHEMA 6   /* 6: graph-runtime memory of bidirectional masks */
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -85,6 +85,10 @@ typedef struct dlp_feat_graph {
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
     int n_mask_virt;        /* attention-mask values never built (feat.c) */
+    int mask_bidir;         /* 1: that mask is bidirectional (BERT-style),
+                               not causal (DLP_MEM_GRAPH_BIDIR_SCORE_BYTES) */
+    double max_scores_elems;/* elements of the largest fused attention's
+                               scores [B, heads, Sq, Sk] */
     int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
@@ -148,6 +152,19 @@ typedef struct {
  * 9.3%); RegNet -22% -> -2% mean signed error. fp32 keeps larger
  * outliers (FFT / Winograd workspaces: resnet18 b32, repvgg_b3). */
 #define DLP_MEM_CONV_WS_FACTOR 1.0
+/* CUDA-graph runtime, bidirectional attention masks: Hugging Face drops
+ * an all-ones padding mask before SDPA only when it may look at the data,
+ * not while a CUDA graph is captured; BERT-style encoders then build the
+ * [B, 1, S, S] mask and run attention with the scores materialised. The
+ * measured graph-runtime peak sits this many bytes per element of the
+ * largest attention's scores ([B, heads, Sq, Sk]) above the liveness
+ * estimate, in either precision: (measured - estimate) / score elements is
+ * 9.2-10.2 bytes in fp16 and 8.3-9.2 in fp32 on the BERT / RoBERTa /
+ * DistilBERT graph rows with at least 48 MiB of scores (inference, both
+ * cards; scores, mask and softmax in float: about 9), against 0.7-1.5 for
+ * causal decoders (GPT-2, whose mask needs no data check). Eager rows
+ * match the estimate without it. */
+#define DLP_MEM_GRAPH_BIDIR_SCORE_BYTES 9.0
 /* Training: the backward of the convolution with the largest workspace
  * holds, on top of the saved activations, its output gradient and its
  * input gradient (input + output bytes: one workspace's worth) and its
