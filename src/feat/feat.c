@@ -561,11 +561,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     /* a virtual mask is causal when it compares two index tensors (query
      * position against key position: LessOrEqual(kv, q) in the exported
      * HF masks); a bidirectional one (BERT-style encoders) compares an
-     * index with a constant. See DLP_MEM_GRAPH_BIDIR_SCORE_BYTES. */
+     * index with a constant; virtual values without a comparison are
+     * shape arithmetic around an unmasked attention (ViT). See DLP_MEM_GRAPH_BIDIR_SCORE_BYTES. */
     if (fg->n_mask_virt) {
         static const char *const cmp[] = {"Less", "LessOrEqual", "Greater",
                                           "GreaterOrEqual", NULL};
         bool causal = false;
+        int ncmp = 0;
         for (size_t i = 0; i < N && !causal; i++) {
             const dlp_node *n = &g->nodes[i];
             if (n->n_outputs < 1 || n->outputs[0] < 0 || !virt[n->outputs[0]] ||
@@ -580,8 +582,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                     nonconst++;
             }
             causal = nonconst == 2;
+            ncmp++;
         }
-        fg->mask_bidir = !causal;
+        /* no comparison at all: shape arithmetic, not a mask (ViT) */
+        fg->mask_bidir = ncmp > 0 && !causal;
     }
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
