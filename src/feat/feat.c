@@ -466,6 +466,50 @@ static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
            ((double)vbytes(x) + (double)vbytes(&g->values[n->outputs[0]]));
 }
 
+/* SiLU after a convolution (torchvision / timm CNN blocks), which PyTorch
+ * runs as one in-place op (nn.SiLU(inplace=True)) and the exporter
+ * decomposes into Sigmoid(x) -> Mul(x, s): the sigmoid is never
+ * allocated and the product writes into x when x dies there;
+ * *silu_x[node] = x for that Mul. The sigmoid must have the Mul as its
+ * single use. Elsewhere the decomposition stays as exported: counting
+ * Hugging Face MLPs' SiLU, or the erf form of GELU, as one kernel made
+ * the LLaMA / Qwen2 / Mistral, BERT, ViT and Swin rows worse (the
+ * exported order of the MLP's branches is not PyTorch's), while only
+ * ConvNeXt's improved. */
+static int sole_consumer(const dlp_graph *g, const int *nuse, int v,
+                         const char *op) {
+    int c;
+    if (v < 0 || nuse[v] != 1 || consumers_of(g, v, &c, 1) != 1 ||
+        strcmp(g->nodes[c].op_type, op))
+        return -1;
+    return c;
+}
+
+static void mark_fused_acts(const dlp_graph *g, const int *nuse,
+                            uint8_t *virt, int *silu_x) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (n->n_inputs < 1 || n->n_outputs < 1 || n->outputs[0] < 0 ||
+            n->inputs[0] < 0)
+            continue;
+        int x = n->inputs[0], y = n->outputs[0];
+        if (!strcmp(n->op_type, "Sigmoid")) {
+            int m = sole_consumer(g, nuse, y, "Mul");
+            if (m < 0 || g->nodes[m].n_inputs != 2) continue;
+            const dlp_node *mn = &g->nodes[m];
+            if (!((mn->inputs[0] == x && mn->inputs[1] == y) ||
+                  (mn->inputs[1] == x && mn->inputs[0] == y)))
+                continue;
+            const dlp_node *px = producer_of(g, x);
+            if (!px || (strcmp(px->op_type, "Conv") &&
+                        strcmp(px->op_type, "BatchNormalization")))
+                continue;
+            virt[y] = 1;
+            silu_x[m] = x;
+        }
+    }
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -480,9 +524,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
             *dyn = calloc(V, 1);
     int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
+    int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     bool ok = last && root && rlast && nuse && alloc && virt && hostv &&
-              fused && masknode && dyn && cstart;
+              fused && masknode && dyn && cstart && silu_x;
     if (!ok) goto out;
+    for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
         root[v] = (int)v;
@@ -587,6 +633,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* no comparison at all: shape arithmetic, not a mask (ViT) */
         fg->mask_bidir = ncmp > 0 && !causal;
     }
+    mark_fused_acts(g, nuse, virt, silu_x);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -601,6 +648,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         int in0 = n->n_inputs > 0 ? n->inputs[0] : -1;
+        bool silu = silu_x[g->topo[t]] >= 0;
+        if (silu) in0 = silu_x[g->topo[t]];   /* the in-place operand */
         bool all_host = true;
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
@@ -610,7 +659,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         bool in_act = in0 >= 0 && is_act(g, &g->values[in0]) && !hostv[in0] &&
                       !virt[in0];
         bool is_view = in_list(n->op_type, views) && in_act;
-        bool is_inpl = in_list(n->op_type, inplace) && in_act &&
+        bool is_inpl = (silu || in_list(n->op_type, inplace)) && in_act &&
                        !(g->values[in0].flags & DLP_V_INPUT) &&
                        rlast[root[in0]] == (int)t && n->n_outputs == 1 &&
                        vbytes(&g->values[n->outputs[0]]) ==
@@ -689,6 +738,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
     free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
+    free(silu_x);
     free(cnode);
     return ok;
 }
