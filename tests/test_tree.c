@@ -167,6 +167,18 @@ static void test_arch_read(void) {
 
 /* ---- the predictor kind ------------------------------------------------------ */
 
+/* the xgb model file at path, loaded with the tree kind; NULL (and a
+ * failed check) when it does not load */
+static dlp_predictor *load_xgb(const char *path) {
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_predictor_load(path, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(!p || !strcmp(p->meta.kind, "xgb"));
+    return p;
+}
+
 static void test_fit_write_load_predict(void) {
     dlp_dataset *ds = NULL;
     dlp_error err;
@@ -207,11 +219,9 @@ static void test_fit_write_load_predict(void) {
     dlp_dataset_free(ds);
 
     static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
-    dlp_predictor *p = NULL;
-    CHECK_MSG(dlp_predictor_load(path, extra, &p, &err) == DLP_OK, "%s",
-              err.msg);
+    dlp_predictor *p = load_xgb(path);
     if (p) {
-        CHECK(!strcmp(p->meta.kind, "xgb") && p->meta.mode == DLP_MODE_LLM);
+        CHECK(p->meta.mode == DLP_MODE_LLM);
         CHECK(p->meta.targets >> DLP_T_LLM_THROUGHPUT & 1);
         CHECK(dlp_pred_meta_has_device(&p->meta, "H100-SXM5-80GB"));
         CHECK(isfinite(p->meta.resid_lo[DLP_T_LLM_MEMORY_MIB]));
@@ -421,9 +431,7 @@ static void test_graph_layout(void) {
     dlp_tree_report_free(&rep);
     dlp_dataset_free(ds);
     static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
-    dlp_predictor *p = NULL;
-    CHECK_MSG(dlp_predictor_load(path, extra, &p, &err) == DLP_OK, "%s",
-              err.msg);
+    dlp_predictor *p = load_xgb(path);
     if (p) {
         CHECK(p->meta.mode == DLP_MODE_INFERENCE);
         c.mode = DLP_MODE_INFERENCE;
