@@ -501,10 +501,40 @@ def test_dataset():
                       float(r["latency_p90_ms"]) for r in rows), "p10 <= median <= p90")
 
 
+def test_export_queue_parts():
+    """Chained --part calls: every spec not yet exported is exported by
+    exactly one part, and each part exports its own label items first."""
+    import run_batch
+    ordered = ["s%02d" % i for i in range(30)]
+    done = {"s03", "s04"}
+    items = [i for i in ordered if i not in ("s00", "s01", "s02")][:12]
+    every = set(items)
+    seen = []
+    for k in range(3):
+        part_items = items[k::3]
+        q = run_batch.export_queue(ordered, part_items, every, done, (k, 3))
+        check(q[:len([i for i in part_items if i not in done])] ==
+              [i for i in part_items if i not in done],
+              "part %d: its label items first" % k)
+        seen += q
+    want = [i for i in ordered if i not in done]
+    check(sorted(seen) == sorted(want) and len(seen) == len(set(seen)),
+          "parts: each spec exported once (%d of %d, %d distinct)"
+          % (len(seen), len(want), len(set(seen))))
+    # without parts: label items first, then the pool, each once
+    q = run_batch.export_queue(ordered, ["s10", "s10", "s05"], every, done)
+    check(q[:2] == ["s10", "s05"] and len(q) == len(set(q)) == len(want),
+          "single call: labeled first, no duplicates")
+    check(run_batch.export_queue(ordered, ["s10"], every, done,
+                                 only_labeled=True) == ["s10"],
+          "only labeled")
+
+
 def main():
     for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
+              test_export_queue_parts,
               test_dataset):
         try:
             t()

@@ -196,6 +196,30 @@ def env_info(batch_id, dev):
     return info
 
 
+def export_queue(ordered_ids, lab_ids, every_item, done_export, part=None,
+                 only_labeled=False):
+    """Spec ids to export, in order: this batch's label items first, then
+    the rest of the pool (unless only_labeled), minus what is exported
+    already, each once. With part = (k, n) (calls chained without an
+    ingest between them), the rest is the k-th of n slices of the specs
+    that no part labels (every_item: the label items of all parts), so
+    every spec is exported by one part only: a spec another part labels is
+    exported by that part (slicing after removing only this part's items
+    exported 148 specs twice in batches x4g-x4i)."""
+    lab_set = set(lab_ids)
+    rest = [] if only_labeled else [i for i in ordered_ids if i not in lab_set]
+    q, seen = [], set()
+    for i in lab_ids + rest:
+        if i not in done_export and i not in seen:
+            seen.add(i)
+            q.append(i)
+    if part:
+        pk, pn = part
+        q = [i for i in q if i in lab_set] + \
+            [i for i in q if i not in every_item][pk::pn]
+    return q
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -235,6 +259,7 @@ def main():
         if s["id"] in done["label"]:
             continue
         items.append(plan_item(s, idx))
+    every_item = set(it["spec"]["id"] for it in items)
     if a.part:
         # calls chained on one warm machine without an ingest between them
         # take disjoint slices of the label items and of the export queue
@@ -263,14 +288,10 @@ def main():
     # export queue: labeled items first, then the rest of the pool;
     # the big language models go to dedicated multi-threaded exporters
     lab_ids = [it["spec"]["id"] for it in items]
-    lab_set = set(lab_ids)
-    rest = [s["id"] for s in ordered if s["id"] not in lab_set]
     byid = {s["id"]: s for s in specs}
-    q = [i for i in lab_ids + ([] if a.export_only_labeled else rest)
-         if i not in done["export"]]
-    if a.part:
-        q = [i for i in q if i in lab_set] + \
-            [i for i in q if i not in lab_set][pk::pn]
+    q = export_queue([s["id"] for s in ordered], lab_ids, every_item,
+                     done["export"], (pk, pn) if a.part else None,
+                     a.export_only_labeled)
     big = [i for i in q if i.startswith("hf:") and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
