@@ -90,5 +90,35 @@ p = [1.0, 3.0, 2.0, 4.0]
 t = lib.dlp_kendall_tau(arr(y), arr(p), 4)
 check("tau_discordant", abs(t - 4 / 6) < 1e-12 and abs(t - 1.0) > 0.1)
 
+# the CLI: a blend kind, a nested plot directory created on demand, and
+# the errors for a plot path that is a file and for an unknown blend part
+import subprocess
+import tempfile
+DLPERF = os.path.join(BUILD, "dlperf")
+FIXDS = os.path.join("tests", "fixtures", "dataset", "valid")
+with tempfile.TemporaryDirectory() as tmp:
+    pd = os.path.join(tmp, "a", "b")
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--kind",
+                        "linreg,roofline,linreg+roofline", "--quiet",
+                        "--plot-dir", pd], capture_output=True, text=True)
+    check("cli_blend_rc", r.returncode == 0, r.stderr[-300:])
+    check("cli_blend_table", "== linreg+roofline, inference" in r.stdout,
+          r.stdout[-300:])
+    svgs = sorted(os.listdir(pd)) if os.path.isdir(pd) else []
+    check("cli_nested_plot_dir",
+          "linreg+roofline-lmo-inference.latency_ms.svg" in svgs and
+          "linreg-lmo-inference.latency_ms.svg" in svgs, repr(svgs[:4]))
+    f = os.path.join(tmp, "file")
+    open(f, "w").close()
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "linreg", "--quiet",
+                        "--plot-dir", os.path.join(f, "x")],
+                       capture_output=True, text=True)
+    check("cli_plot_dir_is_file", r.returncode == 1 and
+          "cannot create" in r.stderr, r.stderr[-200:])
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "linreg+nosuch"],
+                       capture_output=True, text=True)
+    check("cli_blend_unknown_part", r.returncode == 2 and
+          "nosuch" in r.stderr, r.stderr[-200:])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -11,6 +11,7 @@
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,31 @@
 #include "cli.h"
 #include "learn_cli.h"
 #include "eval/eval.h"
+
+/* mkdir -p: every missing directory of path; 0 or -1 (errno set) */
+static int mkdir_p(const char *path) {
+    char buf[1024];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; ; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
 
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf eval DATA [--kind K,..] [--split S,..] [options]\n"
@@ -110,7 +136,13 @@ int cmd_eval(int argc, char **argv) {
     dlp_dataset *ds = NULL;
     dlp_examples E;
     if (learn_examples(&o, need_pool, &ds, &E)) return 1;
-    if (plot_dir) mkdir(plot_dir, 0777);
+    if (plot_dir && mkdir_p(plot_dir)) {
+        fprintf(stderr, "dlperf eval: cannot create %s: %s\n", plot_dir,
+                strerror(errno));
+        dlp_examples_free(&E);
+        dlp_dataset_free(ds);
+        return 1;
+    }
     FILE *mdf = NULL;
     if (md && !(mdf = fopen(md, "a"))) {
         fprintf(stderr, "dlperf eval: cannot write %s\n", md);
