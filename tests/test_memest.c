@@ -201,6 +201,28 @@ static double mem_at(const char *path, int64_t b, int64_t s, dlp_runtime rt,
     return v;
 }
 
+/* T5 (6 heads, hidden 384, 4 layers; data pack 20261126T060730-x4e) at
+ * batch 8 x 1024 tokens fp16, measured on an H200 at 574.98 MiB eager:
+ * its biased attention is materialised, and Hugging Face computes the
+ * softmax in float (DLP_MEM_BIAS_SOFTMAX_F32_BYTES); in fp32 the float
+ * copy is the scores themselves, so nothing is added there. */
+static void test_hf_t5(void) {
+    dlp_feat_graph fg;
+    const char *t5 = "tests/fixtures/memest/hf_t5.onnx";
+    double e = mem_at(t5, 8, 1024, DLP_RT_EAGER, DLP_PREC_FP16, &fg);
+    CHECK(fg.n_sdpa == 0 && fg.max_biased_scores_elems == 8.0 * 6 * 1024 * 1024);
+    double f32 = DLP_MEM_BIAS_SOFTMAX_F32_BYTES * fg.max_biased_scores_elems / MIB;
+    dlp_feat_graph_free(&fg);
+    CHECK_MSG(fabs(e / 574.98 - 1) < 0.10, "eager estimate %.0f MiB vs "
+              "574.98 measured", e);
+    CHECK(fabs((e - f32) / 574.98 - 1) > 0.15);   /* what the rule is for */
+    double e32 = mem_at(t5, 8, 1024, DLP_RT_EAGER, DLP_PREC_FP32, &fg);
+    double e16 = e;
+    dlp_feat_graph_free(&fg);
+    /* fp32: everything (scores included) at twice the bytes, no copy */
+    CHECK(e32 > e16 && e32 < 2 * (e16 - f32) + 1);
+}
+
 static void test_hf_masks(void) {
     dlp_feat_graph fg;
     const char *bert = "tests/fixtures/memest/hf_distilbert.onnx";
@@ -261,6 +283,7 @@ int main(void) {
     RUN(test_attention);
     RUN(test_mask);
     RUN(test_hf_masks);
+    RUN(test_hf_t5);
     RUN(test_silu);
     RUN(test_saved);
     RUN(test_conv);

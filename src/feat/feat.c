@@ -335,7 +335,9 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
-                      int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode) {
+                      int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
+                      bool *biased) {
+    *biased = false;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -359,8 +361,10 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
             int o = p->inputs[v == p->inputs[0] ? 1 : 0];
             if (o >= 0 &&
                 !(g->values[o].flags & DLP_V_INPUT) &&
-                (dyn[o] || is_weight_init(&g->values[o])))
+                (dyn[o] || is_weight_init(&g->values[o]))) {
+                *biased = true;
                 return false;
+            }
         }
         p = producer_of(g, v);
     }
@@ -574,16 +578,22 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         for (int k = 0; k < n->n_outputs; k++)
             if (n->outputs[k] >= 0) dyn[n->outputs[k]] = d;
     }
-    for (size_t i = 0; i < N; i++)
-        if (!strcmp(g->nodes[i].op_type, "Softmax") &&
-            mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode)) {
+    for (size_t i = 0; i < N; i++) {
+        if (strcmp(g->nodes[i].op_type, "Softmax")) continue;
+        bool biased = false;
+        bool hit = mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode,
+                             &biased);
+        int64_t ne = 0;
+        const dlp_node *sm = &g->nodes[i];
+        if (!dlp_shape_numel(&g->values[sm->inputs[0]].shape, &ne)) ne = 0;
+        if (hit) {
             fg->n_sdpa++;
-            int64_t ne = 0;
-            const dlp_node *sm = &g->nodes[i];
-            if (dlp_shape_numel(&g->values[sm->inputs[0]].shape, &ne) &&
-                (double)ne > fg->max_scores_elems)
+            if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
+        } else if (biased && (double)ne > fg->max_biased_scores_elems) {
+            fg->max_biased_scores_elems = (double)ne;
         }
+    }
     if (fg->n_sdpa)
         for (size_t t = N; t-- > 0;) {
             const dlp_node *n = &g->nodes[g->topo[t]];
@@ -925,6 +935,12 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+    /* a language model's attention with a learned bias (T5) upcasts its
+     * softmax to float at half precision (vision models' relative
+     * position biases, Swin / MaxViT, do not) */
+    if (c->precision != DLP_PREC_FP32 && fg->seq > 0)
+        o->mem_mib += DLP_MEM_BIAS_SOFTMAX_F32_BYTES *
+                      fg->max_biased_scores_elems / 1048576.0;
     /* under capture, a bidirectional virtual mask is built and attention
      * runs with its [.., S, S] scores materialised */
     if (c->runtime == DLP_RT_GRAPH && fg->mask_bidir)

@@ -30,7 +30,8 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 6   /* 6: graph-runtime memory of bidirectional masks */
+#define DLP_FEAT_SCHEMA 7   /* 6: bidirectional masks under capture, in-place
+                               SiLU; 7: T5 float softmax at half precision */
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -89,6 +90,8 @@ typedef struct dlp_feat_graph {
                                not causal (DLP_MEM_GRAPH_BIDIR_SCORE_BYTES) */
     double max_scores_elems;/* elements of the largest fused attention's
                                scores [B, heads, Sq, Sk] */
+    double max_biased_scores_elems; /* the same for attention left
+                               unfused by an additive learned bias (T5) */
     int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
@@ -165,6 +168,17 @@ typedef struct {
  * causal decoders (GPT-2, whose mask needs no data check). Eager rows
  * match the estimate without it. */
 #define DLP_MEM_GRAPH_BIDIR_SCORE_BYTES 9.0
+/* Attention with an additive bias from a weight (T5's relative position
+ * bias) runs unfused with its scores materialised (counted by the
+ * liveness walk at the precision); Hugging Face's T5 also computes the
+ * softmax in float (softmax(scores.float()).type_as(scores)), a no-op in
+ * the float32 export, so at fp16 / bf16 a float copy of the scores lives
+ * on top: measured - estimate is 3.9-4.8 bytes per score element on the
+ * fp16 T5 rows with S >= 512 (eager), fp32 rows match without it. Only
+ * for graphs with a sequence dimension: torchvision's Swin and MaxViT
+ * (relative position bias tables too) keep their softmax in the model's
+ * precision and got worse with it. */
+#define DLP_MEM_BIAS_SOFTMAX_F32_BYTES 4.0
 /* Training: the backward of the convolution with the largest workspace
  * holds, on top of the saved activations, its output gradient and its
  * input gradient (input + output bytes: one workspace's worth) and its
