@@ -239,16 +239,22 @@ static void write_err_files(const char *dir, const char *prefix, int n,
 
 /* A target whose best file serves nothing else is answered by a file that
  * already runs, when that file's validation error is within 10% of the
- * best; a wider gap still loads the better file. */
+ * best; a wider gap still loads the better file. Inference power, only a
+ * fallback for energy, never loads a file of its own nor keeps the energy
+ * file from being shared. */
 static void test_set_shares_files(void) {
-    const double close[2][4] = {{0.20, 0.30, 0.50, 0.50},   /* s0 */
-                                {0.50, 0.28, 0.60, 0.60}};  /* s1: memory */
-    const double wide[2][4] = {{0.20, 0.30, 0.50, 0.50},
-                               {0.50, 0.20, 0.60, 0.60}};
-    for (int c = 0; c < 2; c++) {
+    const double cases[3][2][4] = {
+        {{0.20, 0.30, 0.50, 0.50},     /* s0 */
+         {0.50, 0.28, 0.60, 0.60}},    /* s1: memory, close: shared */
+        {{0.20, 0.30, 0.50, 0.50},
+         {0.50, 0.20, 0.60, 0.60}},    /* s1: memory, wide: loaded */
+        {{0.20, 0.30, 0.50, 0.50},
+         {0.50, 0.60, 0.47, 0.40}}};   /* s1: energy close, power wide */
+    const int s1_loaded[3] = {0, 1, 0};
+    for (int c = 0; c < 3; c++) {
         char dir[] = "/tmp/dlp_test_share_XXXXXX";
         if (!mkdtemp(dir)) return;
-        write_err_files(dir, "s", 2, c ? wide : close);
+        write_err_files(dir, "s", 2, cases[c]);
         dlp_predictor_set *ps = NULL;
         dlp_error err;
         CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
@@ -265,8 +271,9 @@ static void test_set_shares_files(void) {
         CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_OK);
         for (int t = 0; t < 4; t++) CHECK(r.v[t].valid);
         CHECK(ps->files[0].n_inst == 1);
-        /* 0.30 <= 0.28 x 1.1: s1 is never loaded; 0.30 > 0.20 x 1.1: it is */
-        CHECK(ps->files[1].n_inst == (c ? 1 : 0));
+        /* 0.30 <= 0.28 x 1.1: s1 is never loaded; 0.30 > 0.20 x 1.1: it
+         * is; energy 0.50 <= 0.47 x 1.1 with power riding along: not */
+        CHECK_MSG(ps->files[1].n_inst == s1_loaded[c], "case %d", c);
         dlp_model_free(m);
         dlp_predictor_close(ps);
         for (int k = 0; k < 2; k++) {

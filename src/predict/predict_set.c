@@ -294,7 +294,17 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
     int best[DLP_T_COUNT], used[DLP_T_COUNT], n_used = 0, n_done = 0;
     for (int t = 0; t < DLP_T_COUNT; t++)
         best[t] = best_file(ps, (dlp_target)t, in->cfg);
+    /* inference power is only a fallback for energy (energy = power x
+     * latency when no file predicts energy): where one does, power must
+     * not load a file of its own, nor keep the energy file from being
+     * shared; it comes from the energy file, if that file has it */
+    const int PW = DLP_T_INF_POWER_W, EN = DLP_T_INF_ENERGY_J;
+    bool power_rides = best[EN] >= 0 && best[PW] >= 0;
+    if (power_rides) best[PW] = -1;
     share_files(ps, in->cfg, best);
+    if (power_rides && dlp_pred_meta_covers(&ps->files[best[EN]].meta,
+                                            (dlp_target)PW, in->cfg))
+        best[PW] = best[EN];
     for (int t = 0; t < DLP_T_COUNT; t++) {
         int i = best[t];
         if (i < 0) continue;
