@@ -10,8 +10,9 @@
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
-# Budget: about 25 minutes on an idle 2-core machine for the ~1000
-# configurations of data/ (v1): featurizing is seconds per mode, TraPPM's
+# Budget: 18 minutes on 2 cores shared with an evaluation run for the
+# 4,448 configurations of the third session (about 1000 before it)
+# configurations): featurizing is seconds per mode, TraPPM's
 # pool featurization + pre-training and the GNN epochs dominate.
 set -u
 DATA=${DATA:-data}
