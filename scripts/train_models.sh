@@ -11,9 +11,9 @@
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
 # Budget: 18 minutes on 2 cores shared with an evaluation run for the
-# 4,448 configurations of the third session (about 1000 before it)
-# configurations): featurizing is seconds per mode, TraPPM's
-# pool featurization + pre-training and the GNN epochs dominate.
+# 4,448 configurations of the third session (about 1000 before it):
+# featurizing is seconds per mode, TraPPM's pool featurization +
+# pre-training and the GNN epochs dominate.
 set -u
 DATA=${DATA:-data}
 OUT=${OUT:-models}
