@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,8 +42,12 @@ static uint32_t rd32(const uint8_t *p) {
            (uint32_t)p[3] << 24;
 }
 
-static dlp_status read_file(const char *path, uint8_t **buf, size_t *len,
-                            dlp_error *err) {
+/* Maps the file read-only: the scan touches only the entry headers, so
+ * the pages of large payloads (the XGBoost boosters, ~670 KB each) are
+ * never read; reading every file whole cost ~2.5 MB of copies and page
+ * faults per process. */
+static dlp_status map_file(const char *path, const uint8_t **buf, size_t *len,
+                           dlp_error *err) {
     *buf = NULL;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
@@ -55,24 +60,13 @@ static dlp_status read_file(const char *path, uint8_t **buf, size_t *len,
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
                         "(size %lld)", path, (long long)st.st_size);
     }
-    uint8_t *b = malloc((size_t)st.st_size);
-    if (!b) {
-        close(fd);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory reading %s", path);
-    }
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
-        if (k <= 0) break;
-        got += (size_t)k;
-    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (got != (size_t)st.st_size) {
-        free(b);
-        return dlp_fail(err, DLP_ERR_IO, "cannot read %s", path);
-    }
-    *buf = b;
-    *len = got;
+    if (m == MAP_FAILED)
+        return dlp_fail(err, DLP_ERR_IO, "cannot map %s: %s", path,
+                        strerror(errno));
+    *buf = m;
+    *len = (size_t)st.st_size;
     return DLP_OK;
 }
 
@@ -165,11 +159,11 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
         }
         ps->n = i + 1;
         snprintf(f->path, pl, "%s/%s", dir, names[i]);
-        uint8_t *buf = NULL;
+        const uint8_t *buf = NULL;
         size_t len = 0;
-        if ((st = read_file(f->path, &buf, &len, err))) break;
+        if ((st = map_file(f->path, &buf, &len, err))) break;
         st = scan(f->path, buf, len, &f->meta, err);
-        free(buf);
+        munmap((void *)buf, len);
         if (st) break;
         snprintf(ps->names[i], nl, "%s (%s)", f->meta.kind, names[i]);
     }
