@@ -375,15 +375,15 @@ static void test_graph_layout(void) {
     c.runtime = DLP_RT_GRAPH;
     c.precision = DLP_PREC_FP16;
     c.batch = 8;
-    double roof[DLP_FEAT_NCAT], kern[DLP_FEAT_NCAT], sr = 0, sk = 0;
-    dlp_feat_roofline_cats(&fg, &c, roof, kern);
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    const double *roof = r.roof_cat_ms, *kern = r.kernels_cat;
+    double sr = 0, sk = 0;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) {
         CHECK(roof[k] >= 0 && kern[k] >= 0);
         sr += roof[k];
         sk += kern[k];
     }
-    dlp_feat_roofline r;
-    dlp_feat_roofline_of(&fg, &c, &r);
     CHECK_MSG(fabs(sr - r.roofline_ms) <= 1e-9 * r.roofline_ms, "%g vs %g", sr,
               r.roofline_ms);
     CHECK(sk == r.kernels && sk > 0);

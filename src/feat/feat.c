@@ -480,37 +480,28 @@ static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
  * the LLaMA / Qwen2 / Mistral, BERT, ViT and Swin rows worse (the
  * exported order of the MLP's branches is not PyTorch's), while only
  * ConvNeXt's improved. */
-static int sole_consumer(const dlp_graph *g, const int *nuse, int v,
-                         const char *op) {
-    int c;
-    if (v < 0 || nuse[v] != 1 || consumers_of(g, v, &c, 1) != 1 ||
-        strcmp(g->nodes[c].op_type, op))
-        return -1;
-    return c;
-}
-
 static void mark_fused_acts(const dlp_graph *g, const int *nuse,
+                            const int *cstart, const int *cnode,
                             uint8_t *virt, int *silu_x) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
-        if (n->n_inputs < 1 || n->n_outputs < 1 || n->outputs[0] < 0 ||
-            n->inputs[0] < 0)
+        if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 ||
+            n->n_outputs < 1 || n->outputs[0] < 0 || n->inputs[0] < 0)
             continue;
         int x = n->inputs[0], y = n->outputs[0];
-        if (!strcmp(n->op_type, "Sigmoid")) {
-            int m = sole_consumer(g, nuse, y, "Mul");
-            if (m < 0 || g->nodes[m].n_inputs != 2) continue;
-            const dlp_node *mn = &g->nodes[m];
-            if (!((mn->inputs[0] == x && mn->inputs[1] == y) ||
-                  (mn->inputs[1] == x && mn->inputs[0] == y)))
-                continue;
-            const dlp_node *px = producer_of(g, x);
-            if (!px || (strcmp(px->op_type, "Conv") &&
-                        strcmp(px->op_type, "BatchNormalization")))
-                continue;
-            virt[y] = 1;
-            silu_x[m] = x;
-        }
+        if (nuse[y] != 1) continue;
+        int m = cnode[cstart[y]];   /* the sigmoid's single use */
+        const dlp_node *mn = &g->nodes[m];
+        if (strcmp(mn->op_type, "Mul") || mn->n_inputs != 2 ||
+            !((mn->inputs[0] == x && mn->inputs[1] == y) ||
+              (mn->inputs[1] == x && mn->inputs[0] == y)))
+            continue;
+        const dlp_node *px = producer_of(g, x);
+        if (!px || (strcmp(px->op_type, "Conv") &&
+                    strcmp(px->op_type, "BatchNormalization")))
+            continue;
+        virt[y] = 1;
+        silu_x[m] = x;
     }
 }
 
@@ -643,7 +634,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* no comparison at all: shape arithmetic, not a mask (ViT) */
         fg->mask_bidir = ncmp > 0 && !causal;
     }
-    mark_fused_acts(g, nuse, virt, silu_x);
+    mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -903,6 +894,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
+    for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
                                                 : d.peak_simt_flops);
@@ -912,6 +904,9 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         mem += tmem;
         roof += t;
         if (fg->kern[i]) kr += t > d.launch_s ? t : d.launch_s;
+        int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
+        o->roof_cat_ms[k] += t * 1e3;
+        o->kernels_cat[k] += fg->kern[i];
     }
     o->kernel_ms = kr * 1e3;
     o->kernels = fg->n_kernels;
@@ -948,32 +943,21 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                       1048576.0;
 }
 
-void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,
-                            double roof_ms[DLP_FEAT_NCAT],
-                            double kernels[DLP_FEAT_NCAT]) {
-    dlp_feat_device d;
-    dlp_feat_device_of(c, &d);
-    double s = prec_scale(c->precision);
-    for (int k = 0; k < DLP_FEAT_NCAT; k++) roof_ms[k] = kernels[k] = 0;
-    for (int i = 0; i < fg->n_nodes; i++) {
-        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
-                                                : d.peak_simt_flops);
-        double tmem = fg->bytes[i] * s / d.mem_bw;
-        int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
-        roof_ms[k] += (tcmp > tmem ? tcmp : tmem) * 1e3;
-        kernels[k] += fg->kern[i];
-    }
+double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
+                                const dlp_pred_config *c,
+                                const dlp_feat_roofline *r) {
+    if (c->mode == DLP_MODE_TRAINING)
+        return 3 * r->weights_mib +
+               (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
+                   prec_scale(c->precision) / 1048576.0;
+    return r->mem_mib;
 }
 
 double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
                                  const dlp_pred_config *c) {
     dlp_feat_roofline r;
     dlp_feat_roofline_of(fg, c, &r);
-    if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r.weights_mib +
-               (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
-                   prec_scale(c->precision) / 1048576.0;
-    return r.mem_mib;
+    return dlp_feat_mem_estimate_of(fg, c, &r);
 }
 
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,

@@ -126,6 +126,11 @@ typedef struct {
     double mem_mib;         /* inference peak allocated memory estimate
                                for c's runtime (docs/COST.md): weights +
                                peak live activations + cuBLAS workspaces */
+    /* where the time goes, per op category (the order of
+     * dlp_feat_graph.cat[]): roofline ms (sum over its nodes of
+     * max(compute, memory)) and kernel nodes; the tree predictor's graph
+     * features (src/tree/tree_graph.c) */
+    double roof_cat_ms[DLP_FEAT_NCAT], kernels_cat[DLP_FEAT_NCAT];
 } dlp_feat_roofline;
 
 /* cuBLAS workspace PyTorch allocates through its caching allocator, once
@@ -195,13 +200,6 @@ typedef struct {
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
 
-/* The roofline time (ms, sum over nodes of max(compute, memory)) and the
- * kernel nodes of each op category under c: where the time goes, for the
- * tree predictor's graph features (src/tree/tree_graph.c). */
-void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,
-                            double roof_ms[DLP_FEAT_NCAT],
-                            double kernels[DLP_FEAT_NCAT]);
-
 /* The analytic peak-memory estimate of c's mode (MiB): the inference
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM
  * rows; 3x weights (weights, gradients, momentum) + the activation blocks
@@ -209,6 +207,11 @@ void dlp_feat_roofline_cats(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * workspace for training (docs/COST.md). */
 double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
                                  const dlp_pred_config *c);
+/* The same from the roofline r of fg under c (dlp_feat_roofline_of), for
+ * callers that have it already. */
+double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
+                                const dlp_pred_config *c,
+                                const dlp_feat_roofline *r);
 
 /* Effective device figures of c (MIG / SM partition applied). */
 typedef struct {

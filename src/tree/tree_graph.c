@@ -35,13 +35,12 @@ void dlp_tree_graph_features(const dlp_feat_graph *fg,
                              double *base) {
     dlp_feat_static(fg, c, x);
     int k = NSTATIC;
-    double roof[DLP_FEAT_NCAT], kern[DLP_FEAT_NCAT];
-    dlp_feat_roofline_cats(fg, c, roof, kern);
-    for (int i = 0; i < DLP_FEAT_NCAT; i++)
-        x[k++] = (float)log10(roof[i] + 1e-6);
-    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = (float)log1p(kern[i]);
     dlp_feat_roofline r;
     dlp_feat_roofline_of(fg, c, &r);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++)
+        x[k++] = (float)log10(r.roof_cat_ms[i] + 1e-6);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++)
+        x[k++] = (float)log1p(r.kernels_cat[i]);
     x[k++] = (float)log10(r.kernel_ms + 1e-6);
     x[k++] = (float)log1p(r.kernels);
     /* bases: a replayed graph costs at least each kernel's floor (launch
@@ -53,7 +52,7 @@ void dlp_tree_graph_features(const dlp_feat_graph *fg,
     if (c->mode == DLP_MODE_TRAINING) lat = 3 * (r.roofline_ms + r.launch_ms);
     if (!(lat > 1e-4)) lat = 1e-4;
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
-    double mem = dlp_feat_mem_estimate_mib(fg, c);
+    double mem = dlp_feat_mem_estimate_of(fg, c, &r);
     base[0] = lat;
     base[1] = mem > 1 ? mem : 1;
     base[2] = c->mode == DLP_MODE_TRAINING ? tdp : tdp * lat / 1e3;
