@@ -14,4 +14,8 @@ int cmd_predict(int argc, char **argv);   /* src/cli/cmd_predict.c */
 int cmd_tree(int argc, char **argv);      /* src/cli/cmd_tree.c */
 int cmd_partition(int argc, char **argv); /* src/cli/cmd_partition.c */
 
+/* Opens dataset dir into *ds; on failure prints "dlperf CMD: why" and
+ * returns the exit status 1 (0 on success). src/cli/cli_dataset.c */
+int cli_open_dataset(const char *cmd, const char *dir, dlp_dataset **ds);
+
 #endif

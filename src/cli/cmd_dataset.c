@@ -166,12 +166,9 @@ static int extract(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    dlp_error err;
     dlp_dataset *ds = NULL;
-    if (dlp_dataset_open(dir, &ds, &err) != DLP_OK) {
-        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
-        return 1;
-    }
+    if (cli_open_dataset("dataset", dir, &ds)) return 1;
+    dlp_error err;
     void *bytes = NULL;
     size_t len = 0;
     dlp_status s = dlp_dataset_graph_bytes(ds, hash, &bytes, &len, &err);
@@ -224,12 +221,9 @@ int cmd_dataset(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    dlp_error err;
     dlp_dataset *ds = NULL;
-    if (dlp_dataset_open(dir, &ds, &err) != DLP_OK) {
-        fprintf(stderr, "dlperf dataset: %s\n", err.msg);
-        return 1;
-    }
+    if (cli_open_dataset("dataset", dir, &ds)) return 1;
+    dlp_error err;
     char *report = NULL;
     int ne = 0, nw = 0;
     dlp_status s = dlp_dataset_check(ds, &report, &ne, &nw, &err);

@@ -75,12 +75,9 @@ int cmd_partition(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    dlp_error err = {0};
     dlp_dataset *ds = NULL;
-    if (dlp_dataset_open(dir, &ds, &err)) {
-        fprintf(stderr, "dlperf partition: %s\n", err.msg);
-        return 1;
-    }
+    if (cli_open_dataset("partition", dir, &ds)) return 1;
+    dlp_error err = {0};
     dlp_part_set set;
     dlp_status st = dlp_part_set_load(ds, &set, &err);
     if (st) {

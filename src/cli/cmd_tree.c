@@ -111,12 +111,9 @@ int cmd_tree(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    dlp_error err = {0};
     dlp_dataset *ds = NULL;
-    if (dlp_dataset_open(dir, &ds, &err)) {
-        fprintf(stderr, "dlperf tree: %s\n", err.msg);
-        return 1;
-    }
+    if (cli_open_dataset("tree", dir, &ds)) return 1;
+    dlp_error err = {0};
     dlp_tree_report rep;
     dlp_status st = dlp_tree_fit(ds, &o, out, &rep, &err);
     dlp_dataset_free(ds);
