@@ -53,7 +53,7 @@ $(BUILD)/libdlperf.so: $(LIB_OBJ)
 $(BUILD)/dlperf: $(CLI_OBJ) $(BUILD)/libdlperf.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdlperf.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libdlperf.a
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/roofline_file.h $(BUILD)/libdlperf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libdlperf.a $(LIBS)
 

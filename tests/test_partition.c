@@ -8,6 +8,7 @@
  * "roofline" scaling).
  */
 #include "check.h"
+#include "roofline_file.h"
 #include "dlperf.h"
 #include "predict/predict.h"
 #include "predict/predict_part.h"
@@ -233,27 +234,15 @@ static double predict_lat(const char *dir, int sms, const char *mig,
     return lat;
 }
 
-/* a roofline predictor file of the inference targets (as test_predict.c) */
+/* a roofline predictor file of the inference targets */
 static bool write_roofline(const char *dir) {
-    dlp_pred_meta m;
-    dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
-    m.targets = 1u << DLP_T_INF_LATENCY_MS | 1u << DLP_T_INF_MEMORY_MIB;
-    snprintf(m.devices, sizeof m.devices, "H100-SXM5-80GB");
-    for (int t = 0; t < DLP_T_COUNT; t++)
-        if (m.targets >> t & 1) {
-            m.val_error[t] = 0.5;
-            m.resid_lo[t] = log(0.8);
-            m.resid_hi[t] = log(1.25);
-        }
-    dlp_nn_file f = {0};
-    dlp_error err;
     char path[400];
+    dlp_error err;
     snprintf(path, sizeof path, "%s/a_inf.dlpm", dir);
-    bool ok = dlp_pred_meta_write(&m, &f, &err) == DLP_OK &&
-              dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK &&
-              dlp_nn_file_save(&f, path, &err) == DLP_OK;
-    dlp_nn_file_free(&f);
-    return ok;
+    return roofline_file_write(path, DLP_MODE_INFERENCE,
+                               1u << DLP_T_INF_LATENCY_MS |
+                                   1u << DLP_T_INF_MEMORY_MIB,
+                               &err);
 }
 
 static void test_predict_scaling(void) {

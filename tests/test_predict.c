@@ -12,6 +12,7 @@
  * modes, trained "on" the H100 only.
  */
 #include "check.h"
+#include "roofline_file.h"
 #include "dlperf.h"
 #include "pred/pred.h"
 #include "feat/feat.h"
@@ -29,25 +30,10 @@ static dlp_predictor_set *PS;
 
 static void write_roofline(dlp_pred_mode mode, uint32_t targets,
                            const char *name) {
-    dlp_pred_meta m;
-    dlp_pred_meta_init(&m, "roofline", mode);
-    m.targets = targets;
-    snprintf(m.devices, sizeof m.devices, "H100-SXM5-80GB");
-    for (int t = 0; t < DLP_T_COUNT; t++)
-        if (targets >> t & 1) {
-            m.val_error[t] = 0.5;
-            m.resid_lo[t] = log(0.8);
-            m.resid_hi[t] = log(1.25);
-        }
-    dlp_nn_file f = {0};
     dlp_error err;
     char path[400];
     snprintf(path, sizeof path, "%s/%s", models_dir, name);
-    int ok = dlp_pred_meta_write(&m, &f, &err) == DLP_OK &&
-             dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK &&
-             dlp_nn_file_save(&f, path, &err) == DLP_OK;
-    dlp_nn_file_free(&f);
-    if (!ok) {
+    if (!roofline_file_write(path, mode, targets, &err)) {
         fprintf(stderr, "cannot write %s: %s\n", path, err.msg);
         exit(1);
     }
