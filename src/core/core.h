@@ -22,6 +22,13 @@ dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...)
     do {                                                                     \
         if (!(x)) dlp_assert_fail(#x, __FILE__, __LINE__);                   \
     } while (0)
+/* path mapped read-only (file_map.c): *bytes NULL and *len 0 for an empty
+ * file; errors name the path (cannot open / stat / map, not a regular
+ * file, too large). dlp_file_unmap(NULL, 0) does nothing. */
+dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
+                        dlp_error *err);
+void dlp_file_unmap(const void *bytes, size_t len);
+
 void dlp_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 

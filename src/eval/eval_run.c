@@ -107,15 +107,15 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
         dlp_eval_result r[DLP_EVAL_MAX_PARTS];
         const dlp_eval_result *rp[DLP_EVAL_MAX_PARTS];
         dlp_status st = DLP_OK;
-        int done = 0;
-        for (; done < nparts && !st; done++) {
+        int done = 0;   /* parts evaluated (a failed run frees its own) */
+        for (; done < nparts; done++) {
             st = dlp_eval_run(E, parts[done], split, seed, o, on_fold, user,
                               &r[done], err);
-            rp[done] = &r[done];
             if (st) break;
+            rp[done] = &r[done];
         }
         if (!st) st = dlp_eval_blend(rp, nparts, kind, out, err);
-        for (int c = 0; c < done && c < nparts; c++) dlp_eval_result_free(&r[c]);
+        for (int c = 0; c < done; c++) dlp_eval_result_free(&r[c]);
         return st;
     }
     int *group = malloc((size_t)E->n * sizeof *group);

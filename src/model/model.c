@@ -7,14 +7,10 @@
 #include "model.h"
 #include "../onnx/onnx.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define DLP_MAX_BIND ((int64_t)1 << 31)
 
@@ -49,38 +45,13 @@ dlp_status dlp_model_open(const char *path, dlp_model **out, dlp_error *err) {
     *out = NULL;
     if (!path || !path[0])
         return dlp_fail(err, DLP_ERR_ARG, "no model path given");
-    /* O_NONBLOCK: a FIFO must not block us; regular files ignore it */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return dlp_fail(err, DLP_ERR_IO, "cannot open '%s': %s", path,
-                        strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return dlp_fail(err, DLP_ERR_IO, "cannot stat '%s': %s", path,
-                        strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return dlp_fail(err, DLP_ERR_IO, "'%s' is not a regular file", path);
-    }
-    if (sb.st_size == 0) {
-        close(fd);
+    const void *p;
+    size_t len;
+    dlp_status st = dlp_file_map(path, &p, &len, err);
+    if (st) return st;
+    if (!len)
         return dlp_fail(err, DLP_ERR_FORMAT,
                         "not an ONNX model: '%s' is empty", path);
-    }
-    if ((uint64_t)sb.st_size > SIZE_MAX) {
-        close(fd);
-        return dlp_fail(err, DLP_ERR_LIMIT, "'%s' is too large to map", path);
-    }
-    size_t len = (size_t)sb.st_size;
-    void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd);
-    if (p == MAP_FAILED)
-        return dlp_fail(err, DLP_ERR_IO, "cannot map '%s': %s", path,
-                        strerror(e));
     dlp_model *m = model_new();
     const char *slash = strrchr(path, '/');
     if (m) {
@@ -93,13 +64,13 @@ dlp_status dlp_model_open(const char *path, dlp_model **out, dlp_error *err) {
     }
     if (!m || !m->path || !m->dir) {
         if (m) dlp_model_free(m);
-        else munmap(p, len);
+        else dlp_file_unmap(p, len);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory opening '%s'",
                         path);
     }
     /* the reader touches only field headers and skips weight payloads:
      * no readahead, so a cold 2 GB file costs a few page reads */
-    madvise(p, len, MADV_RANDOM);
+    madvise((void *)p, len, MADV_RANDOM);
     return model_read(m, out, err);
 }
 
@@ -123,7 +94,7 @@ void dlp_model_free(dlp_model *m) {
     dlp_graph_free(&m->graph);
     dlp_arena_free(&m->arena);
     dlp_warnings_free(&m->warnings);
-    if (m->mapped && m->bytes) munmap((void *)m->bytes, m->len);
+    if (m->mapped) dlp_file_unmap(m->bytes, m->len);
     free(m->path);
     free(m->dir);
     free(m);

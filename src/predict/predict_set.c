@@ -19,15 +19,10 @@
 #include "predict/predict.h"
 #include "tree/tree.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_FILES 256
 #define HDR 24
@@ -42,31 +37,21 @@ static uint32_t rd32(const uint8_t *p) {
            (uint32_t)p[3] << 24;
 }
 
-/* Maps the file read-only: the scan touches only the entry headers, so
- * the pages of large payloads (the XGBoost boosters, ~670 KB each) are
- * never read; reading every file whole cost ~2.5 MB of copies and page
- * faults per process. */
+/* The file mapped read-only (dlp_file_map): the scan touches only the
+ * entry headers, so the pages of large payloads (the XGBoost boosters,
+ * ~670 KB each) are never read; reading every file whole cost ~2.5 MB of
+ * copies and page faults per process. */
 static dlp_status map_file(const char *path, const uint8_t **buf, size_t *len,
                            dlp_error *err) {
-    *buf = NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return dlp_fail(err, DLP_ERR_IO, "cannot open %s: %s", path,
-                        strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < HDR + 4 ||
-        st.st_size > ((off_t)1 << 31)) {
-        close(fd);
+    const void *p;
+    dlp_status st = dlp_file_map(path, &p, len, err);
+    if (st) return st;
+    if (*len < HDR + 4 || *len > ((size_t)1 << 31)) {
+        dlp_file_unmap(p, *len);
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
-                        "(size %lld)", path, (long long)st.st_size);
+                        "(size %zu)", path, *len);
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return dlp_fail(err, DLP_ERR_IO, "cannot map %s: %s", path,
-                        strerror(errno));
-    *buf = m;
-    *len = (size_t)st.st_size;
+    *buf = p;
     return DLP_OK;
 }
 
@@ -163,7 +148,7 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
         size_t len = 0;
         if ((st = map_file(f->path, &buf, &len, err))) break;
         st = scan(f->path, buf, len, &f->meta, err);
-        munmap((void *)buf, len);
+        dlp_file_unmap(buf, len);
         if (st) break;
         snprintf(ps->names[i], nl, "%s (%s)", f->meta.kind, names[i]);
     }
