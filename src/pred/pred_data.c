@@ -87,6 +87,7 @@ void dlp_examples_free(dlp_examples *E) {
     free(E->models); free(E->families);
     for (int i = 0; i < E->n_pool; i++) dlp_feat_graph_free(&E->pool[i]);
     free(E->pool);
+    dlp_traces_free(E);
     memset(E, 0, sizeof *E);
 }
 
@@ -98,10 +99,33 @@ typedef struct {
     int n;
 } gather;
 
-/* Opens graph bytes, binds, analyses and featurizes. */
+/* The featurized-graph slot of a binding key "hash|batch|seq|h|w", added
+ * (empty, featurized later) when new; -1 when out of memory. */
+static int fg_slot(dlp_examples *E, const char *fk) {
+    for (int j = E->n_fg - 1; j >= 0; j--)
+        if (!strcmp(E->fg_hash[j], fk)) return j;
+    if (E->n_fg == E->cap_fg) {
+        int nc = E->cap_fg ? 2 * E->cap_fg : 64;
+        void *a = realloc(E->fg, (size_t)nc * sizeof *E->fg);
+        if (a) E->fg = a;
+        void *b = a ? realloc(E->fg_hash, (size_t)nc * sizeof *E->fg_hash) : NULL;
+        if (b) E->fg_hash = b;
+        if (!a || !b) return -1;
+        E->cap_fg = nc;
+    }
+    int f = E->n_fg;
+    memset(&E->fg[f], 0, sizeof E->fg[f]);
+    if (!(E->fg_hash[f] = strdup(fk))) return -1;
+    E->n_fg++;
+    return f;
+}
+
+/* Opens graph bytes, binds, analyses and featurizes; with E given, also
+ * attributes the kernel traces of slot f (they need the node names). */
 static dlp_status featurize(const void *bytes, size_t len, const char *hash,
                             int64_t batch, int64_t seq, int64_t h, int64_t w,
-                            dlp_feat_graph *fg, dlp_error *err) {
+                            dlp_feat_graph *fg, dlp_examples *E,
+                            const dlp_dataset *ds, int f, dlp_error *err) {
     dlp_model *m = NULL;
     dlp_status st = dlp_model_open_memory(bytes, len, hash, &m, err);
     if (st) return st;
@@ -113,6 +137,8 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
     if (!st) dlp_feat_bind_resolution(&m->graph, h, w);
     if (!st) st = dlp_model_analyze(m, err);
     if (!st) st = dlp_feat_graph_build(fg, &m->graph, batch, seq, h, w, err);
+    if (!st && E && E->n_trace)
+        st = dlp_traces_attribute_slot(E, ds, f, &m->graph, err);
     dlp_model_free(m);
     return st;
 }
@@ -216,29 +242,10 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", r.hash,
                      (long long)r.batch, (long long)r.seq,
                      (long long)r.height, (long long)r.width);
-            int f = -1;
-            for (int j = E->n_fg - 1; j >= 0 && f < 0; j--)
-                if (!strcmp(E->fg_hash[j], fk)) f = j;
+            int f = fg_slot(E, fk);
             if (f < 0) {
-                if (E->n_fg == E->cap_fg) {
-                    int nc = E->cap_fg ? 2 * E->cap_fg : 64;
-                    void *a = realloc(E->fg, (size_t)nc * sizeof *E->fg);
-                    if (a) E->fg = a;
-                    void *b = a ? realloc(E->fg_hash, (size_t)nc * sizeof *E->fg_hash) : NULL;
-                    if (b) E->fg_hash = b;
-                    if (!a || !b) {
-                        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    E->cap_fg = nc;
-                }
-                f = E->n_fg;
-                memset(&E->fg[f], 0, sizeof E->fg[f]);
-                if (!(E->fg_hash[f] = strdup(fk))) {
-                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                E->n_fg++;
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
             }
             x->fg = f;
             for (int t = 0; t < DLP_T_COUNT; t++) {
@@ -276,6 +283,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     free(sum); free(cnt); free(y0);
     dlp_strmap_free(&keys);
     dlp_arena_free(&arena);
+    /* kernel traces: inference only (eager GPU time of one forward) */
+    if (!st && mode == DLP_MODE_INFERENCE)
+        st = dlp_traces_collect(E, ds, o, fg_slot, err);
     if (st) { dlp_examples_free(E); return st; }
 
     /* gather graph bytes: labelled graphs, and every graph for the pool */
@@ -338,18 +348,22 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         const char *bar = strchr(E->fg_hash[f], '|');
         if (bar) sscanf(bar + 1, "%lld|%lld|%lld|%lld", &b, &s, &hh, &ww);
         dlp_error e2;
-        if (j == G.n || !G.bytes[j] ||
-            featurize(G.bytes[j], G.len[j], G.hash[j], b, s, hh, ww,
-                      &E->fg[f], &e2)) {
+        dlp_status fs = j == G.n || !G.bytes[j]
+                            ? DLP_ERR_NOT_FOUND
+                            : featurize(G.bytes[j], G.len[j], G.hash[j], b, s,
+                                        hh, ww, &E->fg[f], E, ds, f, &e2);
+        if (fs == DLP_ERR_NOMEM) st = dlp_fail(err, fs, "%s", e2.msg);
+        else if (fs) {
             bad[f] = true;
             E->n_skipped_graphs++;
         }
     }
-    if (!st) {   /* compact examples */
+    if (!st) {   /* compact examples and traces */
         int k = 0;
         for (int e = 0; e < E->n; e++)
             if (!bad[E->ex[e].fg]) E->ex[k++] = E->ex[e];
         E->n = k;
+        dlp_traces_finish(E, bad);
     }
     free(bad);
     if (!st && o->with_pool) {
@@ -359,7 +373,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             if (o->progress) o->progress(o->user, E->n_fg + j, E->n_fg + G.n);
             dlp_error e2;
             if (G.bytes[j] && !featurize(G.bytes[j], G.len[j], G.hash[j], 1, 16,
-                                         0, 0, &E->pool[E->n_pool], &e2))
+                                         0, 0, &E->pool[E->n_pool], NULL,
+                                         NULL, -1, &e2))
                 E->n_pool++;
         }
     }

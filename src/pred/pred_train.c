@@ -12,7 +12,7 @@
 #include <string.h>
 
 extern const dlp_pred_vtable dlp_pred_linreg_vt, dlp_pred_roofline_vt,
-    dlp_pred_dippm_vt, dlp_pred_trappm_vt;
+    dlp_pred_dippm_vt, dlp_pred_trappm_vt, dlp_pred_kern_vt;
 dlp_status dlp_pred_linreg_train(const dlp_examples *, const int32_t *, int,
                                  const int32_t *, int, const dlp_train_opts *,
                                  dlp_pred_meta *, dlp_nn_file *, dlp_error *);
@@ -26,6 +26,9 @@ dlp_status dlp_pred_dippm_train(const dlp_examples *, const int32_t *, int,
 dlp_status dlp_pred_trappm_train(const dlp_examples *, const int32_t *, int,
                                  const int32_t *, int, const dlp_train_opts *,
                                  dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+dlp_status dlp_pred_kern_train(const dlp_examples *, const int32_t *, int,
+                               const int32_t *, int, const dlp_train_opts *,
+                               dlp_pred_meta *, dlp_nn_file *, dlp_error *);
 /* the XGBoost kind lives in src/tree (it builds on this module) */
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 dlp_status dlp_tree_pred_train(const dlp_examples *, const int32_t *, int,
@@ -38,6 +41,7 @@ static const dlp_pred_kind KINDS[] = {
     {&dlp_pred_dippm_vt, dlp_pred_dippm_train, true},
     {&dlp_pred_trappm_vt, dlp_pred_trappm_train, true},
     {&dlp_tree_pred_vtable, dlp_tree_pred_train, true},
+    {&dlp_pred_kern_vt, dlp_pred_kern_train, true},
     {NULL, NULL, false},
 };
 
@@ -52,7 +56,7 @@ const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
 const dlp_pred_vtable *const *dlp_pred_builtin_kinds(void) {
     static const dlp_pred_vtable *const vts[] = {
         &dlp_pred_linreg_vt, &dlp_pred_roofline_vt, &dlp_pred_dippm_vt,
-        &dlp_pred_trappm_vt, NULL};
+        &dlp_pred_trappm_vt, &dlp_pred_kern_vt, NULL};
     return vts;
 }
 
@@ -98,7 +102,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     *out = NULL;
     const dlp_pred_kind *k = dlp_pred_kind_find(kind);
     if (!k) return dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind "
-                            "'%s'; known: linreg, roofline, dippm, trappm, xgb",
+                            "'%s'; known: linreg, roofline, dippm, trappm, xgb, kern",
                             kind);
     if (ntr < 1) return dlp_fail(err, DLP_ERR_ARG, "no training examples");
     dlp_train_opts def;

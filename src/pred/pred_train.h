@@ -27,6 +27,35 @@ typedef struct {
     double rep_gap;            /* |rep0 - rep1| / mean of the main target */
 } dlp_example;
 
+/* Where a kernel naming no graph node goes. */
+typedef enum {
+    DLP_TRACE_PRECEDING = 0,   /* the nearest preceding mapped kernel's
+                                  nodes, else the next one's */
+    DLP_TRACE_HEAVIER = 1      /* of the nearest preceding and next mapped
+                                  kernels, the one whose nodes have the
+                                  larger roofline time (ties: preceding) */
+} dlp_trace_rule;
+
+/* One eager kernel trace (kernels.csv.zst, rep 0) of a configuration
+ * (hash, device, precision, batch, seq, height, width, sms) reduced to the
+ * measured GPU time of each node of its featurized graph (pred_trace.c has
+ * the attribution rule). Built for mode inference only. */
+typedef struct {
+    int fg;                    /* index into dlp_examples.fg */
+    dlp_pred_config cfg;       /* runtime eager; sms > 0: SM partition */
+    int model, family;         /* indices into models / families */
+    float *node_us;            /* [fg n_nodes] measured time, microseconds */
+    double kernel_us;          /* sum of the kept kernel durations (= sum of
+                                  node_us up to rounding) */
+    int n_kernels;             /* kernel rows kept */
+    int n_bad;                 /* rows dropped: duration <= 0 or not finite */
+    int n_unmapped;            /* kept kernels naming no graph node, charged
+                                  to a neighbour's nodes */
+    int n_names, n_unmatched;  /* node names listed / not in the graph */
+    int64_t rows_at;           /* while building: its kernel rows are */
+    int n_rows;                /* trace_rows[rows_at .. rows_at + n_rows) */
+} dlp_trace;
+
 typedef struct {
     dlp_pred_mode mode;
     dlp_example *ex;
@@ -41,6 +70,14 @@ typedef struct {
     char devices[256];         /* devices present, comma-separated */
     char **skipped;            /* why graphs were skipped (first few) */
     int n_skipped_graphs;
+    /* kernel traces (mode inference, datasets with kernel rows; else 0) */
+    dlp_trace *trace;
+    int n_trace, cap_trace;
+    int n_trace_dropped;       /* graph failed, or no kernel maps to a node */
+    int64_t trace_names, trace_unmatched; /* over every kept trace */
+    dlp_trace_rule trace_rule; /* attribution of unmapped kernels */
+    int32_t *trace_rows;       /* while building: kernel rows per trace */
+    int64_t n_trace_rows;
 } dlp_examples;
 
 #define DLP_POOL_MAX_NODES 6000
@@ -71,6 +108,56 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                                    const dlp_examples_opts *o, int pool_max,
                                    dlp_error *err);
 void dlp_examples_free(dlp_examples *E);
+
+/* ---- kernel traces (pred_trace.c) ----------------------------------------- */
+
+/* One kernel row of a trace, as the attribution reads it. */
+typedef struct {
+    int64_t idx;               /* launch order (kernel_idx) */
+    double us;                 /* duration; <= 0 or not finite: dropped */
+    const char *nodes;         /* '|'-separated node names, NULL or "" */
+} dlp_trace_kernel;
+
+typedef struct {
+    int kernels, bad, unmapped, names, unmatched;
+    double total_us;           /* sum of the kept durations */
+} dlp_trace_stats;
+
+/* Attributes kernel durations to graph nodes: k[n] in any order (sorted by
+ * idx here, k is reordered), node names names[n_nodes]. A kernel listing
+ * m matched nodes gives them its duration split in proportion to
+ * weight[] (each node's roofline time; equal shares when weight is NULL or
+ * the listed weights are all 0); names not in the graph are counted and
+ * ignored; a kernel with no matched name is charged to the nodes of the
+ * nearest preceding mapped kernel in launch order, else of the next one.
+ * node_us[n_nodes] is overwritten; its sum equals st->total_us.
+ * DLP_ERR_NOT_FOUND when no kernel maps to any node. */
+dlp_status dlp_trace_attribute(dlp_trace_kernel *k, int n,
+                               const char *const *names, int n_nodes,
+                               const double *weight, dlp_trace_rule rule,
+                               double *node_us, dlp_trace_stats *st,
+                               dlp_error *err);
+/* Roofline time (microseconds) of every node of fg under c: max(FLOPs /
+ * peak, bytes / bandwidth), the split weights of the attribution. */
+void dlp_trace_node_roofline_us(const dlp_feat_graph *fg,
+                                const dlp_pred_config *c, double *out);
+/* Collects the eager rep-0 trace configurations of ds (filters of o) into
+ * E->trace, with their featurized-graph slot from slot_of (which adds the
+ * slot when new) and their kernel rows in E->trace_rows. */
+typedef int (*dlp_trace_slot_fn)(dlp_examples *E, const char *key);
+dlp_status dlp_traces_collect(dlp_examples *E, const dlp_dataset *ds,
+                              const dlp_examples_opts *o,
+                              dlp_trace_slot_fn slot_of, dlp_error *err);
+/* Attributes every trace of slot f from the analysed graph g and the
+ * featurized fg (built from g); a trace that cannot be attributed is
+ * marked (node_us NULL) and dropped by dlp_traces_finish. */
+dlp_status dlp_traces_attribute_slot(dlp_examples *E, const dlp_dataset *ds,
+                                     int f, const dlp_graph *g,
+                                     dlp_error *err);
+/* Drops traces without times (bad[fg] set, or attribution failed) and
+ * the kernel-row lists. */
+void dlp_traces_finish(dlp_examples *E, const bool *bad_fg);
+void dlp_traces_free(dlp_examples *E);
 
 /* ---- training ------------------------------------------------------------ */
 typedef struct {
@@ -132,6 +219,13 @@ dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
 
 /* The targets of a mode, in order: fills t[] and returns the count. */
 int dlp_mode_targets(dlp_pred_mode m, dlp_target *t);
+
+/* Kind "kern" (pred_kern.c): the predicted kernel sum (microseconds: the
+ * sum of the node model's per-node GPU times, before the graph step) of fg
+ * under c. DLP_ERR_ARG when p is not a kern predictor. */
+dlp_status dlp_kern_sum_us(const dlp_predictor *p, const dlp_feat_graph *fg,
+                           const dlp_pred_config *c, double *us,
+                           dlp_error *err);
 
 /* ---- helpers shared by the kinds ---------------------------------------- */
 /* Ridge regression: w[d] minimizing |Xw - y|^2 + lambda |w[1..]|^2 over rows
