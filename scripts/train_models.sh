@@ -2,7 +2,8 @@
 # train_models.sh — retrains the predictors shipped in models/ from the
 # dataset in data/ (what `make models` runs). For each mode with labels
 # (inference, training, llm) it trains the two baselines (linreg,
-# roofline), the two GNNs (dippm, trappm) and the XGBoost trees (xgb);
+# roofline), the two GNNs (dippm, trappm) and the XGBoost trees (xgb), and
+# for inference the per-node kernel model (kern);
 # each file records its validation error, and `dlperf predict` picks per
 # target the file with the lowest one. Modes without labels are skipped with a note. Last, the
 # SM-partition latency model (models/partition.csv) is refitted.
@@ -74,6 +75,23 @@ if [ -z "${SKIP_TREE:-}" ]; then
         fi
         rm -f "$OUT/xgb.log"
     done
+fi
+# the per-node latency model (kind kern, docs/PREDICT.md): inference only,
+# from the eager kernel traces; needs libxgboost and kernels.csv.zst rows
+if [ -z "${SKIP_KERN:-}" ] && echo " $MODES " | grep -q " inference "; then
+    echo "== kern, inference -> $OUT/kern-inference.dlpm" >&2
+    if "$DLPERF" train "$DATA" --mode inference --kind kern \
+        -o "$OUT/kern-inference.dlpm" --threads "$THREADS" --seed 1 \
+        >"$OUT/kern.log" 2>&1; then
+        grep -E "validation MAPE|kernel sum" "$OUT/kern.log" >&2
+    elif grep -qi "xgboost\|kernel traces" "$OUT/kern.log"; then
+        echo "   skipped: $(tail -1 "$OUT/kern.log")" >&2
+    else
+        echo "   FAILED:" >&2
+        tail -3 "$OUT/kern.log" >&2
+        status=1
+    fi
+    rm -f "$OUT/kern.log"
 fi
 # the SM-partition latency model (docs/PREDICT.md), from the kernel traces
 # taken inside green contexts

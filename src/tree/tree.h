@@ -35,16 +35,13 @@ typedef struct {
     double lambda;       /* L2 on leaf weights (default 1) */
     int threads;         /* default 1; 0: XGBoost's default */
     int hist;            /* 1: histogram method (many rows), 0: exact */
-    double tweedie;      /* > 0: Tweedie regression (log link, y >= 0,
-                            predicts the mean) with this variance power in
-                            (1, 2); 0: squared error */
     uint64_t seed;
 } dlp_tree_params;
 
 void dlp_tree_params_default(dlp_tree_params *p);
 
 /* Trains on x[n, d] (row-major, NAN = missing) against y[n] with squared
- * error (or Tweedie, p->tweedie). n >= 2, d >= 1, every y finite. */
+ * error. n >= 2, d >= 1, every y finite. */
 dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
                           const dlp_tree_params *p, dlp_tree **out,
                           dlp_error *err);

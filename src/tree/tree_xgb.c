@@ -198,8 +198,7 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
         st = xgb_fail(err, "create");
         goto done;
     }
-    if (XGBoosterSetParam(h, "objective", p->tweedie > 0 ? "reg:tweedie"
-                                          : "reg:squarederror") != 0 ||
+    if (XGBoosterSetParam(h, "objective", "reg:squarederror") != 0 ||
         XGBoosterSetParam(h, "tree_method", p->hist ? "hist" : "exact") != 0 ||
         XGBoosterSetParam(h, "verbosity", "0") != 0) {
         st = xgb_fail(err, "set objective");
@@ -214,9 +213,6 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
         (st = set_param(h, "min_child_weight", p->min_child_weight, err)) ||
         (st = set_param(h, "lambda", p->lambda, err)) ||
         (st = set_param(h, "seed", (double)(p->seed % 2147483647u), err)))
-        goto done;
-    if (p->tweedie > 0 &&
-        (st = set_param(h, "tweedie_variance_power", p->tweedie, err)))
         goto done;
     if (p->threads > 0 && (st = set_param(h, "nthread", p->threads, err)))
         goto done;
