@@ -7,9 +7,10 @@
  *      featurizer's kernel and tensor-core flags, its attributes / shapes /
  *      log work (dlp_feat_nodes' dense block), its three roofline times on
  *      the configuration's device, the device features (scaled for an SM
- *      partition), precision and batch — trained on the attributed node
- *      times of the eager kernel traces (pred_trace.c) of the training
- *      examples' models only, whole GPU (sms empty).
+ *      partition), precision, batch, and the op and kernel flag of a
+ *      producer and a consumer (fusion and launch patterns) — trained on
+ *      the attributed node times of the eager kernel traces (pred_trace.c)
+ *      of the training examples' models only, whole GPU (sms empty).
  *      Rows: the nodes the featurizer marks as kernels (fg->kern) and the
  *      nodes of op types that received time in some training trace (a
  *      Reshape that a layout kernel was charged to, say); the same set at
@@ -17,9 +18,11 @@
  *      towards 0, which is why the target is smoothed by KERN_EPS_US:
  *      target log((t + eps) / (roofline + eps)) (KT_ROOF) or log(t + eps)
  *      (KT_ABS); prediction max(0, exp(.) x (...) - eps).
- *   2. kernel sum: sum of the predicted node times of the graph, for any
- *      inference configuration (fp32 too, which has no traces: precision
- *      and the fp32 roofline columns are features, and step 3 corrects).
+ *   2. kernel sum: scale x the sum of the predicted node times of the
+ *      graph, for any inference configuration (fp32 too, which has no
+ *      traces: precision and the fp32 roofline columns are features, and
+ *      step 3 corrects). The scale makes cross-fitted sums of the training
+ *      traces unbiased (KERN_FOLDS below).
  *   3. graph step: latency = kernel sum x exp(correction), the correction
  *      an XGBoost on the xgb kind's graph features (dlp_tree_graph_features:
  *      static features with precision and runtime, per-category roofline
@@ -34,8 +37,8 @@
  *
  * Model-file payload: "kern/schema" (i64 [schema, node features, graph
  * features, target kind]), "kern/ops" (i64 [DLP_FEAT_NOPS + 1]: 1 for op
- * types that received time), blobs "kern/node" and "kern/graph" (XGBoost
- * JSON).
+ * types that received time), "kern/scale" (f32), blobs "kern/node" and
+ * "kern/graph" (XGBoost JSON).
  */
 #include "pred_train.h"
 #include "../tree/tree.h"
