@@ -48,7 +48,7 @@ static int mkdir_p(const char *path) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf eval DATA [--kind K,..] [--split S,..] [options]\n"
-               "  --kind     linreg,roofline,dippm,trappm,xgb or a blend a+b\n"
+               "  --kind     linreg,roofline,dippm,trappm,xgb,kern or a blend a+b\n"
                "             (default: "
                "linreg,roofline,dippm)\n"
                "  --split    random,mc,lmo,lofo or all (default: lmo)\n"

@@ -151,7 +151,7 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf train DATA --kind KIND -o FILE [options]\n"
                "  trains a predictor on the labels in DATA (data/FORMAT.md)\n"
-               "  --kind linreg|roofline|dippm|trappm\n"
+               "  --kind linreg|roofline|dippm|trappm|xgb|kern\n"
                "  -o FILE            model file to write (.dlpm)\n"
                "%s", learn_opts_help());
 }
