@@ -64,7 +64,7 @@ static size_t n_rows(const dlp_dataset *ds, dlp_pred_mode mode) {
            : mode == DLP_MODE_TRAINING ? c.training : c.llm;
 }
 
-static int intern(char ***list, int *n, const char *s) {
+int dlp_examples_intern(char ***list, int *n, const char *s) {
     for (int i = 0; i < *n; i++)
         if (!strcmp((*list)[i], s)) return i;
     char **l = realloc(*list, (size_t)(*n + 1) * sizeof *l);
@@ -231,8 +231,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             x->cfg.seq = r.seq;
             x->cfg.height = r.height;
             x->cfg.width = r.width;
-            x->model = intern(&E->models, &E->n_models, gi->model);
-            x->family = intern(&E->families, &E->n_families, gi->family);
+            x->model = dlp_examples_intern(&E->models, &E->n_models, gi->model);
+            x->family = dlp_examples_intern(&E->families, &E->n_families, gi->family);
             if (x->model < 0 || x->family < 0) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;

@@ -154,16 +154,6 @@ void dlp_trace_node_roofline_us(const dlp_feat_graph *fg,
 
 /* ---- building the set ----------------------------------------------------- */
 
-static int intern(char ***list, int *n, const char *s) {
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*list)[i], s)) return i;
-    char **l = realloc(*list, (size_t)(*n + 1) * sizeof *l);
-    if (!l) return -1;
-    *list = l;
-    if (!(l[*n] = strdup(s))) return -1;
-    return (*n)++;
-}
-
 dlp_status dlp_traces_collect(dlp_examples *E, const dlp_dataset *ds,
                               const dlp_examples_opts *o,
                               dlp_trace_slot_fn slot_of, dlp_error *err) {
@@ -239,8 +229,8 @@ dlp_status dlp_traces_collect(dlp_examples *E, const dlp_dataset *ds,
             x->cfg.height = r->height;
             x->cfg.width = r->width;
             x->cfg.sms = (int)r->sms;
-            x->model = intern(&E->models, &E->n_models, gi->model);
-            x->family = intern(&E->families, &E->n_families, gi->family);
+            x->model = dlp_examples_intern(&E->models, &E->n_models, gi->model);
+            x->family = dlp_examples_intern(&E->families, &E->n_families, gi->family);
             char fk[96];
             snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", r->c.hash,
                      (long long)x->cfg.batch, (long long)r->seq,

@@ -158,6 +158,10 @@ dlp_status dlp_traces_attribute_slot(dlp_examples *E, const dlp_dataset *ds,
  * the kernel-row lists. */
 void dlp_traces_finish(dlp_examples *E, const bool *bad_fg);
 void dlp_traces_free(dlp_examples *E);
+/* Index of s in the string table *list of *n entries, appended (a copy)
+ * when absent: the models / families tables the examples and the traces
+ * share. -1 when out of memory. */
+int dlp_examples_intern(char ***list, int *n, const char *s);
 
 /* ---- training ------------------------------------------------------------ */
 typedef struct {
