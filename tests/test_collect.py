@@ -530,11 +530,33 @@ def test_export_queue_parts():
           "only labeled")
 
 
+def test_skip_failed_exports():
+    """A spec whose export failed is neither labeled nor exported again,
+    unless it exported since or the retry switch is set."""
+    import run_batch
+    done = {"export": {"a", "b"}, "label": set(),
+            "exportfail": {"b", "c", "d"}}
+    check(run_batch.skip_specs(done) == {"c", "d"},
+          "skip: failed and never exported")
+    check(run_batch.skip_specs(done, retry="1") == set(), "retry: skip none")
+    q = run_batch.export_queue(["a", "b", "c", "d", "e"], ["e"], {"e"},
+                               done["export"] | run_batch.skip_specs(done))
+    check(q == ["e"], "export queue leaves failed specs out: %s" % q)
+    import ingest
+    check(ingest.failed_export_marker({"id": "x", "error": "boom"}, {}) ==
+          "exportfail x", "ingest marks a failed export")
+    check(ingest.failed_export_marker({"id": "x", "error": "boom"},
+                                      {"x": "h"}) is None,
+          "a spec exported earlier is not marked failed")
+    check(ingest.failed_export_marker({"id": "x", "error": "skipped_size 3 GB"},
+                                      {}) == "export x", "size skips are done")
+
+
 def main():
     for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
-              test_export_queue_parts,
+              test_export_queue_parts, test_skip_failed_exports,
               test_dataset):
         try:
             t()

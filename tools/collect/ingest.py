@@ -15,7 +15,8 @@ zstd CLI are). For each batch it
   on both rows of a graph-runtime pair whose reps differ by more than 5%;
 - keeps rows whose graph is not exported yet in data/pending/ (resolved by a
   later ingest); never writes a row whose key (FORMAT.md) already exists;
-- appends done-markers ("export ID", "label ID") to data/collect_done.txt.
+- appends done-markers ("export ID", "label ID", "exportfail ID" for an
+  export that failed) to data/collect_done.txt.
 """
 import argparse
 import csv
@@ -289,6 +290,19 @@ def flag_pairs(rows, time_col="latency_ms"):
     return n
 
 
+def failed_export_marker(e, specmap):
+    """The done-marker of a failed export result e: "export ID" when it
+    was skipped for its size (never retried), "exportfail ID" when it
+    failed and the spec has no graph from an earlier batch (later batches
+    skip it, run_batch.skip_specs, unless DLP_RETRY_EXPORT_FAILURES is
+    set), else None."""
+    if e.get("error", "").startswith("skipped_size"):
+        return "export " + e["id"]
+    if e["id"] not in specmap:
+        return "exportfail " + e["id"]
+    return None
+
+
 def ingest_batch(data, work, log):
     env = json.load(open(os.path.join(work, "env.json")))
     bid = env["batch_id"]
@@ -328,8 +342,9 @@ def ingest_batch(data, work, log):
                                      pack=bid)
                 new_graphs.append(h)
         else:
-            if e.get("error", "").startswith("skipped_size"):
-                data.done.add("export " + e["id"])
+            m = failed_export_marker(e, data.specmap)
+            if m:
+                data.done.add(m)
             fails.append(dict(protocol="p1", batch_id=bid, hash="", model=s["model"],
                               variant=s["variant"], device=env["device"],
                               stage=e.get("stage", "export"), reason=e.get("error", "")))

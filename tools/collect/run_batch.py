@@ -144,7 +144,7 @@ def read_done(per_device=None):
     batch on another card re-measures graphs labeled elsewhere first
     (cross-device pairs); "label@DEV ID" markers exist since batch h100d's
     ingest, older batches' devices are read from data/batches/*/env.json."""
-    done = {"export": set(), "label": set()}
+    done = {"export": set(), "label": set(), "exportfail": set()}
     p = os.path.join(REPO, "data", "collect_done.txt")
     if os.path.exists(p):
         for line in open(p):
@@ -154,6 +154,18 @@ def read_done(per_device=None):
             elif per_device and k == "label@" + per_device:
                 done["label"].add(v)
     return done
+
+
+def skip_specs(done, retry=None):
+    """Spec ids a batch neither labels nor exports: those whose export
+    failed in an earlier batch ("exportfail ID" markers, written by ingest
+    since the fourth session) and never succeeded since. Their labels could
+    only go to pending/ and their exports fail again (40 of the 95 failures
+    of batches h1a-h1g were such retries). retry (DLP_RETRY_EXPORT_FAILURES
+    set, e.g. after an exporter fix) tries them again."""
+    if retry:
+        return set()
+    return done["exportfail"] - done["export"]
 
 
 def env_info(batch_id, dev):
@@ -254,9 +266,10 @@ def main():
     with open(os.path.join(work, "specs.jsonl"), "w") as f:
         for s in ordered:
             f.write(json.dumps(s) + "\n")
+    skip = skip_specs(done, os.environ.get("DLP_RETRY_EXPORT_FAILURES"))
     items = []
     for idx, s in enumerate(ordered):
-        if s["id"] in done["label"]:
+        if s["id"] in done["label"] or s["id"] in skip:
             continue
         items.append(plan_item(s, idx))
     every_item = set(it["spec"]["id"] for it in items)
@@ -290,7 +303,7 @@ def main():
     lab_ids = [it["spec"]["id"] for it in items]
     byid = {s["id"]: s for s in specs}
     q = export_queue([s["id"] for s in ordered], lab_ids, every_item,
-                     done["export"], (pk, pn) if a.part else None,
+                     done["export"] | skip, (pk, pn) if a.part else None,
                      a.export_only_labeled)
     big = [i for i in q if i.startswith("hf:") and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
