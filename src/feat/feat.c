@@ -889,6 +889,27 @@ static double prec_scale(dlp_precision p) {
     return p == DLP_PREC_FP32 ? 1.0 : 0.5;
 }
 
+/* Node i's compute time (FLOPs at the tensor-core or SIMT peak) and memory
+ * time (bytes at the precision's scale s over the bandwidth), seconds. */
+static void node_times(const dlp_feat_graph *fg, int i,
+                       const dlp_feat_device *d, double s, double *tcmp,
+                       double *tmem) {
+    *tcmp = fg->flops[i] / (fg->tc[i] ? d->peak_tc_flops : d->peak_simt_flops);
+    *tmem = fg->bytes[i] * s / d->mem_bw;
+}
+
+void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
+                               const dlp_pred_config *c, double *out) {
+    dlp_feat_device d;
+    dlp_feat_device_of(c, &d);
+    double s = prec_scale(c->precision);
+    for (int i = 0; i < fg->n_nodes; i++) {
+        double tcmp, tmem;
+        node_times(fg, i, &d, s, &tcmp, &tmem);
+        out[i] = (tcmp > tmem ? tcmp : tmem) * 1e6;
+    }
+}
+
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *o) {
     dlp_feat_device d;
@@ -896,9 +917,8 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
-        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
-                                                : d.peak_simt_flops);
-        double tmem = fg->bytes[i] * s / d.mem_bw;
+        double tcmp, tmem;
+        node_times(fg, i, &d, s, &tcmp, &tmem);
         double t = tcmp > tmem ? tcmp : tmem;
         comp += tcmp;
         mem += tmem;
@@ -971,9 +991,10 @@ void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
         o[fg->op[i]] = 1.f;
         memcpy(o + DLP_FEAT_NOPS + 1, fg->dense + (size_t)i * DLP_FEAT_DENSE,
                DLP_FEAT_DENSE * sizeof *o);
-        double tcmp = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
-                                                : d.peak_simt_flops) * 1e6;
-        double tmem = fg->bytes[i] * s / d.mem_bw * 1e6;
+        double tcmp, tmem;
+        node_times(fg, i, &d, s, &tcmp, &tmem);
+        tcmp *= 1e6;
+        tmem *= 1e6;
         float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;
         r[0] = lg(tcmp);
         r[1] = lg(tmem);

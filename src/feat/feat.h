@@ -222,6 +222,11 @@ typedef struct {
     double mem_mib;
 } dlp_feat_device;
 void dlp_feat_device_of(const dlp_pred_config *c, dlp_feat_device *out);
+/* Roofline time of every node of fg under c, microseconds: max(FLOPs /
+ * peak, bytes / bandwidth), the node columns' third roofline feature
+ * before its log (kind kern's split weights and target base). */
+void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
+                               const dlp_pred_config *c, double *out);
 
 /* node features out[N, DLP_FEAT_NODE_DIM] for config c */
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,

@@ -117,7 +117,7 @@ static int node_rows(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_nodes(fg, c, s->nodes);
     float st[DLP_FEAT_STATIC_DIM];
     dlp_feat_static(fg, c, st);
-    dlp_trace_node_roofline_us(fg, c, s->roof);
+    dlp_feat_node_roofline_us(fg, c, s->roof);
     for (int i = 0; i < fg->n_nodes; i++) s->prev[i] = s->next[i] = -1;
     for (int e = 0; e < fg->n_edges; e++) {   /* first producer / consumer */
         int a = fg->src[e], b = fg->dst[e];

@@ -121,9 +121,7 @@ dlp_status dlp_trace_attribute(dlp_trace_kernel *k, int n,
         }
         if (owner == j) prev = j;
         else st->unmapped++;
-        double wsum = 0;
-        for (int u = at[owner]; u < at[owner + 1]; u++)
-            wsum += weight && weight[ids[u]] > 0 ? weight[ids[u]] : 0;
+        double wsum = kernel_weight(at, ids, owner, weight);
         int m = at[owner + 1] - at[owner];
         for (int u = at[owner]; u < at[owner + 1]; u++) {
             double share = wsum > 0 ? (weight[ids[u]] > 0 ? weight[ids[u]] : 0) / wsum
@@ -137,19 +135,6 @@ dlp_status dlp_trace_attribute(dlp_trace_kernel *k, int n,
     free(keep);
     dlp_strmap_free(&map);
     return rc;
-}
-
-void dlp_trace_node_roofline_us(const dlp_feat_graph *fg,
-                                const dlp_pred_config *c, double *out) {
-    dlp_feat_device d;
-    dlp_feat_device_of(c, &d);
-    double s = c->precision == DLP_PREC_FP32 ? 1.0 : 0.5;
-    for (int i = 0; i < fg->n_nodes; i++) {
-        double tc = fg->flops[i] / (fg->tc[i] ? d.peak_tc_flops
-                                              : d.peak_simt_flops) * 1e6;
-        double tm = fg->bytes[i] * s / d.mem_bw * 1e6;
-        out[i] = tc > tm ? tc : tm;
-    }
 }
 
 /* ---- building the set ----------------------------------------------------- */
@@ -299,7 +284,7 @@ dlp_status dlp_traces_attribute_slot(dlp_examples *E, const dlp_dataset *ds,
             k[j].us = r->duration_us;
             k[j].nodes = r->nodes;
         }
-        dlp_trace_node_roofline_us(fg, &x->cfg, w);
+        dlp_feat_node_roofline_us(fg, &x->cfg, w);
         dlp_trace_stats s;
         dlp_error e2;
         dlp_status a = dlp_trace_attribute(k, x->n_rows, names, N, w,

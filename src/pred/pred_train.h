@@ -137,10 +137,6 @@ dlp_status dlp_trace_attribute(dlp_trace_kernel *k, int n,
                                const double *weight, dlp_trace_rule rule,
                                double *node_us, dlp_trace_stats *st,
                                dlp_error *err);
-/* Roofline time (microseconds) of every node of fg under c: max(FLOPs /
- * peak, bytes / bandwidth), the split weights of the attribution. */
-void dlp_trace_node_roofline_us(const dlp_feat_graph *fg,
-                                const dlp_pred_config *c, double *out);
 /* Collects the eager rep-0 trace configurations of ds (filters of o) into
  * E->trace, with their featurized-graph slot from slot_of (which adds the
  * slot when new) and their kernel rows in E->trace_rows. */
