@@ -99,9 +99,14 @@ typedef struct {
     int n;
 } gather;
 
-/* The featurized-graph slot of a binding key "hash|batch|seq|h|w", added
- * (empty, featurized later) when new; -1 when out of memory. */
-static int fg_slot(dlp_examples *E, const char *fk) {
+/* The featurized-graph slot of a graph at a binding, keyed
+ * "hash|batch|seq|h|w" (read back before featurizing), added (empty,
+ * featurized later) when new; -1 when out of memory. */
+static int fg_slot(dlp_examples *E, const char *hash, int64_t batch,
+                   int64_t seq, int64_t h, int64_t w) {
+    char fk[96];
+    snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", hash, (long long)batch,
+             (long long)seq, (long long)h, (long long)w);
     for (int j = E->n_fg - 1; j >= 0; j--)
         if (!strcmp(E->fg_hash[j], fk)) return j;
     if (E->n_fg == E->cap_fg) {
@@ -237,12 +242,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
             }
-            /* featurized graph slot for (hash, batch, seq) */
-            char fk[96];
-            snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", r.hash,
-                     (long long)r.batch, (long long)r.seq,
-                     (long long)r.height, (long long)r.width);
-            int f = fg_slot(E, fk);
+            int f = fg_slot(E, r.hash, r.batch, r.seq, r.height, r.width);
             if (f < 0) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;

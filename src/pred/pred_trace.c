@@ -216,11 +216,8 @@ dlp_status dlp_traces_collect(dlp_examples *E, const dlp_dataset *ds,
             x->cfg.sms = (int)r->sms;
             x->model = dlp_examples_intern(&E->models, &E->n_models, gi->model);
             x->family = dlp_examples_intern(&E->families, &E->n_families, gi->family);
-            char fk[96];
-            snprintf(fk, sizeof fk, "%s|%lld|%lld|%lld|%lld", r->c.hash,
-                     (long long)x->cfg.batch, (long long)r->seq,
-                     (long long)r->height, (long long)r->width);
-            x->fg = slot_of(E, fk);
+            x->fg = slot_of(E, r->c.hash, x->cfg.batch, r->seq, r->height,
+                            r->width);
             char *k = dlp_arena_strndup(&arena, key, (size_t)kl);
             if (x->model < 0 || x->family < 0 || x->fg < 0 || !k ||
                 !dlp_strmap_put(&keys, k, (size_t)kl, t)) {

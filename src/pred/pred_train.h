@@ -140,7 +140,9 @@ dlp_status dlp_trace_attribute(dlp_trace_kernel *k, int n,
 /* Collects the eager rep-0 trace configurations of ds (filters of o) into
  * E->trace, with their featurized-graph slot from slot_of (which adds the
  * slot when new) and their kernel rows in E->trace_rows. */
-typedef int (*dlp_trace_slot_fn)(dlp_examples *E, const char *key);
+typedef int (*dlp_trace_slot_fn)(dlp_examples *E, const char *hash,
+                                 int64_t batch, int64_t seq, int64_t height,
+                                 int64_t width);
 dlp_status dlp_traces_collect(dlp_examples *E, const dlp_dataset *ds,
                               const dlp_examples_opts *o,
                               dlp_trace_slot_fn slot_of, dlp_error *err);
