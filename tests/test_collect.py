@@ -552,8 +552,33 @@ def test_skip_failed_exports():
                                       {}) == "export x", "size skips are done")
 
 
+def test_fixed_resolution_and_training_plan():
+    """A model with timm's strict PatchEmbed is measured at its native
+    resolution only; every vision item plans a training step."""
+    import torch
+    import zoo
+    import run_batch
+
+    class Patch(torch.nn.Module):
+        def __init__(self, strict):
+            super().__init__()
+            self.strict_img_size = strict
+            self.proj = torch.nn.Conv2d(3, 8, 4, 4)
+
+    check(zoo.fixed_resolution(torch.nn.Sequential(Patch(True), torch.nn.ReLU())),
+          "strict patch embedding: fixed resolution")
+    check(not zoo.fixed_resolution(torch.nn.Sequential(Patch(False))),
+          "dynamic patch embedding: any resolution")
+    check(not zoo.fixed_resolution(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3))),
+          "plain CNN: any resolution")
+    specs = [dict(id="tvv:x%d" % i, kind="vision") for i in range(9)]
+    plans = [run_batch.plan_item(s, i) for i, s in enumerate(specs)]
+    check(all(len(p.get("train", [])) == 1 for p in plans),
+          "every vision item trains: %s" % [len(p.get("train", [])) for p in plans])
+
+
 def main():
-    for t in (test_flags_and_keys, test_strip_and_hash, test_node_map,
+    for t in (test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,

@@ -680,8 +680,10 @@ def run_item(c, item, tmpdir):
         model = zoo.build(spec, dtype=dt0)
     model = zoo.wrap(model, spec["kind"]).eval()
     h = w = None
+    fixed = False
     if not text:
         h, w = zoo.input_size(spec, model.m)
+        fixed = zoo.fixed_resolution(model.m)
     half = torch.bfloat16 if (text and spec["family"] in zoo.DECODERS) else torch.float16
     for prec in ("fp32", "fp16"):
         if time.time() > c.a.deadline:
@@ -699,7 +701,8 @@ def run_item(c, item, tmpdir):
             if text:
                 cfgs.append((cf[0], cf[1], None, None))
             else:
-                cfgs.append((cf[0], None, cf[1] or h, cf[1] or w))
+                r = None if fixed else cf[1]
+                cfgs.append((cf[0], None, r or h, r or w))
         cfgs = list(dict.fromkeys(cfgs))  # a sampled point may equal native
         mem = [(m[0], m[2], m[3] or None, m[4] or None, m[5] or None)
                for m in item.get("mem", []) if (m[1] == "fp32") == (prec == "fp32")]

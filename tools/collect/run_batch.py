@@ -74,6 +74,10 @@ def plan_item(spec, idx):
             it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
         if idx % 6 == 2 or os.environ.get("DLP_CTRACE_ALL"):
             it["ctrace"] = [[rng.choice([1, 8, 32]), None]]
+        # fifth session: training on every vision item (it grew by ~10
+        # configurations per call with two items of three)
+        if idx % 3 == 2:
+            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
     else:
         c = spec["build"]["cfg"]
         params = zoo.hf_params_estimate(c)
