@@ -571,10 +571,24 @@ def test_fixed_resolution_and_training_plan():
           "dynamic patch embedding: any resolution")
     check(not zoo.fixed_resolution(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3))),
           "plain CNN: any resolution")
+    import torchvision
+    vit = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=1,
+                                               num_heads=1, hidden_dim=8, mlp_dim=8)
+    check(zoo.fixed_resolution(vit), "torchvision ViT: fixed resolution")
+    check(not zoo.fixed_resolution(torchvision.models.resnet18()),
+          "torchvision ResNet: any resolution")
     specs = [dict(id="tvv:x%d" % i, kind="vision") for i in range(9)]
     plans = [run_batch.plan_item(s, i) for i, s in enumerate(specs)]
     check(all(len(p.get("train", [])) == 1 for p in plans),
           "every vision item trains: %s" % [len(p.get("train", [])) for p in plans])
+    os.environ["DLP_NO_TRACE"] = "1"
+    try:
+        plans = [run_batch.plan_item(s, i) for i, s in enumerate(specs)]
+    finally:
+        del os.environ["DLP_NO_TRACE"]
+    check(not any("trace" in p or "ctrace" in p for p in plans), "DLP_NO_TRACE: no traces")
+    check(any("trace" in run_batch.plan_item(s, i) for i, s in enumerate(specs)),
+          "traces planned by default")
 
 
 def main():
