@@ -82,9 +82,9 @@ static dlp_status sm_check_cfg(const dlp_nn_sage_model_cfg *c, dlp_error *err) {
     return DLP_OK;
 }
 
-dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
-                                  const dlp_nn_sage_model_cfg *cfg,
-                                  uint64_t seed, dlp_error *err) {
+dlp_status dlp_nn_sage_model_alloc(dlp_nn_sage_model *m,
+                                   const dlp_nn_sage_model_cfg *cfg,
+                                   dlp_error *err) {
     memset(m, 0, sizeof *m);
     dlp_status st = sm_check_cfg(cfg, err);
     if (st) return st;
@@ -104,8 +104,15 @@ dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
         snprintf(nm, sizeof nm, "fc%d.b", k);
         m->t_fb[k] = dlp_nn_params_add(p, nm, sm_fc_out(c, k), 1);
     }
-    st = dlp_nn_params_alloc(p, err);
+    return dlp_nn_params_alloc(p, err);
+}
+
+dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
+                                  const dlp_nn_sage_model_cfg *cfg,
+                                  uint64_t seed, dlp_error *err) {
+    dlp_status st = dlp_nn_sage_model_alloc(m, cfg, err);
     if (st) return st;
+    dlp_nn_params *p = &m->params;
     dlp_nn_rng r;
     dlp_nn_rng_seed(&r, seed);
     /* torch.nn.Linear default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
@@ -363,7 +370,7 @@ dlp_status dlp_nn_sage_model_load(dlp_nn_sage_model *m, const char *path,
         }
     dlp_nn_sage_model_cfg c = {(int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4],
                                (int)a[5], (int)a[6], (dlp_nn_pool)a[7], a[8] != 0};
-    st = dlp_nn_sage_model_init(m, &c, 0, err);
+    st = dlp_nn_sage_model_alloc(m, &c, err);
     if (!st) st = dlp_nn_file_read_params(&f, &m->params, err);
     if (!st && feat_mean) st = dlp_nn_file_read_f32(&f, "norm/mean", feat_mean, (uint64_t)c.in_dim, err);
     if (!st && feat_std) st = dlp_nn_file_read_f32(&f, "norm/std", feat_std, (uint64_t)c.in_dim, err);

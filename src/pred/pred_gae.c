@@ -130,7 +130,8 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
     }
 }
 
-static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
+/* Lays out and allocates the encoder's parameters (zeroed). */
+static dlp_status alloc_gae(dlp_gae *e, int H, dlp_error *err) {
     char nm[32];
     for (int l = 0; l < L; l++) {
         snprintf(nm, sizeof nm, "gae%d.wl", l); e->wl[l] = dlp_nn_params_add(&e->p, nm, H, lin(e, l));
@@ -141,7 +142,13 @@ static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
             snprintf(nm, sizeof nm, "gae%d.beta", l); e->bet[l] = dlp_nn_params_add(&e->p, nm, H, 1);
         }
     }
-    dlp_status st = dlp_nn_params_alloc(&e->p, err);
+    return dlp_nn_params_alloc(&e->p, err);
+}
+
+/* alloc_gae, then torch's Linear initialisation, BatchNorm gamma 1 and
+ * running statistics (0, 1): a fresh encoder to pre-train. */
+static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
+    dlp_status st = alloc_gae(e, H, err);
     if (st) return st;
     dlp_nn_rng r;
     dlp_nn_rng_seed(&r, seed);
@@ -405,7 +412,7 @@ dlp_status dlp_gae_load(dlp_gae **out, const dlp_nn_file *f, dlp_error *err) {
     }
     if (!st) {
         e->in = (int)ce->count;
-        st = init_gae(e, e->H, 1, err);
+        st = alloc_gae(e, e->H, err); /* every value is read below */
     }
     if (!st) st = dlp_nn_file_read_params(f, &e->p, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gae/mean", e->mean, IN, err);

@@ -536,7 +536,7 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     float ymu[DLP_T_COUNT];
     dlp_status st = DLP_OK;
     if (!m->st_mean || !m->st_std) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) st = dlp_nn_sage_model_init(&m->net, &c, 1, err);
+    if (!st) st = dlp_nn_sage_model_alloc(&m->net, &c, err);
     if (!st) st = dlp_nn_file_read_params(f, &m->net.params, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err);
