@@ -12,8 +12,15 @@ BUILD   ?= build-san
 OPT     ?= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 else
 BUILD   ?= build
-OPT     ?= -O2
+OPT     ?= -O2 $(VECT)
 endif
+# GCC vectorizes at -O2 only loops that need neither a run-time alias check
+# nor a remainder loop; the network's row loops (SAGE aggregation, batch
+# norm, ReLU) need both. The dynamic cost model vectorizes them: elementwise
+# float code, so no result changes (no reassociation; no contraction in ISO
+# C mode), and the 2,000-node transformer prediction runs 92 -> 73 M
+# instructions. Left out where the compiler does not take the flag.
+VECT    := $(shell $(CC) -fvect-cost-model=dynamic -Werror -x c -c -o /dev/null /dev/null 2>/dev/null && echo -fvect-cost-model=dynamic)
 
 PKGS      := openblas libcjson libzstd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
