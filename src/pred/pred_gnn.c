@@ -27,6 +27,7 @@ enum { PRIOR_RIDGE = 0, PRIOR_ADD = 1, PRIOR_LOGEST = 2 };
 static const double LOGEST_LAMBDAS[] = {INFINITY, 1e9, 1e3, 1e2, 10};
 #define N_LOGEST_LAMBDAS (int)(sizeof LOGEST_LAMBDAS / sizeof *LOGEST_LAMBDAS)
 #define RANGE_SLACK 3.4   /* ln 30: at most 30x beyond the training labels */
+#define XFULL_ROWS 64     /* full node-feature rows featurized at a time */
 
 typedef struct {
     char kind[16];
@@ -161,18 +162,23 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     size_t off = 0;
+    /* full feature rows XFULL_ROWS at a time: only the kept columns of each
+     * row go on (into x), so the rows need not all be held at once */
+    if (!grow(&m->xfull, &m->xfull_cap, (size_t)XFULL_ROWS * DLP_FEAT_NODE_DIM))
+        return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int i = 0; i < n; i++) {
-        if (!grow(&m->xfull, &m->xfull_cap,
-                  (size_t)(fgs[i]->n_nodes + 1) * DLP_FEAT_NODE_DIM))
-            return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
-        dlp_feat_nodes(fgs[i], cfgs[i], m->xfull);
         float *x = m->x + off * (size_t)m->n_cols;
-        for (int r = 0; r < fgs[i]->n_nodes; r++) {
-            const float *src = m->xfull + (size_t)r * DLP_FEAT_NODE_DIM;
-            float *dst = x + (size_t)r * m->n_cols;
-            for (int j = 0; j < m->n_cols; j++) {
-                int k = m->cols[j];
-                dst[j] = (src[k] - m->node_mean[k]) / m->node_std[k];
+        for (int r0 = 0; r0 < fgs[i]->n_nodes; r0 += XFULL_ROWS) {
+            int r1 = fgs[i]->n_nodes - r0 < XFULL_ROWS ? fgs[i]->n_nodes
+                                                       : r0 + XFULL_ROWS;
+            dlp_feat_nodes_range(fgs[i], cfgs[i], r0, r1, m->xfull);
+            for (int r = r0; r < r1; r++) {
+                const float *src = m->xfull + (size_t)(r - r0) * DLP_FEAT_NODE_DIM;
+                float *dst = x + (size_t)r * m->n_cols;
+                for (int j = 0; j < m->n_cols; j++) {
+                    int k = m->cols[j];
+                    dst[j] = (src[k] - m->node_mean[k]) / m->node_std[k];
+                }
             }
         }
         off += (size_t)fgs[i]->n_nodes;
