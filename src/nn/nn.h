@@ -595,6 +595,13 @@ dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
                                      dlp_error *err);
+/* The same forward, same outputs, keeping nothing for a backward (the
+ * layers reuse their buffers): for predictions, where every fresh page of
+ * workspace is a page fault. A backward must follow _forward, not this. */
+dlp_status dlp_nn_sage_model_predict(dlp_nn_sage_model *m,
+                                     const dlp_nn_graph *g, const nn_real *x,
+                                     const nn_real *st, nn_real *out,
+                                     dlp_error *err);
 /* Accumulates parameter gradients from dout[G, out_dim] (after a forward
  * on the same batch). */
 void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,

@@ -139,10 +139,11 @@ static double prior_of(const gnn *m, int j, const float *st,
 
 /* Forward on graphs fgs[0..n-1] with configs cfgs, embeddings embs (rows
  * of edim or NULL): writes log-space predictions logy[n][nt] (prior and
- * mean included). Leaves activations for a backward on m->net. */
+ * mean included). train: leaves activations for a backward on m->net
+ * (else the network's lighter predict-only forward runs: same outputs). */
 static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                               const dlp_pred_config *const *cfgs,
-                              const float *const *embs, int n,
+                              const float *const *embs, int n, bool train,
                               dlp_nn_graph *g, double *logy, dlp_error *err) {
     dlp_nn_graph_desc descs[256];
     memset(descs, 0, sizeof descs);
@@ -185,7 +186,8 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
     }
-    st = dlp_nn_sage_model_forward(&m->net, g, m->x, m->st, m->out, err);
+    st = train ? dlp_nn_sage_model_forward(&m->net, g, m->x, m->st, m->out, err)
+               : dlp_nn_sage_model_predict(&m->net, g, m->x, m->st, m->out, err);
     if (st) return st;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nt; j++) {
@@ -627,7 +629,8 @@ static dlp_status eval_mapes(gnn *m, const dlp_examples *E, const float *embs,
             cfgs[i] = &x->cfg;
             eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
         }
-        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, &g, logy, err);
+        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, false, &g,
+                                    logy, err);
         dlp_nn_graph_free(&g);
         if (st) return st;
         for (int i = 0; i < nb; i++)
@@ -772,7 +775,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
                 }
             }
             dlp_nn_params_zero_grad(&m->net.params);
-            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, &g, logy, err);
+            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, true, &g, logy, err);
             if (st) break;
             loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
             nb_done++;
@@ -838,7 +841,8 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     if (m->edim) st = dlp_gae_embed(m->gae, fg, emb, err);
     double logy[DLP_T_COUNT];
     dlp_nn_graph g = {0};
-    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, &g, logy, err);
+    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, false, &g,
+                              logy, err);
     dlp_nn_graph_free(&g);
     if (fg == &local) dlp_feat_graph_free(&local);
     if (st) return st;
