@@ -32,7 +32,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # ~14,000 symbolic relocations (its per-CPU kernel tables) in every process
 # that runs a network: ~4 ms of a 13 ms ResNet-50 `dlperf predict`; the
 # private copy opens in ~0.4 ms. Without the archive the system library runs.
-BLAS_A  := $(wildcard $(patsubst %/,%,$(shell pkg-config --variable=libdir openblas 2>/dev/null))/libopenblas.a)
+BLAS_DIR := $(patsubst %/,%,$(shell pkg-config --variable=libdir openblas 2>/dev/null))
+BLAS_A  := $(wildcard $(BLAS_DIR)/libopenblas.a)
 BLAS_SO := $(if $(BLAS_A),$(BUILD)/libdlperf_blas.so)
 PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd zlib 2>/dev/null || echo -lcjson -lzstd -lz)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
@@ -70,6 +71,9 @@ $(BUILD)/dlperf: $(CLI_OBJ) $(BUILD)/libdlperf.a | $(BLAS_SO)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdlperf.a $(LIBS)
 
 $(BUILD)/obj/src/nn/nn_blas.o: CFLAGS += $(if $(BLAS_SO),-DDLP_BLAS_PRIVATE='"$(abspath $(BLAS_SO))"')
+# test_nn_blas compares the private copy with the shared build of the same
+# archive, bit for bit
+$(BUILD)/tests/test_nn_blas: CFLAGS += $(if $(BLAS_SO),-DDLP_BLAS_SHARED='"$(BLAS_DIR)/libopenblas.so.0"')
 
 # The private OpenBLAS (see BLAS_SO above); -u pulls the entry points out of
 # the archive, the version script hides everything else.
