@@ -197,6 +197,15 @@ static dlp_status init_gae(dlp_gae *e, int H, uint64_t seed, dlp_error *err) {
 
 int dlp_gae_dim(const dlp_gae *g) { return g ? g->H : 0; }
 
+void dlp_gae_swap_ws(dlp_gae *g, nn_real **ws, size_t *cap) {
+    nn_real *p = g->ws;
+    size_t c = g->ws_cap;
+    g->ws = *ws;
+    g->ws_cap = *cap;
+    *ws = p;
+    *cap = c;
+}
+
 void dlp_gae_free(dlp_gae *g) {
     if (!g) return;
     dlp_nn_params_free(&g->p);
