@@ -129,6 +129,15 @@ static void test_resnet_nodes(void) {
         }
     }
     CHECK(seen7 == 1);
+    /* any split into row ranges gives the same rows */
+    DLP_ASSERT(fg.n_nodes > 64);
+    float *y = malloc((size_t)fg.n_nodes * DLP_FEAT_NODE_DIM * sizeof *y);
+    int cuts[] = {0, 1, 7, 64, fg.n_nodes};
+    for (int k = 0; k + 1 < (int)(sizeof cuts / sizeof *cuts); k++)
+        dlp_feat_nodes_range(&fg, &c, cuts[k], cuts[k + 1],
+                             y + (size_t)cuts[k] * DLP_FEAT_NODE_DIM);
+    CHECK(memcmp(x, y, (size_t)fg.n_nodes * DLP_FEAT_NODE_DIM * sizeof *y) == 0);
+    free(y);
     /* fp16: tensor-core peak for convs and half the bytes */
     dlp_pred_config c16 = c;
     c16.precision = DLP_PREC_FP16;

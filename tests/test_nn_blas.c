@@ -1,8 +1,15 @@
 /* test_nn_blas.c — the lazily opened OpenBLAS against the reference loops
- * (src/nn/nn_blas.c), every transpose combination, strided operands. */
+ * (src/nn/nn_blas.c), every transpose combination, strided operands; the
+ * build's private OpenBLAS (the Makefile's BLAS_SO) against the system's
+ * library it was linked from, bit for bit. */
 #include "nn/nn_blas.h"
 
 #include "check.h"
+
+#include <cblas.h>
+#undef I
+#include <dlfcn.h>
+#include <stdint.h>
 
 static double frand(unsigned *s) {
     *s = *s * 1103515245u + 12345u;
@@ -64,8 +71,45 @@ static void reference_known_product(void) {
     CHECK(C[0] == 23 && C[1] == 31 && C[2] == 34 && C[3] == 46);
 }
 
+/* The private copy must give exactly the bits of the shared library built
+ * from the same archive (DLP_BLAS_SHARED, from the Makefile; it is the same
+ * OpenBLAS, relinked): on the products a prediction runs (GNN layers:
+ * C[nodes,32] += X[nodes,I] W[32,I]^T, here 1,987 nodes as in the 2,000-node
+ * transformer, so OpenBLAS splits them over its threads) and on a training
+ * shape. Skipped where the private copy or that library is absent. */
+static void private_blas_matches_system_bits(void) {
+#ifdef DLP_BLAS_SHARED
+    const char *name = dlp_nn_blas_name();
+    if (!name || !strchr(name, '/')) return; /* not the private copy */
+    void *h = dlopen(DLP_BLAS_SHARED, RTLD_LAZY | RTLD_LOCAL);
+    if (!h) return;
+    __typeof__(cblas_sgemm) *sys_sgemm =
+        (__typeof__(cblas_sgemm) *)dlsym(h, "cblas_sgemm");
+    CHECK(sys_sgemm != NULL);
+    static const int shapes[][3] = {{1987, 32, 106}, {1987, 32, 32}, {169, 32, 109},
+                                    {1, 4, 32}, {3200, 128, 128}};
+    unsigned seed = 13;
+    for (size_t s = 0; sys_sgemm && s < sizeof shapes / sizeof shapes[0]; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * K);
+        float *C1 = malloc(sizeof(float) * M * N), *C2 = malloc(sizeof(float) * M * N);
+        for (int i = 0; i < M * K; i++) A[i] = (float)frand(&seed);
+        for (int i = 0; i < N * K; i++) B[i] = (float)frand(&seed);
+        for (int i = 0; i < M * N; i++) C1[i] = C2[i] = (float)frand(&seed);
+        dlp_nn_blas_sgemm(false, true, M, N, K, 1, A, K, B, K, 1, C1, N);
+        sys_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 1,
+                  C2, N);
+        CHECK_MSG(memcmp(C1, C2, sizeof(float) * M * N) == 0,
+                  "%d x %d x %d: private and system OpenBLAS differ", M, N, K);
+        free(A); free(B); free(C1); free(C2);
+    }
+    dlclose(h);
+#endif
+}
+
 int main(void) {
     RUN(blas_is_loaded);
+    RUN(private_blas_matches_system_bits);
     RUN(reference_known_product);
     RUN(sgemm_matches_reference);
     RUN(dgemm_matches_reference);

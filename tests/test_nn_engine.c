@@ -263,6 +263,60 @@ static void test_model_empty_batch(void) {
     dlp_nn_sage_model_free(&m);
 }
 
+/* The predict-only forward (layers reusing their buffers) gives the
+ * training forward's outputs bit for bit, with and without the L2
+ * normalisation, for 1-4 layers and each pooling, first on a fresh model
+ * and again after the other layout used the workspace; and a predict run
+ * between a forward and its backward is not needed for, nor changes, the
+ * training step (the trained weights match a run without it). */
+static void test_model_predict_matches_forward(void) {
+    dlp_nn_rng r;
+    dlp_nn_rng_seed(&r, 5);
+    rgraph rg[3];
+    dlp_nn_graph_desc gd[3];
+    for (int k = 0; k < 3; k++) { rgraph_make(&rg[k], 30 + 40 * k, &r); gd[k] = rg[k].d; }
+    dlp_error err;
+    dlp_nn_graph g;
+    CHECK(dlp_nn_graph_build(&g, gd, NULL, 3, 0, &err) == DLP_OK);
+    float *x = malloc((size_t)g.n_nodes * 9 * sizeof *x);
+    for (int k = 0; k < g.n_nodes * 9; k++) x[k] = (float)dlp_nn_rng_normal(&r);
+    float st[3 * 2] = {0.5f, -1, 2, 0.25f, -0.5f, 1};
+    for (int norm = 0; norm < 2; norm++)
+        for (int layers = 1; layers <= 4; layers++)
+            for (int pool = 0; pool <= DLP_NN_POOL_MAX; pool++) {
+                dlp_nn_sage_model_cfg cfg = {9, 16, layers, 2, 2, 8, 3,
+                                             (dlp_nn_pool)pool, norm != 0};
+                dlp_nn_sage_model m;
+                CHECK(dlp_nn_sage_model_init(&m, &cfg, 40 + layers, &err) == DLP_OK);
+                float a[9], b[9], c[9];
+                CHECK(dlp_nn_sage_model_predict(&m, &g, x, st, a, &err) == DLP_OK);
+                CHECK(dlp_nn_sage_model_forward(&m, &g, x, st, b, &err) == DLP_OK);
+                CHECK(dlp_nn_sage_model_predict(&m, &g, x, st, c, &err) == DLP_OK);
+                CHECK_MSG(memcmp(a, b, sizeof a) == 0 && memcmp(b, c, sizeof b) == 0,
+                          "normalize %d layers %d pool %d: predict != forward",
+                          norm, layers, pool);
+                dlp_nn_sage_model_free(&m);
+            }
+    /* one training step with a predict before it: same weights */
+    dlp_nn_sage_model_cfg cfg = {9, 16, 3, 2, 2, 8, 3, DLP_NN_POOL_MEAN, true};
+    dlp_nn_sage_model m1, m2;
+    CHECK(dlp_nn_sage_model_init(&m1, &cfg, 9, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_init(&m2, &cfg, 9, &err) == DLP_OK);
+    float y[9] = {0.1f, 0.2f, 0.3f, -0.1f, 0, 0.5f, 1, -1, 0.2f}, out[9];
+    double l1 = 0, l2 = 0;
+    dlp_nn_opt o1 = dlp_nn_opt_default(DLP_NN_ADAMW, 1e-2), o2 = o1;
+    CHECK(dlp_nn_sage_model_predict(&m2, &g, x, st, out, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_train_step(&m1, &g, x, st, y, &o1, 1.0, &l1, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_train_step(&m2, &g, x, st, y, &o2, 1.0, &l2, &err) == DLP_OK);
+    CHECK(l1 == l2);
+    CHECK(memcmp(m1.params.w, m2.params.w, m1.params.n * sizeof(float)) == 0);
+    dlp_nn_sage_model_free(&m1);
+    dlp_nn_sage_model_free(&m2);
+    free(x);
+    dlp_nn_graph_free(&g);
+    for (int k = 0; k < 3; k++) rgraph_free(&rg[k]);
+}
+
 static void test_training_deterministic(void) {
     dlp_nn_sage_model a, b, c;
     double la, lb, lc;
@@ -498,6 +552,7 @@ int main(void) {
     RUN(test_parallel_for);
     RUN(test_threads_bit_identical);
     RUN(test_model_empty_batch);
+    RUN(test_model_predict_matches_forward);
     RUN(test_training_deterministic);
     RUN(test_model_file_roundtrip);
     RUN(test_model_file_bad);

@@ -982,11 +982,16 @@ double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
 
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
                     float *out) {
+    dlp_feat_nodes_range(fg, c, 0, fg->n_nodes, out);
+}
+
+void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          int lo, int hi, float *out) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision);
-    for (int i = 0; i < fg->n_nodes; i++) {
-        float *o = out + (size_t)i * DLP_FEAT_NODE_DIM;
+    for (int i = lo; i < hi; i++) {
+        float *o = out + (size_t)(i - lo) * DLP_FEAT_NODE_DIM;
         memset(o, 0, (DLP_FEAT_NOPS + 1) * sizeof *o);
         o[fg->op[i]] = 1.f;
         memcpy(o + DLP_FEAT_NOPS + 1, fg->dense + (size_t)i * DLP_FEAT_DENSE,

@@ -231,6 +231,11 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
 /* node features out[N, DLP_FEAT_NODE_DIM] for config c */
 void dlp_feat_nodes(const dlp_feat_graph *fg, const dlp_pred_config *c,
                     float *out);
+/* the rows of nodes [lo, hi) only: out[hi - lo, DLP_FEAT_NODE_DIM] (a
+ * caller that keeps a few columns of each row need not hold all N rows:
+ * ~1 KB a node, 2 MB for a 2,000-node graph, each page a fault) */
+void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          int lo, int hi, float *out);
 /* static features out[DLP_FEAT_STATIC_DIM] for config c */
 void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
                      float *out);

@@ -574,6 +574,12 @@ typedef struct {
 dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
                                   const dlp_nn_sage_model_cfg *cfg,
                                   uint64_t seed, dlp_error *err);
+/* _init without the random draw: the parameters are laid out and zeroed,
+ * for callers that fill every one of them next (dlp_nn_file_read_params);
+ * drawing values only to overwrite them cost ~0.5 ms per loaded predictor. */
+dlp_status dlp_nn_sage_model_alloc(dlp_nn_sage_model *m,
+                                   const dlp_nn_sage_model_cfg *cfg,
+                                   dlp_error *err);
 void dlp_nn_sage_model_free(dlp_nn_sage_model *m);
 /* Heap-allocated handle for callers that keep the struct opaque (the CLI,
  * ctypes tests): NULL on failure with err filled; _delete(NULL) is a no-op. */
@@ -586,6 +592,13 @@ dlp_nn_params *dlp_nn_sage_model_params(dlp_nn_sage_model *m);
  * one model must not run two forwards at once (threads: one model each, or
  * a lock); the weights themselves are only read. */
 dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
+                                     const dlp_nn_graph *g, const nn_real *x,
+                                     const nn_real *st, nn_real *out,
+                                     dlp_error *err);
+/* The same forward, same outputs, keeping nothing for a backward (the
+ * layers reuse their buffers): for predictions, where every fresh page of
+ * workspace is a page fault. A backward must follow _forward, not this. */
+dlp_status dlp_nn_sage_model_predict(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
                                      dlp_error *err);

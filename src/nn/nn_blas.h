@@ -23,5 +23,7 @@ void dlp_nn_ref_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
 void dlp_nn_blas_set_threads(int n);
 /* true when a BLAS library was found (false: the reference loops run). */
 bool dlp_nn_blas_loaded(void);
+/* The file or soname it was opened from (NULL: none), for tests and notes. */
+const char *dlp_nn_blas_name(void);
 
 #endif

@@ -158,6 +158,19 @@ static uint64_t get_u64(const uint8_t *p) {
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
 }
+
+/* dst[0..n) = n little-endian values of es bytes (1, 4 or 8) at src: one
+ * memcpy on a little-endian host (the file's layout), byte by byte else */
+static void copy_le(void *dst, const uint8_t *src, size_t n, size_t es) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n) memcpy(dst, src, n * es);
+#else
+    uint8_t *d = dst;
+    for (size_t k = 0; k < n; k++, src += es, d += es)
+        for (size_t b = 0; b < es; b++) d[b] = src[es - 1 - b];
+#endif
+}
+
 static size_t elem_size(dlp_nn_entry_kind k) {
     return k == DLP_NN_F32 ? 4 : k == DLP_NN_I64 ? 8 : 1;
 }
@@ -311,16 +324,8 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
                 st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: duplicate entry '%s'", path, name);
             goto done;
         }
-        for (uint64_t k = 0; k < cnt; k++) {
-            if (kind == DLP_NN_F32) {
-                uint32_t u = get_u32(p); p += 4;
-                memcpy((float *)e->data + k, &u, 4);
-            } else if (kind == DLP_NN_I64) {
-                ((int64_t *)e->data)[k] = (int64_t)get_u64(p); p += 8;
-            } else {
-                ((char *)e->data)[k] = (char)*p++;
-            }
-        }
+        copy_le(e->data, p, (size_t)cnt, es);
+        p += (size_t)cnt * es;
         if (kind == DLP_NN_STR) ((char *)e->data)[cnt] = 0;
     }
     if (p != end) goto bad;

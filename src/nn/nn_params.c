@@ -1,7 +1,12 @@
 /* nn_params.c — the parameter store: named tensors laid out in one weight
- * block, with gradient and optimizer-state blocks of the same layout. */
+ * block, with gradient and optimizer-state blocks of the same layout. The
+ * three training blocks are one zeroed allocation: a model that only
+ * predicts never writes them, and once they are large enough for calloc to
+ * map them fresh, never faults their pages in either (~170 page faults of
+ * a `dlperf predict` with two GNNs, ~2.5 us each on the project's VM). */
 #include "nn.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +27,11 @@ int dlp_nn_params_add(dlp_nn_params *p, const char *name, int rows, int cols) {
 dlp_status dlp_nn_params_alloc(dlp_nn_params *p, dlp_error *err) {
     size_t n = p->n ? p->n : 1;
     p->w = calloc(n, sizeof(nn_real));
-    p->g = calloc(n, sizeof(nn_real));
-    p->m = calloc(n, sizeof(nn_real));
-    p->v = calloc(n, sizeof(nn_real));
+    p->g = n <= SIZE_MAX / 3 ? calloc(3 * n, sizeof(nn_real)) : NULL;
+    p->m = p->g ? p->g + n : NULL;
+    p->v = p->g ? p->g + 2 * n : NULL;
     p->step = 0;
-    if (!p->w || !p->g || !p->m || !p->v) {
+    if (!p->w || !p->g) {
         dlp_nn_params_free(p);
         return dlp_fail(err, DLP_ERR_NOMEM,
                         "nn params: cannot allocate %zu parameters", p->n);
@@ -36,7 +41,7 @@ dlp_status dlp_nn_params_alloc(dlp_nn_params *p, dlp_error *err) {
 
 void dlp_nn_params_free(dlp_nn_params *p) {
     if (!p) return;
-    free(p->w); free(p->g); free(p->m); free(p->v);
+    free(p->w); free(p->g); /* g's block holds m and v */
     p->w = p->g = p->m = p->v = NULL;
 }
 

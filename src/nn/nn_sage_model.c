@@ -32,9 +32,13 @@ static int sm_fc_in(const dlp_nn_sage_model_cfg *c, int k) {
     return k == 0 ? c->hidden + c->static_dim : c->fc_hidden;
 }
 
-/* Lays out the workspace for N nodes, G graphs; base NULL only measures. */
+/* Lays out the workspace for N nodes, G graphs; base NULL only measures.
+ * infer: a forward that keeps nothing for a backward, so the SAGE layers
+ * share one aggregation buffer and take turns with two output buffers (for
+ * a 2,000-node graph, 0.8 MB fewer fresh pages to fault in) and no gradient
+ * buffers are laid out; the views a forward reads are the same ones. */
 static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
-                        nn_real *base, nn_sm_views *v) {
+                        nn_real *base, nn_sm_views *v, bool infer) {
     size_t off = 0;
 #define TAKE(ptr, cnt) do { if (base) (ptr) = base + off; off += (cnt); off = (off + 15) & ~(size_t)15; } while (0)
     size_t H = (size_t)c->hidden;
@@ -44,6 +48,35 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
     if ((size_t)c->out_dim > fmax) fmax = (size_t)c->out_dim;
     nn_sm_views dummy;
     if (!v) v = &dummy;
+    if (infer) {
+        /* layer l reads h[l] and writes agg, pre, nrm and s[l] (then h[l+1]):
+         * s (or, normalised, h) alternates, so no layer writes what it reads */
+        nn_real *s2[2] = {NULL, NULL}, *h2[2] = {NULL, NULL}, *agg = NULL;
+        nn_real *pre = NULL, *nrm = NULL;
+        TAKE(s2[0], N * H);
+        if (c->normalize) {
+            TAKE(h2[0], N * H); TAKE(h2[1], N * H);
+            TAKE(pre, N * H); TAKE(nrm, N);
+            s2[1] = s2[0];
+        } else {
+            TAKE(s2[1], N * H);
+        }
+        TAKE(agg, N * dmax);
+        for (int l = 0; base && l < c->n_sage; l++) {
+            v->s[l] = s2[l % 2];
+            v->h[l + 1] = c->normalize ? h2[l % 2] : v->s[l];
+            v->agg[l] = agg;
+            v->pre[l] = pre;
+            v->nrm[l] = nrm;
+        }
+        TAKE(v->pool, G * H);
+        TAKE(v->z, G * (H + (size_t)c->static_dim));
+        for (int k = 0; k < c->n_fc; k++) {
+            TAKE(v->u[k], G * (size_t)sm_fc_out(c, k));
+            TAKE(v->r[k], G * (size_t)sm_fc_out(c, k));
+        }
+        return off;
+    }
     for (int l = 0; l < c->n_sage; l++) {
         size_t dl = l == 0 ? (size_t)c->in_dim : H;
         TAKE(v->s[l], N * H);
@@ -82,9 +115,9 @@ static dlp_status sm_check_cfg(const dlp_nn_sage_model_cfg *c, dlp_error *err) {
     return DLP_OK;
 }
 
-dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
-                                  const dlp_nn_sage_model_cfg *cfg,
-                                  uint64_t seed, dlp_error *err) {
+dlp_status dlp_nn_sage_model_alloc(dlp_nn_sage_model *m,
+                                   const dlp_nn_sage_model_cfg *cfg,
+                                   dlp_error *err) {
     memset(m, 0, sizeof *m);
     dlp_status st = sm_check_cfg(cfg, err);
     if (st) return st;
@@ -104,8 +137,15 @@ dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
         snprintf(nm, sizeof nm, "fc%d.b", k);
         m->t_fb[k] = dlp_nn_params_add(p, nm, sm_fc_out(c, k), 1);
     }
-    st = dlp_nn_params_alloc(p, err);
+    return dlp_nn_params_alloc(p, err);
+}
+
+dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
+                                  const dlp_nn_sage_model_cfg *cfg,
+                                  uint64_t seed, dlp_error *err) {
+    dlp_status st = dlp_nn_sage_model_alloc(m, cfg, err);
     if (st) return st;
+    dlp_nn_params *p = &m->params;
     dlp_nn_rng r;
     dlp_nn_rng_seed(&r, seed);
     /* torch.nn.Linear default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
@@ -153,8 +193,9 @@ static void sm_relu_range(void *vctx, int lo, int hi) {
 }
 
 static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
-                               nn_sm_views *v, dlp_error *err) {
-    size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL, NULL);
+                               nn_sm_views *v, bool infer, dlp_error *err) {
+    size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL,
+                            NULL, infer);
     if (need < 16) need = 16; /* an empty batch still gets valid views */
     if (need > m->ws_cap) {
         /* 1.5x headroom: batches vary in size, and every fresh block costs
@@ -172,7 +213,7 @@ static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
         m->arg_cap = m->arg ? na : 0;
         if (!m->arg) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");
     }
-    sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, v);
+    sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, v, infer);
     return DLP_OK;
 }
 
@@ -194,15 +235,14 @@ static void sm_mask_range(void *vctx, int lo, int hi) {
     for (size_t k = a; k < b; k++) c->ds[k] = dlp_nn_relu_mask(c->h[k], c->dh[k]);
 }
 
-dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
-                                     const dlp_nn_graph *g, const nn_real *x,
-                                     const nn_real *st, nn_real *out,
-                                     dlp_error *err) {
+static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
+                             const nn_real *x, const nn_real *st, nn_real *out,
+                             bool infer, dlp_error *err) {
     const dlp_nn_sage_model_cfg *c = &m->cfg;
     if (c->static_dim > 0 && !st && g->n_graphs > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: static features missing");
     nn_sm_views v;
-    dlp_status status = sm_workspace(m, g, &v, err);
+    dlp_status status = sm_workspace(m, g, &v, infer, err);
     if (status) return status;
     sm_workers(m);
     dlp_nn_sage_exec ex = {m->workers, false, NULL};
@@ -238,13 +278,27 @@ dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
     return DLP_OK;
 }
 
+dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
+                                     const dlp_nn_graph *g, const nn_real *x,
+                                     const nn_real *st, nn_real *out,
+                                     dlp_error *err) {
+    return sm_forward(m, g, x, st, out, false, err);
+}
+
+dlp_status dlp_nn_sage_model_predict(dlp_nn_sage_model *m,
+                                     const dlp_nn_graph *g, const nn_real *x,
+                                     const nn_real *st, nn_real *out,
+                                     dlp_error *err) {
+    return sm_forward(m, g, x, st, out, true, err);
+}
+
 void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
                                 const nn_real *x, const nn_real *st,
                                 const nn_real *dout) {
     (void)st;
     const dlp_nn_sage_model_cfg *c = &m->cfg;
     nn_sm_views v;
-    sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, &v);
+    sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, &v, false);
     dlp_nn_params *p = &m->params;
     const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
     /* FC stack, last to first. du = d(u_k), the gradient at fc k's output;
@@ -363,7 +417,7 @@ dlp_status dlp_nn_sage_model_load(dlp_nn_sage_model *m, const char *path,
         }
     dlp_nn_sage_model_cfg c = {(int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4],
                                (int)a[5], (int)a[6], (dlp_nn_pool)a[7], a[8] != 0};
-    st = dlp_nn_sage_model_init(m, &c, 0, err);
+    st = dlp_nn_sage_model_alloc(m, &c, err);
     if (!st) st = dlp_nn_file_read_params(&f, &m->params, err);
     if (!st && feat_mean) st = dlp_nn_file_read_f32(&f, "norm/mean", feat_mean, (uint64_t)c.in_dim, err);
     if (!st && feat_std) st = dlp_nn_file_read_f32(&f, "norm/std", feat_std, (uint64_t)c.in_dim, err);

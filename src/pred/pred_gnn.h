@@ -36,6 +36,10 @@ dlp_status dlp_gae_embed(dlp_gae *g, const dlp_feat_graph *fg, float *emb,
 dlp_status dlp_gae_save(const dlp_gae *g, dlp_nn_file *f, dlp_error *err);
 dlp_status dlp_gae_load(dlp_gae **out, const dlp_nn_file *f, dlp_error *err);
 void dlp_gae_free(dlp_gae *g);
+/* Swaps the encoder's workspace with (*ws, *cap): a caller lends it a
+ * buffer for one dlp_gae_embed and takes it back (grown, maybe moved) with
+ * a second swap (pred_gnn.c's per-thread scratch). */
+void dlp_gae_swap_ws(dlp_gae *g, nn_real **ws, size_t *cap);
 
 /* ---- the shared regressor (pred_gnn.c) ----------------------------------- */
 typedef struct {
