@@ -3,7 +3,8 @@
 # dataset in data/ (what `make models` runs). For each mode with labels
 # (inference, training, llm) it trains the two baselines (linreg,
 # roofline), the two GNNs (dippm, trappm) and the XGBoost trees (xgb), and
-# for inference the per-node kernel model (kern);
+# for inference the per-node kernel model (kern) and the blend DIPPM+kern
+# (dippm+kern: one file holding both, trained on the same split);
 # each file records its validation error, and `dlperf predict` picks per
 # target the file with the lowest one. Modes without labels are skipped with a note. Last, the
 # SM-partition latency model (models/partition.csv) is refitted.
@@ -14,7 +15,9 @@
 # Budget: 18 minutes on 2 cores shared with an evaluation run for the
 # 4,448 configurations of the third session (about 1000 before it):
 # featurizing is seconds per mode, TraPPM's pool featurization +
-# pre-training and the GNN epochs dominate.
+# pre-training and the GNN epochs dominate. The blend trains DIPPM and
+# kern once more: 11 minutes on the fourth session's data (SKIP_BLEND=1
+# skips it).
 set -u
 DATA=${DATA:-data}
 OUT=${OUT:-models}
@@ -92,6 +95,27 @@ if [ -z "${SKIP_KERN:-}" ] && echo " $MODES " | grep -q " inference "; then
         status=1
     fi
     rm -f "$OUT/kern.log"
+fi
+# the blend DIPPM+kern (docs/PREDICT.md, "Blends"): DIPPM and kern trained
+# again in one file on the same split as the files above (same options and
+# seed), latency their geometric mean, energy blended latency x DIPPM's
+# power, memory and power DIPPM's; its validation errors are its own, so
+# `dlperf predict` takes it only where they are the lowest
+if [ -z "${SKIP_BLEND:-}" ] && echo " $MODES " | grep -q " inference "; then
+    out="$OUT/dippm+kern-inference.dlpm"
+    echo "== dippm+kern, inference -> $out" >&2
+    if "$DLPERF" train "$DATA" --mode inference --kind dippm+kern -o "$out" \
+        --epochs "$EPOCHS" --hidden "$HIDDEN" --patience "$PATIENCE" \
+        --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
+        grep -E "validation MAPE" "$out.log" >&2
+    elif grep -qi "xgboost\|kernel traces\|no usable" "$out.log"; then
+        echo "   skipped: $(tail -1 "$out.log")" >&2
+    else
+        echo "   FAILED:" >&2
+        tail -3 "$out.log" >&2
+        status=1
+    fi
+    rm -f "$out.log"
 fi
 # the SM-partition latency model (docs/PREDICT.md), from the kernel traces
 # taken inside green contexts

@@ -51,32 +51,111 @@ static void test_learns_known_function(void) {
     for (int i = 0; i < NT; i++) se += (p[i] - yt[i]) * (p[i] - yt[i]);
     double rmse = sqrt(se / NT);
     CHECK_MSG(rmse < 0.1, "rmse %g", rmse);
-    /* save / load: the same numbers bit for bit */
-    void *buf = NULL;
-    size_t len = 0;
+    /* save / load: the same numbers bit for bit, from UBJSON (what is
+     * written) and from JSON (what older files hold) */
+    void *buf = NULL, *js = NULL;
+    size_t len = 0, jlen = 0;
     CHECK(dlp_tree_save(t, &buf, &len, &err) == DLP_OK);
     CHECK(len > 100 && ((char *)buf)[0] == '{');
-    dlp_tree *t2 = NULL;
+    CHECK(dlp_tree_format_of(buf, len) == DLP_TREE_UBJ);
+    CHECK(dlp_ubj_check(buf, len, NULL));
+    CHECK(dlp_tree_save_as(t, DLP_TREE_JSON, &js, &jlen, &err) == DLP_OK);
+    CHECK(dlp_tree_format_of(js, jlen) == DLP_TREE_JSON);
+    CHECK(!dlp_ubj_check(js, jlen, NULL));
+    static float p2[NT], p3[NT];
+    dlp_tree *t2 = NULL, *tj = NULL;
     CHECK_MSG(dlp_tree_load(buf, len, &t2, &err) == DLP_OK, "%s", err.msg);
-    static float p2[NT];
     CHECK(t2 && dlp_tree_predict(t2, xt, NT, D, p2, &err) == DLP_OK);
     CHECK(!memcmp(p, p2, sizeof p));
+    CHECK_MSG(dlp_tree_load(js, jlen, &tj, &err) == DLP_OK, "%s", err.msg);
+    CHECK(tj && dlp_tree_predict(tj, xt, NT, D, p3, &err) == DLP_OK);
+    CHECK(!memcmp(p, p3, sizeof p));
+    /* JSON -> UBJSON again: the same bytes */
+    void *again = NULL;
+    size_t alen = 0;
+    CHECK(tj && dlp_tree_save(tj, &again, &alen, &err) == DLP_OK);
+    CHECK(alen == len && again && !memcmp(again, buf, len));
+    free(again);
     /* a deliberately wrong width is refused */
     CHECK(dlp_tree_predict(t2, xt, NT, D + 1, p2, &err) == DLP_ERR_ARG);
     CHECK(strstr(err.msg, "expects 3 features") != NULL);
-    /* a truncated payload is refused, not crashed on */
+    /* truncated payloads are refused, not crashed on: every length of the
+     * first 64 bytes and a few past the middle */
     dlp_tree *t3 = NULL;
-    CHECK(dlp_tree_load(buf, len / 2, &t3, &err) != DLP_OK && !t3);
+    for (size_t n = 0; n < len; n += n < 64 ? 1 : len / 7) {
+        CHECK(dlp_tree_load(buf, n, &t3, &err) == DLP_ERR_FORMAT && !t3);
+        CHECK(dlp_tree_load(js, n < jlen ? n : jlen - 1, &t3, &err) !=
+                  DLP_OK && !t3);
+    }
+    /* damaged structure: a key length's marker, a length past the end */
     char *mut = malloc(len);
     memcpy(mut, buf, len);
-    memset(mut + len / 3, 'x', 40);
-    CHECK(dlp_tree_load(mut, len, &t3, &err) != DLP_OK && !t3);
+    mut[1] = 'x';
+    CHECK(dlp_tree_load(mut, len, &t3, &err) == DLP_ERR_FORMAT && !t3);
+    CHECK(strstr(err.msg, "XGBoost") != NULL);
+    memcpy(mut, buf, len);
+    mut[2] = 0x7f;
+    CHECK(dlp_tree_load(mut, len, &t3, &err) == DLP_ERR_FORMAT && !t3);
+    CHECK(strstr(err.msg, "malformed XGBoost UBJSON at byte") != NULL);
+    free(mut);
+    /* damaged JSON text: XGBoost's parser refuses it */
+    mut = malloc(jlen);
+    memcpy(mut, js, jlen);
+    memset(mut + jlen / 3, 'x', 40);
+    CHECK(dlp_tree_load(mut, jlen, &t3, &err) != DLP_OK && !t3);
     CHECK(strstr(err.msg, "XGBoost") != NULL);
     free(mut);
     free(buf);
+    free(js);
     dlp_tree_free(t);
     dlp_tree_free(t2);
+    dlp_tree_free(tj);
     dlp_tree_free(NULL);
+}
+
+/* dlp_ubj_check on hand-written UBJSON (big-endian lengths) */
+static bool ubj(const char *s, size_t n) { return dlp_ubj_check(s, n, NULL); }
+#define UBJ(lit) ubj(lit, sizeof(lit) - 1)
+
+static void test_ubj_check(void) {
+    CHECK(UBJ("{}"));
+    CHECK(UBJ("{i\x01" "aZ}"));                          /* {"a": null} */
+    CHECK(UBJ("{L\0\0\0\0\0\0\0\x02" "abSi\x02hi}"));    /* {"ab": "hi"} */
+    CHECK(UBJ("[$d#i\x02\x3f\x80\0\0\x40\0\0\0"));       /* [1.0f, 2.0f] */
+    CHECK(!UBJ("[$d#i\x02\x3f\x80\0\0\x40\0\0"));        /* one byte short */
+    CHECK(UBJ("[#i\x02i\x01U\xff"));                     /* counted, untyped */
+    CHECK(UBJ("[$S#i\x02i\x01" "ai\x01" "b"));           /* typed strings */
+    CHECK(UBJ("{$l#i\x01i\x01k\0\0\0\x07"));             /* typed object */
+    CHECK(UBJ("[NTFZi\x05]"));                           /* no-op, constants */
+    CHECK(UBJ("SU\x03" "abc"));                          /* a bare string */
+    CHECK(!UBJ("{i\x01" "aZ"));                          /* unterminated */
+    CHECK(!UBJ("{i\xff" "aZ}"));                         /* negative length */
+    CHECK(!UBJ("{L\x7f\0\0\0\0\0\0\0aZ}"));              /* length past the end */
+    CHECK(!UBJ("[$Z#L\x7f\xff\xff\xff\xff\xff\xff\xff")); /* free elements */
+    CHECK(!UBJ("[$d]"));                                 /* '$' without '#' */
+    CHECK(!UBJ("[$[#i\x01]"));                           /* typed containers */
+    CHECK(!UBJ("[#i\x03i\x01"));                         /* count past the end */
+    CHECK(!UBJ("{}x"));                                  /* trailing bytes */
+    CHECK(!UBJ("{i\x01" "aq}"));                         /* unknown marker */
+    CHECK(!UBJ("{i\x01" "a}"));                          /* key without value */
+    CHECK(!dlp_ubj_check(NULL, 4, NULL) && !UBJ(""));
+    size_t at = 0;
+    CHECK(!dlp_ubj_check("{i\x01" "aZ}zz", 8, &at) && at == 6);
+    /* nesting: 64 levels pass, 70 do not */
+    char deep[200];
+    for (int d = 64; d <= 70; d += 6) {
+        int n = 0;
+        for (int i = 0; i <= d; i++) deep[n++] = '[';
+        for (int i = 0; i <= d; i++) deep[n++] = ']';
+        CHECK(dlp_ubj_check(deep, (size_t)n, NULL) == (d == 64));
+    }
+    /* formats */
+    CHECK(dlp_tree_format_of("{\"learner\":{}}", 14) == DLP_TREE_JSON);
+    CHECK(dlp_tree_format_of("{L}", 3) == DLP_TREE_UBJ);
+    CHECK(dlp_tree_format_of("{x}", 3) < 0);
+    CHECK(dlp_tree_format_of("{\0", 2) < 0);
+    CHECK(dlp_tree_format_of("[]", 2) < 0);
+    CHECK(dlp_tree_format_of(NULL, 0) < 0);
 }
 
 static void test_constant_target(void) {
@@ -465,6 +544,7 @@ static void test_graph_layout(void) {
 int main(void) {
     RUN(test_learns_known_function);
     RUN(test_constant_target);
+    RUN(test_ubj_check);
     RUN(test_bad_input);
     RUN(test_arch_read);
     RUN(test_fit_write_load_predict);

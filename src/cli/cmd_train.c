@@ -151,7 +151,9 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf train DATA --kind KIND -o FILE [options]\n"
                "  trains a predictor on the labels in DATA (data/FORMAT.md)\n"
-               "  --kind linreg|roofline|dippm|trappm|xgb|kern\n"
+               "  --kind linreg|roofline|dippm|trappm|xgb|kern, or a blend a+b\n"
+               "                     (dippm+kern: one file holding both, trained on\n"
+               "                     the same split; geometric mean of their predictions)\n"
                "  -o FILE            model file to write (.dlpm)\n"
                "%s", learn_opts_help());
 }
@@ -178,17 +180,22 @@ int cmd_train(int argc, char **argv) {
         else { usage(stderr); return 2; }
     }
     if (!o.data || !kind || !outp) { usage(stderr); return 2; }
-    const dlp_pred_kind *k = dlp_pred_kind_find(kind);
-    if (!k) {
-        fprintf(stderr, "dlperf train: unknown kind '%s' (linreg, roofline, "
-                "dippm, trappm)\n", kind);
+    char kbuf[DLP_PRED_KIND_MAX];
+    const char *parts[DLP_PRED_BLEND_MAX];
+    int np = 0;
+    dlp_error kerr;
+    if (dlp_pred_blend_parts(kind, kbuf, sizeof kbuf, parts, &np, &kerr)) {
+        fprintf(stderr, "dlperf train: %s (kinds: linreg, roofline, dippm, "
+                "trappm, xgb, kern, or a blend a+b)\n", kerr.msg);
         return 2;
     }
+    bool pool = false;   /* TraPPM pre-trains on the graph pool */
+    for (int j = 0; j < np; j++)
+        if (!strcmp(parts[j], "trappm") && !o.train.init_from) pool = true;
     if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
     dlp_dataset *ds = NULL;
     dlp_examples E;
-    if (learn_examples(&o, !strcmp(kind, "trappm") && !o.train.init_from, &ds, &E))
-        return 1;
+    if (learn_examples(&o, pool, &ds, &E)) return 1;
     /* 15% of the models held out for validation */
     int n = E.n, *grp = malloc((size_t)n * sizeof *grp), *fam = malloc((size_t)n * sizeof *fam);
     int32_t *tr = malloc((size_t)n * sizeof *tr), *va = malloc((size_t)n * sizeof *va);

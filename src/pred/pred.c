@@ -372,8 +372,11 @@ dlp_status dlp_pred_blob_get(const dlp_nn_file *f, const char *name,
 }
 
 /* ---- loading and running ------------------------------------------------ */
+extern const dlp_pred_vtable dlp_pred_blend_vt;
+
 static const dlp_pred_vtable *find_kind(const char *kind,
                                         const dlp_pred_vtable *const *extra) {
+    if (strchr(kind, '+')) return &dlp_pred_blend_vt;   /* checks its parts */
     for (const dlp_pred_vtable *const *k = dlp_pred_builtin_kinds(); *k; k++)
         if (!strcmp((*k)->kind, kind)) return *k;
     for (const dlp_pred_vtable *const *k = extra; k && *k; k++)

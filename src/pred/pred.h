@@ -156,7 +156,7 @@ void dlp_pred_result_flag(dlp_pred_result *r, const char *fmt, ...)
 
 typedef struct {
     char kind[DLP_PRED_KIND_MAX]; /* "linreg", "roofline", "dippm", "trappm",
-                                     "xgb" */
+                                     "xgb", "kern", or a blend "dippm+kern" */
     int feat_schema;          /* DLP_FEAT_SCHEMA of the featurizer it was
                                  trained with; 0 = uses no graph features */
     dlp_pred_mode mode;
@@ -226,8 +226,9 @@ struct dlp_predictor {
 const dlp_pred_vtable *const *dlp_pred_builtin_kinds(void);
 
 /* Loads a model file: reads the header, finds the kind among the built-in
- * kinds and `extra` (NULL-terminated list, may be NULL: how src/tree/'s
- * XGBoost kind plugs in), checks the feature schema against this build's
+ * kinds (a kind "a+b" is a blend, pred_blend.c) and `extra`
+ * (NULL-terminated list, may be NULL: how src/tree/'s XGBoost kind plugs
+ * in), checks the feature schema against this build's
  * (DLP_ERR_UNSUPPORTED naming both on mismatch), calls its load. */
 dlp_status dlp_predictor_load(const char *path,
                               const dlp_pred_vtable *const *extra,
@@ -243,6 +244,28 @@ dlp_status dlp_predictor_predict(const dlp_predictor *p,
                                  const dlp_pred_input *in,
                                  dlp_pred_result *out, dlp_error *err);
 void dlp_predictor_free(dlp_predictor *p);
+
+/* ---- blends (pred_blend.c) ------------------------------------------------ */
+/* A kind "a+b[+c...]" is a blend: its model file holds every component
+ * kind trained on the same split, and a target is the geometric mean of
+ * the components' predictions (the rule below). dlp_predictor_load and
+ * dlp_pred_train accept such kinds ("dippm+kern"). */
+#define DLP_PRED_BLEND_MAX 4
+/* Splits kind at '+' into parts (pointing into buf[cap]) and checks every
+ * part is a known kind; *n_out = the count (1 for a plain kind).
+ * DLP_ERR_NOT_FOUND naming an unknown part, DLP_ERR_ARG past
+ * DLP_PRED_BLEND_MAX parts. */
+dlp_status dlp_pred_blend_parts(const char *kind, char *buf, size_t cap,
+                                const char **parts, int *n_out,
+                                dlp_error *err);
+/* The blend rule: pred[c * DLP_T_COUNT + t] is component c's prediction
+ * of target t (NAN: none) for c < n. out[t] = geometric mean over the
+ * components that predict t (NAN when none does); inference energy, when
+ * some component lacks it and all predict latency, = blended latency x
+ * power / 1e3 (J). from[t] (may be NULL): the component whose value passed
+ * through when only one predicts t, else -1. */
+void dlp_pred_blend_combine(const double *pred, int n, double *out,
+                            int *from);
 
 /* ---- predictor sets ------------------------------------------------------ */
 /* Lists the *.dlpm files of dir (names only, sorted, malloc'd: free each)

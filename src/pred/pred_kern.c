@@ -38,7 +38,7 @@
  * Model-file payload: "kern/schema" (i64 [schema, node features, graph
  * features, target kind]), "kern/ops" (i64 [DLP_FEAT_NOPS + 1]: 1 for op
  * types that received time), "kern/scale" (f32), blobs "kern/node" and
- * "kern/graph" (XGBoost JSON).
+ * "kern/graph" (XGBoost UBJSON; JSON in older files).
  */
 #include "pred_train.h"
 #include "../tree/tree.h"

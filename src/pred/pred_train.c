@@ -29,6 +29,10 @@ dlp_status dlp_pred_trappm_train(const dlp_examples *, const int32_t *, int,
 dlp_status dlp_pred_kern_train(const dlp_examples *, const int32_t *, int,
                                const int32_t *, int, const dlp_train_opts *,
                                dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+extern const dlp_pred_vtable dlp_pred_blend_vt;
+dlp_status dlp_pred_blend_train(const dlp_examples *, const int32_t *, int,
+                                const int32_t *, int, const dlp_train_opts *,
+                                dlp_pred_meta *, dlp_nn_file *, dlp_error *);
 /* the XGBoost kind lives in src/tree (it builds on this module) */
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 dlp_status dlp_tree_pred_train(const dlp_examples *, const int32_t *, int,
@@ -47,7 +51,19 @@ static const dlp_pred_kind KINDS[] = {
 
 const dlp_pred_kind *dlp_pred_kinds(void) { return KINDS; }
 
+/* blends ("a+b", pred_blend.c) are not in KINDS: any list of two or more
+ * known kinds is one */
+static const dlp_pred_kind BLEND = {&dlp_pred_blend_vt, dlp_pred_blend_train,
+                                    true};
+
 const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
+    if (strchr(kind, '+')) {
+        char buf[DLP_PRED_KIND_MAX];
+        const char *parts[DLP_PRED_BLEND_MAX];
+        int n = 0;
+        return dlp_pred_blend_parts(kind, buf, sizeof buf, parts, &n, NULL) ||
+               n < 2 ? NULL : &BLEND;
+    }
     for (const dlp_pred_kind *k = KINDS; k->vt; k++)
         if (!strcmp(k->vt->kind, kind)) return k;
     return NULL;
@@ -102,8 +118,8 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     *out = NULL;
     const dlp_pred_kind *k = dlp_pred_kind_find(kind);
     if (!k) return dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind "
-                            "'%s'; known: linreg, roofline, dippm, trappm, xgb, kern",
-                            kind);
+                            "'%s'; known: linreg, roofline, dippm, trappm, xgb, kern "
+                            "or a blend of them (dippm+kern)", kind);
     if (ntr < 1) return dlp_fail(err, DLP_ERR_ARG, "no training examples");
     dlp_train_opts def;
     if (!o) { dlp_train_opts_init(&def); o = &def; }

@@ -1,6 +1,8 @@
 /*
  * tree.h — internal to libdlperf. Gradient-boosted trees: a thin wrapper
- * over XGBoost's C API (tree_xgb.c), the language-model architecture read
+ * over XGBoost's C API (tree_xgb.c; boosters stored as UBJSON, checked by
+ * tree_ubj.c, older files' JSON boosters re-encoded by tree_convert.c),
+ * the language-model architecture read
  * from an analysed graph (tree_llm.c), the feature vectors of language
  * models (tree_pred.c) and of any graph in inference or training
  * (tree_graph.c), and the tree predictor behind src/pred/pred.h's vtable
@@ -49,12 +51,43 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
 dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
                             float *out, dlp_error *err);
 int dlp_tree_nfeatures(const dlp_tree *t);
-/* XGBoost's own JSON model bytes (*buf malloc'd; free()). */
+
+/* How a booster is stored: XGBoost's own model bytes, either UBJSON
+ * (binary; what dlp_tree_save writes: the kern node booster's 3.8 MB of
+ * JSON took 160 ms to parse, its 2.5 MB of UBJSON 12 ms) or JSON (text;
+ * what model files written before held). Both begin with '{'; in JSON a
+ * '"' follows (the first key), in UBJSON the key length's integer marker. */
+typedef enum { DLP_TREE_UBJ = 0, DLP_TREE_JSON = 1 } dlp_tree_format;
+/* The format of booster bytes, or -1 when they are neither. */
+int dlp_tree_format_of(const void *buf, size_t len);
+/* The booster as UBJSON (*buf malloc'd; free()). */
 dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
                          dlp_error *err);
+/* The same in either format. */
+dlp_status dlp_tree_save_as(dlp_tree *t, dlp_tree_format fmt, void **buf,
+                            size_t *len, dlp_error *err);
+/* Loads UBJSON (checked by dlp_ubj_check first) or JSON bytes;
+ * DLP_ERR_FORMAT naming the problem for anything else. */
 dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
                          dlp_error *err);
 void dlp_tree_free(dlp_tree *t);
+
+/* tree_ubj.c: true when buf[0..len) is exactly one well-formed UBJSON
+ * value (every length and count inside the buffer, nesting at most 64
+ * deep); else false with *bad_at (may be NULL) the offset where the walk
+ * stopped. */
+bool dlp_ubj_check(const void *buf, size_t len, size_t *bad_at);
+
+/* tree_convert.c: re-encodes every booster blob of a model file
+ * ("blob/<name>" entries, also inside a blend's components, whose bytes
+ * are XGBoost JSON or UBJSON; other blobs are left alone) in format `to`,
+ * in place: what
+ * `dlperf tree convert` runs on files written before UBJSON. *n_boosters
+ * (may be NULL) counts the boosters found, *n_changed (may be NULL) those
+ * re-encoded. Predictions do not change (the values are float32 in both). */
+dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
+                                 int *n_boosters, int *n_changed,
+                                 dlp_error *err);
 
 /* ---- language-model features (tree_llm.c) ------------------------------ */
 /* What the graph says about a transformer, read from its patterns:

@@ -6,7 +6,7 @@
  * analytical bases (the graph layout is tree_graph.c's), and load /
  * predict / free. Model-file payload: "xgb/schema" (i64 [schema, number of
  * features] of the file's mode), "xgb/offset" and one blob per target
- * ("xgb/<column>": XGBoost JSON).
+ * ("xgb/<column>": XGBoost UBJSON; JSON in older files).
  */
 #include "tree/tree.h"
 #include "feat/feat.h"

@@ -1,7 +1,9 @@
 /*
  * tree_xgb.c — gradient-boosted regression trees through XGBoost's C API
  * (Debian libxgboost-dev 1.7): train on a dense float matrix, predict,
- * save to / load from XGBoost's JSON model bytes.
+ * save to / load from XGBoost's model bytes: UBJSON (binary JSON, written
+ * since it parses ~13x faster: 12 vs 160 ms for the kern node booster) or
+ * JSON (read, for files written before).
  *
  * Prediction uses XGBoosterPredictFromDense with an array-interface JSON
  * describing the caller's buffer (no DMatrix copy); XGBoost 1.7 requires
@@ -37,6 +39,21 @@ void dlp_tree_params_default(dlp_tree_params *p) {
     p->seed = 1;
 }
 
+int dlp_tree_format_of(const void *buf, size_t len) {
+    const unsigned char *b = buf;
+    if (!b || len < 2 || b[0] != '{' || b[len - 1] != '}') return -1;
+    if (b[1] == '"') return DLP_TREE_JSON;
+    if (b[1] == 'i' || b[1] == 'U' || b[1] == 'I' || b[1] == 'l' ||
+        b[1] == 'L')
+        return DLP_TREE_UBJ;
+    return -1;
+}
+
+dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
+                         dlp_error *err) {
+    return dlp_tree_save_as(t, DLP_TREE_UBJ, buf, len, err);
+}
+
 #ifndef DLP_HAVE_XGB
 
 struct dlp_tree { int d; };
@@ -57,9 +74,9 @@ dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
     return no_xgb(err);
 }
 int dlp_tree_nfeatures(const dlp_tree *t) { return t ? t->d : 0; }
-dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
-                         dlp_error *err) {
-    (void)t; *buf = NULL; *len = 0;
+dlp_status dlp_tree_save_as(dlp_tree *t, dlp_tree_format fmt, void **buf,
+                            size_t *len, dlp_error *err) {
+    (void)t; (void)fmt; *buf = NULL; *len = 0;
     return no_xgb(err);
 }
 dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
@@ -272,16 +289,17 @@ dlp_status dlp_tree_predict(dlp_tree *t, const float *x, size_t n, int d,
 
 int dlp_tree_nfeatures(const dlp_tree *t) { return t ? t->d : 0; }
 
-dlp_status dlp_tree_save(dlp_tree *t, void **buf, size_t *len,
-                         dlp_error *err) {
+dlp_status dlp_tree_save_as(dlp_tree *t, dlp_tree_format fmt, void **buf,
+                            size_t *len, dlp_error *err) {
     if (!t || !buf || !len)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_tree_save: NULL argument");
     *buf = NULL;
     *len = 0;
     bst_ulong n = 0;
     const char *p = NULL;
-    if (XGBoosterSaveModelToBuffer(t->h, "{\"format\": \"json\"}", &n, &p) !=
-        0)
+    const char *cfg = fmt == DLP_TREE_JSON ? "{\"format\": \"json\"}"
+                                           : "{\"format\": \"ubj\"}";
+    if (XGBoosterSaveModelToBuffer(t->h, cfg, &n, &p) != 0)
         return xgb_fail(err, "save");
     void *copy = malloc(n ? n : 1);
     if (!copy) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -297,12 +315,18 @@ dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
     *out = NULL;
     if (!buf || len < 2)
         return dlp_fail(err, DLP_ERR_FORMAT, "tree model payload is empty");
-    /* XGBoost accepts JSON (starts with '{') or UBJSON; ours is JSON. Check
-     * before handing it bytes: its parser is not hardened against garbage. */
-    if (((const char *)buf)[0] != '{' ||
-        ((const char *)buf)[len - 1] != '}')
+    /* Checked before XGBoost sees the bytes: its parser is not hardened
+     * against garbage. UBJSON is walked whole (lengths and counts inside
+     * the buffer); JSON, which only older files hold, as before. */
+    int fmt = dlp_tree_format_of(buf, len);
+    if (fmt < 0)
         return dlp_fail(err, DLP_ERR_FORMAT,
-                        "tree model payload is not XGBoost JSON");
+                        "tree model payload is not XGBoost JSON or UBJSON");
+    size_t bad = 0;
+    if (fmt == DLP_TREE_UBJ && !dlp_ubj_check(buf, len, &bad))
+        return dlp_fail(err, DLP_ERR_FORMAT,
+                        "tree model payload: malformed XGBoost UBJSON at "
+                        "byte %zu of %zu (damaged or truncated)", bad, len);
     dlp_status lst = xgb_load(err);
     if (lst) return lst;
     xgb_quiet();
