@@ -6,8 +6,14 @@
 # for inference the per-node kernel model (kern) and the blend DIPPM+kern
 # (dippm+kern: one file holding both, trained on the same split);
 # each file records its validation error, and `dlperf predict` picks per
-# target the file with the lowest one. Modes without labels are skipped with a note. Last, the
-# SM-partition latency model (models/partition.csv) is refitted.
+# target the file with the lowest one, unless models/heldout.csv names
+# held-out (leave-models-out) errors for the target's kinds: then those
+# decide. This script does not write heldout.csv; it comes from
+#   build/dlperf eval data --mode inference --kind dippm,kern,dippm+kern \
+#       --split lmo ... --record models/heldout.csv
+# (models/README.md, docs/PREDICT.md). Modes without labels are skipped
+# with a note. Last, the SM-partition latency model (models/partition.csv)
+# is refitted.
 #
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh

@@ -5,7 +5,10 @@
  * family; then, per target and family, whether each learned kind beats both
  * baselines (linreg, roofline) when they were evaluated too. Writes an
  * actual-vs-predicted SVG per kind, split and target with --plot-dir, and
- * the same tables as Markdown with --markdown FILE (appended). A kind
+ * the same tables as Markdown with --markdown FILE (appended), and with
+ * --record FILE the overall MAPE per kind, split, runtime and target
+ * merged into FILE, the held-out error table `dlperf predict` chooses
+ * files by (src/pred/pred_heldout.h; models/heldout.csv). A kind
  * "a+b" is a blend (src/eval/eval_run.c); when a and b ran before it in
  * the same call, their records are blended instead of retrained.
  * Exit: 0 ok, 1 failure, 2 usage.
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "learn_cli.h"
@@ -54,6 +58,9 @@ static void usage(FILE *f) {
                "  --split    random,mc,lmo,lofo or all (default: lmo)\n"
                "  --plot-dir DIR     actual-vs-predicted SVGs\n"
                "  --markdown FILE    append the tables as Markdown\n"
+               "  --record FILE      merge the overall MAPE per kind, split,\n"
+               "                     runtime and target into FILE (CSV; as\n"
+               "                     models/heldout.csv, read by predict)\n"
                "%s", learn_opts_help());
 }
 
@@ -76,11 +83,48 @@ typedef struct {
     bool ok;
 } run;
 
+/* --record: the evaluated runs merged into the table at path (read again
+ * now: another eval may have written it meanwhile). 0 ok, 1 failure. */
+static int write_record(const char *path, const learn_opts *o,
+                        const dlp_examples *E, const run *runs, int n) {
+    char source[256], day[16] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(day, sizeof day, "%Y-%m-%d", &tm);
+    snprintf(source, sizeof source, "%s %s%s%s%s%s%s%s", day, o->data,
+             o->device ? " device=" : "", o->device ? o->device : "",
+             o->runtime >= 0 ? " runtime=" : "",
+             o->runtime >= 0 ? dlp_runtime_name((dlp_runtime)o->runtime) : "",
+             o->precision >= 0 ? " precision=" : "",
+             o->precision >= 0 ? dlp_precision_name((dlp_precision)o->precision)
+                               : "");
+    dlp_heldout h = {0};
+    dlp_error err;
+    dlp_status st = dlp_heldout_read(path, &h, NULL, &err);
+    int rows = 0, lmo = 0, done = 0;
+    for (int q = 0; !st && q < n; q++) {
+        if (!runs[q].ok) continue;
+        done++;
+        int before = h.n;
+        st = dlp_eval_record(E, &runs[q].r, o->runtime < 0, source, &h, &err);
+        rows += h.n - before;
+        lmo += runs[q].split == DLP_SPLIT_LMO;
+    }
+    if (!st) st = dlp_heldout_write(path, &h, &err);
+    if (st) fprintf(stderr, "dlperf eval: --record: %s\n", err.msg);
+    else if (!o->quiet)
+        fprintf(stderr, "recorded %d kind x split runs in %s (%d rows, %d "
+                "new)%s\n", done, path, h.n, rows,
+                lmo ? "" : "; predict reads only split lmo rows");
+    dlp_heldout_free(&h);
+    return st ? 1 : 0;
+}
+
 int cmd_eval(int argc, char **argv) {
     learn_opts o;
     learn_opts_init(&o);
     char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
-    const char *plot_dir = NULL, *md = NULL;
+    const char *plot_dir = NULL, *md = NULL, *record = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
@@ -88,7 +132,8 @@ int cmd_eval(int argc, char **argv) {
         if (r) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
-                      !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown");
+                      !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
+                      !strcmp(a, "--record");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
@@ -97,6 +142,7 @@ int cmd_eval(int argc, char **argv) {
         else if (!strcmp(a, "--split")) snprintf(splits_s, sizeof splits_s, "%s", argv[++i]);
         else if (!strcmp(a, "--plot-dir")) plot_dir = argv[++i];
         else if (!strcmp(a, "--markdown")) md = argv[++i];
+        else if (!strcmp(a, "--record")) record = argv[++i];
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf eval: unknown option %s\n", a);
             usage(stderr);
@@ -131,6 +177,16 @@ int cmd_eval(int argc, char **argv) {
             return 2;
         }
         ns++;
+    }
+    if (record) {   /* a damaged table fails now, not after the training */
+        dlp_heldout h = {0};
+        dlp_error err;
+        dlp_status st = dlp_heldout_read(record, &h, NULL, &err);
+        dlp_heldout_free(&h);
+        if (st) {
+            fprintf(stderr, "dlperf eval: --record: %s\n", err.msg);
+            return 1;
+        }
     }
     if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
     dlp_dataset *ds = NULL;
@@ -307,6 +363,7 @@ int cmd_eval(int argc, char **argv) {
                         dlp_split_name(R->split), total);
         }
     }
+    if (record && !rc) rc = write_record(record, &o, &E, runs, nk * ns);
     for (int q = 0; runs && q < nk * ns; q++) dlp_eval_result_free(&runs[q].r);
     free(runs);
     if (mdf) fclose(mdf);

@@ -10,6 +10,7 @@
 #define DLP_EVAL_H
 
 #include "../pred/pred_train.h"
+#include "../pred/pred_heldout.h"
 
 /* ---- splits (eval_split.c) ---------------------------------------------- */
 typedef enum {
@@ -104,5 +105,16 @@ void dlp_eval_result_free(dlp_eval_result *r);
 /* Metrics of target t over the records, all families (family < 0) or one. */
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
                       dlp_target t, int family, dlp_metrics *m);
+
+/* ---- the held-out error table (eval_record.c) ----------------------------- */
+/* Puts r's overall MAPE per target of E's mode into h (replacing rows of
+ * the same key, pred_heldout.h): per runtime present among r's records
+ * (not for training, which ignores the runtime), and over all records under
+ * runtime "all" when all_runtimes (the examples were not filtered by
+ * runtime) or the mode is training. Targets without a valid record get no
+ * row. kind and split are r's; source (may be NULL) is copied. */
+dlp_status dlp_eval_record(const dlp_examples *E, const dlp_eval_result *r,
+                           bool all_runtimes, const char *source,
+                           dlp_heldout *h, dlp_error *err);
 
 #endif /* DLP_EVAL_H */

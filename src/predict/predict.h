@@ -9,6 +9,7 @@
 
 #include "../graph/graph.h"
 #include "../pred/pred.h"
+#include "../pred/pred_heldout.h"
 #include "predict_part.h"
 
 #include <pthread.h>
@@ -52,6 +53,8 @@ struct dlp_predictor_set {
     int n;
     dlp_part_model part;     /* <dir>/partition.csv (predict_part.h) */
     bool has_part;           /* false: partitions scale by roofline */
+    dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
+                                without one): the per-target choice */
     pthread_mutex_t lock;    /* guards loading and the busy flags */
     pthread_cond_t freed;    /* a copy became free */
 };
@@ -63,6 +66,29 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
 void dlp_predict_set_close(dlp_predictor_set *ps);
 dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
                                dlp_pred_result *out, dlp_error *err);
+/* The basis on which a target's file was chosen (dlp_predict_set_choose). */
+typedef enum {
+    DLP_CHOICE_NONE = 0,     /* no file covers the target */
+    DLP_CHOICE_VALIDATION,   /* validation error recorded in each file */
+    DLP_CHOICE_HELDOUT,      /* leave-models-out MAPE of the request's
+                                runtime (heldout.csv) */
+    DLP_CHOICE_HELDOUT_ALL   /* leave-models-out MAPE over all runtimes */
+} dlp_choice_basis;
+const char *dlp_choice_basis_name(dlp_choice_basis b);  /* "validation" .. */
+
+/* The file index answering each target under c (-1: none), as
+ * dlp_predict_set_run uses it, and on what basis (basis may be NULL).
+ * Per target: where some covering file's kind has a leave-models-out row
+ * in heldout.csv for (mode, request runtime, target), only such files
+ * compete, by that MAPE; else the same with the "all" runtime row; else
+ * every covering file by its recorded validation error. Then a target
+ * whose file serves nothing else moves to a file already running when its
+ * error (same basis) is within 10%; inference power rides on the energy
+ * file. */
+void dlp_predict_set_choose(const dlp_predictor_set *ps,
+                            const dlp_pred_config *c, int best[DLP_T_COUNT],
+                            dlp_choice_basis basis[DLP_T_COUNT]);
+
 /* The kinds src/pred does not build in (the XGBoost tree kind). */
 const dlp_pred_vtable *const *dlp_predict_extra_kinds(void);
 

@@ -6,6 +6,10 @@
  * picks, per target, the file with the lowest validation error that covers
  * the request (the same rule as dlp_pred_set_best) and loads just those
  * files, fully checked (dlp_predictor_load: CRC, schema, payload), once.
+ * Where the directory holds heldout.csv (`dlperf eval --record`, see
+ * src/pred/pred_heldout.h) the choice is by the leave-models-out MAPE of
+ * each file's kind instead, for the targets it has rows for
+ * (dlp_predict_set_choose in predict.h has the rule).
  *
  * Why: `dlperf predict` starts a process per model; the shipped set holds
  * a dozen files (4 kinds x 3 modes) and loading and checksumming all of
@@ -153,6 +157,12 @@ dlp_status dlp_predict_set_open(const char *dir, dlp_predictor_set *ps,
         snprintf(ps->names[i], nl, "%s (%s)", f->meta.kind, names[i]);
     }
     for (int i = 0; i < n; i++) free(names[i]);
+    /* the held-out error table, when the directory has one (tiny: parsed
+     * here once, every field checked; a damaged one fails the open) */
+    char path[4096];
+    if (!st && snprintf(path, sizeof path, "%s/%s", dir, DLP_HELDOUT_FILE) <
+                   (int)sizeof path)
+        st = dlp_heldout_read(path, &ps->heldout, NULL, err);
     return st;
 }
 
@@ -165,22 +175,53 @@ void dlp_predict_set_close(dlp_predictor_set *ps) {
     }
     free(ps->files);
     free(ps->names);
+    dlp_heldout_free(&ps->heldout);
     ps->files = NULL;
     ps->names = NULL;
     ps->n = 0;
 }
 
-/* The file with the lowest validation error that covers t under c (the
- * rule of dlp_pred_set_best), or -1. */
+const char *dlp_choice_basis_name(dlp_choice_basis b) {
+    switch (b) {
+    case DLP_CHOICE_VALIDATION: return "validation";
+    case DLP_CHOICE_HELDOUT: return "heldout";
+    case DLP_CHOICE_HELDOUT_ALL: return "heldout-all";
+    default: return "none";
+    }
+}
+
+/* The held-out split whose rows choose files: leave-models-out. */
+#define HELDOUT_SPLIT "lmo"
+
+/* File i's error on t on basis b (a fraction); false when the file does
+ * not compete on that basis (does not cover t, or its kind has no row). An
+ * unknown validation error competes as a last resort. */
+static bool file_error(const dlp_predictor_set *ps, int i, dlp_target t,
+                       const dlp_pred_config *c, dlp_choice_basis b,
+                       double *e) {
+    const dlp_pred_meta *m = &ps->files[i].meta;
+    if (!dlp_pred_meta_covers(m, t, c)) return false;
+    if (b == DLP_CHOICE_VALIDATION) {
+        *e = isfinite(m->val_error[t]) ? m->val_error[t] : 1e30;
+        return true;
+    }
+    int rt = b == DLP_CHOICE_HELDOUT ? (int)c->runtime : DLP_HELDOUT_ALL_RT;
+    const dlp_heldout_row *r = dlp_heldout_find(&ps->heldout, c->mode, rt,
+                                                m->kind, t, HELDOUT_SPLIT);
+    if (!r) return false;
+    *e = r->mape_pct / 100;
+    return true;
+}
+
+/* The file with the lowest error on basis b that covers t under c (ties:
+ * the first by file name), or -1. */
 static int best_file(const dlp_predictor_set *ps, dlp_target t,
-                     const dlp_pred_config *c) {
+                     const dlp_pred_config *c, dlp_choice_basis b) {
     int best = -1;
     double be = INFINITY;
     for (int i = 0; i < ps->n; i++) {
-        const dlp_pred_meta *m = &ps->files[i].meta;
-        if (!dlp_pred_meta_covers(m, t, c)) continue;
-        double e = m->val_error[t];
-        if (!isfinite(e)) e = 1e30;   /* unknown error: last resort */
+        double e;
+        if (!file_error(ps, i, t, c, b, &e)) continue;
         if (best < 0 || e < be) {
             best = i;
             be = e;
@@ -190,33 +231,75 @@ static int best_file(const dlp_predictor_set *ps, dlp_target t,
 }
 
 /* A target whose best file serves no other target moves to a file that
- * already runs for another target, when that file's validation error on it
- * is within DLP_PRED_SHARE_TOL (relative) of the best: each GNN forward
- * costs milliseconds (a 2,000-node graph: ~15-25 ms per GNN), a gap of a
- * few percent of the error is noise on ~100 validation examples. */
+ * already runs for another target, when that file's error on it (on the
+ * target's basis) is within DLP_PRED_SHARE_TOL (relative) of the best:
+ * each GNN forward costs milliseconds (a 2,000-node graph: ~15-25 ms per
+ * GNN), a gap of a few percent of the error is noise on ~100 validation
+ * examples. */
 #define DLP_PRED_SHARE_TOL 0.10
 static void share_files(const dlp_predictor_set *ps, const dlp_pred_config *c,
-                        int *best) {
+                        int *best, const dlp_choice_basis *basis) {
     for (int t = 0; t < DLP_T_COUNT; t++) {
         int i = best[t];
         if (i < 0) continue;
         bool alone = true;
         for (int u = 0; u < DLP_T_COUNT && alone; u++) alone = u == t || best[u] != i;
         if (!alone) continue;
-        double be = ps->files[i].meta.val_error[t];
-        if (!isfinite(be)) continue;
+        double be;
+        if (!file_error(ps, i, (dlp_target)t, c, basis[t], &be) ||
+            be >= 1e30)
+            continue;
         for (int u = 0; u < DLP_T_COUNT; u++) {
             int j = best[u];
             if (u == t || j < 0 || j == i) continue;
-            const dlp_pred_meta *m = &ps->files[j].meta;
-            if (!dlp_pred_meta_covers(m, (dlp_target)t, c)) continue;
-            double e = m->val_error[t];
-            if (isfinite(e) && e <= be * (1 + DLP_PRED_SHARE_TOL)) {
+            double e;
+            if (file_error(ps, j, (dlp_target)t, c, basis[t], &e) &&
+                e < 1e30 && e <= be * (1 + DLP_PRED_SHARE_TOL)) {
                 best[t] = j;
                 break;
             }
         }
     }
+}
+
+void dlp_predict_set_choose(const dlp_predictor_set *ps,
+                            const dlp_pred_config *c, int best[DLP_T_COUNT],
+                            dlp_choice_basis basis[DLP_T_COUNT]) {
+    dlp_choice_basis bs[DLP_T_COUNT];
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        /* held-out rows of the request's runtime, else of all runtimes
+         * (training ignores the runtime), else the validation errors */
+        static const dlp_choice_basis order[3] = {
+            DLP_CHOICE_HELDOUT, DLP_CHOICE_HELDOUT_ALL, DLP_CHOICE_VALIDATION};
+        best[t] = -1;
+        bs[t] = DLP_CHOICE_NONE;
+        for (int k = c->mode == DLP_MODE_TRAINING ? 1 : 0; k < 3; k++) {
+            if (order[k] != DLP_CHOICE_VALIDATION && ps->heldout.n == 0)
+                continue;
+            best[t] = best_file(ps, (dlp_target)t, c, order[k]);
+            if (best[t] >= 0) {
+                bs[t] = order[k];
+                break;
+            }
+        }
+    }
+    /* inference power is only a fallback for energy (energy = power x
+     * latency when no file predicts energy): where one does, power must
+     * not load a file of its own, nor keep the energy file from being
+     * shared; it comes from the energy file, if that file has it */
+    const int PW = DLP_T_INF_POWER_W, EN = DLP_T_INF_ENERGY_J;
+    bool power_rides = best[EN] >= 0 && best[PW] >= 0;
+    if (power_rides) best[PW] = -1;
+    share_files(ps, c, best, bs);
+    if (power_rides) {
+        if (dlp_pred_meta_covers(&ps->files[best[EN]].meta, (dlp_target)PW, c)) {
+            best[PW] = best[EN];
+            bs[PW] = bs[EN];
+        } else {
+            bs[PW] = DLP_CHOICE_NONE;
+        }
+    }
+    if (basis) memcpy(basis, bs, sizeof bs);
 }
 
 /* A free loaded copy of file i for this caller (loads one when all are
@@ -271,19 +354,7 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
                                dlp_pred_result *out, dlp_error *err) {
     dlp_pred_result_init(out);
     int best[DLP_T_COUNT], used[DLP_T_COUNT], n_used = 0, n_done = 0;
-    for (int t = 0; t < DLP_T_COUNT; t++)
-        best[t] = best_file(ps, (dlp_target)t, in->cfg);
-    /* inference power is only a fallback for energy (energy = power x
-     * latency when no file predicts energy): where one does, power must
-     * not load a file of its own, nor keep the energy file from being
-     * shared; it comes from the energy file, if that file has it */
-    const int PW = DLP_T_INF_POWER_W, EN = DLP_T_INF_ENERGY_J;
-    bool power_rides = best[EN] >= 0 && best[PW] >= 0;
-    if (power_rides) best[PW] = -1;
-    share_files(ps, in->cfg, best);
-    if (power_rides && dlp_pred_meta_covers(&ps->files[best[EN]].meta,
-                                            (dlp_target)PW, in->cfg))
-        best[PW] = best[EN];
+    dlp_predict_set_choose(ps, in->cfg, best, NULL);
     for (int t = 0; t < DLP_T_COUNT; t++) {
         int i = best[t];
         if (i < 0) continue;
