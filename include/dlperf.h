@@ -399,6 +399,12 @@ void dlp_predictor_close(dlp_predictor_set *ps);
 int dlp_predictor_set_size(const dlp_predictor_set *ps);
 /* "kind (file name)" of predictor i; NULL out of range. */
 const char *dlp_predictor_set_name(const dlp_predictor_set *ps, int i);
+/* on != 0: per target, the file with the lowest error even when it is a
+ * slow kind (the per-node kernel model kern and its blends: ~40-55 ms per
+ * process and ~2.5 ms per graph, for the XGBoost library and its node
+ * boosters, against ~5 ms and ~0.25 ms for DIPPM on ResNet-50); 0
+ * (default): slow kinds answer only targets no other file covers. */
+void dlp_predictor_set_best(dlp_predictor_set *ps, int on);
 
 #define DLP_PREDICT_MAX_DIMS 16
 typedef struct {

@@ -258,8 +258,9 @@ static const char *const TABLE =
     "inference,graph,kern,latency_ms,random,300,1.00,s\n"
     "training,all,kern,step_ms,lmo,300,1.00,s\n";
 
-static void choose(const char *dir, dlp_runtime rt, int best[DLP_T_COUNT],
-                   dlp_choice_basis basis[DLP_T_COUNT]) {
+static void choose_with(const char *dir, dlp_runtime rt, int on,
+                        int best[DLP_T_COUNT],
+                        dlp_choice_basis basis[DLP_T_COUNT]) {
     dlp_predictor_set *ps = NULL;
     dlp_error err;
     for (int t = 0; t < DLP_T_COUNT; t++) best[t] = -2;
@@ -269,8 +270,15 @@ static void choose(const char *dir, dlp_runtime rt, int best[DLP_T_COUNT],
     dlp_pred_config_init(&pc);
     dlp_device_find("h100", &pc.device, &err);
     pc.runtime = rt;
+    dlp_predictor_set_best(ps, on);
     dlp_predict_set_choose(ps, &pc, best, basis);
     dlp_predictor_close(ps);
+}
+
+/* --best: the slow kinds (kern, dippm+kern) compete */
+static void choose(const char *dir, dlp_runtime rt, int best[DLP_T_COUNT],
+                   dlp_choice_basis basis[DLP_T_COUNT]) {
+    choose_with(dir, rt, 1, best, basis);
 }
 
 static void cleanup_dir(const char *dir) {
@@ -342,6 +350,33 @@ static void test_choice_by_heldout(void) {
     choose(dir, DLP_RT_EAGER, best, basis);
     CHECK(best[LAT] == 3 && basis[LAT] == DLP_CHOICE_VALIDATION);
     CHECK(!strcmp(dlp_choice_basis_name(DLP_CHOICE_HELDOUT), "heldout"));
+
+    /* without --best the slow kinds sit out: the table's graph latency
+     * goes to a (DIPPM), not the blend; with no table a too (kern's 0.12
+     * and the blend are out) */
+    write_text(path, TABLE);
+    choose_with(dir, DLP_RT_GRAPH, 0, best, basis);
+    CHECK(best[LAT] == 0 && basis[LAT] == DLP_CHOICE_HELDOUT);
+    CHECK(best[MEM] == 0 && best[ENE] == 0);
+    unlink(path);
+    choose_with(dir, DLP_RT_GRAPH, 0, best, basis);
+    CHECK(best[LAT] == 0 && basis[LAT] == DLP_CHOICE_VALIDATION);
+    CHECK(best[MEM] == 2);
+    cleanup_dir(dir);
+}
+
+/* A slow kind still answers a target no other file covers, without
+ * --best: a directory holding only kern predicts latency with it. */
+static void test_slow_kind_alone(void) {
+    char dir[] = "/tmp/dlp_test_slow_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    write_kind_file(dir, FILES[3], "kern", 1u << LAT,
+                    (const double[4]){0.12, NAN, NAN, NAN});
+    int best[DLP_T_COUNT];
+    dlp_choice_basis basis[DLP_T_COUNT];
+    choose_with(dir, DLP_RT_GRAPH, 0, best, basis);
+    CHECK(best[LAT] == 0 && basis[LAT] == DLP_CHOICE_VALIDATION);
+    CHECK(best[MEM] == -1);
     cleanup_dir(dir);
 }
 
@@ -456,6 +491,7 @@ int main(void) {
     RUN(test_record_rows);
     RUN(test_record_merge);
     RUN(test_choice_by_heldout);
+    RUN(test_slow_kind_alone);
     RUN(test_predict_with_table);
     RUN(test_malformed_table);
     return CHECK_DONE();

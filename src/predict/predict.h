@@ -55,6 +55,8 @@ struct dlp_predictor_set {
     bool has_part;           /* false: partitions scale by roofline */
     dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
                                 without one): the per-target choice */
+    bool best;               /* slow kinds compete too
+                                (dlp_predictor_set_best) */
     pthread_mutex_t lock;    /* guards loading and the busy flags */
     pthread_cond_t freed;    /* a copy became free */
 };
