@@ -290,3 +290,15 @@ void dlp_warnings_free(dlp_warnings *w) {
     free(w->msgs);
     memset(w, 0, sizeof *w);
 }
+
+dlp_status dlp_read_line(FILE *fp, char *buf, size_t cap, const char *path,
+                         int *ln, bool *got, dlp_error *err) {
+    *got = fgets(buf, (int)cap, fp) != NULL;
+    if (!*got) return DLP_OK;
+    ++*ln;
+    size_t l = strlen(buf);
+    if (l == cap - 1 && buf[l - 1] != '\n')
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: line too long", path, *ln);
+    while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r')) buf[--l] = 0;
+    return DLP_OK;
+}

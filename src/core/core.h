@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Fills err (may be NULL) with code and a printf-style message; returns code. */
 dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...)
@@ -25,6 +26,11 @@ dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...)
 /* path mapped read-only (file_map.c): *bytes NULL and *len 0 for an empty
  * file; errors name the path (cannot open / stat / map, not a regular
  * file, too large). dlp_file_unmap(NULL, 0) does nothing. */
+/* Reads the next line of a text file into buf[cap] without its line end
+ * ("\n", "\r\n"), counting it in *ln. *got is false at the end of the
+ * file. A line that does not fit is DLP_ERR_FORMAT "path:N: line too long". */
+dlp_status dlp_read_line(FILE *fp, char *buf, size_t cap,
+                         const char *path, int *ln, bool *got, dlp_error *err);
 dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
                         dlp_error *err);
 void dlp_file_unmap(const void *bytes, size_t len);

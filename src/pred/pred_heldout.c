@@ -145,15 +145,11 @@ dlp_status dlp_heldout_read(const char *path, dlp_heldout *h, bool *found,
     int ln = 0;
     bool header = false;
     dlp_status st = DLP_OK;
-    while (!st && fgets(line, sizeof line, fp)) {
-        ln++;
-        size_t l = strlen(line);
-        if (l == sizeof line - 1 && line[l - 1] != '\n') {
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: line too long", path, ln);
-            break;
-        }
-        while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = 0;
-        if (!l) continue;
+    bool got = true;
+    while (!st) {
+        st = dlp_read_line(fp, line, sizeof line, path, &ln, &got, err);
+        if (st || !got) break;
+        if (!line[0]) continue;
         if (!header) {
             if (strcmp(line, DLP_HELDOUT_HEADER))
                 st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not a dlperf "

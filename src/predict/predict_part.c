@@ -521,15 +521,11 @@ dlp_status dlp_part_load(const char *path, dlp_part_model *m, dlp_error *err) {
     int ln = 0, have = 0;
     bool format = false;
     dlp_status st = DLP_OK;
-    while (!st && fgets(line, sizeof line, f)) {
-        ln++;
-        size_t l = strlen(line);
-        if (l == sizeof line - 1 && line[l - 1] != '\n') {
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: line too long", path, ln);
-            break;
-        }
-        while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = 0;
-        if (!l || line[0] == '#') continue;
+    bool got = true;
+    while (!st) {
+        st = dlp_read_line(f, line, sizeof line, path, &ln, &got, err);
+        if (st || !got) break;
+        if (!line[0] || line[0] == '#') continue;
         char *comma = strchr(line, ',');
         if (!comma) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: expected key,value",
