@@ -431,6 +431,11 @@ typedef struct {
     double value;            /* natural units */
     double lo, hi;           /* ~90% interval (validation residuals) */
     const char *by;          /* predictor kind (or "derived") */
+    double err_pct;          /* that predictor's MAPE on this figure for
+                                the whole GPU: held out (models/heldout.csv)
+                                or on its validation models; 0: unknown */
+    const char *err_basis;   /* "heldout", "heldout-all" (rows over both
+                                runtimes), "validation"; NULL: unknown */
 } dlp_predict_value;
 
 #define DLP_PREDICT_MAX_REASONS 8

@@ -412,6 +412,14 @@ static void test_predict_with_table(void) {
     CHECK(ps && ps->files[0].n_inst == 1);
     CHECK(r0.latency_ms.valid && r1.latency_ms.valid &&
           r0.latency_ms.value == r1.latency_ms.value);
+    /* the answer carries the error it was chosen by: the table's 50% */
+    CHECK_MSG(fabs(r1.latency_ms.err_pct - 50.0) < 1e-9 && r1.latency_ms.err_basis &&
+              !strcmp(r1.latency_ms.err_basis, "heldout"),
+              "%g %s", r1.latency_ms.err_pct,
+              r1.latency_ms.err_basis ? r1.latency_ms.err_basis : "NULL");
+    CHECK(!r0.latency_ms.err_basis ||
+          !strcmp(r0.latency_ms.err_basis, "validation"));
+    CHECK(r1.throughput_per_s.err_pct == 0 && !r1.throughput_per_s.err_basis);
     dlp_predictor_close(ps);
     dlp_model_free(m);
     unlink(path);

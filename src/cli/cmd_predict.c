@@ -84,8 +84,11 @@ static void print_value(FILE *f, const char *label,
         fprintf(f, "  %-12s (no predictor)\n", label);
         return;
     }
-    fprintf(f, "  %-12s %12.4g %-9s [%.4g .. %.4g]  %s\n", label, v->value, unit,
+    fprintf(f, "  %-12s %12.4g %-9s [%.4g .. %.4g]  %s", label, v->value, unit,
            v->lo, v->hi, v->by ? v->by : "");
+    if (v->err_pct > 0 && v->err_basis)
+        fprintf(f, " (MAPE %.1f%%, %s)", v->err_pct, v->err_basis);
+    fputc('\n', f);
 }
 
 static void print_text(FILE *f, const char *name,

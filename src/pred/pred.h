@@ -121,6 +121,9 @@ typedef struct {
     double value;             /* natural units (ms, MiB, J, W, samples/s) */
     double lo, hi;            /* ~90% interval from validation residuals */
     const char *by;           /* kind that produced it (static string) */
+    double err_pct;           /* MAPE of the file that answered, on the
+                                 basis it was chosen by; 0: unknown */
+    const char *err_basis;    /* "heldout", "heldout-all", "validation" */
 } dlp_pred_value;
 
 typedef struct {

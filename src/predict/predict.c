@@ -211,6 +211,8 @@ static void set_val(dlp_predict_value *o, const dlp_pred_value *v) {
     o->lo = v->lo;
     o->hi = v->hi;
     o->by = v->by;
+    o->err_pct = v->err_pct;
+    o->err_basis = v->err_basis;
 }
 
 static void derived(dlp_predict_value *o, double value, double lo, double hi) {
@@ -219,6 +221,8 @@ static void derived(dlp_predict_value *o, double value, double lo, double hi) {
     o->lo = lo <= value ? lo : value;
     o->hi = hi >= value ? hi : value;
     o->by = "derived";
+    o->err_pct = 0;
+    o->err_basis = NULL;
 }
 
 static void scale_val(dlp_predict_value *o, double f) {
@@ -422,6 +426,8 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         if (es->valid) {
             derived(E, es->value * b, es->lo * b, es->hi * b);
             E->by = es->by;
+            E->err_pct = es->err_pct;   /* x batch: the same relative error */
+            E->err_basis = es->err_basis;
         }
     }
     if (!L->valid)
@@ -443,7 +449,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     }
     const char *lat_by = L->by;
     derived(T, b / L->value * 1e3, b / L->hi * 1e3, b / L->lo * 1e3);
-    if (pc.mode == DLP_MODE_LLM) T->by = lat_by;
+    if (pc.mode == DLP_MODE_LLM) {
+        T->by = lat_by;
+        T->err_pct = pr.v[DLP_T_LLM_THROUGHPUT].err_pct;
+        T->err_basis = pr.v[DLP_T_LLM_THROUGHPUT].err_basis;
+    }
     if (E->valid) {
         double p = E->value / L->value * 1e3;
         double rel_lo = E->lo / E->value, rel_hi = E->hi / E->value;

@@ -145,6 +145,25 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
         str(&b, vals[i]->by ? vals[i]->by : "?");
         first = 0;
     }
+    /* the answering predictor's error on this figure (whole GPU) and the
+     * basis: held-out (models/heldout.csv) or its validation models */
+    put(&b, "},\"expected_error_pct\":{");
+    first = 1;
+    for (int i = 0; i < 5; i++) {
+        if (!vals[i]->valid || !(vals[i]->err_pct > 0)) continue;
+        put(&b, "%s\"%s\":", first ? "" : ",", keys[i]);
+        num(&b, vals[i]->err_pct);
+        first = 0;
+    }
+    put(&b, "},\"error_basis\":{");
+    first = 1;
+    for (int i = 0; i < 5; i++) {
+        if (!vals[i]->valid || !(vals[i]->err_pct > 0) || !vals[i]->err_basis)
+            continue;
+        put(&b, "%s\"%s\":", first ? "" : ",", keys[i]);
+        str(&b, vals[i]->err_basis);
+        first = 0;
+    }
     put(&b, "},\"flags\":{\"ood\":%s,\"extrapolated\":%s,\"reasons\":[",
         r->ood ? "true" : "false", r->extrapolated ? "true" : "false");
     for (int i = 0; i < r->n_reasons; i++) {

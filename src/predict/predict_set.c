@@ -383,7 +383,8 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
                                dlp_pred_result *out, dlp_error *err) {
     dlp_pred_result_init(out);
     int best[DLP_T_COUNT], used[DLP_T_COUNT], n_used = 0, n_done = 0;
-    dlp_predict_set_choose(ps, in->cfg, best, NULL);
+    dlp_choice_basis basis[DLP_T_COUNT];
+    dlp_predict_set_choose(ps, in->cfg, best, basis);
     for (int t = 0; t < DLP_T_COUNT; t++) {
         int i = best[t];
         if (i < 0) continue;
@@ -404,6 +405,16 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
         bool take[DLP_T_COUNT];
         for (int u = 0; u < DLP_T_COUNT; u++) take[u] = u >= t && best[u] == i;
         n_done += dlp_pred_result_take(out, &r, take);
+        /* the error the choice was made on, so a user sees what to expect */
+        for (int u = 0; u < DLP_T_COUNT; u++) {
+            double e;
+            if (take[u] && out->v[u].valid &&
+                file_error(ps, i, (dlp_target)u, in->cfg, basis[u], &e) &&
+                e < 1e30) {
+                out->v[u].err_pct = 100 * e;
+                out->v[u].err_basis = dlp_choice_basis_name(basis[u]);
+            }
+        }
     }
     if (n_done == 0) return dlp_pred_none_covers(in, err);
     return DLP_OK;
