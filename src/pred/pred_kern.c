@@ -250,15 +250,8 @@ static dlp_status kern_load(dlp_predictor *p, const dlp_nn_file *f,
     static const char *const names[2] = {"kern/node", "kern/graph"};
     const int want[2] = {KERN_NF, KERN_NG};
     for (int b = 0; b < 2; b++) {
-        const void *bytes;
-        size_t n;
-        dlp_tree **t = b ? &im->graph : &im->node;
-        dlp_status st = dlp_pred_blob_get(f, names[b], &bytes, &n, err);
-        if (!st) st = dlp_tree_load(bytes, n, t, err);
-        if (!st && dlp_tree_nfeatures(*t) != want[b])
-            st = dlp_fail(err, DLP_ERR_FORMAT, "kern booster '%s' has %d "
-                          "features, expected %d", names[b],
-                          dlp_tree_nfeatures(*t), want[b]);
+        dlp_status st = dlp_tree_load_blob(f, names[b], want[b],
+                                           b ? &im->graph : &im->node, err);
         if (st) {
             kern_free(p);
             return st;

@@ -71,6 +71,11 @@ dlp_status dlp_tree_save_as(dlp_tree *t, dlp_tree_format fmt, void **buf,
 dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
                          dlp_error *err);
 void dlp_tree_free(dlp_tree *t);
+/* The booster stored as blob `name` of model file f (dlp_pred_blob_get),
+ * loaded into *out; DLP_ERR_FORMAT when it takes other than nfeat
+ * features (*out is then set: the caller frees it with the rest). */
+dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
+                              int nfeat, dlp_tree **out, dlp_error *err);
 
 /* tree_ubj.c: true when buf[0..len) is exactly one well-formed UBJSON
  * value (every length and count inside the buffer, nesting at most 64

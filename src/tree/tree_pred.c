@@ -173,20 +173,25 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
         if (!(p->meta.targets >> t & 1)) continue;
         char name[64];
         snprintf(name, sizeof name, "xgb/%s", dlp_target_column(t));
-        const void *bytes;
-        size_t n;
-        dlp_status st = dlp_pred_blob_get(f, name, &bytes, &n, err);
-        if (!st) st = dlp_tree_load(bytes, n, &im->t[i], err);
-        if (!st && dlp_tree_nfeatures(im->t[i]) != L->nfeat)
-            st = dlp_fail(err, DLP_ERR_FORMAT, "xgb booster '%s' has %d "
-                          "features, expected %d", name,
-                          dlp_tree_nfeatures(im->t[i]), L->nfeat);
+        dlp_status st = dlp_tree_load_blob(f, name, L->nfeat, &im->t[i], err);
         if (st) {
             tree_free(p);
             return st;
         }
     }
     return DLP_OK;
+}
+
+dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
+                              int nfeat, dlp_tree **out, dlp_error *err) {
+    const void *bytes;
+    size_t n;
+    dlp_status st = dlp_pred_blob_get(f, name, &bytes, &n, err);
+    if (!st) st = dlp_tree_load(bytes, n, out, err);
+    if (!st && dlp_tree_nfeatures(*out) != nfeat)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "booster '%s' has %d features, "
+                      "expected %d", name, dlp_tree_nfeatures(*out), nfeat);
+    return st;
 }
 
 static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
