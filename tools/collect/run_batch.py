@@ -78,9 +78,6 @@ def plan_item(spec, idx):
         # configurations per call with two items of three)
         if idx % 3 == 2:
             it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
-        if os.environ.get("DLP_NO_TRACE"):
-            it.pop("trace", None)
-            it.pop("ctrace", None)
     else:
         c = spec["build"]["cfg"]
         params = zoo.hf_params_estimate(c)
@@ -100,9 +97,9 @@ def plan_item(spec, idx):
             it["trace"] = [[1, 128 if pmax >= 128 else 32]]
         if (idx % 8 == 2 or os.environ.get("DLP_CTRACE_ALL")) and params < 2.5e9:
             it["ctrace"] = [[1, 128 if pmax >= 128 else 32]]
-        if os.environ.get("DLP_NO_TRACE"):
-            it.pop("trace", None)
-            it.pop("ctrace", None)
+    if os.environ.get("DLP_NO_TRACE"):
+        it.pop("trace", None)
+        it.pop("ctrace", None)
     return it
 
 
