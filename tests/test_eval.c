@@ -170,6 +170,59 @@ static void test_svg(void) {
                           2, 5, &err) == DLP_ERR_IO);
 }
 
+/* --predictions: one row per record and labelled target; the MAPE
+ * recomputed from the file's actual and predicted columns is the one
+ * dlp_eval_metrics gives for the same records */
+static void test_predictions_csv(const dlp_examples *E, const dlp_eval_result *a,
+                                 const dlp_eval_result *b) {
+    char path[] = "/tmp/dlp_test_preds_XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    close(fd);
+    dlp_error err;
+    const dlp_eval_result *runs[2] = {a, b};
+    CHECK_MSG(dlp_eval_write_predictions(path, E, runs, 2, &err) == DLP_OK, "%s", err.msg);
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    CHECK(f && fgets(line, sizeof line, f) && !strncmp(line, "kind,split,fold,", 16));
+    int rows = 0, lat[2] = {0, 0};
+    double sum[2] = {0, 0};
+    while (f && fgets(line, sizeof line, f)) {
+        rows++;
+        char *fld[20];
+        int nf = 0;
+        for (char *s = line, *t; nf < 20 && (t = strsep(&s, ",\n")); ) fld[nf++] = t;
+        CHECK_MSG(nf >= 17, "%d fields", nf);
+        if (nf < 17 || strcmp(fld[13], dlp_target_name(DLP_T_INF_LATENCY_MS))) continue;
+        int q = !strcmp(fld[0], "linreg") ? 0 : 1;
+        double y = atof(fld[14]), p = atof(fld[15]), r = atof(fld[16]);
+        CHECK(y > 0 && fabs(r - (p - y) / y) <= 1e-6 * (1 + fabs(r)));
+        CHECK(!strcmp(fld[1], "lmo") && fld[6][0] && strlen(fld[5]) == 16);
+        sum[q] += fabs(p - y) / y;
+        lat[q]++;
+    }
+    if (f) fclose(f);
+    int want = 0;
+    dlp_target ts[DLP_T_COUNT];
+    int nt = dlp_mode_targets(E->mode, ts);
+    for (int q = 0; q < 2; q++)
+        for (int i = 0; i < runs[q]->n; i++)
+            for (int j = 0; j < nt; j++) {
+                double y = E->ex[runs[q]->ex[i]].y[ts[j]];
+                want += isfinite(y) && y > 0;
+            }
+    CHECK_MSG(rows == want, "%d rows, want %d", rows, want);
+    for (int q = 0; q < 2; q++) {
+        dlp_metrics m;
+        dlp_eval_metrics(E, runs[q], DLP_T_INF_LATENCY_MS, -1, &m);
+        CHECK(lat[q] == m.n);
+        CHECK_MSG(lat[q] && fabs(sum[q] / lat[q] - m.mape) <= 1e-6 * m.mape,
+                  "%g vs %g", lat[q] ? sum[q] / lat[q] : 0, m.mape);
+    }
+    unlink(path);
+    CHECK(dlp_eval_write_predictions("/nonexistent/dir/p.csv", E, runs, 2, &err)
+          == DLP_ERR_IO);
+}
+
 static void test_run_fixture(void) {
     dlp_error err;
     dlp_dataset *ds = NULL;
@@ -208,6 +261,7 @@ static void test_run_fixture(void) {
     }
     CHECK(checked == E.n);
     dlp_eval_result_free(&ab2);
+    test_predictions_csv(&E, &a, &ab);
     /* records of different folds are refused */
     if (b.n > 1) {
         int32_t t = b.ex[0];

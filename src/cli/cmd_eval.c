@@ -10,7 +10,9 @@
  * merged into FILE, the held-out error table `dlperf predict` chooses
  * files by (src/pred/pred_heldout.h; models/heldout.csv). A kind
  * "a+b" is a blend (src/eval/eval_run.c); when a and b ran before it in
- * the same call, their records are blended instead of retrained.
+ * the same call, their records are blended instead of retrained. With
+ * --predictions FILE every test record of every run goes to FILE as CSV
+ * (src/eval/eval_predictions.c).
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <math.h>
@@ -61,6 +63,8 @@ static void usage(FILE *f) {
                "  --record FILE      merge the overall MAPE per kind, split,\n"
                "                     runtime and target into FILE (CSV; as\n"
                "                     models/heldout.csv, read by predict)\n"
+               "  --predictions FILE every held-out prediction next to its\n"
+               "                     label (CSV, one row per record and target)\n"
                "%s", learn_opts_help());
 }
 
@@ -124,7 +128,7 @@ int cmd_eval(int argc, char **argv) {
     learn_opts o;
     learn_opts_init(&o);
     char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
-    const char *plot_dir = NULL, *md = NULL, *record = NULL;
+    const char *plot_dir = NULL, *md = NULL, *record = NULL, *preds = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
@@ -133,7 +137,7 @@ int cmd_eval(int argc, char **argv) {
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
                       !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
-                      !strcmp(a, "--record");
+                      !strcmp(a, "--record") || !strcmp(a, "--predictions");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
@@ -143,6 +147,7 @@ int cmd_eval(int argc, char **argv) {
         else if (!strcmp(a, "--plot-dir")) plot_dir = argv[++i];
         else if (!strcmp(a, "--markdown")) md = argv[++i];
         else if (!strcmp(a, "--record")) record = argv[++i];
+        else if (!strcmp(a, "--predictions")) preds = argv[++i];
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf eval: unknown option %s\n", a);
             usage(stderr);
@@ -185,6 +190,14 @@ int cmd_eval(int argc, char **argv) {
         dlp_heldout_free(&h);
         if (st) {
             fprintf(stderr, "dlperf eval: --record: %s\n", err.msg);
+            return 1;
+        }
+    }
+    if (preds) {    /* an unwritable path fails now, not after the training */
+        FILE *f = fopen(preds, "w");
+        if (!f || fclose(f)) {
+            fprintf(stderr, "dlperf eval: --predictions: cannot write %s: %s\n",
+                    preds, strerror(errno));
             return 1;
         }
     }
@@ -364,6 +377,18 @@ int cmd_eval(int argc, char **argv) {
         }
     }
     if (record && !rc) rc = write_record(record, &o, &E, runs, nk * ns);
+    if (preds && !rc) {
+        const dlp_eval_result *ok[8 * DLP_SPLIT_COUNT];
+        int n_ok = 0;
+        for (int q = 0; q < nk * ns; q++)
+            if (runs[q].ok) ok[n_ok++] = &runs[q].r;
+        dlp_error err;
+        if (dlp_eval_write_predictions(preds, &E, ok, n_ok, &err)) {
+            fprintf(stderr, "dlperf eval: --predictions: %s\n", err.msg);
+            rc = 1;
+        } else if (!o.quiet)
+            fprintf(stderr, "wrote %s\n", preds);
+    }
     for (int q = 0; runs && q < nk * ns; q++) dlp_eval_result_free(&runs[q].r);
     free(runs);
     if (mdf) fclose(mdf);

@@ -106,6 +106,17 @@ void dlp_eval_result_free(dlp_eval_result *r);
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
                       dlp_target t, int family, dlp_metrics *m);
 
+/* ---- the records as CSV (eval_predictions.c) ----------------------------- */
+/* Writes path (replacing it): a header, then per run, record and target of
+ * E's mode with a label, one row: kind, split, fold, model, family, graph
+ * hash, device, runtime ("train" in mode training), precision, batch, seq,
+ * height, width, target, actual, predicted (empty where the kind gave
+ * none) and rel_err = (predicted - actual) / actual. DLP_ERR_IO when the
+ * file cannot be written. */
+dlp_status dlp_eval_write_predictions(const char *path, const dlp_examples *E,
+                                      const dlp_eval_result *const *runs,
+                                      int n_runs, dlp_error *err);
+
 /* ---- the held-out error table (eval_record.c) ----------------------------- */
 /* Puts r's overall MAPE per target of E's mode into h (replacing rows of
  * the same key, pred_heldout.h): per runtime present among r's records
