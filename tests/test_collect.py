@@ -571,6 +571,11 @@ def test_fixed_resolution_and_training_plan():
           "dynamic patch embedding: any resolution")
     check(not zoo.fixed_resolution(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3))),
           "plain CNN: any resolution")
+    timmlike = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3))
+    timmlike.pretrained_cfg = {"input_size": (3, 224, 224), "fixed_input_size": True}
+    check(zoo.fixed_resolution(timmlike), "timm pretrained_cfg fixed_input_size: fixed")
+    timmlike.pretrained_cfg = {"input_size": (3, 224, 224), "fixed_input_size": False}
+    check(not zoo.fixed_resolution(timmlike), "timm cfg without fixed_input_size: any")
     import torchvision
     vit = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=1,
                                                num_heads=1, hidden_dim=8, mlp_dim=8)

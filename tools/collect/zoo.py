@@ -547,8 +547,14 @@ def fixed_resolution(model):
     model (224)". 36 of the 95 failures of batches h1a-h1g were sampled
     resolutions given to such models. Also torchvision's ViT ("Wrong image
     height!", its image_size attribute) and timm's Hiera (a position
-    embedding of the native token count)."""
+    embedding of the native token count). And every timm model whose
+    pretrained config says fixed_input_size (VOLO, CoAtNet/MaxViT, GCViT,
+    DaViT, ...: window or position tables of the native size): 11 eager
+    failures of batches h3a-h3f were such models at a sampled resolution."""
     t = type(model)
+    cfg = getattr(model, "pretrained_cfg", None)
+    if isinstance(cfg, dict) and cfg.get("fixed_input_size"):
+        return True
     if t.__module__.startswith("torchvision") and hasattr(model, "image_size"):
         return True
     if t.__name__ == "Hiera":
