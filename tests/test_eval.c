@@ -97,6 +97,19 @@ static void test_split_lmo(void) {
     int one[4] = {0, 0, 0, 0};
     CHECK(dlp_split_make(DLP_SPLIT_LMO, one, one, 4, 1, &F, &K, &err) == DLP_ERR_ARG);
     CHECK(strstr(err.msg, "models") != NULL);
+    /* lgo cuts by the group it is given (the graph) the same way */
+    CHECK(dlp_split_make(DLP_SPLIT_LGO, one, one, 4, 1, &F, &K, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "leave-graphs-out") != NULL);
+    CHECK(dlp_split_make(DLP_SPLIT_LGO, grp, fam, N, 7, &F, &K, &err) == DLP_OK);
+    CHECK(K == 5);
+    for (int k = 0; k < K; k++) {
+        check_partition(&F[k], N);
+        CHECK(!any_shared_model(F[k].train, F[k].ntr, F[k].test, F[k].nte));
+    }
+    dlp_folds_free(F, K);
+    dlp_split_kind sk;
+    CHECK(dlp_split_parse("lgo", &sk, &err) == DLP_OK && sk == DLP_SPLIT_LGO);
+    CHECK(!strcmp(dlp_split_name(DLP_SPLIT_LGO), "lgo"));
 }
 
 static void test_split_lofo(void) {
@@ -240,6 +253,25 @@ static void test_run_fixture(void) {
     CHECK(m.n == E.n && isfinite(m.mape));
     dlp_eval_result_free(&r);
     CHECK(dlp_eval_run(&E, "nosuch", DLP_SPLIT_LMO, 1, &o, NULL, NULL, &r, &err) == DLP_ERR_NOT_FOUND);
+    /* leave-graphs-out: every record of one graph in one fold, and the
+     * (the fixture has one graph per model, so lgo folds are lmo's) */
+    CHECK(dlp_eval_run(&E, "linreg", DLP_SPLIT_LGO, 1, &o, NULL, NULL, &r, &err) == DLP_OK);
+    CHECK(r.n == E.n);
+    int graphs = 0;
+    for (int i = 0; i < r.n; i++) {
+        const char *hi = E.fg_hash[E.ex[r.ex[i]].fg];
+        bool first = true;
+        for (int j = 0; j < r.n; j++) {
+            const char *hj = E.fg_hash[E.ex[r.ex[j]].fg];
+            bool same = strcspn(hi, "|") == strcspn(hj, "|") &&
+                        !strncmp(hi, hj, strcspn(hi, "|"));
+            if (same) CHECK(r.fold[i] == r.fold[j]);
+            if (same && j < i) first = false;
+        }
+        graphs += first;
+    }
+    CHECK(graphs >= 5);
+    dlp_eval_result_free(&r);
     /* a blend: the geometric mean of its parts' predictions, record by
      * record, whether run as one kind or blended from the parts' results */
     dlp_eval_result a, b, ab, ab2;

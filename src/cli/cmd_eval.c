@@ -57,7 +57,8 @@ static void usage(FILE *f) {
                "  --kind     linreg,roofline,dippm,trappm,xgb,kern or a blend a+b\n"
                "             (default: "
                "linreg,roofline,dippm)\n"
-               "  --split    random,mc,lmo,lofo or all (default: lmo)\n"
+               "  --split    random,mc,lmo,lofo,lgo or all (default: lmo;\n"
+               "             lgo: 5-fold leave-graphs-out)\n"
                "  --plot-dir DIR     actual-vs-predicted SVGs\n"
                "  --markdown FILE    append the tables as Markdown\n"
                "  --record FILE      merge the overall MAPE per kind, split,\n"
@@ -156,7 +157,7 @@ int cmd_eval(int argc, char **argv) {
         else { usage(stderr); return 2; }
     }
     if (!o.data) { usage(stderr); return 2; }
-    if (!strcmp(splits_s, "all")) snprintf(splits_s, sizeof splits_s, "random,mc,lmo,lofo");
+    if (!strcmp(splits_s, "all")) snprintf(splits_s, sizeof splits_s, "random,mc,lmo,lofo,lgo");
     const char *kinds[8];
     int nk = 0;
     bool need_pool = false;

@@ -18,10 +18,13 @@ typedef enum {
     DLP_SPLIT_MC,           /* 5 seeds x per-family 70/30 (val from train) */
     DLP_SPLIT_LMO,          /* 5 folds, whole models held out */
     DLP_SPLIT_LOFO,         /* one fold per family, that family held out */
+    DLP_SPLIT_LGO,          /* 5 folds, whole graphs held out (every
+                               configuration of a variant together; other
+                               variants of its model stay in training) */
     DLP_SPLIT_COUNT
 } dlp_split_kind;
 
-const char *dlp_split_name(dlp_split_kind k);   /* random, mc, lmo, lofo */
+const char *dlp_split_name(dlp_split_kind k);   /* random, mc, lmo, lofo, lgo */
 dlp_status dlp_split_parse(const char *s, dlp_split_kind *out, dlp_error *err);
 
 typedef struct {
@@ -30,8 +33,9 @@ typedef struct {
     int ntr, nva, nte;
 } dlp_fold;
 
-/* Folds over n examples. group[i] (the model) keeps the variants of one
- * model on one side of every train/test and train/val cut for lmo and lofo;
+/* Folds over n examples. group[i] (the model; for lgo the graph) keeps the
+ * variants of one model (for lgo the configurations of one graph) on one
+ * side of every train/test and train/val cut for lmo, lgo and lofo;
  * family[i] drives mc and lofo. Deterministic in seed. Validation sets (for
  * early stopping) are carved from the training part the same way as the
  * test part: by model for lmo/lofo, at random otherwise. */

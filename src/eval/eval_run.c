@@ -71,6 +71,27 @@ void dlp_eval_result_free(dlp_eval_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+/* group[i] = one id per graph (the hash before '|' of the example's
+ * featurized binding "hash|batch|seq|h|w"); 0 ok, -1 out of memory */
+static int graph_groups(const dlp_examples *E, int *group) {
+    int *gid = malloc((size_t)(E->n_fg ? E->n_fg : 1) * sizeof *gid);
+    if (!gid) return -1;
+    int ng = 0;
+    for (int f = 0; f < E->n_fg; f++) {
+        const char *h = E->fg_hash[f];
+        size_t len = strcspn(h, "|");
+        gid[f] = -1;
+        for (int g = 0; g < f && gid[f] < 0; g++) {
+            const char *o = E->fg_hash[g];
+            if (strcspn(o, "|") == len && !memcmp(o, h, len)) gid[f] = gid[g];
+        }
+        if (gid[f] < 0) gid[f] = ng++;
+    }
+    for (int i = 0; i < E->n; i++) group[i] = gid[E->ex[i].fg];
+    free(gid);
+    return 0;
+}
+
 dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
                         dlp_split_kind split, uint64_t seed,
                         const dlp_train_opts *o, dlp_eval_fold_fn on_fold,
@@ -104,6 +125,10 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < E->n; i++) { group[i] = E->ex[i].model; fam[i] = E->ex[i].family; }
+    if (split == DLP_SPLIT_LGO && graph_groups(E, group)) {
+        free(group); free(fam);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
     dlp_fold *F = NULL;
     int K = 0;
     dlp_status st = dlp_split_make(split, group, fam, E->n, seed, &F, &K, err);

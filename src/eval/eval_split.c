@@ -1,7 +1,10 @@
 /* eval_split.c — train/validation/test splits of the examples (eval.h):
  * random 70/15/15, Monte-Carlo 70/30 per family over 5 seeds, 5-fold
  * leave-models-out (grouped by the `model` column so the variants of one
- * model never straddle a cut), leave-one-family-out. Deterministic in the
+ * model never straddle a cut), leave-one-family-out, and 5-fold
+ * leave-graphs-out (grouped by graph: a held-out variant's other
+ * configurations are never in training, its siblings are; the NAS case of
+ * predicting new variants of a known architecture). Deterministic in the
  * seed (xoshiro256** from src/nn). */
 #include "eval.h"
 
@@ -11,7 +14,7 @@
 #include <strings.h>
 
 static const char *const NAMES[DLP_SPLIT_COUNT] = {"random", "mc", "lmo",
-                                                   "lofo"};
+                                                   "lofo", "lgo"};
 
 const char *dlp_split_name(dlp_split_kind k) {
     return (unsigned)k < DLP_SPLIT_COUNT ? NAMES[k] : NULL;
@@ -23,7 +26,8 @@ dlp_status dlp_split_parse(const char *s, dlp_split_kind *out, dlp_error *err) {
     return dlp_fail(err, DLP_ERR_ARG, "unknown split '%.40s'; known: random "
                     "(70/15/15), mc (Monte-Carlo 70/30 per family, 5 seeds), "
                     "lmo (5-fold leave-models-out), lofo "
-                    "(leave-one-family-out)", s ? s : "");
+                    "(leave-one-family-out), lgo (5-fold leave-graphs-out)",
+                    s ? s : "");
 }
 
 void dlp_folds_free(dlp_fold *folds, int n_folds) {
@@ -143,7 +147,7 @@ dlp_status dlp_split_make(dlp_split_kind kind, const int *group,
             }
             carve_val(&F[s], NULL, 0, 0.15, &rs);
         }
-    } else if (kind == DLP_SPLIT_LMO) {
+    } else if (kind == DLP_SPLIT_LMO || kind == DLP_SPLIT_LGO) {
         int present = 0;
         char *seen = calloc((size_t)ng, 1);
         if (!seen) { st = DLP_ERR_NOMEM; goto done; }
@@ -151,8 +155,9 @@ dlp_status dlp_split_make(dlp_split_kind kind, const int *group,
             if (!seen[group[i]]) { seen[group[i]] = 1; gperm[present++] = group[i]; }
         free(seen);
         if (present < 2) {
-            st = dlp_fail(err, DLP_ERR_ARG, "leave-models-out needs at least 2 "
-                          "models, the data has %d", present);
+            const char *what = kind == DLP_SPLIT_LGO ? "graphs" : "models";
+            st = dlp_fail(err, DLP_ERR_ARG, "leave-%s-out needs at least 2 "
+                          "%s, the data has %d", what, what, present);
             goto done;
         }
         K = present < 5 ? present : 5;
