@@ -552,6 +552,20 @@ def test_skip_failed_exports():
                                       {}) == "export x", "size skips are done")
 
 
+def test_new_models_first():
+    """Items of models without labels come first, one per model, in queue
+    order; the rest keep their order; nothing is lost or repeated."""
+    import run_batch
+    mk = lambda i, m: dict(spec=dict(id="s%d" % i, model=m))
+    items = [mk(0, "a"), mk(1, "a"), mk(2, "b"), mk(3, "c"), mk(4, "b"), mk(5, "d")]
+    out = run_batch.new_models_first(items, {"b"})
+    ids = [it["spec"]["id"] for it in out]
+    check(ids == ["s0", "s3", "s5", "s1", "s2", "s4"], "order %s" % ids)
+    check(sorted(ids) == sorted(it["spec"]["id"] for it in items), "same items")
+    check([it["spec"]["id"] for it in run_batch.new_models_first(items, {"a", "b", "c", "d"})]
+          == ["s%d" % i for i in range(6)], "all labeled: queue order kept")
+
+
 def test_fixed_resolution_and_training_plan():
     """A model with timm's strict PatchEmbed is measured at its native
     resolution only; every vision item plans a training step."""
@@ -597,7 +611,7 @@ def test_fixed_resolution_and_training_plan():
 
 
 def main():
-    for t in (test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
+    for t in (test_new_models_first, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
