@@ -34,9 +34,9 @@ PATIENCE=${PATIENCE:-8}
 THREADS=${THREADS:-2}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
 MODES=${MODES:-"inference training llm"}
-# TraPPM pre-trains on the graph pool (minutes); by default only for
-# inference, where the most labels are
-TRAPPM_MODES=${TRAPPM_MODES:-"inference"}
+# TraPPM pre-trains on the graph pool (minutes, once per mode); by default
+# for every mode (trappm-training and trappm-llm since the sixth session)
+TRAPPM_MODES=${TRAPPM_MODES:-"inference training llm"}
 
 [ -x "$DLPERF" ] || { echo "train_models: build dlperf first (make)" >&2; exit 1; }
 mkdir -p "$OUT"
