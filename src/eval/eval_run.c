@@ -75,21 +75,26 @@ void dlp_eval_result_free(dlp_eval_result *r) {
  * featurized binding "hash|batch|seq|h|w"); 0 ok, -1 out of memory */
 static int graph_groups(const dlp_examples *E, int *group) {
     int *gid = malloc((size_t)(E->n_fg ? E->n_fg : 1) * sizeof *gid);
-    if (!gid) return -1;
-    int ng = 0;
-    for (int f = 0; f < E->n_fg; f++) {
+    dlp_strmap ids;
+    if (!gid || !dlp_strmap_init(&ids, (size_t)E->n_fg)) {
+        free(gid);
+        return -1;
+    }
+    int rc = 0;
+    for (int f = 0; f < E->n_fg && !rc; f++) {
         const char *h = E->fg_hash[f];
         size_t len = strcspn(h, "|");
-        gid[f] = -1;
-        for (int g = 0; g < f && gid[f] < 0; g++) {
-            const char *o = E->fg_hash[g];
-            if (strcspn(o, "|") == len && !memcmp(o, h, len)) gid[f] = gid[g];
+        gid[f] = dlp_strmap_get(&ids, h, len);
+        if (gid[f] < 0) {
+            gid[f] = (int)ids.count;
+            if (!dlp_strmap_put(&ids, h, len, gid[f])) rc = -1;
         }
-        if (gid[f] < 0) gid[f] = ng++;
     }
-    for (int i = 0; i < E->n; i++) group[i] = gid[E->ex[i].fg];
+    if (!rc)
+        for (int i = 0; i < E->n; i++) group[i] = gid[E->ex[i].fg];
+    dlp_strmap_free(&ids);
     free(gid);
-    return 0;
+    return rc;
 }
 
 dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
