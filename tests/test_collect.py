@@ -552,6 +552,27 @@ def test_skip_failed_exports():
                                       {}) == "export x", "size skips are done")
 
 
+def test_labeled_without_graph():
+    """Specs measured but skipped by the exporter for their size are
+    exported again; specs with a graph, failed exports and unlabeled
+    specs are not."""
+    import run_batch
+    with tempfile.TemporaryDirectory() as d:
+        g = os.path.join(d, "graphs")
+        os.makedirs(g)
+        with open(os.path.join(g, "specmap.csv"), "w") as f:
+            f.write("spec_id,hash\nhas_graph,abc\n")
+        with open(os.path.join(g, "index.csv"), "w") as f:
+            f.write("hash,family\nold_hash_id,x\n")
+        known = run_batch.graphs_known(d)
+    check(known == {"has_graph", "old_hash_id"}, "graphs_known")
+    done = {"export": {"has_graph", "old_hash_id", "big", "unlabeled_big"},
+            "label_any": {"has_graph", "old_hash_id", "big", "never_exported"},
+            "label": set(), "exportfail": set()}
+    check(run_batch.labeled_without_graph(done, known) == ["big"],
+          "only the labeled, export-marked spec without a graph")
+
+
 def test_new_models_first():
     """Items of models without labels come first, one per model, in queue
     order; the rest keep their order; nothing is lost or repeated."""
@@ -615,6 +636,7 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
+              test_labeled_without_graph,
               test_dataset):
         try:
             t()

@@ -72,7 +72,7 @@ def export_spec(spec, workdir):
     model.eval()
     params = sum(p.numel() for p in model.parameters())
     limit = MAX_EXPORT_PARAMS_LLM if spec["id"].startswith("hf:") else MAX_EXPORT_PARAMS
-    if params > limit:
+    if params > limit and not spec.get("export_anyway"):
         raise RuntimeError("skipped_size: %d params" % params)
     w = zoo.wrap(model, spec["kind"])
     if is_text:

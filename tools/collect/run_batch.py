@@ -14,6 +14,7 @@
    data/ on the developer machine.
 """
 import argparse
+import csv
 import glob
 import json
 import os
@@ -170,11 +171,14 @@ def read_done(per_device=None):
     batch on another card re-measures graphs labeled elsewhere first
     (cross-device pairs); "label@DEV ID" markers exist since batch h100d's
     ingest, older batches' devices are read from data/batches/*/env.json."""
-    done = {"export": set(), "label": set(), "exportfail": set()}
+    done = {"export": set(), "label": set(), "exportfail": set(),
+            "label_any": set()}
     p = os.path.join(REPO, "data", "collect_done.txt")
     if os.path.exists(p):
         for line in open(p):
             k, _, v = line.strip().partition(" ")
+            if k.startswith("label"):
+                done["label_any"].add(v)
             if k in done and not (per_device and k == "label"):
                 done[k].add(v)
             elif per_device and k == "label@" + per_device:
@@ -192,6 +196,30 @@ def skip_specs(done, retry=None):
     if retry:
         return set()
     return done["exportfail"] - done["export"]
+
+
+def graphs_known(root=None):
+    """Spec ids and graph hashes the dataset has a graph for
+    (data/graphs/specmap.csv keys, data/graphs/index.csv hashes)."""
+    g = os.path.join(root or os.path.join(REPO, "data"), "graphs")
+    known = set()
+    for name, col in (("specmap.csv", "spec_id"), ("index.csv", "hash")):
+        p = os.path.join(g, name)
+        if os.path.exists(p):
+            with open(p) as f:
+                known.update(r[col] for r in csv.DictReader(f))
+    return known
+
+
+def labeled_without_graph(done, known):
+    """Spec ids labeled on some card whose graph never reached the dataset
+    although an "export" marker says it is done: the exporter skipped them
+    for their size (over MAX_EXPORT_PARAMS) after they had been measured,
+    so their label rows wait in data/pending/ for ever (18 specs, 92 rows
+    after the sixth session). Batches export these again, without the size
+    limit (spec["export_anyway"])."""
+    return sorted(i for i in done["label_any"]
+                  if i not in known and i in done["export"])
 
 
 def env_info(batch_id, dev):
@@ -330,10 +358,16 @@ def main():
     # export queue: labeled items first, then the rest of the pool;
     # the big language models go to dedicated multi-threaded exporters
     lab_ids = [it["spec"]["id"] for it in items]
-    q = export_queue([s["id"] for s in ordered], lab_ids, every_item,
-                     done["export"] | skip, (pk, pn) if a.part else None,
-                     a.export_only_labeled)
-    big = [i for i in q if i.startswith("hf:") and
+    # labeled specs without a graph go first, in the first part only
+    again = [i for i in labeled_without_graph(done, graphs_known())
+             if i in byid] if not a.part or pk == 0 else []
+    for i in again:
+        byid[i] = dict(byid[i], export_anyway=True)
+    q = again + export_queue([s["id"] for s in ordered], lab_ids, every_item,
+                             done["export"] | skip | set(again),
+                             (pk, pn) if a.part else None,
+                             a.export_only_labeled)
+    big = [i for i in q if i.startswith(("hf:", "hfv:")) and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
     ncpu = os.cpu_count() or 8
