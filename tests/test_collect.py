@@ -573,6 +573,21 @@ def test_labeled_without_graph():
           "only the labeled, export-marked spec without a graph")
 
 
+def test_broken_context_retry():
+    """A load failure in a broken CUDA context (batch h4a: 474 items after
+    one failed capture) is measured again; other failures are done."""
+    import ingest
+    import schema
+    h4a = ("Offset increment outside graph capture encountered unexpectedly.")
+    check(schema.context_broken(h4a), "h4a's error breaks the context")
+    check(schema.context_broken("CUDA error: an illegal memory access"),
+          "illegal access breaks the context")
+    check(not schema.context_broken("Wrong image height! Expected 224"),
+          "a model error does not")
+    m = ingest.label_markers(["a", "b"], {"b"}, "H100-SXM5-80GB")
+    check(m == {"label a", "label@H100-SXM5-80GB a"}, "retry ids unmarked")
+
+
 def test_new_models_first():
     """Items of models without labels come first, one per model, in queue
     order; the rest keep their order; nothing is lost or repeated."""
@@ -636,7 +651,7 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
-              test_labeled_without_graph,
+              test_labeled_without_graph, test_broken_context_retry,
               test_dataset):
         try:
             t()

@@ -303,6 +303,17 @@ def failed_export_marker(e, specmap):
     return None
 
 
+def label_markers(started, retry, device):
+    """Done-markers of the items a worker started: "label ID" and
+    "label@DEVICE ID", except for the ids in retry (items that failed to
+    load in a broken CUDA context, to be measured again)."""
+    out = set()
+    for sid in started:
+        if sid not in retry:
+            out.update(("label " + sid, "label@%s %s" % (device, sid)))
+    return out
+
+
 def ingest_batch(data, work, log):
     env = json.load(open(os.path.join(work, "env.json")))
     bid = env["batch_id"]
@@ -423,22 +434,22 @@ def ingest_batch(data, work, log):
     if mrows:
         write_csv(os.path.join(bdir, "memory.csv"), schema.MEMORY_COLS, mrows)
         counts["memory"] = (len(mrows), 0, 0, 0)
-    # worker failures and crashed items
+    # worker failures and crashed items; an item that failed to load in a
+    # broken CUDA context (schema.context_broken) is not marked done
+    retry = set()
     for p in sorted(glob.glob(os.path.join(work, "w*_failures.csv"))):
         for d in read_csv(p):
             sid = d["hash"]
             d["hash"] = data.specmap.get(sid, "")
             fails.append(d)
+            if d["stage"] == "load" and schema.context_broken(d["reason"]):
+                retry.add(sid)
     for p in sorted(glob.glob(os.path.join(work, "w*_progress.txt"))):
         started, finished = [], set()
         for line in open(p):
             k, _, v = line.strip().partition(" ")
             (started.append(v) if k == "start" else finished.add(v))
-        for sid in started:
-            data.done.add("label " + sid)
-            data.done.add("label@%s %s" % (env["device"], sid))
-        for sid in started[:-1] if started else []:
-            pass
+        data.done.update(label_markers(started, retry, env["device"]))
         if started and started[-1] not in finished:
             s = specs.get(started[-1], {})
             fails.append(dict(protocol="p1", batch_id=bid,

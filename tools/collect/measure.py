@@ -131,6 +131,7 @@ class Ctx:
     def __init__(self, a, torch, nvml, w, device):
         self.a, self.torch, self.nvml, self.w, self.device = a, torch, nvml, w, device
         self.mem_base = 0  # bytes allocated before the current model was built
+        self.restart = False  # set after a failed CUDA-graph capture
 
     def fail(self, spec, stage, reason):
         self.w.row("failures", dict(protocol="p1", batch_id=self.a.batch_id,
@@ -238,7 +239,7 @@ def measure_memory(c, spec, model, prec, dtype, cfgs):
                 c.fail(spec, "oom", "memory %s b=%s" % (prec, b))
             except Exception as e:
                 c.fail(spec, "memory", "%s b=%s: %s" % (prec, b, e))
-                if "illegal" in str(e) or "CUDA error" in str(e):
+                if schema.context_broken(e):
                     raise
             finally:
                 x = None
@@ -324,6 +325,9 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                     except Exception as e:
                         if rep == 0:
                             c.fail(spec, "graph_capture", "%s b=%s: %s" % (prec, b, e))
+                        # a failed capture can leave the context (the RNG's
+                        # capture state) broken: restart after this item
+                        c.restart = True
                         torch.cuda.synchronize()
                 for (rt, lat, p10, p90, mem, res, used, ej, pw) in rows:
                     d = c.base(spec, rep)
@@ -351,7 +355,7 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                 if rep == 0:
                     c.fail(spec, "eager", "%s b=%s seq=%s %sx%s: %s" % (prec, b, seq, h, w, e))
                 results[key] = "skip"
-                if "illegal" in str(e) or "CUDA error" in str(e):
+                if schema.context_broken(e):
                     raise
             finally:
                 x = None
@@ -406,7 +410,7 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
             except Exception as e:
                 if rep == 0:
                     c.fail(spec, "train", "%s b=%s: %s" % (prec, b, e))
-                if "illegal" in str(e) or "CUDA error" in str(e):
+                if schema.context_broken(e):
                     raise
             finally:
                 x = lab = None
@@ -719,7 +723,7 @@ def run_item(c, item, tmpdir):
                     measure_trace(c, spec, model, prec, dtype, tc, tmpdir)
                 except Exception as e:
                     c.fail(spec, "trace", e)
-                    if "illegal" in str(e):
+                    if schema.context_broken(e):
                         raise
                 # SM partitions (DLP_SMS="16,33,66,99"): the same trace
                 # inside green contexts; opt-in, not yet run on a device
@@ -728,7 +732,7 @@ def run_item(c, item, tmpdir):
                         measure_trace(c, spec, model, prec, dtype, tc, tmpdir, sms=int(sms))
                     except Exception as e:
                         c.fail(spec, "green_context", "sms=%s: %s" % (sms, e))
-                        if "illegal" in str(e):
+                        if schema.context_broken(e):
                             raise
         if prec != "fp32" and item.get("ctrace") and time.time() < c.a.deadline - 60:
             for cf in item["ctrace"]:
@@ -737,7 +741,7 @@ def run_item(c, item, tmpdir):
                     measure_trace_compiled(c, spec, model, prec, dtype, tc, tmpdir)
                 except Exception as e:
                     c.fail(spec, "compiled_trace", "%s: %s" % (type(e).__name__, e))
-                    if "illegal" in str(e):
+                    if schema.context_broken(e):
                         raise
         c.w.flush()
     del model
@@ -782,7 +786,7 @@ def main():
             c.fail(it["spec"], "oom", "load: %s" % str(e)[:200])
         except Exception as e:
             c.fail(it["spec"], "load", "%s: %s" % (type(e).__name__, e))
-            if "illegal" in str(e) or "CUDA error" in str(e):
+            if schema.context_broken(e):
                 w.flush()
                 prog.write("done %s\n" % sid)
                 prog.flush()
@@ -791,6 +795,8 @@ def main():
         w.flush()
         prog.write("done %s\n" % sid)
         prog.flush()
+        if c.restart:
+            sys.exit(3)  # a fresh context for the next item
     w.flush()
 
 

@@ -430,7 +430,7 @@ def main():
             rc = p.poll()
             if rc is None:
                 alive += 1
-            elif rc != 0 and time.time() < t_end - 60 and restarts < 20:
+            elif rc != 0 and time.time() < t_end - 60 and restarts < 60:
                 restarts += 1
                 print("worker %d exited %d, restarting" % (k, rc), flush=True)
                 workers[k] = start_worker(k)

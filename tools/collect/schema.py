@@ -34,3 +34,18 @@ FAIL_COLS = ["protocol", "batch_id", "hash", "model", "variant", "device",
 DEFECTIVE_MEMORY_BATCHES = ("20261126T034609", "20261126T035602",
                             "20261126T040436", "20261126T041300",
                             "20261126T043935")
+
+
+# error texts after which a CUDA context is broken for the rest of the
+# process: every later item of the same worker fails at load. Batch h4a:
+# one failed CUDA-graph capture left the RNG in capture mode and 474 items
+# failed with "Offset increment outside graph capture encountered
+# unexpectedly". The worker exits (the runner restarts it) and ingest does
+# not mark such load failures done, so a later batch measures them.
+BROKEN_CONTEXT = ("illegal", "CUDA error", "outside graph capture",
+                  "during CUDA graph capture", "operation not permitted when stream is capturing")
+
+
+def context_broken(err):
+    """True when the error text err says the CUDA context is unusable."""
+    return any(m in str(err) for m in BROKEN_CONTEXT)
