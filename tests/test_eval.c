@@ -236,6 +236,55 @@ static void test_predictions_csv(const dlp_examples *E, const dlp_eval_result *a
           == DLP_ERR_IO);
 }
 
+/* per-model error shares against a direct recomputation from the records:
+ * shares sum to 1, sorted largest first, each model's n, MAPE and median
+ * ratio as recounted here; a runtime filter keeps only its records */
+static void test_model_shares(const dlp_examples *E, const dlp_eval_result *r) {
+    dlp_error err;
+    dlp_model_share *s;
+    int n;
+    dlp_target t = DLP_T_INF_LATENCY_MS;
+    CHECK(dlp_eval_model_shares(E, r, t, -1, &s, &n, &err) == DLP_OK);
+    CHECK(n >= 2 && n <= E->n_models);
+    double sum = 0, total = 0;
+    for (int i = 0; i < r->n; i++) {
+        double y = E->ex[r->ex[i]].y[t], p = r->pred[(size_t)i * DLP_T_COUNT + t];
+        if (y > 0 && p > 0) total += fabs(p - y) / y;
+    }
+    for (int k = 0; k < n; k++) {
+        sum += s[k].share;
+        if (k) CHECK(s[k - 1].share >= s[k].share);
+        int cnt = 0, below = 0, above = 0;
+        double e = 0;
+        for (int i = 0; i < r->n; i++) {
+            const dlp_example *x = &E->ex[r->ex[i]];
+            double y = x->y[t], p = r->pred[(size_t)i * DLP_T_COUNT + t];
+            if (x->model != s[k].model || !(y > 0 && p > 0)) continue;
+            CHECK(x->family == s[k].family);
+            cnt++;
+            e += fabs(p - y) / y;
+            below += p / y < s[k].median_ratio - 1e-12;
+            above += p / y > s[k].median_ratio + 1e-12;
+        }
+        CHECK(cnt == s[k].n);
+        CHECK(fabs(e / cnt - s[k].mape) <= 1e-12 * (1 + e));
+        CHECK(fabs(e / total - s[k].share) <= 1e-12);
+        CHECK(below <= cnt / 2 && above <= cnt / 2);   /* a median */
+    }
+    CHECK(fabs(sum - 1) < 1e-9);
+    free(s);
+    /* the fixture's records are eager and graph: each filter sees fewer */
+    int ng = 0, all = 0;
+    CHECK(dlp_eval_model_shares(E, r, t, DLP_RT_GRAPH, &s, &ng, &err) == DLP_OK);
+    for (int k = 0; k < ng; k++) all += s[k].n;
+    free(s);
+    int total_n = 0;
+    for (int i = 0; i < r->n; i++)
+        total_n += E->ex[r->ex[i]].cfg.runtime == DLP_RT_GRAPH &&
+                   E->ex[r->ex[i]].y[t] > 0;
+    CHECK(all == total_n);
+}
+
 static void test_run_fixture(void) {
     dlp_error err;
     dlp_dataset *ds = NULL;
@@ -294,6 +343,7 @@ static void test_run_fixture(void) {
     CHECK(checked == E.n);
     dlp_eval_result_free(&ab2);
     test_predictions_csv(&E, &a, &ab);
+    test_model_shares(&E, &a);
     /* records of different folds are refused */
     if (b.n > 1) {
         int32_t t = b.ex[0];

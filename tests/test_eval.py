@@ -119,6 +119,22 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_blend_unknown_part", r.returncode == 2 and
           "nosuch" in r.stderr, r.stderr[-200:])
+    # the largest error shares per model: printed by default, 2 rows
+    # with --top-models 2, none with 0, and a bad count is a usage error
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "linreg", "--quiet",
+                        "--top-models", "2"], capture_output=True, text=True)
+    rows = [l for l in r.stdout.splitlines() if "  share " in l]
+    check("cli_top_models", r.returncode == 0 and
+          "largest shares of the inference.latency_ms error" in r.stdout and
+          len([l for l in rows if l.strip()]) >= 2, r.stdout[-400:])
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "linreg", "--quiet",
+                        "--top-models", "0"], capture_output=True, text=True)
+    check("cli_top_models_off", r.returncode == 0 and
+          "largest shares" not in r.stdout, r.stdout[-200:])
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--top-models", "-1"],
+                       capture_output=True, text=True)
+    check("cli_top_models_bad", r.returncode == 2 and
+          "--top-models" in r.stderr, r.stderr[-200:])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

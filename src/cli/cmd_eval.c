@@ -66,12 +66,44 @@ static void usage(FILE *f) {
                "                     models/heldout.csv, read by predict)\n"
                "  --predictions FILE every held-out prediction next to its\n"
                "                     label (CSV, one row per record and target)\n"
+               "  --top-models N     per target, the N models with the largest\n"
+               "                     share of the error (default 5, 0: none)\n"
                "%s", learn_opts_help());
 }
 
 static void pct(FILE *f, double x) {
     if (isfinite(x)) fprintf(f, "%7.2f%%", 100 * x);
     else fprintf(f, "%8s", "-");
+}
+
+/* the top models by share of target t's error, to stdout (and md) */
+static void print_model_shares(const dlp_examples *E, const dlp_eval_result *r,
+                               dlp_target t, int top, FILE *md) {
+    dlp_model_share *s;
+    int n;
+    dlp_error err;
+    if (dlp_eval_model_shares(E, r, t, -1, &s, &n, &err)) {
+        fprintf(stderr, "dlperf eval: %s\n", err.msg);
+        return;
+    }
+    if (n > 1) {
+        printf("  largest shares of the %s error (of %d models):\n",
+               dlp_target_name(t), n);
+        if (md)
+            fprintf(md, "\nLargest shares of the %s error (of %d models):\n\n"
+                    "| model | family | n | share | MAPE | median predicted/actual |\n"
+                    "|---|---|---|---|---|---|\n", dlp_target_name(t), n);
+    }
+    for (int i = 0; n > 1 && i < n && i < top; i++) {
+        printf("    %-34s %-14s %6d  share %5.1f%%  MAPE %7.2f%%  ratio %.3f\n",
+               E->models[s[i].model], E->families[s[i].family], s[i].n,
+               100 * s[i].share, 100 * s[i].mape, s[i].median_ratio);
+        if (md)
+            fprintf(md, "| %s | %s | %d | %.1f%% | %.2f%% | %.3f |\n",
+                    E->models[s[i].model], E->families[s[i].family], s[i].n,
+                    100 * s[i].share, 100 * s[i].mape, s[i].median_ratio);
+    }
+    free(s);
 }
 
 static void fold_cb(void *user, int i, int n, const dlp_fold *fo) {
@@ -130,6 +162,7 @@ int cmd_eval(int argc, char **argv) {
     learn_opts_init(&o);
     char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
     const char *plot_dir = NULL, *md = NULL, *record = NULL, *preds = NULL;
+    int top_models = 5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
@@ -138,7 +171,8 @@ int cmd_eval(int argc, char **argv) {
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
                       !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
-                      !strcmp(a, "--record") || !strcmp(a, "--predictions");
+                      !strcmp(a, "--record") || !strcmp(a, "--predictions") ||
+                      !strcmp(a, "--top-models");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
@@ -149,6 +183,16 @@ int cmd_eval(int argc, char **argv) {
         else if (!strcmp(a, "--markdown")) md = argv[++i];
         else if (!strcmp(a, "--record")) record = argv[++i];
         else if (!strcmp(a, "--predictions")) preds = argv[++i];
+        else if (!strcmp(a, "--top-models")) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 0 || v > 1000) {
+                fprintf(stderr, "dlperf eval: --top-models wants 0..1000, "
+                        "not %s\n", argv[i]);
+                return 2;
+            }
+            top_models = (int)v;
+        }
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf eval: unknown option %s\n", a);
             usage(stderr);
@@ -293,6 +337,8 @@ int cmd_eval(int argc, char **argv) {
                             m.n, 100 * m.mape, 100 * m.rmspe, m.rmse, m.tau,
                             100 * m.acc10);
             }
+            if (top_models)
+                print_model_shares(&E, &R->r, ts[j], top_models, mdf);
             if (plot_dir) {
                 int n = R->r.n;
                 double *y = malloc((size_t)(n ? n : 1) * sizeof *y);

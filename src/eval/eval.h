@@ -110,6 +110,25 @@ void dlp_eval_result_free(dlp_eval_result *r);
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
                       dlp_target t, int family, dlp_metrics *m);
 
+/* ---- error share per model (eval_shares.c) ------------------------------- */
+typedef struct {
+    int model, family;   /* indices into E->models / E->families */
+    int n;               /* records with a label and a prediction */
+    double abs_err;      /* sum of |predicted - actual| / actual */
+    double share;        /* abs_err / the sum over all models (0..1) */
+    double mape;         /* abs_err / n */
+    double median_ratio; /* median of predicted / actual */
+} dlp_model_share;
+
+/* Per model with at least one record of target t (and of runtime, a
+ * dlp_runtime, unless runtime < 0) with a positive label and prediction:
+ * its share of the summed absolute relative error, sorted by share,
+ * largest first. *out (free()) holds *n_out entries. */
+dlp_status dlp_eval_model_shares(const dlp_examples *E, const dlp_eval_result *r,
+                                 dlp_target t, int runtime,
+                                 dlp_model_share **out, int *n_out,
+                                 dlp_error *err);
+
 /* ---- the records as CSV (eval_predictions.c) ----------------------------- */
 /* Writes path (replacing it): a header, then per run, record and target of
  * E's mode with a label, one row: kind, split, fold, model, family, graph
