@@ -644,6 +644,21 @@ def test_fixed_resolution_and_training_plan():
     check(not any("trace" in p or "ctrace" in p for p in plans), "DLP_NO_TRACE: no traces")
     check(any("trace" in run_batch.plan_item(s, i) for i, s in enumerate(specs)),
           "traces planned by default")
+    # DLP_INFER_POINTS: more distinct points per item, the first three kept
+    lm = [s for s in zoo.all_specs() if s["kind"] == "text"][:5]
+    base = [run_batch.plan_item(s, i)["infer"] for i, s in enumerate(specs + lm)]
+    os.environ["DLP_INFER_POINTS"] = "6"
+    try:
+        more = [run_batch.plan_item(s, i)["infer"] for i, s in enumerate(specs + lm)]
+    finally:
+        del os.environ["DLP_INFER_POINTS"]
+    check(all(len(b) == 3 for b in base), "3 inference points by default")
+    check(all(m[:3] == b for m, b in zip(more, base)), "first three points kept")
+    check(all(len(m) == 6 and len(set(map(tuple, m))) == 6 for m in more[:9]),
+          "vision: 6 distinct points: %s" % [len(m) for m in more])
+    check(all(len(m) >= 4 for m in more[9:]), "text: more points where the grid allows")
+    check(any(p[2] == "fp32" for m in more for p in m[3:]) and
+          any(p[2] == "fp16" for m in more for p in m[3:]), "extra points: both precisions")
 
 
 def main():
