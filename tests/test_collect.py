@@ -584,6 +584,12 @@ def test_broken_context_retry():
           "illegal access breaks the context")
     check(not schema.context_broken("Wrong image height! Expected 224"),
           "a model error does not")
+    rows = [dict(hash="victim", stage="load", reason=h4a),
+            dict(hash="culprit", stage="graph_capture", reason="CUDA error: x"),
+            dict(hash="culprit", stage="load", reason=h4a),
+            dict(hash="broken_model", stage="load", reason="no such model")]
+    check(ingest.retry_ids(rows) == {"victim"},
+          "only victims are retried, not the item that broke the context")
     m = ingest.label_markers(["a", "b"], {"b"}, "H100-SXM5-80GB")
     check(m == {"label a", "label@H100-SXM5-80GB a"}, "retry ids unmarked")
 

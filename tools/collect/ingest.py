@@ -303,6 +303,22 @@ def failed_export_marker(e, specmap):
     return None
 
 
+def retry_ids(fail_rows):
+    """Spec ids (the raw rows' "hash") to measure again: those whose only
+    failure is a load in a broken context (schema.context_broken), i.e.
+    the victims of an earlier item. An item with other failures broke the
+    context itself (gemma4_vit_570m in h4a-g: a failed capture, then the
+    same error at its next configuration) and is done: retried, it breaks
+    every batch again."""
+    victim, other = set(), set()
+    for d in fail_rows:
+        if d["stage"] == "load" and schema.context_broken(d["reason"]):
+            victim.add(d["hash"])
+        else:
+            other.add(d["hash"])
+    return victim - other
+
+
 def label_markers(started, retry, device):
     """Done-markers of the items a worker started: "label ID" and
     "label@DEVICE ID", except for the ids in retry (items that failed to
@@ -380,12 +396,16 @@ def ingest_batch(data, work, log):
             rows += read_csv(p)
         rows += read_csv(os.path.join(pend_dir, "%s_%s.csv" % (bid, t)))
         ok, pend, dup = [], [], 0
+        pkeys = set()   # a batch ingested twice: its pending rows once
         maps = {}
         for d in rows:
             sid = d["hash"]
             h = data.specmap.get(sid, sid if sid in data.index else None)
             if h is None or h not in data.index:
-                pend.append(d)
+                k = row_key(t, d)
+                if k not in pkeys:
+                    pkeys.add(k)
+                    pend.append(d)
                 continue
             d["hash"] = h
             k = row_key(t, d)
@@ -435,15 +455,13 @@ def ingest_batch(data, work, log):
         write_csv(os.path.join(bdir, "memory.csv"), schema.MEMORY_COLS, mrows)
         counts["memory"] = (len(mrows), 0, 0, 0)
     # worker failures and crashed items; an item that failed to load in a
-    # broken CUDA context (schema.context_broken) is not marked done
-    retry = set()
+    # CUDA context an earlier item broke is not marked done (retry_ids)
+    raw_fails = []
     for p in sorted(glob.glob(os.path.join(work, "w*_failures.csv"))):
-        for d in read_csv(p):
-            sid = d["hash"]
-            d["hash"] = data.specmap.get(sid, "")
-            fails.append(d)
-            if d["stage"] == "load" and schema.context_broken(d["reason"]):
-                retry.add(sid)
+        raw_fails += read_csv(p)
+    retry = retry_ids(raw_fails)
+    for d in raw_fails:
+        fails.append(dict(d, hash=data.specmap.get(d["hash"], "")))
     for p in sorted(glob.glob(os.path.join(work, "w*_progress.txt"))):
         started, finished = [], set()
         for line in open(p):
