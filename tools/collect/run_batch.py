@@ -103,23 +103,18 @@ def plan_item(spec, idx):
         params = zoo.hf_params_estimate(c)
         pmax = c["P"]
         pts, tries = [], 0
-        while len(pts) < 3 and tries < 200:
+        # the first three points within 200 draws (the third in fp32 for
+        # models under 2.5B parameters), extra ones within 400, alternating
+        while len(pts) < infer_points() and tries < (200 if len(pts) < 3 else 400):
             tries += 1
             b, s = rng.choice(LM_BATCH), rng.choice(LM_SEQ)
             if s > pmax or any(p[:2] == [b, s] for p in pts):
                 continue
             if 2.0 * params * b * s > 4e13 or b * s > 65536:
                 continue
-            prec = "fp32" if (len(pts) == 2 and params < 2.5e9) else "fp16"
-            pts.append([b, s, prec])
-        while len(pts) < infer_points() and tries < 400:
-            tries += 1
-            b, s = rng.choice(LM_BATCH), rng.choice(LM_SEQ)
-            if s > pmax or any(p[:2] == [b, s] for p in pts):
-                continue
-            if 2.0 * params * b * s > 4e13 or b * s > 65536:
-                continue
-            pts.append([b, s, "fp32" if len(pts) % 2 and params < 2.5e9 else "fp16"])
+            n = len(pts)
+            fp32 = params < 2.5e9 and (n == 2 if n < 3 else n % 2 == 1)
+            pts.append([b, s, "fp32" if fp32 else "fp16"])
         it["infer"] = pts
         if idx % 4 == 0 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[1, 128 if pmax >= 128 else 32]]
