@@ -65,6 +65,7 @@ def plan_item(spec, idx):
     [batch, res_or_seq]. Drawn from a generator seeded by the spec id."""
     rng = random.Random(spec["id"])
     it = dict(spec=spec)
+    n_pts = infer_points()
     if spec["kind"] == "vision":
         pts = [[rng.choice([1, 8, 32, 64]), None, "fp16"]]
         while len(pts) < 2:
@@ -92,7 +93,7 @@ def plan_item(spec, idx):
         if idx % 3 == 2:
             it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
         tries = 0
-        while len(pts) < infer_points() and tries < 200:
+        while len(pts) < n_pts and tries < 200:
             tries += 1
             b, r = rng.choice(VIS_BATCH), rng.choice(VIS_RES)
             prec = "fp32" if len(pts) % 2 else "fp16"
@@ -105,7 +106,7 @@ def plan_item(spec, idx):
         pts, tries = [], 0
         # the first three points within 200 draws (the third in fp32 for
         # models under 2.5B parameters), extra ones within 400, alternating
-        while len(pts) < infer_points() and tries < (200 if len(pts) < 3 else 400):
+        while len(pts) < n_pts and tries < (200 if len(pts) < 3 else 400):
             tries += 1
             b, s = rng.choice(LM_BATCH), rng.choice(LM_SEQ)
             if s > pmax or any(p[:2] == [b, s] for p in pts):
