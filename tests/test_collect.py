@@ -650,6 +650,14 @@ def test_fixed_resolution_and_training_plan():
     check(not any("trace" in p or "ctrace" in p for p in plans), "DLP_NO_TRACE: no traces")
     check(any("trace" in run_batch.plan_item(s, i) for i, s in enumerate(specs)),
           "traces planned by default")
+    os.environ["DLP_NO_TRAIN"] = "1"
+    try:
+        lean = [run_batch.plan_item(s, i) for i, s in enumerate(specs)]
+    finally:
+        del os.environ["DLP_NO_TRAIN"]
+    check(not any("train" in p for p in lean), "DLP_NO_TRAIN: no training steps")
+    check(all(a["infer"] == b["infer"] for a, b in zip(lean, plans)),
+          "DLP_NO_TRAIN: same inference points")
     # DLP_INFER_POINTS: more distinct points per item, the first three kept
     lm = [s for s in zoo.all_specs() if s["kind"] == "text"][:5]
     base = [run_batch.plan_item(s, i)["infer"] for i, s in enumerate(specs + lm)]

@@ -124,6 +124,11 @@ def plan_item(spec, idx):
     if os.environ.get("DLP_NO_TRACE"):
         it.pop("trace", None)
         it.pop("ctrace", None)
+    # DLP_NO_TRAIN: inference labels only. Batch h5a (new models first, big
+    # timm models) spent its 9 items on 6 inference points each plus 8
+    # training steps that failed too_slow or oom.
+    if os.environ.get("DLP_NO_TRAIN"):
+        it.pop("train", None)
     return it
 
 
