@@ -278,6 +278,31 @@ static void test_silu(void) {
     dlp_model_free(m);
 }
 
+/* memest_wstd (tests/gen_memest_fixtures.py): weight standardisation and
+ * deduplicated initializers. The weights of the estimate are the
+ * standardised weight 32x36 fp32 (4608 B; its transposed copy feeding
+ * only the batch statistics is not counted), the gain read through
+ * Identity (128 B, counted twice: two parameters of equal value), the
+ * bias 128, the shape 4 x int64 32 and the Linear weight 1152x16 (73728;
+ * its Identity is the same parameter used twice, once). */
+static void test_wstd(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_wstd.onnx", &fg));
+    CHECK(fg.weight_bytes == 2 * 4608 + 128 + 128 + 32 + 73728);
+    CHECK_MSG(fg.mem_weight_bytes == 4608 + 2 * 128 + 128 + 32 + 73728,
+              "mem_weight_bytes %.0f", fg.mem_weight_bytes);
+    dlp_feat_roofline r;
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.runtime = DLP_RT_EAGER;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    CHECK(fabs(r.mem_weights_mib - fg.mem_weight_bytes / MIB) < 1e-12);
+    CHECK(fabs(r.mem_mib - (r.mem_weights_mib + r.peak_act_mib + 32)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -288,5 +313,6 @@ int main(void) {
     RUN(test_saved);
     RUN(test_conv);
     RUN(test_bias);
+    RUN(test_wstd);
     return CHECK_DONE();
 }

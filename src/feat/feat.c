@@ -505,6 +505,86 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
     }
 }
 
+/* Whether initializer x, the input of an Identity, is a parameter the
+ * exporter deduplicated (torch.onnx merges initializers of equal value and
+ * reads the copies through Identity nodes; PyTorch holds each module's own
+ * tensor): a module parameter ("m.blocks.1.norm1.weight"), or a conv
+ * weight with BatchNorm folded in by the legacy exporter ("onnx::Conv_<n>",
+ * darknetaa53: 11.4 M initializer elements + 24.6 M through Identity =
+ * its 36.0 M parameters). Other folded values are not: a transposed
+ * Linear weight ("onnx::MatMul_<n>") is deduplicated when one parameter is
+ * used twice (CoaT's shared convolutional position encodings: coat_tiny's
+ * initializers are its parameters less the module-named copies alone),
+ * and "onnx::Add_<n>" (BEiT's relative position bias) is computed from a
+ * table at every call. */
+static bool is_dedup_param(const dlp_value *x) {
+    if (!is_weight_init(x)) return false;
+    if (!x->name || strncmp(x->name, "onnx::", 6)) return true;
+    return !strncmp(x->name + 6, "Conv_", 5);
+}
+
+/* Bytes of the module's parameters as PyTorch holds them (see
+ * DLP_MEM_WSTD_DEPTH and is_dedup_param): every initializer, less the
+ * exporter's folded copies of a standardised weight that feed only its
+ * batch statistics, plus one more copy per Identity of a deduplicated
+ * parameter. Returns false when out of memory. */
+static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
+    size_t V = g->n_values ? g->n_values : 1;
+    uint8_t *skip = calloc(V, 1);
+    int *stack = malloc(V * sizeof *stack), *depth = malloc(V * sizeof *depth);
+    if (!skip || !stack || !depth) {
+        free(skip); free(stack); free(depth);
+        return false;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "BatchNormalization") || n->n_inputs < 5 ||
+            dlp_node_attr_int(n, "training_mode", 0) != 1 || n->inputs[0] < 0 ||
+            !is_weight_init(&g->values[n->inputs[0]]))
+            continue;
+        int64_t nw = 0;
+        if (!dlp_shape_numel(&g->values[n->inputs[0]].shape, &nw)) continue;
+        int sp = 0;
+        for (int k = 3; k < 5; k++)
+            if (n->inputs[k] >= 0) { stack[sp] = n->inputs[k]; depth[sp++] = 0; }
+        while (sp > 0) {
+            int v = stack[--sp], d = depth[sp];
+            const dlp_value *x = &g->values[v];
+            int64_t ne = 0;
+            if (x->flags & DLP_V_INITIALIZER) {
+                if (v != n->inputs[0] && dlp_shape_numel(&x->shape, &ne) &&
+                    ne == nw)
+                    skip[v] = 1;
+                continue;
+            }
+            const dlp_node *p = producer_of(g, v);
+            if (!p || d >= DLP_MEM_WSTD_DEPTH) continue;
+            for (int k = 0; k < p->n_inputs && sp < (int)V; k++)
+                if (p->inputs[k] >= 0) {
+                    stack[sp] = p->inputs[k];
+                    depth[sp++] = d + 1;
+                }
+        }
+    }
+    double b = 0;
+    for (size_t v = 0; v < g->n_values; v++) {
+        const dlp_value *x = &g->values[v];
+        if ((x->flags & DLP_V_INITIALIZER) && !skip[v])
+            b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Identity") || n->n_inputs < 1 ||
+            n->inputs[0] < 0 || !is_dedup_param(&g->values[n->inputs[0]]))
+            continue;
+        const dlp_value *x = &g->values[n->inputs[0]];
+        b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+    }
+    fg->mem_weight_bytes = b;
+    free(skip); free(stack); free(depth);
+    return true;
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -851,7 +931,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
             fg->io_bytes += (double)vbytes(x);
     }
-    if (!mem_liveness(fg, g)) {
+    if (!mem_liveness(fg, g) || !param_bytes(fg, g)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
@@ -935,6 +1015,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->roofline_ms = roof * 1e3;
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
+    o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
     o->peak_act_mib = fg->peak_act_bytes * s / 1048576.0;
     /* eager: one workspace, allocated by the warm-up call (before the
      * measured one); graph: that one, the warm-up side stream's, and the
@@ -942,14 +1023,14 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     double pre = fg->peak_pre_blas_bytes * s / 1048576.0,
            post = fg->peak_post_blas_bytes * s / 1048576.0;
     if (!fg->n_blas)
-        o->mem_mib = o->weights_mib + o->peak_act_mib;
+        o->mem_mib = o->mem_weights_mib + o->peak_act_mib;
     else if (c->runtime == DLP_RT_GRAPH)
-        o->mem_mib = o->weights_mib + DLP_MEM_CUBLAS_WS_MIB +
+        o->mem_mib = o->mem_weights_mib + DLP_MEM_CUBLAS_WS_MIB +
                      DLP_MEM_GRAPH_WS_MIB +
                      (pre > post + DLP_MEM_GRAPH_WS_MIB
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
-        o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+        o->mem_mib = o->mem_weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
     /* a language model's attention with a learned bias (T5) upcasts its
      * softmax to float at half precision (vision models' relative
      * position biases, Swin / MaxViT, do not) */
@@ -967,7 +1048,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
     if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r->weights_mib +
+        return 3 * r->mem_weights_mib +
                (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                    prec_scale(c->precision) / 1048576.0;
     return r->mem_mib;
