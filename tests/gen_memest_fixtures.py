@@ -7,7 +7,8 @@ with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
-PyTorch holds)."""
+PyTorch holds) and memest_scatter.onnx (a slice assignment lowered to
+ScatterND)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
@@ -127,3 +128,18 @@ save([h.make_node("Identity", ["m.a.gain"], ["gain"]),
       nh.from_array(np.array([32, 4, 3, 3], np.int64), "shp"),
       nh.from_array(np.zeros((1152, 16), np.float32), "onnx::MatMul_9")],
      "memest_wstd")
+
+# A slice assignment as the exporter lowers it (MViTv2's relative position
+# term): ScatterND into the data A with an int64 index grid built from
+# shapes only (here ConstantOfShape), which PyTorch never allocates
+# (copy_ into a view of A, in place).
+save([h.make_node("Sigmoid", ["X"], ["A"]),
+      h.make_node("ConstantOfShape", ["ishape"], ["I"],
+                  value=nh.from_array(np.array([0], np.int64))),
+      h.make_node("ScatterND", ["A", "I", "U"], ["B"]),
+      h.make_node("Relu", ["B"], ["C"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 1, 64, 64]),
+      h.make_tensor_value_info("U", T.FLOAT, [1, 1, 32, 32])],
+     [h.make_tensor_value_info("C", T.FLOAT, [1, 1, 64, 64])],
+     [nh.from_array(np.array([1, 1, 32, 32, 4], np.int64), "ishape")],
+     "memest_scatter")

@@ -303,6 +303,18 @@ static void test_wstd(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_scatter: X [1,1,64,64] and U [1,1,32,32] fp32 (16384 + 4096 B)
+ * | +A 16384 = 36864 (peak) | the int64 index grid [1,1,32,32,4] (32768
+ * B) is not allocated | ScatterND writes into A (dies there) | Relu in
+ * place. Without the rule (the grid allocated, a new ScatterND output)
+ * the peak is 86016. */
+static void test_scatter(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_scatter.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 36864, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -314,5 +326,6 @@ int main(void) {
     RUN(test_conv);
     RUN(test_bias);
     RUN(test_wstd);
+    RUN(test_scatter);
     return CHECK_DONE();
 }

@@ -305,7 +305,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
                   "Expand", "Identity", "Dropout", NULL}
 #define HOST_OPS {"Shape", "Size", "Constant", NULL}
 #define INPLACE_OPS {"Relu", "Clip", "LeakyRelu", "HardSwish", \
-                     "HardSigmoid", NULL}
+                     "HardSigmoid", "ScatterND", NULL}
 
 /* Whether value x is a weight (an initializer of more than
  * DLP_MEM_MASK_CONST_MAX elements, by its shape: stripped graphs keep no
@@ -713,6 +713,36 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         /* no comparison at all: shape arithmetic, not a mask (ViT) */
         fg->mask_bidir = ncmp > 0 && !causal;
+    }
+    /* index grids of a slice assignment: the exporter lowers
+     * x[:, :, a:, b:] = y (MViTv2's relative position term) to ScatterND
+     * with int64 indices built from shapes (Range, Expand, Concat: 8
+     * bytes x rank per element of the slice), which PyTorch never builds
+     * (copy_ into a view of x). A value computed from shapes and
+     * constants only whose every use is a ScatterND's indices, or feeds
+     * only such values, is not allocated; the ScatterND writes into its
+     * data operand when that dies there (INPLACE_OPS). */
+    for (size_t t = N; t-- > 0;) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        if (in_list(n->op_type, host)) continue;
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v < 0 || dyn[v] || virt[v] || !nuse[v] ||
+                (g->values[v].flags & DLP_V_OUTPUT))
+                continue;
+            bool all = true;
+            for (int e = cstart[v]; e < cstart[v + 1] && all; e++) {
+                const dlp_node *c = &g->nodes[cnode[e]];
+                if (!strcmp(c->op_type, "ScatterND") && c->n_inputs == 3 &&
+                    c->inputs[1] == v && c->inputs[0] != v &&
+                    c->inputs[2] != v)
+                    continue;
+                for (int j = 0; j < c->n_outputs && all; j++)
+                    if (c->outputs[j] >= 0 && !virt[c->outputs[j]]) all = false;
+                if (c->n_outputs == 0) all = false;
+            }
+            if (all) virt[v] = 1;
+        }
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     /* storage of each value: its own block, an alias of an input's, or none */
