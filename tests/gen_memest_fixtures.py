@@ -7,8 +7,8 @@ with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
-PyTorch holds) and memest_scatter.onnx (a slice assignment lowered to
-ScatterND)."""
+PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
+ScatterND) and memest_fbias.onnx (SDPA with a folded constant bias)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
@@ -143,3 +143,21 @@ save([h.make_node("Sigmoid", ["X"], ["A"]),
      [h.make_tensor_value_info("C", T.FLOAT, [1, 1, 64, 64])],
      [nh.from_array(np.array([1, 1, 32, 32, 4], np.int64), "ishape")],
      "memest_scatter")
+
+# The same SDPA pattern with a bias the exporter folded into a constant
+# (BEiT's relative position bias at its fixed size, "onnx::Add_<n>",
+# deduplicated across blocks and read through Identity): an SDPA call
+# with a float attn_mask, fused, with one scores-sized block.
+save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("Mul", ["Q", "c"], ["Qs"]),
+      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+      h.make_node("Identity", ["onnx::Add_7"], ["B"]),
+      h.make_node("Add", ["S", "B"], ["Sm"]),
+      h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     [nh.from_array(np.array(0.5, np.float32), "c"),
+      nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "onnx::Add_7")],
+     "memest_fbias")

@@ -315,6 +315,20 @@ static void test_scatter(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_fbias: the SDPA pattern with a folded constant bias read through
+ * Identity: fused (no cuBLAS call, scores never built) but the padded,
+ * expanded attn_mask, one scores-sized block [1,2,64,64] (32768 B), is
+ * live during the kernel: Q, K, V 24576 | +32768 = 57344 | +O 8192 =
+ * 65536 (peak). As test_bias's unfused attention it would be 90112. */
+static void test_fbias(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_fbias.onnx", &fg));
+    CHECK(fg.n_sdpa == 1 && fg.n_blas == 0);
+    CHECK_MSG(fg.peak_act_bytes == 65536, "peak %.0f", fg.peak_act_bytes);
+    CHECK(fg.max_biased_scores_elems == 0);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -327,5 +341,6 @@ int main(void) {
     RUN(test_bias);
     RUN(test_wstd);
     RUN(test_scatter);
+    RUN(test_fbias);
     return CHECK_DONE();
 }

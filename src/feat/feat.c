@@ -332,12 +332,37 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
     return n;
 }
 
+/* Whether v is a constant the exporter folded from a per-call
+ * computation on weights: an initializer named after its consumer
+ * ("onnx::Add_<n>"), possibly read through Identity (deduplicated) or
+ * views, of v's element count. */
+static bool is_folded_const(const dlp_graph *g, int v) {
+    int64_t nv = 0;
+    if (!dlp_shape_numel(&g->values[v].shape, &nv)) return false;
+    for (int d = 0; d < 4 && v >= 0; d++) {
+        const dlp_value *x = &g->values[v];
+        int64_t n = 0;
+        if (x->flags & DLP_V_INITIALIZER)
+            return is_weight_init(x) && x->name &&
+                   !strncmp(x->name, "onnx::", 6) &&
+                   dlp_shape_numel(&x->shape, &n) && n == nv;
+        const dlp_node *p = producer_of(g, v);
+        if (!p || p->n_inputs < 1 ||
+            (strcmp(p->op_type, "Identity") && strcmp(p->op_type, "Unsqueeze") &&
+             strcmp(p->op_type, "Reshape")))
+            return false;
+        v = p->inputs[0];
+    }
+    return false;
+}
+
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
                       bool *biased) {
     *biased = false;
+    bool bias = false, wbias = false;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -357,22 +382,32 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
              * (T5's relative position bias): PyTorch runs this attention
              * with the scores materialised (T5 memory grows by ~10 bytes
              * per score element: scores, biased scores, softmax), so no
-             * fusion; shape-only masks stay fused */
+             * fusion; shape-only masks stay fused. A bias the exporter
+             * folded into a weight initializer (BEiT's relative position
+             * bias at its fixed image size) is a float attn_mask of an
+             * SDPA call: fused, with one scores-sized block (see below) */
             int o = p->inputs[v == p->inputs[0] ? 1 : 0];
-            if (o >= 0 &&
-                !(g->values[o].flags & DLP_V_INPUT) &&
-                (dyn[o] || is_weight_init(&g->values[o]))) {
-                *biased = true;
-                return false;
+            if (o >= 0 && !(g->values[o].flags & DLP_V_INPUT)) {
+                if (is_folded_const(g, o)) wbias = true;
+                else if (dyn[o] || is_weight_init(&g->values[o])) bias = true;
             }
         }
         p = producer_of(g, v);
     }
-    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return false;
+    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) {
+        *biased = bias;
+        return false;
+    }
     const dlp_node *mq = producer_of(g, p->inputs[0]);
     const dlp_node *mk = producer_of(g, p->inputs[1]);
-    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul"))
+    /* a learned bias on the SDPA call itself (timm's BEiT passes its
+     * relative position bias as attn_mask): the memory-efficient kernel
+     * takes a float mask and keeps the scores unmaterialised */
+    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul") ||
+        bias) {
+        *biased = bias || wbias;
         return false;
+    }
     int qk = p->outputs[0];
     /* forward from the Softmax through Cast / Dropout / the NaN guard
      * (Where(IsNaN(w), 0, w), which the symbolic adds) to the PV MatMul */
@@ -408,9 +443,16 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         virt[chain[i]] = 1;
         masknode[cn[i] - g->nodes] = 1;
     }
+    /* a constant float attn_mask: PyTorch's memory-efficient kernel
+     * wants the bias' last dimension 16-aligned and pads the mask
+     * expanded to [B, heads, Sq, Sk] (preprocess_mask / pad_bias in
+     * ATen's attention.cpp): one block of the scores' size at the model
+     * precision, live during the kernel; the Softmax output stands for
+     * it (beit_base_patch16_384: measured peak - weights = qkv + tokens +
+     * one such block at fp16 and fp32) */
     virt[sm->outputs[0]] = 1;
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
-    virt[u] = 1;
+    virt[u] = !wbias;
     if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
     if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
