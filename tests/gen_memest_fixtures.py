@@ -5,7 +5,10 @@ same without the operand scaling: materialised scores), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
-in-place ReLU and a depthwise Conv: cuDNN workspaces)."""
+in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
+(weight standardisation and deduplicated initializers: the parameters
+PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
+ScatterND) and memest_fbias.onnx (SDPA with a folded constant bias)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
@@ -88,3 +91,73 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
      [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "B")], "memest_bias")
+
+# Weight standardisation as the legacy exporter writes timm's StdConv2d /
+# ScaledStdConv2d (BiT, NFNet): a training-mode BatchNormalization of the
+# reshaped weight (folded into an initializer) whose mean and variance come
+# from a second, transposed folded copy of it (not a tensor in PyTorch);
+# the gain read through Identity from a deduplicated module parameter (a
+# tensor of its own in PyTorch); a transposed Linear weight used by two
+# MatMuls, once through Identity (one parameter used twice).
+save([h.make_node("Identity", ["m.a.gain"], ["gain"]),
+      h.make_node("ReduceMean", ["onnx::ReduceMean_2"], ["mean"],
+                  axes=[0, 1], keepdims=0),
+      h.make_node("ReduceMean", ["onnx::ReduceMean_2"], ["m1"],
+                  axes=[0, 1], keepdims=1),
+      h.make_node("Sub", ["onnx::ReduceMean_2", "m1"], ["d"]),
+      h.make_node("Mul", ["d", "d"], ["sq"]),
+      h.make_node("ReduceMean", ["sq"], ["var"], axes=[0, 1], keepdims=0),
+      h.make_node("BatchNormalization",
+                  ["onnx::BatchNormalization_1", "gain", "m.b.bias",
+                   "mean", "var"], ["Ws"], training_mode=1, momentum=1.0),
+      h.make_node("Reshape", ["Ws", "shp"], ["W"]),
+      h.make_node("Conv", ["X", "W"], ["A"]),
+      h.make_node("Relu", ["A"], ["R"]),
+      h.make_node("Flatten", ["R"], ["F"]),
+      h.make_node("Identity", ["onnx::MatMul_9"], ["W9"]),
+      h.make_node("MatMul", ["F", "W9"], ["Y1"]),
+      h.make_node("MatMul", ["F", "onnx::MatMul_9"], ["Y2"]),
+      h.make_node("Add", ["Y1", "Y2"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 8, 8])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+     [nh.from_array(np.ones((1, 32, 36), np.float32),
+                    "onnx::BatchNormalization_1"),
+      nh.from_array(np.ones((1, 36, 32), np.float32), "onnx::ReduceMean_2"),
+      nh.from_array(np.ones(32, np.float32), "m.a.gain"),
+      nh.from_array(np.zeros(32, np.float32), "m.b.bias"),
+      nh.from_array(np.array([32, 4, 3, 3], np.int64), "shp"),
+      nh.from_array(np.zeros((1152, 16), np.float32), "onnx::MatMul_9")],
+     "memest_wstd")
+
+# A slice assignment as the exporter lowers it (MViTv2's relative position
+# term): ScatterND into the data A with an int64 index grid built from
+# shapes only (here ConstantOfShape), which PyTorch never allocates
+# (copy_ into a view of A, in place).
+save([h.make_node("Sigmoid", ["X"], ["A"]),
+      h.make_node("ConstantOfShape", ["ishape"], ["I"],
+                  value=nh.from_array(np.array([0], np.int64))),
+      h.make_node("ScatterND", ["A", "I", "U"], ["B"]),
+      h.make_node("Relu", ["B"], ["C"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 1, 64, 64]),
+      h.make_tensor_value_info("U", T.FLOAT, [1, 1, 32, 32])],
+     [h.make_tensor_value_info("C", T.FLOAT, [1, 1, 64, 64])],
+     [nh.from_array(np.array([1, 1, 32, 32, 4], np.int64), "ishape")],
+     "memest_scatter")
+
+# The same SDPA pattern with a bias the exporter folded into a constant
+# (BEiT's relative position bias at its fixed size, "onnx::Add_<n>",
+# deduplicated across blocks and read through Identity): an SDPA call
+# with a float attn_mask, fused, with one scores-sized block.
+save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("Mul", ["Q", "c"], ["Qs"]),
+      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+      h.make_node("Identity", ["onnx::Add_7"], ["B"]),
+      h.make_node("Add", ["S", "B"], ["Sm"]),
+      h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     [nh.from_array(np.array(0.5, np.float32), "c"),
+      nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "onnx::Add_7")],
+     "memest_fbias")

@@ -278,6 +278,57 @@ static void test_silu(void) {
     dlp_model_free(m);
 }
 
+/* memest_wstd (tests/gen_memest_fixtures.py): weight standardisation and
+ * deduplicated initializers. The weights of the estimate are the
+ * standardised weight 32x36 fp32 (4608 B; its transposed copy feeding
+ * only the batch statistics is not counted), the gain read through
+ * Identity (128 B, counted twice: two parameters of equal value), the
+ * bias 128, the shape 4 x int64 32 and the Linear weight 1152x16 (73728;
+ * its Identity is the same parameter used twice, once). */
+static void test_wstd(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_wstd.onnx", &fg));
+    CHECK(fg.weight_bytes == 2 * 4608 + 128 + 128 + 32 + 73728);
+    CHECK_MSG(fg.mem_weight_bytes == 4608 + 2 * 128 + 128 + 32 + 73728,
+              "mem_weight_bytes %.0f", fg.mem_weight_bytes);
+    dlp_feat_roofline r;
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.runtime = DLP_RT_EAGER;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    CHECK(fabs(r.mem_weights_mib - fg.mem_weight_bytes / MIB) < 1e-12);
+    CHECK(fabs(r.mem_mib - (r.mem_weights_mib + r.peak_act_mib + 32)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
+/* memest_scatter: X [1,1,64,64] and U [1,1,32,32] fp32 (16384 + 4096 B)
+ * | +A 16384 = 36864 (peak) | the int64 index grid [1,1,32,32,4] (32768
+ * B) is not allocated | ScatterND writes into A (dies there) | Relu in
+ * place. Without the rule (the grid allocated, a new ScatterND output)
+ * the peak is 86016. */
+static void test_scatter(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_scatter.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 36864, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
+/* memest_fbias: the SDPA pattern with a folded constant bias read through
+ * Identity: fused (no cuBLAS call, scores never built) but the padded,
+ * expanded attn_mask, one scores-sized block [1,2,64,64] (32768 B), is
+ * live during the kernel: Q, K, V 24576 | +32768 = 57344 | +O 8192 =
+ * 65536 (peak). As test_bias's unfused attention it would be 90112. */
+static void test_fbias(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_fbias.onnx", &fg));
+    CHECK(fg.n_sdpa == 1 && fg.n_blas == 0);
+    CHECK_MSG(fg.peak_act_bytes == 65536, "peak %.0f", fg.peak_act_bytes);
+    CHECK(fg.max_biased_scores_elems == 0);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -288,5 +339,8 @@ int main(void) {
     RUN(test_saved);
     RUN(test_conv);
     RUN(test_bias);
+    RUN(test_wstd);
+    RUN(test_scatter);
+    RUN(test_fbias);
     return CHECK_DONE();
 }

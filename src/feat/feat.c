@@ -305,7 +305,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
                   "Expand", "Identity", "Dropout", NULL}
 #define HOST_OPS {"Shape", "Size", "Constant", NULL}
 #define INPLACE_OPS {"Relu", "Clip", "LeakyRelu", "HardSwish", \
-                     "HardSigmoid", NULL}
+                     "HardSigmoid", "ScatterND", NULL}
 
 /* Whether value x is a weight (an initializer of more than
  * DLP_MEM_MASK_CONST_MAX elements, by its shape: stripped graphs keep no
@@ -332,12 +332,37 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
     return n;
 }
 
+/* Whether v is a constant the exporter folded from a per-call
+ * computation on weights: an initializer named after its consumer
+ * ("onnx::Add_<n>"), possibly read through Identity (deduplicated) or
+ * views, of v's element count. */
+static bool is_folded_const(const dlp_graph *g, int v) {
+    int64_t nv = 0;
+    if (!dlp_shape_numel(&g->values[v].shape, &nv)) return false;
+    for (int d = 0; d < 4 && v >= 0; d++) {
+        const dlp_value *x = &g->values[v];
+        int64_t n = 0;
+        if (x->flags & DLP_V_INITIALIZER)
+            return is_weight_init(x) && x->name &&
+                   !strncmp(x->name, "onnx::", 6) &&
+                   dlp_shape_numel(&x->shape, &n) && n == nv;
+        const dlp_node *p = producer_of(g, v);
+        if (!p || p->n_inputs < 1 ||
+            (strcmp(p->op_type, "Identity") && strcmp(p->op_type, "Unsqueeze") &&
+             strcmp(p->op_type, "Reshape")))
+            return false;
+        v = p->inputs[0];
+    }
+    return false;
+}
+
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
                       bool *biased) {
     *biased = false;
+    bool bias = false, wbias = false;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -357,22 +382,32 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
              * (T5's relative position bias): PyTorch runs this attention
              * with the scores materialised (T5 memory grows by ~10 bytes
              * per score element: scores, biased scores, softmax), so no
-             * fusion; shape-only masks stay fused */
+             * fusion; shape-only masks stay fused. A bias the exporter
+             * folded into a weight initializer (BEiT's relative position
+             * bias at its fixed image size) is a float attn_mask of an
+             * SDPA call: fused, with one scores-sized block (see below) */
             int o = p->inputs[v == p->inputs[0] ? 1 : 0];
-            if (o >= 0 &&
-                !(g->values[o].flags & DLP_V_INPUT) &&
-                (dyn[o] || is_weight_init(&g->values[o]))) {
-                *biased = true;
-                return false;
+            if (o >= 0 && !(g->values[o].flags & DLP_V_INPUT)) {
+                if (is_folded_const(g, o)) wbias = true;
+                else if (dyn[o] || is_weight_init(&g->values[o])) bias = true;
             }
         }
         p = producer_of(g, v);
     }
-    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return false;
+    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) {
+        *biased = bias;
+        return false;
+    }
     const dlp_node *mq = producer_of(g, p->inputs[0]);
     const dlp_node *mk = producer_of(g, p->inputs[1]);
-    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul"))
+    /* a learned bias on the SDPA call itself (timm's BEiT passes its
+     * relative position bias as attn_mask): the memory-efficient kernel
+     * takes a float mask and keeps the scores unmaterialised */
+    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul") ||
+        bias) {
+        *biased = bias || wbias;
         return false;
+    }
     int qk = p->outputs[0];
     /* forward from the Softmax through Cast / Dropout / the NaN guard
      * (Where(IsNaN(w), 0, w), which the symbolic adds) to the PV MatMul */
@@ -408,9 +443,16 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         virt[chain[i]] = 1;
         masknode[cn[i] - g->nodes] = 1;
     }
+    /* a constant float attn_mask: PyTorch's memory-efficient kernel
+     * wants the bias' last dimension 16-aligned and pads the mask
+     * expanded to [B, heads, Sq, Sk] (preprocess_mask / pad_bias in
+     * ATen's attention.cpp): one block of the scores' size at the model
+     * precision, live during the kernel; the Softmax output stands for
+     * it (beit_base_patch16_384: measured peak - weights = qkv + tokens +
+     * one such block at fp16 and fp32) */
     virt[sm->outputs[0]] = 1;
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
-    virt[u] = 1;
+    virt[u] = !wbias;
     if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
     if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
@@ -503,6 +545,86 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
         virt[y] = 1;
         silu_x[m] = x;
     }
+}
+
+/* Whether initializer x, the input of an Identity, is a parameter the
+ * exporter deduplicated (torch.onnx merges initializers of equal value and
+ * reads the copies through Identity nodes; PyTorch holds each module's own
+ * tensor): a module parameter ("m.blocks.1.norm1.weight"), or a conv
+ * weight with BatchNorm folded in by the legacy exporter ("onnx::Conv_<n>",
+ * darknetaa53: 11.4 M initializer elements + 24.6 M through Identity =
+ * its 36.0 M parameters). Other folded values are not: a transposed
+ * Linear weight ("onnx::MatMul_<n>") is deduplicated when one parameter is
+ * used twice (CoaT's shared convolutional position encodings: coat_tiny's
+ * initializers are its parameters less the module-named copies alone),
+ * and "onnx::Add_<n>" (BEiT's relative position bias) is computed from a
+ * table at every call. */
+static bool is_dedup_param(const dlp_value *x) {
+    if (!is_weight_init(x)) return false;
+    if (!x->name || strncmp(x->name, "onnx::", 6)) return true;
+    return !strncmp(x->name + 6, "Conv_", 5);
+}
+
+/* Bytes of the module's parameters as PyTorch holds them (see
+ * DLP_MEM_WSTD_DEPTH and is_dedup_param): every initializer, less the
+ * exporter's folded copies of a standardised weight that feed only its
+ * batch statistics, plus one more copy per Identity of a deduplicated
+ * parameter. Returns false when out of memory. */
+static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
+    size_t V = g->n_values ? g->n_values : 1;
+    uint8_t *skip = calloc(V, 1);
+    int *stack = malloc(V * sizeof *stack), *depth = malloc(V * sizeof *depth);
+    if (!skip || !stack || !depth) {
+        free(skip); free(stack); free(depth);
+        return false;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "BatchNormalization") || n->n_inputs < 5 ||
+            dlp_node_attr_int(n, "training_mode", 0) != 1 || n->inputs[0] < 0 ||
+            !is_weight_init(&g->values[n->inputs[0]]))
+            continue;
+        int64_t nw = 0;
+        if (!dlp_shape_numel(&g->values[n->inputs[0]].shape, &nw)) continue;
+        int sp = 0;
+        for (int k = 3; k < 5; k++)
+            if (n->inputs[k] >= 0) { stack[sp] = n->inputs[k]; depth[sp++] = 0; }
+        while (sp > 0) {
+            int v = stack[--sp], d = depth[sp];
+            const dlp_value *x = &g->values[v];
+            int64_t ne = 0;
+            if (x->flags & DLP_V_INITIALIZER) {
+                if (v != n->inputs[0] && dlp_shape_numel(&x->shape, &ne) &&
+                    ne == nw)
+                    skip[v] = 1;
+                continue;
+            }
+            const dlp_node *p = producer_of(g, v);
+            if (!p || d >= DLP_MEM_WSTD_DEPTH) continue;
+            for (int k = 0; k < p->n_inputs && sp < (int)V; k++)
+                if (p->inputs[k] >= 0) {
+                    stack[sp] = p->inputs[k];
+                    depth[sp++] = d + 1;
+                }
+        }
+    }
+    double b = 0;
+    for (size_t v = 0; v < g->n_values; v++) {
+        const dlp_value *x = &g->values[v];
+        if ((x->flags & DLP_V_INITIALIZER) && !skip[v])
+            b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Identity") || n->n_inputs < 1 ||
+            n->inputs[0] < 0 || !is_dedup_param(&g->values[n->inputs[0]]))
+            continue;
+        const dlp_value *x = &g->values[n->inputs[0]];
+        b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+    }
+    fg->mem_weight_bytes = b;
+    free(skip); free(stack); free(depth);
+    return true;
 }
 
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
@@ -633,6 +755,36 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         /* no comparison at all: shape arithmetic, not a mask (ViT) */
         fg->mask_bidir = ncmp > 0 && !causal;
+    }
+    /* index grids of a slice assignment: the exporter lowers
+     * x[:, :, a:, b:] = y (MViTv2's relative position term) to ScatterND
+     * with int64 indices built from shapes (Range, Expand, Concat: 8
+     * bytes x rank per element of the slice), which PyTorch never builds
+     * (copy_ into a view of x). A value computed from shapes and
+     * constants only whose every use is a ScatterND's indices, or feeds
+     * only such values, is not allocated; the ScatterND writes into its
+     * data operand when that dies there (INPLACE_OPS). */
+    for (size_t t = N; t-- > 0;) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        if (in_list(n->op_type, host)) continue;
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v < 0 || dyn[v] || virt[v] || !nuse[v] ||
+                (g->values[v].flags & DLP_V_OUTPUT))
+                continue;
+            bool all = true;
+            for (int e = cstart[v]; e < cstart[v + 1] && all; e++) {
+                const dlp_node *c = &g->nodes[cnode[e]];
+                if (!strcmp(c->op_type, "ScatterND") && c->n_inputs == 3 &&
+                    c->inputs[1] == v && c->inputs[0] != v &&
+                    c->inputs[2] != v)
+                    continue;
+                for (int j = 0; j < c->n_outputs && all; j++)
+                    if (c->outputs[j] >= 0 && !virt[c->outputs[j]]) all = false;
+                if (c->n_outputs == 0) all = false;
+            }
+            if (all) virt[v] = 1;
+        }
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     /* storage of each value: its own block, an alias of an input's, or none */
@@ -851,7 +1003,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
             fg->io_bytes += (double)vbytes(x);
     }
-    if (!mem_liveness(fg, g)) {
+    if (!mem_liveness(fg, g) || !param_bytes(fg, g)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
@@ -935,6 +1087,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->roofline_ms = roof * 1e3;
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
+    o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
     o->peak_act_mib = fg->peak_act_bytes * s / 1048576.0;
     /* eager: one workspace, allocated by the warm-up call (before the
      * measured one); graph: that one, the warm-up side stream's, and the
@@ -942,14 +1095,14 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     double pre = fg->peak_pre_blas_bytes * s / 1048576.0,
            post = fg->peak_post_blas_bytes * s / 1048576.0;
     if (!fg->n_blas)
-        o->mem_mib = o->weights_mib + o->peak_act_mib;
+        o->mem_mib = o->mem_weights_mib + o->peak_act_mib;
     else if (c->runtime == DLP_RT_GRAPH)
-        o->mem_mib = o->weights_mib + DLP_MEM_CUBLAS_WS_MIB +
+        o->mem_mib = o->mem_weights_mib + DLP_MEM_CUBLAS_WS_MIB +
                      DLP_MEM_GRAPH_WS_MIB +
                      (pre > post + DLP_MEM_GRAPH_WS_MIB
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
-        o->mem_mib = o->weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+        o->mem_mib = o->mem_weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
     /* a language model's attention with a learned bias (T5) upcasts its
      * softmax to float at half precision (vision models' relative
      * position biases, Swin / MaxViT, do not) */
@@ -967,7 +1120,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
     if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r->weights_mib +
+        return 3 * r->mem_weights_mib +
                (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                    prec_scale(c->precision) / 1048576.0;
     return r->mem_mib;

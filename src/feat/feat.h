@@ -83,6 +83,11 @@ typedef struct dlp_feat_graph {
     /* the largest convolution workspace (conv_workspace_bytes in feat.c:
      * DLP_MEM_CONV_WS_FACTOR x its input + output bytes) */
     double max_conv_ws_bytes;
+    /* bytes of the module's parameters as PyTorch holds them (feat.c:
+     * param_bytes): the initializers less the exporter's folded copies of
+     * weights for batch statistics, plus one copy per Identity of a
+     * deduplicated parameter; the memory estimate's weights */
+    double mem_weight_bytes;
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
     int n_mask_virt;        /* attention-mask values never built (feat.c) */
@@ -122,6 +127,8 @@ typedef struct {
                                compute, memory): a floor per kernel */
     double kernels;         /* kernel nodes */
     double weights_mib;     /* weight bytes at the precision */
+    double mem_weights_mib; /* parameter bytes at the precision, as the
+                               memory estimate counts them (mem_weight_bytes) */
     double peak_act_mib;    /* peak live activations at the precision */
     double mem_mib;         /* inference peak allocated memory estimate
                                for c's runtime (docs/COST.md): weights +
@@ -197,6 +204,17 @@ typedef struct {
  * scale) as initializers; T5's relative position bias table (32 buckets x
  * heads) is a weight, and the bias it yields is real. */
 #define DLP_MEM_MASK_CONST_MAX 16
+/* Weights of the memory estimate (feat.c: param_bytes; docs/COST.md):
+ * weight standardisation (timm's StdConv2d / ScaledStdConv2d, BiT and
+ * NFNet: F.batch_norm(weight.reshape(1, out, -1), training=True)) exports
+ * as a training-mode BatchNormalization whose mean / variance are
+ * computed by ReduceMean / Sub / Mul from a second, constant-folded
+ * (transposed) copy of the same weight. That copy is no tensor in
+ * PyTorch: an initializer reached from a weight BatchNormalization's
+ * statistics inputs with the weight's element count is not counted (up to
+ * this many nodes back). nfnet_f3: 418.7 M initializer elements against
+ * 254.9 M parameters; 254.9 M without the copies. */
+#define DLP_MEM_WSTD_DEPTH 6
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
 
