@@ -225,6 +225,133 @@ static void test_unseen_op(void) {
     dlp_model_free(m);
 }
 
+/* Schema 8: a language model whose attention has a learned additive bias
+ * (Hugging Face T5, tests/fixtures/memest/hf_t5.onnx: 4 layers, 6 heads,
+ * hidden 384) runs that attention in float at half precision and, at
+ * fp16 only, clamps its hidden states after each sub-layer (feat.h:
+ * DLP_FP16_CLAMP_BYTES). The attention products' compute time is the FP32
+ * CUDA-core rate and their bytes are 4 an element; each of the 2 x 4
+ * residual Adds moves the clamp's 12 bytes an element on top and adds 8
+ * kernels. A BERT-style encoder (DistilBERT, no bias) is untouched. */
+static dlp_model *open_seq(const char *path, int64_t b, int64_t s) {
+    dlp_error err;
+    dlp_model *m = NULL;
+    if (dlp_model_open(path, &m, &err) || dlp_model_set_batch(m, b, &err) ||
+        dlp_model_bind_dim(m, "seq", s, &err) || dlp_model_analyze(m, &err)) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        dlp_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* log1p(us) roofline columns of node i: compute, memory */
+static void roof_cols(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                      int i, double *cmp, double *mem) {
+    float row[DLP_FEAT_NODE_DIM];
+    dlp_feat_nodes_range(fg, c, i, i + 1, row);
+    *cmp = row[DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE];
+    *mem = row[DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + 1];
+}
+
+static void test_t5_half(void) {
+    dlp_model *m = open_seq("tests/fixtures/memest/hf_t5.onnx", 2, 128);
+    CHECK(m != NULL);
+    if (!m) return;
+    dlp_error err;
+    dlp_feat_graph fg;
+    CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 128, 0, 0, &err));
+    dlp_pred_config c;
+    h100(&c);
+    c.batch = 2;
+    c.seq = 128;
+    const dlp_device *d = &c.device;
+    double bw = d->mem_bw_gbs * 1e9;
+    /* 2 sub-layers (attention, feed-forward) x 4 layers */
+    CHECK_MSG(fg.n_clamp == 8, "%d clamped residual Adds", fg.n_clamp);
+    int attn_mm = 0, proj_mm = 0;
+    for (int i = 0; i < fg.n_nodes; i++) {
+        const dlp_node *n = &m->graph.nodes[i];
+        double c16, m16, c32, m32, cb, mb;
+        if (!strcmp(n->op_type, "MatMul")) {
+            c.precision = DLP_PREC_FP16;
+            roof_cols(&fg, &c, i, &c16, &m16);
+            c.precision = DLP_PREC_FP32;
+            roof_cols(&fg, &c, i, &c32, &m32);
+            c.precision = DLP_PREC_BF16;
+            roof_cols(&fg, &c, i, &cb, &mb);
+            if (fg.half_f32[i]) {           /* QK^T, PV: float */
+                attn_mm++;
+                double want = log1p(fg.flops[i] / (d->fp32_tflops * 1e12) * 1e6);
+                CHECK(fg.flops[i] > 0);
+                CHECK_CLOSE(c16, want, 1e-5);
+                CHECK_CLOSE(cb, want, 1e-5);
+                CHECK_CLOSE(m16, log1p(fg.bytes[i] / bw * 1e6), 1e-5);
+                CHECK_CLOSE(m16, m32, 1e-6);
+            } else {                        /* projections: tensor cores */
+                proj_mm++;
+                double want = log1p(fg.flops[i] / (d->fp16_tc_tflops * 1e12) * 1e6);
+                CHECK_CLOSE(c16, want, 1e-5);
+                CHECK_CLOSE(m16, log1p(fg.bytes[i] * 0.5 / bw * 1e6), 1e-5);
+            }
+        }
+        if (fg.clamp_elems[i] > 0) {
+            CHECK(!strcmp(n->op_type, "Add"));
+            CHECK(fg.clamp_elems[i] == 2 * 128 * 384);
+            c.precision = DLP_PREC_FP16;
+            roof_cols(&fg, &c, i, &c16, &m16);
+            c.precision = DLP_PREC_BF16;    /* torch.float16 only */
+            roof_cols(&fg, &c, i, &cb, &mb);
+            CHECK_CLOSE(m16, log1p((fg.bytes[i] * 0.5 + fg.clamp_elems[i] *
+                                    DLP_FP16_CLAMP_BYTES) / bw * 1e6), 1e-5);
+            CHECK_CLOSE(mb, log1p(fg.bytes[i] * 0.5 / bw * 1e6), 1e-5);
+        }
+    }
+    CHECK_MSG(attn_mm == 8 && proj_mm == 4 * 6, "%d attention, %d other "
+              "MatMuls", attn_mm, proj_mm);
+    dlp_feat_roofline r16, rb, r32;
+    c.precision = DLP_PREC_FP16;
+    dlp_feat_roofline_of(&fg, &c, &r16);
+    c.precision = DLP_PREC_BF16;
+    dlp_feat_roofline_of(&fg, &c, &rb);
+    c.precision = DLP_PREC_FP32;
+    dlp_feat_roofline_of(&fg, &c, &r32);
+    CHECK(r16.kernels == fg.n_kernels + 8 * DLP_FP16_CLAMP_KERNELS);
+    CHECK(rb.kernels == fg.n_kernels && r32.kernels == fg.n_kernels);
+    CHECK(r16.kernel_ms > rb.kernel_ms);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+    /* without a sequence dimension (a vision model's relative position
+     * bias, Swin / MaxViT): no rule */
+    m = open_seq("tests/fixtures/memest/hf_t5.onnx", 2, 128);
+    CHECK(m && !dlp_feat_graph_build(&fg, &m->graph, 2, 0, 0, 0, &err));
+    int marked = 0;
+    for (int i = 0; i < fg.n_nodes; i++) marked += fg.half_f32[i];
+    CHECK(marked == 0 && fg.n_clamp == 0);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+    /* BERT-style encoder: fused attention, no bias, no clamp */
+    m = open_seq("tests/fixtures/memest/hf_distilbert.onnx", 2, 128);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 128, 0, 0, &err));
+    marked = 0;
+    for (int i = 0; i < fg.n_nodes; i++) marked += fg.half_f32[i];
+    CHECK(marked == 0 && fg.n_clamp == 0 && fg.n_sdpa > 0);
+    c.precision = DLP_PREC_FP16;
+    for (int i = 0; i < fg.n_nodes; i++)
+        if (!strcmp(m->graph.nodes[i].op_type, "MatMul")) {
+            double c16, m16;
+            roof_cols(&fg, &c, i, &c16, &m16);
+            CHECK_CLOSE(c16, log1p(fg.flops[i] / (d->fp16_tc_tflops * 1e12) *
+                                   1e6), 1e-5);
+        }
+    dlp_feat_roofline_of(&fg, &c, &r16);
+    CHECK(r16.kernels == fg.n_kernels);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+}
+
 static void test_schema_mismatch(void) {
     dlp_error err;
     dlp_nn_file f = {0};
@@ -253,6 +380,7 @@ int main(void) {
     RUN(test_resnet_nodes);
     RUN(test_batch_scales);
     RUN(test_unseen_op);
+    RUN(test_t5_half);
     RUN(test_schema_mismatch);
     return CHECK_DONE();
 }

@@ -274,6 +274,7 @@ int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width) {
 void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
     free(fg->op); free(fg->tc); free(fg->kern); free(fg->node_cat); free(fg->dense); free(fg->flops);
+    free(fg->half_f32); free(fg->clamp_elems);
     free(fg->bytes); free(fg->src); free(fg->dst);
     memset(fg, 0, sizeof *fg);
 }
@@ -456,6 +457,94 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
     if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
+}
+
+/* Marks half_f32[] for the nodes of an attention left unfused by a learned
+ * additive bias around the Softmax node s (mark_sdpa's *biased): back
+ * through the bias Add / Where / Cast chain to the QK^T MatMul and the
+ * Muls scaling its operands, forward through Cast / Dropout / the NaN
+ * guard to the PV MatMul. PyTorch runs all of them in float at half
+ * precision (DLP_FP16_CLAMP_BYTES in feat.h gives the trace evidence). */
+static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
+    const dlp_node *sm = &g->nodes[s];
+    if (sm->n_inputs < 1 || sm->n_outputs < 1) return;
+    const dlp_node *p = producer_of(g, sm->inputs[0]), *chain[4];
+    int nc = 0;
+    while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
+                           !strcmp(p->op_type, "Where") ||
+                           !strcmp(p->op_type, "Cast"))) {
+        chain[nc++] = p;
+        int v = !strcmp(p->op_type, "Where") ? p->inputs[2] : p->inputs[0];
+        if (!strcmp(p->op_type, "Add")) {
+            const dlp_node *a = producer_of(g, p->inputs[0]);
+            if (!a || strcmp(a->op_type, "MatMul")) v = p->inputs[1];
+        }
+        p = producer_of(g, v);
+    }
+    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return;
+    half_f32[p - g->nodes] = 1;
+    for (int k = 0; k < 2; k++) {
+        const dlp_node *m = producer_of(g, p->inputs[k]);
+        if (m && !strcmp(m->op_type, "Mul")) half_f32[m - g->nodes] = 1;
+    }
+    for (int i = 0; i < nc; i++) half_f32[chain[i] - g->nodes] = 1;
+    half_f32[s] = 1;
+    int u = sm->outputs[0], cs[3];
+    for (int steps = 0; steps < 6; steps++) {
+        int m = consumers_of(g, u, cs, 3);
+        if (m == 2) {                       /* IsNaN + Where */
+            int a = cs[0], b = cs[1];
+            if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
+            if (strcmp(g->nodes[a].op_type, "IsNaN") ||
+                strcmp(g->nodes[b].op_type, "Where"))
+                return;
+            half_f32[a] = half_f32[b] = 1;
+            u = g->nodes[b].outputs[0];
+            continue;
+        }
+        if (m != 1) return;
+        const dlp_node *n = &g->nodes[cs[0]];
+        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
+            half_f32[cs[0]] = 1;          /* PV product */
+            return;
+        }
+        if (strcmp(n->op_type, "Cast") && strcmp(n->op_type, "Dropout"))
+            return;
+        half_f32[cs[0]] = 1;
+        u = n->outputs[0];
+    }
+}
+
+/* Hugging Face's fp16 inf clamp (T5): after each sub-layer's residual Add
+ * -- an Add of two float activations of the output's shape [B, S, D] --
+ * of a graph with a learned-bias attention and a sequence dimension, the
+ * hidden states are checked (isinf().any()) and clamped; clamp_elems[] of
+ * those Adds gets their element count. The other Adds of T5 are a
+ * constant's (the norm's epsilon), int64 [S, S] position buckets or the
+ * rank-4 score bias. */
+static void mark_clamps(dlp_feat_graph *fg, const dlp_graph *g) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Add") || n->n_inputs != 2 ||
+            n->n_outputs < 1 || n->outputs[0] < 0 || fg->half_f32[i])
+            continue;
+        const dlp_value *y = &g->values[n->outputs[0]];
+        int64_t ne = 0;
+        if (y->shape.rank != 3 || !dlp_dtype_is_float(y->dtype) ||
+            !dlp_shape_numel(&y->shape, &ne) || ne <= 0)
+            continue;
+        bool ok = true;
+        for (int k = 0; k < 2 && ok; k++) {
+            int v = n->inputs[k];
+            int64_t nk = 0;
+            ok = v >= 0 && is_act(g, &g->values[v]) &&
+                 !(g->values[v].flags & DLP_V_INPUT) &&
+                 dlp_shape_numel(&g->values[v].shape, &nk) && nk == ne;
+        }
+        if (!ok) continue;
+        fg->clamp_elems[i] = (float)ne;
+        fg->n_clamp++;
+    }
 }
 
 static bool is_blas(const char *op) {
@@ -703,8 +792,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
-        } else if (biased && (double)ne > fg->max_biased_scores_elems) {
-            fg->max_biased_scores_elems = (double)ne;
+        } else if (biased) {
+            if ((double)ne > fg->max_biased_scores_elems)
+                fg->max_biased_scores_elems = (double)ne;
+            /* float at half precision: language models only (Swin /
+             * MaxViT keep theirs in the model's precision) */
+            if (fg->seq > 0) mark_half_f32(g, (int)i, fg->half_f32);
         }
     }
     if (fg->n_sdpa)
@@ -915,6 +1008,8 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->tc = calloc(n1, 1);
     fg->kern = calloc(n1, 1);
     fg->node_cat = calloc(n1, 1);
+    fg->half_f32 = calloc(n1, 1);
+    fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
     fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
     fg->flops = calloc(n1, sizeof *fg->flops);
     fg->bytes = calloc(n1, sizeof *fg->bytes);
@@ -928,7 +1023,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->src = malloc((E ? E : 1) * sizeof *fg->src);
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
     if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
-        !fg->src || !fg->dst) {
+        !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
@@ -1007,6 +1102,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
+    if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
     return DLP_OK;
 }
 
@@ -1032,6 +1128,8 @@ void dlp_feat_device_of(const dlp_pred_config *c, dlp_feat_device *o) {
     if (simt <= 0) simt = 1;
     o->peak_tc_flops = tc * 1e12 * o->sm_share;
     o->peak_simt_flops = simt * 1e12 * o->sm_share;
+    o->peak_fp32_flops = (d->fp32_tflops > 0 ? d->fp32_tflops : 1) * 1e12 *
+                         o->sm_share;
     o->mem_bw = (d->mem_bw_gbs > 0 ? d->mem_bw_gbs : 1000) * 1e9 * o->mem_share;
     o->launch_s = (d->launch_us > 0 ? d->launch_us : 5) * 1e-6;
     o->mem_mib = d->mem_mib * o->mem_share;
@@ -1042,22 +1140,36 @@ static double prec_scale(dlp_precision p) {
 }
 
 /* Node i's compute time (FLOPs at the tensor-core or SIMT peak) and memory
- * time (bytes at the precision's scale s over the bandwidth), seconds. */
+ * time (bytes at the precision's scale over the bandwidth), seconds, at
+ * precision p. At fp16 / bf16 a half_f32 node runs at the FP32 CUDA-core
+ * peak with 4-byte elements; at fp16 a clamped node also moves its
+ * clamp's bytes, *tclamp (NULL: added to *tmem). */
 static void node_times(const dlp_feat_graph *fg, int i,
-                       const dlp_feat_device *d, double s, double *tcmp,
-                       double *tmem) {
-    *tcmp = fg->flops[i] / (fg->tc[i] ? d->peak_tc_flops : d->peak_simt_flops);
-    *tmem = fg->bytes[i] * s / d->mem_bw;
+                       const dlp_feat_device *d, dlp_precision p,
+                       double *tcmp, double *tmem, double *tclamp) {
+    double s = prec_scale(p);
+    if (p != DLP_PREC_FP32 && fg->half_f32[i]) {
+        *tcmp = fg->flops[i] / d->peak_fp32_flops;
+        *tmem = fg->bytes[i] / d->mem_bw;
+    } else {
+        *tcmp = fg->flops[i] / (fg->tc[i] ? d->peak_tc_flops
+                                          : d->peak_simt_flops);
+        *tmem = fg->bytes[i] * s / d->mem_bw;
+    }
+    double tc = p == DLP_PREC_FP16 && fg->clamp_elems[i] > 0
+                    ? fg->clamp_elems[i] * DLP_FP16_CLAMP_BYTES / d->mem_bw
+                    : 0;
+    if (tclamp) *tclamp = tc;
+    else *tmem += tc;
 }
 
 void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
                                const dlp_pred_config *c, double *out) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
-    double s = prec_scale(c->precision);
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem;
-        node_times(fg, i, &d, s, &tcmp, &tmem);
+        node_times(fg, i, &d, c->precision, &tcmp, &tmem, NULL);
         out[i] = (tcmp > tmem ? tcmp : tmem) * 1e6;
     }
 }
@@ -1067,21 +1179,27 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
+    double nclamp = c->precision == DLP_PREC_FP16 ? fg->n_clamp : 0;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
-        double tcmp, tmem;
-        node_times(fg, i, &d, s, &tcmp, &tmem);
-        double t = tcmp > tmem ? tcmp : tmem;
+        double tcmp, tmem, tcl;
+        node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
+        double t = (tcmp > tmem ? tcmp : tmem) + tcl;
         comp += tcmp;
-        mem += tmem;
+        mem += tmem + tcl;
         roof += t;
-        if (fg->kern[i]) kr += t > d.launch_s ? t : d.launch_s;
+        if (fg->kern[i]) kr += t - tcl > d.launch_s ? t - tcl : d.launch_s;
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
         o->roof_cat_ms[k] += t * 1e3;
         o->kernels_cat[k] += fg->kern[i];
+        if (tcl > 0) {    /* the fp16 clamp's kernels: a launch floor each */
+            double fl = DLP_FP16_CLAMP_KERNELS * d.launch_s;
+            kr += tcl > fl ? tcl : fl;
+            o->kernels_cat[k] += DLP_FP16_CLAMP_KERNELS;
+        }
     }
     o->kernel_ms = kr * 1e3;
-    o->kernels = fg->n_kernels;
+    o->kernels = fg->n_kernels + DLP_FP16_CLAMP_KERNELS * nclamp;
     o->compute_ms = comp * 1e3;
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;
@@ -1142,7 +1260,6 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           int lo, int hi, float *out) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
-    double s = prec_scale(c->precision);
     for (int i = lo; i < hi; i++) {
         float *o = out + (size_t)(i - lo) * DLP_FEAT_NODE_DIM;
         memset(o, 0, (DLP_FEAT_NOPS + 1) * sizeof *o);
@@ -1150,7 +1267,7 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
         memcpy(o + DLP_FEAT_NOPS + 1, fg->dense + (size_t)i * DLP_FEAT_DENSE,
                DLP_FEAT_DENSE * sizeof *o);
         double tcmp, tmem;
-        node_times(fg, i, &d, s, &tcmp, &tmem);
+        node_times(fg, i, &d, c->precision, &tcmp, &tmem, NULL);
         tcmp *= 1e6;
         tmem *= 1e6;
         float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;

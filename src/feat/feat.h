@@ -30,8 +30,9 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 7   /* 6: bidirectional masks under capture, in-place
-                               SiLU; 7: T5 float softmax at half precision */
+#define DLP_FEAT_SCHEMA 8   /* 6: bidirectional masks under capture, in-place
+                               SiLU; 7: T5 float softmax at half precision;
+                               8: T5 float attention and fp16 inf clamps */
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -61,6 +62,13 @@ typedef struct dlp_feat_graph {
                                conv, matmul, norm, act, elementwise,
                                softmax, pool, data movement, reduce, other) */
     int n_kernels;
+    uint8_t *half_f32;      /* [N] 1: runs in float at fp16 / bf16 (the
+                               attention of a learned-bias language model,
+                               T5: scale, QK^T, bias, softmax, PV) */
+    float *clamp_elems;     /* [N] hidden-state elements Hugging Face's fp16
+                               inf clamp checks after this node (a T5
+                               sub-layer's residual Add), 0 elsewhere */
+    int n_clamp;            /* nodes with clamp_elems > 0 */
     float *dense;           /* [N, DLP_FEAT_DENSE] */
     float *flops;           /* [N] raw FLOPs (also MAC-based work) */
     float *bytes;           /* [N] raw bytes moved (in + out + weights) */
@@ -191,6 +199,25 @@ typedef struct {
  * (relative position bias tables too) keep their softmax in the model's
  * precision and got worse with it. */
 #define DLP_MEM_BIAS_SOFTMAX_F32_BYTES 4.0
+/* Time of the same attention at half precision (schema 8; docs/COST.md).
+ * Kernel traces of all 7 fp16 eager T5 encoder forwards in data/ (batch
+ * 1, sequence 128, L = 6-15 layers, H100 and H200) show per layer:
+ *   - 2 GEMMs in float (sm80_xmma_gemm_f32f32_..._ffma: CUDA-core FMA, not
+ *     tensor cores; QK^T and PV, 6.5-7.8% of kernel time), 1 float softmax
+ *     and the float bias Add around them: PyTorch's math SDPA upcasts q, k,
+ *     v to float. Those nodes (half_f32) run at the device's fp32 peak
+ *     with 4-byte elements, at fp16 and bf16 (bf16 not traced);
+ *   - 3 boolean reductions: 1 all() over the float scores inside that
+ *     attention (isneginf, its guard against fully masked rows; the
+ *     exported graph has no node for it, 1.8-2.1% of the time), and 2 any()
+ *     reductions, 1 per sub-layer (attention, feed-forward), of Hugging
+ *     Face's fp16-only clamp after the residual Add: isinf(h).any(), where
+ *     and clamp (6.9-11.5% of the time). Each clamp launches the 8 kernels
+ *     counted below, over the [B, S, D] hidden states: abs (2 + 2 bytes an
+ *     element), == inf (2 + 1), any (1), clamp (2 + 2), and two fills, a
+ *     where and a neg of one element. torch.float16 only: not at bf16. */
+#define DLP_FP16_CLAMP_BYTES 12.0
+#define DLP_FP16_CLAMP_KERNELS 8
 /* Training: the backward of the convolution with the largest workspace
  * holds, on top of the saved activations, its output gradient and its
  * input gradient (input + output bytes: one workspace's worth) and its
@@ -235,6 +262,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
 typedef struct {
     double sm_share, mem_share;
     double peak_tc_flops, peak_simt_flops;  /* FLOP/s for the precision */
+    double peak_fp32_flops;                 /* FP32 CUDA-core FLOP/s */
     double mem_bw;                          /* bytes/s */
     double launch_s;
     double mem_mib;
