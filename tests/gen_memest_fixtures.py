@@ -8,7 +8,9 @@ and memest_conv.onnx (a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
 PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
-ScatterND) and memest_fbias.onnx (SDPA with a folded constant bias)."""
+ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
+memest_gelu2.onnx (the erf GELU between two Linear layers, and the same
+pattern multiplied by another input)."""
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
@@ -161,3 +163,23 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "onnx::Add_7")],
      "memest_fbias")
+
+# nn.GELU() as the exporter writes it at opset 17 (erf form) between two
+# Linear layers: Div(H, sqrt 2) -> Erf -> Add(1) -> Mul(H, .) -> Mul(0.5).
+# memest_gelu2 multiplies by another input instead of H: not a GELU.
+for name, other in (("memest_gelu", "H"), ("memest_gelu2", "Z")):
+    save([h.make_node("MatMul", ["X", "W1"], ["H"]),
+          h.make_node("Div", ["H", "s2"], ["Dv"]),
+          h.make_node("Erf", ["Dv"], ["E"]),
+          h.make_node("Add", ["E", "one"], ["A"]),
+          h.make_node("Mul", [other, "A"], ["M"]),
+          h.make_node("Mul", ["M", "half"], ["G"]),
+          h.make_node("MatMul", ["G", "W2"], ["Y"])],
+         [h.make_tensor_value_info("X", T.FLOAT, [1, 256])] +
+         ([h.make_tensor_value_info("Z", T.FLOAT, [1, 1024])] if other == "Z" else []),
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+         [nh.from_array(np.zeros((256, 1024), np.float32), "W1"),
+          nh.from_array(np.zeros((1024, 16), np.float32), "W2"),
+          nh.from_array(np.array(1.4142135, np.float32), "s2"),
+          nh.from_array(np.array(1.0, np.float32), "one"),
+          nh.from_array(np.array(0.5, np.float32), "half")], name)

@@ -329,6 +329,27 @@ static void test_fbias(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_gelu: X [1,256] -> MatMul -> H [1,1024] -> erf GELU -> MatMul.
+ * Counting the exported ops, X (1024 B), H, H / sqrt 2 (the Erf's input),
+ * 1 + erf (the Mul's other operand) and the GELU output G (the second
+ * MatMul's input), 4096 B each, are saved: 17408. PyTorch runs one GELU
+ * whose backward reads its input H alone (GeluBackward0 saves self), so
+ * the training count is X + H + G = 9216. memest_gelu2 multiplies by
+ * another input Z: no GELU, both counts X, Z, H / sqrt 2, 1 + erf and G
+ * (H is saved by nothing there): 17408. */
+static void test_gelu(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_gelu.onnx", &fg));
+    CHECK_MSG(fg.saved_act_bytes == 17408, "saved %.0f", fg.saved_act_bytes);
+    CHECK_MSG(fg.saved_train_bytes == 9216, "train %.0f", fg.saved_train_bytes);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_gelu2.onnx", &fg));
+    CHECK_MSG(fg.saved_train_bytes == fg.saved_act_bytes &&
+              fg.saved_act_bytes == 17408,
+              "saved %.0f train %.0f", fg.saved_act_bytes, fg.saved_train_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -342,5 +363,6 @@ int main(void) {
     RUN(test_wstd);
     RUN(test_scatter);
     RUN(test_fbias);
+    RUN(test_gelu);
     return CHECK_DONE();
 }

@@ -578,6 +578,41 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
+/* The erf form of GELU as the exporter writes nn.GELU (opset < 20):
+ * Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) [-> Mul(0.5)]. Autograd
+ * runs one GELU and saves x alone (GeluBackward reads its input); the
+ * scaled input and 1 + erf are temporaries of the one kernel that no
+ * backward reads, though saves_input would count them (for Erf and for the
+ * Mul). Marks those two values in tmp[] (docs/COST.md, training peak
+ * memory, gives the measurement). */
+static void mark_gelu_temps(const dlp_graph *g, uint8_t *tmp) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Erf") || n->n_inputs != 1 || n->n_outputs != 1)
+            continue;
+        const dlp_node *d = producer_of(g, n->inputs[0]);
+        if (!d || (strcmp(d->op_type, "Div") && strcmp(d->op_type, "Mul")) ||
+            d->n_inputs != 2 || d->inputs[0] < 0 || d->inputs[1] < 0 ||
+            !is_act(g, &g->values[d->inputs[0]]) ||
+            is_act(g, &g->values[d->inputs[1]]))
+            continue;
+        int x = d->inputs[0], c[2];
+        if (consumers_of(g, n->outputs[0], c, 2) != 1) continue;
+        const dlp_node *a = &g->nodes[c[0]];
+        if (strcmp(a->op_type, "Add") || a->n_inputs != 2 || a->n_outputs != 1)
+            continue;
+        int one = a->inputs[a->inputs[0] == n->outputs[0] ? 1 : 0];
+        if (one < 0 || is_act(g, &g->values[one])) continue;
+        if (consumers_of(g, a->outputs[0], c, 2) != 1) continue;
+        const dlp_node *m = &g->nodes[c[0]];
+        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
+            m->inputs[m->inputs[0] == a->outputs[0] ? 1 : 0] != x)
+            continue;
+        tmp[d->outputs[0]] = 1;
+        tmp[a->outputs[0]] = 1;
+    }
+}
+
 /* Whether n's output is saved (ops whose derivative is written in their
  * result). */
 static bool saves_output(const char *op) {
@@ -951,8 +986,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
     {
-        uint8_t *saved = calloc(V, 1);
-        if (!saved) { ok = false; goto out; }
+        uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
+        if (!saved || !gtmp) { free(saved); free(gtmp); ok = false; goto out; }
+        mark_gelu_temps(g, gtmp);
         for (size_t t = 0; t < N; t++) {
             const dlp_node *n = &g->nodes[g->topo[t]];
             for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
@@ -960,8 +996,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 int v = in ? n->inputs[k] : n->outputs[k - n->n_inputs];
                 if (v < 0 || virt[v] || hostv[v] || !is_act(g, &g->values[v]))
                     continue;
+                /* bit 1: saved; bit 2: saved by other than an erf GELU's
+                 * temporaries (the training estimate's count) */
                 if (in ? saves_input(g, n, k) : saves_output(n->op_type))
-                    saved[root[v]] = 1;
+                    saved[root[v]] |= gtmp[v] ? 1 : 3;
             }
             /* BatchNormalization folded into this Conv by the eval-mode
              * export (the legacy exporter names the folded weight
@@ -971,12 +1009,18 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (!strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
                 n->inputs[1] >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
                 g->values[n->inputs[1]].name &&
-                !strncmp(g->values[n->inputs[1]].name, "onnx::Conv", 10))
-                fg->saved_act_bytes += (double)vbytes(&g->values[n->outputs[0]]);
+                !strncmp(g->values[n->inputs[1]].name, "onnx::Conv", 10)) {
+                double b = (double)vbytes(&g->values[n->outputs[0]]);
+                fg->saved_act_bytes += b;
+                fg->saved_train_bytes += b;
+            }
         }
-        for (size_t v = 0; v < g->n_values; v++)
+        for (size_t v = 0; v < g->n_values; v++) {
             if (saved[v]) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
-        free(saved);
+            if (saved[v] & 2)
+                fg->saved_train_bytes += (double)vbytes(&g->values[v]);
+        }
+        free(saved); free(gtmp);
     }
     fg->peak_pre_blas_bytes = peak_pre;
     fg->peak_post_blas_bytes = peak_post;
@@ -1239,7 +1283,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_feat_roofline *r) {
     if (c->mode == DLP_MODE_TRAINING)
         return 3 * r->mem_weights_mib +
-               (fg->saved_act_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
+               (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                    prec_scale(c->precision) / 1048576.0;
     return r->mem_mib;
 }
