@@ -21,6 +21,15 @@ def save(nodes, ins, outs, inits, name):
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
     onnx.save(m, D + name + ".onnx")
 
+# q, k, v [1, 2, 64, 16] in, O out, and the scaled QK^T of the SDPA
+# symbolic: Mul(q, c), Mul(k^T, c), MatMul
+QKV_IN = [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"]
+O_OUT = [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])]
+SCALED_SCORES = [h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+                 h.make_node("Mul", ["Q", "c"], ["Qs"]),
+                 h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+                 h.make_node("MatMul", ["Qs", "Ks"], ["S"])]
+
 save([h.make_node("Relu", ["X"], ["A"]),
       h.make_node("Reshape", ["A", "shp"], ["B"]),
       h.make_node("Sigmoid", ["B"], ["C"]),
@@ -52,10 +61,7 @@ for scaled in (True, False):
 # SDPA with a mask built from the scores' shape only (what transformers
 # exports for a causal mask and then skips at run time): ones -> Trilu ->
 # Equal 0 -> Where(-inf, 0) -> Add to the scores.
-save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
-      h.make_node("Mul", ["Q", "c"], ["Qs"]),
-      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
-      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+save(SCALED_SCORES + [
       h.make_node("Shape", ["S"], ["shp"]),
       h.make_node("ConstantOfShape", ["shp"], ["One"],
                   value=nh.from_array(np.array([1.0], np.float32))),
@@ -65,8 +71,7 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
       h.make_node("Add", ["S", "Wm"], ["Sm"]),
       h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
       h.make_node("MatMul", ["P", "V"], ["O"])],
-     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
-     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     QKV_IN, O_OUT,
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.array(0.0, np.float32), "z"),
       nh.from_array(np.array(-np.inf, np.float32), "ninf")], "memest_mask")
@@ -82,15 +87,11 @@ save([h.make_node("Conv", ["X", "W1"], ["A"], pads=[1, 1, 1, 1]),
 
 # SDPA pattern whose additive bias is a weight [1,2,64,64] (T5's relative
 # position bias reads one): PyTorch materialises the scores
-save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
-      h.make_node("Mul", ["Q", "c"], ["Qs"]),
-      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
-      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+save(SCALED_SCORES + [
       h.make_node("Add", ["S", "B"], ["Sm"]),
       h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
       h.make_node("MatMul", ["P", "V"], ["O"])],
-     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
-     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     QKV_IN, O_OUT,
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "B")], "memest_bias")
 
@@ -150,16 +151,12 @@ save([h.make_node("Sigmoid", ["X"], ["A"]),
 # (BEiT's relative position bias at its fixed size, "onnx::Add_<n>",
 # deduplicated across blocks and read through Identity): an SDPA call
 # with a float attn_mask, fused, with one scores-sized block.
-save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
-      h.make_node("Mul", ["Q", "c"], ["Qs"]),
-      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
-      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+save(SCALED_SCORES + [
       h.make_node("Identity", ["onnx::Add_7"], ["B"]),
       h.make_node("Add", ["S", "B"], ["Sm"]),
       h.make_node("Softmax", ["Sm"], ["P"], axis=-1),
       h.make_node("MatMul", ["P", "V"], ["O"])],
-     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 64, 16]) for x in "QKV"],
-     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 64, 16])],
+     QKV_IN, O_OUT,
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "onnx::Add_7")],
      "memest_fbias")
