@@ -608,6 +608,39 @@ def test_new_models_first():
           == ["s%d" % i for i in range(6)], "all labeled: queue order kept")
 
 
+def test_train_items():
+    """--train-only items (the committed dataset, H100): training steps
+    only, of vision specs labeled on the card whose training never failed
+    there; first graphs without a training row there, then graphs with one
+    at a batch size not measured yet."""
+    import csv, glob
+    import run_batch, zoo
+    dev = "H100-SXM5-80GB"
+    done = run_batch.read_done(dev)
+    items = run_batch.train_items(run_batch.order_specs(zoo.all_specs()), dev, done)
+    s2h = {r["spec_id"]: r["hash"] for r in
+           csv.DictReader(open(os.path.join(run_batch.REPO, "data/graphs/specmap.csv")))}
+    measured, failed = {}, set()
+    for p in glob.glob(os.path.join(run_batch.REPO, "data/batches/*/training.csv")):
+        for r in csv.DictReader(open(p)):
+            if r["device"] == dev:
+                measured.setdefault(r["hash"], set()).add(int(r["batch"]))
+    for p in glob.glob(os.path.join(run_batch.REPO, "data/batches/*/failures.csv")):
+        failed.update(r["hash"] for r in csv.DictReader(open(p))
+                      if r["device"] == dev and "train" in (r["stage"], r["reason"][:5]))
+    check(len(items) >= 80, "enough items for the 80 missing: %d" % len(items))
+    check(all(set(it) == {"spec", "train"} and len(it["train"]) == 1 and
+              it["spec"]["kind"] == "vision" for it in items), "training only")
+    check(all(it["spec"]["id"] in done["label"] and it["spec"]["id"] not in failed
+              for it in items), "labeled here, never failed training here")
+    new = [s2h[it["spec"]["id"]] not in measured for it in items]
+    check(new == sorted(new, reverse=True) and any(new), "untrained graphs first")
+    check(all(it["train"][0][0] not in measured[s2h[it["spec"]["id"]]]
+              for it, n in zip(items, new) if not n), "a batch size not measured yet")
+    keys = [(it["spec"]["id"], it["train"][0][0]) for it in items]
+    check(len(set(keys)) == len(keys), "no repeats")
+
+
 def test_fixed_resolution_and_training_plan():
     """A model with timm's strict PatchEmbed is measured at its native
     resolution only; every vision item plans a training step."""
@@ -680,7 +713,7 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
-              test_labeled_without_graph, test_broken_context_retry,
+              test_labeled_without_graph, test_broken_context_retry, test_train_items,
               test_dataset):
         try:
             t()

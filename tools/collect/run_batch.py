@@ -164,6 +164,50 @@ def memory_items(specs, dev):
     return [dict(spec=byid[sid], mem=c) for sid, c in sorted(cfgs.items())]
 
 
+def train_items(ordered, dev, done):
+    """--train-only: training-step items (no inference) of vision specs
+    labeled on `dev` whose training never failed there (too_slow / oom /
+    error of stage "train" in a failures.csv). First, one per spec whose
+    graph has no training row there (its planned point; models without a
+    training label first); then, for specs with training rows, one more
+    point at a batch size not measured there yet (seeded by the spec id).
+    The eighth session ended with 420 H100 training configurations (v1: 500
+    on the H100) and only 73 labeled, untrained, never-failed specs: the
+    new-models-first batches add few, since large new models fail the
+    step's time cap."""
+    import csv
+    s2h = {}
+    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
+        s2h.setdefault(r["spec_id"], r["hash"])
+    batches, failed = {}, set()
+    for bdir in sorted(glob.glob(os.path.join(REPO, "data", "batches", "*"))):
+        p = os.path.join(bdir, "training.csv")
+        if os.path.exists(p):
+            for r in csv.DictReader(open(p)):
+                if r["device"] == dev:
+                    batches.setdefault(r["hash"], set()).add(int(r["batch"]))
+        p = os.path.join(bdir, "failures.csv")
+        if os.path.exists(p):
+            failed.update(r["hash"] for r in csv.DictReader(open(p))
+                          if r["device"] == dev and (r["stage"] == "train" or
+                                                     r["reason"].startswith("train")))
+    first, second, have = [], [], set()
+    for idx, sp in enumerate(ordered):
+        h = s2h.get(sp["id"])
+        if (sp["kind"] != "vision" or h is None or sp["id"] not in done["label"]
+                or sp["id"] in failed):
+            continue
+        if h not in batches:
+            first.append(dict(spec=sp, train=plan_item(sp, idx)["train"]))
+            continue
+        have.add(sp.get("model"))
+        left = [b for b in (8, 16, 32, 64) if b not in batches[h]]
+        if left:
+            b = random.Random(sp["id"] + "|train2").choice(left)
+            second.append(dict(spec=sp, train=[[b, None]]))
+    return new_models_first(first, have) + second
+
+
 def order_specs(specs):
     """Labeled-first ordering: torchvision bases, named HF models, then a
     seeded shuffle of everything else (so every call sees a broad mix)."""
@@ -330,6 +374,9 @@ def main():
                     help="K/N: only the K-th of N slices of the items and exports")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
+    ap.add_argument("--train-only", action="store_true",
+                    help="training steps only, of specs labeled on this card "
+                    "without a training row there (run_batch.train_items)")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -357,6 +404,8 @@ def main():
     byid = {s["id"]: s for s in specs}
     items = new_models_first(items, set(byid[i].get("model") for i in done["label"]
                                         if i in byid))
+    if a.train_only:
+        items = train_items(ordered, dev, done)
     every_item = set(it["spec"]["id"] for it in items)
     if a.part:
         # calls chained on one warm machine without an ingest between them
