@@ -190,6 +190,12 @@ static int64_t vbytes(const dlp_value *v) {
     return b;
 }
 
+/* Bytes of initializer v: its stored data, or by its shape where the
+ * stored graph was stripped of weights. */
+static double init_bytes(const dlp_value *v) {
+    return (double)(v->stored_bytes > 0 ? v->stored_bytes : vbytes(v));
+}
+
 static bool is_act(const dlp_graph *g, const dlp_value *v) {
     if (v->flags & DLP_V_INITIALIZER) return false;
     if (v->producer >= 0 && !strcmp(g->nodes[v->producer].op_type, "Constant"))
@@ -543,7 +549,6 @@ static void mark_clamps(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         if (!ok) continue;
         fg->clamp_elems[i] = (float)ne;
-        fg->n_clamp++;
     }
 }
 
@@ -736,15 +741,14 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t v = 0; v < g->n_values; v++) {
         const dlp_value *x = &g->values[v];
         if ((x->flags & DLP_V_INITIALIZER) && !skip[v])
-            b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+            b += init_bytes(x);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         if (strcmp(n->op_type, "Identity") || n->n_inputs < 1 ||
             n->inputs[0] < 0 || !is_dedup_param(&g->values[n->inputs[0]]))
             continue;
-        const dlp_value *x = &g->values[n->inputs[0]];
-        b += (double)(x->stored_bytes > 0 ? x->stored_bytes : vbytes(x));
+        b += init_bytes(&g->values[n->inputs[0]]);
     }
     fg->mem_weight_bytes = b;
     free(skip); free(stack); free(depth);
@@ -1135,8 +1139,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     for (size_t v = 0; v < g->n_values; v++) {
         const dlp_value *x = &g->values[v];
         if (x->flags & DLP_V_INITIALIZER)
-            fg->weight_bytes += (double)(x->stored_bytes > 0 ? x->stored_bytes
-                                                             : vbytes(x));
+            fg->weight_bytes += init_bytes(x);
         else if (is_act(g, x))
             fg->act_bytes += (double)vbytes(x);
         if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
@@ -1223,16 +1226,16 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
-    double nclamp = c->precision == DLP_PREC_FP16 ? fg->n_clamp : 0;
+    int nclamp = 0;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem, tcl;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
-        double t = (tcmp > tmem ? tcmp : tmem) + tcl;
+        double t0 = tcmp > tmem ? tcmp : tmem, t = t0 + tcl;
         comp += tcmp;
         mem += tmem + tcl;
         roof += t;
-        if (fg->kern[i]) kr += t - tcl > d.launch_s ? t - tcl : d.launch_s;
+        if (fg->kern[i]) kr += t0 > d.launch_s ? t0 : d.launch_s;
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
         o->roof_cat_ms[k] += t * 1e3;
         o->kernels_cat[k] += fg->kern[i];
@@ -1240,10 +1243,11 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
             double fl = DLP_FP16_CLAMP_KERNELS * d.launch_s;
             kr += tcl > fl ? tcl : fl;
             o->kernels_cat[k] += DLP_FP16_CLAMP_KERNELS;
+            nclamp++;
         }
     }
     o->kernel_ms = kr * 1e3;
-    o->kernels = fg->n_kernels + DLP_FP16_CLAMP_KERNELS * nclamp;
+    o->kernels = fg->n_kernels + (double)DLP_FP16_CLAMP_KERNELS * nclamp;
     o->compute_ms = comp * 1e3;
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;

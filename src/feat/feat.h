@@ -68,7 +68,6 @@ typedef struct dlp_feat_graph {
     float *clamp_elems;     /* [N] hidden-state elements Hugging Face's fp16
                                inf clamp checks after this node (a T5
                                sub-layer's residual Add), 0 elsewhere */
-    int n_clamp;            /* nodes with clamp_elems > 0 */
     float *dense;           /* [N, DLP_FEAT_DENSE] */
     float *flops;           /* [N] raw FLOPs (also MAC-based work) */
     float *bytes;           /* [N] raw bytes moved (in + out + weights) */
