@@ -33,6 +33,7 @@ import zoo  # noqa: E402
 VIS_BATCH = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 VIS_RES = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512]
 LM_BATCH = [1, 2, 4, 8, 16, 32, 64]
+TRAIN_BATCH = [8, 16, 32, 64]   # training steps of vision models
 LM_SEQ = [32, 64, 128, 256, 512, 1024, 2048]
 
 
@@ -74,7 +75,7 @@ def plan_item(spec, idx):
                 pts.append([b, r, "fp32"])
         it["infer"] = pts
         if idx % 3 == 0:
-            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
+            it["train"] = [[rng.choice(TRAIN_BATCH), None]]
         if idx % 5 == 1 or os.environ.get("DLP_TRACE_ALL"):
             it["trace"] = [[rng.choice([1, 8, 32]), None]]
         # draws after the first batches' ones, so their plans stay as they were:
@@ -85,13 +86,13 @@ def plan_item(spec, idx):
             if b * r * r <= 64 * 224 * 224 and [b, r, "fp16"] not in pts:
                 pts.append([b, r, "fp16"])
         if idx % 3 == 1:
-            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
+            it["train"] = [[rng.choice(TRAIN_BATCH), None]]
         if idx % 6 == 2 or os.environ.get("DLP_CTRACE_ALL"):
             it["ctrace"] = [[rng.choice([1, 8, 32]), None]]
         # fifth session: training on every vision item (it grew by ~10
         # configurations per call with two items of three)
         if idx % 3 == 2:
-            it["train"] = [[rng.choice([8, 16, 32, 64]), None]]
+            it["train"] = [[rng.choice(TRAIN_BATCH), None]]
         tries = 0
         while len(pts) < n_pts and tries < 200:
             tries += 1
@@ -201,7 +202,7 @@ def train_items(ordered, dev, done):
             first.append(dict(spec=sp, train=plan_item(sp, idx)["train"]))
             continue
         have.add(sp.get("model"))
-        left = [b for b in (8, 16, 32, 64) if b not in batches[h]]
+        left = [b for b in TRAIN_BATCH if b not in batches[h]]
         if left:
             b = random.Random(sp["id"] + "|train2").choice(left)
             second.append(dict(spec=sp, train=[[b, None]]))
@@ -375,8 +376,9 @@ def main():
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
     ap.add_argument("--train-only", action="store_true",
-                    help="training steps only, of specs labeled on this card "
-                    "without a training row there (run_batch.train_items)")
+                    help="training steps only, of vision specs labeled on this "
+                    "card: without a training row there first, then another "
+                    "batch size (run_batch.train_items)")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -396,16 +398,14 @@ def main():
         for s in ordered:
             f.write(json.dumps(s) + "\n")
     skip = skip_specs(done, os.environ.get("DLP_RETRY_EXPORT_FAILURES"))
-    items = []
-    for idx, s in enumerate(ordered):
-        if s["id"] in done["label"] or s["id"] in skip:
-            continue
-        items.append(plan_item(s, idx))
     byid = {s["id"]: s for s in specs}
-    items = new_models_first(items, set(byid[i].get("model") for i in done["label"]
-                                        if i in byid))
     if a.train_only:
         items = train_items(ordered, dev, done)
+    else:
+        items = [plan_item(s, idx) for idx, s in enumerate(ordered)
+                 if s["id"] not in done["label"] and s["id"] not in skip]
+        items = new_models_first(items, set(byid[i].get("model")
+                                            for i in done["label"] if i in byid))
     every_item = set(it["spec"]["id"] for it in items)
     if a.part:
         # calls chained on one warm machine without an ingest between them
