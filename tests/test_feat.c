@@ -11,19 +11,23 @@
 #include <string.h>
 #include <unistd.h>
 
-static dlp_model *open_model(const char *path, int64_t batch) {
+/* path opened, bound to batch b and (s > 0) sequence length s, analysed;
+ * NULL (and the error on stderr) on failure */
+static dlp_model *open_seq(const char *path, int64_t b, int64_t s) {
     dlp_error err;
     dlp_model *m = NULL;
-    if (dlp_model_open(path, &m, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    if (dlp_model_set_batch(m, batch, &err) || dlp_model_analyze(m, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
+    if (dlp_model_open(path, &m, &err) || dlp_model_set_batch(m, b, &err) ||
+        (s > 0 && dlp_model_bind_dim(m, "seq", s, &err)) ||
+        dlp_model_analyze(m, &err)) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
         dlp_model_free(m);
         return NULL;
     }
     return m;
+}
+
+static dlp_model *open_model(const char *path, int64_t batch) {
+    return open_seq(path, batch, 0);
 }
 
 static void h100(dlp_pred_config *c) {
@@ -225,26 +229,6 @@ static void test_unseen_op(void) {
     dlp_model_free(m);
 }
 
-/* Schema 8: a language model whose attention has a learned additive bias
- * (Hugging Face T5, tests/fixtures/memest/hf_t5.onnx: 4 layers, 6 heads,
- * hidden 384) runs that attention in float at half precision and, at
- * fp16 only, clamps its hidden states after each sub-layer (feat.h:
- * DLP_FP16_CLAMP_BYTES). The attention products' compute time is the FP32
- * CUDA-core rate and their bytes are 4 an element; each of the 2 x 4
- * residual Adds moves the clamp's 12 bytes an element on top and adds 8
- * kernels. A BERT-style encoder (DistilBERT, no bias) is untouched. */
-static dlp_model *open_seq(const char *path, int64_t b, int64_t s) {
-    dlp_error err;
-    dlp_model *m = NULL;
-    if (dlp_model_open(path, &m, &err) || dlp_model_set_batch(m, b, &err) ||
-        dlp_model_bind_dim(m, "seq", s, &err) || dlp_model_analyze(m, &err)) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        dlp_model_free(m);
-        return NULL;
-    }
-    return m;
-}
-
 /* nodes of fg whose output Hugging Face's fp16 inf clamp checks */
 static int n_clamped(const dlp_feat_graph *fg) {
     int n = 0;
@@ -261,6 +245,14 @@ static void roof_cols(const dlp_feat_graph *fg, const dlp_pred_config *c,
     *mem = row[DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + 1];
 }
 
+/* Schema 8: a language model whose attention has a learned additive bias
+ * (Hugging Face T5, tests/fixtures/memest/hf_t5.onnx: 4 layers, 6 heads,
+ * hidden 384) runs that attention in float at half precision and, at
+ * fp16 only, clamps its hidden states after each sub-layer (feat.h:
+ * DLP_FP16_CLAMP_BYTES). The attention products' compute time is the FP32
+ * CUDA-core rate and their bytes are 4 an element; each of the 2 x 4
+ * residual Adds moves the clamp's 12 bytes an element on top and adds 8
+ * kernels. A BERT-style encoder (DistilBERT, no bias) is untouched. */
 static void test_t5_half(void) {
     dlp_model *m = open_seq("tests/fixtures/memest/hf_t5.onnx", 2, 128);
     CHECK(m != NULL);
