@@ -571,6 +571,14 @@ def test_labeled_without_graph():
             "label": set(), "exportfail": set()}
     check(run_batch.labeled_without_graph(done, known) == ["big"],
           "only the labeled, export-marked spec without a graph")
+    done["label_any"].add("failed_big")
+    done["export"].add("failed_big")
+    done["exportfail"].add("failed_big")
+    check(run_batch.labeled_without_graph(done, known) == ["big"],
+          "a spec whose export failed is not exported again")
+    check(run_batch.labeled_without_graph(done, known, "1")
+          == ["big", "failed_big"],
+          "DLP_RETRY_EXPORT_FAILURES tries it again")
 
 
 def test_broken_context_retry():

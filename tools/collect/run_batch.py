@@ -284,15 +284,19 @@ def graphs_known(root=None):
     return known
 
 
-def labeled_without_graph(done, known):
+def labeled_without_graph(done, known, retry=None):
     """Spec ids labeled on some card whose graph never reached the dataset
     although an "export" marker says it is done: the exporter skipped them
     for their size (over MAX_EXPORT_PARAMS) after they had been measured,
     so their label rows wait in data/pending/ for ever (18 specs, 92 rows
     after the sixth session). Batches export these again, without the size
-    limit (spec["export_anyway"])."""
-    return sorted(i for i in done["label_any"]
-                  if i not in known and i in done["export"])
+    limit (spec["export_anyway"]). Specs whose export then failed
+    ("exportfail" marker; timm:gemma4_vit_570m on aten::rms_norm was
+    retried by every batch of the seventh and eighth sessions) are not,
+    unless retry (DLP_RETRY_EXPORT_FAILURES) is set."""
+    failed = set() if retry else done["exportfail"]
+    return sorted(i for i in done["label_any"] if i not in known
+                  and i in done["export"] and i not in failed)
 
 
 def env_info(batch_id, dev):
@@ -436,7 +440,8 @@ def main():
     # the big language models go to dedicated multi-threaded exporters
     lab_ids = [it["spec"]["id"] for it in items]
     # labeled specs without a graph go first, in the first part only
-    again = [i for i in labeled_without_graph(done, graphs_known())
+    again = [i for i in labeled_without_graph(
+        done, graphs_known(), os.environ.get("DLP_RETRY_EXPORT_FAILURES"))
              if i in byid] if not a.part or pk == 0 else []
     for i in again:
         byid[i] = dict(byid[i], export_anyway=True)
