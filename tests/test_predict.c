@@ -206,10 +206,11 @@ static void test_modes(void) {
 /* Writes roofline inference files <dir>/<prefix><k>.dlpm with validation
  * errors errs[k][target] for the four inference targets. */
 static void write_err_files(const char *dir, const char *prefix, int n,
-                            const double (*errs)[4]) {
+                            const double (*errs)[4], const char *const *kinds) {
     for (int k = 0; k < n; k++) {
         dlp_pred_meta m;
-        dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
+        dlp_pred_meta_init(&m, kinds ? kinds[k] : "roofline",
+                           DLP_MODE_INFERENCE);
         m.targets = 0xF;
         for (int t = 0; t < 4; t++) m.val_error[t] = errs[k][t];
         dlp_nn_file f = {0};
@@ -221,6 +222,15 @@ static void write_err_files(const char *dir, const char *prefix, int n,
         CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
         dlp_nn_file_free(&f);
     }
+}
+
+static void rm_files(const char *dir, const char *prefix, int n) {
+    for (int k = 0; k < n; k++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/%s%d.dlpm", dir, prefix, k);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 /* ResNet-18 analysed at batch 2, and an inference config for it on the
@@ -240,7 +250,8 @@ static dlp_model *resnet18_b2(dlp_pred_config *pc) {
  * already runs, when that file's validation error is within 10% of the
  * best; a wider gap still loads the better file. Inference power, only a
  * fallback for energy, never loads a file of its own nor keeps the energy
- * file from being shared. */
+ * file from being shared. A file of a kind that runs no network (roofline,
+ * linreg) keeps the targets it is best at. */
 static void test_set_shares_files(void) {
     const double cases[3][2][4] = {
         {{0.20, 0.30, 0.50, 0.50},     /* s0 */
@@ -249,11 +260,10 @@ static void test_set_shares_files(void) {
          {0.50, 0.20, 0.60, 0.60}},    /* s1: memory, wide: loaded */
         {{0.20, 0.30, 0.50, 0.50},
          {0.50, 0.60, 0.47, 0.40}}};   /* s1: energy close, power wide */
-    const int s1_loaded[3] = {0, 1, 0};
     for (int c = 0; c < 3; c++) {
         char dir[] = "/tmp/dlp_test_share_XXXXXX";
         if (!mkdtemp(dir)) return;
-        write_err_files(dir, "s", 2, cases[c]);
+        write_err_files(dir, "s", 2, cases[c], NULL);
         dlp_predictor_set *ps = NULL;
         dlp_error err;
         CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
@@ -265,17 +275,49 @@ static void test_set_shares_files(void) {
         CHECK(dlp_predict_set_run(ps, &in, &r, &err) == DLP_OK);
         for (int t = 0; t < 4; t++) CHECK(r.v[t].valid);
         CHECK(ps->files[0].n_inst == 1);
-        /* 0.30 <= 0.28 x 1.1: s1 is never loaded; 0.30 > 0.20 x 1.1: it
-         * is; energy 0.50 <= 0.47 x 1.1 with power riding along: not */
-        CHECK_MSG(ps->files[1].n_inst == s1_loaded[c], "case %d", c);
+        /* both files are roofline kind, which runs no network: s1 is
+         * loaded wherever it is the best file (memory in cases 0 and 1,
+         * energy in case 2); then its power rides along */
+        CHECK_MSG(ps->files[1].n_inst == 1, "case %d", c);
         dlp_model_free(m);
         dlp_predictor_close(ps);
-        for (int k = 0; k < 2; k++) {
-            char path[300];
-            snprintf(path, sizeof path, "%s/s%d.dlpm", dir, k);
-            unlink(path);
-        }
-        rmdir(dir);
+        rm_files(dir, "s", 2);
+    }
+    /* the same errors in files of network kinds (headers only: choosing
+     * loads nothing): 0.30 <= 0.28 x 1.1, memory joins s0; 0.30 > 0.20 x
+     * 1.1, it stays in s1; energy 0.50 <= 0.47 x 1.1 with power riding
+     * along: both join s0. Then s1 of roofline kind and s0 a network:
+     * memory stays on s1 however close; s0 roofline and s1 a network:
+     * memory moves to the free s0 as between two networks */
+    const char *const gnn[2] = {"dippm", "trappm"};
+    const char *const s1_free[2] = {"dippm", "roofline"};
+    const char *const s0_free[2] = {"roofline", "dippm"};
+    const struct {
+        const char *const *kinds;
+        int c;
+    } runs[5] = {{gnn, 0}, {gnn, 1}, {gnn, 2}, {s1_free, 0}, {s0_free, 0}};
+    const int s1_used[5] = {0, 1, 0, 1, 0};
+    for (int k = 0; k < 5; k++) {
+        char dir[] = "/tmp/dlp_test_share_XXXXXX";
+        if (!mkdtemp(dir)) return;
+        write_err_files(dir, "s", 2, cases[runs[k].c], runs[k].kinds);
+        dlp_predictor_set *ps = NULL;
+        dlp_error err;
+        CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
+        if (!ps) return;
+        dlp_pred_config pc;
+        dlp_pred_config_init(&pc);
+        dlp_device_find("h100", &pc.device, &err);
+        pc.batch = 2;
+        int best[DLP_T_COUNT];
+        dlp_predict_set_choose(ps, &pc, best, NULL);
+        int used = 0;
+        for (int t = 0; t < 4; t++) used |= best[t] == 1;
+        CHECK_MSG(best[DLP_T_INF_LATENCY_MS] == 0, "run %d", k);
+        CHECK_MSG(used == s1_used[k], "run %d", k);
+        CHECK_MSG(best[DLP_T_INF_POWER_W] == best[DLP_T_INF_ENERGY_J], "run %d", k);
+        dlp_predictor_close(ps);
+        rm_files(dir, "s", 2);
     }
 }
 
@@ -289,7 +331,7 @@ static void test_lazy_set_selection(void) {
     const double errs[3][4] = {{0.5, 0.5, 0.5, 0.5},
                                {0.2, 0.9, NAN, 0.1},
                                {NAN, NAN, NAN, NAN}};
-    write_err_files(dir, "f", 3, errs);
+    write_err_files(dir, "f", 3, errs, NULL);
     char bad[300];
     snprintf(bad, sizeof bad, "%s/z_train.dlpm", dir);
     {

@@ -85,8 +85,8 @@ const char *dlp_choice_basis_name(dlp_choice_basis b);  /* "validation" .. */
  * compete, by that MAPE; else the same with the "all" runtime row; else
  * every covering file by its recorded validation error. Then a target
  * whose file serves nothing else moves to a file already running when its
- * error (same basis) is within 10%; inference power rides on the energy
- * file. */
+ * error (same basis) is within 10%, unless that file runs no network
+ * (roofline, linreg); inference power rides on the energy file. */
 void dlp_predict_set_choose(const dlp_predictor_set *ps,
                             const dlp_pred_config *c, int best[DLP_T_COUNT],
                             dlp_choice_basis basis[DLP_T_COUNT]);
