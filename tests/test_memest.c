@@ -7,8 +7,10 @@
 #include "feat/feat.h"
 #include "model/model.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static dlp_model *open_model(const char *path) {
@@ -151,7 +153,8 @@ static void test_conv(void) {
                (w + 6144 / MIB)) < 1e-9);
     /* training: saved X (dense conv input) and A = R (ReLU output, the
      * depthwise conv's input): 3072; the largest workspace 3072, counted
-     * DLP_MEM_TRAIN_CONV_WS times (gradients + workspace) */
+     * DLP_MEM_TRAIN_CONV_WS times (gradients + workspace), and the
+     * forward's and the backward's cuBLAS workspaces */
     CHECK(fg.max_conv_ws_bytes == 3072);
     CHECK(fg.saved_act_bytes == 3072);
     dlp_pred_config c;
@@ -160,7 +163,8 @@ static void test_conv(void) {
     DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
     c.mode = DLP_MODE_TRAINING;
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
-               (3 * w + (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / MIB)) < 1e-9);
+               (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB +
+                (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / MIB)) < 1e-9);
     c.mode = DLP_MODE_INFERENCE;
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
                mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32)) < 1e-9);
@@ -350,6 +354,64 @@ static void test_gelu(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* The training count against PyTorch's autograd (tests/gen_train_saved.py:
+ * every torchvision fixture in train mode at batch 2, the distinct storages
+ * its backward nodes saved, parameters left out). The folded BatchNorm's
+ * two blocks, in-place SiLU / ReLU6 / HardSwish saving a clone of their
+ * input, a saved slice keeping its base alive (ShuffleNetV2) and MaxPool's
+ * int64 indices (ninth session) bring 23 of the 25 models within 4%, 19
+ * within 1%; before them 12 were outside 4% (EfficientNet-B0 0.72,
+ * MobileNetV2 0.69, GoogLeNet 0.76, VGG-16 0.83, ResNet-18 0.93 of the
+ * oracle) and 7 within 1%. Swin counts its shifted-window masks and rolls
+ * differently (swin_t 1.05, swin_v2_t 0.935): 8% for those two. */
+static void test_train_saved_torchvision(void) {
+    const char *path = "tests/fixtures/models/train_saved.json";
+    FILE *f = fopen(path, "rb");
+    CHECK_MSG(f != NULL, "%s missing", path);
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    CHECK(text && fread(text, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    if (!text) return;
+    text[n] = 0;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    CHECK(root != NULL);
+    int n_models = 0, n_close = 0;
+    for (cJSON *e = root ? root->child : NULL; e; e = e->next) {
+        if (e->string[0] == '_') continue;
+        const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(e, "file"));
+        double want = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "saved_bytes"));
+        int64_t b = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "batch"));
+        char fp[256];
+        snprintf(fp, sizeof fp, "tests/fixtures/models/%s", file ? file : "");
+        dlp_error err;
+        dlp_model *m = NULL;
+        dlp_feat_graph fg;
+        if (dlp_model_open(fp, &m, &err) || dlp_model_set_batch(m, b, &err) ||
+            dlp_model_analyze(m, &err) ||
+            dlp_feat_graph_build(&fg, &m->graph, b, 0, 0, 0, &err)) {
+            CHECK_MSG(0, "%s: %s", fp, err.msg);
+            dlp_model_free(m);
+            continue;
+        }
+        double r = fg.saved_train_bytes / want;
+        double tol = strncmp(e->string, "swin", 4) ? 0.04 : 0.08;
+        CHECK_MSG(fabs(r - 1) <= tol, "%s: %.0f saved vs PyTorch %.0f (x%.3f)",
+                  e->string, fg.saved_train_bytes, want, r);
+        n_models++;
+        n_close += fabs(r - 1) <= 0.01;
+        dlp_feat_graph_free(&fg);
+        dlp_model_free(m);
+    }
+    cJSON_Delete(root);
+    CHECK_MSG(n_models == 25, "%d models", n_models);
+    CHECK_MSG(n_close >= 18, "%d of %d within 1%%", n_close, n_models);
+}
+
 int main(void) {
     RUN(test_chain);
     RUN(test_attention);
@@ -364,5 +426,6 @@ int main(void) {
     RUN(test_scatter);
     RUN(test_fbias);
     RUN(test_gelu);
+    RUN(test_train_saved_torchvision);
     return CHECK_DONE();
 }

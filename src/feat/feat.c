@@ -583,6 +583,24 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
+/* The value whose storage a saved v keeps alive in PyTorch: v itself,
+ * or, when v is a Slice or Split of an activation (views there, copies in
+ * the liveness above), the tensor it was cut from, followed through
+ * chains of them. */
+static int slice_base(const dlp_graph *g, int v, const uint8_t *virt,
+                      const uint8_t *hostv) {
+    for (int hops = 0; hops < 16; hops++) {
+        const dlp_node *p = producer_of(g, v);
+        if (!p || (strcmp(p->op_type, "Slice") && strcmp(p->op_type, "Split")) ||
+            p->n_inputs < 1 || p->inputs[0] < 0)
+            return v;
+        int x = p->inputs[0];
+        if (virt[x] || hostv[x] || !is_act(g, &g->values[x])) return v;
+        v = x;
+    }
+    return v;
+}
+
 /* The erf form of GELU as the exporter writes nn.GELU (opset < 20):
  * Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) [-> Mul(0.5)]. Autograd
  * runs one GELU and saves x alone (GeluBackward reads its input); the
@@ -761,6 +779,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     static const char *const views[] = VIEW_OPS;
     static const char *const host[] = HOST_OPS;
     static const char *const inplace[] = INPLACE_OPS;
+    static const char *const clone_inpl[] = {"Clip", "HardSwish", "HardSigmoid",
+                                             NULL};
     size_t V = g->n_values ? g->n_values : 1, N = g->n_nodes;
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
@@ -1000,11 +1020,24 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 int v = in ? n->inputs[k] : n->outputs[k - n->n_inputs];
                 if (v < 0 || virt[v] || hostv[v] || !is_act(g, &g->values[v]))
                     continue;
-                /* bit 1: saved; bit 2: saved by other than an erf GELU's
-                 * temporaries (the training estimate's count) */
-                if (in ? saves_input(g, n, k) : saves_output(n->op_type))
-                    saved[root[v]] |= gtmp[v] ? 1 : 3;
+                /* bit 1: saved, as exported (the static feature's
+                 * count); bit 2: the training estimate's blocks, i.e.
+                 * not an erf GELU's temporaries, and a saved slice's
+                 * base instead of the slice */
+                if (in ? saves_input(g, n, k) : saves_output(n->op_type)) {
+                    /* a slice or split is a view in PyTorch: saving it
+                     * keeps its whole base alive (ShuffleNetV2's chunk of
+                     * the shuffled tensor, saved by the branch's conv) */
+                    saved[root[v]] |= 1;
+                    if (!gtmp[v]) saved[root[slice_base(g, v, virt, hostv)]] |= 2;
+                }
             }
+            /* MaxPool saves its int64 argmax indices, one per output */
+            if (!strcmp(n->op_type, "MaxPool") && n->n_outputs > 0 &&
+                n->outputs[0] >= 0 && is_act(g, &g->values[n->outputs[0]]))
+                fg->saved_train_bytes +=
+                    8.0 * (double)vbytes(&g->values[n->outputs[0]]) /
+                    (double)dlp_dtype_size(g->values[n->outputs[0]].dtype);
             /* BatchNormalization folded into this Conv by the eval-mode
              * export (the legacy exporter names the folded weight
              * "onnx::Conv_<n>"; a conv of its own keeps "<module>.weight"):
@@ -1018,9 +1051,21 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 fg->saved_act_bytes += b;
                 fg->saved_train_bytes += b;
             }
+            /* an in-place activation whose derivative reads its input
+             * (SiLU, Clip as ReLU6, HardSwish, HardSigmoid; not ReLU or
+             * LeakyReLU, whose in-place forms read the result): autograd
+             * saves a clone of the input before the op overwrites it, a
+             * block of its own (torchvision EfficientNet-B0 at batch 8:
+             * 188 MiB of its 675 MiB saved; tests/test_train_saved.py) */
+            int x = silu_x[g->topo[t]] >= 0 ? silu_x[g->topo[t]]
+                    : in_list(n->op_type, clone_inpl) && n->n_inputs > 0
+                        ? n->inputs[0] : -1;
+            if (x >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
+                !virt[x] && root[n->outputs[0]] == root[x])
+                fg->saved_train_bytes += (double)vbytes(&g->values[x]);
         }
         for (size_t v = 0; v < g->n_values; v++) {
-            if (saved[v]) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
+            if (saved[v] & 1) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
             if (saved[v] & 2)
                 fg->saved_train_bytes += (double)vbytes(&g->values[v]);
         }
@@ -1286,7 +1331,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
     if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r->mem_weights_mib +
+        return 3 * r->mem_weights_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
                (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                    prec_scale(c->precision) / 1048576.0;
     return r->mem_mib;

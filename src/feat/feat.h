@@ -228,10 +228,21 @@ typedef struct {
 /* Training: the backward of the convolution with the largest workspace
  * holds, on top of the saved activations, its output gradient and its
  * input gradient (input + output bytes: one workspace's worth) and its
- * own cuDNN workspace: this many workspaces. Training memory MAPE
- * (roofline, lmo, 112 rows) 19.75% -> 17.29% (1: 17.57%, 3: 19.29%);
- * CNN rows were all under-estimated (vgg13 b32 -41%, resnet18 b8 -32%). */
-#define DLP_MEM_TRAIN_CONV_WS 2.0
+ * own cuDNN workspace, while the saved blocks of the layers after it are
+ * already freed: this many workspaces. It was 2 while the saved count
+ * missed in-place activations' clones and MaxPool indices (training
+ * memory MAPE, roofline, lmo, 112 rows: 19.75% -> 17.29%); with them
+ * (ninth session, 733 rows) 1: the estimate went over the measurement at
+ * batch 64 (ResNet 1.10x, VGG 1.14x) and under it at batch 8. */
+#define DLP_MEM_TRAIN_CONV_WS 1.0
+/* Training: two cuBLAS workspaces, the forward's and the backward's
+ * (autograd runs the backward on its own device thread, and PyTorch keeps
+ * a cuBLAS handle, so a workspace, per thread). The training estimate was
+ * 50-90 MiB under the measurement for small CNNs at batch 8 (ShuffleNetV2
+ * 0.67x, ResNet 0.84x). Training memory MAPE (roofline, lmo, 733 rows)
+ * 10.08% -> 7.27% with this and one conv workspace (one conv workspace
+ * alone 10.16%, with 32 MiB 8.40%, with 96 MiB 7.10%). */
+#define DLP_MEM_TRAIN_BLAS_WS_MIB (2 * DLP_MEM_CUBLAS_WS_MIB)
 /* An initializer of at most this many elements is a constant, not a
  * weight, when deciding whether an attention mask is computed from shapes
  * and constants only (feat.c): exporters store scalars (-inf, 0, the
@@ -256,7 +267,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM
  * rows; 3x weights (weights, gradients, momentum) + the activation blocks
  * autograd saves for backward + DLP_MEM_TRAIN_CONV_WS x the largest conv
- * workspace for training (docs/COST.md). */
+ * workspace + DLP_MEM_TRAIN_BLAS_WS_MIB for training (docs/COST.md). */
 double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
                                  const dlp_pred_config *c);
 /* The same from the roofline r of fg under c (dlp_feat_roofline_of), for
