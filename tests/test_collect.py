@@ -552,6 +552,23 @@ def test_skip_failed_exports():
                                       {}) == "export x", "size skips are done")
 
 
+def test_collector_commit():
+    """DLP_COMMIT, when given, names the collector's commit (the device
+    copy's .git is stale); without it the checkout's HEAD."""
+    import run_batch
+    old = os.environ.pop("DLP_COMMIT", None)
+    try:
+        head = subprocess.check_output(["git", "-C", ROOT, "rev-parse", "HEAD"],
+                                       text=True).strip()
+        check(run_batch.collector_commit() == head, "HEAD without DLP_COMMIT")
+        os.environ["DLP_COMMIT"] = "abc1234"
+        check(run_batch.collector_commit() == "abc1234", "DLP_COMMIT wins")
+    finally:
+        os.environ.pop("DLP_COMMIT", None)
+        if old is not None:
+            os.environ["DLP_COMMIT"] = old
+
+
 def test_labeled_without_graph():
     """Specs measured but skipped by the exporter for their size are
     exported again; specs with a graph, failed exports and unlabeled
@@ -721,7 +738,8 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
-              test_labeled_without_graph, test_broken_context_retry, test_train_items,
+              test_labeled_without_graph, test_collector_commit,
+              test_broken_context_retry, test_train_items,
               test_dataset):
         try:
             t()

@@ -299,6 +299,23 @@ def labeled_without_graph(done, known, retry=None):
                   and i in done["export"] and i not in failed)
 
 
+def collector_commit():
+    """The commit the batch's collector ran from: DLP_COMMIT when the
+    caller passes it, else the checkout's HEAD, else "unknown". DLP_COMMIT
+    comes first because the device tool's copy of the tree carries a .git
+    whose HEAD stays at the session's first commit: env.json of the later
+    batches of a session named that commit (h5b-f all 3eb8c29, data/README
+    lists what was passed)."""
+    if os.environ.get("DLP_COMMIT"):
+        return os.environ["DLP_COMMIT"]
+    try:
+        return subprocess.check_output(
+            ["git", "-C", REPO, "rev-parse", "HEAD"], text=True,
+            stderr=subprocess.DEVNULL).strip()
+    except Exception:
+        return "unknown"
+
+
 def env_info(batch_id, dev):
     import torch
     info = dict(protocol="p1", batch_id=batch_id)
@@ -324,12 +341,7 @@ def env_info(batch_id, dev):
     except OSError:
         pass
     info["host_cpu"] = cpu or platform.processor()
-    try:
-        info["collector_commit"] = subprocess.check_output(
-            ["git", "-C", REPO, "rev-parse", "HEAD"], text=True,
-            stderr=subprocess.DEVNULL).strip()
-    except Exception:  # the device copy has no .git: the caller passes it
-        info["collector_commit"] = os.environ.get("DLP_COMMIT", "unknown")
+    info["collector_commit"] = collector_commit()
     for mod in ("torchvision", "transformers", "timm", "onnx"):
         try:
             info[mod] = __import__(mod).__version__
