@@ -144,7 +144,9 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                 E->n_skipped_graphs ? " (some graphs failed to load)" : "");
     if (E->n_skipped_graphs)
         fprintf(stderr, "dlperf: warning: %d graph bindings could not be "
-                "featurized and were skipped\n", E->n_skipped_graphs);
+                "featurized and were skipped (%d of them: the graph's shapes "
+                "contradict the measured input size)\n", E->n_skipped_graphs,
+                E->n_conflict_bindings);
     return 0;
 }
 

@@ -1096,6 +1096,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         return dlp_fail(err, DLP_ERR_ARG, "featurizer needs an analysed graph");
     fg->n_nodes = (int)N;
     fg->batch = batch; fg->seq = seq; fg->height = height; fg->width = width;
+    fg->n_shape_conflicts = g->n_shape_conflicts;
     size_t n1 = N ? N : 1;
     fg->op = calloc(n1, sizeof *fg->op);
     fg->tc = calloc(n1, 1);

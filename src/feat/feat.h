@@ -116,6 +116,8 @@ typedef struct dlp_feat_graph {
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
     int n_uncosted;         /* nodes without a known cost */
+    int n_shape_conflicts;  /* nodes the binding contradicts
+                               (dlp_graph.n_shape_conflicts) */
     int64_t batch, seq, height, width;
 } dlp_feat_graph;
 

@@ -140,6 +140,11 @@ typedef struct dlp_graph {
     int opset;                /* default-domain opset (main graph's) */
     int64_t ir_version;
     int *topo;                /* node order after dlp_graph_toposort */
+    /* nodes whose inputs contradict them under the current binding (a
+     * Reshape of 24576 elements into a multiple of 442368: a graph
+     * exported at a fixed size, bound to another); counted on the main
+     * graph by the last shape inference (dlp_sh_bad) */
+    int n_shape_conflicts;
 } dlp_graph;
 
 /* Creates an empty graph using `arena` (caller keeps the arena). */

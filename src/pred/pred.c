@@ -191,7 +191,12 @@ dlp_status dlp_pred_feat(const dlp_pred_input *in, dlp_feat_graph *local,
         if (st) return st;
         fg = local;
     }
-    if (fg->n_unknown)
+    if (fg->n_shape_conflicts)
+        dlp_pred_result_flag(r, "%d node(s) cannot run at this binding: "
+                             "their input shapes contradict them (a graph "
+                             "exported at a fixed size, bound to another?)",
+                             fg->n_shape_conflicts);
+    else if (fg->n_unknown)
         dlp_pred_result_flag(r, "%d node(s) of op types the featurizer has "
                              "never seen (first: %s), mapped to 'other'",
                              fg->n_unknown, fg->unknown_op);

@@ -141,6 +141,14 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
     }
     if (!st) dlp_feat_bind_resolution(&m->graph, h, w);
     if (!st) st = dlp_model_analyze(m, err);
+    /* a label measured at a size the graph cannot take (exported at a
+     * fixed size whose constants the binding contradicts: NaFlexViT
+     * exported at 384 px, measured at 32 px) is not an example of it */
+    if (!st && m->graph.n_shape_conflicts) {
+        if (E) E->n_conflict_bindings++;
+        st = dlp_fail(err, DLP_ERR_SHAPE, "%s: %d node(s) contradict the "
+                      "binding", hash, m->graph.n_shape_conflicts);
+    }
     if (!st) st = dlp_feat_graph_build(fg, &m->graph, batch, seq, h, w, err);
     if (!st && E && E->n_trace)
         st = dlp_traces_attribute_slot(E, ds, f, &m->graph, err);

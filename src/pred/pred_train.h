@@ -70,6 +70,8 @@ typedef struct {
     char devices[256];         /* devices present, comma-separated */
     char **skipped;            /* why graphs were skipped (first few) */
     int n_skipped_graphs;
+    int n_conflict_bindings;   /* of them: the graph's shapes contradict
+                                  the binding (featurize in pred_data.c) */
     /* kernel traces (mode inference, datasets with kernel rows; else 0) */
     dlp_trace *trace;
     int n_trace, cap_trace;

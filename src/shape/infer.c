@@ -263,6 +263,7 @@ dlp_status dlp_shape_infer(dlp_graph *g, dlp_warnings *w, dlp_error *err) {
     dlp_shape_run r;
     dlp_status st = run_init(&r, root, w, err);
     if (st != DLP_OK) return st;
+    if (g == root) root->n_shape_conflicts = 0;
     st = infer_graph(&r, g);
     run_free(&r);
     return st;

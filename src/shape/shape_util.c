@@ -252,6 +252,7 @@ dlp_status dlp_sh_bad(dlp_sctx *c, const char *fmt, ...) {
     va_end(ap);
     dlp_warn(c->w, "node '%s' (%s): %s; outputs left unshaped", c->n->name,
              c->n->op_type, msg);
+    c->root->n_shape_conflicts++;
     for (int i = 0; i < c->n->n_outputs; i++) {
         dlp_value *o = dlp_sh_out(c, i);
         if (!o) continue;
