@@ -229,6 +229,53 @@ static void test_unseen_op(void) {
     dlp_model_free(m);
 }
 
+/* A graph exported at a fixed size and bound to another: torchvision's
+ * VGG-16 at 224 px folds its adaptive pooling to a fixed 7 x 7 input, so
+ * at 32 px the classifier's Gemm gets 512 features for 25088 weights.
+ * The shape inference counts the contradicted nodes, the featurizer keeps
+ * the count, a predictor flags the binding out of distribution (the
+ * dataset loader drops such labels, pred_data.c); at 224 px nothing. */
+static void test_shape_conflict(void) {
+    dlp_error err;
+    for (int k = 0; k < 2; k++) {
+        int64_t px = k ? 224 : 32;
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open("tests/fixtures/models/vgg16.onnx", &m, &err) ==
+                  DLP_OK &&
+              dlp_model_set_batch(m, 2, &err) == DLP_OK);
+        if (!m) return;
+        CHECK(dlp_feat_bind_resolution(&m->graph, px, px) == 1);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        CHECK_MSG((m->graph.n_shape_conflicts > 0) == (px == 32), "%lld px: %d",
+                  (long long)px, m->graph.n_shape_conflicts);
+        dlp_feat_graph fg;
+        CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 0, px, px, &err));
+        CHECK(fg.n_shape_conflicts == m->graph.n_shape_conflicts);
+        dlp_nn_file f = {0};
+        dlp_pred_meta meta;
+        dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
+        meta.targets = 1u << DLP_T_INF_LATENCY_MS;
+        CHECK(!dlp_pred_meta_write(&meta, &f, &err));
+        CHECK(!dlp_nn_file_add_str(&f, "roofline/version", "1", &err));
+        dlp_predictor *p = NULL;
+        CHECK(dlp_predictor_from_file(&f, NULL, &p, &err) == DLP_OK);
+        dlp_pred_config c;
+        h100(&c);
+        c.batch = 2;
+        c.height = c.width = px;
+        dlp_pred_input in = {&m->graph, &c, &fg, NULL};
+        dlp_pred_result r;
+        dlp_pred_result_init(&r);
+        CHECK(p && dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+        CHECK(r.ood == (px == 32));
+        CHECK(px != 32 || strstr(r.ood_reason, "cannot run at this binding"));
+        dlp_predictor_free(p);
+        dlp_nn_file_free(&f);
+        dlp_feat_graph_free(&fg);
+        dlp_model_free(m);
+    }
+}
+
 /* nodes of fg whose output Hugging Face's fp16 inf clamp checks */
 static int n_clamped(const dlp_feat_graph *fg) {
     int n = 0;
@@ -379,6 +426,7 @@ int main(void) {
     RUN(test_resnet_nodes);
     RUN(test_batch_scales);
     RUN(test_unseen_op);
+    RUN(test_shape_conflict);
     RUN(test_t5_half);
     RUN(test_schema_mismatch);
     return CHECK_DONE();
