@@ -188,6 +188,19 @@ static void test_batch_scales(void) {
 
 /* An op the featurizer has never seen maps to "other" and the prediction
  * is flagged out of distribution (the roofline kind needs no training). */
+/* A roofline predictor of inference latency, its file held in *f. */
+static dlp_predictor *roofline_latency(dlp_nn_file *f) {
+    dlp_error err;
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
+    meta.targets = 1u << DLP_T_INF_LATENCY_MS;
+    CHECK(!dlp_pred_meta_write(&meta, f, &err));
+    CHECK(!dlp_nn_file_add_str(f, "roofline/version", "1", &err));
+    dlp_predictor *p = NULL;
+    CHECK(dlp_predictor_from_file(f, NULL, &p, &err) == DLP_OK);
+    return p;
+}
+
 static void test_unseen_op(void) {
     dlp_model *m = open_model("tests/fixtures/models/resnet18.onnx", 1);
     CHECK(m != NULL);
@@ -208,13 +221,7 @@ static void test_unseen_op(void) {
     dlp_feat_graph_free(&fg);
     /* through a predictor: flagged, still a number */
     dlp_nn_file f = {0};
-    dlp_pred_meta meta;
-    dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
-    meta.targets = 1u << DLP_T_INF_LATENCY_MS;
-    CHECK(!dlp_pred_meta_write(&meta, &f, &err));
-    CHECK(!dlp_nn_file_add_str(&f, "roofline/version", "1", &err));
-    dlp_predictor *p = NULL;
-    CHECK(dlp_predictor_from_file(&f, NULL, &p, &err) == DLP_OK);
+    dlp_predictor *p = roofline_latency(&f);
     dlp_pred_config c;
     h100(&c);
     dlp_pred_input in = {&m->graph, &c, NULL, NULL};
@@ -252,13 +259,7 @@ static void test_shape_conflict(void) {
         CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 0, px, px, &err));
         CHECK(fg.n_shape_conflicts == m->graph.n_shape_conflicts);
         dlp_nn_file f = {0};
-        dlp_pred_meta meta;
-        dlp_pred_meta_init(&meta, "roofline", DLP_MODE_INFERENCE);
-        meta.targets = 1u << DLP_T_INF_LATENCY_MS;
-        CHECK(!dlp_pred_meta_write(&meta, &f, &err));
-        CHECK(!dlp_nn_file_add_str(&f, "roofline/version", "1", &err));
-        dlp_predictor *p = NULL;
-        CHECK(dlp_predictor_from_file(&f, NULL, &p, &err) == DLP_OK);
+        dlp_predictor *p = roofline_latency(&f);
         dlp_pred_config c;
         h100(&c);
         c.batch = 2;
