@@ -552,6 +552,32 @@ def test_skip_failed_exports():
                                       {}) == "export x", "size skips are done")
 
 
+def test_to_dtype_clears_bias_cache():
+    """The precision switch empties timm's attention-bias caches (a dict
+    .to() leaves alone), so the half forward gathers half biases."""
+    import torch
+    import measure
+
+    class Att(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.biases = torch.nn.Parameter(torch.zeros(4, 9))
+            self.attention_bias_cache = {}
+
+        def forward(self, x):
+            if "cpu" not in self.attention_bias_cache:
+                self.attention_bias_cache["cpu"] = self.biases[:, None, :3]
+            return x @ x.transpose(-1, -2) + self.attention_bias_cache["cpu"]
+
+    m = torch.nn.Sequential(Att()).eval()
+    x = torch.randn(4, 3, 3)
+    m(x)
+    check(m[0].attention_bias_cache["cpu"].dtype == torch.float32, "cached")
+    m = measure.to_dtype(m, torch.float64)
+    check(m[0].attention_bias_cache == {}, "cache emptied")
+    check(m(x.double()).dtype == torch.float64, "forward at the new dtype")
+
+
 def test_collector_commit():
     """DLP_COMMIT, when given, names the collector's commit (the device
     copy's .git is stale); without it the checkout's HEAD."""
@@ -739,6 +765,7 @@ def main():
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit,
+              test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items,
               test_dataset):
         try:
