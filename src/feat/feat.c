@@ -1056,7 +1056,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
              * LeakyReLU, whose in-place forms read the result): autograd
              * saves a clone of the input before the op overwrites it, a
              * block of its own (torchvision EfficientNet-B0 at batch 8:
-             * 188 MiB of its 675 MiB saved; tests/test_train_saved.py) */
+             * 188 MiB of its 675 MiB saved; tests/gen_train_saved.py) */
             int x = silu_x[g->topo[t]] >= 0 ? silu_x[g->topo[t]]
                     : in_list(n->op_type, clone_inpl) && n->n_inputs > 0
                         ? n->inputs[0] : -1;
