@@ -382,13 +382,8 @@ static void test_lazy_set_selection(void) {
     fclose(fp);
     CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT && !ps);
     CHECK(strstr(err.msg, "z_train.dlpm") != NULL);
-    for (int k = 0; k < 3; k++) {
-        char path[300];
-        snprintf(path, sizeof path, "%s/f%d.dlpm", dir, k);
-        unlink(path);
-    }
     unlink(bad);
-    rmdir(dir);
+    rm_files(dir, "f", 3);
 }
 
 /* ---- bad input ------------------------------------------------------------- */

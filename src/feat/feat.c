@@ -1033,11 +1033,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 }
             }
             /* MaxPool saves its int64 argmax indices, one per output */
+            int64_t ne;
             if (!strcmp(n->op_type, "MaxPool") && n->n_outputs > 0 &&
-                n->outputs[0] >= 0 && is_act(g, &g->values[n->outputs[0]]))
-                fg->saved_train_bytes +=
-                    8.0 * (double)vbytes(&g->values[n->outputs[0]]) /
-                    (double)dlp_dtype_size(g->values[n->outputs[0]].dtype);
+                n->outputs[0] >= 0 && is_act(g, &g->values[n->outputs[0]]) &&
+                dlp_shape_numel(&g->values[n->outputs[0]].shape, &ne))
+                fg->saved_train_bytes += 8.0 * (double)ne;
             /* BatchNormalization folded into this Conv by the eval-mode
              * export (the legacy exporter names the folded weight
              * "onnx::Conv_<n>"; a conv of its own keeps "<module>.weight"):

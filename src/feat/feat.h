@@ -88,12 +88,15 @@ typedef struct dlp_feat_graph {
      * training (feat.c: saves_input / saves_output); a static feature
      * of every model (schema 8) */
     double saved_act_bytes;
-    /* the same with the erf form of GELU as one op that saves its input
-     * alone (feat.c: mark_gelu_temps): the training memory estimate since
-     * the eighth session. saved_act_bytes keeps counting the GELU's
-     * temporaries, so the inference models trained on schema 8 see the
-     * features they were trained on; a schema change that retrains every
-     * model should feed this value to the features too. */
+    /* the blocks autograd really keeps, the training memory estimate's
+     * count: the erf form of GELU as one op that saves its input alone
+     * (feat.c: mark_gelu_temps, eighth session); the clone an in-place
+     * SiLU / Clip / HardSwish / HardSigmoid keeps of its input, a saved
+     * slice's whole base, MaxPool's int64 indices (ninth session;
+     * tests/gen_train_saved.py). saved_act_bytes keeps the exported count,
+     * so the models trained on schema 8 see the features they were
+     * trained on; a schema change that retrains every model should feed
+     * this value to the features too. */
     double saved_train_bytes;
     /* the largest convolution workspace (conv_workspace_bytes in feat.c:
      * DLP_MEM_CONV_WS_FACTOR x its input + output bytes) */
