@@ -133,35 +133,43 @@ def plan_item(spec, idx):
     return it
 
 
+def batch_rows(tables, prefix=""):
+    """(table, row) of every data/batches/<batch>/<table>.csv, batch by
+    batch in name order and, within a batch, in the order of tables; only
+    batches whose name starts with prefix (a string or a tuple)."""
+    for bdir in sorted(glob.glob(os.path.join(REPO, "data", "batches", "*"))):
+        if not os.path.basename(bdir).startswith(prefix):
+            continue
+        for table in tables:
+            p = os.path.join(bdir, table + ".csv")
+            if os.path.exists(p):
+                with open(p) as f:
+                    for r in csv.DictReader(f):
+                        yield table, r
+
+
 def memory_items(specs, dev):
     """Items that re-measure peak memory of the rows on `dev` whose
     memory_mib is defective (schema.DEFECTIVE_MEMORY_BATCHES):
     one item per spec, "mem": [table, precision, batch, seq, h, w]."""
-    import csv
     byid = {s["id"]: s for s in specs}
     h2s = {}
     for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
         if r["spec_id"] in byid:
             h2s.setdefault(r["hash"], r["spec_id"])
     cfgs = {}
-    for bdir in sorted(glob.glob(os.path.join(REPO, "data", "batches", "*"))):
-        if not os.path.basename(bdir).startswith(schema.DEFECTIVE_MEMORY_BATCHES):
+    for table, r in batch_rows(("inference", "training"),
+                               schema.DEFECTIVE_MEMORY_BATCHES):
+        sid = h2s.get(r["hash"])
+        if r["device"] != dev or sid is None or r["rep"] != "0":
             continue
-        for table in ("inference", "training"):
-            p = os.path.join(bdir, table + ".csv")
-            if not os.path.exists(p):
-                continue
-            for r in csv.DictReader(open(p)):
-                sid = h2s.get(r["hash"])
-                if r["device"] != dev or sid is None or r["rep"] != "0":
-                    continue
-                if table == "inference" and r["runtime"] != "eager":
-                    continue
-                c = [table, r["precision"], int(r["batch"]), int(r.get("seq") or 0),
-                     int(r["height"] or 0), int(r["width"] or 0)]
-                lst = cfgs.setdefault(sid, [])
-                if c not in lst:
-                    lst.append(c)
+        if table == "inference" and r["runtime"] != "eager":
+            continue
+        c = [table, r["precision"], int(r["batch"]), int(r.get("seq") or 0),
+             int(r["height"] or 0), int(r["width"] or 0)]
+        lst = cfgs.setdefault(sid, [])
+        if c not in lst:
+            lst.append(c)
     return [dict(spec=byid[sid], mem=c) for sid, c in sorted(cfgs.items())]
 
 
@@ -176,22 +184,17 @@ def train_items(ordered, dev, done):
     on the H100) and only 73 labeled, untrained, never-failed specs: the
     new-models-first batches add few, since large new models fail the
     step's time cap."""
-    import csv
     s2h = {}
     for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
         s2h.setdefault(r["spec_id"], r["hash"])
     batches, failed = {}, set()
-    for bdir in sorted(glob.glob(os.path.join(REPO, "data", "batches", "*"))):
-        p = os.path.join(bdir, "training.csv")
-        if os.path.exists(p):
-            for r in csv.DictReader(open(p)):
-                if r["device"] == dev:
-                    batches.setdefault(r["hash"], set()).add(int(r["batch"]))
-        p = os.path.join(bdir, "failures.csv")
-        if os.path.exists(p):
-            failed.update(r["hash"] for r in csv.DictReader(open(p))
-                          if r["device"] == dev and (r["stage"] == "train" or
-                                                     r["reason"].startswith("train")))
+    for table, r in batch_rows(("training", "failures")):
+        if r["device"] != dev:
+            continue
+        if table == "training":
+            batches.setdefault(r["hash"], set()).add(int(r["batch"]))
+        elif r["stage"] == "train" or r["reason"].startswith("train"):
+            failed.add(r["hash"])
     first, second, have = [], [], set()
     for idx, sp in enumerate(ordered):
         h = s2h.get(sp["id"])
@@ -413,7 +416,8 @@ def main():
     with open(os.path.join(work, "specs.jsonl"), "w") as f:
         for s in ordered:
             f.write(json.dumps(s) + "\n")
-    skip = skip_specs(done, os.environ.get("DLP_RETRY_EXPORT_FAILURES"))
+    retry = os.environ.get("DLP_RETRY_EXPORT_FAILURES")
+    skip = skip_specs(done, retry)
     byid = {s["id"]: s for s in specs}
     if a.train_only:
         items = train_items(ordered, dev, done)
@@ -452,8 +456,7 @@ def main():
     # the big language models go to dedicated multi-threaded exporters
     lab_ids = [it["spec"]["id"] for it in items]
     # labeled specs without a graph go first, in the first part only
-    again = [i for i in labeled_without_graph(
-        done, graphs_known(), os.environ.get("DLP_RETRY_EXPORT_FAILURES"))
+    again = [i for i in labeled_without_graph(done, graphs_known(), retry)
              if i in byid] if not a.part or pk == 0 else []
     for i in again:
         byid[i] = dict(byid[i], export_anyway=True)
@@ -556,7 +559,6 @@ def main():
 def summarize(work):
     """Prints counts and the most common failure reasons."""
     import collections
-    import csv
     for t in ("inference", "training", "llm", "kernels", "failures"):
         n = 0
         for p in glob.glob(os.path.join(work, "w*_%s.csv" % t)):
