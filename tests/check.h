@@ -15,6 +15,25 @@
 static int check_passed, check_failed, check_cur_failed;
 static const char *check_cur_name;
 
+/* The whole file at path, NUL-terminated, its length in *len (len may be
+ * NULL); NULL when it cannot be read. The caller frees it. */
+static inline char *check_slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b) b[n] = 0;
+    fclose(f);
+    if (b && len) *len = (size_t)n;
+    return b;
+}
+
 #define CHECK(cond)                                                          \
     do {                                                                     \
         if (!(cond)) {                                                       \

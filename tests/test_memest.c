@@ -366,17 +366,9 @@ static void test_gelu(void) {
  * differently (swin_t 1.05, swin_v2_t 0.935): 8% for those two. */
 static void test_train_saved_torchvision(void) {
     const char *path = "tests/fixtures/models/train_saved.json";
-    FILE *f = fopen(path, "rb");
-    CHECK_MSG(f != NULL, "%s missing", path);
-    if (!f) return;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    CHECK(text && fread(text, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    char *text = check_slurp(path, NULL);
+    CHECK_MSG(text != NULL, "%s missing", path);
     if (!text) return;
-    text[n] = 0;
     cJSON *root = cJSON_Parse(text);
     free(text);
     CHECK(root != NULL);

@@ -20,27 +20,11 @@
 
 #define FIX "tests/fixtures/reader/"
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b) b[n] = 0;
-    fclose(f);
-    if (len) *len = (size_t)n;
-    return b;
-}
 
 static cJSON *load_json(const char *name) {
     char path[256];
     snprintf(path, sizeof path, FIX "%s.json", name);
-    char *s = slurp(path, NULL);
+    char *s = check_slurp(path, NULL);
     if (!s) return NULL;
     cJSON *j = cJSON_Parse(s);
     free(s);
@@ -418,7 +402,7 @@ static void bind_and_batch(void) {
 
 static void open_memory_same(void) {
     size_t len;
-    char *b = slurp(FIX "raw_weights.onnx", &len);
+    char *b = check_slurp(FIX "raw_weights.onnx", &len);
     CHECK(b != NULL);
     if (!b) return;
     dlp_model *m = NULL, *f = open_fix("raw_weights");

@@ -20,21 +20,6 @@
 
 #define OPS_DIR "tests/fixtures/ops/"
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = 0;
-    fclose(f);
-    return buf;
-}
 
 /* Compares one fixture; returns the number of mismatches. */
 static int check_fixture(const cJSON *ent) {
@@ -123,7 +108,7 @@ static int check_fixture(const cJSON *ent) {
 }
 
 static void test_op_fixtures(void) {
-    char *txt = slurp(OPS_DIR "expected.json");
+    char *txt = check_slurp(OPS_DIR "expected.json", NULL);
     CHECK(txt != NULL);
     if (!txt) return;
     cJSON *root = cJSON_Parse(txt);
@@ -522,7 +507,7 @@ static void test_if_constant_and_merge(void) {
  * 3/7 every tensor must be shaped and equal to the shapes found by running
  * the graph (tests/gen_op_fixtures.py, numpy checked against torch). */
 static void test_tiny_hf_export(void) {
-    char *txt = slurp(OPS_DIR "tiny_hf.json");
+    char *txt = check_slurp(OPS_DIR "tiny_hf.json", NULL);
     CHECK(txt != NULL);
     if (!txt) return;
     cJSON *root = cJSON_Parse(txt);
@@ -767,7 +752,7 @@ static void test_fuzz_all_ops(void) {
  * and each dim is a number or a symbol; 'batch' dims are those that are 3
  * at batch 3 / seq 7, 'seq' dims those that are 7. */
 static void test_tiny_hf_symbolic(void) {
-    char *txt = slurp(OPS_DIR "tiny_hf.json");
+    char *txt = check_slurp(OPS_DIR "tiny_hf.json", NULL);
     cJSON *root = txt ? cJSON_Parse(txt) : NULL;
     free(txt);
     CHECK(root != NULL);
@@ -816,7 +801,7 @@ static void test_tiny_hf_symbolic(void) {
  * no tensor is unshaped (subgraph tensors included) and the output has the
  * shape the torch model gives (tests/gen_op_fixtures.py). */
 static void test_control_models(void) {
-    char *txt = slurp(OPS_DIR "control_models.json");
+    char *txt = check_slurp(OPS_DIR "control_models.json", NULL);
     cJSON *root = txt ? cJSON_Parse(txt) : NULL;
     free(txt);
     CHECK(root != NULL);
