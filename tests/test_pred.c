@@ -8,6 +8,8 @@
 #include "pred/pred_train.h"
 #include "model/model.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,6 +227,44 @@ static void test_examples(void) {
     dlp_examples_free(&T);
 }
 
+/* A label measured at a size the graph cannot take is not an example of
+ * that graph: the fixture's graph adds a [1,3,8,8] table to its input and
+ * is labeled at 8 px and at 16 / 32 px (tests/fixtures/dataset/gen.py,
+ * conflict_dataset(), whose counts expected.json holds). */
+static void test_examples_drop_conflicts(void) {
+    char *js = check_slurp("tests/fixtures/dataset/expected.json", NULL);
+    cJSON *root = js ? cJSON_Parse(js) : NULL;
+    cJSON *c = cJSON_GetObjectItem(root, "conflict");
+    CHECK(c != NULL);
+    if (!c) { cJSON_Delete(root); free(js); return; }
+    int want_n = cJSON_GetObjectItem(c, "examples")->valueint;
+    int want_conf = cJSON_GetObjectItem(c, "conflict_bindings")->valueint;
+    cJSON *kept = cJSON_GetObjectItem(c, "kept_batches");
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    CHECK(dlp_dataset_open("tests/fixtures/dataset/conflict", &ds, &err) == DLP_OK);
+    dlp_examples E;
+    CHECK(ds && dlp_examples_build(&E, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
+    CHECK_MSG(E.n == want_n, "%d examples, want %d", E.n, want_n);
+    CHECK(E.n_conflict_bindings == want_conf);
+    CHECK(E.n_skipped_graphs == want_conf);
+    for (int i = 0; i < E.n_skipped_graphs && i < DLP_EXAMPLES_SKIPPED_KEEP; i++)
+        CHECK_MSG(strstr(E.skipped[i].msg, "contradict") != NULL, "%s",
+                  E.skipped[i].msg);
+    for (int i = 0; i < E.n; i++) {
+        const dlp_pred_config *x = &E.ex[i].cfg;
+        CHECK(x->height == 8 && x->width == 8);
+        bool listed = false;
+        cJSON *b;
+        cJSON_ArrayForEach(b, kept) listed |= b->valueint == x->batch;
+        CHECK_MSG(listed, "batch %lld kept", (long long)x->batch);
+    }
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+    cJSON_Delete(root);
+    free(js);
+}
+
 /* Train a tiny GNN, save, load, compare predictions bit for bit; then
  * corrupt the file in several ways. */
 static void gnn_roundtrip(const char *kind) {
@@ -383,6 +423,7 @@ int main(void) {
     RUN(test_meta_blob_roundtrip);
     RUN(test_linreg_exact);
     RUN(test_examples);
+    RUN(test_examples_drop_conflicts);
     RUN(test_dippm_roundtrip);
     RUN(test_trappm_roundtrip);
     RUN(test_set);

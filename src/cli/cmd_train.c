@@ -147,6 +147,8 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                 "featurized and were skipped (%d of them: the graph's shapes "
                 "contradict the measured input size)\n", E->n_skipped_graphs,
                 E->n_conflict_bindings);
+    for (int i = 0; i < E->n_skipped_graphs && i < DLP_EXAMPLES_SKIPPED_KEEP; i++)
+        fprintf(stderr, "  %s\n", E->skipped[i].msg);
     return 0;
 }
 

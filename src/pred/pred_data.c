@@ -357,12 +357,15 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         if (bar) sscanf(bar + 1, "%lld|%lld|%lld|%lld", &b, &s, &hh, &ww);
         dlp_error e2;
         dlp_status fs = j == G.n || !G.bytes[j]
-                            ? DLP_ERR_NOT_FOUND
+                            ? dlp_fail(&e2, DLP_ERR_NOT_FOUND, "%.16s: graph "
+                                       "not in the packs", E->fg_hash[f])
                             : featurize(G.bytes[j], G.len[j], G.hash[j], b, s,
                                         hh, ww, &E->fg[f], E, ds, f, &e2);
         if (fs == DLP_ERR_NOMEM) st = dlp_fail(err, fs, "%s", e2.msg);
         else if (fs) {
             bad[f] = true;
+            if (E->n_skipped_graphs < DLP_EXAMPLES_SKIPPED_KEEP)
+                E->skipped[E->n_skipped_graphs] = e2;
             E->n_skipped_graphs++;
         }
     }

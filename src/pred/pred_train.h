@@ -56,6 +56,8 @@ typedef struct {
     int n_rows;                /* trace_rows[rows_at .. rows_at + n_rows) */
 } dlp_trace;
 
+#define DLP_EXAMPLES_SKIPPED_KEEP 4
+
 typedef struct {
     dlp_pred_mode mode;
     dlp_example *ex;
@@ -68,8 +70,9 @@ typedef struct {
     dlp_feat_graph *pool;      /* unlabeled pool (every graph of the index) */
     int n_pool;
     char devices[256];         /* devices present, comma-separated */
-    char **skipped;            /* why graphs were skipped (first few) */
-    int n_skipped_graphs;
+    int n_skipped_graphs;      /* graph bindings that failed to featurize */
+    dlp_error skipped[DLP_EXAMPLES_SKIPPED_KEEP]; /* why, for the first
+                                  min(n_skipped_graphs, KEEP) of them */
     int n_conflict_bindings;   /* of them: the graph's shapes contradict
                                   the binding (featurize in pred_data.c) */
     /* kernel traces (mode inference, datasets with kernel rows; else 0) */
