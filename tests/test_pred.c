@@ -25,6 +25,25 @@ static void h100(dlp_pred_config *c) {
     DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c->device, &err) == DLP_OK);
 }
 
+/* What each kind costs to run decides how predict shares files: every
+ * built-in kind states it, a blend costs its costliest part. */
+static void test_kind_cost(void) {
+    for (const dlp_pred_vtable *const *k = dlp_pred_builtin_kinds(); *k; k++)
+        CHECK_MSG((*k)->cost >= DLP_PRED_COST_FREE && (*k)->cost <= DLP_PRED_COST_SLOW,
+                  "%s: cost %d", (*k)->kind, (int)(*k)->cost);
+    CHECK(dlp_pred_kind_cost("roofline", NULL) == DLP_PRED_COST_FREE);
+    CHECK(dlp_pred_kind_cost("linreg", NULL) == DLP_PRED_COST_FREE);
+    CHECK(dlp_pred_kind_cost("roofline+linreg", NULL) == DLP_PRED_COST_FREE);
+    CHECK(dlp_pred_kind_cost("dippm", NULL) == DLP_PRED_COST_MODEL);
+    CHECK(dlp_pred_kind_cost("roofline+trappm", NULL) == DLP_PRED_COST_MODEL);
+    CHECK(dlp_pred_kind_cost("kern", NULL) == DLP_PRED_COST_SLOW);
+    CHECK(dlp_pred_kind_cost("dippm+kern", NULL) == DLP_PRED_COST_SLOW);
+    CHECK(dlp_pred_kind_cost("kern+roofline", NULL) == DLP_PRED_COST_SLOW);
+    /* not built in (xgb without src/tree's list): assumed a model */
+    CHECK(dlp_pred_kind_cost("xgb", NULL) == DLP_PRED_COST_MODEL);
+    CHECK(dlp_pred_kind_cost("", NULL) == DLP_PRED_COST_MODEL);
+}
+
 static void test_names(void) {
     dlp_error err;
     for (int t = 0; t < DLP_T_COUNT; t++) {
@@ -419,6 +438,7 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/dlp_test_pred_XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     RUN(test_names);
+    RUN(test_kind_cost);
     RUN(test_config_check);
     RUN(test_meta_blob_roundtrip);
     RUN(test_linreg_exact);

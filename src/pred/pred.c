@@ -389,6 +389,21 @@ static const dlp_pred_vtable *find_kind(const char *kind,
     return NULL;
 }
 
+dlp_pred_cost dlp_pred_kind_cost(const char *kind,
+                                 const dlp_pred_vtable *const *extra) {
+    dlp_pred_cost cost = 0;
+    char part[64];
+    for (const char *s = kind; *s;) {   /* a blend: its costliest part */
+        size_t n = strcspn(s, "+");
+        snprintf(part, sizeof part, "%.*s", (int)n, s);
+        const dlp_pred_vtable *vt = find_kind(part, extra);
+        dlp_pred_cost c = vt && vt->cost ? vt->cost : DLP_PRED_COST_MODEL;
+        if (c > cost) cost = c;
+        s += n + (s[n] == '+');
+    }
+    return cost ? cost : DLP_PRED_COST_MODEL;
+}
+
 dlp_status dlp_predictor_from_file(const dlp_nn_file *f,
                                    const dlp_pred_vtable *const *extra,
                                    dlp_predictor **out, dlp_error *err) {

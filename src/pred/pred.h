@@ -203,6 +203,17 @@ dlp_status dlp_pred_blob_get(const dlp_nn_file *f, const char *name,
 /* ---- predictors ---------------------------------------------------------- */
 typedef struct dlp_predictor dlp_predictor;
 
+/* What running a kind costs, which decides how `dlperf predict` shares
+ * and ranks files (src/predict/predict_set.c). */
+typedef enum {                /* in increasing order */
+    DLP_PRED_COST_FREE = 1,   /* arithmetic on the features alone (roofline,
+                                 linreg): never moved to a shared file */
+    DLP_PRED_COST_MODEL = 2,  /* runs a learned model (a network, boosters):
+                                 milliseconds per process */
+    DLP_PRED_COST_SLOW = 3    /* ten times a network (kern's per-node
+                                 boosters): competes only when asked */
+} dlp_pred_cost;
+
 typedef struct {
     const char *kind;
     /* Builds p->impl from the file (meta already read into p->meta). The
@@ -215,6 +226,7 @@ typedef struct {
     dlp_status (*predict)(const dlp_predictor *p, const dlp_pred_input *in,
                           dlp_pred_result *out, dlp_error *err);
     void (*free)(dlp_predictor *p);   /* frees p->impl only */
+    dlp_pred_cost cost;               /* every kind states it (0: as MODEL) */
 } dlp_pred_vtable;
 
 struct dlp_predictor {
@@ -227,6 +239,11 @@ struct dlp_predictor {
 /* The kinds built into src/pred/ (linreg, roofline, dippm, trappm),
  * NULL-terminated. */
 const dlp_pred_vtable *const *dlp_pred_builtin_kinds(void);
+
+/* The cost of running `kind` (a built-in kind, one of `extra`, or a blend
+ * "a+b": its costliest part); DLP_PRED_COST_MODEL for a kind not built in. */
+dlp_pred_cost dlp_pred_kind_cost(const char *kind,
+                                 const dlp_pred_vtable *const *extra);
 
 /* Loads a model file: reads the header, finds the kind among the built-in
  * kinds (a kind "a+b" is a blend, pred_blend.c) and `extra`

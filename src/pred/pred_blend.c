@@ -265,8 +265,9 @@ static dlp_status blend_predict(const dlp_predictor *p,
     return DLP_OK;
 }
 
+/* cost: its costliest part's (dlp_pred_kind_cost) */
 const dlp_pred_vtable dlp_pred_blend_vt = {"blend", blend_load, blend_predict,
-                                           blend_free};
+                                           blend_free, DLP_PRED_COST_MODEL};
 
 /* ---- training ------------------------------------------------------------- */
 

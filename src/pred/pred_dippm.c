@@ -15,4 +15,5 @@ dlp_status dlp_pred_dippm_train(const dlp_examples *E, const int32_t *tr,
 }
 
 const dlp_pred_vtable dlp_pred_dippm_vt = {"dippm", dlp_gnn_load,
-                                           dlp_gnn_predict, dlp_gnn_free};
+                                           dlp_gnn_predict, dlp_gnn_free,
+                                           DLP_PRED_COST_MODEL};

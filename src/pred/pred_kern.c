@@ -290,8 +290,11 @@ static dlp_status kern_predict(const dlp_predictor *p, const dlp_pred_input *in,
     return DLP_OK;
 }
 
+/* loading libxgboost's boosters and one booster call per graph cost
+ * ~40-55 ms per process and ~2.5 ms per graph of a directory (ResNet-50,
+ * 2 cores), ten times DIPPM's */
 const dlp_pred_vtable dlp_pred_kern_vt = {"kern", kern_load, kern_predict,
-                                          kern_free};
+                                          kern_free, DLP_PRED_COST_SLOW};
 
 dlp_status dlp_kern_sum_us(const dlp_predictor *p, const dlp_feat_graph *fg,
                            const dlp_pred_config *c, double *us,

@@ -121,4 +121,5 @@ static dlp_status linreg_predict(const dlp_predictor *p,
 static void linreg_free(dlp_predictor *p) { free(p->impl); p->impl = NULL; }
 
 const dlp_pred_vtable dlp_pred_linreg_vt = {"linreg", linreg_load,
-                                            linreg_predict, linreg_free};
+                                            linreg_predict, linreg_free,
+                                            DLP_PRED_COST_FREE};

@@ -88,4 +88,5 @@ static dlp_status roofline_predict(const dlp_predictor *p,
 static void roofline_free(dlp_predictor *p) { p->impl = NULL; }
 
 const dlp_pred_vtable dlp_pred_roofline_vt = {"roofline", roofline_load,
-                                              roofline_predict, roofline_free};
+                                              roofline_predict, roofline_free,
+                                              DLP_PRED_COST_FREE};

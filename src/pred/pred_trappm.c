@@ -18,4 +18,5 @@ dlp_status dlp_pred_trappm_train(const dlp_examples *E, const int32_t *tr,
 }
 
 const dlp_pred_vtable dlp_pred_trappm_vt = {"trappm", dlp_gnn_load,
-                                            dlp_gnn_predict, dlp_gnn_free};
+                                            dlp_gnn_predict, dlp_gnn_free,
+                                            DLP_PRED_COST_MODEL};

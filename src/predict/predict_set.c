@@ -213,11 +213,11 @@ static bool file_error(const dlp_predictor_set *ps, int i, dlp_target t,
     return true;
 }
 
-/* Kinds whose prediction runs the per-node XGBoost of kern: loading
- * libxgboost's boosters and one booster call per graph cost ~40-55 ms per
- * process and ~2.5 ms per graph of a directory (ResNet-50, 2 cores), ten
- * times DIPPM's; they compete only with dlp_predictor_set_best. */
-static bool slow_kind(const char *kind) { return strstr(kind, "kern") != NULL; }
+/* Kinds of cost DLP_PRED_COST_SLOW (kern and blends with it) compete only
+ * with dlp_predictor_set_best. */
+static dlp_pred_cost kind_cost(const char *kind) {
+    return dlp_pred_kind_cost(kind, dlp_predict_extra_kinds());
+}
 
 void dlp_predictor_set_best(dlp_predictor_set *ps, int on) {
     if (ps) ps->best = on != 0;
@@ -233,7 +233,8 @@ static int best_file(const dlp_predictor_set *ps, dlp_target t,
         double be = INFINITY;
         for (int i = 0; i < ps->n; i++) {
             double e;
-            if (!pass && slow_kind(ps->files[i].meta.kind)) continue;
+            if (!pass && kind_cost(ps->files[i].meta.kind) == DLP_PRED_COST_SLOW)
+                continue;
             if (!file_error(ps, i, t, c, b, &e)) continue;
             if (best < 0 || e < be) {
                 best = i;
@@ -255,17 +256,12 @@ static int best_file(const dlp_predictor_set *ps, dlp_target t,
  * session's table, CUDA-graph latency alone in DIPPM (19.14%) and energy
  * alone in TraPPM (18.37%) could each join the other; moving energy costs
  * 2.1% of its error, moving latency 5.7%, so energy moves. A target on a
- * file of a free kind (below) stays where it is. */
+ * file of a kind of cost DLP_PRED_COST_FREE stays where it is: keeping it
+ * for one target costs next to nothing (a sum over the graph's nodes, a dot
+ * product of a few totals). With the eighth session's table the roofline
+ * kind's memory estimate (5.34% held-out, CUDA-graph runtime) lost to
+ * DIPPM's 5.65% only by the move. */
 #define DLP_PRED_SHARE_TOL 0.10
-
-/* Kinds that run no network (a sum over the graph's nodes, a dot product
- * of a few totals): keeping such a file for one target costs next to
- * nothing, so a target they answer is never moved off them. With the
- * eighth session's table the roofline kind's memory estimate (5.34%
- * held-out, CUDA-graph runtime) lost to DIPPM's 5.65% only by this rule. */
-static bool free_kind(const char *kind) {
-    return strcmp(kind, "roofline") == 0 || strcmp(kind, "linreg") == 0;
-}
 
 static void share_files(const dlp_predictor_set *ps, const dlp_pred_config *c,
                         int *best, const dlp_choice_basis *basis) {
@@ -278,7 +274,8 @@ static void share_files(const dlp_predictor_set *ps, const dlp_pred_config *c,
             bool alone = true;
             for (int u = 0; u < DLP_T_COUNT && alone; u++)
                 alone = u == t || best[u] != i;
-            if (!alone || free_kind(ps->files[i].meta.kind)) continue;
+            if (!alone || kind_cost(ps->files[i].meta.kind) == DLP_PRED_COST_FREE)
+                continue;
             double be;
             if (!file_error(ps, i, (dlp_target)t, c, basis[t], &be) ||
                 be >= 1e30 || be <= 0)

@@ -236,4 +236,4 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
 }
 
 const dlp_pred_vtable dlp_tree_pred_vtable = {"xgb", tree_load, tree_predict,
-                                              tree_free};
+                                              tree_free, DLP_PRED_COST_MODEL};
