@@ -105,14 +105,21 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
     for (int i = 0; i < DLP_DEVICE_NFEATURES; i++) x[k++] = (float)dev[i];
-    /* bases: a forward's latency at the roofline plus launches (all of them
-     * for eager, a quarter for a replayed graph) */
-    double lat_ms = r.roofline_ms +
-                    r.launch_ms * (c->runtime == DLP_RT_EAGER ? 1.0 : 0.25);
+    /* bases (schema 3), as the graph layout's (tree_graph.c): a replayed
+     * graph's latency is at least each kernel's floor (launch latency or
+     * roofline, dlp_feat_roofline.kernel_ms), eager adds a launch per node
+     * to the roofline; memory is the liveness estimate of docs/COST.md.
+     * Schema 2 used roofline + launches (a quarter of them for a graph) and
+     * weights + peak activations: on the tenth session's data (5-fold
+     * leave-models-out, 1,714 configurations) throughput 33.87% -> 31.01%,
+     * memory 12.69% -> 6.16%, energy per sample 32.87% -> 30.26% MAPE. */
+    double lat_ms = c->runtime == DLP_RT_GRAPH ? r.kernel_ms
+                                               : r.roofline_ms + r.launch_ms;
     if (!(lat_ms > 1e-4)) lat_ms = 1e-4;
     double b = (double)(c->batch > 0 ? c->batch : 1);
+    double mem = dlp_feat_mem_estimate_of(fg, c, &r);
     base[0] = b / lat_ms * 1e3;                            /* samples/s */
-    base[1] = r.weights_mib + r.peak_act_mib + 1.0;        /* MiB */
+    base[1] = mem > 1 ? mem : 1;                           /* MiB */
     base[2] = (c->device.tdp_w > 0 ? c->device.tdp_w : 300) * lat_ms / 1e3 / b;
 }
 
