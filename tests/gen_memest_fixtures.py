@@ -11,15 +11,26 @@ PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
 ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
 memest_gelu2.onnx (the erf GELU between two Linear layers, and the same
 pattern multiplied by another input)."""
+import os
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
 D = "tests/fixtures/memest/"
 
-def save(nodes, ins, outs, inits, name):
+def save(nodes, ins, outs, inits, name, strip=False):
+    """strip: initializers >= 1 KiB go to external data whose file is then
+    deleted (the dataset's convention: shapes kept, weights not)."""
     g = h.make_graph(nodes, name, ins, outs, inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
-    onnx.save(m, D + name + ".onnx")
+    if not strip:
+        onnx.save(m, D + name + ".onnx")
+        return
+    from onnx import external_data_helper
+    external_data_helper.convert_model_to_external_data(
+        m, all_tensors_to_one_file=True, location=name + ".weights",
+        size_threshold=1024)
+    onnx.save_model(m, D + name + ".onnx")
+    os.remove(D + name + ".weights")
 
 # q, k, v [1, 2, 64, 16] in, O out, and the scaled QK^T of the SDPA
 # symbolic: Mul(q, c), Mul(k^T, c), MatMul
@@ -179,4 +190,4 @@ for name, other in (("memest_gelu", "H"), ("memest_gelu2", "Z")):
           nh.from_array(np.zeros((1024, 16), np.float32), "W2"),
           nh.from_array(np.array(1.4142135, np.float32), "s2"),
           nh.from_array(np.array(1.0, np.float32), "one"),
-          nh.from_array(np.array(0.5, np.float32), "half")], name)
+          nh.from_array(np.array(0.5, np.float32), "half")], name, strip=True)
