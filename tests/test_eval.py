@@ -135,6 +135,19 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_top_models_bad", r.returncode == 2 and
           "--top-models" in r.stderr, r.stderr[-200:])
+    # labels at sizes the graph cannot take (gen.py's conflict/ dataset):
+    # dlperf train says how many bindings it skipped and which, and trains
+    # on the 6 examples left
+    r = subprocess.run([DLPERF, "train", os.path.join("tests", "fixtures",
+                        "dataset", "conflict"), "--kind", "roofline", "-o",
+                        os.path.join(tmp, "c.dlpm")], capture_output=True,
+                       text=True)
+    why = [l for l in r.stderr.splitlines() if "contradict the binding" in l]
+    check("cli_train_skipped_why", r.returncode == 0 and
+          "3 graph bindings could not be featurized" in r.stderr and
+          len(why) == 3 and sum("16x16 px" in l for l in why) == 2 and
+          sum("32x32 px" in l for l in why) == 1 and
+          "on 6 examples" in r.stderr, r.stderr[-600:])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -146,8 +146,10 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
      * exported at 384 px, measured at 32 px) is not an example of it */
     if (!st && m->graph.n_shape_conflicts) {
         if (E) E->n_conflict_bindings++;
-        st = dlp_fail(err, DLP_ERR_SHAPE, "%s: %d node(s) contradict the "
-                      "binding", hash, m->graph.n_shape_conflicts);
+        st = dlp_fail(err, DLP_ERR_SHAPE, "%s at batch %lld, seq %lld, "
+                      "%lldx%lld px: %d node(s) contradict the binding", hash,
+                      (long long)batch, (long long)seq, (long long)h,
+                      (long long)w, m->graph.n_shape_conflicts);
     }
     if (!st) st = dlp_feat_graph_build(fg, &m->graph, batch, seq, h, w, err);
     if (!st && E && E->n_trace)
