@@ -759,8 +759,34 @@ def test_fixed_resolution_and_training_plan():
           any(p[2] == "fp16" for m in more for p in m[3:]), "extra points: both precisions")
 
 
+def test_stop_early_on_term():
+    """SIGTERM moves the batch's deadline to now (so it packs what it has);
+    a second signal never moves it later; the signal arrives at the
+    process itself, as the device tool's timeout sends it."""
+    import signal
+    import time
+    import run_batch
+    old = signal.getsignal(signal.SIGTERM)
+    try:
+        d = {"t": time.time() + 1000}
+        run_batch.stop_early_on_term(d)
+        t0 = time.time()
+        os.kill(os.getpid(), signal.SIGTERM)
+        check(t0 <= d["t"] <= time.time(), "SIGTERM: deadline now (%.1f s ahead)"
+              % (d["t"] - time.time()))
+        d["t"] = t0 - 5
+        os.kill(os.getpid(), signal.SIGTERM)
+        check(d["t"] == t0 - 5, "SIGTERM: an earlier deadline stays")
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    # the wrapper hands its process to Python, which the signal then reaches
+    sh = open(os.path.join(ROOT, "tools", "collect", "run_batch.sh")).read()
+    check("\nexec python3 tools/collect/run_batch.py" in sh,
+          "run_batch.sh execs run_batch.py")
+
+
 def main():
-    for t in (test_new_models_first, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
+    for t in (test_new_models_first, test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,

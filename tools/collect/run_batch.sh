@@ -9,4 +9,6 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export PYTHONUNBUFFERED=1 CUDA_DEVICE_ORDER=PCI_BUS_ID
 OUT=${OUT:-/tmp/collect_out}
 mkdir -p "$OUT"
-python3 tools/collect/run_batch.py "$1" --seconds "${2:-500}" --out "$OUT" "${@:3}"
+# exec: the device tool's timeout signals this process itself, and waits for
+# it to pack (run_batch.stop_early_on_term)
+exec python3 tools/collect/run_batch.py "$1" --seconds "${2:-500}" --out "$OUT" "${@:3}"
