@@ -173,9 +173,13 @@ static void test_svg(void) {
     if (f) fclose(f);
     buf[n] = 0;
     CHECK(strstr(buf, "<svg") && strstr(buf, "</svg>"));
-    int circles = 0;
+    int circles = 0, dots = 0;
     for (char *q = buf; (q = strstr(q, "<circle")); q++) circles++;
-    CHECK(circles == 3 + 2);   /* 3 valid points + 2 legend marks */
+    for (char *q = buf; (q = strstr(q, "h0")); q++) dots++;
+    CHECK(circles == 2);   /* the legend marks */
+    CHECK(dots == 3);      /* the 3 valid points, as zero-length segments */
+    /* (1, 1.2) and (10, 9) in their groups' colours: one path per colour */
+    CHECK(strstr(buf, "stroke=\"#1f77b4\"") && strstr(buf, "stroke=\"#ff7f0e\""));
     CHECK(strstr(buf, "&lt;vit&amp;&gt;") != NULL);
     CHECK(strstr(buf, "<polygon") != NULL);   /* the 10% band */
     unlink(path);
