@@ -76,7 +76,7 @@ static void print_kind(const char *name, const cJSON *k) {
     }
     const cJSON *noise = cJSON_GetObjectItemCaseSensitive(k, "noise");
     if (cJSON_GetArraySize(noise) == 0) return;
-    printf("  noise floor |rep0-rep1|/rep0, median / p90 over pairs:\n");
+    printf("  noise floor |rep0-rep1|/rep0, median / p90 / mean over pairs:\n");
     const cJSON *rt;
     cJSON_ArrayForEach(rt, noise) {
         printf("    %-8s", rt->string);
@@ -85,9 +85,9 @@ static void print_kind(const char *name, const cJSON *k) {
             if (num(m, "pairs") == 0)
                 printf("  %s -", m->string);
             else
-                printf("  %s %.2f%% / %.2f%% (%g)", m->string,
+                printf("  %s %.2f%% / %.2f%% / %.2f%% (%g)", m->string,
                        100 * num(m, "median"), 100 * num(m, "p90"),
-                       num(m, "pairs"));
+                       100 * num(m, "mean"), num(m, "pairs"));
         }
         printf("\n");
     }
