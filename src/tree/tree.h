@@ -171,6 +171,14 @@ void dlp_tree_features(const dlp_tree_layout *L, const dlp_feat_graph *fg,
 void dlp_tree_llm_features(const dlp_feat_graph *fg,
                            const dlp_pred_config *c, const dlp_llm_arch *arch,
                            float *x, double *base);
+/* The latency (ms, at least 1e-4) and peak-memory (MiB, at least 1) bases
+ * both layouts correct: the per-kernel floor sum for a replayed CUDA graph,
+ * roofline + a launch per node for eager, three times that for a training
+ * step; the liveness memory estimate. */
+void dlp_tree_base_latency_memory(const dlp_feat_graph *fg,
+                                  const dlp_pred_config *c,
+                                  const dlp_feat_roofline *r, double *lat_ms,
+                                  double *mem_mib);
 void dlp_tree_graph_features(const dlp_feat_graph *fg,
                              const dlp_pred_config *c, float *x,
                              double *base);

@@ -43,17 +43,26 @@ void dlp_tree_graph_features(const dlp_feat_graph *fg,
         x[k++] = (float)log1p(r.kernels_cat[i]);
     x[k++] = (float)log10(r.kernel_ms + 1e-6);
     x[k++] = (float)log1p(r.kernels);
-    /* bases: a replayed graph costs at least each kernel's floor (launch
-     * latency or roofline, dlp_feat_roofline.kernel_ms); eager adds a
-     * launch per node; a training step runs forward, backward (about twice
-     * the forward's work) and the optimizer: three forwards */
-    double lat = c->runtime == DLP_RT_GRAPH ? r.kernel_ms
-                                            : r.roofline_ms + r.launch_ms;
-    if (c->mode == DLP_MODE_TRAINING) lat = 3 * (r.roofline_ms + r.launch_ms);
-    if (!(lat > 1e-4)) lat = 1e-4;
+    double lat, mem;
+    dlp_tree_base_latency_memory(fg, c, &r, &lat, &mem);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
-    double mem = dlp_feat_mem_estimate_of(fg, c, &r);
     base[0] = lat;
-    base[1] = mem > 1 ? mem : 1;
+    base[1] = mem;
     base[2] = c->mode == DLP_MODE_TRAINING ? tdp : tdp * lat / 1e3;
+}
+
+void dlp_tree_base_latency_memory(const dlp_feat_graph *fg,
+                                  const dlp_pred_config *c,
+                                  const dlp_feat_roofline *r, double *lat_ms,
+                                  double *mem_mib) {
+    /* a replayed graph costs at least each kernel's floor (launch latency
+     * or roofline, dlp_feat_roofline.kernel_ms); eager adds a launch per
+     * node; a training step runs forward, backward (about twice the
+     * forward's work) and the optimizer: three forwards */
+    double lat = c->runtime == DLP_RT_GRAPH ? r->kernel_ms
+                                            : r->roofline_ms + r->launch_ms;
+    if (c->mode == DLP_MODE_TRAINING) lat = 3 * (r->roofline_ms + r->launch_ms);
+    *lat_ms = lat > 1e-4 ? lat : 1e-4;
+    double mem = dlp_feat_mem_estimate_of(fg, c, r);
+    *mem_mib = mem > 1 ? mem : 1;
 }

@@ -113,13 +113,11 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
      * weights + peak activations: on the tenth session's data (5-fold
      * leave-models-out, 1,714 configurations) throughput 33.87% -> 31.01%,
      * memory 12.69% -> 6.16%, energy per sample 32.87% -> 30.26% MAPE. */
-    double lat_ms = c->runtime == DLP_RT_GRAPH ? r.kernel_ms
-                                               : r.roofline_ms + r.launch_ms;
-    if (!(lat_ms > 1e-4)) lat_ms = 1e-4;
+    double lat_ms, mem;
+    dlp_tree_base_latency_memory(fg, c, &r, &lat_ms, &mem);
     double b = (double)(c->batch > 0 ? c->batch : 1);
-    double mem = dlp_feat_mem_estimate_of(fg, c, &r);
     base[0] = b / lat_ms * 1e3;                            /* samples/s */
-    base[1] = mem > 1 ? mem : 1;                           /* MiB */
+    base[1] = mem;                                         /* MiB */
     base[2] = (c->device.tdp_w > 0 ? c->device.tdp_w : 300) * lat_ms / 1e3 / b;
 }
 
