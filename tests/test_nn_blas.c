@@ -73,10 +73,12 @@ static void reference_known_product(void) {
 
 /* The private copy must give exactly the bits of the shared library built
  * from the same archive (DLP_BLAS_SHARED, from the Makefile; it is the same
- * OpenBLAS, relinked): on the products a prediction runs (GNN layers:
- * C[nodes,32] += X[nodes,I] W[32,I]^T, here 1,987 nodes as in the 2,000-node
- * transformer, so OpenBLAS splits them over its threads) and on a training
- * shape. Skipped where the private copy or that library is absent. */
+ * OpenBLAS, relinked) at the same thread count (OpenBLAS's results depend on
+ * it): on the products a prediction runs (GNN layers: C[nodes,32] +=
+ * X[nodes,I] W[32,I]^T, here 1,987 nodes as in the 2,000-node transformer)
+ * and on a training shape, on one thread (the engine's default) and on two
+ * (`--threads 2`, where OpenBLAS splits them). Skipped where the private
+ * copy or that library is absent. */
 static void private_blas_matches_system_bits(void) {
 #ifdef DLP_BLAS_SHARED
     const char *name = dlp_nn_blas_name();
@@ -85,24 +87,32 @@ static void private_blas_matches_system_bits(void) {
     if (!h) return;
     __typeof__(cblas_sgemm) *sys_sgemm =
         (__typeof__(cblas_sgemm) *)dlsym(h, "cblas_sgemm");
-    CHECK(sys_sgemm != NULL);
+    void (*sys_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+    CHECK(sys_sgemm != NULL && sys_threads != NULL);
     static const int shapes[][3] = {{1987, 32, 106}, {1987, 32, 32}, {169, 32, 109},
                                     {1, 4, 32}, {3200, 128, 128}};
     unsigned seed = 13;
-    for (size_t s = 0; sys_sgemm && s < sizeof shapes / sizeof shapes[0]; s++) {
-        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-        float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * K);
-        float *C1 = malloc(sizeof(float) * M * N), *C2 = malloc(sizeof(float) * M * N);
-        for (int i = 0; i < M * K; i++) A[i] = (float)frand(&seed);
-        for (int i = 0; i < N * K; i++) B[i] = (float)frand(&seed);
-        for (int i = 0; i < M * N; i++) C1[i] = C2[i] = (float)frand(&seed);
-        dlp_nn_blas_sgemm(false, true, M, N, K, 1, A, K, B, K, 1, C1, N);
-        sys_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 1,
-                  C2, N);
-        CHECK_MSG(memcmp(C1, C2, sizeof(float) * M * N) == 0,
-                  "%d x %d x %d: private and system OpenBLAS differ", M, N, K);
-        free(A); free(B); free(C1); free(C2);
+    for (int threads = 1; threads <= 2; threads++) {
+        if (!sys_sgemm || !sys_threads) break;
+        dlp_nn_blas_set_threads(threads);
+        sys_threads(threads);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+            float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * K);
+            float *C1 = malloc(sizeof(float) * M * N), *C2 = malloc(sizeof(float) * M * N);
+            for (int i = 0; i < M * K; i++) A[i] = (float)frand(&seed);
+            for (int i = 0; i < N * K; i++) B[i] = (float)frand(&seed);
+            for (int i = 0; i < M * N; i++) C1[i] = C2[i] = (float)frand(&seed);
+            dlp_nn_blas_sgemm(false, true, M, N, K, 1, A, K, B, K, 1, C1, N);
+            sys_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K,
+                      1, C2, N);
+            CHECK_MSG(memcmp(C1, C2, sizeof(float) * M * N) == 0,
+                      "%d x %d x %d on %d threads: private and system OpenBLAS "
+                      "differ", M, N, K, threads);
+            free(A); free(B); free(C1); free(C2);
+        }
     }
+    dlp_nn_blas_set_threads(1);
     dlclose(h);
 #endif
 }

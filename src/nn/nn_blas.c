@@ -31,7 +31,13 @@ static set_threads_t *p_set_threads;
 static const char *blas_name; /* the library opened, NULL: none */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
-static int want_threads; /* 0: library default */
+/* The engine's count (dlp_nn_set_threads, 1 until set): a process that
+ * never sets it, `dlperf predict` on one graph, runs its products of a few
+ * thousand rows on one thread. OpenBLAS's default of every core made that
+ * slower on 2 cores: its threads wait in sched_yield (perf: 9% of the time),
+ * and the 2,000-node transformer's prediction took 27.6 -> 23.5 ms (min of
+ * 30 runs, hidden 32) with OPENBLAS_NUM_THREADS=1. */
+static int want_threads = 1;
 
 static void blas_open(void) {
     /* Debian: libopenblas.so.0 (openblas-pthread); libblas.so.3 is the
