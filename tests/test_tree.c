@@ -541,6 +541,74 @@ static void test_graph_layout(void) {
     dlp_model_free(m);
 }
 
+/* The attention features of the LLM layout (schema 4) on Hugging Face
+ * exports (tests/fixtures/memest): DistilBERT's bidirectional mask against
+ * GPT-2's causal one, and the largest attention's scores [B, heads, S, S]
+ * in MiB at bf16 (log10(1 + x)), heads as the architecture reader finds
+ * them. */
+static int feature_index(const dlp_tree_layout *L, const char *name) {
+    for (int i = 0; i < L->nfeat; i++)
+        if (!strcmp(dlp_tree_feature_name(L, i), name)) return i;
+    return -1;
+}
+
+static void llm_attention_of(const char *file, int seq, float *bidir,
+                             float *scores, float *heads) {
+    *bidir = *scores = *heads = -1;
+    dlp_error err;
+    dlp_model *m = NULL;
+    if (dlp_model_open(file, &m, &err)) {
+        CHECK_MSG(0, "%s: %s", file, err.msg);
+        return;
+    }
+    dlp_model_set_batch(m, 2, &err);
+    dlp_model_bind_dim(m, "seq", seq, &err);
+    CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+    dlp_feat_graph fg;
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 2, seq, 0, 0, &err) == DLP_OK);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_device_find("h100", &c.device, &err);
+    c.mode = DLP_MODE_LLM;
+    c.precision = DLP_PREC_BF16;
+    c.runtime = DLP_RT_GRAPH;
+    c.batch = 2;
+    c.seq = seq;
+    const dlp_tree_layout *L = dlp_tree_layout_of(DLP_MODE_LLM);
+    float x[DLP_TREE_NFEAT];
+    double base[DLP_TREE_NT];
+    dlp_tree_llm_features(&fg, &c, NULL, x, base);
+    int ib = feature_index(L, "mask_bidir"), is = feature_index(L, "log_scores_mib");
+    CHECK(ib >= 0 && is >= 0);
+    if (ib >= 0 && is >= 0) {
+        *bidir = x[ib];
+        *scores = x[is];
+        *heads = x[1];
+    }
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+}
+
+static void test_llm_attention_features(void) {
+    float bidir, scores, heads;
+    for (int seq = 64; seq <= 256; seq *= 2) {
+        llm_attention_of("tests/fixtures/memest/hf_distilbert.onnx", seq, &bidir,
+                         &scores, &heads);
+        double want = log10(1 + 2.0 * heads * seq * seq * 2 / 1048576.0);
+        CHECK_MSG(bidir == 1, "distilbert: mask_bidir %g", bidir);
+        CHECK_MSG(heads > 1 && fabs(scores - want) < 1e-5,
+                  "distilbert S=%d: scores %g, want %g (%g heads)", seq, scores,
+                  want, heads);
+        llm_attention_of("tests/fixtures/memest/hf_gpt2.onnx", seq, &bidir,
+                         &scores, &heads);
+        want = log10(1 + 2.0 * heads * seq * seq * 2 / 1048576.0);
+        CHECK_MSG(bidir == 0, "gpt2: mask_bidir %g", bidir);
+        CHECK_MSG(heads > 1 && fabs(scores - want) < 1e-5,
+                  "gpt2 S=%d: scores %g, want %g (%g heads)", seq, scores, want,
+                  heads);
+    }
+}
+
 int main(void) {
     RUN(test_learns_known_function);
     RUN(test_constant_target);
@@ -550,5 +618,6 @@ int main(void) {
     RUN(test_fit_write_load_predict);
     RUN(test_pred_train_signature);
     RUN(test_graph_layout);
+    RUN(test_llm_attention_features);
     return CHECK_DONE();
 }

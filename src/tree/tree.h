@@ -126,9 +126,10 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * ("xgb/offset": the median of actual - base, allocations the graph does
  * not show). A layout per mode fixes the feature vector and the targets:
  *
- *   llm (schema 3, tree_pred.c): the architecture read from the graph,
+ *   llm (schema 4, tree_pred.c): the architecture read from the graph,
  *     totals, batch / sequence / precision / runtime, roofline estimates,
- *     op-category counts, device features; targets throughput (base: batch
+ *     op-category counts, the attention mask's kind (bidirectional or not)
+ *     and the size of the largest attention's scores, device features; targets throughput (base: batch
  *     / the graph layout's latency base below), memory (the liveness
  *     estimate) and energy per sample (board power x base latency / batch).
  *   inference and training (graph schema 1, tree_graph.c): the featurizer's
@@ -142,9 +143,11 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  *     the liveness memory estimate of docs/COST.md; board power x latency.
  *
  * Names of the features from dlp_tree_feature_name. */
-#define DLP_TREE_SCHEMA 3          /* llm layout (3: graph-layout bases) */
+#define DLP_TREE_SCHEMA 4          /* llm layout (3: graph-layout bases,
+                                      4: + mask_bidir, log_scores_mib) */
 #define DLP_TREE_GSCHEMA 1         /* inference / training layout */
-#define DLP_TREE_NARCH (21 + 11)   /* + op categories, nodes per layer */
+#define DLP_TREE_NARCH (21 + 11 + 2) /* + op categories, nodes per layer,
+                                       attention mask kind and scores */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
 #define DLP_TREE_NGFEAT (DLP_FEAT_STATIC_DIM + 2 * DLP_FEAT_NCAT + 2)
 #define DLP_TREE_NFEAT_MAX \

@@ -41,7 +41,7 @@ static const char *const NAMES[DLP_TREE_NARCH] = {
     /* node counts per op category of the featurizer (log1p) */
     "log_n_conv", "log_n_matmul", "log_n_norm", "log_n_act", "log_n_elem",
     "log_n_softmax", "log_n_pool", "log_n_data", "log_n_reduce",
-    "log_n_other", "nodes_per_layer"};
+    "log_n_other", "nodes_per_layer", "mask_bidir", "log_scores_mib"};
 
 const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i) {
     if (!L || i < 0 || i >= L->nfeat) return NULL;
@@ -101,6 +101,16 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
      * RMSNorm, DeBERTa's relative attention) */
     for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = lgp((double)fg->cat[i]);
     x[k++] = arch->layers > 0 ? (float)fg->n_nodes / (float)arch->layers : 0.f;
+    /* how attention runs (schema 4): a bidirectional padding mask (BERT,
+     * RoBERTa, DistilBERT) is dropped in eager mode, where SDPA runs fused,
+     * but built under CUDA-graph capture, where attention then runs with
+     * its [B, heads, S, S] scores materialised (DLP_MEM_GRAPH_BIDIR_SCORE_BYTES):
+     * measured graph / eager latency is 1.29-1.37 (median) for those three
+     * at S > 128 against 0.53-0.77 for the causal decoders. The size of
+     * the largest attention's scores lets the trees scale that penalty. */
+    x[k++] = fg->mask_bidir ? 1.f : 0.f;
+    x[k++] = lgp(fg->max_scores_elems * (c->precision == DLP_PREC_FP32 ? 4 : 2) /
+                 1048576.0);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
