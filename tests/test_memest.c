@@ -354,6 +354,49 @@ static void test_gelu(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* The tanh form of GELU (nn.GELU(approximate="tanh"), exported by torch:
+ * x * x * x, 0.044715 x^3, x + ., sqrt(2 / pi) (.), Tanh, 1 + tanh, x * .,
+ * 0.5 .) between two Linear layers, and a tanh gate that is no GELU
+ * (B * (1 + tanh(0.7 A))), against PyTorch's autograd
+ * (tests/gen_gelu_tanh_fixture.py: the storages one training forward's
+ * backward graph saved). Counting the exported ops saves the cube's
+ * factors, the tanh and 1 + tanh; one GeluBackward0 saves x alone
+ * (9216 bytes in all, 17408 before the rule). */
+static void test_gelu_tanh(void) {
+    const char *path = "tests/fixtures/memest/gelu_tanh_saved.json";
+    char *text = check_slurp(path, NULL);
+    CHECK_MSG(text != NULL, "%s missing", path);
+    if (!text) return;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    CHECK(root != NULL);
+    int n = 0;
+    for (cJSON *e = root ? root->child : NULL; e; e = e->next) {
+        if (e->string[0] == '_') continue;
+        const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(e, "file"));
+        double want = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "saved_bytes"));
+        char fp[256];
+        snprintf(fp, sizeof fp, "tests/fixtures/memest/%s", file ? file : "");
+        dlp_feat_graph fg;
+        if (!build(fp, &fg)) {
+            CHECK_MSG(0, "%s does not build", fp);
+            continue;
+        }
+        /* within 64 bytes: autograd also keeps wrapped Python scalars
+         * (the gate's 0.7, 8 bytes in MulBackward0), which no graph counts */
+        CHECK_MSG(fabs(fg.saved_train_bytes - want) <= 64,
+                  "%s: %.0f saved vs PyTorch %.0f", e->string,
+                  fg.saved_train_bytes, want);
+        if (!strcmp(e->string, "memest_gelu_tanh"))   /* what the rule is for */
+            CHECK_MSG(fg.saved_act_bytes > 1.5 * want, "as exported %.0f",
+                      fg.saved_act_bytes);
+        n++;
+        dlp_feat_graph_free(&fg);
+    }
+    cJSON_Delete(root);
+    CHECK_MSG(n == 2, "%d fixtures", n);
+}
+
 /* The training count against PyTorch's autograd (tests/gen_train_saved.py:
  * every torchvision fixture in train mode at batch 2, the distinct storages
  * its backward nodes saved, parameters left out). The folded BatchNorm's
@@ -419,5 +462,6 @@ int main(void) {
     RUN(test_fbias);
     RUN(test_gelu);
     RUN(test_train_saved_torchvision);
+    RUN(test_gelu_tanh);
     return CHECK_DONE();
 }

@@ -636,6 +636,95 @@ static void mark_gelu_temps(const dlp_graph *g, uint8_t *tmp) {
     }
 }
 
+/* Whether every activation the values below u come from, through at most
+ * 8 elementwise nodes (Mul, Add, Sub, Div, Pow), is x, and every such
+ * value other than x is read inside that region only; marks them in tmp
+ * when so. */
+static bool x_region_temps(const dlp_graph *g, int u, int x, int tsink,
+                           uint8_t *tmp) {
+    static const char *const elem[] = {"Mul", "Add", "Sub", "Div", "Pow", NULL};
+    int nodes[8], nn = 0, vals[8], nv = 0, stack[16], ns = 0;
+    stack[ns++] = u;
+    while (ns > 0) {
+        int v = stack[--ns];
+        if (v == x) continue;
+        bool seen = false;
+        for (int i = 0; i < nv; i++) seen |= vals[i] == v;
+        if (seen) continue;
+        const dlp_node *p = producer_of(g, v);
+        if (!p || !in_list(p->op_type, elem) || nn == 8 || nv == 8) return false;
+        nodes[nn++] = g->values[v].producer;
+        vals[nv++] = v;
+        for (int k = 0; k < p->n_inputs; k++) {
+            int w = p->inputs[k];
+            if (w < 0 || !is_act(g, &g->values[w])) continue;
+            if (ns == 16) return false;
+            stack[ns++] = w;
+        }
+    }
+    /* the region's values are read by its nodes (or the tanh) alone */
+    for (int i = 0; i < nv; i++) {
+        int c[10];
+        int nc = consumers_of(g, vals[i], c, 10);
+        for (int j = 0; j < nc; j++) {
+            bool in = c[j] == tsink;
+            for (int k = 0; k < nn; k++) in |= c[j] == nodes[k];
+            if (!in) return false;
+        }
+    }
+    for (int i = 0; i < nv; i++) tmp[vals[i]] = 1;
+    return true;
+}
+
+/* The tanh form of GELU (nn.GELU(approximate="tanh"), timm's
+ * EfficientViT and others) as the exporter writes it:
+ * u = c1 * (x + c2 * x^3) -> Tanh -> Add(1) -> Mul(h, .) with h = x or
+ * 0.5 x. Autograd runs one GELU and saves x alone; the cube, the inner
+ * value, the tanh and 1 + tanh are temporaries of the one kernel, though
+ * saves_input / saves_output would count them. Marks them in tmp[]. */
+static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Tanh") || n->n_inputs != 1 || n->n_outputs != 1 ||
+            n->inputs[0] < 0 || n->outputs[0] < 0)
+            continue;
+        int c[2], t = n->outputs[0];
+        if (consumers_of(g, t, c, 2) != 1) continue;
+        const dlp_node *a = &g->nodes[c[0]];
+        if (strcmp(a->op_type, "Add") || a->n_inputs != 2 || a->n_outputs != 1 ||
+            a->outputs[0] < 0)
+            continue;
+        int one = a->inputs[a->inputs[0] == t ? 1 : 0];
+        if (one < 0 || is_act(g, &g->values[one])) continue;
+        if (consumers_of(g, a->outputs[0], c, 2) != 1) continue;
+        const dlp_node *m = &g->nodes[c[0]];
+        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) continue;
+        int h = m->inputs[m->inputs[0] == a->outputs[0] ? 1 : 0];
+        if (h < 0 || !is_act(g, &g->values[h])) continue;
+        /* x is h, or h = x * constant (the 0.5, read by m alone) */
+        const dlp_node *hp = producer_of(g, h);
+        int x0 = -1;
+        if (hp && !strcmp(hp->op_type, "Mul") && hp->n_inputs == 2 &&
+            consumers_of(g, h, c, 2) == 1)
+            for (int k = 0; k < 2; k++)
+                if (hp->inputs[k] >= 0 && is_act(g, &g->values[hp->inputs[k]]) &&
+                    hp->inputs[1 - k] >= 0 &&
+                    !is_act(g, &g->values[hp->inputs[1 - k]]))
+                    x0 = hp->inputs[k];
+        uint8_t save_u = tmp[n->inputs[0]];
+        if (x_region_temps(g, n->inputs[0], h, (int)i, tmp)) {
+            /* x = h itself */
+        } else if (x0 >= 0 && x_region_temps(g, n->inputs[0], x0, (int)i, tmp)) {
+            tmp[h] = 1;
+        } else {
+            tmp[n->inputs[0]] = save_u;
+            continue;
+        }
+        tmp[t] = 1;
+        tmp[a->outputs[0]] = 1;
+    }
+}
+
 /* Whether n's output is saved (ops whose derivative is written in their
  * result). */
 static bool saves_output(const char *op) {
@@ -1013,6 +1102,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
         if (!saved || !gtmp) { free(saved); free(gtmp); ok = false; goto out; }
         mark_gelu_temps(g, gtmp);
+        mark_gelu_tanh_temps(g, gtmp);
         for (size_t t = 0; t < N; t++) {
             const dlp_node *n = &g->nodes[g->topo[t]];
             for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""gen_gelu_tanh_fixture.py -- the tanh form of GELU for the training-memory
+count (feat.c, mark_gelu_tanh_temps), with PyTorch's autograd as the oracle.
+
+Writes, under tests/fixtures/memest/ (weights stripped as the dataset
+strips them, gen_model_fixtures.strip):
+  memest_gelu_tanh.onnx   X [1, 256] -> Linear(1024) -> GELU(tanh) -> Linear(16)
+  memest_tanh_gate.onnx   X -> Linear A, Linear B; Y = B * (1 + tanh(0.7 A)),
+                          a tanh that is not a GELU (its product's other
+                          operand is not the tanh's own input)
+  gelu_tanh_saved.json    {name: {"file", "saved_bytes"}}: the distinct
+                          non-parameter storages the backward graph of one
+                          training forward saved (gen_train_saved.py's walk)
+Run with Debian's torch: /usr/bin/python3 tests/gen_gelu_tanh_fixture.py
+"""
+import json
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "fixtures", "memest")
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from gen_model_fixtures import strip  # noqa: E402
+from gen_train_saved import saved_storages  # noqa: E402
+
+
+class GeluTanhMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(256, 1024, bias=False)
+        self.act = torch.nn.GELU(approximate="tanh")
+        self.fc2 = torch.nn.Linear(1024, 16, bias=False)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class TanhGate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(256, 1024, bias=False)
+        self.b = torch.nn.Linear(256, 1024, bias=False)
+        self.fc2 = torch.nn.Linear(1024, 16, bias=False)
+
+    def forward(self, x):
+        return self.fc2(self.b(x) * (1 + torch.tanh(0.7 * self.a(x))))
+
+
+def main():
+    torch.manual_seed(0)
+    oracle = {}
+    for name, model in (("memest_gelu_tanh", GeluTanhMlp()),
+                        ("memest_tanh_gate", TanhGate())):
+        model.train()
+        x = torch.randn(1, 256)
+        total, per = saved_storages(model, x)
+        path = os.path.join(OUT, name + ".onnx")
+        torch.onnx.export(model, (x,), path, opset_version=17,
+                          input_names=["X"], output_names=["Y"])
+        strip(path, path)
+        oracle[name] = {"file": name + ".onnx", "saved_bytes": total,
+                        "per_node": per}
+        print("%-18s %6d bytes saved %s" % (name, total, per))
+    oracle["_env"] = {"torch": torch.__version__}
+    with open(os.path.join(OUT, "gelu_tanh_saved.json"), "w") as f:
+        json.dump(oracle, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
