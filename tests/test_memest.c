@@ -354,6 +354,18 @@ static void test_gelu(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* A PyTorch oracle file (JSON) parsed; NULL, with a failed check, when
+ * it is missing or broken. */
+static cJSON *load_oracle(const char *path) {
+    char *text = check_slurp(path, NULL);
+    CHECK_MSG(text != NULL, "%s missing", path);
+    if (!text) return NULL;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    CHECK_MSG(root != NULL, "%s: not JSON", path);
+    return root;
+}
+
 /* The tanh form of GELU (nn.GELU(approximate="tanh"), exported by torch:
  * x * x * x, 0.044715 x^3, x + ., sqrt(2 / pi) (.), Tanh, 1 + tanh, x * .,
  * 0.5 .) between two Linear layers, and a tanh gate that is no GELU
@@ -363,15 +375,10 @@ static void test_gelu(void) {
  * factors, the tanh and 1 + tanh; one GeluBackward0 saves x alone
  * (9216 bytes in all, 17408 before the rule). */
 static void test_gelu_tanh(void) {
-    const char *path = "tests/fixtures/memest/gelu_tanh_saved.json";
-    char *text = check_slurp(path, NULL);
-    CHECK_MSG(text != NULL, "%s missing", path);
-    if (!text) return;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    CHECK(root != NULL);
+    cJSON *root = load_oracle("tests/fixtures/memest/gelu_tanh_saved.json");
+    if (!root) return;
     int n = 0;
-    for (cJSON *e = root ? root->child : NULL; e; e = e->next) {
+    for (cJSON *e = root->child; e; e = e->next) {
         if (e->string[0] == '_') continue;
         const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(e, "file"));
         double want = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "saved_bytes"));
@@ -408,15 +415,10 @@ static void test_gelu_tanh(void) {
  * oracle) and 7 within 1%. Swin counts its shifted-window masks and rolls
  * differently (swin_t 1.05, swin_v2_t 0.935): 8% for those two. */
 static void test_train_saved_torchvision(void) {
-    const char *path = "tests/fixtures/models/train_saved.json";
-    char *text = check_slurp(path, NULL);
-    CHECK_MSG(text != NULL, "%s missing", path);
-    if (!text) return;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    CHECK(root != NULL);
+    cJSON *root = load_oracle("tests/fixtures/models/train_saved.json");
+    if (!root) return;
     int n_models = 0, n_close = 0;
-    for (cJSON *e = root ? root->child : NULL; e; e = e->next) {
+    for (cJSON *e = root->child; e; e = e->next) {
         if (e->string[0] == '_') continue;
         const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(e, "file"));
         double want = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "saved_bytes"));
