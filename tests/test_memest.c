@@ -366,16 +366,23 @@ static cJSON *load_oracle(const char *path) {
     return root;
 }
 
-/* The tanh form of GELU (nn.GELU(approximate="tanh"), exported by torch:
- * x * x * x, 0.044715 x^3, x + ., sqrt(2 / pi) (.), Tanh, 1 + tanh, x * .,
- * 0.5 .) between two Linear layers, and a tanh gate that is no GELU
- * (B * (1 + tanh(0.7 A))), against PyTorch's autograd
- * (tests/gen_gelu_tanh_fixture.py: the storages one training forward's
- * backward graph saved). Counting the exported ops saves the cube's
- * factors, the tanh and 1 + tanh; one GeluBackward0 saves x alone
- * (9216 bytes in all, 17408 before the rule). */
-static void test_gelu_tanh(void) {
-    cJSON *root = load_oracle("tests/fixtures/memest/gelu_tanh_saved.json");
+/* Decomposed ops PyTorch runs as one, against its autograd
+ * (tests/gen_saved_fixtures.py: the storages one training forward's
+ * backward graph saved):
+ * - the tanh form of GELU (nn.GELU(approximate="tanh"): x * x * x,
+ *   0.044715 x^3, x + ., sqrt(2 / pi) (.), Tanh, 1 + tanh, x * ., 0.5 .)
+ *   between two Linear layers: counting the exported ops saves the cube's
+ *   factors, the tanh and 1 + tanh; one GeluBackward0 saves x alone (9216
+ *   bytes in all, 21504 before the rule);
+ * - a tanh gate that is no GELU (B * (1 + tanh(0.7 A))): counted as
+ *   exported;
+ * - Conv -> GroupNorm -> SiLU -> Conv: the exported Reshape ->
+ *   InstanceNormalization -> Reshape -> Mul(gamma) -> Add(beta) saves the
+ *   normalized tensor for the Mul, and the SiLU's Sigmoid -> Mul its
+ *   sigmoid; native_group_norm keeps x and its statistics, SiluBackward0
+ *   x (213120 bytes; 344064 before the rules). */
+static void test_saved_oracle(void) {
+    cJSON *root = load_oracle("tests/fixtures/memest/saved_oracle.json");
     if (!root) return;
     int n = 0;
     for (cJSON *e = root->child; e; e = e->next) {
@@ -389,19 +396,20 @@ static void test_gelu_tanh(void) {
             CHECK_MSG(0, "%s does not build", fp);
             continue;
         }
-        /* within 64 bytes: autograd also keeps wrapped Python scalars
-         * (the gate's 0.7, 8 bytes in MulBackward0), which no graph counts */
-        CHECK_MSG(fabs(fg.saved_train_bytes - want) <= 64,
+        /* within 256 bytes: autograd also keeps wrapped Python scalars
+         * (the gate's 0.7, 8 bytes in MulBackward0) and GroupNorm's
+         * per-group mean and rstd (128 bytes), which no graph counts */
+        CHECK_MSG(fabs(fg.saved_train_bytes - want) <= 256,
                   "%s: %.0f saved vs PyTorch %.0f", e->string,
                   fg.saved_train_bytes, want);
-        if (!strcmp(e->string, "memest_gelu_tanh"))   /* what the rule is for */
+        if (strcmp(e->string, "memest_tanh_gate"))   /* what the rules are for */
             CHECK_MSG(fg.saved_act_bytes > 1.5 * want, "as exported %.0f",
                       fg.saved_act_bytes);
         n++;
         dlp_feat_graph_free(&fg);
     }
     cJSON_Delete(root);
-    CHECK_MSG(n == 2, "%d fixtures", n);
+    CHECK_MSG(n == 3, "%d fixtures", n);
 }
 
 /* The training count against PyTorch's autograd (tests/gen_train_saved.py:
@@ -464,6 +472,6 @@ int main(void) {
     RUN(test_fbias);
     RUN(test_gelu);
     RUN(test_train_saved_torchvision);
-    RUN(test_gelu_tanh);
+    RUN(test_saved_oracle);
     return CHECK_DONE();
 }

@@ -725,6 +725,55 @@ static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
     }
 }
 
+/* GroupNorm as the exporter writes nn.GroupNorm: Reshape(x, [B, G, -1])
+ * -> InstanceNormalization -> Reshape(back) -> Mul(weight) -> Add(bias).
+ * PyTorch runs one native_group_norm, affine included, which saves x and
+ * per-group statistics; the normalized tensor (the Mul's activation
+ * operand, and the InstanceNormalization output it is a view of) is a
+ * temporary of that one op. Marks both in tmp[]. */
+static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "InstanceNormalization") || n->n_outputs < 1 ||
+            n->outputs[0] < 0)
+            continue;
+        int c[2], y = n->outputs[0];
+        if (consumers_of(g, y, c, 2) != 1) continue;
+        const dlp_node *r = &g->nodes[c[0]];
+        if (strcmp(r->op_type, "Reshape") || r->n_outputs < 1 || r->outputs[0] < 0)
+            continue;
+        int z = r->outputs[0];
+        if (consumers_of(g, z, c, 2) != 1) continue;
+        const dlp_node *m = &g->nodes[c[0]];
+        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) continue;
+        int w = m->inputs[m->inputs[0] == z ? 1 : 0];
+        if (w < 0 || is_act(g, &g->values[w])) continue;   /* the gamma */
+        tmp[y] = 1;
+        tmp[z] = 1;
+    }
+}
+
+/* SiLU as the exporter writes nn.SiLU: Sigmoid(x) -> Mul(x, s), the
+ * sigmoid read by that Mul alone. PyTorch runs one SiLU, whose backward
+ * reads x; the sigmoid is a temporary of that op (after a Conv or a
+ * BatchNormalization mark_fused_acts already makes it virtual). */
+static void mark_silu_temps(const dlp_graph *g, uint8_t *tmp) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 || n->n_outputs < 1 ||
+            n->inputs[0] < 0 || n->outputs[0] < 0)
+            continue;
+        int c[2], x = n->inputs[0], sg = n->outputs[0];
+        if (consumers_of(g, sg, c, 2) != 1) continue;
+        const dlp_node *m = &g->nodes[c[0]];
+        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
+            !((m->inputs[0] == x && m->inputs[1] == sg) ||
+              (m->inputs[1] == x && m->inputs[0] == sg)))
+            continue;
+        tmp[sg] = 1;
+    }
+}
+
 /* Whether n's output is saved (ops whose derivative is written in their
  * result). */
 static bool saves_output(const char *op) {
@@ -1103,6 +1152,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (!saved || !gtmp) { free(saved); free(gtmp); ok = false; goto out; }
         mark_gelu_temps(g, gtmp);
         mark_gelu_tanh_temps(g, gtmp);
+        mark_group_norm_temps(g, gtmp);
+        mark_silu_temps(g, gtmp);
         for (size_t t = 0; t < N; t++) {
             const dlp_node *n = &g->nodes[g->topo[t]];
             for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""gen_gelu_tanh_fixture.py -- the tanh form of GELU for the training-memory
-count (feat.c, mark_gelu_tanh_temps), with PyTorch's autograd as the oracle.
+"""gen_saved_fixtures.py -- decomposed ops PyTorch runs as one (the tanh
+form of GELU, GroupNorm, SiLU) for the training-memory count (feat.c:
+mark_gelu_tanh_temps, mark_group_norm_temps, mark_silu_temps), with
+PyTorch's autograd as the oracle.
 
 Writes, under tests/fixtures/memest/ (weights stripped as the dataset
 strips them, gen_model_fixtures.strip):
@@ -8,10 +10,12 @@ strips them, gen_model_fixtures.strip):
   memest_tanh_gate.onnx   X -> Linear A, Linear B; Y = B * (1 + tanh(0.7 A)),
                           a tanh that is not a GELU (its product's other
                           operand is not the tanh's own input)
-  gelu_tanh_saved.json    {name: {"file", "saved_bytes"}}: the distinct
+  memest_gn_silu.onnx     X [2, 8, 16, 16] -> Conv(32) -> GroupNorm(8) ->
+                          SiLU -> Conv(8) (timm's GroupNormAct blocks)
+  saved_oracle.json       {name: {"file", "saved_bytes"}}: the distinct
                           non-parameter storages the backward graph of one
                           training forward saved (gen_train_saved.py's walk)
-Run with Debian's torch: /usr/bin/python3 tests/gen_gelu_tanh_fixture.py
+Run with Debian's torch: /usr/bin/python3 tests/gen_saved_fixtures.py
 """
 import json
 import os
@@ -48,13 +52,26 @@ class TanhGate(torch.nn.Module):
         return self.fc2(self.b(x) * (1 + torch.tanh(0.7 * self.a(x))))
 
 
+class GroupNormSilu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(8, 32, 3, padding=1, bias=False)
+        self.gn = torch.nn.GroupNorm(8, 32)
+        self.act = torch.nn.SiLU()
+        self.c2 = torch.nn.Conv2d(32, 8, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.c2(self.act(self.gn(self.c1(x))))
+
+
 def main():
     torch.manual_seed(0)
     oracle = {}
-    for name, model in (("memest_gelu_tanh", GeluTanhMlp()),
-                        ("memest_tanh_gate", TanhGate())):
+    for name, model, shape in (("memest_gelu_tanh", GeluTanhMlp(), (1, 256)),
+                               ("memest_tanh_gate", TanhGate(), (1, 256)),
+                               ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16))):
         model.train()
-        x = torch.randn(1, 256)
+        x = torch.randn(*shape)
         total, per = saved_storages(model, x)
         path = os.path.join(OUT, name + ".onnx")
         torch.onnx.export(model, (x,), path, opset_version=17,
@@ -64,7 +81,7 @@ def main():
                         "per_node": per}
         print("%-18s %6d bytes saved %s" % (name, total, per))
     oracle["_env"] = {"torch": torch.__version__}
-    with open(os.path.join(OUT, "gelu_tanh_saved.json"), "w") as f:
+    with open(os.path.join(OUT, "saved_oracle.json"), "w") as f:
         json.dump(oracle, f, indent=1, sort_keys=True)
         f.write("\n")
 
