@@ -258,6 +258,21 @@ static dlp_predictor *load_xgb(const char *path) {
     return p;
 }
 
+/* A request on the H100 (CUDA-graph runtime unless set otherwise). */
+static dlp_pred_config h100_config(dlp_pred_mode mode, dlp_precision prec,
+                                   int64_t batch, int64_t seq) {
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    CHECK(dlp_device_find("h100", &c.device, &err) == DLP_OK);
+    c.mode = mode;
+    c.runtime = DLP_RT_GRAPH;
+    c.precision = prec;
+    c.batch = batch;
+    c.seq = seq;
+    return c;
+}
+
 static void test_fit_write_load_predict(void) {
     dlp_dataset *ds = NULL;
     dlp_error err;
@@ -310,13 +325,7 @@ static void test_fit_write_load_predict(void) {
         dlp_model_set_batch(m, 4, &err);
         dlp_model_bind_dim(m, "seq", 128, &err);
         CHECK(dlp_model_analyze(m, &err) == DLP_OK);
-        dlp_pred_config c;
-        dlp_pred_config_init(&c);
-        dlp_device_find("h100", &c.device, &err);
-        c.mode = DLP_MODE_LLM;
-        c.precision = DLP_PREC_BF16;
-        c.batch = 4;
-        c.seq = 128;
+        dlp_pred_config c = h100_config(DLP_MODE_LLM, DLP_PREC_BF16, 4, 128);
         dlp_pred_input in = {&m->graph, &c, NULL, NULL};
         dlp_pred_result r1, r2;
         dlp_pred_result_init(&r1);
@@ -447,13 +456,7 @@ static void test_graph_layout(void) {
     CHECK(dlp_model_analyze(m, &err) == DLP_OK);
     dlp_feat_graph fg;
     CHECK(dlp_feat_graph_build(&fg, &m->graph, 8, 0, 0, 0, &err) == DLP_OK);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    dlp_device_find("h100", &c.device, &err);
-    c.mode = DLP_MODE_INFERENCE;
-    c.runtime = DLP_RT_GRAPH;
-    c.precision = DLP_PREC_FP16;
-    c.batch = 8;
+    dlp_pred_config c = h100_config(DLP_MODE_INFERENCE, DLP_PREC_FP16, 8, 0);
     dlp_feat_roofline r;
     dlp_feat_roofline_of(&fg, &c, &r);
     const double *roof = r.roof_cat_ms, *kern = r.kernels_cat;
@@ -566,14 +569,7 @@ static void llm_attention_of(const char *file, int seq, float *bidir,
     CHECK(dlp_model_analyze(m, &err) == DLP_OK);
     dlp_feat_graph fg;
     CHECK(dlp_feat_graph_build(&fg, &m->graph, 2, seq, 0, 0, &err) == DLP_OK);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    dlp_device_find("h100", &c.device, &err);
-    c.mode = DLP_MODE_LLM;
-    c.precision = DLP_PREC_BF16;
-    c.runtime = DLP_RT_GRAPH;
-    c.batch = 2;
-    c.seq = seq;
+    dlp_pred_config c = h100_config(DLP_MODE_LLM, DLP_PREC_BF16, 2, seq);
     const dlp_tree_layout *L = dlp_tree_layout_of(DLP_MODE_LLM);
     float x[DLP_TREE_NFEAT];
     double base[DLP_TREE_NT];

@@ -711,14 +711,11 @@ static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
                     hp->inputs[1 - k] >= 0 &&
                     !is_act(g, &g->values[hp->inputs[1 - k]]))
                     x0 = hp->inputs[k];
-        uint8_t save_u = tmp[n->inputs[0]];
-        if (x_region_temps(g, n->inputs[0], h, (int)i, tmp)) {
-            /* x = h itself */
-        } else if (x0 >= 0 && x_region_temps(g, n->inputs[0], x0, (int)i, tmp)) {
+        /* x = h itself, else x0 (x_region_temps marks only on success) */
+        if (!x_region_temps(g, n->inputs[0], h, (int)i, tmp)) {
+            if (x0 < 0 || !x_region_temps(g, n->inputs[0], x0, (int)i, tmp))
+                continue;
             tmp[h] = 1;
-        } else {
-            tmp[n->inputs[0]] = save_u;
-            continue;
         }
         tmp[t] = 1;
         tmp[a->outputs[0]] = 1;

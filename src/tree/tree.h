@@ -129,9 +129,10 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  *   llm (schema 4, tree_pred.c): the architecture read from the graph,
  *     totals, batch / sequence / precision / runtime, roofline estimates,
  *     op-category counts, the attention mask's kind (bidirectional or not)
- *     and the size of the largest attention's scores, device features; targets throughput (base: batch
- *     / the graph layout's latency base below), memory (the liveness
- *     estimate) and energy per sample (board power x base latency / batch).
+ *     and the size of the largest attention's scores, device features;
+ *     targets throughput (base: batch / the graph layout's latency base
+ *     below), memory (the liveness estimate) and energy per sample (board
+ *     power x base latency / batch).
  *   inference and training (graph schema 1, tree_graph.c): the featurizer's
  *     static vector (totals, op-category counts, batch / sequence /
  *     resolution, precision and runtime, roofline and memory estimates,

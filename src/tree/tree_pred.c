@@ -74,6 +74,7 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
     dlp_feat_roofline r;
     dlp_feat_roofline_of(fg, c, &r);
     double tokens = (double)c->batch * (double)(c->seq > 0 ? c->seq : 1);
+    double elem_bytes = c->precision == DLP_PREC_FP32 ? 4 : 2;
     int k = 0;
     x[k++] = (float)arch->layers;
     x[k++] = (float)arch->heads;
@@ -88,7 +89,7 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
     x[k++] = lg2p((double)c->batch);
     x[k++] = lg2p((double)c->seq);
     x[k++] = lg2p(tokens);
-    x[k++] = c->precision == DLP_PREC_FP32 ? 4.f : 2.f;
+    x[k++] = (float)elem_bytes;
     x[k++] = c->precision == DLP_PREC_BF16 ? 1.f : 0.f;
     x[k++] = c->runtime == DLP_RT_GRAPH ? 1.f : 0.f;
     x[k++] = lg10(r.compute_ms + 1e-6);
@@ -109,8 +110,7 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
      * at S > 128 against 0.53-0.77 for the causal decoders. The size of
      * the largest attention's scores lets the trees scale that penalty. */
     x[k++] = fg->mask_bidir ? 1.f : 0.f;
-    x[k++] = lgp(fg->max_scores_elems * (c->precision == DLP_PREC_FP32 ? 4 : 2) /
-                 1048576.0);
+    x[k++] = lgp(fg->max_scores_elems * elem_bytes / 1048576.0);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
