@@ -471,7 +471,10 @@ static void test_graph_layout(void) {
     CHECK(sk == r.kernels && sk > 0);
     for (int k = 1; k < DLP_FEAT_NCAT; k++)   /* a ResNet's time is in its */
         CHECK(roof[0] > roof[k]);             /* convolutions above all */
-    CHECK(kern[0] == 20);                     /* and ResNet-18 has 20 */
+    /* ResNet-18's 20 convolutions, each with its folded BatchNorm's three
+     * kernels, and cuDNN's three layout conversions around the 17 spatial
+     * ones at fp16 (feat_kern.c) */
+    CHECK(kern[0] == 20 * 4 + 17 * 3);
     float x[DLP_TREE_NFEAT_MAX];
     double base[DLP_TREE_NT];
     dlp_tree_features(L, &fg, &c, NULL, x, base);

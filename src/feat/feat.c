@@ -108,7 +108,7 @@ static const char *const STATIC_NAMES[DLP_FEAT_STATIC_BASE] = {
     "log_launch_ms", "log_roof_plus_launch_ms", "log_weights_mib",
     "log_peak_act_mib", "log_mem_estimate_mib", "log_train_mem_mib",
     "log_flops_per_byte", "log_sum_act_out_mib", "log_kernel_roof_ms",
-    "log_kernels",
+    "log_kernels", "mask_bidir_graph", "log_scores_mib",
 };
 
 const char *dlp_feat_static_name(int i) {
@@ -281,6 +281,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
     free(fg->op); free(fg->tc); free(fg->kern); free(fg->node_cat); free(fg->dense); free(fg->flops);
     free(fg->half_f32); free(fg->clamp_elems);
+    free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
     memset(fg, 0, sizeof *fg);
 }
@@ -446,10 +447,14 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     }
     virt[qk] = 1;
     fused[p - g->nodes] = 1;
+    fused[mq - g->nodes] = fused[mk - g->nodes] = 1;  /* the scales */
     for (int i = 0; i < nc; i++) {
         virt[chain[i]] = 1;
         masknode[cn[i] - g->nodes] = 1;
     }
+    for (int i = 0; i < nf; i++)       /* NaN guard, Cast, Dropout */
+        if (g->values[fchain[i]].producer >= 0)
+            fused[g->values[fchain[i]].producer] = 1;
     /* a constant float attn_mask: PyTorch's memory-efficient kernel
      * wants the bias' last dimension 16-aligned and pads the mask
      * expanded to [B, heads, Sq, Sk] (preprocess_mask / pad_bias in
@@ -983,6 +988,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         const dlp_node *sm = &g->nodes[i];
         if (!dlp_shape_numel(&g->values[sm->inputs[0]].shape, &ne)) ne = 0;
         if (hit) {
+            fg->in_sdpa[i] = 2;
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
@@ -1214,6 +1220,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
+    for (size_t i = 0; i < N; i++)
+        if (!fg->in_sdpa[i] && (fused[i] || masknode[i])) fg->in_sdpa[i] = 1;
     free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
     free(silu_x);
     free(cnode);
@@ -1241,6 +1249,9 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->kern = calloc(n1, 1);
     fg->node_cat = calloc(n1, 1);
     fg->half_f32 = calloc(n1, 1);
+    fg->in_sdpa = calloc(n1, 1);
+    fg->eager_kern = calloc(n1, 1);
+    fg->half_kern = calloc(n1, 1);
     fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
     fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
     fg->flops = calloc(n1, sizeof *fg->flops);
@@ -1255,7 +1266,8 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->src = malloc((E ? E : 1) * sizeof *fg->src);
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
     if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
-        !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems) {
+        !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems ||
+        !fg->in_sdpa || !fg->eager_kern || !fg->half_kern) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
@@ -1334,6 +1346,10 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
     if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
+    if (!dlp_feat_count_kernels(fg, g)) {
+        dlp_feat_graph_free(fg);
+        return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
+    }
     return DLP_OK;
 }
 
@@ -1411,6 +1427,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
     int nclamp = 0;
+    bool half = c->precision != DLP_PREC_FP32;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem, tcl;
@@ -1419,10 +1436,15 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         comp += tcmp;
         mem += tmem + tcl;
         roof += t;
-        if (fg->kern[i]) kr += t0 > d.launch_s ? t0 : d.launch_s;
+        /* the node's eager kernels, each at least a launch; a node whose
+         * work runs inside another's kernel (SDPA, bias epilogue, GELU)
+         * adds its roofline time alone */
+        int nk = fg->eager_kern[i] + (half ? fg->half_kern[i] : 0);
+        if (nk) kr += t0 > nk * d.launch_s ? t0 : nk * d.launch_s;
+        else if (fg->kern[i]) kr += t0;
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
         o->roof_cat_ms[k] += t * 1e3;
-        o->kernels_cat[k] += fg->kern[i];
+        o->kernels_cat[k] += nk;
         if (tcl > 0) {    /* the fp16 clamp's kernels: a launch floor each */
             double fl = DLP_FP16_CLAMP_KERNELS * d.launch_s;
             kr += tcl > fl ? tcl : fl;
@@ -1431,7 +1453,8 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         }
     }
     o->kernel_ms = kr * 1e3;
-    o->kernels = fg->n_kernels + (double)DLP_FP16_CLAMP_KERNELS * nclamp;
+    o->kernels = fg->n_eager_kernels + (half ? fg->n_half_kernels : 0) +
+                 (double)DLP_FP16_CLAMP_KERNELS * nclamp;
     o->compute_ms = comp * 1e3;
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;
@@ -1541,12 +1564,20 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o[k++] = lg(r.weights_mib);
     o[k++] = lg(r.peak_act_mib);
     o[k++] = lg(r.mem_mib);
-    o[k++] = lg(3 * r.weights_mib + fg->saved_act_bytes *
-                prec_scale(c->precision) / 1048576.0);
+    {   /* the training memory estimate, whatever the mode */
+        dlp_pred_config ct = *c;
+        ct.mode = DLP_MODE_TRAINING;
+        o[k++] = lg(dlp_feat_mem_estimate_of(fg, &ct, &r));
+    }
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
     o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(r.kernel_ms);
     o[k++] = lg(r.kernels);
+    /* BERT-like encoders under capture: the bidirectional mask path
+     * materialises the scores (dlp_feat_mem_estimate_of's rule) */
+    o[k++] = c->runtime == DLP_RT_GRAPH && fg->mask_bidir;
+    o[k++] = lg(fmax(fg->max_scores_elems, fg->max_biased_scores_elems) *
+                4 * prec_scale(c->precision) / 1048576.0);
     DLP_ASSERT(k == DLP_FEAT_STATIC_BASE);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,

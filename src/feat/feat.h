@@ -30,9 +30,12 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 8   /* 6: bidirectional masks under capture, in-place
+#define DLP_FEAT_SCHEMA 9   /* 6: bidirectional masks under capture, in-place
                                SiLU; 7: T5 float softmax at half precision;
-                               8: T5 float attention and fp16 inf clamps */
+                               8: T5 float attention and fp16 inf clamps;
+                               9: eager kernel counts from the traces
+                               (feat_kern.c), static mask_bidir_graph,
+                               log_scores_mib, training memory estimate */
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
@@ -40,7 +43,7 @@
 #define DLP_FEAT_NROOF 3
 #define DLP_FEAT_NODE_DIM (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)
 #define DLP_FEAT_NCAT 10           /* op categories counted in static feats */
-#define DLP_FEAT_STATIC_BASE 42    /* static features before the device's */
+#define DLP_FEAT_STATIC_BASE 44    /* static features before the device's */
 #define DLP_FEAT_STATIC_DIM (DLP_FEAT_STATIC_BASE + DLP_DEVICE_NFEATURES + 1)
 
 /* Op vocabulary: index of an op type (default ONNX domain, or the
@@ -62,6 +65,13 @@ typedef struct dlp_feat_graph {
                                conv, matmul, norm, act, elementwise,
                                softmax, pool, data movement, reduce, other) */
     int n_kernels;
+    /* the kernels PyTorch's eager mode launches (feat_kern.c): per node
+     * at any precision, and the extra ones at fp16 / bf16 (cuDNN's
+     * layout conversions); totals of both */
+    uint8_t *eager_kern, *half_kern;
+    int n_eager_kernels, n_half_kernels;
+    uint8_t *in_sdpa;       /* [N] 1: inside an exported SDPA pattern (one
+                               fused kernel), 2: that pattern's Softmax */
     uint8_t *half_f32;      /* [N] 1: runs in float at fp16 / bf16 (the
                                attention of a learned-bias language model,
                                T5: scale, QK^T, bias, softmax, PV) */
@@ -137,15 +147,21 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
                                 int64_t width, dlp_error *err);
 void dlp_feat_graph_free(dlp_feat_graph *fg);
 
+/* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
+ * false when out of memory. Called by dlp_feat_graph_build. */
+bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g);
+
 /* Analytical roofline of the graph under c (ms). */
 typedef struct {
     double compute_ms;      /* sum of node FLOPs / peak */
     double memory_ms;       /* sum of node bytes / bandwidth */
     double roofline_ms;     /* sum over nodes of max(compute, memory) */
     double launch_ms;       /* nodes x launch latency */
-    double kernel_ms;       /* sum over kernel nodes of max(launch latency,
-                               compute, memory): a floor per kernel */
-    double kernels;         /* kernel nodes */
+    double kernel_ms;       /* sum over nodes of max(compute, memory,
+                               launch latency x its eager kernels): a
+                               floor per kernel (feat_kern.c) */
+    double kernels;         /* eager kernels at the precision (feat_kern.c),
+                               the fp16 clamps' included */
     double weights_mib;     /* weight bytes at the precision */
     double mem_weights_mib; /* parameter bytes at the precision, as the
                                memory estimate counts them (mem_weight_bytes) */

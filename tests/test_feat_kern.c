@@ -1,0 +1,119 @@
+/* test_feat_kern.c — the eager kernel count (src/feat/feat_kern.c) against
+ * the kernels PyTorch launched on the GPU: tests/fixtures/kernels/counts.csv
+ * holds, for 18 models' graphs, the kernel rows of one eager trace of the
+ * dataset (tests/gen_kernel_fixtures.py copies them and the graphs). */
+#include "check.h"
+#include "feat/feat.h"
+#include "model/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DIR "tests/fixtures/kernels/"
+
+typedef struct {
+    char model[64], hash[32], device[64], prec[8];
+    long long batch, seq, h, w;
+    int kernels;
+} row;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the estimate for one row, or -1 when the graph fails to load */
+static double estimate(const row *r) {
+    char path[256];
+    snprintf(path, sizeof path, DIR "%s.onnx", r->hash);
+    dlp_error err;
+    dlp_model *m = NULL;
+    if (dlp_model_open(path, &m, &err) || dlp_model_set_batch(m, r->batch, &err)) {
+        dlp_model_free(m);
+        return -1;
+    }
+    if (r->seq > 0) {
+        dlp_error e2;
+        (void)dlp_model_bind_dim(m, "seq", r->seq, &e2);
+    }
+    dlp_feat_bind_resolution(&m->graph, r->h, r->w);
+    dlp_feat_graph fg;
+    if (dlp_model_analyze(m, &err) ||
+        dlp_feat_graph_build(&fg, &m->graph, r->batch, r->seq, r->h, r->w, &err)) {
+        dlp_model_free(m);
+        return -1;
+    }
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find(r->device, &c.device, &err) == DLP_OK);
+    c.precision = !strcmp(r->prec, "bf16")   ? DLP_PREC_BF16
+                  : !strcmp(r->prec, "fp16") ? DLP_PREC_FP16
+                                             : DLP_PREC_FP32;
+    c.batch = r->batch;
+    c.seq = r->seq;
+    c.height = r->h;
+    c.width = r->w;
+    dlp_feat_roofline rf;
+    dlp_feat_roofline_of(&fg, &c, &rf);
+    /* each node's count is in the total, and none launches kernels
+     * without a kernel-launching op */
+    int sum = 0;
+    for (int i = 0; i < fg.n_nodes; i++) sum += fg.eager_kern[i];
+    CHECK(sum == fg.n_eager_kernels);
+    /* fp32 drops the half-precision kernels alone */
+    dlp_feat_roofline r32;
+    c.precision = DLP_PREC_FP32;
+    dlp_feat_roofline_of(&fg, &c, &r32);
+    CHECK(r32.kernels == fg.n_eager_kernels);
+    CHECK(r32.kernels <= rf.kernels);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+    return rf.kernels;
+}
+
+static void test_against_traces(void) {
+    FILE *f = fopen(DIR "counts.csv", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    char line[512];
+    row r;
+    double err[64];
+    int n = 0;
+    double worst_e = 0;
+    char worst_name[64] = "";
+    CHECK(fgets(line, sizeof line, f) != NULL);    /* header */
+    while (n < 64 && fgets(line, sizeof line, f)) {
+        char bid[64];
+        if (sscanf(line, "%63[^,],%31[^,],%63[^,],%7[^,],%lld,%lld,%lld,%lld,%63[^,],%d",
+                   r.model, r.hash, r.device, r.prec, &r.batch, &r.seq, &r.h,
+                   &r.w, bid, &r.kernels) != 10) {
+            CHECK_MSG(0, "bad row: %s", line);
+            continue;
+        }
+        double e = estimate(&r);
+        CHECK_MSG(e > 0, "%s: graph failed", r.model);
+        if (e <= 0) continue;
+        err[n] = fabs(log(e / r.kernels));
+        /* every model within a factor 1.35 of what the GPU ran */
+        CHECK_MSG(err[n] < log(1.35), "%s: %.0f kernels estimated, %d measured",
+                  r.model, e, r.kernels);
+        if (err[n] > worst_e) {
+            worst_e = err[n];
+            snprintf(worst_name, sizeof worst_name, "%s", r.model);
+        }
+        n++;
+    }
+    fclose(f);
+    CHECK(n == 18);
+    qsort(err, (size_t)n, sizeof *err, cmp_double);
+    double median = n ? err[n / 2] : 1;
+    /* and half of them within 8% */
+    CHECK_MSG(median < log(1.08), "median |log(estimate / measured)| %.3f", median);
+    fprintf(stderr, "  kernel count: %d models, median |log ratio| %.3f, worst "
+            "%.3f (%s)\n", n, median, worst_e, worst_name);
+}
+
+int main(void) {
+    RUN(test_against_traces);
+    return CHECK_DONE();
+}
