@@ -705,6 +705,14 @@ static void test_cli(void) {
     snprintf(cmd, sizeof cmd, "%s dataset extract " FIX "/valid 0000000000000000 2>/dev/null",
              bin);
     CHECK(run_rc(cmd) == 1);
+    /* kernels: the valid dataset's two eager traces, compared */
+    snprintf(cmd, sizeof cmd, "%s dataset kernels " FIX "/valid | grep -q "
+             "'^2 eager trace configurations (0 left out'", bin);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s dataset kernels " FIX "/no_such_dir 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 1);
+    snprintf(cmd, sizeof cmd, "%s dataset kernels 2>/dev/null", bin);
+    CHECK(run_rc(cmd) == 2);
     snprintf(cmd, sizeof cmd, "%s dataset 2>/dev/null", bin);
     CHECK(run_rc(cmd) == 2);
     snprintf(cmd, sizeof cmd, "%s dataset stats a b 2>/dev/null", bin);

@@ -8,22 +8,27 @@
  * packs (to stdout by default), e.g. to run `dlperf inspect` on it.
  */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: dlperf dataset stats DIR [--json] [--all]\n"
             "       dlperf dataset extract DIR HASH [-o FILE]\n"
+            "       dlperf dataset kernels DIR\n"
             "  stats validates the dataset in DIR (data/FORMAT.md) and prints\n"
             "  its statistics; exit 0 when valid, 1 with the problems listed.\n"
             "  --json  the full report as JSON (docs/DATASET_STATS.md)\n"
             "  --all   list every problem (default: the first 20 of each)\n"
-            "  extract writes the graph file HASH from its pack (stdout or FILE)\n");
+            "  extract writes the graph file HASH from its pack (stdout or FILE)\n"
+            "  kernels compares the eager kernel count of the featurizer with\n"
+            "  the kernels of every eager trace in DIR, per family\n");
 }
 
 static double num(const cJSON *o, const char *k) {
@@ -188,10 +193,94 @@ static int extract(int argc, char **argv) {
     return 0;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the q-quantile of sorted x[n], interpolated between neighbours */
+static double quantile(const double *x, size_t n, double q) {
+    double p = q * (double)(n - 1);
+    size_t i = (size_t)p;
+    return i + 1 < n ? x[i] + (p - (double)i) * (x[i + 1] - x[i]) : x[n - 1];
+}
+
+/* |log(estimate / measured)| of k: median and 90th percentile, and the
+ * correlation of the logs */
+static void kernel_summary(const char *what, const dlp_kcount *k, size_t n,
+                           bool node_rule) {
+    double *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e) return;
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {   /* a call launches one at least */
+        double x = log(fmax(node_rule ? k[i].node_rule : k[i].estimated, 1));
+        double y = log(fmax(k[i].measured, 1));
+        e[i] = fabs(x - y);
+        sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
+    }
+    qsort(e, n, sizeof *e, cmp_dbl);
+    double vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+    printf("  %-34s median |log ratio| %.3f  p90 %.3f  log correlation %.3f\n",
+           what, quantile(e, n, 0.5), quantile(e, n, 0.9),
+           vx > 0 && vy > 0 ? (sxy - sx * sy / n) / sqrt(vx * vy) : 0);
+    free(e);
+}
+
+static int cmp_family(const void *a, const void *b) {
+    return strcmp(((const dlp_kcount *)a)->family, ((const dlp_kcount *)b)->family);
+}
+
+/* dlperf dataset kernels DIR: the eager kernel count against the traces */
+static int kernels(int argc, char **argv) {
+    if (argc != 3 || argv[2][0] == '-') {
+        usage(argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))
+                  ? stdout : stderr);
+        return argc == 3 && argv[2][0] == '-' && argv[2][1] == 'h' ? 0 : 2;
+    }
+    dlp_dataset *ds = NULL;
+    if (cli_open_dataset("dataset", argv[2], &ds)) return 1;
+    dlp_error err;
+    dlp_kcount *k = NULL;
+    size_t n = 0, failed = 0;
+    dlp_status s = dlp_eval_kernel_counts(ds, &k, &n, &failed, &err);
+    if (s != DLP_OK || !n) {
+        fprintf(stderr, "dlperf dataset: %s\n",
+                s ? err.msg : "no eager kernel traces in the dataset");
+        dlp_dataset_free(ds);
+        free(k);
+        return 1;
+    }
+    qsort(k, n, sizeof *k, cmp_family);
+    printf("%-16s %4s %9s %9s %9s %9s\n", "family", "n", "measured",
+           "estimate", "ratio", "node rule");
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double m = 0, e = 0, r = 0, nr = 0;
+        for (; j < n && !strcmp(k[j].family, k[i].family); j++) {
+            m += k[j].measured;
+            e += k[j].estimated;
+            nr += k[j].node_rule;
+            r += log(fmax(k[j].estimated, 1) / fmax(k[j].measured, 1));
+        }
+        double c = (double)(j - i);
+        printf("%-16s %4zu %9.0f %9.0f %9.3f %9.0f\n", k[i].family, j - i, m / c,
+               e / c, exp(r / c), nr / c);
+        i = j;
+    }
+    printf("%zu eager trace configurations (%zu left out: graph failed)\n", n,
+           failed);
+    kernel_summary("estimate (feat_kern.c):", k, n, false);
+    kernel_summary("node rule (feature schema <= 8):", k, n, true);
+    free(k);
+    dlp_dataset_free(ds);
+    return 0;
+}
+
 int cmd_dataset(int argc, char **argv) {
     const char *dir = NULL;
     bool json = false, all = false;
     if (argc >= 2 && !strcmp(argv[1], "extract")) return extract(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "kernels")) return kernels(argc, argv);
     if (argc < 2 || strcmp(argv[1], "stats") != 0) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             usage(stdout);

@@ -151,4 +151,21 @@ dlp_status dlp_eval_record(const dlp_examples *E, const dlp_eval_result *r,
                            bool all_runtimes, const char *source,
                            dlp_heldout *h, dlp_error *err);
 
+/* ---- kernel counts (eval_kernels.c) ------------------------------------ */
+typedef struct {
+    const char *hash, *device, *precision, *family, *model; /* dataset's */
+    int64_t batch, seq, height, width;
+    int measured;           /* kernel rows of the eager trace */
+    double estimated;       /* dlp_feat_roofline.kernels at its precision */
+    double node_rule;       /* schema 8's count: kernel-launching nodes */
+} dlp_kcount;
+
+/* One dlp_kcount per distinct eager trace configuration of ds (rep 0,
+ * whole GPU, status ok; the first batch's when several measured it), in
+ * the dataset's order; configurations whose graph fails to load or bind
+ * are counted in *n_failed and left out. The caller frees *out. */
+dlp_status dlp_eval_kernel_counts(const dlp_dataset *ds, dlp_kcount **out,
+                                  size_t *n_out, size_t *n_failed,
+                                  dlp_error *err);
+
 #endif /* DLP_EVAL_H */
