@@ -27,8 +27,9 @@ static void usage(FILE *f) {
             "  --json  the full report as JSON (docs/DATASET_STATS.md)\n"
             "  --all   list every problem (default: the first 20 of each)\n"
             "  extract writes the graph file HASH from its pack (stdout or FILE)\n"
-            "  kernels compares the eager kernel count of the featurizer with\n"
-            "  the kernels of every eager trace in DIR, per family\n");
+            "  kernels compares the eager kernel count of the featurizer (and\n"
+            "  schema 8's node rule) with the kernels of every eager trace in\n"
+            "  DIR, per family (means; ratio: geometric mean of est / measured)\n");
 }
 
 static double num(const cJSON *o, const char *k) {
@@ -251,20 +252,21 @@ static int kernels(int argc, char **argv) {
         return 1;
     }
     qsort(k, n, sizeof *k, cmp_family);
-    printf("%-16s %4s %9s %9s %9s %9s\n", "family", "n", "measured",
-           "estimate", "ratio", "node rule");
+    printf("%-16s %4s %9s %9s %9s %9s %9s\n", "family", "n", "measured",
+           "estimate", "ratio", "node rule", "ratio");
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        double m = 0, e = 0, r = 0, nr = 0;
+        double m = 0, e = 0, r = 0, nr = 0, rn = 0;
         for (; j < n && !strcmp(k[j].family, k[i].family); j++) {
             m += k[j].measured;
             e += k[j].estimated;
             nr += k[j].node_rule;
             r += log(fmax(k[j].estimated, 1) / fmax(k[j].measured, 1));
+            rn += log(fmax(k[j].node_rule, 1) / fmax(k[j].measured, 1));
         }
         double c = (double)(j - i);
-        printf("%-16s %4zu %9.0f %9.0f %9.3f %9.0f\n", k[i].family, j - i, m / c,
-               e / c, exp(r / c), nr / c);
+        printf("%-16s %4zu %9.0f %9.0f %9.3f %9.0f %9.3f\n", k[i].family, j - i,
+               m / c, e / c, exp(r / c), nr / c, exp(rn / c));
         i = j;
     }
     printf("%zu eager trace configurations (%zu left out: graph failed)\n", n,

@@ -157,7 +157,8 @@ typedef struct {
     int64_t batch, seq, height, width;
     int measured;           /* kernel rows of the eager trace */
     double estimated;       /* dlp_feat_roofline.kernels at its precision */
-    double node_rule;       /* schema 8's count: kernel-launching nodes */
+    double node_rule;       /* schema 8's count: kernel-launching nodes
+                               and the fp16 clamps' kernels */
 } dlp_kcount;
 
 /* One dlp_kcount per distinct eager trace configuration of ds (rep 0,

@@ -63,7 +63,10 @@ static bool estimate(const void *bytes, size_t len, dlp_kcount *r,
             dlp_feat_roofline rf;
             dlp_feat_roofline_of(&fg, &c, &rf);
             r->estimated = rf.kernels;
-            r->node_rule = fg.n_kernels;
+            /* schema 8: those nodes, and the fp16 clamps' kernels */
+            double own = fg.n_eager_kernels +
+                         (c.precision != DLP_PREC_FP32 ? fg.n_half_kernels : 0);
+            r->node_rule = fg.n_kernels + (rf.kernels - own);
         }
         dlp_feat_graph_free(&fg);
     }
