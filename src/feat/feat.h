@@ -14,7 +14,9 @@
  *     their max, log microseconds).
  *   static features [DLP_FEAT_STATIC_DIM]: graph totals and op-category
  *     counts (log), batch / sequence / resolution, precision and runtime
- *     one-hot, analytical roofline and memory estimates, then the device's
+ *     one-hot, analytical roofline and memory estimates (inference and
+ *     training), eager kernel count and kernel-floor time (feat_kern.c),
+ *     bidirectional mask under capture, largest attention scores, then the device's
  *     features (dlp_device_features, scaled for a MIG profile or an SM
  *     partition).
  *   edges: producer -> consumer between main-graph nodes.
