@@ -427,6 +427,55 @@ static void test_schema_mismatch(void) {
     dlp_nn_file_free(&f);
 }
 
+static int static_index(const char *name) {
+    for (int i = 0; i < DLP_FEAT_STATIC_DIM; i++)
+        if (!strcmp(dlp_feat_static_name(i), name)) return i;
+    return -1;
+}
+
+/* schema 9's static features: the bidirectional mask under capture (the
+ * encoder's, not GPT-2's causal one) and the largest scores (batch x heads
+ * x S x S elements; fp32 4 bytes, fp16 2), and the training memory
+ * estimate in every mode */
+static void test_attention_statics(void) {
+    int ib = static_index("mask_bidir_graph"), is = static_index("log_scores_mib"),
+        it = static_index("log_train_mem_mib");
+    CHECK(ib >= 0 && is >= 0 && it >= 0);
+    if (ib < 0 || is < 0 || it < 0) return;
+    const char *fix[] = {"tests/fixtures/memest/hf_distilbert.onnx",
+                         "tests/fixtures/memest/hf_gpt2.onnx"};
+    for (int f = 0; f < 2; f++) {
+        dlp_model *m = open_seq(fix[f], 2, 128);
+        CHECK(m != NULL);
+        if (!m) continue;
+        dlp_error err;
+        dlp_feat_graph fg;
+        CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 128, 0, 0, &err));
+        dlp_pred_config c;
+        h100(&c);
+        c.batch = 2;
+        c.seq = 128;
+        float st[DLP_FEAT_STATIC_DIM];
+        for (int rt = 0; rt < DLP_RT_COUNT; rt++)
+            for (int p = 0; p < DLP_PREC_COUNT; p++) {
+                c.runtime = (dlp_runtime)rt;
+                c.precision = (dlp_precision)p;
+                dlp_feat_static(&fg, &c, st);
+                CHECK(st[ib] == (rt == DLP_RT_GRAPH && f == 0));
+                double sc = fmax(fg.max_scores_elems, fg.max_biased_scores_elems);
+                double heads = sc / (2.0 * 128 * 128);
+                CHECK_MSG(heads >= 2 && heads == floor(heads), "%g heads", heads);
+                CHECK_CLOSE(st[is], log1p(sc * (p == DLP_PREC_FP32 ? 4 : 2) /
+                                          1048576.0), 1e-5);
+                dlp_pred_config ct = c;
+                ct.mode = DLP_MODE_TRAINING;
+                CHECK_CLOSE(st[it], log1p(dlp_feat_mem_estimate_mib(&fg, &ct)), 1e-5);
+            }
+        dlp_feat_graph_free(&fg);
+        dlp_model_free(m);
+    }
+}
+
 int main(void) {
     RUN(test_vocabulary);
     RUN(test_resnet_nodes);
@@ -434,6 +483,7 @@ int main(void) {
     RUN(test_unseen_op);
     RUN(test_shape_conflict);
     RUN(test_t5_half);
+    RUN(test_attention_statics);
     RUN(test_schema_mismatch);
     return CHECK_DONE();
 }
