@@ -301,17 +301,27 @@ static void roof_cols(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * CUDA-core rate and their bytes are 4 an element; each of the 2 x 4
  * residual Adds moves the clamp's 12 bytes an element on top and adds 8
  * kernels. A BERT-style encoder (DistilBERT, no bias) is untouched. */
+/* path opened at batch b, sequence s and featurized (*m NULL when not),
+ * with an H100 config of that binding */
+static void open_featurized(const char *path, int64_t b, int64_t s,
+                            dlp_model **m, dlp_feat_graph *fg,
+                            dlp_pred_config *c) {
+    dlp_error err;
+    *m = open_seq(path, b, s);
+    CHECK(*m != NULL);
+    if (*m) CHECK(!dlp_feat_graph_build(fg, &(*m)->graph, b, s, 0, 0, &err));
+    h100(c);
+    c->batch = b;
+    c->seq = s;
+}
+
 static void test_t5_half(void) {
-    dlp_model *m = open_seq("tests/fixtures/memest/hf_t5.onnx", 2, 128);
-    CHECK(m != NULL);
+    dlp_model *m;
+    dlp_feat_graph fg;
+    dlp_pred_config c;
+    open_featurized("tests/fixtures/memest/hf_t5.onnx", 2, 128, &m, &fg, &c);
     if (!m) return;
     dlp_error err;
-    dlp_feat_graph fg;
-    CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 128, 0, 0, &err));
-    dlp_pred_config c;
-    h100(&c);
-    c.batch = 2;
-    c.seq = 128;
     const dlp_device *d = &c.device;
     double bw = d->mem_bw_gbs * 1e9;
     /* 2 sub-layers (attention, feed-forward) x 4 layers */
@@ -445,16 +455,11 @@ static void test_attention_statics(void) {
     const char *fix[] = {"tests/fixtures/memest/hf_distilbert.onnx",
                          "tests/fixtures/memest/hf_gpt2.onnx"};
     for (int f = 0; f < 2; f++) {
-        dlp_model *m = open_seq(fix[f], 2, 128);
-        CHECK(m != NULL);
-        if (!m) continue;
-        dlp_error err;
+        dlp_model *m;
         dlp_feat_graph fg;
-        CHECK(!dlp_feat_graph_build(&fg, &m->graph, 2, 128, 0, 0, &err));
         dlp_pred_config c;
-        h100(&c);
-        c.batch = 2;
-        c.seq = 128;
+        open_featurized(fix[f], 2, 128, &m, &fg, &c);
+        if (!m) continue;
         float st[DLP_FEAT_STATIC_DIM];
         for (int rt = 0; rt < DLP_RT_COUNT; rt++)
             for (int p = 0; p < DLP_PREC_COUNT; p++) {
