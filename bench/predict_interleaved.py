@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""Two builds of dlperf timed side by side: each repetition runs
+`dlperf predict` on ResNet-50 and on the 2,000-node transformer with this
+checkout's build and models, then with another checkout's (a worktree of
+an older commit, built), so both see the same machine state; prints the
+median and min wall time of each. The graphs are bench/predict_bench.py's
+(run it once first: it exports them into /tmp/dlp_predict_bench).
+
+    git worktree add /tmp/old <rev> && make -C /tmp/old -j2
+    /usr/bin/python3 bench/predict_interleaved.py /tmp/old [--reps 40]
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = "/tmp/dlp_predict_bench"
+
+
+def main(argv):
+    if not argv or argv[0].startswith("-"):
+        print(__doc__)
+        return 2
+    other, reps = argv[0], 40
+    if len(argv) == 3 and argv[1] == "--reps":
+        reps = int(argv[2])
+    r50, tfm = os.path.join(WORK, "resnet50.onnx"), os.path.join(WORK, "transformer.onnx")
+    if not (os.path.exists(r50) and os.path.exists(tfm)):
+        print("run bench/predict_bench.py first (it exports the graphs)")
+        return 2
+    builds = [("this", ROOT), ("other", os.path.abspath(other))]
+    cases = [("ResNet-50", [r50, "--batch", "8"]),
+             ("transformer", [tfm, "--batch", "8", "--dim", "seq=128"])]
+    res = {}
+    for _ in range(reps):
+        for name, root in builds:
+            for case, args in cases:
+                cmd = [os.path.join(root, "build", "dlperf"), "predict", *args,
+                       "--device", "h100", "--json", "--models",
+                       os.path.join(root, "models")]
+                t = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True)
+                res.setdefault((case, name), []).append((time.perf_counter() - t) * 1e3)
+    print("load average: %.2f %.2f %.2f" % os.getloadavg())
+    for case, _ in cases:
+        a, b = res[(case, "this")], res[(case, "other")]
+        print("%-12s this %7.2f ms median (min %.2f)   other %7.2f ms (min %.2f)   ratio %.3f"
+              % (case, statistics.median(a), min(a), statistics.median(b), min(b),
+                 statistics.median(a) / statistics.median(b)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
