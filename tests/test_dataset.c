@@ -713,6 +713,8 @@ static void test_cli(void) {
     CHECK(run_rc(cmd) == 1);
     snprintf(cmd, sizeof cmd, "%s dataset kernels 2>/dev/null", bin);
     CHECK(run_rc(cmd) == 2);
+    snprintf(cmd, sizeof cmd, "%s dataset kernels --help >/dev/null", bin);
+    CHECK(run_rc(cmd) == 0);
     snprintf(cmd, sizeof cmd, "%s dataset 2>/dev/null", bin);
     CHECK(run_rc(cmd) == 2);
     snprintf(cmd, sizeof cmd, "%s dataset stats a b 2>/dev/null", bin);

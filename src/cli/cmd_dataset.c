@@ -234,9 +234,9 @@ static int cmp_family(const void *a, const void *b) {
 /* dlperf dataset kernels DIR: the eager kernel count against the traces */
 static int kernels(int argc, char **argv) {
     if (argc != 3 || argv[2][0] == '-') {
-        usage(argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))
-                  ? stdout : stderr);
-        return argc == 3 && argv[2][0] == '-' && argv[2][1] == 'h' ? 0 : 2;
+        bool help = argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"));
+        usage(help ? stdout : stderr);
+        return help ? 0 : 2;
     }
     dlp_dataset *ds = NULL;
     if (cli_open_dataset("dataset", argv[2], &ds)) return 1;

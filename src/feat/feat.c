@@ -122,7 +122,7 @@ const char *dlp_feat_static_name(int i) {
 enum { CAT_CONV, CAT_MATMUL, CAT_NORM, CAT_ACT, CAT_ELEM, CAT_SOFTMAX,
        CAT_POOL, CAT_DATA, CAT_REDUCE, CAT_OTHER };
 
-static bool in_list(const char *op, const char *const *l) {
+bool dlp_feat_in_list(const char *op, const char *const *l) {
     for (; *l; l++)
         if ((*l)[0] == op[0] && !strcmp(op, *l)) return true;
     return false;
@@ -170,15 +170,15 @@ static int op_category(const char *op) {
         "Reciprocal", "Max", "Min", "Equal", "Less", "Greater", "Not", "And",
         "Or", "Sum", "Mean", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign",
         "LessOrEqual", "GreaterOrEqual", "Mod", "IsNaN", "IsInf", NULL};
-    if (in_list(op, conv)) return CAT_CONV;
-    if (in_list(op, mm)) return CAT_MATMUL;
-    if (in_list(op, norm)) return CAT_NORM;
-    if (in_list(op, act)) return CAT_ACT;
-    if (in_list(op, sm)) return CAT_SOFTMAX;
-    if (in_list(op, pool)) return CAT_POOL;
-    if (in_list(op, data)) return CAT_DATA;
-    if (in_list(op, red)) return CAT_REDUCE;
-    if (in_list(op, elem)) return CAT_ELEM;
+    if (dlp_feat_in_list(op, conv)) return CAT_CONV;
+    if (dlp_feat_in_list(op, mm)) return CAT_MATMUL;
+    if (dlp_feat_in_list(op, norm)) return CAT_NORM;
+    if (dlp_feat_in_list(op, act)) return CAT_ACT;
+    if (dlp_feat_in_list(op, sm)) return CAT_SOFTMAX;
+    if (dlp_feat_in_list(op, pool)) return CAT_POOL;
+    if (dlp_feat_in_list(op, data)) return CAT_DATA;
+    if (dlp_feat_in_list(op, red)) return CAT_REDUCE;
+    if (dlp_feat_in_list(op, elem)) return CAT_ELEM;
     return CAT_OTHER;
 }
 
@@ -326,7 +326,7 @@ static bool is_weight_init(const dlp_value *x) {
 }
 
 /* the node producing value v, or NULL */
-static const dlp_node *producer_of(const dlp_graph *g, int v) {
+const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v) {
     if (v < 0 || g->values[v].producer < 0) return NULL;
     return &g->nodes[g->values[v].producer];
 }
@@ -354,7 +354,7 @@ static bool is_folded_const(const dlp_graph *g, int v) {
             return is_weight_init(x) && x->name &&
                    !strncmp(x->name, "onnx::", 6) &&
                    dlp_shape_numel(&x->shape, &n) && n == nv;
-        const dlp_node *p = producer_of(g, v);
+        const dlp_node *p = dlp_feat_producer_of(g, v);
         if (!p || p->n_inputs < 1 ||
             (strcmp(p->op_type, "Identity") && strcmp(p->op_type, "Unsqueeze") &&
              strcmp(p->op_type, "Reshape")))
@@ -375,7 +375,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
     int chain[8], nc = 0, v = sm->inputs[0];
-    const dlp_node *p = producer_of(g, v);
+    const dlp_node *p = dlp_feat_producer_of(g, v);
     const dlp_node *cn[8];
     while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
                            !strcmp(p->op_type, "Where") ||
@@ -384,7 +384,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         chain[nc++] = p->outputs[0];
         v = !strcmp(p->op_type, "Where") ? p->inputs[2] : p->inputs[0];
         if (!strcmp(p->op_type, "Add")) {   /* the scores may be either */
-            const dlp_node *a = producer_of(g, p->inputs[0]);
+            const dlp_node *a = dlp_feat_producer_of(g, p->inputs[0]);
             if (!a || strcmp(a->op_type, "MatMul")) v = p->inputs[1];
             /* an additive bias computed from a weight or from input data
              * (T5's relative position bias): PyTorch runs this attention
@@ -400,14 +400,14 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                 else if (dyn[o] || is_weight_init(&g->values[o])) bias = true;
             }
         }
-        p = producer_of(g, v);
+        p = dlp_feat_producer_of(g, v);
     }
     if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) {
         *biased = bias;
         return false;
     }
-    const dlp_node *mq = producer_of(g, p->inputs[0]);
-    const dlp_node *mk = producer_of(g, p->inputs[1]);
+    const dlp_node *mq = dlp_feat_producer_of(g, p->inputs[0]);
+    const dlp_node *mk = dlp_feat_producer_of(g, p->inputs[1]);
     /* a learned bias on the SDPA call itself (timm's BEiT passes its
      * relative position bias as attn_mask): the memory-efficient kernel
      * takes a float mask and keeps the scores unmaterialised */
@@ -479,7 +479,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
 static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return;
-    const dlp_node *p = producer_of(g, sm->inputs[0]), *chain[4];
+    const dlp_node *p = dlp_feat_producer_of(g, sm->inputs[0]), *chain[4];
     int nc = 0;
     while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
                            !strcmp(p->op_type, "Where") ||
@@ -487,15 +487,15 @@ static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
         chain[nc++] = p;
         int v = !strcmp(p->op_type, "Where") ? p->inputs[2] : p->inputs[0];
         if (!strcmp(p->op_type, "Add")) {
-            const dlp_node *a = producer_of(g, p->inputs[0]);
+            const dlp_node *a = dlp_feat_producer_of(g, p->inputs[0]);
             if (!a || strcmp(a->op_type, "MatMul")) v = p->inputs[1];
         }
-        p = producer_of(g, v);
+        p = dlp_feat_producer_of(g, v);
     }
     if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return;
     half_f32[p - g->nodes] = 1;
     for (int k = 0; k < 2; k++) {
-        const dlp_node *m = producer_of(g, p->inputs[k]);
+        const dlp_node *m = dlp_feat_producer_of(g, p->inputs[k]);
         if (m && !strcmp(m->op_type, "Mul")) half_f32[m - g->nodes] = 1;
     }
     for (int i = 0; i < nc; i++) half_f32[chain[i] - g->nodes] = 1;
@@ -575,7 +575,7 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
         "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "Mish", "Softplus",
         "Elu", "Selu", "PRelu", "ReduceMax", "ReduceMin", "Abs",
         "ReduceL2", "Einsum", NULL};
-    if (in_list(n->op_type, all)) return true;
+    if (dlp_feat_in_list(n->op_type, all)) return true;
     if (!strcmp(n->op_type, "Mul") || !strcmp(n->op_type, "Div")) {
         if (n->n_inputs != 2) return false;
         int o = n->inputs[1 - k];
@@ -595,7 +595,7 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
 static int slice_base(const dlp_graph *g, int v, const uint8_t *virt,
                       const uint8_t *hostv) {
     for (int hops = 0; hops < 16; hops++) {
-        const dlp_node *p = producer_of(g, v);
+        const dlp_node *p = dlp_feat_producer_of(g, v);
         if (!p || (strcmp(p->op_type, "Slice") && strcmp(p->op_type, "Split")) ||
             p->n_inputs < 1 || p->inputs[0] < 0)
             return v;
@@ -618,7 +618,7 @@ static void mark_gelu_temps(const dlp_graph *g, uint8_t *tmp) {
         const dlp_node *n = &g->nodes[i];
         if (strcmp(n->op_type, "Erf") || n->n_inputs != 1 || n->n_outputs != 1)
             continue;
-        const dlp_node *d = producer_of(g, n->inputs[0]);
+        const dlp_node *d = dlp_feat_producer_of(g, n->inputs[0]);
         if (!d || (strcmp(d->op_type, "Div") && strcmp(d->op_type, "Mul")) ||
             d->n_inputs != 2 || d->inputs[0] < 0 || d->inputs[1] < 0 ||
             !is_act(g, &g->values[d->inputs[0]]) ||
@@ -656,8 +656,8 @@ static bool x_region_temps(const dlp_graph *g, int u, int x, int tsink,
         bool seen = false;
         for (int i = 0; i < nv; i++) seen |= vals[i] == v;
         if (seen) continue;
-        const dlp_node *p = producer_of(g, v);
-        if (!p || !in_list(p->op_type, elem) || nn == 8 || nv == 8) return false;
+        const dlp_node *p = dlp_feat_producer_of(g, v);
+        if (!p || !dlp_feat_in_list(p->op_type, elem) || nn == 8 || nv == 8) return false;
         nodes[nn++] = g->values[v].producer;
         vals[nv++] = v;
         for (int k = 0; k < p->n_inputs; k++) {
@@ -707,7 +707,7 @@ static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
         int h = m->inputs[m->inputs[0] == a->outputs[0] ? 1 : 0];
         if (h < 0 || !is_act(g, &g->values[h])) continue;
         /* x is h, or h = x * constant (the 0.5, read by m alone) */
-        const dlp_node *hp = producer_of(g, h);
+        const dlp_node *hp = dlp_feat_producer_of(g, h);
         int x0 = -1;
         if (hp && !strcmp(hp->op_type, "Mul") && hp->n_inputs == 2 &&
             consumers_of(g, h, c, 2) == 1)
@@ -781,7 +781,7 @@ static void mark_silu_temps(const dlp_graph *g, uint8_t *tmp) {
 static bool saves_output(const char *op) {
     static const char *const out[] = {"Relu", "Sigmoid", "Tanh", "Softmax",
                                       "LogSoftmax", "Exp", "Sqrt", NULL};
-    return in_list(op, out);
+    return dlp_feat_in_list(op, out);
 }
 
 /* cuDNN workspace of node n while it runs (bytes at the graph's dtype):
@@ -825,7 +825,7 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
             !((mn->inputs[0] == x && mn->inputs[1] == y) ||
               (mn->inputs[1] == x && mn->inputs[0] == y)))
             continue;
-        const dlp_node *px = producer_of(g, x);
+        const dlp_node *px = dlp_feat_producer_of(g, x);
         if (!px || (strcmp(px->op_type, "Conv") &&
                     strcmp(px->op_type, "BatchNormalization")))
             continue;
@@ -886,7 +886,7 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
                     skip[v] = 1;
                 continue;
             }
-            const dlp_node *p = producer_of(g, v);
+            const dlp_node *p = dlp_feat_producer_of(g, v);
             if (!p || d >= DLP_MEM_WSTD_DEPTH) continue;
             for (int k = 0; k < p->n_inputs && sp < (int)V; k++)
                 if (p->inputs[k] >= 0) {
@@ -968,7 +968,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         bool d = false;
-        if (!in_list(n->op_type, host))
+        if (!dlp_feat_in_list(n->op_type, host))
             for (int k = 0; k < n->n_inputs; k++) {
                 int v = n->inputs[k];
                 if (v < 0) continue;
@@ -1000,10 +1000,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (fg->seq > 0) mark_half_f32(g, (int)i, fg->half_f32);
         }
     }
+    for (size_t i = 0; i < N; i++)     /* the other nodes of the patterns */
+        if (!fg->in_sdpa[i] && (fused[i] || masknode[i])) fg->in_sdpa[i] = 1;
     if (fg->n_sdpa)
         for (size_t t = N; t-- > 0;) {
             const dlp_node *n = &g->nodes[g->topo[t]];
-            if (in_list(n->op_type, host)) continue;   /* never on device */
+            if (dlp_feat_in_list(n->op_type, host)) continue;   /* never on device */
             for (int k = 0; k < n->n_outputs; k++) {
                 int v = n->outputs[k];
                 if (v < 0 || dyn[v] || !nuse[v] ||
@@ -1033,12 +1035,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         for (size_t i = 0; i < N && !causal; i++) {
             const dlp_node *n = &g->nodes[i];
             if (n->n_outputs < 1 || n->outputs[0] < 0 || !virt[n->outputs[0]] ||
-                n->n_inputs < 2 || !in_list(n->op_type, cmp))
+                n->n_inputs < 2 || !dlp_feat_in_list(n->op_type, cmp))
                 continue;
             int nonconst = 0;
             for (int k = 0; k < 2; k++) {
                 int v = n->inputs[k];
-                const dlp_node *pn = producer_of(g, v);
+                const dlp_node *pn = dlp_feat_producer_of(g, v);
                 if (v >= 0 && !(g->values[v].flags & DLP_V_INITIALIZER) &&
                     !(pn && !strcmp(pn->op_type, "Constant")))
                     nonconst++;
@@ -1059,7 +1061,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * data operand when that dies there (INPLACE_OPS). */
     for (size_t t = N; t-- > 0;) {
         const dlp_node *n = &g->nodes[g->topo[t]];
-        if (in_list(n->op_type, host)) continue;
+        if (dlp_feat_in_list(n->op_type, host)) continue;
         for (int k = 0; k < n->n_outputs; k++) {
             int v = n->outputs[k];
             if (v < 0 || dyn[v] || virt[v] || !nuse[v] ||
@@ -1104,8 +1106,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         bool in_act = in0 >= 0 && is_act(g, &g->values[in0]) && !hostv[in0] &&
                       !virt[in0];
-        bool is_view = in_list(n->op_type, views) && in_act;
-        bool is_inpl = (silu || in_list(n->op_type, inplace)) && in_act &&
+        bool is_view = dlp_feat_in_list(n->op_type, views) && in_act;
+        bool is_inpl = (silu || dlp_feat_in_list(n->op_type, inplace)) && in_act &&
                        !(g->values[in0].flags & DLP_V_INPUT) &&
                        rlast[root[in0]] == (int)t && n->n_outputs == 1 &&
                        vbytes(&g->values[n->outputs[0]]) ==
@@ -1117,7 +1119,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         for (int k = 0; k < n->n_outputs; k++) {
             int v = n->outputs[k];
             if (v < 0) continue;
-            if (in_list(n->op_type, host) || (all_host && n->n_inputs > 0 &&
+            if (dlp_feat_in_list(n->op_type, host) || (all_host && n->n_inputs > 0 &&
                                               strcmp(n->op_type, "ConstantOfShape"))) {
                 hostv[v] = 1;
                 continue;
@@ -1202,7 +1204,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
              * block of its own (torchvision EfficientNet-B0 at batch 8:
              * 188 MiB of its 675 MiB saved; tests/gen_train_saved.py) */
             int x = silu_x[g->topo[t]] >= 0 ? silu_x[g->topo[t]]
-                    : in_list(n->op_type, clone_inpl) && n->n_inputs > 0
+                    : dlp_feat_in_list(n->op_type, clone_inpl) && n->n_inputs > 0
                         ? n->inputs[0] : -1;
             if (x >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
                 !virt[x] && root[n->outputs[0]] == root[x])
@@ -1220,8 +1222,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
-    for (size_t i = 0; i < N; i++)
-        if (!fg->in_sdpa[i] && (fused[i] || masknode[i])) fg->in_sdpa[i] = 1;
     free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
     free(silu_x);
     free(cnode);
@@ -1299,7 +1299,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
             static const char *const views[] = {
                 "Constant", "Shape", "Reshape", "Squeeze", "Unsqueeze",
                 "Flatten", "Identity", "Dropout", "Size", NULL};
-            fg->kern[i] = !in_list(n->op_type, views) &&
+            fg->kern[i] = !dlp_feat_in_list(n->op_type, views) &&
                           n->cost.out_elems > 64;
             fg->n_kernels += fg->kern[i];
         }

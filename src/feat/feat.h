@@ -149,6 +149,11 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
                                 int64_t width, dlp_error *err);
 void dlp_feat_graph_free(dlp_feat_graph *fg);
 
+/* Graph helpers of the featurizer's rules (feat.c): whether op is in the
+ * NULL-terminated list l; the node producing value v, or NULL. */
+bool dlp_feat_in_list(const char *op, const char *const *l);
+const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
+
 /* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
  * false when out of memory. Called by dlp_feat_graph_build. */
 bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g);

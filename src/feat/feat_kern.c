@@ -36,23 +36,10 @@
 /* the kernels an attention left in float at half precision adds
  * (mark_half_f32): q, k, v upcast, the output's downcast and copy, and
  * the safe softmax's isneginf / all / fill / where (T5 encoder traces) */
-#ifndef HALF_F32_ATTN_KERNELS
 #define HALF_F32_ATTN_KERNELS 9
-#endif
 
 static bool is(const dlp_node *n, const char *op) {
     return n && !strcmp(n->op_type, op);
-}
-
-static bool in_set(const char *op, const char *const *l) {
-    for (; *l; l++)
-        if (!strcmp(op, *l)) return true;
-    return false;
-}
-
-static const dlp_node *prod(const dlp_graph *g, int v) {
-    return v >= 0 && g->values[v].producer >= 0 ? &g->nodes[g->values[v].producer]
-                                                : NULL;
 }
 
 /* v holds a constant: an initializer, or a Constant node's output, read
@@ -60,7 +47,7 @@ static const dlp_node *prod(const dlp_graph *g, int v) {
 static bool is_const(const dlp_graph *g, int v) {
     for (int d = 0; d < 4 && v >= 0; d++) {
         if (g->values[v].flags & DLP_V_INITIALIZER) return true;
-        const dlp_node *p = prod(g, v);
+        const dlp_node *p = dlp_feat_producer_of(g, v);
         if (is(p, "Constant")) return true;
         if (!is(p, "Identity") || p->n_inputs < 1) return false;
         v = p->inputs[0];
@@ -86,7 +73,7 @@ static void gelu_erf(const dlp_graph *g, int e, const int *nuse,
                      const int *use1, uint8_t *none) {
     const dlp_node *n = &g->nodes[e];
     if (n->n_inputs != 1 || n->n_outputs != 1) return;
-    const dlp_node *d = prod(g, n->inputs[0]);
+    const dlp_node *d = dlp_feat_producer_of(g, n->inputs[0]);
     if (!(is(d, "Div") || is(d, "Mul")) || d->n_inputs != 2) return;
     int a = sole_use(nuse, use1, n->outputs[0]);
     if (a < 0 || !is(&g->nodes[a], "Add") || g->nodes[a].n_outputs != 1) return;
@@ -96,7 +83,7 @@ static void gelu_erf(const dlp_graph *g, int e, const int *nuse,
     /* the halving, before (0.5 * x) or after the product */
     const dlp_node *mn = &g->nodes[m];
     for (int k = 0; k < mn->n_inputs; k++) {
-        const dlp_node *h = prod(g, mn->inputs[k]);
+        const dlp_node *h = dlp_feat_producer_of(g, mn->inputs[k]);
         if (is(h, "Mul") && h != &g->nodes[a] && nuse[mn->inputs[k]] == 1)
             none[h - g->nodes] = 1;
     }
@@ -110,7 +97,7 @@ static void gelu_erf(const dlp_graph *g, int e, const int *nuse,
 static bool bias_epilogue(const dlp_graph *g, const dlp_node *n) {
     if (!(is(n, "Add") || is(n, "Sub")) || n->n_inputs != 2) return false;
     for (int k = 0; k < 2; k++) {
-        const dlp_node *p = prod(g, n->inputs[k]);
+        const dlp_node *p = dlp_feat_producer_of(g, n->inputs[k]);
         if ((is(p, "MatMul") || is(p, "Gemm")) && is_const(g, n->inputs[1 - k]))
             return true;
     }
@@ -123,10 +110,10 @@ static bool bias_epilogue(const dlp_graph *g, const dlp_node *n) {
  * transpose back is contiguous already. */
 static int reshape_copies(const dlp_feat_graph *fg, const dlp_graph *g,
                           const dlp_node *n, const int *nuse, const int *use1) {
-    const dlp_node *t = n->n_inputs > 0 ? prod(g, n->inputs[0]) : NULL;
+    const dlp_node *t = n->n_inputs > 0 ? dlp_feat_producer_of(g, n->inputs[0]) : NULL;
     if (!is(t, "Transpose") || n->cost.out_elems <= 64 || n->n_outputs < 1)
         return 0;
-    const dlp_node *src = t->n_inputs > 0 ? prod(g, t->inputs[0]) : NULL;
+    const dlp_node *src = t->n_inputs > 0 ? dlp_feat_producer_of(g, t->inputs[0]) : NULL;
     if (src && fg->in_sdpa[src - g->nodes]) return 0;
     int c = sole_use(nuse, use1, n->outputs[0]);
     return c >= 0 && fg->in_sdpa[c] ? 0 : 1;
@@ -196,7 +183,7 @@ bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g) {
         else if (is(n, "Cast") && dlp_node_attr_int(n, "to", 0) == 1 &&
                  n->cost.out_elems > 64)
             half = 1;                  /* .float() of a half tensor */
-        else if (in_set(n->op_type, none_ops) || n->cost.out_elems <= 64) k = 0;
+        else if (dlp_feat_in_list(n->op_type, none_ops) || n->cost.out_elems <= 64) k = 0;
         else if (is(n, "Conv")) k = conv_kernels(g, n, &half);
         else if (is(n, "BatchNormalization")) k = 3;
         else k = 1;
