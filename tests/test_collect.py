@@ -657,6 +657,10 @@ def test_new_models_first():
     check(sorted(ids) == sorted(it["spec"]["id"] for it in items), "same items")
     check([it["spec"]["id"] for it in run_batch.new_models_first(items, {"a", "b", "c", "d"})]
           == ["s%d" % i for i in range(6)], "all labeled: queue order kept")
+    # --per-device: specs labeled on another card go first, one per model
+    out = run_batch.new_models_first(items, {"b"}, {"s1", "s5"})
+    ids = [it["spec"]["id"] for it in out]
+    check(ids == ["s1", "s5", "s3", "s0", "s2", "s4"], "prefer order %s" % ids)
 
 
 def test_train_items():

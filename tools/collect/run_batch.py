@@ -223,22 +223,30 @@ def order_specs(specs):
     return first + rest
 
 
-def new_models_first(items, labeled_models):
+def new_models_first(items, labeled_models, prefer=()):
     """Items whose model (the spec's base architecture) has no label yet
     come first, one per such model in queue order, then the rest in queue
     order. Leave-models-out accuracy follows the number of distinct models,
     not configurations per model: after the sixth session 51 of the 88
     labeled families had a single model, and three sessions of more
-    variants of the same ~200 models did not lower the held-out error."""
+    variants of the same ~200 models did not lower the held-out error.
+    prefer (spec ids, --per-device: those labeled on another card) picks,
+    for each new model, such a spec over one in queue order and puts those
+    models first: their graphs are in the dataset already (no export, no
+    label waiting in pending/) and they pair the two cards."""
     seen = set(labeled_models)
-    first, rest = [], []
+    pick = {}
     for it in items:
         m = it["spec"].get("model")
-        if m is not None and m not in seen:
-            seen.add(m)
-            first.append(it)
-        else:
-            rest.append(it)
+        if m is None or m in seen:
+            continue
+        if m not in pick or (it["spec"]["id"] in prefer
+                             and pick[m]["spec"]["id"] not in prefer):
+            pick[m] = it
+    chosen = set(id(it) for it in pick.values())
+    first = [it for it in items if id(it) in chosen]
+    first.sort(key=lambda it: it["spec"]["id"] not in prefer)
+    rest = [it for it in items if id(it) not in chosen]
     return first + rest
 
 
@@ -438,7 +446,8 @@ def main():
         items = [plan_item(s, idx) for idx, s in enumerate(ordered)
                  if s["id"] not in done["label"] and s["id"] not in skip]
         items = new_models_first(items, set(byid[i].get("model")
-                                            for i in done["label"] if i in byid))
+                                            for i in done["label"] if i in byid),
+                                 done["label_any"] if a.per_device else ())
     every_item = set(it["spec"]["id"] for it in items)
     if a.part:
         # calls chained on one warm machine without an ingest between them
