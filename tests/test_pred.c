@@ -284,9 +284,9 @@ static void test_examples_drop_conflicts(void) {
     free(js);
 }
 
-/* Train a tiny GNN, save, load, compare predictions bit for bit; then
- * corrupt the file in several ways. */
-static void gnn_roundtrip(const char *kind) {
+/* Train a tiny GNN (members: ensemble size), save, load, compare
+ * predictions bit for bit; then corrupt the file in several ways. */
+static void gnn_roundtrip(const char *kind, int members) {
     dlp_examples E;
     if (examples(&E, DLP_MODE_INFERENCE, !strcmp(kind, "trappm"))) { CHECK(0); return; }
     int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
@@ -299,6 +299,7 @@ static void gnn_roundtrip(const char *kind) {
     dlp_train_opts_init(&o);
     o.epochs = 3;
     o.hidden = 8;
+    o.members = members;
     dlp_error err;
     dlp_predictor *p = NULL;
     dlp_nn_file f = {0};
@@ -379,8 +380,84 @@ static void gnn_roundtrip(const char *kind) {
     dlp_examples_free(&E);
 }
 
-static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm"); }
-static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm"); }
+static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1); }
+static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1); }
+static void test_ensemble_roundtrip(void) {
+    gnn_roundtrip("dippm", 3);
+    gnn_roundtrip("trappm", 2);
+}
+
+/* One DIPPM trained as it is (seed s, no prior: the network alone), on
+ * the same split. */
+static dlp_predictor *train_one(const dlp_examples *E, const int32_t *tr,
+                                int ntr, const int32_t *va, int nva,
+                                uint64_t seed, int members) {
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    o.epochs = 3;
+    o.hidden = 8;
+    o.no_prior = true;
+    o.seed = seed;
+    o.members = members;
+    dlp_error err;
+    dlp_predictor *p = NULL;
+    dlp_nn_file f = {0};
+    CHECK_MSG(dlp_pred_train("dippm", E, tr, ntr, va, nva, &o, &p, &f, &err)
+              == DLP_OK, "%s", err.msg);
+    dlp_nn_file_free(&f);
+    return p;
+}
+
+/* An ensemble of two is the mean, in log space, of the two networks
+ * trained alone from the members' seeds (member k: seed + k *
+ * DLP_MEMBER_SEED_STEP); more members than the limit, or negative, are
+ * refused. */
+static void test_ensemble_is_mean(void) {
+    dlp_examples E;
+    if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
+    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
+    int ntr = 0, nva = 0;
+    for (int i = 0; i < E.n; i++) {
+        if (i % 4 == 0) va[nva++] = i;
+        else tr[ntr++] = i;
+    }
+    uint64_t s = 11;
+    dlp_predictor *a = train_one(&E, tr, ntr, va, nva, s, 1);
+    dlp_predictor *b = train_one(&E, tr, ntr, va, nva, s + DLP_MEMBER_SEED_STEP, 1);
+    dlp_predictor *e = train_one(&E, tr, ntr, va, nva, s, 2);
+    dlp_error err;
+    int differ = 0;
+    for (int i = 0; a && b && e && i < E.n; i++) {
+        dlp_pred_result ra, rb, re;
+        CHECK(dlp_pred_example(a, &E, i, &ra, &err) == DLP_OK);
+        CHECK(dlp_pred_example(b, &E, i, &rb, &err) == DLP_OK);
+        CHECK(dlp_pred_example(e, &E, i, &re, &err) == DLP_OK);
+        for (int t = 0; t < DLP_T_COUNT; t++) {
+            if (!re.v[t].valid) continue;
+            double want = 0.5 * (log(ra.v[t].value) + log(rb.v[t].value));
+            CHECK_MSG(fabs(log(re.v[t].value) - want) < 1e-5,
+                      "example %d target %d: %g vs mean %g", i, t,
+                      log(re.v[t].value), want);
+            differ += fabs(log(ra.v[t].value) - log(rb.v[t].value)) > 1e-4;
+        }
+    }
+    CHECK_MSG(differ > 0, "the two members must differ");
+    dlp_predictor_free(a);
+    dlp_predictor_free(b);
+    dlp_predictor_free(e);
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    dlp_predictor *p = NULL;
+    dlp_nn_file f = {0};
+    o.members = 9;
+    CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_ERR_ARG);
+    CHECK(strstr(err.msg, "members") != NULL && p == NULL);
+    o.members = -1;
+    CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_ERR_ARG);
+    dlp_nn_file_free(&f);
+    free(tr); free(va);
+    dlp_examples_free(&E);
+}
 
 /* A set of two files: the one with the lower validation error wins per
  * target; an empty directory is an error; a broken file fails the set. */
@@ -446,6 +523,8 @@ int main(void) {
     RUN(test_examples_drop_conflicts);
     RUN(test_dippm_roundtrip);
     RUN(test_trappm_roundtrip);
+    RUN(test_ensemble_roundtrip);
+    RUN(test_ensemble_is_mean);
     RUN(test_set);
     rmdir(tmpdir);
     return CHECK_DONE();

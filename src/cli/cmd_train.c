@@ -31,6 +31,8 @@ const char *learn_opts_help(void) {
            "  --runtime eager|graph, --precision fp32|fp16|bf16   filters\n"
            "  --epochs N --lr X --hidden N --batch-graphs N --patience N\n"
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
+           "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
+           "                     different seeds, averaged (default 1, at most 8)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
@@ -54,7 +56,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
-        "--init-from", "--shots", "--pool-max", NULL};
+        "--init-from", "--shots", "--pool-max", "--members", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -96,6 +98,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 10: o->train.threads = (int)x; break;
     case 12: o->train.shots = (int)x; break;
     case 13: o->pool_max = (int)x; break;
+    case 14: o->train.members = (int)x; break;
     }
     return 1;
 bad:

@@ -542,6 +542,13 @@ dlp_status dlp_nn_file_add_params(dlp_nn_file *f, const dlp_nn_params *p,
                                   dlp_error *err);
 dlp_status dlp_nn_file_read_params(const dlp_nn_file *f, dlp_nn_params *p,
                                    dlp_error *err);
+/* The same under another prefix (at most 30 characters) instead of
+ * "param/": several networks of one architecture in one file (the members
+ * of a GNN ensemble). */
+dlp_status dlp_nn_file_add_params_as(dlp_nn_file *f, const char *prefix,
+                                     const dlp_nn_params *p, dlp_error *err);
+dlp_status dlp_nn_file_read_params_as(const dlp_nn_file *f, const char *prefix,
+                                      dlp_nn_params *p, dlp_error *err);
 uint32_t dlp_nn_crc32(uint32_t crc, const void *data, size_t n);
 
 /* ---- the DIPPM-style model (nn_sage_model.c) --------------------------- */

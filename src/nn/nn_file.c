@@ -146,26 +146,36 @@ void dlp_nn_file_free(dlp_nn_file *f) {
     memset(f, 0, sizeof *f);
 }
 
-dlp_status dlp_nn_file_add_params(dlp_nn_file *f, const dlp_nn_params *p,
-                                  dlp_error *err) {
-    char name[DLP_NN_NAME_MAX + 8];
+dlp_status dlp_nn_file_add_params_as(dlp_nn_file *f, const char *prefix,
+                                     const dlp_nn_params *p, dlp_error *err) {
+    char name[DLP_NN_NAME_MAX + 32];
     for (int t = 0; t < p->n_tensors; t++) {
-        snprintf(name, sizeof name, "param/%s", p->t[t].name);
+        snprintf(name, sizeof name, "%.30s%s", prefix, p->t[t].name);
         dlp_status st = dlp_nn_file_add_f32(f, name, p->w + p->t[t].off, p->t[t].n, err);
         if (st) return st;
     }
     return DLP_OK;
 }
 
-dlp_status dlp_nn_file_read_params(const dlp_nn_file *f, dlp_nn_params *p,
-                                   dlp_error *err) {
-    char name[DLP_NN_NAME_MAX + 8];
+dlp_status dlp_nn_file_read_params_as(const dlp_nn_file *f, const char *prefix,
+                                      dlp_nn_params *p, dlp_error *err) {
+    char name[DLP_NN_NAME_MAX + 32];
     for (int t = 0; t < p->n_tensors; t++) {
-        snprintf(name, sizeof name, "param/%s", p->t[t].name);
+        snprintf(name, sizeof name, "%.30s%s", prefix, p->t[t].name);
         dlp_status st = dlp_nn_file_read_f32(f, name, p->w + p->t[t].off, p->t[t].n, err);
         if (st) return st;
     }
     return DLP_OK;
+}
+
+dlp_status dlp_nn_file_add_params(dlp_nn_file *f, const dlp_nn_params *p,
+                                  dlp_error *err) {
+    return dlp_nn_file_add_params_as(f, "param/", p, err);
+}
+
+dlp_status dlp_nn_file_read_params(const dlp_nn_file *f, dlp_nn_params *p,
+                                   dlp_error *err) {
+    return dlp_nn_file_read_params_as(f, "param/", p, err);
 }
 
 /* ---- little-endian byte image ---- */

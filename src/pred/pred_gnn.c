@@ -29,6 +29,7 @@ static const double LOGEST_LAMBDAS[] = {INFINITY, 1e9, 1e3, 1e2, 10};
 #define N_LOGEST_LAMBDAS (int)(sizeof LOGEST_LAMBDAS / sizeof *LOGEST_LAMBDAS)
 #define RANGE_SLACK 3.4   /* ln 30: at most 30x beyond the training labels */
 #define XFULL_ROWS 64     /* full node-feature rows featurized at a time */
+#define GNN_MAX_NETS DLP_MAX_MEMBERS
 
 typedef struct {
     char kind[16];
@@ -51,11 +52,19 @@ typedef struct {
     uint8_t net_off[DLP_T_COUNT];    /* per target j: 1 = prior alone (the
                                         network's residual did not help on
                                         the validation part) */
-    dlp_nn_sage_model net;
+    /* the networks: one, or an ensemble of n_net members of the same
+     * architecture trained from different seeds (and batch orders) on the
+     * same data, whose log-space residuals are averaged; the priors,
+     * standardisation and gates are shared */
+    int n_net;
+    int only;                        /* training: the member being fitted,
+                                        whose output alone is used (-1: the
+                                        average of all) */
+    dlp_nn_sage_model net[GNN_MAX_NETS];
     dlp_gae *gae;
     /* scratch */
-    float *x, *st, *out, *xfull;
-    size_t x_cap, st_cap, out_cap, xfull_cap;
+    float *x, *st, *out, *out1, *xfull;
+    size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap;
 } gnn;
 
 /* ---- per-thread prediction scratch ----------------------------------------
@@ -120,16 +129,19 @@ static void swap_r(nn_real **a, size_t *acap, nn_real **b, size_t *bcap) {
 
 static gnn *gnn_new(void) {
     gnn *m = calloc(1, sizeof *m);
-    if (m) __atomic_add_fetch(&n_models, 1, __ATOMIC_ACQ_REL);
+    if (!m) return NULL;
+    m->n_net = 1;
+    m->only = -1;
+    __atomic_add_fetch(&n_models, 1, __ATOMIC_ACQ_REL);
     return m;
 }
 
 static void gnn_release(gnn *m) {
     if (!m) return;
     free(m->st_mean); free(m->st_std); free(m->prior);
-    dlp_nn_sage_model_free(&m->net);
+    for (int k = 0; k < GNN_MAX_NETS; k++) dlp_nn_sage_model_free(&m->net[k]);
     dlp_gae_free(m->gae);
-    free(m->x); free(m->st); free(m->out); free(m->xfull);
+    free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
     free(m);
     if (__atomic_sub_fetch(&n_models, 1, __ATOMIC_ACQ_REL) == 0) {
         pthread_once(&scratch_once, scratch_key_init);
@@ -211,10 +223,33 @@ static double prior_of(const gnn *m, int j, const float *st,
     return z;
 }
 
+/* The members' mean output into m->out[no] from the prepared inputs m->x,
+ * m->st. The members run one after another on member 0's workspace (the
+ * calling thread's scratch during a prediction) instead of each faulting
+ * in its own. */
+static dlp_status predict_members(gnn *m, const dlp_nn_graph *g, size_t no,
+                                  dlp_error *err) {
+    dlp_status st = dlp_nn_sage_model_predict(&m->net[0], g, m->x, m->st,
+                                              m->out, err);
+    if (st || m->n_net == 1) return st;
+    if (!grow(&m->out1, &m->out1_cap, no))
+        return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+    for (int k = 1; k < m->n_net && !st; k++) {
+        dlp_nn_sage_model *net = &m->net[k];
+        swap_r(&net->ws, &net->ws_cap, &m->net[0].ws, &m->net[0].ws_cap);
+        st = dlp_nn_sage_model_predict(net, g, m->x, m->st, m->out1, err);
+        swap_r(&net->ws, &net->ws_cap, &m->net[0].ws, &m->net[0].ws_cap);
+        for (size_t i = 0; !st && i < no; i++) m->out[i] += m->out1[i];
+    }
+    for (size_t i = 0; i < no; i++) m->out[i] /= (float)m->n_net;
+    return st;
+}
+
 /* Forward on graphs fgs[0..n-1] with configs cfgs, embeddings embs (rows
  * of edim or NULL): writes log-space predictions logy[n][nt] (prior and
- * mean included). train: leaves activations for a backward on m->net
- * (else the network's lighter predict-only forward runs: same outputs). */
+ * mean included). train: leaves activations for a backward on
+ * m->net[m->only] (else the network's lighter predict-only forward runs:
+ * same outputs), which must be set then. */
 static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                               const dlp_pred_config *const *cfgs,
                               const float *const *embs, int n, bool train,
@@ -260,8 +295,14 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
     }
-    st = train ? dlp_nn_sage_model_forward(&m->net, g, m->x, m->st, m->out, err)
-               : dlp_nn_sage_model_predict(&m->net, g, m->x, m->st, m->out, err);
+    if (train)
+        st = dlp_nn_sage_model_forward(&m->net[m->only], g, m->x, m->st,
+                                       m->out, err);
+    else if (m->only >= 0)
+        st = dlp_nn_sage_model_predict(&m->net[m->only], g, m->x, m->st,
+                                       m->out, err);
+    else
+        st = predict_members(m, g, (size_t)n * m->nt, err);
     if (st) return st;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nt; j++) {
@@ -517,7 +558,7 @@ static dlp_status add_range(const gnn *m, dlp_nn_file *f, dlp_error *err) {
 }
 
 static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
-    const dlp_nn_sage_model_cfg *c = &m->net.cfg;
+    const dlp_nn_sage_model_cfg *c = &m->net[0].cfg;
     int64_t arch[12] = {GNN_VERSION, c->in_dim, c->hidden, c->n_sage,
                         c->static_dim, c->n_fc, c->fc_hidden, c->out_dim,
                         m->edim, m->prior != NULL, m->nt, DLP_FEAT_SCHEMA};
@@ -536,8 +577,18 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = dlp_nn_file_add_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err)) ||
         (st = dlp_nn_file_add_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err)) ||
         (st = add_range(m, f, err)) ||
-        (st = dlp_nn_file_add_params(f, &m->net.params, err)))
+        (st = dlp_nn_file_add_params(f, &m->net[0].params, err)))
         return st;
+    if (m->n_net > 1) {   /* absent: one network (files before ensembles) */
+        int64_t nm = m->n_net;
+        if ((st = dlp_nn_file_add_i64(f, "gnn/members", &nm, 1, err))) return st;
+        for (int k = 1; k < m->n_net; k++) {
+            char pre[24];
+            snprintf(pre, sizeof pre, "member%d/", k);
+            if ((st = dlp_nn_file_add_params_as(f, pre, &m->net[k].params, err)))
+                return st;
+        }
+    }
     if (m->prior) {
         int64_t pk[DLP_T_COUNT];
         float aw[DLP_T_COUNT * NADD];
@@ -618,8 +669,19 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     float ymu[DLP_T_COUNT];
     dlp_status st = DLP_OK;
     if (!m->st_mean || !m->st_std) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) st = dlp_nn_sage_model_alloc(&m->net, &c, err);
-    if (!st) st = dlp_nn_file_read_params(f, &m->net.params, err);
+    const dlp_nn_entry *me = dlp_nn_file_get(f, "gnn/members", DLP_NN_I64);
+    if (me) {   /* optional: an ensemble */
+        int64_t nm = me->count == 1 ? *(const int64_t *)me->data : 0;
+        if (nm < 1 || nm > GNN_MAX_NETS)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/members'");
+        else m->n_net = (int)nm;
+    }
+    for (int k = 0; !st && k < m->n_net; k++) {
+        char pre[24];
+        snprintf(pre, sizeof pre, k ? "member%d/" : "param/", k);
+        st = dlp_nn_sage_model_alloc(&m->net[k], &c, err);
+        if (!st) st = dlp_nn_file_read_params_as(f, pre, &m->net[k].params, err);
+    }
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err);
@@ -749,6 +811,103 @@ static dlp_status eval_mape(gnn *m, const dlp_examples *E, const float *embs,
     return st;
 }
 
+/* Seed of ensemble member k: member 0 keeps the caller's seed, so a
+ * one-member model is the model trained before ensembles existed. */
+static uint64_t member_seed(uint64_t seed, int k) {
+    return seed + (uint64_t)k * DLP_MEMBER_SEED_STEP;
+}
+
+typedef struct {
+    int epochs, bs, patience;
+    double lr;
+} fit_cfg;
+
+/* Fits member m->only: AdamW, cosine LR, masked Huber on log targets,
+ * early stopping on the validation MAPE of the first target (vi: the
+ * validation part, or the training part when there is none). */
+static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
+                             const dlp_examples *E, const int32_t *tr,
+                             int ntr, const int32_t *vi, int nv,
+                             const float *embs, const fit_cfg *fc,
+                             const dlp_train_opts *o, dlp_error *err) {
+    dlp_nn_sage_model *net = &m->net[m->only];
+    int bs = fc->bs;
+    int32_t *order = malloc((size_t)ntr * sizeof *order);
+    double *logy = malloc((size_t)bs * m->nt * sizeof *logy);
+    double *yb = malloc((size_t)bs * m->nt * sizeof *yb);
+    float *dout = malloc((size_t)bs * m->nt * sizeof *dout);
+    dlp_nn_graph g = {0};
+    dlp_nn_early_stop es = {0};
+    dlp_status st = DLP_OK;
+    if (!order || !logy || !yb || !dout)
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = dlp_nn_early_stop_init(&es, &net->params, fc->patience, 1e-4, err);
+    dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAMW, fc->lr);
+    opt.weight_decay = 1e-4;
+    dlp_nn_rng rng;
+    dlp_nn_rng_seed(&rng, member_seed(o->seed, m->only) ^ 0x9e3779b97f4a7c15ull);
+    char label[32];
+    if (m->n_net > 1)
+        snprintf(label, sizeof label, "%s %d/%d", a->kind, m->only + 1, m->n_net);
+    else
+        snprintf(label, sizeof label, "%s", a->kind);
+    for (int i = 0; order && i < ntr; i++) order[i] = tr[i];
+    int epochs = fc->epochs;
+    long steps_per_epoch = (ntr + bs - 1) / bs, step = 0;
+    double t0 = now_s();
+    for (int ep = 0; ep < epochs && !st; ep++) {
+        dlp_nn_rng_shuffle(&rng, order, ntr);
+        double loss_sum = 0;
+        int nb_done = 0;
+        for (int b0 = 0; b0 < ntr && !st; b0 += bs, step++) {
+            int nb = ntr - b0 < bs ? ntr - b0 : bs;
+            const dlp_feat_graph *fgs[256];
+            const dlp_pred_config *cfgs[256];
+            const float *eb[256];
+            for (int i = 0; i < nb; i++) {
+                const dlp_example *x = &E->ex[order[b0 + i]];
+                fgs[i] = &E->fg[x->fg];
+                cfgs[i] = &x->cfg;
+                eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
+                for (int j = 0; j < m->nt; j++) {
+                    double y = x->y[m->ts[j]];
+                    yb[i * m->nt + j] = y > 0 ? log(y) : NAN;
+                }
+            }
+            dlp_nn_params_zero_grad(&net->params);
+            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, true, &g, logy, err);
+            if (st) break;
+            loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
+            nb_done++;
+            dlp_nn_sage_model_backward(net, &g, m->x, m->st, dout);
+            dlp_nn_graph_free(&g);
+            dlp_nn_clip_grad_norm(&net->params, 5.0);
+            opt.lr = dlp_nn_lr_cosine(fc->lr, fc->lr * 0.02, step,
+                                      steps_per_epoch * (long)epochs);
+            dlp_nn_opt_step(&net->params, &opt);
+        }
+        if (st) break;
+        double vm = NAN;
+        st = eval_mape(m, E, embs, vi, nv, 64, &vm, err);
+        if (st) break;
+        bool stop = dlp_nn_early_stop_update(&es, &net->params,
+                                             isfinite(vm) ? vm : 1e9);
+        if (o->progress) {
+            double el = now_s() - t0;
+            dlp_train_progress pr = {label, ep + 1, epochs,
+                                     nb_done ? loss_sum / nb_done : 0, vm, el,
+                                     el / (ep + 1) * (epochs - ep - 1)};
+            o->progress(o->user, &pr);
+        }
+        if (stop) break;
+    }
+    if (!st) dlp_nn_early_stop_restore(&es, &net->params);
+    dlp_nn_early_stop_free(&es);
+    dlp_nn_graph_free(&g);
+    free(order); free(logy); free(yb); free(dout);
+    return st;
+}
+
 dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
                          const int32_t *tr, int ntr, const int32_t *va,
                          int nva, const dlp_train_opts *o,
@@ -757,17 +916,14 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     dlp_status st = DLP_OK;
     gnn *m = NULL;
     float *embs = NULL;
-    int32_t *order = NULL;
-    double *logy = NULL, *yb = NULL;
-    float *dout = NULL;
-    dlp_nn_graph g = {0};
-    dlp_nn_early_stop es = {0};
     int hidden = o->hidden ? o->hidden : 64;
-    int epochs = o->epochs ? o->epochs : 60;
-    int bs = o->graphs_per_batch ? o->graphs_per_batch : 16;
-    if (bs > 256) bs = 256;
-    double lr = o->lr > 0 ? o->lr : 2e-3;
-    int patience = o->patience ? o->patience : 12;
+    fit_cfg fc = {o->epochs ? o->epochs : 60,
+                  o->graphs_per_batch ? o->graphs_per_batch : 16,
+                  o->patience ? o->patience : 12, o->lr > 0 ? o->lr : 2e-3};
+    if (fc.bs > 256) fc.bs = 256;
+    if (o->members < 0 || o->members > GNN_MAX_NETS)
+        return dlp_fail(err, DLP_ERR_ARG, "%d ensemble members: 1 to %d",
+                        o->members, GNN_MAX_NETS);
     if (o->init_from) {   /* transfer: start from a trained model */
         dlp_nn_file src = {0};
         st = dlp_nn_file_load(&src, o->init_from, err);
@@ -779,13 +935,14 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
             return dlp_fail(err, DLP_ERR_ARG, "cannot fine-tune a %s model as %s",
                             m->kind, a->kind);
         }
-        if (!o->lr) lr = 5e-4;
+        if (!o->lr) fc.lr = 5e-4;
     } else {
         m = gnn_new();
         if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         snprintf(m->kind, sizeof m->kind, "%s", a->kind);
         m->arch = *a;
         m->nt = dlp_mode_targets(E->mode, m->ts);
+        m->n_net = o->members ? o->members : 1;
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);
@@ -807,83 +964,26 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     if (!st && !o->init_from) st = set_stats(m, E, tr, ntr, embs, err);
     if (!st && !o->init_from && !o->no_prior)
         st = fit_prior(m, E, tr, ntr, va, nva, embs, err);
-    if (!st && !o->init_from) {
-        dlp_nn_sage_model_cfg c = {m->n_cols, hidden, a->n_sage, m->sdim,
-                                   a->n_fc, hidden, m->nt, DLP_NN_POOL_MEAN,
-                                   false};
-        st = dlp_nn_sage_model_init(&m->net, &c, o->seed, err);
-    }
-    order = malloc((size_t)ntr * sizeof *order);
-    logy = malloc((size_t)bs * m->nt * sizeof *logy);
-    yb = malloc((size_t)bs * m->nt * sizeof *yb);
-    dout = malloc((size_t)bs * m->nt * sizeof *dout);
-    if (!st && (!order || !logy || !yb || !dout))
-        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) st = dlp_nn_early_stop_init(&es, &m->net.params, patience, 1e-4, err);
-    dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAMW, lr);
-    opt.weight_decay = 1e-4;
-    dlp_nn_rng rng;
-    dlp_nn_rng_seed(&rng, o->seed ^ 0x9e3779b97f4a7c15ull);
-    for (int i = 0; i < ntr; i++) order[i] = tr[i];
-    long steps_per_epoch = (ntr + bs - 1) / bs, step = 0;
-    double t0 = now_s();
     const int32_t *vi = nva ? va : tr;
     int nv = nva ? nva : ntr;
-    for (int ep = 0; ep < epochs && !st; ep++) {
-        dlp_nn_rng_shuffle(&rng, order, ntr);
-        double loss_sum = 0;
-        int nb_done = 0;
-        for (int b0 = 0; b0 < ntr && !st; b0 += bs, step++) {
-            int nb = ntr - b0 < bs ? ntr - b0 : bs;
-            const dlp_feat_graph *fgs[256];
-            const dlp_pred_config *cfgs[256];
-            const float *eb[256];
-            for (int i = 0; i < nb; i++) {
-                const dlp_example *x = &E->ex[order[b0 + i]];
-                fgs[i] = &E->fg[x->fg];
-                cfgs[i] = &x->cfg;
-                eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
-                for (int j = 0; j < m->nt; j++) {
-                    double y = x->y[m->ts[j]];
-                    yb[i * m->nt + j] = y > 0 ? log(y) : NAN;
-                }
-            }
-            dlp_nn_params_zero_grad(&m->net.params);
-            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, true, &g, logy, err);
-            if (st) break;
-            loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
-            nb_done++;
-            dlp_nn_sage_model_backward(&m->net, &g, m->x, m->st, dout);
-            dlp_nn_graph_free(&g);
-            dlp_nn_clip_grad_norm(&m->net.params, 5.0);
-            opt.lr = dlp_nn_lr_cosine(lr, lr * 0.02, step,
-                                      steps_per_epoch * (long)epochs);
-            dlp_nn_opt_step(&m->net.params, &opt);
+    for (int k = 0; k < m->n_net && !st; k++) {
+        if (!o->init_from) {
+            dlp_nn_sage_model_cfg c = {m->n_cols, hidden, a->n_sage, m->sdim,
+                                       a->n_fc, hidden, m->nt,
+                                       DLP_NN_POOL_MEAN, false};
+            st = dlp_nn_sage_model_init(&m->net[k], &c, member_seed(o->seed, k),
+                                        err);
         }
-        if (st) break;
-        double vm = NAN;
-        st = eval_mape(m, E, embs, vi, nv, 64, &vm, err);
-        if (st) break;
-        bool stop = dlp_nn_early_stop_update(&es, &m->net.params,
-                                             isfinite(vm) ? vm : 1e9);
-        if (o->progress) {
-            double el = now_s() - t0;
-            dlp_train_progress pr = {a->kind, ep + 1, epochs,
-                                     nb_done ? loss_sum / nb_done : 0, vm, el,
-                                     el / (ep + 1) * (epochs - ep - 1)};
-            o->progress(o->user, &pr);
-        }
-        if (stop) break;
+        m->only = k;
+        if (!st) st = fit_member(m, a, E, tr, ntr, vi, nv, embs, &fc, o, err);
     }
-    if (!st) dlp_nn_early_stop_restore(&es, &m->net.params);
+    m->only = -1;
     if (!st && !o->init_from) st = gate_net(m, E, embs, vi, nv, err);
-    dlp_nn_early_stop_free(&es);
-    dlp_nn_graph_free(&g);
     if (!st) {
         for (int j = 0; j < m->nt; j++) meta->targets |= 1u << m->ts[j];
         st = gnn_save(m, out, err);
     }
-    free(order); free(logy); free(yb); free(dout); free(embs);
+    free(embs);
     gnn_release(m);
     return st;
 }
@@ -922,13 +1022,13 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     dlp_nn_graph g = {0};
     if (sc) {
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
-        swap_r(&m->net.ws, &m->net.ws_cap, &sc->ws, &sc->ws_cap);
+        swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
     if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, false, &g,
                               logy, err);
     if (sc) {
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
-        swap_r(&m->net.ws, &m->net.ws_cap, &sc->ws, &sc->ws_cap);
+        swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
     dlp_nn_graph_free(&g);
     if (fg == &local) dlp_feat_graph_free(&local);

@@ -186,9 +186,16 @@ typedef struct {
     const char *init_from;     /* transfer: start from this model file */
     int shots;                 /* > 0: train on this many random examples of
                                   the training part only (few-shot) */
+    int members;               /* DIPPM/TraPPM: an ensemble of this many
+                                  networks, averaged in log space; member
+                                  k starts from seed + k *
+                                  DLP_MEMBER_SEED_STEP; 0 or 1: one */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
+
+#define DLP_MEMBER_SEED_STEP 0x632be59bd9b4e019ull
+#define DLP_MAX_MEMBERS 8
 
 void dlp_train_opts_init(dlp_train_opts *o);
 
