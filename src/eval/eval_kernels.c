@@ -37,14 +37,8 @@ static bool wanted(const dlp_kernel_row *k) {
 static bool estimate(const void *bytes, size_t len, dlp_kcount *r,
                      dlp_error *err) {
     dlp_model *m = NULL;
-    dlp_status st = dlp_model_open_memory(bytes, len, r->hash, &m, err);
-    if (!st) st = dlp_model_set_batch(m, r->batch, err);
-    if (!st && r->seq > 0) {
-        dlp_error e2;
-        (void)dlp_model_bind_dim(m, "seq", r->seq, &e2);   /* absent: fine */
-    }
-    if (!st) dlp_feat_bind_resolution(&m->graph, r->height, r->width);
-    if (!st) st = dlp_model_analyze(m, err);
+    dlp_status st = dlp_feat_model_at(bytes, len, r->hash, r->batch, r->seq,
+                                      r->height, r->width, &m, err);
     dlp_feat_graph fg;
     if (!st) st = dlp_feat_graph_build(&fg, &m->graph, r->batch, r->seq,
                                        r->height, r->width, err);

@@ -4,6 +4,8 @@
  * analytical roofline they include. */
 #include "feat.h"
 
+#include "../model/model.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +277,28 @@ int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width) {
         n++;
     }
     return n;
+}
+
+dlp_status dlp_feat_model_at(const void *bytes, size_t len, const char *hash,
+                             int64_t batch, int64_t seq, int64_t height,
+                             int64_t width, dlp_model **out, dlp_error *err) {
+    dlp_model *m = NULL;
+    *out = NULL;
+    dlp_status st = dlp_model_open_memory(bytes, len, hash, &m, err);
+    if (st) return st;
+    st = dlp_model_set_batch(m, batch, err);
+    if (!st && seq > 0) {
+        dlp_error e2;
+        (void)dlp_model_bind_dim(m, "seq", seq, &e2);   /* absent: fine */
+    }
+    if (!st) dlp_feat_bind_resolution(&m->graph, height, width);
+    if (!st) st = dlp_model_analyze(m, err);
+    if (st) {
+        dlp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return DLP_OK;
 }
 
 void dlp_feat_graph_free(dlp_feat_graph *fg) {

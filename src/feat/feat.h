@@ -142,6 +142,17 @@ typedef struct dlp_feat_graph {
  * Returns the number of inputs changed. */
 int dlp_feat_bind_resolution(dlp_graph *g, int64_t height, int64_t width);
 
+struct dlp_model;
+/* A dataset graph at one measured binding: opens the graph bytes (hash
+ * names them in errors), binds batch, "seq" when > 0 (a graph without
+ * that dimension keeps its shapes) and the resolution, and analyses
+ * (shapes + costs). *out is the caller's (dlp_model_free); NULL on
+ * failure. */
+dlp_status dlp_feat_model_at(const void *bytes, size_t len, const char *hash,
+                             int64_t batch, int64_t seq, int64_t height,
+                             int64_t width, struct dlp_model **out,
+                             dlp_error *err);
+
 /* Builds fg from an analysed graph; batch/seq/height/width are the bound
  * values (0 = not applicable). */
 dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,

@@ -132,15 +132,8 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
                             dlp_feat_graph *fg, dlp_examples *E,
                             const dlp_dataset *ds, int f, dlp_error *err) {
     dlp_model *m = NULL;
-    dlp_status st = dlp_model_open_memory(bytes, len, hash, &m, err);
+    dlp_status st = dlp_feat_model_at(bytes, len, hash, batch, seq, h, w, &m, err);
     if (st) return st;
-    st = dlp_model_set_batch(m, batch, err);
-    if (!st && seq > 0) {
-        dlp_error e2;
-        (void)dlp_model_bind_dim(m, "seq", seq, &e2); /* absent: fine */
-    }
-    if (!st) dlp_feat_bind_resolution(&m->graph, h, w);
-    if (!st) st = dlp_model_analyze(m, err);
     /* a label measured at a size the graph cannot take (exported at a
      * fixed size whose constants the binding contradicts: NaFlexViT
      * exported at 384 px, measured at 32 px) is not an example of it */

@@ -156,15 +156,10 @@ static dlp_status build_sample(const void *bytes, size_t len,
     dlp_status st = dlp_device_load(s->device, measured_dir, &d, err);
     if (st) return st;
     dlp_model *m = NULL;
-    if ((st = dlp_model_open_memory(bytes, len, s->hash, &m, err))) return st;
-    st = dlp_model_set_batch(m, s->batch, err);
-    if (!st && s->seq > 0) {
-        dlp_error e2;
-        (void)dlp_model_bind_dim(m, "seq", s->seq, &e2);  /* absent: fine */
-    }
-    if (!st) dlp_feat_bind_resolution(&m->graph, s->height, s->width);
-    if (!st) st = dlp_model_analyze(m, err);
-    if (!st) st = dlp_part_profile_build(&m->graph, &d, s->prec, &s->prof, err);
+    if ((st = dlp_feat_model_at(bytes, len, s->hash, s->batch, s->seq,
+                                s->height, s->width, &m, err)))
+        return st;
+    st = dlp_part_profile_build(&m->graph, &d, s->prec, &s->prof, err);
     if (!st) {
         double fe = dlp_predict_roofline_ms(&m->graph, &d, s->prec,
                                             DLP_RT_EAGER, 1, 1);
