@@ -135,6 +135,33 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_top_models_bad", r.returncode == 2 and
           "--top-models" in r.stderr, r.stderr[-200:])
+    # --split-seed: runs differing in --seed alone share their folds (the
+    # ensemble ablation of docs/EVAL.md); the networks differ
+    def folds(extra, name):
+        pf = os.path.join(tmp, name)
+        r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "dippm", "--quiet",
+                            "--epochs", "2", "--hidden", "8", "--top-models", "0",
+                            "--predictions", pf] + extra,
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(pf):
+            return None, r.stderr[-300:]
+        import csv
+        rows = list(csv.DictReader(open(pf)))
+        key = lambda x: (x["graph"], x["device"], x["runtime"], x["precision"],
+                         x["batch"], x["seq"], x["height"], x["target"])
+        return {key(x): (x["fold"], x["predicted"]) for x in rows}, ""
+    a, ea = folds(["--seed", "5"], "s5.csv")
+    b, eb = folds(["--seed", "6", "--split-seed", "5"], "s6.csv")
+    check("cli_split_seed_runs", a is not None and b is not None, ea + eb)
+    if a and b:
+        check("cli_split_seed_same_folds", a.keys() == b.keys() and
+              all(a[k][0] == b[k][0] for k in a), "folds differ")
+        check("cli_split_seed_other_net",
+              any(a[k][1] != b[k][1] for k in a), "same predictions")
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--split-seed", "x"],
+                       capture_output=True, text=True)
+    check("cli_split_seed_bad", r.returncode == 2 and
+          "--split-seed" in r.stderr, r.stderr[-200:])
     # labels at sizes the graph cannot take (gen.py's conflict/ dataset):
     # dlperf train says how many bindings it skipped and which, and trains
     # on the 6 examples left

@@ -68,6 +68,8 @@ static void usage(FILE *f) {
                "                     label (CSV, one row per record and target)\n"
                "  --top-models N     per target, the N models with the largest\n"
                "                     share of the error (default 5, 0: none)\n"
+               "  --split-seed N     the folds' seed (default: --seed), so runs\n"
+               "                     that differ in --seed alone share the folds\n"
                "%s", learn_opts_help());
 }
 
@@ -163,6 +165,7 @@ int cmd_eval(int argc, char **argv) {
     char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
     const char *plot_dir = NULL, *md = NULL, *record = NULL, *preds = NULL;
     int top_models = 5;
+    long long split_seed = -1;   /* -1: --seed */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
@@ -172,7 +175,7 @@ int cmd_eval(int argc, char **argv) {
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
                       !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
                       !strcmp(a, "--record") || !strcmp(a, "--predictions") ||
-                      !strcmp(a, "--top-models");
+                      !strcmp(a, "--top-models") || !strcmp(a, "--split-seed");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
@@ -192,6 +195,16 @@ int cmd_eval(int argc, char **argv) {
                 return 2;
             }
             top_models = (int)v;
+        }
+        else if (!strcmp(a, "--split-seed")) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 0) {
+                fprintf(stderr, "dlperf eval: --split-seed wants a number >= 0, "
+                        "not %s\n", argv[i]);
+                return 2;
+            }
+            split_seed = v;
         }
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf eval: unknown option %s\n", a);
@@ -294,7 +307,9 @@ int cmd_eval(int argc, char **argv) {
                     fprintf(stderr, "dlperf eval: %s\n", err.msg);
                     continue;
                 }
-            } else if (dlp_eval_run(&E, kinds[k], splits[s], o.train.seed,
+            } else if (dlp_eval_run(&E, kinds[k], splits[s],
+                                    split_seed >= 0 ? (uint64_t)split_seed
+                                                    : o.train.seed,
                                     &o.train, fold_cb, &o, &R->r, &err)) {
                 fprintf(stderr, "dlperf eval: %s/%s: %s\n", kinds[k],
                         dlp_split_name(splits[s]), err.msg);
