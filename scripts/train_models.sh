@@ -40,13 +40,25 @@ THREADS=${THREADS:-2}
 INF_EPOCHS=${INF_EPOCHS:-12}
 INF_HIDDEN=${INF_HIDDEN:-64}
 INF_PATIENCE=${INF_PATIENCE:-4}
+# ensembles (--members, thirteenth session, docs/EVAL.md): two inference
+# DIPPM networks averaged had 11.56% held-out CUDA-graph latency error
+# against 12.64% for one (two runs' predictions on the same models), three
+# LLM DIPPM networks 23.97% throughput against 24.56%; three training-mode
+# networks gained nothing (19.73% vs 19.72%), so that mode keeps one.
+# Each member costs one more training and one more forward per prediction
+INF_MEMBERS=${INF_MEMBERS:-2}
+LLM_MEMBERS=${LLM_MEMBERS:-3}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
 MODES=${MODES:-"inference training llm"}
 # the GNN options of one (mode, kind)
 gnn_args() {
     case "$1:$2" in
-    inference:dippm | inference:dippm+kern)
+    inference:dippm)
+        echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE --members $INF_MEMBERS" ;;
+    inference:dippm+kern)
         echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE" ;;
+    llm:dippm)
+        echo "--epochs $EPOCHS --hidden $HIDDEN --patience $PATIENCE --members $LLM_MEMBERS" ;;
     *) echo "--epochs $EPOCHS --hidden $HIDDEN --patience $PATIENCE" ;;
     esac
 }

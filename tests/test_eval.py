@@ -162,6 +162,31 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_split_seed_bad", r.returncode == 2 and
           "--split-seed" in r.stderr, r.stderr[-200:])
+    # scripts/ensemble_mape.sh: the geometric mean of matching rows of two
+    # predictions files against each file's own MAPE (hand-computed)
+    hdr = ("kind,split,fold,model,family,graph,device,runtime,precision,"
+           "batch,seq,height,width,target,actual,predicted,rel_err\n")
+    def row(kind, graph, pred, actual=10.0, rt="graph"):
+        return ("%s,lmo,0,m,f,%s,H100-SXM5-80GB,%s,fp16,1,0,224,224,"
+                "inference.latency_ms,%g,%g,0\n" % (kind, graph, rt, actual, pred))
+    fa, fb = os.path.join(tmp, "ea.csv"), os.path.join(tmp, "eb.csv")
+    with open(fa, "w") as f:
+        f.write(hdr + row("dippm", "g1", 8) + row("dippm", "g2", 10) +
+                row("dippm", "g3", 5) + row("xgb", "g1", 1))
+    with open(fb, "w") as f:   # g3 only in the first file: not counted
+        f.write(hdr + row("dippm", "g2", 22.5) + row("dippm", "g1", 12.5))
+    r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa, fb],
+                       capture_output=True, text=True)
+    line = [l.split() for l in r.stdout.splitlines() if l.startswith("inference.latency_ms")]
+    # g1: sqrt(8 * 12.5) = 10 -> 0%; g2: sqrt(10 * 22.5) = 15 -> 50%;
+    # file 1: (20% + 0%) / 2; file 2: (25% + 125%) / 2
+    want = ["inference.latency_ms", "graph", "2", "25.00%", "10.00%", "75.00%"]
+    check("ensemble_mape_oracle", r.returncode == 0 and line == [want],
+          r.stdout + r.stderr)
+    r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa],
+                       capture_output=True, text=True)
+    check("ensemble_mape_usage", r.returncode == 2 and "usage" in r.stderr,
+          r.stderr[-200:])
     # labels at sizes the graph cannot take (gen.py's conflict/ dataset):
     # dlperf train says how many bindings it skipped and which, and trains
     # on the 6 examples left
