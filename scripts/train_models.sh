@@ -41,11 +41,12 @@ INF_EPOCHS=${INF_EPOCHS:-12}
 INF_HIDDEN=${INF_HIDDEN:-64}
 INF_PATIENCE=${INF_PATIENCE:-4}
 # ensembles (--members, thirteenth session, docs/EVAL.md): two inference
-# DIPPM networks averaged had 11.56% held-out CUDA-graph latency error
-# against 12.64% for one (two runs' predictions on the same models), three
-# LLM DIPPM networks 23.97% throughput against 24.56%; three training-mode
-# networks gained nothing (19.73% vs 19.72%), so that mode keeps one.
-# Each member costs one more training and one more forward per prediction
+# DIPPM networks averaged had 11.93% held-out CUDA-graph latency error and
+# 18.99% eager against 12.64% / 19.40% and 12.32% / 19.30% for each alone
+# (same folds, scripts/ensemble_mape.sh); three LLM DIPPM networks 23.97%
+# throughput against 24.56%; three training-mode networks gained nothing
+# (19.73% vs 19.72%), so that mode keeps one. Each member costs one more
+# training and one more GNN forward per prediction
 INF_MEMBERS=${INF_MEMBERS:-2}
 LLM_MEMBERS=${LLM_MEMBERS:-3}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
