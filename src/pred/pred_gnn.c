@@ -746,6 +746,19 @@ static double huber_masked(float *dout, const double *pred, const double *y,
     return cnt ? loss / cnt : 0;
 }
 
+/* The featurized graphs, configs and embeddings (NULL rows without
+ * TraPPM's) of examples idx[0..nb-1]: one batch's inputs. */
+static void gather(const gnn *m, const dlp_examples *E, const float *embs,
+                   const int32_t *idx, int nb, const dlp_feat_graph **fgs,
+                   const dlp_pred_config **cfgs, const float **eb) {
+    for (int i = 0; i < nb; i++) {
+        const dlp_example *x = &E->ex[idx[i]];
+        fgs[i] = &E->fg[x->fg];
+        cfgs[i] = &x->cfg;
+        eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
+    }
+}
+
 /* MAPE of every target over idx into mapes[nt] (NAN: no label; batched
  * forward, no grad). */
 static dlp_status eval_mapes(gnn *m, const dlp_examples *E, const float *embs,
@@ -759,12 +772,7 @@ static dlp_status eval_mapes(gnn *m, const dlp_examples *E, const float *embs,
         const dlp_feat_graph *fgs[256];
         const dlp_pred_config *cfgs[256];
         const float *eb[256];
-        for (int i = 0; i < nb; i++) {
-            const dlp_example *x = &E->ex[idx[b0 + i]];
-            fgs[i] = &E->fg[x->fg];
-            cfgs[i] = &x->cfg;
-            eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
-        }
+        gather(m, E, embs, idx + b0, nb, fgs, cfgs, eb);
         dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, false, &g,
                                     logy, err);
         dlp_nn_graph_free(&g);
@@ -864,11 +872,9 @@ static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
             const dlp_feat_graph *fgs[256];
             const dlp_pred_config *cfgs[256];
             const float *eb[256];
+            gather(m, E, embs, order + b0, nb, fgs, cfgs, eb);
             for (int i = 0; i < nb; i++) {
                 const dlp_example *x = &E->ex[order[b0 + i]];
-                fgs[i] = &E->fg[x->fg];
-                cfgs[i] = &x->cfg;
-                eb[i] = embs ? embs + (size_t)x->fg * m->edim : NULL;
                 for (int j = 0; j < m->nt; j++) {
                     double y = x->y[m->ts[j]];
                     yb[i * m->nt + j] = y > 0 ? log(y) : NAN;
