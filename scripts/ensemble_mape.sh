@@ -30,8 +30,7 @@ $col["kind"] == kind {
           $col["target"]
     y = $col["actual"] + 0; p = $col["predicted"] + 0
     if (y <= 0 || p <= 0) next
-    if ((key, file) in seen) next
-    seen[key, file] = 1
+    if ((key, file) in own) next
     n[key]++
     act[key] = y
     logsum[key] += log(p)
