@@ -386,6 +386,52 @@ static void test_lazy_set_selection(void) {
     rm_files(dir, "f", 3);
 }
 
+/* The scan reads the predictor header wherever it lies: behind a payload
+ * larger than its read window (the XGBoost files write their boosters
+ * first), and with entry names longer than any of its own. */
+static void test_scan_far_header(void) {
+    char dir[] = "/tmp/dlp_test_scan_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[300];
+    snprintf(path, sizeof path, "%s/x_inf.dlpm", dir);
+    dlp_error err;
+    dlp_nn_file f = {0};
+    float *blob = calloc(50000, sizeof *blob);
+    CHECK(blob != NULL);
+    if (!blob) return;
+    char longname[200];
+    memset(longname, 'q', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    CHECK(dlp_nn_file_add_f32(&f, longname, blob, 50000, &err) == DLP_OK);
+    dlp_pred_meta m;
+    dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
+    m.targets = 1u << DLP_T_INF_MEMORY_MIB;
+    m.val_error[DLP_T_INF_MEMORY_MIB] = 0.25;
+    snprintf(m.devices, sizeof m.devices, "H100-SXM5-80GB");
+    CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    free(blob);
+    dlp_predictor_set *ps = NULL;
+    CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
+    if (ps) {
+        const dlp_pred_meta *sm = &ps->files[0].meta;
+        CHECK(!strcmp(sm->kind, "roofline"));
+        CHECK(sm->mode == DLP_MODE_INFERENCE);
+        CHECK(sm->targets == 1u << DLP_T_INF_MEMORY_MIB);
+        CHECK(fabs(sm->val_error[DLP_T_INF_MEMORY_MIB] - 0.25) < 1e-6);
+        CHECK(!strcmp(sm->devices, "H100-SXM5-80GB"));
+        dlp_predictor_close(ps);
+    }
+    /* cut short inside the payload: the length check fails the open */
+    CHECK(truncate(path, 100000) == 0);
+    CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT && !ps);
+    CHECK(strstr(err.msg, "x_inf.dlpm") != NULL);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ---- bad input ------------------------------------------------------------- */
 
 static void test_unknown_device(void) {
@@ -731,6 +777,7 @@ int main(void) {
     RUN(test_batch_from_model_and_default);
     RUN(test_modes);
     RUN(test_lazy_set_selection);
+    RUN(test_scan_far_header);
     RUN(test_set_shares_files);
     RUN(test_unknown_device);
     RUN(test_precision_missing);
