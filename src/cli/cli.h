@@ -5,6 +5,9 @@
 
 #include "dlperf.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 int cmd_inspect(int argc, char **argv);   /* src/cli/cmd_inspect.c */
 int cmd_dataset(int argc, char **argv);   /* src/cli/cmd_dataset.c */
 int cmd_devices(int argc, char **argv);   /* src/cli/cmd_devices.c */
@@ -17,5 +20,10 @@ int cmd_partition(int argc, char **argv); /* src/cli/cmd_partition.c */
 /* Opens dataset dir into *ds; on failure prints "dlperf CMD: why" and
  * returns the exit status 1 (0 on success). src/cli/cli_dataset.c */
 int cli_open_dataset(const char *cmd, const char *dir, dlp_dataset **ds);
+
+/* Backs the next `bytes` of heap growth with transparent huge pages where
+ * the kernel offers them (a one-shot process's page faults); no effect
+ * elsewhere. src/cli/cli_heap.c */
+void cli_heap_hugepages(size_t bytes);
 
 #endif
