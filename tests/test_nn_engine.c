@@ -379,6 +379,24 @@ static void test_model_file_roundtrip(void) {
     const dlp_nn_entry *e = dlp_nn_file_get(&f, "meta", DLP_NN_STR);
     CHECK(e && strcmp(e->data, "trained on test data") == 0);
     dlp_nn_file_free(&f);
+    /* a loaded model carries its weights only; the first train step gives
+     * it the training blocks and the same update as the original's */
+    CHECK(l.params.g == NULL && l.params.m == NULL && m.params.g != NULL);
+    {
+        int32_t s[] = {0, 1, 2, 3}, d[] = {1, 2, 3, 0};
+        dlp_nn_graph_desc gd = {4, 4, s, d, NULL};
+        dlp_nn_graph g;
+        CHECK(dlp_nn_graph_build(&g, &gd, NULL, 1, DLP_NN_UNDIRECTED, &err) == DLP_OK);
+        float x[20], st[2] = {0.5f, -1}, y[1] = {0.75f};
+        for (int i = 0; i < 20; i++) x[i] = (float)(i % 7) / 7 - 0.4f;
+        dlp_nn_opt o = dlp_nn_opt_default(DLP_NN_ADAMW, 1e-2);
+        double lm, ll;
+        CHECK(dlp_nn_sage_model_train_step(&m, &g, x, st, y, &o, 1.0, &lm, &err) == DLP_OK);
+        CHECK(dlp_nn_sage_model_train_step(&l, &g, x, st, y, &o, 1.0, &ll, &err) == DLP_OK);
+        CHECK(l.params.g != NULL && lm == ll);
+        CHECK(memcmp(l.params.w, m.params.w, m.params.n * sizeof(float)) == 0);
+        dlp_nn_graph_free(&g);
+    }
     /* saving again replaces the file atomically, still one file */
     CHECK(dlp_nn_sage_model_save(&m, path, NULL, NULL, NULL, &err) == DLP_OK);
     CHECK(count_files() == 1);

@@ -139,7 +139,12 @@ typedef struct {
 
 /* Returns the tensor index, or -1 when full / name too long / after alloc. */
 int dlp_nn_params_add(dlp_nn_params *p, const char *name, int rows, int cols);
+/* weights and the training blocks (gradients, optimizer state), zeroed */
 dlp_status dlp_nn_params_alloc(dlp_nn_params *p, dlp_error *err);
+/* the weights alone, zeroed (g, m, v NULL): a model that only predicts */
+dlp_status dlp_nn_params_alloc_weights(dlp_nn_params *p, dlp_error *err);
+/* the training blocks, zeroed, when missing (a loaded model to train) */
+dlp_status dlp_nn_params_alloc_grads(dlp_nn_params *p, dlp_error *err);
 void dlp_nn_params_free(dlp_nn_params *p);
 nn_real *dlp_nn_params_w(dlp_nn_params *p, int t);
 nn_real *dlp_nn_params_g(dlp_nn_params *p, int t);
@@ -588,9 +593,11 @@ typedef struct {
 dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
                                   const dlp_nn_sage_model_cfg *cfg,
                                   uint64_t seed, dlp_error *err);
-/* _init without the random draw: the parameters are laid out and zeroed,
- * for callers that fill every one of them next (dlp_nn_file_read_params);
- * drawing values only to overwrite them cost ~0.5 ms per loaded predictor. */
+/* _init without the random draw and without the training blocks: the
+ * weights are laid out and zeroed, for callers that fill every one of
+ * them next (dlp_nn_file_read_params); drawing values only to overwrite
+ * them cost ~0.5 ms per loaded predictor. Training such a model needs
+ * dlp_nn_params_alloc_grads first (_train_step does it). */
 dlp_status dlp_nn_sage_model_alloc(dlp_nn_sage_model *m,
                                    const dlp_nn_sage_model_cfg *cfg,
                                    dlp_error *err);

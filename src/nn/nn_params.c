@@ -1,9 +1,12 @@
 /* nn_params.c — the parameter store: named tensors laid out in one weight
  * block, with gradient and optimizer-state blocks of the same layout. The
- * three training blocks are one zeroed allocation: a model that only
- * predicts never writes them, and once they are large enough for calloc to
- * map them fresh, never faults their pages in either (~170 page faults of
- * a `dlperf predict` with two GNNs, ~2.5 us each on the project's VM). */
+ * three training blocks are one zeroed allocation, made only for a model
+ * that trains (dlp_nn_params_alloc, or _alloc_grads after _alloc_weights):
+ * a loaded model that only predicts has none. Where calloc maps a large
+ * block fresh, an unused one cost nothing; where it comes from the heap
+ * (`dlperf predict` takes large blocks from a heap on huge pages,
+ * src/cli/cli_heap.c) calloc clears it: ~130 page faults and 1.5 MB of
+ * memset for the two-network DIPPM file, for nothing. */
 #include "nn.h"
 
 #include <stdint.h>
@@ -24,19 +27,34 @@ int dlp_nn_params_add(dlp_nn_params *p, const char *name, int rows, int cols) {
     return p->n_tensors++;
 }
 
-dlp_status dlp_nn_params_alloc(dlp_nn_params *p, dlp_error *err) {
+dlp_status dlp_nn_params_alloc_weights(dlp_nn_params *p, dlp_error *err) {
     size_t n = p->n ? p->n : 1;
     p->w = calloc(n, sizeof(nn_real));
+    p->g = p->m = p->v = NULL;
+    p->step = 0;
+    if (!p->w)
+        return dlp_fail(err, DLP_ERR_NOMEM,
+                        "nn params: cannot allocate %zu parameters", p->n);
+    return DLP_OK;
+}
+
+dlp_status dlp_nn_params_alloc_grads(dlp_nn_params *p, dlp_error *err) {
+    if (p->g) return DLP_OK;
+    size_t n = p->n ? p->n : 1;
     p->g = n <= SIZE_MAX / 3 ? calloc(3 * n, sizeof(nn_real)) : NULL;
     p->m = p->g ? p->g + n : NULL;
     p->v = p->g ? p->g + 2 * n : NULL;
-    p->step = 0;
-    if (!p->w || !p->g) {
-        dlp_nn_params_free(p);
-        return dlp_fail(err, DLP_ERR_NOMEM,
-                        "nn params: cannot allocate %zu parameters", p->n);
-    }
+    if (!p->g)
+        return dlp_fail(err, DLP_ERR_NOMEM, "nn params: cannot allocate the "
+                        "gradients of %zu parameters", p->n);
     return DLP_OK;
+}
+
+dlp_status dlp_nn_params_alloc(dlp_nn_params *p, dlp_error *err) {
+    dlp_status st = dlp_nn_params_alloc_weights(p, err);
+    if (!st) st = dlp_nn_params_alloc_grads(p, err);
+    if (st) dlp_nn_params_free(p);
+    return st;
 }
 
 void dlp_nn_params_free(dlp_nn_params *p) {

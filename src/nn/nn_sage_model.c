@@ -137,13 +137,14 @@ dlp_status dlp_nn_sage_model_alloc(dlp_nn_sage_model *m,
         snprintf(nm, sizeof nm, "fc%d.b", k);
         m->t_fb[k] = dlp_nn_params_add(p, nm, sm_fc_out(c, k), 1);
     }
-    return dlp_nn_params_alloc(p, err);
+    return dlp_nn_params_alloc_weights(p, err);
 }
 
 dlp_status dlp_nn_sage_model_init(dlp_nn_sage_model *m,
                                   const dlp_nn_sage_model_cfg *cfg,
                                   uint64_t seed, dlp_error *err) {
     dlp_status st = dlp_nn_sage_model_alloc(m, cfg, err);
+    if (!st) st = dlp_nn_params_alloc_grads(&m->params, err);
     if (st) return st;
     dlp_nn_params *p = &m->params;
     dlp_nn_rng r;
@@ -355,6 +356,8 @@ dlp_status dlp_nn_sage_model_train_step(dlp_nn_sage_model *m,
                                         const nn_real *y, const dlp_nn_opt *o,
                                         double clip, double *loss,
                                         dlp_error *err) {
+    dlp_status gs = dlp_nn_params_alloc_grads(&m->params, err);
+    if (gs) return gs;
     size_t n = (size_t)g->n_graphs * m->cfg.out_dim;
     nn_real *out = malloc((n ? n : 1) * 2 * sizeof *out);
     if (!out) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");

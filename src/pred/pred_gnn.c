@@ -849,6 +849,8 @@ static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
     dlp_status st = DLP_OK;
     if (!order || !logy || !yb || !dout)
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    /* a network loaded to fine-tune (--init-from) has weights only */
+    if (!st) st = dlp_nn_params_alloc_grads(&net->params, err);
     if (!st) st = dlp_nn_early_stop_init(&es, &net->params, fc->patience, 1e-4, err);
     dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAMW, fc->lr);
     opt.weight_decay = 1e-4;
