@@ -4,9 +4,10 @@
  * A prediction touches a few MB of fresh memory once (the ONNX graph, the
  * feature rows, the GNN workspace: ~1,550 page faults for the 2,000-node
  * transformer, ~480 for ResNet-50) and exits. On the project's VM a 4 KB
- * page fault costs ~10-15 us (a 4 MB block: 15.6 ms touched in 4 KB pages,
- * 0.4 ms in 2 MB ones; bench/pagefault in README "Speed"), so the faults,
- * not the arithmetic, were most of the 2,000-node prediction's time.
+ * page fault costs ~10-20 us (a 4 MB block: 14-22 ms touched in 4 KB
+ * pages, 0.3-0.4 ms in 2 MB ones once the kernel has them; bench/pagefault.c),
+ * so the faults, not the arithmetic, were most of the 2,000-node
+ * prediction's time.
  *
  * What this does, once, before the work: large blocks come from the heap
  * instead of one mmap each (M_MMAP_THRESHOLD), the heap is grown by `bytes`
