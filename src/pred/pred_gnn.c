@@ -57,9 +57,6 @@ typedef struct {
      * same data, whose log-space residuals are averaged; the priors,
      * standardisation and gates are shared */
     int n_net;
-    int only;                        /* training: the member being fitted,
-                                        whose output alone is used (-1: the
-                                        average of all) */
     dlp_nn_sage_model net[GNN_MAX_NETS];
     dlp_gae *gae;
     /* scratch */
@@ -131,7 +128,6 @@ static gnn *gnn_new(void) {
     gnn *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->n_net = 1;
-    m->only = -1;
     __atomic_add_fetch(&n_models, 1, __ATOMIC_ACQ_REL);
     return m;
 }
@@ -247,13 +243,15 @@ static dlp_status predict_members(gnn *m, const dlp_nn_graph *g, size_t no,
 
 /* Forward on graphs fgs[0..n-1] with configs cfgs, embeddings embs (rows
  * of edim or NULL): writes log-space predictions logy[n][nt] (prior and
- * mean included). train: leaves activations for a backward on
- * m->net[m->only] (else the network's lighter predict-only forward runs:
- * same outputs), which must be set then. */
+ * mean included). net: the member whose output is used, or -1 for the
+ * average of all (a prediction). train: leaves activations for a backward
+ * on m->net[net], net >= 0 (else the network's lighter predict-only
+ * forward runs: same outputs). */
 static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                               const dlp_pred_config *const *cfgs,
-                              const float *const *embs, int n, bool train,
-                              dlp_nn_graph *g, double *logy, dlp_error *err) {
+                              const float *const *embs, int n, int net,
+                              bool train, dlp_nn_graph *g, double *logy,
+                              dlp_error *err) {
     dlp_nn_graph_desc descs[256];
     memset(descs, 0, sizeof descs);
     if (n > 256) return dlp_fail(err, DLP_ERR_LIMIT, "gnn: batch too large");
@@ -295,12 +293,13 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
     }
+    DLP_ASSERT(net < m->n_net && (net >= 0 || !train));
     if (train)
-        st = dlp_nn_sage_model_forward(&m->net[m->only], g, m->x, m->st,
-                                       m->out, err);
-    else if (m->only >= 0)
-        st = dlp_nn_sage_model_predict(&m->net[m->only], g, m->x, m->st,
-                                       m->out, err);
+        st = dlp_nn_sage_model_forward(&m->net[net], g, m->x, m->st, m->out,
+                                       err);
+    else if (net >= 0)
+        st = dlp_nn_sage_model_predict(&m->net[net], g, m->x, m->st, m->out,
+                                       err);
     else
         st = predict_members(m, g, (size_t)n * m->nt, err);
     if (st) return st;
@@ -760,10 +759,10 @@ static void gather(const gnn *m, const dlp_examples *E, const float *embs,
 }
 
 /* MAPE of every target over idx into mapes[nt] (NAN: no label; batched
- * forward, no grad). */
-static dlp_status eval_mapes(gnn *m, const dlp_examples *E, const float *embs,
-                             const int32_t *idx, int n, int bs, double *mapes,
-                             dlp_error *err) {
+ * forward, no grad) of member net, or of the members' average (-1). */
+static dlp_status eval_mapes(gnn *m, int net, const dlp_examples *E,
+                             const float *embs, const int32_t *idx, int n,
+                             int bs, double *mapes, dlp_error *err) {
     dlp_nn_graph g = {0};
     double logy[256 * DLP_T_COUNT], s[DLP_T_COUNT] = {0};
     int c[DLP_T_COUNT] = {0};
@@ -773,8 +772,8 @@ static dlp_status eval_mapes(gnn *m, const dlp_examples *E, const float *embs,
         const dlp_pred_config *cfgs[256];
         const float *eb[256];
         gather(m, E, embs, idx + b0, nb, fgs, cfgs, eb);
-        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, false, &g,
-                                    logy, err);
+        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, net,
+                                    false, &g, logy, err);
         dlp_nn_graph_free(&g);
         if (st) return st;
         for (int i = 0; i < nb; i++)
@@ -798,10 +797,10 @@ static dlp_status gate_net(gnn *m, const dlp_examples *E, const float *embs,
     double with[DLP_T_COUNT], without[DLP_T_COUNT];
     if (!m->prior) return DLP_OK;
     memset(m->net_off, 0, sizeof m->net_off);
-    dlp_status st = eval_mapes(m, E, embs, idx, n, 64, with, err);
+    dlp_status st = eval_mapes(m, -1, E, embs, idx, n, 64, with, err);
     if (st) return st;
     memset(m->net_off, 1, sizeof m->net_off);
-    st = eval_mapes(m, E, embs, idx, n, 64, without, err);
+    st = eval_mapes(m, -1, E, embs, idx, n, 64, without, err);
     if (st) return st;
     for (int j = 0; j < m->nt; j++)
         m->net_off[j] = isfinite(with[j]) && isfinite(without[j]) &&
@@ -809,12 +808,13 @@ static dlp_status gate_net(gnn *m, const dlp_examples *E, const float *embs,
     return DLP_OK;
 }
 
-/* MAPE of the first target over idx (batched forward, no grad). */
-static dlp_status eval_mape(gnn *m, const dlp_examples *E, const float *embs,
-                            const int32_t *idx, int n, int bs, double *mape,
-                            dlp_error *err) {
+/* MAPE of the first target over idx (batched forward, no grad) of member
+ * net. */
+static dlp_status eval_mape(gnn *m, int net, const dlp_examples *E,
+                            const float *embs, const int32_t *idx, int n,
+                            int bs, double *mape, dlp_error *err) {
     double all[DLP_T_COUNT];
-    dlp_status st = eval_mapes(m, E, embs, idx, n, bs, all, err);
+    dlp_status st = eval_mapes(m, net, E, embs, idx, n, bs, all, err);
     if (!st) *mape = all[0];
     return st;
 }
@@ -830,15 +830,15 @@ typedef struct {
     double lr;
 } fit_cfg;
 
-/* Fits member m->only: AdamW, cosine LR, masked Huber on log targets,
+/* Fits member k: AdamW, cosine LR, masked Huber on log targets,
  * early stopping on the validation MAPE of the first target (vi: the
  * validation part, or the training part when there is none). */
-static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
+static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
                              const dlp_examples *E, const int32_t *tr,
                              int ntr, const int32_t *vi, int nv,
                              const float *embs, const fit_cfg *fc,
                              const dlp_train_opts *o, dlp_error *err) {
-    dlp_nn_sage_model *net = &m->net[m->only];
+    dlp_nn_sage_model *net = &m->net[k];
     int bs = fc->bs;
     int32_t *order = malloc((size_t)ntr * sizeof *order);
     double *logy = malloc((size_t)bs * m->nt * sizeof *logy);
@@ -855,10 +855,10 @@ static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
     dlp_nn_opt opt = dlp_nn_opt_default(DLP_NN_ADAMW, fc->lr);
     opt.weight_decay = 1e-4;
     dlp_nn_rng rng;
-    dlp_nn_rng_seed(&rng, member_seed(o->seed, m->only) ^ 0x9e3779b97f4a7c15ull);
+    dlp_nn_rng_seed(&rng, member_seed(o->seed, k) ^ 0x9e3779b97f4a7c15ull);
     char label[32];
     if (m->n_net > 1)
-        snprintf(label, sizeof label, "%s %d/%d", a->kind, m->only + 1, m->n_net);
+        snprintf(label, sizeof label, "%s %d/%d", a->kind, k + 1, m->n_net);
     else
         snprintf(label, sizeof label, "%s", a->kind);
     for (int i = 0; order && i < ntr; i++) order[i] = tr[i];
@@ -883,7 +883,8 @@ static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
                 }
             }
             dlp_nn_params_zero_grad(&net->params);
-            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, true, &g, logy, err);
+            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, k, true, &g,
+                             logy, err);
             if (st) break;
             loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
             nb_done++;
@@ -896,7 +897,7 @@ static dlp_status fit_member(gnn *m, const dlp_gnn_arch *a,
         }
         if (st) break;
         double vm = NAN;
-        st = eval_mape(m, E, embs, vi, nv, 64, &vm, err);
+        st = eval_mape(m, k, E, embs, vi, nv, 64, &vm, err);
         if (st) break;
         bool stop = dlp_nn_early_stop_update(&es, &net->params,
                                              isfinite(vm) ? vm : 1e9);
@@ -982,10 +983,8 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
             st = dlp_nn_sage_model_init(&m->net[k], &c, member_seed(o->seed, k),
                                         err);
         }
-        m->only = k;
-        if (!st) st = fit_member(m, a, E, tr, ntr, vi, nv, embs, &fc, o, err);
+        if (!st) st = fit_member(m, k, a, E, tr, ntr, vi, nv, embs, &fc, o, err);
     }
-    m->only = -1;
     if (!st && !o->init_from) st = gate_net(m, E, embs, vi, nv, err);
     if (!st) {
         for (int j = 0; j < m->nt; j++) meta->targets |= 1u << m->ts[j];
@@ -1032,8 +1031,8 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
         swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
-    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, false, &g,
-                              logy, err);
+    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, -1,
+                              false, &g, logy, err);
     if (sc) {
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
         swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
