@@ -349,46 +349,6 @@ static void gnn_roundtrip(const char *kind, int members) {
         free(bytes);
         dlp_dataset_free(ds);
     }
-    /* the same file marked feature schema 9 (node_mean / node_std cut to
-     * schema 9's width): it reads on when the network uses schema 9's node
-     * columns alone, with the same predictions; one that reads the columns
-     * schema 10 appended is refused */
-    if (q) {
-        const dlp_nn_entry *ce = dlp_nn_file_get(&f, "gnn/cols", DLP_NN_I64);
-        int64_t maxcol = -1;
-        for (uint64_t j = 0; ce && j < ce->count; j++)
-            if (((const int64_t *)ce->data)[j] > maxcol)
-                maxcol = ((const int64_t *)ce->data)[j];
-        dlp_nn_file g9 = {0};
-        for (int e = 0; e < f.n; e++)
-            CHECK(dlp_nn_file_add_copy(&g9, f.e[e].name, &f.e[e], &err) == DLP_OK);
-        ((int64_t *)dlp_nn_file_get(&g9, "gnn/arch", DLP_NN_I64)->data)[11] = 9;
-        ((int64_t *)dlp_nn_file_get(&g9, "pred/header", DLP_NN_I64)->data)[0] = 9;
-        const char *stats[2] = {"gnn/node_mean", "gnn/node_std"};
-        for (int k = 0; k < 2; k++) {
-            float v[DLP_FEAT_NODE_DIM_9];
-            memcpy(v, dlp_nn_file_get(&f, stats[k], DLP_NN_F32)->data, sizeof v);
-            CHECK(dlp_nn_file_remove(&g9, stats[k], DLP_NN_F32));
-            CHECK(dlp_nn_file_add_f32(&g9, stats[k], v, DLP_FEAT_NODE_DIM_9, &err) == DLP_OK);
-        }
-        char p9[160];
-        snprintf(p9, sizeof p9, "%s/%s9.dlpm", tmpdir, kind);
-        CHECK(dlp_nn_file_save(&g9, p9, &err) == DLP_OK);
-        dlp_predictor *r9 = NULL;
-        dlp_status s9 = dlp_predictor_load(p9, NULL, &r9, &err);
-        if (maxcol >= DLP_FEAT_NODE_DIM_9) {
-            CHECK_MSG(s9 == DLP_ERR_FORMAT && strstr(err.msg, "column"), "%d %s", s9, err.msg);
-        } else {
-            CHECK_MSG(s9 == DLP_OK, "%s", err.msg);
-            dlp_pred_result a, b;
-            CHECK(dlp_pred_example(q, &E, 0, &a, &err) == DLP_OK);
-            CHECK(r9 && dlp_pred_example(r9, &E, 0, &b, &err) == DLP_OK);
-            CHECK(a.v[0].value == b.v[0].value);
-        }
-        dlp_predictor_free(r9);
-        unlink(p9);
-        dlp_nn_file_free(&g9);
-    }
     /* corruption: one flipped byte in the middle, truncation, garbage */
     FILE *fp = fopen(path, "r+b");
     CHECK(fp != NULL);
