@@ -89,24 +89,13 @@ static const char *const DENSE_NAMES[DLP_FEAT_DENSE] = {
 };
 static const char *const ROOF_NAMES[DLP_FEAT_NROOF] = {
     "roof_compute_us", "roof_memory_us", "roof_max_us"};
-static const char *const EXTRA_NAMES[DLP_FEAT_NEXTRA] = {
-    "launches_kernel", "eager_kernels", "in_sdpa", "float_at_half",
-    "log2_waves", "wave_fill"};
 
 const char *dlp_feat_node_name(int i) {
     if (i < 0 || i >= DLP_FEAT_NODE_DIM) return NULL;
     if (i <= DLP_FEAT_NOPS) return dlp_feat_op_name(i);
     i -= DLP_FEAT_NOPS + 1;
     if (i < DLP_FEAT_DENSE) return DENSE_NAMES[i];
-    i -= DLP_FEAT_DENSE;
-    if (i < DLP_FEAT_NROOF) return ROOF_NAMES[i];
-    return EXTRA_NAMES[i - DLP_FEAT_NROOF];
-}
-
-int dlp_feat_node_dim_of(int schema) {
-    if (schema == DLP_FEAT_SCHEMA) return DLP_FEAT_NODE_DIM;
-    if (schema == 9) return DLP_FEAT_NODE_DIM_9;
-    return 0;
+    return ROOF_NAMES[i - DLP_FEAT_DENSE];
 }
 
 static const char *const STATIC_NAMES[DLP_FEAT_STATIC_BASE] = {
@@ -315,7 +304,6 @@ dlp_status dlp_feat_model_at(const void *bytes, size_t len, const char *hash,
 void dlp_feat_graph_free(dlp_feat_graph *fg) {
     if (!fg) return;
     free(fg->op); free(fg->tc); free(fg->kern); free(fg->node_cat); free(fg->dense); free(fg->flops);
-    free(fg->units);
     free(fg->half_f32); free(fg->clamp_elems);
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
@@ -1266,39 +1254,6 @@ out:
 
 #define DLP_FEAT_MAX_NODES 2000000
 
-/* The parallel work units of node n's kernel, what the GPU spreads over
- * its SMs: a convolution or matrix product as 128 x 128 tiles of its
- * output matrix (a convolution's output [B, C, ...]: B x spatial rows by C
- * columns; a product's [..., M, N]: the batch of M x N), any other kernel
- * as blocks of 1,024 output elements; 0 without a kernel or a known
- * output size. A coarse, library-independent stand-in for the grid sizes
- * cuDNN, cuBLAS and PyTorch pick: how many waves a node needs on the SMs
- * and how full its last one is depend on it (wave quantization). */
-static double work_units(const dlp_graph *g, const dlp_node *n, int cat,
-                         bool kern) {
-    double e = (double)n->cost.out_elems;
-    if (!kern || !(e > 0)) return 0;
-    const dlp_shape *s = n->n_outputs > 0 && n->outputs[0] >= 0
-                             ? &g->values[n->outputs[0]].shape : NULL;
-    int r = s ? s->rank : -1;
-    if ((cat == CAT_CONV || cat == CAT_MATMUL) && r >= 2) {
-        double rows, cols;
-        if (cat == CAT_CONV) {
-            cols = (double)s->dims[1].value;
-            rows = cols > 0 ? e / cols : 0;
-        } else {
-            rows = (double)s->dims[r - 2].value;
-            cols = (double)s->dims[r - 1].value;
-        }
-        if (rows > 0 && cols > 0) {
-            double batch = e / (rows * cols);
-            if (cat == CAT_CONV) batch = 1;
-            return (batch > 1 ? batch : 1) * ceil(rows / 128) * ceil(cols / 128);
-        }
-    }
-    return ceil(e / 1024);
-}
-
 dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
                                 int64_t batch, int64_t seq, int64_t height,
                                 int64_t width, dlp_error *err) {
@@ -1324,7 +1279,6 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
     fg->dense = calloc(n1 * DLP_FEAT_DENSE, sizeof *fg->dense);
     fg->flops = calloc(n1, sizeof *fg->flops);
-    fg->units = calloc(n1, sizeof *fg->units);
     fg->bytes = calloc(n1, sizeof *fg->bytes);
     /* edges: one per (producer node, consumer node, input slot) */
     size_t E = 0;
@@ -1335,8 +1289,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         }
     fg->src = malloc((E ? E : 1) * sizeof *fg->src);
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
-    if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops ||
-        !fg->units || !fg->bytes ||
+    if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems ||
         !fg->in_sdpa || !fg->eager_kern || !fg->half_kern) {
         dlp_feat_graph_free(fg);
@@ -1396,7 +1349,6 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         if (!c->known) fg->n_uncosted++;
         double fl = c->flops > 2 * c->macs ? c->flops : 2 * c->macs;
         fg->flops[i] = (float)fl;
-        fg->units[i] = (float)work_units(g, n, cat, fg->kern[i]);
         fg->bytes[i] = (float)bytes;
         fg->macs += c->macs;
         fg->flops_total += c->flops;
@@ -1587,10 +1539,6 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           int lo, int hi, float *out) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
-    /* the SMs the node's waves run on: the device's, or the partition's */
-    double sms = round(d.sm_share * (c->device.sm_count > 0 ? c->device.sm_count
-                                                            : 100));
-    if (sms < 1) sms = 1;
     for (int i = lo; i < hi; i++) {
         float *o = out + (size_t)(i - lo) * DLP_FEAT_NODE_DIM;
         memset(o, 0, (DLP_FEAT_NOPS + 1) * sizeof *o);
@@ -1605,15 +1553,6 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
         r[0] = lg(tcmp);
         r[1] = lg(tmem);
         r[2] = lg(tcmp > tmem ? tcmp : tmem);
-        float *x = r + DLP_FEAT_NROOF;
-        bool half = c->precision != DLP_PREC_FP32;
-        x[0] = fg->kern[i];
-        x[1] = (float)(fg->eager_kern[i] + (half ? fg->half_kern[i] : 0));
-        x[2] = fg->in_sdpa[i];
-        x[3] = half && fg->half_f32[i] ? 1.f : 0.f;
-        double u = fg->units[i], waves = u / sms, full = ceil(waves);
-        x[4] = lg2(waves);
-        x[5] = u > 0 ? (float)(waves / full) : 0.f;
     }
 }
 

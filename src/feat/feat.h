@@ -11,10 +11,7 @@
  *     to 6 dims (log2(1+d)) and ranks | log MACs, FLOPs, params, bytes
  *     moved | per-device roofline times of the node (compute at the
  *     device's peak for the precision, memory traffic at its bandwidth, and
- *     their max, log microseconds) | (schema 10) whether it launches a
- *     kernel, its eager kernels at the precision, inside fused attention,
- *     float at half precision, log2(1 + waves) of its work units over the
- *     SMs of the device or partition, and the last wave's fill.
+ *     their max, log microseconds).
  *   static features [DLP_FEAT_STATIC_DIM]: graph totals and op-category
  *     counts (log), batch / sequence / resolution, precision and runtime
  *     one-hot, analytical roofline and memory estimates (inference and
@@ -35,27 +32,18 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 
-#define DLP_FEAT_SCHEMA 10  /* 6: bidirectional masks under capture, in-place
+#define DLP_FEAT_SCHEMA 9   /* 6: bidirectional masks under capture, in-place
                                SiLU; 7: T5 float softmax at half precision;
                                8: T5 float attention and fp16 inf clamps;
                                9: eager kernel counts from the traces
                                (feat_kern.c), static mask_bidir_graph,
-                               log_scores_mib, training memory estimate;
-                               10: DLP_FEAT_NEXTRA node columns appended
-                               (the node's kernels and its waves over the
-                               SMs) */
-/* Node columns are append-only from schema 9 on: a file of schema 9 reads
- * the first DLP_FEAT_NODE_DIM_9 columns, which mean what they meant, and
- * the same static features; dlp_feat_node_dim_of gives the width. */
-#define DLP_FEAT_SCHEMA_MIN 9
+                               log_scores_mib, training memory estimate */
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
 #define DLP_FEAT_DENSE (DLP_FEAT_NATTR + 2 * (DLP_FEAT_SHAPE_DIMS + 1) + 5)
 #define DLP_FEAT_NROOF 3
-#define DLP_FEAT_NEXTRA 6
-#define DLP_FEAT_NODE_DIM_9 (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)
-#define DLP_FEAT_NODE_DIM (DLP_FEAT_NODE_DIM_9 + DLP_FEAT_NEXTRA)
+#define DLP_FEAT_NODE_DIM (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)
 #define DLP_FEAT_NCAT 10           /* op categories counted in static feats */
 #define DLP_FEAT_STATIC_BASE 44    /* static features before the device's */
 #define DLP_FEAT_STATIC_DIM (DLP_FEAT_STATIC_BASE + DLP_DEVICE_NFEATURES + 1)
@@ -67,9 +55,6 @@ int dlp_feat_op_index(const char *domain, const char *op_type);
 const char *dlp_feat_op_name(int i);          /* "other" for NOPS */
 const char *dlp_feat_node_name(int i);        /* node column names */
 const char *dlp_feat_static_name(int i);      /* static column names */
-/* node columns a model file of feature schema `schema` reads; 0 when this
- * build cannot read that schema */
-int dlp_feat_node_dim_of(int schema);
 
 /* The device-independent features of one graph at one binding. */
 typedef struct dlp_feat_graph {
@@ -97,11 +82,6 @@ typedef struct dlp_feat_graph {
                                sub-layer's residual Add), 0 elsewhere */
     float *dense;           /* [N, DLP_FEAT_DENSE] */
     float *flops;           /* [N] raw FLOPs (also MAC-based work) */
-    float *units;           /* [N] parallel work units of the node's kernel
-                               (feat.c: work_units): 128 x 128 output tiles
-                               of a convolution or matrix product, blocks
-                               of 1,024 output elements of another kernel,
-                               0 for a node without one */
     float *bytes;           /* [N] raw bytes moved (in + out + weights) */
     int32_t *src, *dst;     /* [E] edges between nodes */
     /* totals */

@@ -420,13 +420,11 @@ dlp_status dlp_predictor_from_file(const dlp_nn_file *f,
         free(p);
         return st;
     }
-    /* schema 9 files read on: node columns are append-only (feat.h) */
-    if (p->meta.feat_schema && !dlp_feat_node_dim_of(p->meta.feat_schema)) {
+    if (p->meta.feat_schema && p->meta.feat_schema != DLP_FEAT_SCHEMA) {
         st = dlp_fail(err, DLP_ERR_UNSUPPORTED,
                       "predictor '%s' was trained with feature schema %d, this "
-                      "build reads schemas %d-%d: retrain it (make models)",
-                      p->meta.kind, p->meta.feat_schema, DLP_FEAT_SCHEMA_MIN,
-                      DLP_FEAT_SCHEMA);
+                      "build has schema %d: retrain it (make models)",
+                      p->meta.kind, p->meta.feat_schema, DLP_FEAT_SCHEMA);
         free(p);
         return st;
     }

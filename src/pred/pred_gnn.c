@@ -622,23 +622,21 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     if (v[0] != GNN_VERSION)
         return dlp_fail(err, DLP_ERR_UNSUPPORTED, "gnn model version %lld, this "
                         "build reads %d", (long long)v[0], GNN_VERSION);
-    /* a schema-9 file reads the node columns it knows (append-only) */
-    int nd = v[11] >= 0 && v[11] <= 1000 ? dlp_feat_node_dim_of((int)v[11]) : 0;
-    if (!nd)
+    if (v[11] != DLP_FEAT_SCHEMA)
         return dlp_fail(err, DLP_ERR_UNSUPPORTED, "gnn model uses feature schema "
-                        "%lld, this build reads %d-%d: retrain it",
-                        (long long)v[11], DLP_FEAT_SCHEMA_MIN, DLP_FEAT_SCHEMA);
+                        "%lld, this build has %d: retrain it", (long long)v[11],
+                        DLP_FEAT_SCHEMA);
     const dlp_nn_entry *ce = dlp_nn_file_get(f, "gnn/cols", DLP_NN_I64);
     if (!ce || (int64_t)ce->count != v[1])
         return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: missing or malformed "
                         "'gnn/cols'");
     for (uint64_t j = 0; j < ce->count; j++) {
         int64_t c = ((const int64_t *)ce->data)[j];
-        if (c < 0 || c >= nd ||
+        if (c < 0 || c >= DLP_FEAT_NODE_DIM ||
             (j > 0 && c <= ((const int64_t *)ce->data)[j - 1]))
             return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad column list");
     }
-    if (v[1] < 1 || v[1] > nd || v[2] < 1 || v[2] > 4096 || v[3] < 1 ||
+    if (v[1] < 1 || v[1] > DLP_FEAT_NODE_DIM || v[2] < 1 || v[2] > 4096 || v[3] < 1 ||
         v[3] > DLP_NN_MAX_LAYERS || v[5] < 1 || v[5] > DLP_NN_MAX_LAYERS ||
         v[6] < 1 || v[6] > 4096 || v[8] < 0 || v[8] > MAX_EMB ||
         v[4] != DLP_FEAT_STATIC_DIM + v[8] || v[10] < 1 ||
@@ -683,12 +681,8 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
         st = dlp_nn_sage_model_alloc(&m->net[k], &c, err);
         if (!st) st = dlp_nn_file_read_params_as(f, pre, &m->net[k].params, err);
     }
-    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, (uint64_t)nd, err);
-    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, (uint64_t)nd, err);
-    for (int j = nd; j < DLP_FEAT_NODE_DIM; j++) {  /* columns it never reads */
-        m->node_mean[j] = 0;
-        m->node_std[j] = 1;
-    }
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err);
+    if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err);
