@@ -5,25 +5,26 @@
 # folds through --split-seed), next to each file's own MAPE, per target
 # and runtime. Rows are matched on (kind, model, graph, device, runtime,
 # precision, batch, seq, height, width, target); only rows present in
-# every file count. KIND (default dippm) picks the kind's rows.
+# every file count. KIND (default dippm) picks the kind's rows; DEVICE
+# (default: all) keeps the rows of one device (e.g. H100-SXM5-80GB).
 #
-#   KIND=dippm scripts/ensemble_mape.sh run1.csv run2.csv [run3.csv ...]
+#   KIND=dippm [DEVICE=name] scripts/ensemble_mape.sh run1.csv run2.csv [run3.csv ...]
 #
 # The ensembles that `--members N` trains average the networks the same
 # way (in log space); this estimates their error without training them.
 set -eu
-[ $# -ge 2 ] || { echo "usage: [KIND=k] $0 PRED.csv PRED.csv [...]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: [KIND=k] [DEVICE=d] $0 PRED.csv PRED.csv [...]" >&2; exit 2; }
 printf "%-28s %-7s %6s %10s" target runtime rows ensemble
 i=1
 while [ $i -le $# ]; do printf "   file %d" $i; i=$((i + 1)); done
 printf "\n"
-awk -F, -v kind="${KIND:-dippm}" -v nf="$#" '
+awk -F, -v kind="${KIND:-dippm}" -v dev="${DEVICE:-}" -v nf="$#" '
 FNR == 1 {
     file++
     for (i = 1; i <= NF; i++) col[$i] = i
     next
 }
-$col["kind"] == kind {
+$col["kind"] == kind && (dev == "" || $col["device"] == dev) {
     key = $col["model"] SUBSEP $col["graph"] SUBSEP $col["device"] SUBSEP \
           $col["runtime"] SUBSEP $col["precision"] SUBSEP $col["batch"] SUBSEP \
           $col["seq"] SUBSEP $col["height"] SUBSEP $col["width"] SUBSEP \

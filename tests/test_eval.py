@@ -183,6 +183,19 @@ with tempfile.TemporaryDirectory() as tmp:
     want = ["inference.latency_ms", "graph", "2", "25.00%", "10.00%", "75.00%"]
     check("ensemble_mape_oracle", r.returncode == 0 and line == [want],
           r.stdout + r.stderr)
+    # DEVICE keeps one device's rows: none here are the H200's
+    env = dict(os.environ, DEVICE="H200-SXM-141GB")
+    r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa, fb],
+                       capture_output=True, text=True, env=env)
+    check("ensemble_mape_device", r.returncode == 0 and
+          not any(l.startswith("inference.") for l in r.stdout.splitlines()),
+          r.stdout + r.stderr)
+    env["DEVICE"] = "H100-SXM5-80GB"
+    r2 = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa, fb],
+                        capture_output=True, text=True, env=env)
+    check("ensemble_mape_device_kept", r2.returncode == 0 and
+          [l.split() for l in r2.stdout.splitlines()
+           if l.startswith("inference.latency_ms")] == [want], r2.stdout + r2.stderr)
     r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa],
                        capture_output=True, text=True)
     check("ensemble_mape_usage", r.returncode == 2 and "usage" in r.stderr,
