@@ -21,12 +21,15 @@
  * The same as glibc's GLIBC_TUNABLES=glibc.malloc.hugetlb=1 with a large
  * top pad, which only the environment of a new process can set. Under
  * AddressSanitizer malloc is not glibc's: the heap range is checked and
- * nothing is advised.
+ * nothing is advised. Where the kernel's huge-page defrag setting makes a
+ * fault compact memory first, a fragmented host can stall that fault;
+ * DLPERF_NO_HUGEPAGES=1 in the environment turns all of this off.
  */
 #include "cli.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
 #include <sys/mman.h>
@@ -38,6 +41,8 @@
 void cli_heap_hugepages(size_t bytes) {
 #if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
     if (bytes < HUGE_PAGE || bytes > ((size_t)1 << 30)) return;
+    const char *off = getenv("DLPERF_NO_HUGEPAGES");
+    if (off && *off && strcmp(off, "0")) return;
     mallopt(M_MMAP_THRESHOLD, (int)(bytes > (64u << 20) ? bytes : (64u << 20)));
     mallopt(M_TRIM_THRESHOLD, (int)(2 * bytes));
     char *base = sbrk(0);
