@@ -174,8 +174,14 @@ static dlp_status scan_open(const char *path, scan_reader *r, dlp_error *err) {
         return dlp_fail(err, DLP_ERR_IO, "cannot open '%s': %s", path,
                         strerror(errno));
     struct stat sb;
-    if (fstat(r->fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        sb.st_size < HDR + 4 || (uint64_t)sb.st_size > ((uint64_t)1 << 31)) {
+    if (fstat(r->fd, &sb) != 0) {
+        int e = errno;
+        close(r->fd);
+        return dlp_fail(err, DLP_ERR_IO, "cannot stat '%s': %s", path,
+                        strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode) || sb.st_size < HDR + 4 ||
+        (uint64_t)sb.st_size > ((uint64_t)1 << 31)) {
         close(r->fd);
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
                         "(not a regular file, or size %lld)", path,
