@@ -5,9 +5,6 @@
 
 #include "dlperf.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-
 int cmd_inspect(int argc, char **argv);   /* src/cli/cmd_inspect.c */
 int cmd_dataset(int argc, char **argv);   /* src/cli/cmd_dataset.c */
 int cmd_devices(int argc, char **argv);   /* src/cli/cmd_devices.c */
@@ -21,9 +18,9 @@ int cmd_partition(int argc, char **argv); /* src/cli/cmd_partition.c */
  * returns the exit status 1 (0 on success). src/cli/cli_dataset.c */
 int cli_open_dataset(const char *cmd, const char *dir, dlp_dataset **ds);
 
-/* Backs the next `bytes` of heap growth with transparent huge pages where
+/* Backs the next 16 MB of heap growth with transparent huge pages where
  * the kernel offers them (a one-shot process's page faults); no effect
  * elsewhere. src/cli/cli_heap.c */
-void cli_heap_hugepages(size_t bytes);
+void cli_heap_hugepages(void);
 
 #endif

@@ -10,7 +10,7 @@
  * prediction's time.
  *
  * What this does, once, before the work: large blocks come from the heap
- * instead of one mmap each (M_MMAP_THRESHOLD), the heap is grown by `bytes`
+ * instead of one mmap each (M_MMAP_THRESHOLD), the heap is grown by 16 MB
  * in one step and not trimmed, and that fresh, still untouched range is
  * advised MADV_HUGEPAGE, so the kernel backs each 2 MB of it with one huge
  * page at its first touch (transparent huge pages in "madvise" or "always"
@@ -27,6 +27,7 @@
  */
 #include "cli.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +38,18 @@
 #endif
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
+/* the heap growth advised: more than a 2,000-node prediction touches */
+#define HEAP_BYTES ((size_t)16 << 20)
 
-void cli_heap_hugepages(size_t bytes) {
+void cli_heap_hugepages(void) {
 #if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
-    if (bytes < HUGE_PAGE || bytes > ((size_t)1 << 30)) return;
     const char *off = getenv("DLPERF_NO_HUGEPAGES");
     if (off && *off && strcmp(off, "0")) return;
-    mallopt(M_MMAP_THRESHOLD, (int)(bytes > (64u << 20) ? bytes : (64u << 20)));
-    mallopt(M_TRIM_THRESHOLD, (int)(2 * bytes));
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_BYTES));
     char *base = sbrk(0);
     if (base == (char *)-1) return;
-    void *p = malloc(bytes);   /* grows the heap by >= bytes, touches none */
+    void *p = malloc(HEAP_BYTES); /* grows the heap that much, touches none */
     char *top = sbrk(0);
     bool ours = p && (char *)p >= base && (char *)p < top;
     free(p);                   /* back to the heap's top: reused, not trimmed */
@@ -55,7 +57,5 @@ void cli_heap_hugepages(size_t bytes) {
     uintptr_t lo = ((uintptr_t)base + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = (uintptr_t)top & ~(HUGE_PAGE - 1);
     if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)bytes;
 #endif
 }

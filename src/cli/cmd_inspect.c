@@ -153,7 +153,7 @@ static void print_summary(const char *path, const dlp_summary *s) {
 }
 
 int cmd_inspect(int argc, char **argv) {
-    cli_heap_hugepages((size_t)16 << 20);   /* a one-shot process: cli_heap.c */
+    cli_heap_hugepages();   /* a one-shot process: cli_heap.c */
     const char *path = NULL;
     const char *dim_name[MAX_DIMS];
     int64_t dim_val[MAX_DIMS];

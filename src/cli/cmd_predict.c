@@ -264,7 +264,7 @@ static int predict_dir(dlp_predictor_set *ps, const char *dir,
 /* ---- main ---------------------------------------------------------------- */
 
 int cmd_predict(int argc, char **argv) {
-    cli_heap_hugepages((size_t)16 << 20);
+    cli_heap_hugepages();
     dlp_predict_config c;
     dlp_predict_config_init(&c);
     const char *model = NULL, *models_dir = NULL;
