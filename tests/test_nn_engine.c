@@ -281,9 +281,16 @@ static void test_model_predict_matches_forward(void) {
     float *x = malloc((size_t)g.n_nodes * 9 * sizeof *x);
     for (int k = 0; k < g.n_nodes * 9; k++) x[k] = (float)dlp_nn_rng_normal(&r);
     float st[3 * 2] = {0.5f, -1, 2, 0.25f, -0.5f, 1};
+    float *w = malloc((size_t)g.n_nodes * sizeof *w);   /* cost readout */
+    for (int gi = 0; gi < 3; gi++)
+        for (int n = g.graph_ptr[gi]; n < g.graph_ptr[gi + 1]; n++)
+            w[n] = (float)(n - g.graph_ptr[gi] + 1) * 2.0f /
+                   (float)((g.graph_ptr[gi + 1] - g.graph_ptr[gi]) *
+                           (g.graph_ptr[gi + 1] - g.graph_ptr[gi] + 1));
+    g.node_w = w;
     for (int norm = 0; norm < 2; norm++)
         for (int layers = 1; layers <= 4; layers++)
-            for (int pool = 0; pool <= DLP_NN_POOL_MAX; pool++) {
+            for (int pool = 0; pool <= DLP_NN_POOL_LAST; pool++) {
                 dlp_nn_sage_model_cfg cfg = {9, 16, layers, 2, 2, 8, 3,
                                              (dlp_nn_pool)pool, norm != 0};
                 dlp_nn_sage_model m;
@@ -312,6 +319,14 @@ static void test_model_predict_matches_forward(void) {
     CHECK(memcmp(m1.params.w, m2.params.w, m1.params.n * sizeof(float)) == 0);
     dlp_nn_sage_model_free(&m1);
     dlp_nn_sage_model_free(&m2);
+    /* the cost readout without node weights is refused, not read as NULL */
+    g.node_w = NULL;
+    dlp_nn_sage_model_cfg cc = {9, 16, 2, 2, 2, 8, 3, DLP_NN_POOL_MEAN_COST, false};
+    CHECK(dlp_nn_sage_model_init(&m1, &cc, 5, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_predict(&m1, &g, x, st, out, &err) == DLP_ERR_ARG &&
+          strstr(err.msg, "node weights"));
+    dlp_nn_sage_model_free(&m1);
+    free(w);
     free(x);
     dlp_nn_graph_free(&g);
     for (int k = 0; k < 3; k++) rgraph_free(&rg[k]);

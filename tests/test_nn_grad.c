@@ -62,6 +62,16 @@ static void build_graph(void) {
         {0, 0, NULL, NULL, NULL}};
     dlp_error err;
     DLP_ASSERT(dlp_nn_graph_build(&G, gd, NULL, 4, 0, &err) == DLP_OK);
+    /* cost-readout weights: positive, summing to 1 over each graph */
+    static float w[336];
+    for (int gi = 0; gi < G.n_graphs; gi++) {
+        double sum = 0;
+        for (int n = G.graph_ptr[gi]; n < G.graph_ptr[gi + 1]; n++)
+            sum += w[n] = (float)(0.1 + dlp_nn_rng_below(&r, 100));
+        for (int n = G.graph_ptr[gi]; n < G.graph_ptr[gi + 1]; n++)
+            w[n] = (float)(w[n] / sum);
+    }
+    G.node_w = w;
 }
 
 static nn_real *rnd(size_t n, double scale) {
@@ -385,22 +395,37 @@ typedef struct { nn_real *x, *R, *out; int32_t *arg; int F; dlp_nn_pool p; } poo
 static double pool_f(void *v) {
     pool_ctx *c = v;
     dlp_nn_pool_forward(c->out, c->arg, c->x, &G, c->F, c->p);
-    return dot(c->out, c->R, (size_t)G.n_graphs * c->F);
+    return dot(c->out, c->R, (size_t)G.n_graphs * dlp_nn_pool_dim(c->p, c->F));
 }
 static void test_pooling(void) {
-    for (int p = 0; p <= DLP_NN_POOL_MAX; p++) {
-        const int N = G.n_nodes, F = 3;
+    for (int p = 0; p <= DLP_NN_POOL_LAST; p++) {
+        const int N = G.n_nodes, F = 3, P = dlp_nn_pool_dim((dlp_nn_pool)p, F);
         pool_ctx c = {.F = F, .p = (dlp_nn_pool)p};
-        c.x = rnd((size_t)N * F, 1); c.R = rnd((size_t)G.n_graphs * F, 1);
-        c.out = zeros((size_t)G.n_graphs * F);
+        c.x = rnd((size_t)N * F, 1); c.R = rnd((size_t)G.n_graphs * P, 1);
+        c.out = zeros((size_t)G.n_graphs * P);
         c.arg = malloc((size_t)G.n_graphs * F * sizeof *c.arg);
         nn_real *dx = zeros((size_t)N * F);
         pool_f(&c);
         dlp_nn_pool_backward(dx, c.R, c.arg, &G, F, c.p);
         gc_check(pool_f, &c, c.x, dx, (size_t)N * F, "pool dx");
-        CHECK(c.out[3 * F] == 0 && c.out[3 * F + 2] == 0); /* empty graph pools to 0 */
+        for (int k = 0; k < P; k++)   /* the empty graph pools to 0 */
+            CHECK(c.out[3 * P + k] == 0);
+        if (p == DLP_NN_POOL_MEAN_COST) {   /* graph 1 (5 nodes) by hand */
+            int a = G.graph_ptr[1];
+            for (int f = 0; f < F; f++) {
+                double m = 0, wm = 0;
+                for (int n = a; n < a + 5; n++) {
+                    m += c.x[(size_t)n * F + f] / 5;
+                    wm += G.node_w[n] * c.x[(size_t)n * F + f];
+                }
+                CHECK(fabs(c.out[P + f] - m) < 1e-5 &&
+                      fabs(c.out[P + F + f] - wm) < 1e-5);
+            }
+        }
         free(c.x); free(c.R); free(c.out); free(c.arg); free(dx);
     }
+    CHECK(dlp_nn_pool_dim(DLP_NN_POOL_MEAN, 7) == 7 &&
+          dlp_nn_pool_dim(DLP_NN_POOL_MEAN_COST, 7) == 14);
 }
 typedef struct { nn_real *a, *b, *R, *out; } cat_ctx;
 static double cat_f(void *v) {
@@ -560,6 +585,7 @@ static void sm_case(dlp_nn_pool pool, bool normalize) {
 }
 static void test_sage_model_mean(void) { sm_case(DLP_NN_POOL_MEAN, false); }
 static void test_sage_model_max_norm(void) { sm_case(DLP_NN_POOL_MAX, true); }
+static void test_sage_model_mean_cost(void) { sm_case(DLP_NN_POOL_MEAN_COST, false); }
 
 /* A wrong gradient must be caught: the checker is not vacuous. */
 static void test_checker_catches_errors(void) {
@@ -599,6 +625,7 @@ int main(void) {
     RUN(test_losses);
     RUN(test_masked_pretraining);
     RUN(test_sage_model_mean);
+    RUN(test_sage_model_mean_cost);
     RUN(test_sage_model_max_norm);
     dlp_nn_graph_free(&G);
     return CHECK_DONE();

@@ -284,9 +284,10 @@ static void test_examples_drop_conflicts(void) {
     free(js);
 }
 
-/* Train a tiny GNN (members: ensemble size), save, load, compare
- * predictions bit for bit; then corrupt the file in several ways. */
-static void gnn_roundtrip(const char *kind, int members) {
+/* Train a tiny GNN (members: ensemble size; cost: the mean+cost
+ * readout), save, load, compare predictions bit for bit; then corrupt the
+ * file in several ways. */
+static void gnn_roundtrip(const char *kind, int members, bool cost) {
     dlp_examples E;
     if (examples(&E, DLP_MODE_INFERENCE, !strcmp(kind, "trappm"))) { CHECK(0); return; }
     int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
@@ -300,10 +301,13 @@ static void gnn_roundtrip(const char *kind, int members) {
     o.epochs = 3;
     o.hidden = 8;
     o.members = members;
+    o.cost_readout = cost;
     dlp_error err;
     dlp_predictor *p = NULL;
     dlp_nn_file f = {0};
     CHECK(dlp_pred_train(kind, &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_OK);
+    /* the readout is recorded only when it is not the mean */
+    CHECK((dlp_nn_file_get(&f, "gnn/pool", DLP_NN_I64) != NULL) == cost);
     char path[128];
     snprintf(path, sizeof path, "%s/%s.dlpm", tmpdir, kind);
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
@@ -380,11 +384,15 @@ static void gnn_roundtrip(const char *kind, int members) {
     dlp_examples_free(&E);
 }
 
-static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1); }
-static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1); }
+static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1, false); }
+static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1, false); }
 static void test_ensemble_roundtrip(void) {
-    gnn_roundtrip("dippm", 3);
-    gnn_roundtrip("trappm", 2);
+    gnn_roundtrip("dippm", 3, false);
+    gnn_roundtrip("trappm", 2, false);
+}
+static void test_cost_readout_roundtrip(void) {
+    gnn_roundtrip("dippm", 2, true);
+    gnn_roundtrip("trappm", 1, true);
 }
 
 /* One DIPPM trained as it is (seed s, no prior: the network alone), on
@@ -524,6 +532,7 @@ int main(void) {
     RUN(test_dippm_roundtrip);
     RUN(test_trappm_roundtrip);
     RUN(test_ensemble_roundtrip);
+    RUN(test_cost_readout_roundtrip);
     RUN(test_ensemble_is_mean);
     RUN(test_set);
     rmdir(tmpdir);

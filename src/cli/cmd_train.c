@@ -33,6 +33,9 @@ const char *learn_opts_help(void) {
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
+           "  --readout mean|mean+cost  DIPPM/TraPPM graph readout: the mean\n"
+           "                     of the node embeddings, or beside it their\n"
+           "                     mean weighted by roofline time (default mean)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
@@ -56,7 +59,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
-        "--init-from", "--shots", "--pool-max", "--members", NULL};
+        "--init-from", "--shots", "--pool-max", "--members", "--readout", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -69,6 +72,14 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         return 1;
     case 1: o->device = v; return 1;
     case 11: o->train.init_from = v; return 1;
+    case 15:
+        if (!strcmp(v, "mean")) o->train.cost_readout = false;
+        else if (!strcmp(v, "mean+cost")) o->train.cost_readout = true;
+        else {
+            fprintf(stderr, "dlperf: --readout is mean or mean+cost, not '%s'\n", v);
+            return -1;
+        }
+        return 1;
     case 2: {
         dlp_runtime r;
         if (dlp_runtime_parse(v, &r, &err)) goto bad;

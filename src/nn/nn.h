@@ -102,6 +102,9 @@ typedef struct {
     int32_t *graph_ptr;  /* [G+1] */
     int32_t *node_graph; /* [N] graph of each node */
     int32_t *loops;      /* [N] self-loop edges at each node */
+    /* [N] borrowed, not owned: per-node weights summing to 1 over each
+     * graph, read by DLP_NN_POOL_MEAN_COST only (NULL otherwise) */
+    const float *node_w;
 } dlp_nn_graph;
 
 enum { DLP_NN_UNDIRECTED = 1 }; /* add the reverse of every non-loop edge */
@@ -381,9 +384,18 @@ void dlp_nn_dropout_backward(nn_real *dx, const nn_real *dout,
                              const nn_real *mask, size_t n);
 
 /* ---- pooling and concatenation (nn_pool.c) ----------------------------- */
-typedef enum { DLP_NN_POOL_SUM, DLP_NN_POOL_MEAN, DLP_NN_POOL_MAX } dlp_nn_pool;
-/* out[G, F] from x[N, F]; arg[G, F] (MAX only, may be NULL otherwise) keeps
- * the winning node. An empty graph pools to 0. */
+/* MEAN_COST: the mean and the weighted mean by g->node_w side by side,
+ * out[G, 2F] (dlp_nn_pool_dim); the weights are the caller's, e.g. each
+ * node's share of the graph's roofline time, so the second half is the
+ * embedding of where the time goes, which a plain mean dilutes */
+typedef enum { DLP_NN_POOL_SUM, DLP_NN_POOL_MEAN, DLP_NN_POOL_MAX,
+               DLP_NN_POOL_MEAN_COST } dlp_nn_pool;
+#define DLP_NN_POOL_LAST DLP_NN_POOL_MEAN_COST
+/* the pooled width for node width F */
+int dlp_nn_pool_dim(dlp_nn_pool p, int F);
+/* out[G, dlp_nn_pool_dim(p, F)] from x[N, F]; arg[G, F] (MAX only, may be
+ * NULL otherwise) keeps the winning node. An empty graph pools to 0.
+ * MEAN_COST needs g->node_w. */
 void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
                          const dlp_nn_graph *g, int F, dlp_nn_pool p);
 void dlp_nn_pool_backward(nn_real *dx, const nn_real *dout,

@@ -1,12 +1,55 @@
-/* nn_pool.c — per-graph sum/mean/max pooling of node features and the
- * concatenation of graph embeddings with static feature vectors. */
+/* nn_pool.c — per-graph sum/mean/max (and mean beside cost-weighted mean)
+ * pooling of node features and the concatenation of graph embeddings with
+ * static feature vectors. */
 #include "nn.h"
 
 #include <string.h>
 
+int dlp_nn_pool_dim(dlp_nn_pool p, int F) {
+    return p == DLP_NN_POOL_MEAN_COST ? 2 * F : F;
+}
+
+/* out[G, 2F]: [mean | sum of node_w[n] x[n]] */
+static void pool_mean_cost_forward(nn_real *out, const nn_real *x,
+                                   const dlp_nn_graph *g, int F) {
+    for (int gi = 0; gi < g->n_graphs; gi++) {
+        int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
+        nn_real *o = out + (size_t)gi * 2 * F, *ow = o + F;
+        memset(o, 0, (size_t)2 * F * sizeof *o);
+        for (int n = a; n < b; n++) {
+            const nn_real *xn = x + (size_t)n * F;
+            nn_real w = g->node_w[n];
+            for (int f = 0; f < F; f++) {
+                o[f] += xn[f];
+                ow[f] += w * xn[f];
+            }
+        }
+        if (b > a)
+            for (int f = 0; f < F; f++) o[f] /= (nn_real)(b - a);
+    }
+}
+
+static void pool_mean_cost_backward(nn_real *dx, const nn_real *dout,
+                                    const dlp_nn_graph *g, int F) {
+    for (int gi = 0; gi < g->n_graphs; gi++) {
+        int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
+        const nn_real *d = dout + (size_t)gi * 2 * F, *dw = d + F;
+        nn_real s = b > a ? (nn_real)1 / (nn_real)(b - a) : 0;
+        for (int n = a; n < b; n++) {
+            nn_real w = g->node_w[n];
+            nn_real *dn = dx + (size_t)n * F;
+            for (int f = 0; f < F; f++) dn[f] += d[f] * s + dw[f] * w;
+        }
+    }
+}
+
 /* x[N,F] -> out[G,F] */
 void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
                          const dlp_nn_graph *g, int F, dlp_nn_pool p) {
+    if (p == DLP_NN_POOL_MEAN_COST) {
+        pool_mean_cost_forward(out, x, g, F);
+        return;
+    }
     for (int gi = 0; gi < g->n_graphs; gi++) {
         int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
         nn_real *o = out + (size_t)gi * F;
@@ -36,6 +79,10 @@ void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
 void dlp_nn_pool_backward(nn_real *dx, const nn_real *dout,
                           const int32_t *arg, const dlp_nn_graph *g, int F,
                           dlp_nn_pool p) {
+    if (p == DLP_NN_POOL_MEAN_COST) {
+        pool_mean_cost_backward(dx, dout, g, F);
+        return;
+    }
     for (int gi = 0; gi < g->n_graphs; gi++) {
         int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
         const nn_real *d = dout + (size_t)gi * F;

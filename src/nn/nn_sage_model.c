@@ -17,7 +17,7 @@ typedef struct {  /* views into the workspace for one batch */
     nn_real *agg[DLP_NN_MAX_LAYERS];      /* [N, d_l] */
     nn_real *pre[DLP_NN_MAX_LAYERS];      /* [N,H] (normalize) */
     nn_real *nrm[DLP_NN_MAX_LAYERS];      /* [N] */
-    nn_real *pool, *z;                    /* [G,H], [G,H+S] */
+    nn_real *pool, *z;                    /* [G,P], [G,P+S]; P = pooled width */
     nn_real *u[DLP_NN_MAX_LAYERS];        /* FC outputs [G, d_k] */
     nn_real *r[DLP_NN_MAX_LAYERS];        /* relu(u) [G, d_k] */
     /* backward scratch */
@@ -28,8 +28,11 @@ typedef struct {  /* views into the workspace for one batch */
 static int sm_fc_out(const dlp_nn_sage_model_cfg *c, int k) {
     return k == c->n_fc - 1 ? c->out_dim : c->fc_hidden;
 }
+static int sm_pool_dim(const dlp_nn_sage_model_cfg *c) {
+    return dlp_nn_pool_dim(c->pool, c->hidden);
+}
 static int sm_fc_in(const dlp_nn_sage_model_cfg *c, int k) {
-    return k == 0 ? c->hidden + c->static_dim : c->fc_hidden;
+    return k == 0 ? sm_pool_dim(c) + c->static_dim : c->fc_hidden;
 }
 
 /* Lays out the workspace for N nodes, G graphs; base NULL only measures.
@@ -41,9 +44,9 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
                         nn_real *base, nn_sm_views *v, bool infer) {
     size_t off = 0;
 #define TAKE(ptr, cnt) do { if (base) (ptr) = base + off; off += (cnt); off = (off + 15) & ~(size_t)15; } while (0)
-    size_t H = (size_t)c->hidden;
+    size_t H = (size_t)c->hidden, P = (size_t)sm_pool_dim(c);
     size_t dmax = H > (size_t)c->in_dim ? H : (size_t)c->in_dim;
-    size_t fmax = H + (size_t)c->static_dim;
+    size_t fmax = P + (size_t)c->static_dim;
     if ((size_t)c->fc_hidden > fmax) fmax = (size_t)c->fc_hidden;
     if ((size_t)c->out_dim > fmax) fmax = (size_t)c->out_dim;
     nn_sm_views dummy;
@@ -69,8 +72,8 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
             v->pre[l] = pre;
             v->nrm[l] = nrm;
         }
-        TAKE(v->pool, G * H);
-        TAKE(v->z, G * (H + (size_t)c->static_dim));
+        TAKE(v->pool, G * P);
+        TAKE(v->z, G * (P + (size_t)c->static_dim));
         for (int k = 0; k < c->n_fc; k++) {
             TAKE(v->u[k], G * (size_t)sm_fc_out(c, k));
             TAKE(v->r[k], G * (size_t)sm_fc_out(c, k));
@@ -88,8 +91,8 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
         if (c->normalize) { TAKE(v->pre[l], N * H); TAKE(v->nrm[l], N); }
         else { v->pre[l] = NULL; v->nrm[l] = NULL; }
     }
-    TAKE(v->pool, G * H);
-    TAKE(v->z, G * (H + (size_t)c->static_dim));
+    TAKE(v->pool, G * P);
+    TAKE(v->z, G * (P + (size_t)c->static_dim));
     for (int k = 0; k < c->n_fc; k++) {
         TAKE(v->u[k], G * (size_t)sm_fc_out(c, k));
         TAKE(v->r[k], G * (size_t)sm_fc_out(c, k));
@@ -107,7 +110,7 @@ static dlp_status sm_check_cfg(const dlp_nn_sage_model_cfg *c, dlp_error *err) {
         c->n_fc > DLP_NN_MAX_LAYERS || (c->n_fc > 1 && c->fc_hidden < 1) ||
         c->out_dim < 1 || c->in_dim > (1 << 20) || c->hidden > (1 << 16) ||
         c->static_dim > (1 << 20) || c->fc_hidden > (1 << 16) ||
-        c->out_dim > (1 << 16) || (int)c->pool < 0 || c->pool > DLP_NN_POOL_MAX)
+        c->out_dim > (1 << 16) || (int)c->pool < 0 || c->pool > DLP_NN_POOL_LAST)
         return dlp_fail(err, DLP_ERR_ARG,
                         "sage model: bad architecture (in %d hidden %d layers %d "
                         "static %d fc %d x %d out %d)", c->in_dim, c->hidden,
@@ -242,6 +245,9 @@ static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     const dlp_nn_sage_model_cfg *c = &m->cfg;
     if (c->static_dim > 0 && !st && g->n_graphs > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: static features missing");
+    if (c->pool == DLP_NN_POOL_MEAN_COST && !g->node_w && g->n_nodes > 0)
+        return dlp_fail(err, DLP_ERR_ARG, "sage model: cost pooling without "
+                        "node weights");
     nn_sm_views v;
     dlp_status status = sm_workspace(m, g, &v, infer, err);
     if (status) return status;
@@ -264,7 +270,7 @@ static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
         hin = v.h[l + 1];
     }
     dlp_nn_pool_forward(v.pool, m->arg, hin, g, H, c->pool);
-    dlp_nn_concat_forward(v.z, v.pool, st, G, H, c->static_dim);
+    dlp_nn_concat_forward(v.z, v.pool, st, G, sm_pool_dim(c), c->static_dim);
     const nn_real *a = v.z;
     for (int k = 0; k < c->n_fc; k++) {
         int I = sm_fc_in(c, k), O = sm_fc_out(c, k);
@@ -323,8 +329,8 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     }
     /* pooled part of the concatenation -> node gradients of the last layer */
     nn_real *dpool = v.duB; /* free now */
-    memset(dpool, 0, (size_t)G * H * sizeof *dpool);
-    dlp_nn_concat_backward(dpool, NULL, v.dz, G, H, c->static_dim);
+    memset(dpool, 0, (size_t)G * sm_pool_dim(c) * sizeof *dpool);
+    dlp_nn_concat_backward(dpool, NULL, v.dz, G, sm_pool_dim(c), c->static_dim);
     nn_real *dh = v.dhA;
     memset(dh, 0, (size_t)N * H * sizeof *dh);
     dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);

@@ -30,6 +30,11 @@ static const double LOGEST_LAMBDAS[] = {INFINITY, 1e9, 1e3, 1e2, 10};
 #define RANGE_SLACK 3.4   /* ln 30: at most 30x beyond the training labels */
 #define XFULL_ROWS 64     /* full node-feature rows featurized at a time */
 #define GNN_MAX_NETS DLP_MAX_MEMBERS
+/* cost readout (--readout mean+cost): a node's weight is its roofline time
+ * plus this floor, in microseconds, over the graph's sum; the floor keeps
+ * graphs of zero-cost nodes (shape arithmetic) defined and gives every
+ * node about a launch's worth */
+#define COST_FLOOR_US 1.0
 
 typedef struct {
     char kind[16];
@@ -57,11 +62,14 @@ typedef struct {
      * same data, whose log-space residuals are averaged; the priors,
      * standardisation and gates are shared */
     int n_net;
+    dlp_nn_pool pool;                /* MEAN, or MEAN_COST (cost readout) */
     dlp_nn_sage_model net[GNN_MAX_NETS];
     dlp_gae *gae;
     /* scratch */
-    float *x, *st, *out, *out1, *xfull;
-    size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap;
+    float *x, *st, *out, *out1, *xfull, *w;
+    size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap, w_cap;
+    double *roof;
+    size_t roof_cap;
 } gnn;
 
 /* ---- per-thread prediction scratch ----------------------------------------
@@ -128,6 +136,7 @@ static gnn *gnn_new(void) {
     gnn *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->n_net = 1;
+    m->pool = DLP_NN_POOL_MEAN;
     __atomic_add_fetch(&n_models, 1, __ATOMIC_ACQ_REL);
     return m;
 }
@@ -138,6 +147,7 @@ static void gnn_release(gnn *m) {
     for (int k = 0; k < GNN_MAX_NETS; k++) dlp_nn_sage_model_free(&m->net[k]);
     dlp_gae_free(m->gae);
     free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
+    free(m->w); free(m->roof);
     free(m);
     if (__atomic_sub_fetch(&n_models, 1, __ATOMIC_ACQ_REL) == 0) {
         pthread_once(&scratch_once, scratch_key_init);
@@ -155,6 +165,32 @@ static bool grow(float **p, size_t *cap, size_t need) {
     if (!q) return false;
     *p = q;
     *cap = n;
+    return true;
+}
+
+static bool grow_d(double **p, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    double *q = realloc(*p, need * sizeof *q);
+    if (!q) return false;
+    *p = q;
+    *cap = need;
+    return true;
+}
+
+/* The cost readout's node weights of graph fg under c into w[n_nodes]:
+ * (roofline us + COST_FLOOR_US) / their sum over the graph. */
+static bool cost_weights(gnn *m, const dlp_feat_graph *fg,
+                         const dlp_pred_config *c, float *w) {
+    int n = fg->n_nodes;
+    if (!grow_d(&m->roof, &m->roof_cap, n ? (size_t)n : 1)) return false;
+    dlp_feat_node_roofline_us(fg, c, m->roof);
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        double t = m->roof[i];
+        m->roof[i] = (isfinite(t) && t > 0 ? t : 0) + COST_FLOOR_US;
+        sum += m->roof[i];
+    }
+    for (int i = 0; i < n; i++) w[i] = (float)(m->roof[i] / sum);
     return true;
 }
 
@@ -265,6 +301,14 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     }
     dlp_status st = dlp_nn_graph_build(g, descs, NULL, n, DLP_NN_UNDIRECTED, err);
     if (st) return st;
+    if (m->pool == DLP_NN_POOL_MEAN_COST) {
+        if (!grow(&m->w, &m->w_cap, N ? N : 1))
+            return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+        for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
+            if (!cost_weights(m, fgs[i], cfgs[i], m->w + o))
+                return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+        g->node_w = m->w;
+    }
     if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)m->n_cols) ||
         !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
         !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
@@ -578,6 +622,10 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = add_range(m, f, err)) ||
         (st = dlp_nn_file_add_params(f, &m->net[0].params, err)))
         return st;
+    if (m->pool != DLP_NN_POOL_MEAN) {   /* absent: the mean readout */
+        int64_t pl = m->pool;
+        if ((st = dlp_nn_file_add_i64(f, "gnn/pool", &pl, 1, err))) return st;
+    }
     if (m->n_net > 1) {   /* absent: one network (files before ensembles) */
         int64_t nm = m->n_net;
         if ((st = dlp_nn_file_add_i64(f, "gnn/members", &nm, 1, err))) return st;
@@ -660,9 +708,18 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     }
     m->edim = (int)v[8];
     m->sdim = (int)v[4];
+    const dlp_nn_entry *pe = dlp_nn_file_get(f, "gnn/pool", DLP_NN_I64);
+    if (pe) {   /* optional: the readout, absent for the mean */
+        int64_t pl = pe->count == 1 ? *(const int64_t *)pe->data : -1;
+        if (pl != DLP_NN_POOL_MEAN && pl != DLP_NN_POOL_MEAN_COST) {
+            gnn_release(m);
+            return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/pool'");
+        }
+        m->pool = (dlp_nn_pool)pl;
+    }
     dlp_nn_sage_model_cfg c = {(int)v[1], (int)v[2], (int)v[3], (int)v[4],
                                (int)v[5], (int)v[6], (int)v[7],
-                               DLP_NN_POOL_MEAN, false};
+                               m->pool, false};
     m->st_mean = malloc((size_t)m->sdim * sizeof *m->st_mean);
     m->st_std = malloc((size_t)m->sdim * sizeof *m->st_std);
     float ymu[DLP_T_COUNT];
@@ -952,6 +1009,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         m->arch = *a;
         m->nt = dlp_mode_targets(E->mode, m->ts);
         m->n_net = o->members ? o->members : 1;
+        m->pool = o->cost_readout ? DLP_NN_POOL_MEAN_COST : DLP_NN_POOL_MEAN;
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);
@@ -978,8 +1036,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     for (int k = 0; k < m->n_net && !st; k++) {
         if (!o->init_from) {
             dlp_nn_sage_model_cfg c = {m->n_cols, hidden, a->n_sage, m->sdim,
-                                       a->n_fc, hidden, m->nt,
-                                       DLP_NN_POOL_MEAN, false};
+                                       a->n_fc, hidden, m->nt, m->pool, false};
             st = dlp_nn_sage_model_init(&m->net[k], &c, member_seed(o->seed, k),
                                         err);
         }

@@ -190,6 +190,9 @@ typedef struct {
                                   networks, averaged in log space; member
                                   k starts from seed + k *
                                   DLP_MEMBER_SEED_STEP; 0 or 1: one */
+    bool cost_readout;         /* DIPPM/TraPPM: pool the node embeddings
+                                  by their mean and by their roofline-time
+                                  weighted mean (--readout mean+cost) */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
