@@ -97,6 +97,19 @@ static void print_kind(const char *name, const cJSON *k) {
         }
         printf("\n");
     }
+    const cJSON *xd = cJSON_GetObjectItemCaseSensitive(k, "cross_device");
+    if (!xd) return;
+    printf("  eager across cards: |eager ratio / graph ratio - 1| of one "
+           "configuration labeled\n  on two cards (their hosts and eager "
+           "noise), median / p90 / mean over pairs:\n");
+    cJSON_ArrayForEach(rt, xd) {
+        if (num(rt, "pairs") == 0)
+            printf("    %-10s -\n", rt->string);
+        else
+            printf("    %-10s %.2f%% / %.2f%% / %.2f%% (%g)\n", rt->string,
+                   100 * num(rt, "median"), 100 * num(rt, "p90"),
+                   100 * num(rt, "mean"), num(rt, "pairs"));
+    }
 }
 
 static void print_problems(const char *label, const cJSON *a, int total,

@@ -1,0 +1,150 @@
+/*
+ * dataset_xdev.c — how well two cards' inference labels of the same
+ * configuration agree once the cards' own speed is taken out: the
+ * host-side share of the eager runtime's labels.
+ *
+ * A configuration (graph, precision, batch, seq, height, width) labeled
+ * on two devices A and B under both runtimes gives
+ *     d = ln(eager_A / eager_B) - ln(graph_A / graph_B),
+ * where a label is the mean of its reps. The CUDA-graph ratio is the GPUs'
+ * speed ratio (rep to rep it agrees within ~1%), so d is what the eager
+ * runtime adds beyond it: the hosts the two labels were measured on (CPU,
+ * its load, the Python dispatch) and the eager runtime's own noise. Each
+ * card's labels come from other collection batches, so other machines.
+ * Pairs are split by how host-bound the configuration is, h = the smaller
+ * of eager / graph over the two cards: "gpu_bound" h < 1.2, "mixed"
+ * 1.2 <= h < 2, "host_bound" h >= 2. Per class: the pairs and the median,
+ * p90 and mean of |exp(d) - 1|, comparable to the rep-to-rep noise floor.
+ * A predictor that sees the card but not the host cannot be closer to
+ * both labels than about half this disagreement.
+ */
+#include "data/dataset.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XDEV_MAX_DEVICES 16
+
+enum { XDEV_GPU, XDEV_MIXED, XDEV_HOST, XDEV_CLASSES };
+static const char *const XDEV_NAME[XDEV_CLASSES] = {"gpu_bound", "mixed",
+                                                    "host_bound"};
+
+static int cmp_int64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+/* configuration, then device, then runtime */
+static int xdev_cmp(const void *pa, const void *pb) {
+    const dlp_inference_row *a = *(const dlp_inference_row *const *)pa;
+    const dlp_inference_row *b = *(const dlp_inference_row *const *)pb;
+    int c;
+    if ((c = strcmp(a->c.hash, b->c.hash)) || (c = strcmp(a->precision, b->precision)) ||
+        (c = cmp_int64(a->batch, b->batch)) || (c = cmp_int64(a->seq, b->seq)) ||
+        (c = cmp_int64(a->height, b->height)) || (c = cmp_int64(a->width, b->width)) ||
+        (c = strcmp(a->c.device, b->c.device)))
+        return c;
+    return strcmp(a->runtime, b->runtime);
+}
+
+static bool same_config(const dlp_inference_row *a, const dlp_inference_row *b) {
+    return !strcmp(a->c.hash, b->c.hash) && !strcmp(a->precision, b->precision) &&
+           a->batch == b->batch && a->seq == b->seq && a->height == b->height &&
+           a->width == b->width;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy's default quantile (linear between order statistics) of sorted v */
+static double xdev_quantile(const double *v, size_t n, double p) {
+    if (!n) return NAN;
+    double pos = p * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n) return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+typedef struct {
+    const char *device;
+    double sum[2];   /* eager, graph */
+    int n[2];
+} xdev_dev;
+
+typedef struct {
+    double *v[XDEV_CLASSES];
+    size_t n[XDEV_CLASSES];
+} xdev_acc;
+
+/* the pairs of one configuration's devices d[0..nd-1] */
+static void xdev_pairs(const xdev_dev *d, int nd, xdev_acc *acc) {
+    for (int i = 0; i < nd; i++)
+        for (int j = i + 1; j < nd; j++) {
+            if (!d[i].n[0] || !d[i].n[1] || !d[j].n[0] || !d[j].n[1]) continue;
+            double ea = d[i].sum[0] / d[i].n[0], ga = d[i].sum[1] / d[i].n[1];
+            double eb = d[j].sum[0] / d[j].n[0], gb = d[j].sum[1] / d[j].n[1];
+            double dd = log(ea / eb) - log(ga / gb);
+            double h = fmin(ea / ga, eb / gb);
+            if (!isfinite(dd) || !isfinite(h)) continue;
+            int k = h < 1.2 ? XDEV_GPU : h < 2 ? XDEV_MIXED : XDEV_HOST;
+            acc->v[k][acc->n[k]++] = fabs(expm1(dd));
+        }
+}
+
+cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
+    size_t n = ds->ninf, m = 0;
+    const dlp_inference_row **row = malloc((n ? n : 1) * sizeof *row);
+    xdev_acc acc = {{NULL}, {0}};
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < XDEV_CLASSES; k++)
+        acc.v[k] = malloc((n ? n : 1) * sizeof *acc.v[k]);
+    bool ok = row && o && acc.v[0] && acc.v[1] && acc.v[2];
+    for (size_t i = 0; ok && i < n; i++) {
+        const dlp_inference_row *r = &ds->inf[i];
+        if (r->c.flagged || !(r->latency_ms > 0) || !isfinite(r->latency_ms) ||
+            (strcmp(r->runtime, "eager") && strcmp(r->runtime, "graph")))
+            continue;
+        row[m++] = r;
+    }
+    if (ok) qsort(row, m, sizeof *row, xdev_cmp);
+    xdev_dev d[XDEV_MAX_DEVICES];
+    for (size_t a = 0; ok && a < m;) {
+        size_t b = a;
+        int nd = 0;
+        bool full = false;   /* more devices than d[] holds: the rest skipped */
+        while (b < m && same_config(row[a], row[b])) {
+            const dlp_inference_row *r = row[b++];
+            if (!nd || strcmp(d[nd - 1].device, r->c.device)) {
+                full = nd == XDEV_MAX_DEVICES;
+                if (full) continue;
+                memset(&d[nd], 0, sizeof d[nd]);
+                d[nd++].device = r->c.device;
+            }
+            if (full) continue;
+            int rt = strcmp(r->runtime, "eager") != 0;
+            d[nd - 1].sum[rt] += r->latency_ms;
+            d[nd - 1].n[rt]++;
+        }
+        xdev_pairs(d, nd, &acc);
+        a = b;
+    }
+    for (int k = 0; ok && k < XDEV_CLASSES; k++) {
+        qsort(acc.v[k], acc.n[k], sizeof *acc.v[k], cmp_dbl);
+        double sum = 0;
+        for (size_t i = 0; i < acc.n[k]; i++) sum += acc.v[k][i];
+        cJSON *c = cJSON_AddObjectToObject(o, XDEV_NAME[k]);
+        ok = c && cJSON_AddNumberToObject(c, "pairs", (double)acc.n[k]) &&
+             cJSON_AddNumberToObject(c, "median", xdev_quantile(acc.v[k], acc.n[k], 0.5)) &&
+             cJSON_AddNumberToObject(c, "p90", xdev_quantile(acc.v[k], acc.n[k], 0.9)) &&
+             cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN);
+    }
+    free(row);
+    for (int k = 0; k < XDEV_CLASSES; k++) free(acc.v[k]);
+    if (!ok) {
+        *oom = true;
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
