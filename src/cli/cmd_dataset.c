@@ -101,14 +101,15 @@ static void print_kind(const char *name, const cJSON *k) {
     if (!xd) return;
     printf("  eager across cards: |eager ratio / graph ratio - 1| of one "
            "configuration labeled\n  on two cards (their hosts and eager "
-           "noise), median / p90 / mean over pairs:\n");
+           "noise), median / p90 / mean over pairs; floor: the\n  error of a "
+           "host-blind prediction at the pair's geometric middle:\n");
     cJSON_ArrayForEach(rt, xd) {
         if (num(rt, "pairs") == 0)
             printf("    %-10s -\n", rt->string);
         else
-            printf("    %-10s %.2f%% / %.2f%% / %.2f%% (%g)\n", rt->string,
-                   100 * num(rt, "median"), 100 * num(rt, "p90"),
-                   100 * num(rt, "mean"), num(rt, "pairs"));
+            printf("    %-10s %.2f%% / %.2f%% / %.2f%%, floor %.2f%% (%g)\n",
+                   rt->string, 100 * num(rt, "median"), 100 * num(rt, "p90"),
+                   100 * num(rt, "mean"), 100 * num(rt, "floor"), num(rt, "pairs"));
     }
 }
 

@@ -14,9 +14,12 @@
  * Pairs are split by how host-bound the configuration is, h = the smaller
  * of eager / graph over the two cards: "gpu_bound" h < 1.2, "mixed"
  * 1.2 <= h < 2, "host_bound" h >= 2. Per class: the pairs and the median,
- * p90 and mean of |exp(d) - 1|, comparable to the rep-to-rep noise floor.
- * A predictor that sees the card but not the host cannot be closer to
- * both labels than about half this disagreement.
+ * p90 and mean of |exp(d) - 1|, comparable to the rep-to-rep noise floor,
+ * and "floor": the mean of (|exp(d/2) - 1| + |exp(-d/2) - 1|) / 2, the
+ * relative error on the two labels of a prediction at their geometric
+ * middle. A prediction that knows the card but not the host is as far in
+ * log from the two labels as |d| at least (|ln p - ln a| + |ln p - ln b|
+ * >= |ln a - ln b|), so the middle is the best it can do on such a pair.
  */
 #include "data/dataset.h"
 
@@ -75,6 +78,7 @@ typedef struct {
 typedef struct {
     double *v[XDEV_CLASSES];
     size_t n[XDEV_CLASSES];
+    double floor[XDEV_CLASSES];   /* sums */
 } xdev_acc;
 
 /* the pairs of one configuration's devices d[0..nd-1] */
@@ -89,13 +93,14 @@ static void xdev_pairs(const xdev_dev *d, int nd, xdev_acc *acc) {
             if (!isfinite(dd) || !isfinite(h)) continue;
             int k = h < 1.2 ? XDEV_GPU : h < 2 ? XDEV_MIXED : XDEV_HOST;
             acc->v[k][acc->n[k]++] = fabs(expm1(dd));
+            acc->floor[k] += (fabs(expm1(dd / 2)) + fabs(expm1(-dd / 2))) / 2;
         }
 }
 
 cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
     size_t n = ds->ninf, m = 0;
     const dlp_inference_row **row = malloc((n ? n : 1) * sizeof *row);
-    xdev_acc acc = {{NULL}, {0}};
+    xdev_acc acc = {{NULL}, {0}, {0}};
     cJSON *o = cJSON_CreateObject();
     for (int k = 0; k < XDEV_CLASSES; k++)
         acc.v[k] = malloc((n ? n : 1) * sizeof *acc.v[k]);
@@ -137,7 +142,8 @@ cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
         ok = c && cJSON_AddNumberToObject(c, "pairs", (double)acc.n[k]) &&
              cJSON_AddNumberToObject(c, "median", xdev_quantile(acc.v[k], acc.n[k], 0.5)) &&
              cJSON_AddNumberToObject(c, "p90", xdev_quantile(acc.v[k], acc.n[k], 0.9)) &&
-             cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN);
+             cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN) &&
+             cJSON_AddNumberToObject(c, "floor", acc.n[k] ? acc.floor[k] / (double)acc.n[k] : NAN);
     }
     free(row);
     for (int k = 0; k < XDEV_CLASSES; k++) free(acc.v[k]);
