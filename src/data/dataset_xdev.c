@@ -17,9 +17,11 @@
  * p90 and mean of |exp(d) - 1|, comparable to the rep-to-rep noise floor,
  * and "floor": the mean of (|exp(d/2) - 1| + |exp(-d/2) - 1|) / 2, the
  * relative error on the two labels of a prediction at their geometric
- * middle. A prediction that knows the card but not the host is as far in
+ * middle. A prediction that knows the card but not the host, and whose
+ * eager ratio between the cards is their CUDA-graph ratio, is as far in
  * log from the two labels as |d| at least (|ln p - ln a| + |ln p - ln b|
- * >= |ln a - ln b|), so the middle is the best it can do on such a pair.
+ * >= |ln a - ln b| with the GPU ratio divided out), so the middle is the
+ * best it can do on such a pair.
  */
 #include "data/dataset.h"
 
