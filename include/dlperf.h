@@ -189,6 +189,8 @@ typedef struct {
     int64_t batch, seq, height, width;
     double latency_ms, latency_p10_ms, latency_p90_ms;
     double memory_mib, mem_reserved_mib, nvml_used_mib, energy_j, power_w;
+    double host_us;   /* host dispatch us per eager op, where the batch
+                         measured it (collector since 2026-11-27); NAN */
 } dlp_inference_row;
 
 typedef struct {

@@ -403,6 +403,46 @@ def test_memory_apply():
     check(lat == ["1", "1", "1", "1", "2"], "latency untouched")
 
 
+def test_host_probe_and_late_column():
+    """host_dispatch_us: a positive time per op, larger when each op does
+    more host work (oracle: the same probe on a 1-element vs a 4M-element
+    CPU tensor, where the add itself dominates); write_csv appending to a
+    file written before host_us existed keeps that file's header."""
+    import torch
+    import measure
+    import ingest
+    import schema
+    torch.set_num_threads(1)
+    small = measure.host_dispatch_us(torch, device="cpu", n=50, rounds=3)
+    check(0 < small < 1e4, "host_dispatch_us on CPU: %r" % small)
+    x = torch.zeros(1 << 22)
+    t0 = __import__("time").perf_counter()
+    for _ in range(20):
+        x.add_(1)
+    big_op = (__import__("time").perf_counter() - t0) / 20 * 1e6
+    check(big_op > small, "a 4M-element add (%.1f us) costs more than the "
+          "probe's 1-element one (%.1f us)" % (big_op, small))
+    check(schema.LABEL_COLS["inference"][-1] == "host_us",
+          "inference rows carry host_us last")
+    tmp = tempfile.mkdtemp()
+    path = os.path.join(tmp, "inference.csv")
+    old_cols = [c for c in schema.LABEL_COLS["inference"] if c != "host_us"]
+    row = dict(protocol="p1", batch_id="b", hash="h", device="D", rep="0",
+               status="ok", runtime="eager", precision="fp16", batch="1",
+               latency_ms="1.5", host_us="7.25")
+    ingest.write_csv(path, old_cols, [row])
+    ingest.write_csv(path, ingest.TABLE_COLS["inference"], [dict(row, rep="1")],
+                     append=True)
+    got = list(csv.reader(open(path)))
+    check(got[0] == old_cols and all(len(r) == len(old_cols) for r in got),
+          "appending keeps the old header and its width: %s" % got)
+    check([r[old_cols.index("rep")] for r in got[1:]] == ["0", "1"],
+          "both rows kept")
+    ingest.write_csv(path, ingest.TABLE_COLS["inference"], [row])
+    got = list(csv.DictReader(open(path)))
+    check(got[0]["host_us"] == "7.25", "a new file has host_us")
+
+
 def test_flags_and_keys():
     import ingest
     base = dict(hash="h", device="d", runtime="graph", precision="fp16", batch="1",
@@ -797,7 +837,7 @@ def main():
               test_labeled_without_graph, test_collector_commit,
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items,
-              test_dataset):
+              test_host_probe_and_late_column, test_dataset):
         try:
             t()
         except Exception as e:

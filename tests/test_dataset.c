@@ -763,6 +763,49 @@ static void test_problem_cap(void) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* host_us, a column added to inference.csv later: read where a file has
+ * it (two_cards' card-b: 4.25 in rep 0, 4.75 in rep 1), NAN where the
+ * header lacks it (card-a), and a value out of range is an error */
+static void test_late_column(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK(dlp_dataset_open(FIX "/two_cards", &ds, &err) == DLP_OK);
+    if (!ds) return;
+    int with = 0, without = 0;
+    const dlp_inference_row *r;
+    for (size_t i = 0; (r = dlp_dataset_inference(ds, i)); i++) {
+        if (!strcmp(r->c.device, "H200-SXM-141GB")) {
+            with++;
+            CHECK(r->host_us == (r->c.rep ? 4.75 : 4.25));
+        } else {
+            without++;
+            CHECK(isnan(r->host_us));
+        }
+    }
+    CHECK(with == 20 && without == 24);   /* 5 and 6 configs x 2 runtimes x 2 reps */
+    dlp_dataset_free(ds);
+    /* the same file with one host_us of -1 */
+    char dir[] = "/tmp/dlp_late_XXXXXX", cmd[1024], path[600];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cp -r " FIX "/two_cards/. %s", dir);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(path, sizeof path, "%s/batches/20261126T0800-card-b/inference.csv", dir);
+    snprintf(cmd, sizeof cmd, "sed -i '2s/,4.25$/,-1/' %s", path);
+    CHECK(run_rc(cmd) == 0);
+    CHECK(dlp_dataset_open(dir, &ds, &err) == DLP_OK);
+    if (ds) {
+        char *json = NULL;
+        int ne = -1, nw = -1;
+        CHECK(dlp_dataset_check(ds, &json, &ne, &nw, &err) == DLP_OK);
+        CHECK_MSG(ne == 1 && json && strstr(json, "host_us = -1 outside"), "%d: %s",
+                  ne, json ? json : "");
+        free(json);
+        dlp_dataset_free(ds);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_rc(cmd);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -805,6 +848,7 @@ int main(int argc, char **argv) {
     RUN(test_sha256);
     RUN(test_sha256_portable);
     RUN(test_fixture_cases);
+    RUN(test_late_column);
     RUN(test_valid_rows_and_graphs);
     RUN(test_bad_arguments);
     RUN(test_csv_quoting);

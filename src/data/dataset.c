@@ -48,6 +48,8 @@ typedef enum {
     C_INT_OPT,  /* int64_t, empty -> 0 */
     C_OPSET,    /* int */
     C_DBL,      /* double, empty or "nan" -> NAN */
+    C_DBL_LATE, /* C_DBL in a column added to the format later: a file
+                   whose header lacks it reads NAN */
     C_REP       /* int, 0 or 1 */
 } coltype;
 
@@ -96,6 +98,7 @@ static const colspec INF_COLS[] = {
     {"nvml_used_mib", C_DBL, offsetof(T, nvml_used_mib)},
     {"energy_j", C_DBL, offsetof(T, energy_j)},
     {"power_w", C_DBL, offsetof(T, power_w)},
+    {"host_us", C_DBL_LATE, offsetof(T, host_us)},
 };
 #undef T
 #define T dlp_training_row
@@ -210,9 +213,14 @@ static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
     for (size_t j = 0; j < k->ncols; j++) {
         const colspec *cs = &k->cols[j];
         size_t fi = colidx[j];
+        void *dst = row + cs->off;
+        if (fi == SIZE_MAX) {   /* a C_DBL_LATE column the file lacks */
+            double x = NAN;
+            memcpy(dst, &x, sizeof x);
+            continue;
+        }
         const char *v = dlp_csv_field(c, fi);
         size_t vl = c->lens[fi];
-        void *dst = row + cs->off;
         switch (cs->type) {
         case C_STR: {
             const char *s = intern(ds, v, vl);
@@ -241,7 +249,8 @@ static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
             memcpy(dst, &xi, sizeof xi);
             break;
         }
-        case C_DBL: {
+        case C_DBL:
+        case C_DBL_LATE: {
             double x = NAN;
             if (vl && !parse_f64(v, &x))
                 return cell_error(c, cs->name, v, "not a number", err);
@@ -282,7 +291,7 @@ static dlp_status load_rows(dlp_dataset *ds, const char *path,
             }
             colidx[j] = i;
         }
-        if (colidx[j] == SIZE_MAX) {
+        if (colidx[j] == SIZE_MAX && k->cols[j].type != C_DBL_LATE) {
             s = dlp_fail(err, DLP_ERR_FORMAT,
                          "%s:%lld: missing column '%s' in header", path,
                          (long long)c.rec_line, k->cols[j].name);

@@ -197,6 +197,7 @@ typedef struct {
     int64_t batch, seq, height, width;
     double t, t10, t90;           /* latency or step time, ms */
     double mem, mem_res, nvml, energy, power, tput;
+    double host_us;               /* inference only, else NAN */
 } lview;
 
 typedef enum { K_INF, K_TRN, K_LLM } kind;
@@ -212,7 +213,7 @@ static size_t kind_rows(const dlp_dataset *ds, kind k) {
 
 static void view(const dlp_dataset *ds, kind k, size_t i, lview *v) {
     memset(v, 0, sizeof *v);
-    v->t10 = v->t90 = v->mem_res = v->nvml = v->tput = NAN;
+    v->t10 = v->t90 = v->mem_res = v->nvml = v->tput = v->host_us = NAN;
     if (k == K_INF) {
         const dlp_inference_row *r = &ds->inf[i];
         v->c = &r->c;
@@ -225,6 +226,7 @@ static void view(const dlp_dataset *ds, kind k, size_t i, lview *v) {
         v->mem = r->memory_mib, v->mem_res = r->mem_reserved_mib;
         v->nvml = r->nvml_used_mib;
         v->energy = r->energy_j, v->power = r->power_w;
+        v->host_us = r->host_us;
     } else if (k == K_TRN) {
         const dlp_training_row *r = &ds->trn[i];
         v->c = &r->c;
@@ -339,6 +341,7 @@ static void check_units(ctx *x, kind k, const lview *v) {
     range(x, v, ENERGY_NAME[k], v->energy, 0, INFINITY, false, true);
     range(x, v, "power_w", v->power, 10, 1500.0000001, false, false);
     range(x, v, "throughput_samples_s", v->tput, 0, INFINITY, false, true);
+    range(x, v, "host_us", v->host_us, 0, 100000, false, true);
     const char *f = v->c->file;
     long long ln = (long long)v->c->line;
     if (v->batch < 1) ERR(x, "%s:%lld: batch %lld < 1", f, ln, (long long)v->batch);

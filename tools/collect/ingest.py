@@ -77,7 +77,13 @@ def read_csv(path):
 
 
 def write_csv(path, cols, rows, append=False):
+    """Writes rows under the header cols; appending to a file that exists
+    keeps that file's header (a file written before a column was added
+    gets no misaligned cells)."""
     new = not (append and os.path.exists(path))
+    if not new:
+        with open(path, newline="") as f:
+            cols = next(csv.reader(f), cols)
     with open(path, "a" if append else "w", newline="") as f:
         w = csv.DictWriter(f, cols, extrasaction="ignore", lineterminator="\n")
         if new:

@@ -16,7 +16,12 @@ item's configurations, per precision). Per pass and runtime: 10 warm-up
 calls, 50 calls timed with CUDA event pairs (median, p10, p90), peak memory
 of one call after warm-up (graph runtime: peak during capture, since replay
 allocates nothing), NVML energy over max(20, 1000 ms / latency) calls (rep 0;
-rep 1 only on a deterministic random 10%).
+rep 1 only on a deterministic random 10%). Beyond p1: `host_us`, the host's
+dispatch time per eager op (host_dispatch_us) taken right before each
+configuration's eager timing, on both of its rows: the eager labels of one
+configuration differ between collection batches far beyond the GPUs
+(docs/DATASET_STATS.md, "Eager across cards"), and this probe records the
+host side of that.
 """
 import argparse
 import csv
@@ -107,6 +112,27 @@ def time_calls(torch, fn, warm=10, n=50):
     torch.cuda.synchronize()
     t = [s.elapsed_time(e) for s, e in ev]
     return _pct(t, 0.5), _pct(t, 0.1), _pct(t, 0.9)
+
+
+def host_dispatch_us(torch, device="cuda", n=100, rounds=5):
+    """Host dispatch time per eager op, microseconds: the median over
+    `rounds` of n in-place adds to a 1-element tensor, synchronized at the
+    end of each round. The kernel is ~2 us of GPU time, so the rate is the
+    Python + ATen + launch path the eager runtime pays per op, as loaded at
+    that moment."""
+    x = torch.zeros(1, device=device)
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
+    for _ in range(10):
+        x.add_(1)
+    sync()
+    t = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            x.add_(1)
+        sync()
+        t.append((time.perf_counter() - t0) / n * 1e6)
+    return _pct(t, 0.5)
 
 
 def energy(torch, nvml, fn, lat_ms):
@@ -325,6 +351,7 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                             continue
                     do_energy = rep == 0 or energy_in_rep1(key)
                     rows = []
+                    host_us = host_dispatch_us(torch)
                     lat, p10, p90 = time_calls(torch, fn)
                     mem, res, used = peak_eager(c, fn)
                     ej, pw = energy(torch, c.nvml, fn, lat) if do_energy else ("", "")
@@ -351,7 +378,8 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                              width=w if w else "", latency_ms=_r(lat),
                              latency_p10_ms=_r(p10), latency_p90_ms=_r(p90),
                              memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
-                             nvml_used_mib=used, energy_j=_r(ej, 6), power_w=_r(pw, 2))
+                             nvml_used_mib=used, energy_j=_r(ej, 6), power_w=_r(pw, 2),
+                             host_us=_r(host_us, 3))
                     c.w.row("inference", d)
                     if spec["kind"] == "text":
                         l = c.base(spec, rep)

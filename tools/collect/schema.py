@@ -10,7 +10,7 @@ LABEL_COLS = {
     "inference": COMMON + ["runtime", "precision", "batch", "seq", "height",
                            "width", "latency_ms", "latency_p10_ms",
                            "latency_p90_ms", "memory_mib", "mem_reserved_mib",
-                           "nvml_used_mib", "energy_j", "power_w"],
+                           "nvml_used_mib", "energy_j", "power_w", "host_us"],
     "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
                           "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
                           "mem_reserved_mib", "energy_j", "power_w"],
