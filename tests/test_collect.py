@@ -401,6 +401,14 @@ def test_memory_apply():
     check(got[("0", "eager", "16")] == "", "a row not re-measured gets a blank memory")
     lat = [r["latency_ms"] for r in ingest.read_csv(os.path.join(old, "inference.csv"))]
     check(lat == ["1", "1", "1", "1", "2"], "latency untouched")
+    # a file written before host_us keeps its header through the rewrite
+    hdr = next(csv.reader(open(os.path.join(old, "inference.csv"))))
+    check(hdr == ingest.TABLE_COLS["inference"], "header kept: %s" % hdr)
+    pre = [c for c in ingest.TABLE_COLS["inference"] if c != "host_us"]
+    ingest.write_csv(os.path.join(old, "inference.csv"), pre, rows)
+    ingest.apply_memory(d, lambda m: None)
+    hdr = next(csv.reader(open(os.path.join(old, "inference.csv"))))
+    check(hdr == pre, "a file without host_us gets none: %s" % hdr)
 
 
 def test_host_probe_and_late_column():

@@ -527,7 +527,9 @@ def apply_memory(data, log):
                     d["memory_mib"] = ""
                     if "mem_reserved_mib" in d:
                         d["mem_reserved_mib"] = ""
-            write_csv(p, TABLE_COLS[t], rows)
+            # the file's own columns: a file written before a column was
+            # added to the format stays as it was
+            write_csv(p, list(rows[0].keys()), rows)
             log("%s %s: memory of %d rows re-measured, %d left blank"
                 % (os.path.basename(bdir), t, got, blank))
 
