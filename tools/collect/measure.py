@@ -17,8 +17,9 @@ calls, 50 calls timed with CUDA event pairs (median, p10, p90), peak memory
 of one call after warm-up (graph runtime: peak during capture, since replay
 allocates nothing), NVML energy over max(20, 1000 ms / latency) calls (rep 0;
 rep 1 only on a deterministic random 10%). Beyond p1: `host_us`, the host's
-dispatch time per eager op (host_dispatch_us) taken right before each
-configuration's eager timing, on both of its rows: the eager labels of one
+dispatch time per eager op (host_dispatch_us), the mean of one probe right
+before and one right after each configuration's eager timing (before only
+in batch h12c), on both of its rows: the eager labels of one
 configuration differ between collection batches far beyond the GPUs
 (docs/DATASET_STATS.md, "Eager across cards"), and this probe records the
 host side of that.
@@ -353,6 +354,10 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                     rows = []
                     host_us = host_dispatch_us(torch)
                     lat, p10, p90 = time_calls(torch, fn)
+                    # bracketing the timing: the host's load changes within
+                    # seconds (h12c: rep 0 / rep 1 probes of one
+                    # configuration differ by 0.19 in log, sd)
+                    host_us = (host_us + host_dispatch_us(torch)) / 2
                     mem, res, used = peak_eager(c, fn)
                     ej, pw = energy(torch, c.nvml, fn, lat) if do_energy else ("", "")
                     rows.append(("eager", lat, p10, p90, mem, res, used, ej, pw))
