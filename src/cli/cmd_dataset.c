@@ -111,6 +111,17 @@ static void print_kind(const char *name, const cJSON *k) {
                    rt->string, 100 * num(rt, "median"), 100 * num(rt, "p90"),
                    100 * num(rt, "mean"), 100 * num(rt, "floor"), num(rt, "pairs"));
     }
+    const cJSON *hp = cJSON_GetObjectItemCaseSensitive(k, "host_probe");
+    if (!hp) return;
+    printf("  eager rep 0 / rep 1 against the host probe host_us, ln ratio on ln "
+           "ratio:\n");
+    cJSON_ArrayForEach(rt, hp) {
+        if (num(rt, "pairs") < 3)
+            printf("    %-10s - (%g pairs)\n", rt->string, num(rt, "pairs"));
+        else
+            printf("    %-10s correlation %.2f, slope %.2f (%g pairs)\n", rt->string,
+                   num(rt, "corr"), num(rt, "slope"), num(rt, "pairs"));
+    }
 }
 
 static void print_problems(const char *label, const cJSON *a, int total,

@@ -54,11 +54,13 @@ bool dlp_dataset_pack_path(const dlp_dataset *ds, const char *pack, char *buf,
 typedef int (*dlp_pack_visit_fn)(const char *name, bool is_graph,
                                  uint64_t size, const void *bytes,
                                  void *user);
-/* dataset_xdev.c: the agreement of two devices' eager labels of the same
- * configuration beyond their CUDA-graph ratio, per host-boundness class
- * (docs/DATASET_STATS.md); NULL and *oom set when out of memory. */
+/* dataset_xdev.c: adds "cross_device" (the agreement of two devices'
+ * eager labels of one configuration beyond their CUDA-graph ratio) and
+ * "host_probe" (eager latency against host_us, rep to rep) to the
+ * inference statistics `kind`, per host-boundness class
+ * (docs/DATASET_STATS.md); false when out of memory. */
 struct cJSON;
-struct cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom);
+bool dlp_dataset_eager_host(const dlp_dataset *ds, struct cJSON *kind);
 
 dlp_status dlp_dataset_walk_pack(const char *path, bool with_bytes,
                                  dlp_pack_visit_fn fn, void *user,

@@ -726,10 +726,8 @@ dlp_status dlp_dataset_check(const dlp_dataset *ds, char **json,
         for (int k = 0; k < 3; k++)
             kinds[k] = check_kind(&x, (kind)k, &devices, &labeled,
                                   &unknown_dev, &cfg[k]);
-        if (kinds[K_INF] && !x.oom) {
-            cJSON *xd = dlp_dataset_cross_device(ds, &x.oom);
-            if (xd) cJSON_AddItemToObject(kinds[K_INF], "cross_device", xd);
-        }
+        if (kinds[K_INF] && !x.oom && !dlp_dataset_eager_host(ds, kinds[K_INF]))
+            x.oom = true;
         cJSON *ker = check_kernels(&x, &devices, &unknown_dev, &kcfg);
         for (size_t i = 0; i < ds->nfail; i++) {
             const dlp_failure_row *fr = &ds->fail[i];

@@ -1,7 +1,8 @@
 /*
- * dataset_xdev.c — how well two cards' inference labels of the same
- * configuration agree once the cards' own speed is taken out: the
- * host-side share of the eager runtime's labels.
+ * dataset_xdev.c — the host side of the eager runtime's labels: how well
+ * two cards' labels of the same configuration agree once the cards' own
+ * speed is taken out ("cross_device"), and how eager latency follows the
+ * host probe host_us within a batch ("host_probe").
  *
  * A configuration (graph, precision, batch, seq, height, width) labeled
  * on two devices A and B under both runtimes gives
@@ -22,6 +23,14 @@
  * log from the two labels as |d| at least (|ln p - ln a| + |ln p - ln b|
  * >= |ln a - ln b| with the GPU ratio divided out), so the middle is the
  * best it can do on such a pair.
+ *
+ * "host_probe": within one batch, the rows that carry host_us (the host's
+ * dispatch time per eager op, probed around each eager timing, since
+ * batch h12c): per class of the configuration on its own card, over its
+ * rep 0 / rep 1 pairs, the correlation and least-squares slope of
+ * ln(eager_0 / eager_1) on ln(host_us_0 / host_us_1). A slope near 1 with
+ * a high correlation says eager latency moves with the host's dispatch
+ * speed, i.e. host_us is the input a host-aware eager prediction needs.
  */
 #include "data/dataset.h"
 
@@ -75,7 +84,31 @@ typedef struct {
     const char *device;
     double sum[2];   /* eager, graph */
     int n[2];
+    const dlp_inference_row *eager[2];   /* by rep */
 } xdev_dev;
+
+typedef struct {   /* sums for host_probe, per class */
+    double n, x, y, xx, yy, xy;
+} xdev_fit;
+
+static int xdev_class(double h) {
+    return h < 1.2 ? XDEV_GPU : h < 2 ? XDEV_MIXED : XDEV_HOST;
+}
+
+/* the rep pairs of one configuration's devices with host_us on both */
+static void xdev_probe(const xdev_dev *d, int nd, xdev_fit *fit) {
+    for (int i = 0; i < nd; i++) {
+        const dlp_inference_row *a = d[i].eager[0], *b = d[i].eager[1];
+        if (!a || !b || !d[i].n[1] || !(a->host_us > 0) || !(b->host_us > 0))
+            continue;
+        double h = (d[i].sum[0] / d[i].n[0]) / (d[i].sum[1] / d[i].n[1]);
+        double x = log(a->host_us / b->host_us), y = log(a->latency_ms / b->latency_ms);
+        if (!isfinite(h) || !isfinite(x) || !isfinite(y)) continue;
+        xdev_fit *f = &fit[xdev_class(h)];
+        f->n += 1, f->x += x, f->y += y;
+        f->xx += x * x, f->yy += y * y, f->xy += x * y;
+    }
+}
 
 typedef struct {
     double *v[XDEV_CLASSES];
@@ -93,20 +126,34 @@ static void xdev_pairs(const xdev_dev *d, int nd, xdev_acc *acc) {
             double dd = log(ea / eb) - log(ga / gb);
             double h = fmin(ea / ga, eb / gb);
             if (!isfinite(dd) || !isfinite(h)) continue;
-            int k = h < 1.2 ? XDEV_GPU : h < 2 ? XDEV_MIXED : XDEV_HOST;
+            int k = xdev_class(h);
             acc->v[k][acc->n[k]++] = fabs(expm1(dd));
             acc->floor[k] += (fabs(expm1(dd / 2)) + fabs(expm1(-dd / 2))) / 2;
         }
 }
 
-cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
+static bool add_fit(cJSON *o, const char *name, const xdev_fit *f) {
+    cJSON *c = cJSON_AddObjectToObject(o, name);
+    double vx = f->n ? f->xx / f->n - (f->x / f->n) * (f->x / f->n) : NAN;
+    double vy = f->n ? f->yy / f->n - (f->y / f->n) * (f->y / f->n) : NAN;
+    double cv = f->n ? f->xy / f->n - (f->x / f->n) * (f->y / f->n) : NAN;
+    bool some = f->n >= 3 && vx > 0 && vy > 0;
+    return c && cJSON_AddNumberToObject(c, "pairs", f->n) &&
+           cJSON_AddNumberToObject(c, "corr", some ? cv / sqrt(vx * vy) : NAN) &&
+           cJSON_AddNumberToObject(c, "slope", some ? cv / vx : NAN);
+}
+
+bool dlp_dataset_eager_host(const dlp_dataset *ds, cJSON *kind) {
     size_t n = ds->ninf, m = 0;
     const dlp_inference_row **row = malloc((n ? n : 1) * sizeof *row);
     xdev_acc acc = {{NULL}, {0}, {0}};
-    cJSON *o = cJSON_CreateObject();
+    xdev_fit fit[XDEV_CLASSES];
+    memset(fit, 0, sizeof fit);
+    cJSON *o = cJSON_AddObjectToObject(kind, "cross_device");
+    cJSON *hp = cJSON_AddObjectToObject(kind, "host_probe");
     for (int k = 0; k < XDEV_CLASSES; k++)
         acc.v[k] = malloc((n ? n : 1) * sizeof *acc.v[k]);
-    bool ok = row && o && acc.v[0] && acc.v[1] && acc.v[2];
+    bool ok = row && o && hp && acc.v[0] && acc.v[1] && acc.v[2];
     for (size_t i = 0; ok && i < n; i++) {
         const dlp_inference_row *r = &ds->inf[i];
         if (r->c.flagged || !(r->latency_ms > 0) || !isfinite(r->latency_ms) ||
@@ -132,8 +179,10 @@ cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
             int rt = strcmp(r->runtime, "eager") != 0;
             d[nd - 1].sum[rt] += r->latency_ms;
             d[nd - 1].n[rt]++;
+            if (!rt && (r->c.rep == 0 || r->c.rep == 1)) d[nd - 1].eager[r->c.rep] = r;
         }
         xdev_pairs(d, nd, &acc);
+        xdev_probe(d, nd, fit);
         a = b;
     }
     for (int k = 0; ok && k < XDEV_CLASSES; k++) {
@@ -145,14 +194,10 @@ cJSON *dlp_dataset_cross_device(const dlp_dataset *ds, bool *oom) {
              cJSON_AddNumberToObject(c, "median", xdev_quantile(acc.v[k], acc.n[k], 0.5)) &&
              cJSON_AddNumberToObject(c, "p90", xdev_quantile(acc.v[k], acc.n[k], 0.9)) &&
              cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN) &&
-             cJSON_AddNumberToObject(c, "floor", acc.n[k] ? acc.floor[k] / (double)acc.n[k] : NAN);
+             cJSON_AddNumberToObject(c, "floor", acc.n[k] ? acc.floor[k] / (double)acc.n[k] : NAN) &&
+             add_fit(hp, XDEV_NAME[k], &fit[k]);
     }
     free(row);
     for (int k = 0; k < XDEV_CLASSES; k++) free(acc.v[k]);
-    if (!ok) {
-        *oom = true;
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return ok;
 }
