@@ -213,13 +213,13 @@ with tempfile.TemporaryDirectory() as tmp:
           len(why) == 3 and sum("16x16 px" in l for l in why) == 2 and
           sum("32x32 px" in l for l in why) == 1 and
           "on 6 examples" in r.stderr, r.stderr[-600:])
-    # --readout takes mean or mean+cost and nothing else
+    # --readout takes mean, mean+cost or mixed and nothing else
     r = subprocess.run([DLPERF, "train", os.path.join("tests", "fixtures",
                         "dataset", "conflict"), "--kind", "dippm", "--readout",
                         "max", "-o", os.path.join(tmp, "r.dlpm")],
                        capture_output=True, text=True)
     check("cli_readout_bad", r.returncode != 0 and
-          "--readout is mean or mean+cost, not 'max'" in r.stderr and
+          "--readout is mean, mean+cost or mixed, not 'max'" in r.stderr and
           not os.path.exists(os.path.join(tmp, "r.dlpm")), r.stderr[-300:])
 
 print("%d passed, %d failed" % (passed, failed))

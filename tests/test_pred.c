@@ -284,10 +284,10 @@ static void test_examples_drop_conflicts(void) {
     free(js);
 }
 
-/* Train a tiny GNN (members: ensemble size; cost: the mean+cost
- * readout), save, load, compare predictions bit for bit; then corrupt the
- * file in several ways. */
-static void gnn_roundtrip(const char *kind, int members, bool cost) {
+/* Train a tiny GNN (members: ensemble size; readout: DLP_READOUT_*),
+ * save, load, compare predictions bit for bit; then corrupt the file in
+ * several ways. */
+static void gnn_roundtrip(const char *kind, int members, int readout) {
     dlp_examples E;
     if (examples(&E, DLP_MODE_INFERENCE, !strcmp(kind, "trappm"))) { CHECK(0); return; }
     int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
@@ -301,13 +301,23 @@ static void gnn_roundtrip(const char *kind, int members, bool cost) {
     o.epochs = 3;
     o.hidden = 8;
     o.members = members;
-    o.cost_readout = cost;
+    o.readout = readout;
     dlp_error err;
     dlp_predictor *p = NULL;
     dlp_nn_file f = {0};
     CHECK(dlp_pred_train(kind, &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_OK);
-    /* the readout is recorded only when it is not the mean */
-    CHECK((dlp_nn_file_get(&f, "gnn/pool", DLP_NN_I64) != NULL) == cost);
+    /* the readout is recorded, one per member, only when some member's is
+     * not the mean (mixed with one member: none is) */
+    const dlp_nn_entry *pe = dlp_nn_file_get(&f, "gnn/pool", DLP_NN_I64);
+    bool some = readout == DLP_READOUT_COST || (readout == DLP_READOUT_MIXED && members > 1);
+    CHECK((pe != NULL) == some);
+    if (pe) {
+        CHECK((int)pe->count == members);
+        for (int k = 0; k < members && (int)pe->count == members; k++)
+            CHECK(((const int64_t *)pe->data)[k] ==
+                  (readout == DLP_READOUT_COST || k % 2 ? DLP_NN_POOL_MEAN_COST
+                                                        : DLP_NN_POOL_MEAN));
+    }
     char path[128];
     snprintf(path, sizeof path, "%s/%s.dlpm", tmpdir, kind);
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
@@ -384,15 +394,17 @@ static void gnn_roundtrip(const char *kind, int members, bool cost) {
     dlp_examples_free(&E);
 }
 
-static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1, false); }
-static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1, false); }
+static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1, DLP_READOUT_MEAN); }
+static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1, DLP_READOUT_MEAN); }
 static void test_ensemble_roundtrip(void) {
-    gnn_roundtrip("dippm", 3, false);
-    gnn_roundtrip("trappm", 2, false);
+    gnn_roundtrip("dippm", 3, DLP_READOUT_MEAN);
+    gnn_roundtrip("trappm", 2, DLP_READOUT_MEAN);
 }
 static void test_cost_readout_roundtrip(void) {
-    gnn_roundtrip("dippm", 2, true);
-    gnn_roundtrip("trappm", 1, true);
+    gnn_roundtrip("dippm", 2, DLP_READOUT_COST);
+    gnn_roundtrip("trappm", 1, DLP_READOUT_COST);
+    gnn_roundtrip("dippm", 3, DLP_READOUT_MIXED);
+    gnn_roundtrip("dippm", 1, DLP_READOUT_MIXED);
 }
 
 /* One DIPPM trained as it is (seed s, no prior: the network alone), on

@@ -33,9 +33,10 @@ const char *learn_opts_help(void) {
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
-           "  --readout mean|mean+cost  DIPPM/TraPPM graph readout: the mean\n"
-           "                     of the node embeddings, or beside it their\n"
-           "                     mean weighted by roofline time (default mean)\n"
+           "  --readout mean|mean+cost|mixed  DIPPM/TraPPM graph readout: the\n"
+           "                     mean of the node embeddings, or beside it their\n"
+           "                     mean weighted by roofline time, or that for the\n"
+           "                     odd members of an ensemble (default mean)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
@@ -73,10 +74,12 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 1: o->device = v; return 1;
     case 11: o->train.init_from = v; return 1;
     case 15:
-        if (!strcmp(v, "mean")) o->train.cost_readout = false;
-        else if (!strcmp(v, "mean+cost")) o->train.cost_readout = true;
+        if (!strcmp(v, "mean")) o->train.readout = DLP_READOUT_MEAN;
+        else if (!strcmp(v, "mean+cost")) o->train.readout = DLP_READOUT_COST;
+        else if (!strcmp(v, "mixed")) o->train.readout = DLP_READOUT_MIXED;
         else {
-            fprintf(stderr, "dlperf: --readout is mean or mean+cost, not '%s'\n", v);
+            fprintf(stderr, "dlperf: --readout is mean, mean+cost or mixed, "
+                    "not '%s'\n", v);
             return -1;
         }
         return 1;

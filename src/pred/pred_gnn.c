@@ -62,7 +62,8 @@ typedef struct {
      * same data, whose log-space residuals are averaged; the priors,
      * standardisation and gates are shared */
     int n_net;
-    dlp_nn_pool pool;                /* MEAN, or MEAN_COST (cost readout) */
+    dlp_nn_pool pool[GNN_MAX_NETS];  /* per member: MEAN, or MEAN_COST (the
+                                        cost readout) */
     dlp_nn_sage_model net[GNN_MAX_NETS];
     dlp_gae *gae;
     /* scratch */
@@ -136,7 +137,7 @@ static gnn *gnn_new(void) {
     gnn *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->n_net = 1;
-    m->pool = DLP_NN_POOL_MEAN;
+    for (int k = 0; k < GNN_MAX_NETS; k++) m->pool[k] = DLP_NN_POOL_MEAN;
     __atomic_add_fetch(&n_models, 1, __ATOMIC_ACQ_REL);
     return m;
 }
@@ -166,6 +167,12 @@ static bool grow(float **p, size_t *cap, size_t need) {
     *p = q;
     *cap = n;
     return true;
+}
+
+static bool any_cost(const gnn *m) {
+    for (int k = 0; k < m->n_net; k++)
+        if (m->pool[k] == DLP_NN_POOL_MEAN_COST) return true;
+    return false;
 }
 
 static bool grow_d(double **p, size_t *cap, size_t need) {
@@ -301,7 +308,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     }
     dlp_status st = dlp_nn_graph_build(g, descs, NULL, n, DLP_NN_UNDIRECTED, err);
     if (st) return st;
-    if (m->pool == DLP_NN_POOL_MEAN_COST) {
+    if (any_cost(m)) {   /* mean-readout members ignore the weights */
         if (!grow(&m->w, &m->w_cap, N ? N : 1))
             return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
@@ -622,9 +629,11 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = add_range(m, f, err)) ||
         (st = dlp_nn_file_add_params(f, &m->net[0].params, err)))
         return st;
-    if (m->pool != DLP_NN_POOL_MEAN) {   /* absent: the mean readout */
-        int64_t pl = m->pool;
-        if ((st = dlp_nn_file_add_i64(f, "gnn/pool", &pl, 1, err))) return st;
+    if (any_cost(m)) {   /* absent: the mean readout; else one per member */
+        int64_t pl[GNN_MAX_NETS];
+        for (int k = 0; k < m->n_net; k++) pl[k] = m->pool[k];
+        if ((st = dlp_nn_file_add_i64(f, "gnn/pool", pl, (uint64_t)m->n_net, err)))
+            return st;
     }
     if (m->n_net > 1) {   /* absent: one network (files before ensembles) */
         int64_t nm = m->n_net;
@@ -708,18 +717,9 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     }
     m->edim = (int)v[8];
     m->sdim = (int)v[4];
-    const dlp_nn_entry *pe = dlp_nn_file_get(f, "gnn/pool", DLP_NN_I64);
-    if (pe) {   /* optional: the readout, absent for the mean */
-        int64_t pl = pe->count == 1 ? *(const int64_t *)pe->data : -1;
-        if (pl != DLP_NN_POOL_MEAN && pl != DLP_NN_POOL_MEAN_COST) {
-            gnn_release(m);
-            return dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/pool'");
-        }
-        m->pool = (dlp_nn_pool)pl;
-    }
     dlp_nn_sage_model_cfg c = {(int)v[1], (int)v[2], (int)v[3], (int)v[4],
                                (int)v[5], (int)v[6], (int)v[7],
-                               m->pool, false};
+                               DLP_NN_POOL_MEAN, false};
     m->st_mean = malloc((size_t)m->sdim * sizeof *m->st_mean);
     m->st_std = malloc((size_t)m->sdim * sizeof *m->st_std);
     float ymu[DLP_T_COUNT];
@@ -732,9 +732,19 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
             st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/members'");
         else m->n_net = (int)nm;
     }
+    const dlp_nn_entry *pe = dlp_nn_file_get(f, "gnn/pool", DLP_NN_I64);
+    if (!st && pe) {   /* optional: the readout of each member, absent: mean */
+        for (int k = 0; !st && k < m->n_net; k++) {
+            int64_t pl = (int64_t)pe->count == m->n_net ? ((const int64_t *)pe->data)[k] : -1;
+            if (pl != DLP_NN_POOL_MEAN && pl != DLP_NN_POOL_MEAN_COST)
+                st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/pool'");
+            else m->pool[k] = (dlp_nn_pool)pl;
+        }
+    }
     for (int k = 0; !st && k < m->n_net; k++) {
         char pre[24];
         snprintf(pre, sizeof pre, k ? "member%d/" : "param/", k);
+        c.pool = m->pool[k];
         st = dlp_nn_sage_model_alloc(&m->net[k], &c, err);
         if (!st) st = dlp_nn_file_read_params_as(f, pre, &m->net[k].params, err);
     }
@@ -1009,7 +1019,10 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         m->arch = *a;
         m->nt = dlp_mode_targets(E->mode, m->ts);
         m->n_net = o->members ? o->members : 1;
-        m->pool = o->cost_readout ? DLP_NN_POOL_MEAN_COST : DLP_NN_POOL_MEAN;
+        for (int k = 0; k < m->n_net; k++)   /* mixed: odd members cost */
+            m->pool[k] = o->readout == DLP_READOUT_COST ||
+                                 (o->readout == DLP_READOUT_MIXED && k % 2)
+                             ? DLP_NN_POOL_MEAN_COST : DLP_NN_POOL_MEAN;
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);
@@ -1036,7 +1049,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     for (int k = 0; k < m->n_net && !st; k++) {
         if (!o->init_from) {
             dlp_nn_sage_model_cfg c = {m->n_cols, hidden, a->n_sage, m->sdim,
-                                       a->n_fc, hidden, m->nt, m->pool, false};
+                                       a->n_fc, hidden, m->nt, m->pool[k], false};
             st = dlp_nn_sage_model_init(&m->net[k], &c, member_seed(o->seed, k),
                                         err);
         }

@@ -190,13 +190,17 @@ typedef struct {
                                   networks, averaged in log space; member
                                   k starts from seed + k *
                                   DLP_MEMBER_SEED_STEP; 0 or 1: one */
-    bool cost_readout;         /* DIPPM/TraPPM: pool the node embeddings
-                                  by their mean and by their roofline-time
-                                  weighted mean (--readout mean+cost) */
+    int readout;               /* DIPPM/TraPPM graph readout, DLP_READOUT_*:
+                                  the mean of the node embeddings (0), or
+                                  beside it their roofline-time weighted
+                                  mean (--readout mean+cost), or that for
+                                  the odd members of an ensemble only
+                                  (--readout mixed) */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
 
+enum { DLP_READOUT_MEAN, DLP_READOUT_COST, DLP_READOUT_MIXED };
 #define DLP_MEMBER_SEED_STEP 0x632be59bd9b4e019ull
 #define DLP_MAX_MEMBERS 8
 
