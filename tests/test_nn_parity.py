@@ -82,7 +82,7 @@ class GraphDesc(C.Structure):
 class Graph(C.Structure):
     _fields_ = [("n_nodes", C.c_int), ("n_edges", C.c_int), ("n_graphs", C.c_int)] + \
         [(n, C.c_void_p) for n in ("in_ptr", "in_src", "out_ptr", "out_dst", "out_eid",
-                                   "graph_ptr", "node_graph", "loops")]
+                                   "graph_ptr", "node_graph", "loops", "node_w")]
 
 
 class Err(C.Structure):
