@@ -66,20 +66,6 @@ static bool same_config(const dlp_inference_row *a, const dlp_inference_row *b) 
            a->width == b->width;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* numpy's default quantile (linear between order statistics) of sorted v */
-static double xdev_quantile(const double *v, size_t n, double p) {
-    if (!n) return NAN;
-    double pos = p * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n) return v[n - 1];
-    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
-}
-
 typedef struct {
     const char *device;
     double sum[2];   /* eager, graph */
@@ -186,13 +172,13 @@ bool dlp_dataset_eager_host(const dlp_dataset *ds, cJSON *kind) {
         a = b;
     }
     for (int k = 0; ok && k < XDEV_CLASSES; k++) {
-        qsort(acc.v[k], acc.n[k], sizeof *acc.v[k], cmp_dbl);
+        qsort(acc.v[k], acc.n[k], sizeof *acc.v[k], dlp_dataset_cmp_dbl);
         double sum = 0;
         for (size_t i = 0; i < acc.n[k]; i++) sum += acc.v[k][i];
         cJSON *c = cJSON_AddObjectToObject(o, XDEV_NAME[k]);
         ok = c && cJSON_AddNumberToObject(c, "pairs", (double)acc.n[k]) &&
-             cJSON_AddNumberToObject(c, "median", xdev_quantile(acc.v[k], acc.n[k], 0.5)) &&
-             cJSON_AddNumberToObject(c, "p90", xdev_quantile(acc.v[k], acc.n[k], 0.9)) &&
+             cJSON_AddNumberToObject(c, "median", dlp_dataset_quantile(acc.v[k], acc.n[k], 0.5)) &&
+             cJSON_AddNumberToObject(c, "p90", dlp_dataset_quantile(acc.v[k], acc.n[k], 0.9)) &&
              cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN) &&
              cJSON_AddNumberToObject(c, "floor", acc.n[k] ? acc.floor[k] / (double)acc.n[k] : NAN) &&
              add_fit(hp, XDEV_NAME[k], &fit[k]);
