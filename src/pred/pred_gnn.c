@@ -175,21 +175,13 @@ static bool any_cost(const gnn *m) {
     return false;
 }
 
-static bool grow_d(double **p, size_t *cap, size_t need) {
-    if (need <= *cap) return true;
-    double *q = realloc(*p, need * sizeof *q);
-    if (!q) return false;
-    *p = q;
-    *cap = need;
-    return true;
-}
-
 /* The cost readout's node weights of graph fg under c into w[n_nodes]:
  * (roofline us + COST_FLOOR_US) / their sum over the graph. */
 static bool cost_weights(gnn *m, const dlp_feat_graph *fg,
                          const dlp_pred_config *c, float *w) {
     int n = fg->n_nodes;
-    if (!grow_d(&m->roof, &m->roof_cap, n ? (size_t)n : 1)) return false;
+    if (!dlp_grow((void **)&m->roof, &m->roof_cap, n ? (size_t)n : 1, sizeof *m->roof))
+        return false;
     dlp_feat_node_roofline_us(fg, c, m->roof);
     double sum = 0;
     for (int i = 0; i < n; i++) {
@@ -308,7 +300,9 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     }
     dlp_status st = dlp_nn_graph_build(g, descs, NULL, n, DLP_NN_UNDIRECTED, err);
     if (st) return st;
-    if (any_cost(m)) {   /* mean-readout members ignore the weights */
+    /* the weights, where a member this forward runs reads them (training
+     * runs one member; a prediction all) */
+    if (net >= 0 ? m->pool[net] == DLP_NN_POOL_MEAN_COST : any_cost(m)) {
         if (!grow(&m->w, &m->w_cap, N ? N : 1))
             return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
