@@ -522,6 +522,62 @@ static void test_model_file_fuzz(void) {
     CHECK(dlp_nn_crc32(0, "123456789", 9) == 0xCBF43926u);
 }
 
+/* Float32 arrays of DLP_NN_LAZY_MIN values or more stay in the loaded
+ * file's mapping (data NULL, raw set); smaller ones are copied. Each reads
+ * back the values saved, a copy of a lazy entry holds them, and a loaded
+ * file saved again (lazy entries included) is byte-identical to the first
+ * save: the same bytes a load without the lazy path wrote. */
+static void test_model_file_lazy(void) {
+    char path[512], p2[512];
+    path_in_tmp(path, sizeof path, "lazy.dlpnn");
+    path_in_tmp(p2, sizeof p2, "lazy2.dlpnn");
+    enum { BIG = DLP_NN_LAZY_MIN + 37 };
+    static float big[BIG], back[BIG];
+    for (int i = 0; i < BIG; i++) big[i] = (float)i * 0.25f - 100.5f;
+    float small[DLP_NN_LAZY_MIN - 1];
+    for (int i = 0; i < DLP_NN_LAZY_MIN - 1; i++) small[i] = -(float)i;
+    int64_t a[2] = {7, -8};
+    dlp_nn_file f = {0}, g = {0};
+    dlp_error err;
+    CHECK(dlp_nn_file_add_f32(&f, "big", big, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&f, "small", small, DLP_NN_LAZY_MIN - 1, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_i64(&f, "a", a, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    const dlp_nn_entry *eb = dlp_nn_file_get(&f, "big", DLP_NN_F32);
+    const dlp_nn_entry *es = dlp_nn_file_get(&f, "small", DLP_NN_F32);
+    CHECK(eb && eb->data == NULL && eb->raw != NULL && eb->count == BIG);
+    CHECK(es && es->data != NULL && es->count == DLP_NN_LAZY_MIN - 1);
+    CHECK(f.map != NULL && f.map_len == (size_t)file_size(path));
+    CHECK(dlp_nn_file_read_f32(&f, "big", back, BIG, &err) == DLP_OK);
+    CHECK(memcmp(back, big, sizeof big) == 0);
+    CHECK(dlp_nn_file_read_f32(&f, "big", back, BIG - 1, &err) == DLP_ERR_SHAPE);
+    CHECK(((const float *)es->data)[5] == -5.0f);
+    /* a copy of a lazy entry owns its values */
+    CHECK(dlp_nn_file_add_copy(&g, "big2", eb, &err) == DLP_OK);
+    const dlp_nn_entry *ec = dlp_nn_file_get(&g, "big2", DLP_NN_F32);
+    CHECK(ec && ec->data && memcmp(ec->data, big, sizeof big) == 0);
+    /* saved again from the loaded file: the same bytes */
+    CHECK(dlp_nn_file_save(&f, p2, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(f.map == NULL && f.n == 0);
+    long n1 = file_size(path), n2 = file_size(p2);
+    CHECK(n1 == n2 && n1 > 0);
+    FILE *x = fopen(path, "rb"), *y = fopen(p2, "rb");
+    CHECK(x && y);
+    int same = x && y;
+    for (long i = 0; same && i < n1; i++) same = fgetc(x) == fgetc(y);
+    CHECK(same);
+    if (x) fclose(x);
+    if (y) fclose(y);
+    /* the copy outlives the file it came from */
+    CHECK(((const float *)ec->data)[BIG - 1] == big[BIG - 1]);
+    dlp_nn_file_free(&g);
+    unlink(path);
+    unlink(p2);
+}
+
 static void test_early_stop(void) {
     dlp_nn_params p = {0};
     dlp_error err;
@@ -590,6 +646,7 @@ int main(void) {
     RUN(test_model_file_roundtrip);
     RUN(test_model_file_bad);
     RUN(test_model_file_fuzz);
+    RUN(test_model_file_lazy);
     RUN(test_early_stop);
     RUN(test_params_limits);
     RUN(test_schedules_and_opt);

@@ -381,6 +381,23 @@ def main():
                   "shipped models work from another cwd (%s)" % err.strip()[:80])
         else:
             check(rc == 1 and "models" in err, "no shipped models: clear error")
+        # One graph's prediction runs its products in src/nn/nn_small_gemm.c
+        # and never opens OpenBLAS (2.3 ms of a ~10 ms process): glibc's
+        # LD_DEBUG=files lists every library the process opens, the dlopen'd
+        # ones too. Only on CPUs with AVX2 and FMA (elsewhere the library
+        # runs the products).
+        flags = open("/proc/cpuinfo").read().split() if os.path.exists("/proc/cpuinfo") else []
+        if has and "avx2" in flags and "fma" in flags and \
+                any("dippm-inference" in n for n in names):
+            p = subprocess.run([DLPERF, "predict", RESNET, "--device", "h100", "--json"],
+                               capture_output=True, text=True, timeout=120, cwd=tmp,
+                               env=dict(os.environ, LD_DEBUG="files"))
+            opened = [l for l in p.stderr.splitlines() if "file=" in l]
+            check(p.returncode == 0 and opened and
+                  not any("blas" in l for l in opened),
+                  "a one-graph DIPPM prediction opens no BLAS library (%d libraries: %s)"
+                  % (len(opened), ", ".join(sorted({l.split("file=")[1].split()[0] for l in opened
+                                                     if "blas" in l}))[:120]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))

@@ -524,11 +524,21 @@ typedef struct {
     dlp_nn_entry_kind kind;
     uint64_t count;
     void *data;     /* float[count], int64_t[count] or char[count+1] */
+    /* data NULL: a float32 array of a loaded file (DLP_NN_LAZY_MIN values
+     * or more) left in the file's mapping, raw its little-endian bytes;
+     * dlp_nn_file_read_f32 (and read_params, add_copy, save) read it there */
+    const uint8_t *raw;
 } dlp_nn_entry;
 typedef struct {
     dlp_nn_entry *e;
     int n, cap;
+    const void *map;   /* the loaded file's mapping (lazy entries), or NULL */
+    size_t map_len;
 } dlp_nn_file;
+/* Loaded float32 arrays of at least this many values stay in the mapping
+ * until read: the weights are copied once (into the network's parameters),
+ * not twice (nn_file.c says why). */
+#define DLP_NN_LAZY_MIN 1024
 
 #define DLP_NN_FILE_VERSION 1u
 dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,

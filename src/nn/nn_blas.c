@@ -15,6 +15,8 @@
  * slower (tests/test_nn_blas.c checks both against each other). */
 #include "nn_blas.h"
 
+#include "nn.h"
+
 #include <cblas.h>
 #undef I /* <complex.h>, pulled in by OpenBLAS, defines I */
 #include <dlfcn.h>
@@ -109,9 +111,9 @@ void dlp_nn_ref_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
     REF_GEMM(double)
 }
 
-void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
-                       const float *A, int lda, const float *B, int ldb,
-                       float beta, float *C, int ldc) {
+void dlp_nn_blas_lib_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
+                           const float *A, int lda, const float *B, int ldb,
+                           float beta, float *C, int ldc) {
     if (dlp_nn_blas_loaded()) {
         p_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
                 tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
@@ -119,6 +121,25 @@ void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
         return;
     }
     dlp_nn_ref_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* The products of one graph's forward on one engine thread (`dlperf
+ * predict`: X[N,I] W[O,I]^T, at most ~2^26 multiply-adds each) go to
+ * nn_small_gemm.c, so such a process never opens the library (the why and
+ * the measurements are there). Training and evaluation set the engine's
+ * thread count (`--threads`, 2 by default) and keep OpenBLAS and its
+ * threads, so their results are unchanged. */
+#define SMALL_MAX_MAC 67108864.0 /* 2^26 */
+
+void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
+                       const float *A, int lda, const float *B, int ldb,
+                       float beta, float *C, int ldc) {
+    if (!ta && tb && dlp_nn_threads() == 1 &&
+        (double)M * N * K <= SMALL_MAX_MAC && dlp_nn_small_gemm_available()) {
+        dlp_nn_small_sgemm_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    dlp_nn_blas_lib_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void dlp_nn_blas_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,

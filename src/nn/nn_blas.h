@@ -12,6 +12,19 @@ void dlp_nn_blas_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
 void dlp_nn_blas_dgemm(bool ta, bool tb, int M, int N, int K, double alpha,
                        const double *A, int lda, const double *B, int ldb,
                        double beta, double *C, int ldc);
+/* The same product, always through the library (the reference loops where
+ * none opens); dlp_nn_blas_sgemm sends small A B^T products of a one-thread
+ * engine to dlp_nn_small_sgemm_nt instead. */
+void dlp_nn_blas_lib_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
+                           const float *A, int lda, const float *B, int ldb,
+                           float beta, float *C, int ldc);
+/* C[M,N] = alpha A[M,K] B[N,K]^T + beta C without the library
+ * (nn_small_gemm.c): AVX2/FMA where available, else the reference loops. */
+void dlp_nn_small_sgemm_nt(int M, int N, int K, float alpha, const float *A,
+                           int lda, const float *B, int ldb, float beta,
+                           float *C, int ldc);
+/* true on CPUs where dlp_nn_small_sgemm_nt has its AVX2/FMA kernel. */
+bool dlp_nn_small_gemm_available(void);
 /* The reference loops that run when no BLAS library can be opened. */
 void dlp_nn_ref_sgemm(bool ta, bool tb, int M, int N, int K, float alpha,
                       const float *A, int lda, const float *B, int ldb,
