@@ -837,6 +837,21 @@ static void test_repo_data(void) {
     dlp_dataset_free(ds);
 }
 
+/* core's quantiles, which every summary here uses: numpy's default
+ * (linear) rule, e.g. numpy.quantile([3, 1, 2, 10], 0.9) = 7.9 */
+static void test_quantile(void) {
+    double v[4] = {3, 1, 2, 10};
+    CHECK(fabs(dlp_quantile(v, 4, 0.9) - 7.9) < 1e-12);
+    CHECK(v[0] == 1 && v[3] == 10); /* sorted in place */
+    CHECK(dlp_quantile_sorted(v, 4, 0.5) == 2.5);
+    CHECK(dlp_quantile_sorted(v, 4, 0) == 1 && dlp_quantile_sorted(v, 4, 1) == 10);
+    CHECK(dlp_quantile_sorted(v, 1, 0.7) == 1);
+    CHECK(isnan(dlp_quantile(v, 0, 0.5)));
+    double a = 1, b = 2;
+    CHECK(dlp_cmp_double(&a, &b) < 0 && dlp_cmp_double(&b, &a) > 0 &&
+          dlp_cmp_double(&a, &a) == 0);
+}
+
 int main(int argc, char **argv) {
     argv0 = argv[0];
     expected = load_json(FIX "/expected.json");
@@ -847,6 +862,7 @@ int main(int argc, char **argv) {
     }
     RUN(test_sha256);
     RUN(test_sha256_portable);
+    RUN(test_quantile);
     RUN(test_fixture_cases);
     RUN(test_late_column);
     RUN(test_valid_rows_and_graphs);

@@ -219,18 +219,6 @@ static int extract(int argc, char **argv) {
     return 0;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the q-quantile of sorted x[n], interpolated between neighbours */
-static double quantile(const double *x, size_t n, double q) {
-    double p = q * (double)(n - 1);
-    size_t i = (size_t)p;
-    return i + 1 < n ? x[i] + (p - (double)i) * (x[i + 1] - x[i]) : x[n - 1];
-}
-
 /* |log(estimate / measured)| of k: median and 90th percentile, and the
  * correlation of the logs */
 static void kernel_summary(const char *what, const dlp_kcount *k, size_t n,
@@ -244,10 +232,10 @@ static void kernel_summary(const char *what, const dlp_kcount *k, size_t n,
         e[i] = fabs(x - y);
         sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
     }
-    qsort(e, n, sizeof *e, cmp_dbl);
+    qsort(e, n, sizeof *e, dlp_cmp_double);
     double vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
     printf("  %-34s median |log ratio| %.3f  p90 %.3f  log correlation %.3f\n",
-           what, quantile(e, n, 0.5), quantile(e, n, 0.9),
+           what, dlp_quantile_sorted(e, n, 0.5), dlp_quantile_sorted(e, n, 0.9),
            vx > 0 && vy > 0 ? (sxy - sx * sy / n) / sqrt(vx * vy) : 0);
     free(e);
 }

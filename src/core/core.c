@@ -1,5 +1,7 @@
-/* core.c — errors, arena, growable arrays, string map. */
+/* core.c — errors, arena, growable arrays, quantiles, string map. */
 #include "core.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,24 @@ bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size) {
     *ptr = p;
     *cap = nc;
     return true;
+}
+
+int dlp_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double dlp_quantile_sorted(const double *v, size_t n, double p) {
+    if (!n) return NAN;
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h);
+    if (lo + 1 >= n) return v[n - 1];
+    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+double dlp_quantile(double *v, size_t n, double p) {
+    if (n) qsort(v, n, sizeof *v, dlp_cmp_double);
+    return dlp_quantile_sorted(v, n, p);
 }
 
 /* ---- string map (SipHash-1-3 with a per-process random key, linear

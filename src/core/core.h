@@ -69,6 +69,14 @@ void dlp_arena_free(dlp_arena *a);                    /* frees every block */
  * overflow. *cap is updated. */
 bool dlp_grow(void **ptr, size_t *cap, size_t need, size_t size);
 
+/* ---- order statistics of doubles --------------------------------------- */
+/* qsort's ascending order of doubles; the p-quantile (0..1) of an already
+ * sorted v[n], linearly interpolated between neighbours (NAN when n is 0). */
+int dlp_cmp_double(const void *a, const void *b);
+double dlp_quantile_sorted(const double *v, size_t n, double p);
+/* the same of v[n] in any order: sorts v in place first */
+double dlp_quantile(double *v, size_t n, double p);
+
 /* ---- string -> int map (open addressing, keys not copied) -------------- */
 typedef struct {
     const char **keys;

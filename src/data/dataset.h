@@ -54,11 +54,6 @@ bool dlp_dataset_pack_path(const dlp_dataset *ds, const char *pack, char *buf,
 typedef int (*dlp_pack_visit_fn)(const char *name, bool is_graph,
                                  uint64_t size, const void *bytes,
                                  void *user);
-/* dataset_check.c: qsort's order of doubles, and the quantile p of sorted
- * v[0..n) with linear interpolation (numpy's default); NAN when n = 0. */
-int dlp_dataset_cmp_dbl(const void *a, const void *b);
-double dlp_dataset_quantile(const double *v, size_t n, double p);
-
 /* dataset_xdev.c: adds "cross_device" (the agreement of two devices'
  * eager labels of one configuration beyond their CUDA-graph ratio) and
  * "host_probe" (eager latency against host_us, rep to rep) to the

@@ -129,29 +129,16 @@ static void dl_push(ctx *x, dlist *l, double v) {
     l->v[l->n++] = v;
 }
 
-int dlp_dataset_cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double dlp_dataset_quantile(const double *v, size_t n, double p) {
-    if (!n) return NAN;
-    double h = (double)(n - 1) * p;
-    size_t lo = (size_t)floor(h);
-    if (lo + 1 >= n) return v[n - 1];
-    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
 static cJSON *summary_json(ctx *x, dlist *l) {
     cJSON *o = cJSON_CreateObject();
     if (!o) {
         x->oom = true;
         return NULL;
     }
-    if (l->n) qsort(l->v, l->n, sizeof *l->v, dlp_dataset_cmp_dbl);
+    if (l->n) qsort(l->v, l->n, sizeof *l->v, dlp_cmp_double);
     cJSON_AddNumberToObject(o, "n", (double)l->n);
     cJSON_AddNumberToObject(o, "min", l->n ? l->v[0] : NAN);
-    cJSON_AddNumberToObject(o, "median", dlp_dataset_quantile(l->v, l->n, 0.5));
+    cJSON_AddNumberToObject(o, "median", dlp_quantile_sorted(l->v, l->n, 0.5));
     cJSON_AddNumberToObject(o, "max", l->n ? l->v[l->n - 1] : NAN);
     return o;
 }
@@ -485,12 +472,12 @@ static cJSON *check_kind(ctx *x, kind k, counter *all_devices,
             cJSON *rt = cJSON_AddObjectToObject(noise, st.noise_rt.names[r]);
             for (int m = 0; rt && m < 3; m++) {
                 dlist *l = &st.noise[r][m];
-                if (l->n) qsort(l->v, l->n, sizeof *l->v, dlp_dataset_cmp_dbl);
+                if (l->n) qsort(l->v, l->n, sizeof *l->v, dlp_cmp_double);
                 cJSON *mo = cJSON_AddObjectToObject(rt, mnames[m]);
                 if (!mo) break;
                 cJSON_AddNumberToObject(mo, "pairs", (double)l->n);
-                cJSON_AddNumberToObject(mo, "median", dlp_dataset_quantile(l->v, l->n, 0.5));
-                cJSON_AddNumberToObject(mo, "p90", dlp_dataset_quantile(l->v, l->n, 0.9));
+                cJSON_AddNumberToObject(mo, "median", dlp_quantile_sorted(l->v, l->n, 0.5));
+                cJSON_AddNumberToObject(mo, "p90", dlp_quantile_sorted(l->v, l->n, 0.9));
                 /* the mean too: a label (the mean of two reps) sits half
                  * the mean gap from either rep, a floor for any MAPE */
                 double sum = 0;

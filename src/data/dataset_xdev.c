@@ -172,13 +172,13 @@ bool dlp_dataset_eager_host(const dlp_dataset *ds, cJSON *kind) {
         a = b;
     }
     for (int k = 0; ok && k < XDEV_CLASSES; k++) {
-        qsort(acc.v[k], acc.n[k], sizeof *acc.v[k], dlp_dataset_cmp_dbl);
+        qsort(acc.v[k], acc.n[k], sizeof *acc.v[k], dlp_cmp_double);
         double sum = 0;
         for (size_t i = 0; i < acc.n[k]; i++) sum += acc.v[k][i];
         cJSON *c = cJSON_AddObjectToObject(o, XDEV_NAME[k]);
         ok = c && cJSON_AddNumberToObject(c, "pairs", (double)acc.n[k]) &&
-             cJSON_AddNumberToObject(c, "median", dlp_dataset_quantile(acc.v[k], acc.n[k], 0.5)) &&
-             cJSON_AddNumberToObject(c, "p90", dlp_dataset_quantile(acc.v[k], acc.n[k], 0.9)) &&
+             cJSON_AddNumberToObject(c, "median", dlp_quantile_sorted(acc.v[k], acc.n[k], 0.5)) &&
+             cJSON_AddNumberToObject(c, "p90", dlp_quantile_sorted(acc.v[k], acc.n[k], 0.9)) &&
              cJSON_AddNumberToObject(c, "mean", acc.n[k] ? sum / (double)acc.n[k] : NAN) &&
              cJSON_AddNumberToObject(c, "floor", acc.n[k] ? acc.floor[k] / (double)acc.n[k] : NAN) &&
              add_fit(hp, XDEV_NAME[k], &fit[k]);

@@ -96,20 +96,6 @@ dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
     return dlp_predictor_predict(p, &in, r, err);
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(double *v, int n, double q) {
-    if (n == 0) return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    double pos = q * (n - 1);
-    int lo = (int)floor(pos);
-    int hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-}
-
 dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           const int32_t *tr, int ntr, const int32_t *va,
                           int nva, const dlp_train_opts *o,
@@ -189,8 +175,8 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         }
         if (n) {
             p->meta.val_error[t] = ape / n;
-            p->meta.resid_lo[t] = quantile(res, n, 0.05);
-            p->meta.resid_hi[t] = quantile(res, n, 0.95);
+            p->meta.resid_lo[t] = dlp_quantile(res, (size_t)n, 0.05);
+            p->meta.resid_hi[t] = dlp_quantile(res, (size_t)n, 0.95);
         }
     }
     free(res); free(pred);

@@ -93,7 +93,6 @@ static void feats_free(feats *F) {
     free(F->base);
 }
 
-static int cmp_double(const void *a, const void *b);
 
 /* Additive offset of target t's base, fitted on the listed examples: peak
  * memory carries a constant the graph does not show (the process's
@@ -116,7 +115,7 @@ static double fit_offset(const dlp_examples *E, const feats *F,
     }
     double off = 0;
     if (m) {
-        qsort(d, (size_t)m, sizeof *d, cmp_double);
+        qsort(d, (size_t)m, sizeof *d, dlp_cmp_double);
         off = d[m / 2] > 0 ? d[m / 2] : 0;
     }
     free(d);
@@ -154,20 +153,6 @@ static dlp_status train_target(const dlp_examples *E, const feats *F,
     free(x);
     free(y);
     return st;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double quantile(double *v, int n, double q) {
-    if (n == 0) return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double pos = q * (n - 1);
-    int i = (int)pos;
-    if (i + 1 >= n) return v[n - 1];
-    return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
 static dlp_status add_row(dlp_tree_report *rep, const char *kind,
@@ -384,8 +369,8 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         dlp_metrics_compute(ya, pt, m, &all);
         free(ya);
         meta.val_error[tg] = all.mape;
-        meta.resid_lo[tg] = quantile(res, nr, 0.05);
-        meta.resid_hi[tg] = quantile(res, nr, 0.95);
+        meta.resid_lo[tg] = dlp_quantile(res, (size_t)nr, 0.05);
+        meta.resid_hi[tg] = dlp_quantile(res, (size_t)nr, 0.95);
         say(o, "xgb %-22s %s CV: MAPE %.2f%% over %d", dlp_target_column(tg),
             dlp_split_name((dlp_split_kind)o->split), 100 * all.mape, m);
     }
