@@ -219,7 +219,7 @@ with tempfile.TemporaryDirectory() as tmp:
                         "max", "-o", os.path.join(tmp, "r.dlpm")],
                        capture_output=True, text=True)
     check("cli_readout_bad", r.returncode != 0 and
-          "--readout is mean, mean+cost or mixed, not 'max'" in r.stderr and
+          "--readout is mean, mean+cost, mixed, mean+lse or mixed-lse, not 'max'" in r.stderr and
           not os.path.exists(os.path.join(tmp, "r.dlpm")), r.stderr[-300:])
 
 print("%d passed, %d failed" % (passed, failed))

@@ -326,6 +326,11 @@ static void test_model_predict_matches_forward(void) {
     CHECK(dlp_nn_sage_model_predict(&m1, &g, x, st, out, &err) == DLP_ERR_ARG &&
           strstr(err.msg, "node weights"));
     dlp_nn_sage_model_free(&m1);
+    cc.pool = DLP_NN_POOL_MEAN_LSE;   /* the log-sum-exp readout likewise */
+    CHECK(dlp_nn_sage_model_init(&m1, &cc, 5, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_predict(&m1, &g, x, st, out, &err) == DLP_ERR_ARG &&
+          strstr(err.msg, "node weights"));
+    dlp_nn_sage_model_free(&m1);
     free(w);
     free(x);
     dlp_nn_graph_free(&g);

@@ -399,6 +399,9 @@ static double pool_f(void *v) {
 }
 static void test_pooling(void) {
     for (int p = 0; p <= DLP_NN_POOL_LAST; p++) {
+        /* pools added later draw from a copy of the generator, so the
+         * tests after this one keep the inputs they were written with */
+        dlp_nn_rng keep_rng = RNG;
         const int N = G.n_nodes, F = 3, P = dlp_nn_pool_dim((dlp_nn_pool)p, F);
         pool_ctx c = {.F = F, .p = (dlp_nn_pool)p};
         c.x = rnd((size_t)N * F, 1); c.R = rnd((size_t)G.n_graphs * P, 1);
@@ -406,7 +409,7 @@ static void test_pooling(void) {
         c.arg = malloc((size_t)G.n_graphs * F * sizeof *c.arg);
         nn_real *dx = zeros((size_t)N * F);
         pool_f(&c);
-        dlp_nn_pool_backward(dx, c.R, c.arg, &G, F, c.p);
+        dlp_nn_pool_backward(dx, c.R, c.arg, &G, F, c.p, c.x, c.out);
         gc_check(pool_f, &c, c.x, dx, (size_t)N * F, "pool dx");
         for (int k = 0; k < P; k++)   /* the empty graph pools to 0 */
             CHECK(c.out[3 * P + k] == 0);
@@ -422,10 +425,37 @@ static void test_pooling(void) {
                       fabs(c.out[P + F + f] - wm) < 1e-5);
             }
         }
+        if (p == DLP_NN_POOL_MEAN_LSE) {   /* graph 1 by hand, in double */
+            int a = G.graph_ptr[1];
+            for (int f = 0; f < F; f++) {
+                double m = 0, s = 0;
+                for (int n = a; n < a + 5; n++) {
+                    m += c.x[(size_t)n * F + f] / 5;
+                    s += G.node_w[n] * exp((double)c.x[(size_t)n * F + f]);
+                }
+                CHECK(fabs(c.out[P + f] - m) < 1e-5 &&
+                      fabs(c.out[P + F + f] - log(s)) < 1e-5);
+            }
+            /* no overflow where exp(x) would: x + 1000 pools to lse + 1000 */
+            nn_real keep[5 * 3];
+            for (int k = 0; k < 5 * F; k++) {
+                keep[k] = c.x[(size_t)a * F + k];
+                c.x[(size_t)a * F + k] += 1000;
+            }
+            nn_real before = c.out[P + F];
+            pool_f(&c);
+            CHECK(isfinite(c.out[P + F]) && fabs(c.out[P + F] - before - 1000) < 1e-2);
+            for (int k = 0; k < 5 * F; k++) c.x[(size_t)a * F + k] = keep[k];
+        }
         free(c.x); free(c.R); free(c.out); free(c.arg); free(dx);
+        if (p > DLP_NN_POOL_MEAN_COST) RNG = keep_rng;
     }
     CHECK(dlp_nn_pool_dim(DLP_NN_POOL_MEAN, 7) == 7 &&
-          dlp_nn_pool_dim(DLP_NN_POOL_MEAN_COST, 7) == 14);
+          dlp_nn_pool_dim(DLP_NN_POOL_MEAN_COST, 7) == 14 &&
+          dlp_nn_pool_dim(DLP_NN_POOL_MEAN_LSE, 7) == 14);
+    CHECK(dlp_nn_pool_weighted(DLP_NN_POOL_MEAN_LSE) &&
+          dlp_nn_pool_weighted(DLP_NN_POOL_MEAN_COST) &&
+          !dlp_nn_pool_weighted(DLP_NN_POOL_MEAN));
 }
 typedef struct { nn_real *a, *b, *R, *out; } cat_ctx;
 static double cat_f(void *v) {
@@ -586,6 +616,7 @@ static void sm_case(dlp_nn_pool pool, bool normalize) {
 static void test_sage_model_mean(void) { sm_case(DLP_NN_POOL_MEAN, false); }
 static void test_sage_model_max_norm(void) { sm_case(DLP_NN_POOL_MAX, true); }
 static void test_sage_model_mean_cost(void) { sm_case(DLP_NN_POOL_MEAN_COST, false); }
+static void test_sage_model_mean_lse(void) { sm_case(DLP_NN_POOL_MEAN_LSE, true); }
 
 /* A wrong gradient must be caught: the checker is not vacuous. */
 static void test_checker_catches_errors(void) {
@@ -627,6 +658,7 @@ int main(void) {
     RUN(test_sage_model_mean);
     RUN(test_sage_model_mean_cost);
     RUN(test_sage_model_max_norm);
+    RUN(test_sage_model_mean_lse);
     dlp_nn_graph_free(&G);
     return CHECK_DONE();
 }

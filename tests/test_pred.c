@@ -309,14 +309,17 @@ static void gnn_roundtrip(const char *kind, int members, int readout) {
     /* the readout is recorded, one per member, only when some member's is
      * not the mean (mixed with one member: none is) */
     const dlp_nn_entry *pe = dlp_nn_file_get(&f, "gnn/pool", DLP_NN_I64);
-    bool some = readout == DLP_READOUT_COST || (readout == DLP_READOUT_MIXED && members > 1);
+    bool mixed = readout == DLP_READOUT_MIXED || readout == DLP_READOUT_MIXED_LSE;
+    bool some = readout == DLP_READOUT_COST || readout == DLP_READOUT_LSE ||
+                (mixed && members > 1);
+    int odd = readout == DLP_READOUT_COST || readout == DLP_READOUT_MIXED
+                  ? DLP_NN_POOL_MEAN_COST : DLP_NN_POOL_MEAN_LSE;
     CHECK((pe != NULL) == some);
     if (pe) {
         CHECK((int)pe->count == members);
         for (int k = 0; k < members && (int)pe->count == members; k++)
             CHECK(((const int64_t *)pe->data)[k] ==
-                  (readout == DLP_READOUT_COST || k % 2 ? DLP_NN_POOL_MEAN_COST
-                                                        : DLP_NN_POOL_MEAN));
+                  (!mixed || k % 2 ? odd : DLP_NN_POOL_MEAN));
     }
     char path[128];
     snprintf(path, sizeof path, "%s/%s.dlpm", tmpdir, kind);
@@ -414,6 +417,8 @@ static void test_cost_readout_roundtrip(void) {
     gnn_roundtrip("trappm", 1, DLP_READOUT_COST);
     gnn_roundtrip("dippm", 3, DLP_READOUT_MIXED);
     gnn_roundtrip("dippm", 1, DLP_READOUT_MIXED);
+    gnn_roundtrip("dippm", 1, DLP_READOUT_LSE);
+    gnn_roundtrip("dippm", 2, DLP_READOUT_MIXED_LSE);
 }
 
 /* One DIPPM trained as it is (seed s, no prior: the network alone), on

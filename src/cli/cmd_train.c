@@ -33,10 +33,12 @@ const char *learn_opts_help(void) {
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
-           "  --readout mean|mean+cost|mixed  DIPPM/TraPPM graph readout: the\n"
-           "                     mean of the node embeddings, or beside it their\n"
-           "                     mean weighted by roofline time, or that for the\n"
-           "                     odd members of an ensemble (default mean)\n"
+           "  --readout R        DIPPM/TraPPM graph readout: mean (of the node\n"
+           "                     embeddings; default), mean+cost (beside it their\n"
+           "                     mean weighted by roofline time), mean+lse (beside\n"
+           "                     it log sum of roofline share x exp(embedding)),\n"
+           "                     mixed / mixed-lse (mean+cost / mean+lse for the\n"
+           "                     odd members of an ensemble, mean for the others)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
@@ -77,9 +79,11 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         if (!strcmp(v, "mean")) o->train.readout = DLP_READOUT_MEAN;
         else if (!strcmp(v, "mean+cost")) o->train.readout = DLP_READOUT_COST;
         else if (!strcmp(v, "mixed")) o->train.readout = DLP_READOUT_MIXED;
+        else if (!strcmp(v, "mean+lse")) o->train.readout = DLP_READOUT_LSE;
+        else if (!strcmp(v, "mixed-lse")) o->train.readout = DLP_READOUT_MIXED_LSE;
         else {
-            fprintf(stderr, "dlperf: --readout is mean, mean+cost or mixed, "
-                    "not '%s'\n", v);
+            fprintf(stderr, "dlperf: --readout is mean, mean+cost, mixed, "
+                    "mean+lse or mixed-lse, not '%s'\n", v);
             return -1;
         }
         return 1;

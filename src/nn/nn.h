@@ -387,20 +387,29 @@ void dlp_nn_dropout_backward(nn_real *dx, const nn_real *dout,
 /* MEAN_COST: the mean and the weighted mean by g->node_w side by side,
  * out[G, 2F] (dlp_nn_pool_dim); the weights are the caller's, e.g. each
  * node's share of the graph's roofline time, so the second half is the
- * embedding of where the time goes, which a plain mean dilutes */
+ * embedding of where the time goes, which a plain mean dilutes.
+ * MEAN_LSE: the mean and, per feature f, log sum_n node_w[n] exp(x[n,f])
+ * side by side, out[G, 2F]: with node_w the roofline shares, the log of
+ * the graph's time over its roofline time if node n runs exp(x[n,f])
+ * times slower than its roofline, i.e. an additive per-node latency model
+ * whose slowdowns the layers below learn */
 typedef enum { DLP_NN_POOL_SUM, DLP_NN_POOL_MEAN, DLP_NN_POOL_MAX,
-               DLP_NN_POOL_MEAN_COST } dlp_nn_pool;
-#define DLP_NN_POOL_LAST DLP_NN_POOL_MEAN_COST
+               DLP_NN_POOL_MEAN_COST, DLP_NN_POOL_MEAN_LSE } dlp_nn_pool;
+#define DLP_NN_POOL_LAST DLP_NN_POOL_MEAN_LSE
+/* true for the pools that read g->node_w */
+bool dlp_nn_pool_weighted(dlp_nn_pool p);
 /* the pooled width for node width F */
 int dlp_nn_pool_dim(dlp_nn_pool p, int F);
 /* out[G, dlp_nn_pool_dim(p, F)] from x[N, F]; arg[G, F] (MAX only, may be
  * NULL otherwise) keeps the winning node. An empty graph pools to 0.
- * MEAN_COST needs g->node_w. */
+ * MEAN_COST and MEAN_LSE need g->node_w. */
 void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
                          const dlp_nn_graph *g, int F, dlp_nn_pool p);
+/* dx[N, F] += the gradient of dout; x and out are the forward's input and
+ * output (read by MEAN_LSE only, may be NULL otherwise) */
 void dlp_nn_pool_backward(nn_real *dx, const nn_real *dout,
                           const int32_t *arg, const dlp_nn_graph *g, int F,
-                          dlp_nn_pool p);
+                          dlp_nn_pool p, const nn_real *x, const nn_real *out);
 /* out[R, A+B] = [a[R, A] | b[R, B]]. */
 void dlp_nn_concat_forward(nn_real *out, const nn_real *a, const nn_real *b,
                            int R, int A, int B);

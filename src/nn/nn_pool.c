@@ -1,12 +1,65 @@
-/* nn_pool.c — per-graph sum/mean/max (and mean beside cost-weighted mean)
- * pooling of node features and the concatenation of graph embeddings with
- * static feature vectors. */
+/* nn_pool.c — per-graph sum/mean/max (and the mean beside a cost-weighted
+ * mean or a cost-weighted log-sum-exp) pooling of node features and the
+ * concatenation of graph embeddings with static feature vectors. */
 #include "nn.h"
 
+#include <math.h>
 #include <string.h>
 
+bool dlp_nn_pool_weighted(dlp_nn_pool p) {
+    return p == DLP_NN_POOL_MEAN_COST || p == DLP_NN_POOL_MEAN_LSE;
+}
+
 int dlp_nn_pool_dim(dlp_nn_pool p, int F) {
-    return p == DLP_NN_POOL_MEAN_COST ? 2 * F : F;
+    return dlp_nn_pool_weighted(p) ? 2 * F : F;
+}
+
+/* out[G, 2F]: [mean | log sum_n node_w[n] exp(x[n])], the second half
+ * computed from the largest x[n, f] of the graph down, so no exp
+ * overflows; an empty graph pools to 0 */
+static void pool_mean_lse_forward(nn_real *out, const nn_real *x,
+                                  const dlp_nn_graph *g, int F) {
+    for (int gi = 0; gi < g->n_graphs; gi++) {
+        int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
+        nn_real *o = out + (size_t)gi * 2 * F, *ol = o + F;
+        memset(o, 0, (size_t)2 * F * sizeof *o);
+        if (b == a) continue;
+        for (int f = 0; f < F; f++) ol[f] = x[(size_t)a * F + f];
+        for (int n = a; n < b; n++) {
+            const nn_real *xn = x + (size_t)n * F;
+            for (int f = 0; f < F; f++) {
+                o[f] += xn[f];
+                if (xn[f] > ol[f]) ol[f] = xn[f];
+            }
+        }
+        for (int f = 0; f < F; f++) {
+            double s = 0;
+            for (int n = a; n < b; n++)
+                s += (double)g->node_w[n] * exp((double)x[(size_t)n * F + f] - ol[f]);
+            ol[f] += (nn_real)log(s > 0 ? s : 1e-300);
+            o[f] /= (nn_real)(b - a);
+        }
+    }
+}
+
+/* d out_lse[f] / d x[n, f] = node_w[n] exp(x[n, f] - out_lse[f]): the
+ * node's share of the graph's sum */
+static void pool_mean_lse_backward(nn_real *dx, const nn_real *dout,
+                                   const dlp_nn_graph *g, int F,
+                                   const nn_real *x, const nn_real *out) {
+    for (int gi = 0; gi < g->n_graphs; gi++) {
+        int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
+        const nn_real *d = dout + (size_t)gi * 2 * F, *dl = d + F;
+        const nn_real *ol = out + (size_t)gi * 2 * F + F;
+        nn_real s = b > a ? (nn_real)1 / (nn_real)(b - a) : 0;
+        for (int n = a; n < b; n++) {
+            nn_real w = g->node_w[n];
+            const nn_real *xn = x + (size_t)n * F;
+            nn_real *dn = dx + (size_t)n * F;
+            for (int f = 0; f < F; f++)
+                dn[f] += d[f] * s + dl[f] * w * (nn_real)exp((double)xn[f] - ol[f]);
+        }
+    }
 }
 
 /* out[G, 2F]: [mean | sum of node_w[n] x[n]] */
@@ -50,6 +103,10 @@ void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
         pool_mean_cost_forward(out, x, g, F);
         return;
     }
+    if (p == DLP_NN_POOL_MEAN_LSE) {
+        pool_mean_lse_forward(out, x, g, F);
+        return;
+    }
     for (int gi = 0; gi < g->n_graphs; gi++) {
         int a = g->graph_ptr[gi], b = g->graph_ptr[gi + 1];
         nn_real *o = out + (size_t)gi * F;
@@ -78,9 +135,13 @@ void dlp_nn_pool_forward(nn_real *out, int32_t *arg, const nn_real *x,
 
 void dlp_nn_pool_backward(nn_real *dx, const nn_real *dout,
                           const int32_t *arg, const dlp_nn_graph *g, int F,
-                          dlp_nn_pool p) {
+                          dlp_nn_pool p, const nn_real *x, const nn_real *out) {
     if (p == DLP_NN_POOL_MEAN_COST) {
         pool_mean_cost_backward(dx, dout, g, F);
+        return;
+    }
+    if (p == DLP_NN_POOL_MEAN_LSE) {
+        pool_mean_lse_backward(dx, dout, g, F, x, out);
         return;
     }
     for (int gi = 0; gi < g->n_graphs; gi++) {

@@ -245,7 +245,7 @@ static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     const dlp_nn_sage_model_cfg *c = &m->cfg;
     if (c->static_dim > 0 && !st && g->n_graphs > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: static features missing");
-    if (c->pool == DLP_NN_POOL_MEAN_COST && !g->node_w && g->n_nodes > 0)
+    if (dlp_nn_pool_weighted(c->pool) && !g->node_w && g->n_nodes > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: cost pooling without "
                         "node weights");
     nn_sm_views v;
@@ -333,7 +333,7 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     dlp_nn_concat_backward(dpool, NULL, v.dz, G, sm_pool_dim(c), c->static_dim);
     nn_real *dh = v.dhA;
     memset(dh, 0, (size_t)N * H * sizeof *dh);
-    dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool);
+    dlp_nn_pool_backward(dh, dpool, m->arg, g, H, c->pool, v.h[c->n_sage], v.pool);
     /* through the last ReLU: ds = dh where s > 0 (h > 0 exactly there) */
     sm_mask_ctx mc = {v.ds, dh, v.h[c->n_sage], H};
     dlp_nn_workers_run(m->workers, dlp_nn_threads_for((size_t)N * H / 8), N,

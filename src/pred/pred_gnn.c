@@ -171,7 +171,7 @@ static bool grow(float **p, size_t *cap, size_t need) {
 
 static bool any_cost(const gnn *m) {
     for (int k = 0; k < m->n_net; k++)
-        if (m->pool[k] == DLP_NN_POOL_MEAN_COST) return true;
+        if (dlp_nn_pool_weighted(m->pool[k])) return true;
     return false;
 }
 
@@ -302,7 +302,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     if (st) return st;
     /* the weights, where a member this forward runs reads them (training
      * runs one member; a prediction all) */
-    if (net >= 0 ? m->pool[net] == DLP_NN_POOL_MEAN_COST : any_cost(m)) {
+    if (net >= 0 ? dlp_nn_pool_weighted(m->pool[net]) : any_cost(m)) {
         if (!grow(&m->w, &m->w_cap, N ? N : 1))
             return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
@@ -730,7 +730,8 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     if (!st && pe) {   /* optional: the readout of each member, absent: mean */
         for (int k = 0; !st && k < m->n_net; k++) {
             int64_t pl = (int64_t)pe->count == m->n_net ? ((const int64_t *)pe->data)[k] : -1;
-            if (pl != DLP_NN_POOL_MEAN && pl != DLP_NN_POOL_MEAN_COST)
+            if (pl != DLP_NN_POOL_MEAN && pl != DLP_NN_POOL_MEAN_COST &&
+                pl != DLP_NN_POOL_MEAN_LSE)
                 st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: bad 'gnn/pool'");
             else m->pool[k] = (dlp_nn_pool)pl;
         }
@@ -1013,10 +1014,13 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         m->arch = *a;
         m->nt = dlp_mode_targets(E->mode, m->ts);
         m->n_net = o->members ? o->members : 1;
-        for (int k = 0; k < m->n_net; k++)   /* mixed: odd members cost */
-            m->pool[k] = o->readout == DLP_READOUT_COST ||
-                                 (o->readout == DLP_READOUT_MIXED && k % 2)
-                             ? DLP_NN_POOL_MEAN_COST : DLP_NN_POOL_MEAN;
+        for (int k = 0; k < m->n_net; k++) {   /* mixed: odd members */
+            int r = o->readout;
+            m->pool[k] = r == DLP_READOUT_COST || (r == DLP_READOUT_MIXED && k % 2)
+                             ? DLP_NN_POOL_MEAN_COST
+                         : r == DLP_READOUT_LSE || (r == DLP_READOUT_MIXED_LSE && k % 2)
+                             ? DLP_NN_POOL_MEAN_LSE : DLP_NN_POOL_MEAN;
+        }
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);

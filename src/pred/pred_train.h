@@ -195,12 +195,16 @@ typedef struct {
                                   beside it their roofline-time weighted
                                   mean (--readout mean+cost), or that for
                                   the odd members of an ensemble only
-                                  (--readout mixed) */
+                                  (--readout mixed); or beside the mean the
+                                  log of the roofline-share-weighted sum of
+                                  exp(embedding) (mean+lse), for the odd
+                                  members only (mixed-lse) */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
 
-enum { DLP_READOUT_MEAN, DLP_READOUT_COST, DLP_READOUT_MIXED };
+enum { DLP_READOUT_MEAN, DLP_READOUT_COST, DLP_READOUT_MIXED,
+       DLP_READOUT_LSE, DLP_READOUT_MIXED_LSE };
 #define DLP_MEMBER_SEED_STEP 0x632be59bd9b4e019ull
 #define DLP_MAX_MEMBERS 8
 
