@@ -134,7 +134,7 @@ if [ -z "${SKIP_KERN:-}" ] && echo " $MODES " | grep -q " inference "; then
     if "$DLPERF" train "$DATA" --mode inference --kind kern \
         -o "$OUT/kern-inference.dlpm" --threads "$THREADS" --seed 1 \
         >"$OUT/kern.log" 2>&1; then
-        grep -E "validation MAPE|kernel sum" "$OUT/kern.log" >&2
+        grep -E "validation MAPE|kernel sum|held-out traces" "$OUT/kern.log" >&2
     elif grep -qi "xgboost\|kernel traces" "$OUT/kern.log"; then
         echo "   skipped: $(tail -1 "$OUT/kern.log")" >&2
     else

@@ -502,10 +502,16 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
         if (!st) { ape += fabs(us - x->kernel_us) / x->kernel_us; nh++; }
     }
     if (!st && o && o->progress) {
-        char what[128];
-        snprintf(what, sizeof what, "kern: node model on %d traces, %zu "
-                 "nodes, scale %.3f; kernel sum on %d held-out traces",
-                 n_train_traces, n_rows, im.scale, nh);
+        char what[160];
+        if (nh)
+            snprintf(what, sizeof what, "kern: node model on %d traces, %zu "
+                     "nodes, scale %.3f; kernel sum on %d held-out traces",
+                     n_train_traces, n_rows, im.scale, nh);
+        else   /* `dlperf train`: every traced model trains or validates */
+            snprintf(what, sizeof what, "kern: node model on %d traces, %zu "
+                     "nodes, scale %.3f; no held-out traces (every traced "
+                     "model trains or validates)", n_train_traces, n_rows,
+                     im.scale);
         dlp_train_progress pr = {what, 1, 2, 0, nh ? ape / nh : NAN,
                                  now_s() - t0, 0};
         o->progress(o->user, &pr);
