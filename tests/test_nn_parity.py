@@ -551,11 +551,39 @@ def test_pool_concat():
         out, dx = z32(B.G, Fd), z32(N, Fd)
         arg = np.zeros((B.G, Fd), np.int32)
         lib.dlp_nn_pool_forward(P(out), P(arg), P(x), gp, Fd, kind)
-        lib.dlp_nn_pool_backward(P(dx), P(R), P(arg), gp, Fd, kind)
+        lib.dlp_nn_pool_backward(P(dx), P(R), P(arg), gp, Fd, kind, None, None)
         tx = T(x)
         to = ref_pool(B, tx, kind)
         (to * T(R, False)).sum().backward()
         close("pool " + nm, [("out", out, to), ("dx", dx, tx.grad)])
+    # the weighted readouts, node_w summing to 1 per graph: [mean | sum w x]
+    # (3, mean+cost) and [mean | log sum w exp(x)] (4, mean+lse; torch's
+    # logsumexp of x + log w); an empty graph pools to 0
+    w = rng.random(N).astype(np.float32) + 0.05
+    bt = B.batch.numpy()
+    for gi in range(B.G):
+        w[bt == gi] /= w[bt == gi].sum()
+    B.g.node_w = w.ctypes.data
+    for kind, nm in ((3, "mean+cost"), (4, "mean+lse")):
+        x, R = f32(N, Fd, rng=rng, scale=3), f32(B.G, 2 * Fd, rng=rng)
+        out, dx = z32(B.G, 2 * Fd), z32(N, Fd)
+        arg = np.zeros((B.G, Fd), np.int32)
+        lib.dlp_nn_pool_forward(P(out), P(arg), P(x), gp, Fd, kind)
+        lib.dlp_nn_pool_backward(P(dx), P(R), P(arg), gp, Fd, kind, P(x), P(out))
+        tx, tw = T(x), T(w, False)
+        parts = []
+        for gi in range(B.G):
+            sel = torch.from_numpy(np.nonzero(bt == gi)[0])
+            if len(sel) == 0:
+                parts.append(torch.zeros(2 * Fd, dtype=tx.dtype))
+                continue
+            xs, ws = tx[sel], tw[sel].unsqueeze(1)
+            second = (ws * xs).sum(0) if kind == 3 else torch.logsumexp(xs + ws.log(), 0)
+            parts.append(torch.cat([xs.mean(0), second]))
+        to = torch.stack(parts)
+        (to * T(R, False)).sum().backward()
+        close("pool " + nm, [("out", out, to), ("dx", dx, tx.grad)])
+    B.g.node_w = None
     a, b_, R = f32(5, 3, rng=rng), f32(5, 4, rng=rng), f32(5, 7, rng=rng)
     out, da, db = z32(5, 7), z32(5, 3), z32(5, 4)
     lib.dlp_nn_concat_forward(P(out), P(a), P(b_), 5, 3, 4)
