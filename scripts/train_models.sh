@@ -52,13 +52,15 @@ INF_PATIENCE=${INF_PATIENCE:-4}
 # (19.73% vs 19.72%), so that mode keeps one. Each member costs one more
 # training and one more GNN forward per prediction
 INF_MEMBERS=${INF_MEMBERS:-2}
-# the graph readout of the inference DIPPM (--readout): mixed, the first
-# member's the mean of the node embeddings, the second's that beside their
-# roofline-time-weighted mean (mean+cost). On the thirteenth session's data
-# and folds the two readouts' networks averaged gave 11.46% CUDA-graph
-# latency against 11.61% for two mean-readout seeds (docs/EVAL.md,
-# fifteenth session)
-INF_READOUT=${INF_READOUT:-mixed}
+# the graph readout of the inference DIPPM (--readout): mixed-lse, the
+# first member's the mean of the node embeddings, the second's that beside
+# the log of their roofline-share-weighted sum of exp (mean+lse). On the
+# thirteenth session's data and folds the two networks averaged gave
+# 11.45% CUDA-graph latency, 18.73% eager, 4.83% / 5.54% memory against
+# 11.46%, 18.79%, 4.91% / 5.64% for mixed (mean with mean+cost, the
+# fifteenth session's) and 11.61% for two mean-readout seeds
+# (docs/EVAL.md, sixteenth session)
+INF_READOUT=${INF_READOUT:-mixed-lse}
 LLM_MEMBERS=${LLM_MEMBERS:-3}
 KINDS=${KINDS:-"linreg roofline dippm trappm"}
 MODES=${MODES:-"inference training llm"}
