@@ -1,4 +1,6 @@
-/* nn_blas.c — OpenBLAS, opened with dlopen on the first dense product.
+/* nn_blas.c — OpenBLAS, opened with dlopen on the first dense product
+ * that goes to it (the small A B^T products of a one-thread engine run in
+ * nn_small_gemm.c instead, so a one-graph prediction never opens it).
  *
  * Why not link it: loading libopenblas (and libgfortran behind it) and its
  * thread pool costs 2.5-5 ms of CPU in every process (perf stat of an empty
