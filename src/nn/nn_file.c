@@ -62,6 +62,7 @@ static dlp_status add_entry(dlp_nn_file *f, const char *name,
     }
     e->kind = kind;
     e->count = count;
+    e->raw = NULL;
     f->n++;
     *out = e;
     return DLP_OK;
