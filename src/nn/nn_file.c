@@ -39,9 +39,12 @@ uint32_t dlp_nn_crc32(uint32_t crc, const void *data, size_t n) {
 static void copy_le(void *dst, const uint8_t *src, size_t n, size_t es);
 
 /* ---- building the entry list ---- */
+/* raw non-NULL: the entry's values stay there (a loaded file's mapping,
+ * little-endian) and it gets no data block; else data holds count values */
 static dlp_status add_entry(dlp_nn_file *f, const char *name,
                             dlp_nn_entry_kind kind, uint64_t count,
-                            size_t elem, dlp_nn_entry **out, dlp_error *err) {
+                            size_t elem, const uint8_t *raw,
+                            dlp_nn_entry **out, dlp_error *err) {
     size_t nl = strlen(name);
     if (nl == 0 || nl > 65535)
         return dlp_fail(err, DLP_ERR_ARG, "model file: bad entry name length");
@@ -55,14 +58,14 @@ static dlp_status add_entry(dlp_nn_file *f, const char *name,
     f->cap = (int)cap;
     dlp_nn_entry *e = &f->e[f->n];
     e->name = strdup(name);
-    e->data = malloc((size_t)count * elem + 1);
-    if (!e->name || !e->data) {
+    e->data = raw ? NULL : malloc((size_t)count * elem + 1);
+    if (!e->name || (!raw && !e->data)) {
         free(e->name); free(e->data);
         return dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
     }
     e->kind = kind;
     e->count = count;
-    e->raw = NULL;
+    e->raw = raw;
     f->n++;
     *out = e;
     return DLP_OK;
@@ -71,7 +74,7 @@ static dlp_status add_entry(dlp_nn_file *f, const char *name,
 dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
                                const nn_real *x, uint64_t n, dlp_error *err) {
     dlp_nn_entry *e;
-    dlp_status st = add_entry(f, name, DLP_NN_F32, n, sizeof(float), &e, err);
+    dlp_status st = add_entry(f, name, DLP_NN_F32, n, sizeof(float), NULL, &e, err);
     if (st) return st;
     float *d = e->data;
     for (uint64_t k = 0; k < n; k++) d[k] = (float)x[k];
@@ -81,7 +84,7 @@ dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
 dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
                                const int64_t *x, uint64_t n, dlp_error *err) {
     dlp_nn_entry *e;
-    dlp_status st = add_entry(f, name, DLP_NN_I64, n, sizeof(int64_t), &e, err);
+    dlp_status st = add_entry(f, name, DLP_NN_I64, n, sizeof(int64_t), NULL, &e, err);
     if (st) return st;
     if (n) memcpy(e->data, x, (size_t)n * sizeof(int64_t));
     return DLP_OK;
@@ -91,7 +94,7 @@ dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err) {
     dlp_nn_entry *e;
     uint64_t n = strlen(s);
-    dlp_status st = add_entry(f, name, DLP_NN_STR, n, 1, &e, err);
+    dlp_status st = add_entry(f, name, DLP_NN_STR, n, 1, NULL, &e, err);
     if (st) return st;
     memcpy(e->data, s, (size_t)n + 1);
     return DLP_OK;
@@ -102,7 +105,7 @@ dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
     size_t elem = src->kind == DLP_NN_F32 ? sizeof(float)
                 : src->kind == DLP_NN_I64 ? sizeof(int64_t) : 1;
     dlp_nn_entry *e;
-    dlp_status st = add_entry(f, name, src->kind, src->count, elem, &e, err);
+    dlp_status st = add_entry(f, name, src->kind, src->count, elem, NULL, &e, err);
     if (st) return st;
     if (src->count && !src->data) copy_le(e->data, src->raw, (size_t)src->count, elem);
     else if (src->count) memcpy(e->data, src->data, (size_t)src->count * elem);
@@ -373,20 +376,14 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         if (cnt > (uint64_t)(end - p) / es) goto bad;
         dlp_nn_entry *e;
         bool lazy = kind == DLP_NN_F32 && cnt >= DLP_NN_LAZY_MIN;
-        st = add_entry(f, name, (dlp_nn_entry_kind)kind, lazy ? 0 : cnt, es, &e, err);
+        st = add_entry(f, name, (dlp_nn_entry_kind)kind, cnt, es, lazy ? p : NULL,
+                       &e, err);
         if (st) {
             if (st == DLP_ERR_ARG)
                 st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: duplicate entry '%s'", path, name);
             goto done;
         }
-        if (lazy) {
-            free(e->data);
-            e->data = NULL;
-            e->count = cnt;
-            e->raw = p;
-        } else {
-            copy_le(e->data, p, (size_t)cnt, es);
-        }
+        if (!lazy) copy_le(e->data, p, (size_t)cnt, es);
         p += (size_t)cnt * es;
         if (kind == DLP_NN_STR) ((char *)e->data)[cnt] = 0;
     }

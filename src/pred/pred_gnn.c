@@ -30,6 +30,15 @@ static const double LOGEST_LAMBDAS[] = {INFINITY, 1e9, 1e3, 1e2, 10};
 #define RANGE_SLACK 3.4   /* ln 30: at most 30x beyond the training labels */
 #define XFULL_ROWS 64     /* full node-feature rows featurized at a time */
 #define GNN_MAX_NETS DLP_MAX_MEMBERS
+/* --readout (DLP_READOUT_*): the pool of the even and of the odd members
+ * of an ensemble (mixed: the weighted readout for the odd ones only) */
+static const dlp_nn_pool READOUT_POOLS[][2] = {
+    [DLP_READOUT_MEAN] = {DLP_NN_POOL_MEAN, DLP_NN_POOL_MEAN},
+    [DLP_READOUT_COST] = {DLP_NN_POOL_MEAN_COST, DLP_NN_POOL_MEAN_COST},
+    [DLP_READOUT_MIXED] = {DLP_NN_POOL_MEAN, DLP_NN_POOL_MEAN_COST},
+    [DLP_READOUT_LSE] = {DLP_NN_POOL_MEAN_LSE, DLP_NN_POOL_MEAN_LSE},
+    [DLP_READOUT_MIXED_LSE] = {DLP_NN_POOL_MEAN, DLP_NN_POOL_MEAN_LSE},
+};
 /* cost readout (--readout mean+cost): a node's weight is its roofline time
  * plus this floor, in microseconds, over the graph's sum; the floor keeps
  * graphs of zero-cost nodes (shape arithmetic) defined and gives every
@@ -183,7 +192,7 @@ static bool grow(float **p, size_t *cap, size_t need) {
     return true;
 }
 
-static bool any_cost(const gnn *m) {
+static bool any_weighted(const gnn *m) {
     for (int k = 0; k < m->n_net; k++)
         if (dlp_nn_pool_weighted(m->pool[k])) return true;
     return false;
@@ -316,7 +325,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     if (st) return st;
     /* the weights, where a member this forward runs reads them (training
      * runs one member; a prediction all) */
-    if (net >= 0 ? dlp_nn_pool_weighted(m->pool[net]) : any_cost(m)) {
+    if (net >= 0 ? dlp_nn_pool_weighted(m->pool[net]) : any_weighted(m)) {
         if (!grow(&m->w, &m->w_cap, N ? N : 1))
             return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
@@ -637,7 +646,7 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
         (st = add_range(m, f, err)) ||
         (st = dlp_nn_file_add_params(f, &m->net[0].params, err)))
         return st;
-    if (any_cost(m)) {   /* absent: the mean readout; else one per member */
+    if (any_weighted(m)) {   /* absent: the mean readout; else one per member */
         int64_t pl[GNN_MAX_NETS];
         for (int k = 0; k < m->n_net; k++) pl[k] = m->pool[k];
         if ((st = dlp_nn_file_add_i64(f, "gnn/pool", pl, (uint64_t)m->n_net, err)))
@@ -1032,13 +1041,10 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
             gnn_release(m);
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         }
-        for (int k = 0; k < m->n_net; k++) {   /* mixed: odd members */
-            int r = o->readout;
-            m->pool[k] = r == DLP_READOUT_COST || (r == DLP_READOUT_MIXED && k % 2)
-                             ? DLP_NN_POOL_MEAN_COST
-                         : r == DLP_READOUT_LSE || (r == DLP_READOUT_MIXED_LSE && k % 2)
-                             ? DLP_NN_POOL_MEAN_LSE : DLP_NN_POOL_MEAN;
-        }
+        int r = o->readout >= 0 && o->readout < (int)(sizeof READOUT_POOLS /
+                                                       sizeof *READOUT_POOLS)
+                    ? o->readout : DLP_READOUT_MEAN;   /* as the mean */
+        for (int k = 0; k < m->n_net; k++) m->pool[k] = READOUT_POOLS[r][k % 2];
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);

@@ -93,7 +93,6 @@ static void feats_free(feats *F) {
     free(F->base);
 }
 
-
 /* Additive offset of target t's base, fitted on the listed examples: peak
  * memory carries a constant the graph does not show (the process's
  * allocations besides the model: ~1.1 GiB in the first dataset even for
