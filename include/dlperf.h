@@ -424,6 +424,10 @@ typedef struct {
                                 error (directory mode: mixed models) */
     const char *dim_names[DLP_PREDICT_MAX_DIMS];
     int64_t dim_values[DLP_PREDICT_MAX_DIMS];
+    double host_us;          /* eager inference: the host's dispatch time per
+                                eager op, us (the collector's probe,
+                                docs/PREDICT.md); 0 = not given (the
+                                prediction assumes the training hosts) */
 } dlp_predict_config;
 
 void dlp_predict_config_init(dlp_predict_config *c);
@@ -458,6 +462,8 @@ typedef struct {
     double reserved_ratio;   /* allocator slack: need = peak x this + context */
     int ood;                 /* outside the training distribution */
     int extrapolated;        /* device without training data */
+    double host_us;          /* the config's host_us; 0: not given */
+    double host_factor;      /* latency x this for that host (1: none) */
     int n_reasons;
     char reasons[DLP_PREDICT_MAX_REASONS][200];
 } dlp_predict_result;

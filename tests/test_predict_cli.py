@@ -171,6 +171,31 @@ def main():
                   "no flags on a known graph")
             check(j["predictors"]["latency_ms"] == "roofline", "predictor named")
 
+        # host-aware eager (--host-us, models/host.csv): JSON keys, the
+        # factor against the blind eager and graph predictions, refusals
+        check(j.get("host_us", 0) is None and j.get("host_factor") == 1,
+              "json host_us null, host_factor 1 without --host-us")
+        base = ["predict", RESNET, "--device", "h100", "--batch", "8", "--json"]
+        rc, out, err = run(*base, "--runtime", "eager", "--host-us", "9", *M)
+        check(rc == 1 and "host.csv" in err, "--host-us without host.csv: exit 1")
+        with open(os.path.join(models, "host.csv"), "w") as f:
+            f.write("format,dlperf-host-1\nbeta,0.5\nref_us,6\n")
+        je = json.loads(run(*base, "--runtime", "eager", *M)[1])
+        jg = json.loads(run(*base, "--runtime", "graph", *M)[1])
+        rc, out, err = run(*base, "--runtime", "eager", "--host-us", "12", *M)
+        jh = json.loads(out) if rc == 0 else {}
+        want = math.exp((1 - jg["latency_ms"] / je["latency_ms"]) * 0.5 * math.log(2))
+        check(rc == 0 and jh["host_us"] == 12 and
+              abs(jh["host_factor"] - want) < 1e-4 * want and
+              abs(jh["latency_ms"] / je["latency_ms"] - want) < 1e-4 * want,
+              "--host-us 12 at ref 6: latency x 2^(h beta) (%s)" % err.strip())
+        for bad, code in (("0", 2), ("-3", 2), ("x", 2), ("5000", 1)):
+            rc, out, err = run(*base, "--runtime", "eager", "--host-us", bad, *M)
+            check(rc == code, "--host-us %s: exit %d (%d)" % (bad, code, rc))
+        rc, out, err = run(*base, "--host-us", "9", *M)
+        check(rc == 1 and "eager" in err, "--host-us with the graph runtime: exit 1")
+        os.unlink(os.path.join(models, "host.csv"))
+
         # a big batch needs a bigger profile; compare with the rule again
         for dev, b in (("h100", 256), ("h100", 2048), ("a100-40gb", 512)):
             rc, out, err = run("predict", RESNET, "--device", dev, "--batch", str(b),

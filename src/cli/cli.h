@@ -13,6 +13,7 @@ int cmd_eval(int argc, char **argv);      /* src/cli/cmd_eval.c */
 int cmd_predict(int argc, char **argv);   /* src/cli/cmd_predict.c */
 int cmd_tree(int argc, char **argv);      /* src/cli/cmd_tree.c */
 int cmd_partition(int argc, char **argv); /* src/cli/cmd_partition.c */
+int cmd_host(int argc, char **argv);      /* src/cli/cmd_host.c */
 
 /* Opens dataset dir into *ds; on failure prints "dlperf CMD: why" and
  * returns the exit status 1 (0 on success). src/cli/cli_dataset.c */

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,7 +26,7 @@ static void usage(FILE *f) {
 "                      [--runtime eager|graph] [--dim NAME=V]... [--batch N]\n"
 "                      [--mode inference|training|llm] [--sms N | --mig PROFILE]\n"
 "                      [--slo-ms X] [--json] [--models DIR] [--measured DIR]\n"
-"                      [--jobs N] [--best]\n\n"
+"                      [--jobs N] [--best] [--host-us X]\n\n"
 "Predicts, without the GPU, the model's latency, peak memory, energy,\n"
 "throughput and average power on the device, with ~90%% intervals, and\n"
 "recommends the smallest MIG profile that holds it (and meets --slo-ms).\n\n"
@@ -46,6 +47,9 @@ static void usage(FILE *f) {
 "  --best            let slow predictors (kern, DIPPM+kern: ~50 ms per\n"
 "                    process instead of ~5) compete by held-out error too;\n"
 "                    with the shipped table DIPPM still wins (models/)\n"
+"  --host-us X       eager inference: the host's dispatch time per eager\n"
+"                    op, in us (docs/PREDICT.md has the probe); the eager\n"
+"                    latency is corrected for it (models/host.csv)\n"
 "  -h, --help        this text\n");
 }
 
@@ -103,6 +107,9 @@ static void print_text(FILE *f, const char *name,
     print_value(f, "energy", &r->energy_j, "J");
     print_value(f, "throughput", &r->throughput_per_s, "samples/s");
     print_value(f, "power", &r->power_w, "W");
+    if (r->host_us > 0)
+        fprintf(f, "  host         %.3g us per eager op: latency x %.3f "
+                "(models/host.csv)\n", r->host_us, r->host_factor);
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",
@@ -345,6 +352,16 @@ int cmd_predict(int argc, char **argv) {
                 return 2;
             }
             c.slo_ms = x;
+        } else if (!strcmp(a, "--host-us")) {
+            NEED_VALUE();
+            char *end;
+            double x = strtod(v, &end);
+            if (end == v || *end || !(x > 0) || !isfinite(x)) {
+                fprintf(stderr, "dlperf predict: --host-us '%s' is not a "
+                        "positive number of microseconds\n", v);
+                return 2;
+            }
+            c.host_us = x;
         } else if (!strcmp(a, "--dim")) {
             NEED_VALUE();
             const char *eq = strchr(v, '=');

@@ -17,6 +17,7 @@ static const struct {
     {"predict", cmd_predict, "predict latency, memory, energy, MIG profile"},
     {"tree", cmd_tree, "XGBoost models: fit / cross-validate, convert to UBJSON"},
     {"partition", cmd_partition, "fit the SM-partition latency model"},
+    {"host", cmd_host, "fit the host-aware eager latency correction"},
 };
 
 static void usage(FILE *f) {

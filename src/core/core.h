@@ -38,6 +38,15 @@ void dlp_file_unmap(const void *bytes, size_t len);
 void dlp_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 
+/* Reads a "key,value" text file (kv_file.c): '#' comments and blank lines
+ * skipped, first "format,<format>", then numbers. For each keys[i] (a
+ * NULL-terminated list of at most 32) found, vals[i] gets its value and bit
+ * i of *have is set; unknown keys are skipped. DLP_ERR_IO when the file
+ * cannot be opened, DLP_ERR_FORMAT naming file and line when malformed. */
+dlp_status dlp_kv_read(const char *path, const char *format,
+                       const char *const *keys, double *vals, uint32_t *have,
+                       dlp_error *err);
+
 /* ---- checked arithmetic: false on overflow ----------------------------- */
 static inline bool dlp_mul_i64(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_mul_overflow(a, b, out);

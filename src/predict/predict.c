@@ -47,6 +47,13 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
         st = dlp_part_load(path, &ps->part, err);
         ps->has_part = st == DLP_OK;
     }
+    /* the host-aware eager correction, likewise */
+    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
+                        DLP_HOST_FILE) < (int)sizeof path &&
+        access(path, F_OK) == 0) {
+        st = dlp_host_load(path, &ps->host, err);
+        ps->has_host = st == DLP_OK;
+    }
     if (st) {
         dlp_predictor_close(ps);
         return st;
@@ -273,6 +280,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (!ps || !m || !c || !out)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_predict: NULL argument");
     memset(out, 0, sizeof *out);
+    out->host_factor = 1;
     if (!c->device || !c->device[0])
         return dlp_fail(err, DLP_ERR_ARG, "no device given (e.g. --device h100)");
     dlp_device dev;
@@ -311,6 +319,20 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (!(c->slo_ms >= 0) || !isfinite(c->slo_ms))
         return dlp_fail(err, DLP_ERR_ARG, "latency goal %g ms is not >= 0",
                         c->slo_ms);
+    if (c->host_us != 0 && !(c->host_us >= DLP_HOST_US_MIN &&
+                             c->host_us <= DLP_HOST_US_MAX))
+        return dlp_fail(err, DLP_ERR_ARG, "host dispatch time %g us per op is "
+                        "out of range (%g..%g)", c->host_us, DLP_HOST_US_MIN,
+                        DLP_HOST_US_MAX);
+    if (c->host_us != 0 && (pc.mode != DLP_MODE_INFERENCE ||
+                            pc.runtime != DLP_RT_EAGER))
+        return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies to "
+                        "eager inference only (--runtime eager --mode "
+                        "inference)");
+    if (c->host_us != 0 && !ps->has_host)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has no "
+                        "host-aware eager correction (%s; `dlperf host fit`)",
+                        DLP_HOST_FILE);
     if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
         return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
                         DLP_PREDICT_MAX_DIMS);
@@ -383,6 +405,22 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         return st;
     dlp_pred_input in = {&m->graph, &pc, &fg, NULL};
     st = dlp_predict_set_run(ps, &in, &pr, err);
+    /* host-aware eager: the CUDA-graph latency too, for the share of the
+     * eager time the host sets (predict_host.h) */
+    double graph_ms = NAN;
+    if (!st && c->host_us != 0) {
+        dlp_pred_config gc = pc;
+        gc.runtime = DLP_RT_GRAPH;
+        dlp_pred_input gin = {&m->graph, &gc, &fg, NULL};
+        dlp_pred_result gr;
+        dlp_pred_result_init(&gr);
+        st = dlp_predict_set_run(ps, &gin, &gr, err);
+        if (!st && gr.v[DLP_T_INF_LATENCY_MS].valid)
+            graph_ms = gr.v[DLP_T_INF_LATENCY_MS].value;
+        else if (!st)
+            st = dlp_fail(err, DLP_ERR_NOT_FOUND, "--host-us needs a CUDA-graph "
+                          "latency prediction, and no predictor covers it");
+    }
     dlp_feat_graph_free(&fg);
     if (st) return st;
     if (pr.ood) {
@@ -437,6 +475,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                         dlp_runtime_name(pc.runtime),
                         dlp_precision_name(pc.precision));
 
+    if (c->host_us != 0) {
+        out->host_us = c->host_us;
+        out->host_factor = dlp_host_factor(&ps->host, c->host_us, L->value,
+                                           graph_ms);
+        scale_val(L, out->host_factor);
+        if (ps->host.host_mape > 0) {   /* the corrected held-out error */
+            L->err_pct = ps->host.host_mape;
+            L->err_basis = "heldout-host";
+        }
+    }
     double lat_full = L->value;
     if (has_mig || c->sms) {
         double f = 1;

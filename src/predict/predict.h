@@ -10,6 +10,7 @@
 #include "../graph/graph.h"
 #include "../pred/pred.h"
 #include "../pred/pred_heldout.h"
+#include "predict_host.h"
 #include "predict_part.h"
 
 #include <pthread.h>
@@ -53,6 +54,8 @@ struct dlp_predictor_set {
     int n;
     dlp_part_model part;     /* <dir>/partition.csv (predict_part.h) */
     bool has_part;           /* false: partitions scale by roofline */
+    dlp_host_model host;     /* <dir>/host.csv (predict_host.h) */
+    bool has_host;           /* false: --host-us is refused */
     dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
                                 without one): the per-target choice */
     bool best;               /* slow kinds compete too

@@ -112,6 +112,11 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
     str(&b, r->partition[0] ? r->partition : NULL);
     put(&b, ",\"sms\":%d,\"scaling\":", r->sms);
     str(&b, r->scaling);
+    put(&b, ",\"host_us\":");
+    if (r->host_us > 0) num(&b, r->host_us);
+    else put(&b, "null");
+    put(&b, ",\"host_factor\":");
+    num(&b, r->host_factor);
     const dlp_predict_value *vals[5] = {&r->latency_ms, &r->memory_mib,
                                         &r->energy_j, &r->throughput_per_s,
                                         &r->power_w};

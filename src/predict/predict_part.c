@@ -508,71 +508,28 @@ dlp_status dlp_part_save(const char *path, const dlp_part_model *m,
 dlp_status dlp_part_load(const char *path, dlp_part_model *m, dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "partition load: NULL");
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return dlp_fail(err, DLP_ERR_IO, "cannot open %s: %s", path,
-                        strerror(errno));
-    char line[256];
-    int ln = 0, have = 0;
-    bool format = false;
-    dlp_status st = DLP_OK;
-    bool got = true;
-    while (!st) {
-        st = dlp_read_line(f, line, sizeof line, path, &ln, &got, err);
-        if (st || !got) break;
-        if (!line[0] || line[0] == '#') continue;
-        char *comma = strchr(line, ',');
-        if (!comma) {
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: expected key,value",
-                          path, ln);
-            break;
-        }
-        *comma = 0;
-        const char *key = line, *val = comma + 1;
-        if (!format) {
-            if (strcmp(key, "format") || strcmp(val, "dlperf-partition-1"))
-                st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not a dlperf "
-                              "partition model (format,dlperf-partition-1 "
-                              "first)", path, ln);
-            format = true;
-            continue;
-        }
-        char *end;
-        errno = 0;
-        double v = strtod(val, &end);
-        if (end == val || *end || errno || !isfinite(v)) {
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: bad number '%s' for %s",
-                          path, ln, val, key);
-            break;
-        }
-        static const char *const keys[] = {"lat_us", "elems_per_sm", "bw_sms",
-                                           "configs", "models", "points",
-                                           "folds", "cv_mape",
-                                           "roofline_mape", NULL};
-        int k = 0;
-        while (keys[k] && strcmp(keys[k], key)) k++;
-        switch (k) {
-        case 0: m->lat_us = v; break;
-        case 1: m->elems_per_sm = v; break;
-        case 2: m->bw_sms = v; break;
-        case 3: m->n_configs = (int)v; break;
-        case 4: m->n_models = (int)v; break;
-        case 5: m->n_points = (int)v; break;
-        case 6: m->folds = (int)v; break;
-        case 7: m->cv_mape = v; break;
-        case 8: m->roofline_mape = v; break;
-        default: continue;   /* unknown keys: later versions' additions */
-        }
-        if (k < 3) have |= 1 << k;
-    }
-    if (!st && ferror(f))
-        st = dlp_fail(err, DLP_ERR_IO, "error reading %s", path);
-    fclose(f);
+    static const char *const keys[] = {"lat_us", "elems_per_sm", "bw_sms",
+                                       "configs", "models", "points",
+                                       "folds", "cv_mape",
+                                       "roofline_mape", NULL};
+    double v[9] = {0};
+    uint32_t have = 0;
+    dlp_status st = dlp_kv_read(path, "dlperf-partition-1", keys, v, &have,
+                                err);
     if (st) return st;
-    if (!format || have != 7)
+    if ((have & 7) != 7)
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: missing %s", path,
-                        !format ? "format line" : !(have & 1) ? "lat_us"
+                        !(have & 1) ? "lat_us"
                         : !(have & 2) ? "elems_per_sm" : "bw_sms");
+    m->lat_us = v[0];
+    m->elems_per_sm = v[1];
+    m->bw_sms = v[2];
+    m->n_configs = (int)v[3];
+    m->n_models = (int)v[4];
+    m->n_points = (int)v[5];
+    m->folds = (int)v[6];
+    m->cv_mape = v[7];
+    m->roofline_mape = v[8];
     if (!(m->lat_us >= 0 && m->lat_us <= HI[0]) ||
         !(m->elems_per_sm >= LO[1] && m->elems_per_sm <= HI[1]) ||
         !(m->bw_sms >= LO[2] && m->bw_sms <= HI[2]))

@@ -1,0 +1,104 @@
+/*
+ * cmd_host.c — `dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]`:
+ * fits the host-aware eager correction (src/predict/predict_host.h) on the
+ * held-out eager latency predictions of an evaluation (`dlperf eval
+ * --predictions`) whose labels carry the host probe host_us, prints the
+ * eager MAPE of those predictions as given and corrected (each fold by the
+ * fit on the other folds), overall and per device, and with -o writes the
+ * correction fitted on every sample (models/host.csv, which `dlperf
+ * predict --host-us` loads). Exit: 0 ok, 1 failure, 2 usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "predict/predict_host.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+"usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n\n"
+"Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
+"graph / eager of the predicted latencies, on the held-out eager latency\n"
+"predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
+"--predictions`) whose labels in DATA_DIR carry host_us, the host's\n"
+"dispatch time per eager op. Prints their MAPE as predicted and corrected\n"
+"(each fold by the fit on the other folds). With -o it writes the fit on\n"
+"every sample (models/host.csv is what `dlperf predict --host-us` loads).\n");
+}
+
+int cmd_host(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "fit")) {
+        fprintf(stderr, "dlperf host: unknown subcommand '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm";
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--kind")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "dlperf host: %s needs a value\n", a);
+                return 2;
+            }
+            if (!strcmp(a, "-o")) out = argv[++i];
+            else kind = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "dlperf host: unknown option '%s'\n", a);
+            return 2;
+        } else if (!preds) {
+            preds = a;
+        } else if (!dir) {
+            dir = a;
+        } else {
+            fprintf(stderr, "dlperf host: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!dir) {
+        usage(stderr);
+        return 2;
+    }
+    dlp_dataset *ds = NULL;
+    if (cli_open_dataset("host", dir, &ds)) return 1;
+    dlp_error err = {0};
+    dlp_host_set set;
+    dlp_host_cv cv;
+    dlp_host_model m;
+    dlp_status st = dlp_host_set_load(preds, ds, kind, &set, &err);
+    dlp_dataset_free(ds);
+    if (st) {
+        fprintf(stderr, "dlperf host: %s\n", err.msg);
+        return 1;
+    }
+    st = dlp_host_cross_validate(&set, &cv, NULL, &err);
+    if (!st) st = dlp_host_fit(&set, NULL, &m, &err);
+    if (!st) {
+        printf("%s eager latency predictions %d: with host_us %d (%d models, "
+               "%d folds), %d without host_us, %d without a CUDA-graph "
+               "prediction\n", kind, set.n_eager, set.n, set.n_models,
+               cv.folds, set.n_no_host, set.n_no_graph);
+        printf("%-16s %6s %12s %12s\n", "device", "n", "as given %",
+               "corrected %");
+        for (int d = 0; d < set.n_devices; d++)
+            if (cv.dev_n[d])
+                printf("%-16s %6d %12.2f %12.2f\n", set.devices[d],
+                       cv.dev_n[d], cv.dev_blind[d], cv.dev_host[d]);
+        printf("%-16s %6d %12.2f %12.2f\n", "all", set.n, cv.blind, cv.host);
+        printf("fitted on all: beta %.4g, ref_us %.4g\n", m.beta, m.ref_us);
+        m.folds = cv.folds;
+        m.blind_mape = cv.blind;
+        m.host_mape = cv.host;
+        if (out && !(st = dlp_host_save(out, &m, &err)))
+            printf("wrote %s\n", out);
+    }
+    dlp_host_set_free(&set);
+    if (st) {
+        fprintf(stderr, "dlperf host: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}

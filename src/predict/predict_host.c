@@ -1,0 +1,410 @@
+/* predict_host.c — host-aware eager latency: the factor, the samples
+ * (held-out predictions joined with the dataset's host probe), the
+ * two-parameter fit, its cross-fitting over the evaluation's folds, and
+ * the models/host.csv file. predict_host.h has the model and why. */
+#include "predict/predict_host.h"
+#include "data/data.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PRED_BYTES ((size_t)1 << 30)
+#define BETA_MAX 4.0
+
+static double host_share(double eager_ms, double graph_ms) {
+    double h = 1 - graph_ms / eager_ms;
+    return h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
+double dlp_host_factor(const dlp_host_model *m, double host_us,
+                       double eager_ms, double graph_ms) {
+    if (!m || !(host_us > 0) || !(eager_ms > 0) || !(graph_ms > 0) ||
+        !isfinite(host_us) || !isfinite(eager_ms) || !isfinite(graph_ms) ||
+        !(m->ref_us > 0))
+        return 1;
+    return exp(host_share(eager_ms, graph_ms) * m->beta *
+               log(host_us / m->ref_us));
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+/* key of a configuration; with_fold prefixes the fold */
+static int config_key(char *buf, size_t cap, const char *fold,
+                      const char *graph, const char *device,
+                      const char *prec, long long b, long long s,
+                      long long h, long long w) {
+    return snprintf(buf, cap, "%s|%s|%s|%s|%lld|%lld|%lld|%lld", fold, graph,
+                    device, prec, b, s, h, w);
+}
+
+typedef struct {             /* host probe of one eager configuration */
+    double sum;
+    int n;
+} probe;
+
+typedef struct {             /* one fold's predictions of a configuration */
+    int fold, model, device;
+    double actual_ms, eager_ms, graph_ms;
+    double host_us;
+} pending;
+
+static int intern(dlp_strmap *m, dlp_arena *a, const char *s, int *count) {
+    size_t l = strlen(s);
+    int v = dlp_strmap_get(m, s, l);
+    if (v >= 0) return v;
+    char *k = dlp_arena_strndup(a, s, l);
+    if (!k || !dlp_strmap_put(m, k, l, *count)) return -1;
+    return (*count)++;
+}
+
+static bool parse_ll(const char *s, long long *v) {
+    char *end;
+    errno = 0;
+    *v = strtoll(s, &end, 10);
+    return end != s && !*end && !errno;
+}
+static bool parse_d(const char *s, double *v) {
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && !*end && !errno && isfinite(*v);
+}
+
+/* host_us per configuration of the dataset's eager labels */
+static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
+                              dlp_arena *a, probe **out, int *n,
+                              dlp_error *err) {
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    char key[256];
+    for (size_t i = 0; i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (strcmp(r->runtime, "eager") || !(r->host_us > 0) ||
+            !isfinite(r->host_us))
+            continue;
+        config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
+                   (long long)r->batch, (long long)r->seq,
+                   (long long)r->height, (long long)r->width);
+        int before = *n;
+        int k = intern(map, a, key, n);
+        if (k < 0) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        if (k == before) {
+            if (!dlp_grow((void **)out, &cap, (size_t)*n, sizeof **out))
+                return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            (*out)[k] = (probe){0, 0};
+        }
+        (*out)[k].sum += r->host_us;
+        (*out)[k].n++;
+    }
+    return DLP_OK;
+}
+
+enum { C_KIND, C_FOLD, C_MODEL, C_GRAPH, C_DEVICE, C_RUNTIME, C_PREC,
+       C_BATCH, C_SEQ, C_HEIGHT, C_WIDTH, C_TARGET, C_ACTUAL, C_PRED, N_COL };
+static const char *const COLS[N_COL] = {
+    "kind", "fold", "model", "graph", "device", "runtime", "precision",
+    "batch", "seq", "height", "width", "target", "actual", "predicted"};
+
+dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
+                             const char *kind, dlp_host_set *out,
+                             dlp_error *err) {
+    if (!pred_csv || !ds || !kind || !out)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_load: NULL argument");
+    memset(out, 0, sizeof *out);
+    char *text = NULL;
+    size_t len = 0;
+    dlp_status st = dlp_read_file(pred_csv, MAX_PRED_BYTES, &text, &len, err);
+    if (st) return st;
+    dlp_arena a = {0};
+    dlp_strmap probes_map, cfg_map, models;
+    probe *probes = NULL;
+    pending *pend = NULL;
+    size_t pend_cap = 0;
+    int n_probes = 0, n_pend = 0;
+    bool maps = dlp_strmap_init(&probes_map, 4096);
+    maps = dlp_strmap_init(&cfg_map, 4096) && maps;
+    maps = dlp_strmap_init(&models, 256) && maps;
+    dlp_csv csv;
+    dlp_csv_init(&csv, pred_csv, text, len);
+    if (!maps) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = load_probes(ds, &probes_map, &a, &probes, &n_probes, err);
+    int col[N_COL];
+    bool got = false;
+    if (!st && !(st = dlp_csv_next(&csv, &got, err)) && !got)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: empty file", pred_csv);
+    for (int k = 0; !st && k < N_COL; k++) {
+        col[k] = -1;
+        for (size_t i = 0; i < csv.nf; i++)
+            if (!strcmp(dlp_csv_field(&csv, i), COLS[k])) col[k] = (int)i;
+        if (col[k] < 0)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no column '%s' (not a "
+                          "`dlperf eval --predictions` file)", pred_csv,
+                          COLS[k]);
+    }
+    char key[256];
+    while (!st && !(st = dlp_csv_next(&csv, &got, err)) && got) {
+        if (csv.nf < N_COL) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: %zu fields", pred_csv,
+                          (long long)csv.rec_line, csv.nf);
+            break;
+        }
+        const char *f[N_COL];
+        for (int k = 0; k < N_COL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
+        if (strcmp(f[C_KIND], kind) || strcmp(f[C_TARGET], "inference.latency_ms"))
+            continue;
+        bool eager = !strcmp(f[C_RUNTIME], "eager");
+        if (!eager && strcmp(f[C_RUNTIME], "graph")) continue;
+        long long fold, b, s, h, w;
+        double act, pr;
+        if (!parse_ll(f[C_FOLD], &fold) || !parse_ll(f[C_BATCH], &b) ||
+            !parse_ll(f[C_SEQ], &s) || !parse_ll(f[C_HEIGHT], &h) ||
+            !parse_ll(f[C_WIDTH], &w) || !parse_d(f[C_ACTUAL], &act) ||
+            !parse_d(f[C_PRED], &pr) || fold < 0 || fold > 1000000) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", pred_csv,
+                          (long long)csv.rec_line);
+            break;
+        }
+        if (eager) out->n_eager++;
+        config_key(key, sizeof key, f[C_FOLD], f[C_GRAPH], f[C_DEVICE],
+                   f[C_PREC], b, s, h, w);
+        int before = n_pend;
+        int k = intern(&cfg_map, &a, key, &n_pend);
+        if (k < 0) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (k == before) {
+            if (!dlp_grow((void **)&pend, &pend_cap, (size_t)n_pend,
+                          sizeof *pend)) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            pend[k] = (pending){(int)fold, -1, -1, NAN, NAN, NAN, NAN};
+        }
+        pending *p = &pend[k];
+        if (!eager) {
+            p->graph_ms = pr;
+            continue;
+        }
+        p->actual_ms = act;
+        p->eager_ms = pr;
+        p->model = intern(&models, &a, f[C_MODEL], &out->n_models);
+        int dv = 0;
+        while (dv < out->n_devices && strcmp(out->devices[dv], f[C_DEVICE])) dv++;
+        if (dv == out->n_devices && dv < DLP_HOST_MAX_DEVICES)
+            snprintf(out->devices[out->n_devices++], sizeof out->devices[0],
+                     "%s", f[C_DEVICE]);
+        p->device = dv < DLP_HOST_MAX_DEVICES ? dv : -1;
+        /* the same configuration without the fold */
+        const char *bar = strchr(key, '|');
+        int q = dlp_strmap_get(&probes_map, bar, strlen(bar));
+        if (q >= 0) p->host_us = probes[q].sum / probes[q].n;
+        if (p->model < 0) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; !st && i < n_pend; i++) {
+        const pending *p = &pend[i];
+        if (!(p->eager_ms > 0)) continue;
+        if (!(p->host_us > 0)) {
+            out->n_no_host++;
+            continue;
+        }
+        if (!(p->graph_ms > 0) || p->device < 0 || !(p->actual_ms > 0)) {
+            out->n_no_graph++;
+            continue;
+        }
+        size_t cap = (size_t)out->cap;
+        if (!dlp_grow((void **)&out->s, &cap, (size_t)out->n + 1,
+                      sizeof *out->s)) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        out->cap = (int)cap;
+        out->s[out->n++] = (dlp_host_sample){p->fold, p->model, p->device,
+                                             p->actual_ms, p->eager_ms,
+                                             p->graph_ms, p->host_us};
+    }
+    if (!st && out->n == 0)
+        st = dlp_fail(err, DLP_ERR_NOT_FOUND,
+                      "%s: no %s eager latency prediction whose label has "
+                      "host_us and whose CUDA-graph latency is predicted too "
+                      "(%d eager, %d without host_us)", pred_csv, kind,
+                      out->n_eager, out->n_no_host);
+    dlp_csv_free(&csv);
+    dlp_strmap_free(&probes_map);
+    dlp_strmap_free(&cfg_map);
+    dlp_strmap_free(&models);
+    dlp_arena_free(&a);
+    free(probes);
+    free(pend);
+    free(text);
+    if (st) dlp_host_set_free(out);
+    return st;
+}
+
+void dlp_host_set_free(dlp_host_set *s) {
+    if (!s) return;
+    free(s->s);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- fit ---------------------------------------------------------------- */
+
+/* least squares of r = ln(actual / E) on x1 = h ln host, x2 = h (no
+ * intercept: a GPU-bound configuration is left as it is) */
+dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
+                        dlp_host_model *m, dlp_error *err) {
+    if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
+    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+    int n = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (use && !use[i]) continue;
+        const dlp_host_sample *x = &s->s[i];
+        double h = host_share(x->eager_ms, x->graph_ms);
+        double x1 = h * log(x->host_us), x2 = h;
+        double r = log(x->actual_ms / x->eager_ms);
+        s11 += x1 * x1;
+        s12 += x1 * x2;
+        s22 += x2 * x2;
+        r1 += x1 * r;
+        r2 += x2 * r;
+        n++;
+    }
+    double det = s11 * s22 - s12 * s12;
+    if (n < 2 || !(fabs(det) > 1e-12 * (s11 * s22 + 1e-300)))
+        return dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), singular "
+                        "(the host-bound shares or host probes do not vary)",
+                        n);
+    double beta = (r1 * s22 - r2 * s12) / det;
+    double c = (s11 * r2 - s12 * r1) / det;
+    if (!(beta > 0))
+        return dlp_fail(err, DLP_ERR_NOT_FOUND, "host fit: beta %.3g on %d "
+                        "samples: eager latency does not grow with host_us "
+                        "in these predictions", beta, n);
+    memset(m, 0, sizeof *m);
+    m->beta = fmin(beta, BETA_MAX);
+    m->ref_us = exp(-c / beta);
+    m->n_samples = n;
+    m->n_models = s->n_models;
+    return DLP_OK;
+}
+
+static double ape(double pred, double act) { return fabs(pred / act - 1); }
+
+dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
+                                   double *corrected, dlp_error *err) {
+    if (!s || !out || s->n == 0)
+        return dlp_fail(err, DLP_ERR_ARG, "host cross-validation: no samples");
+    memset(out, 0, sizeof *out);
+    bool *use = malloc((size_t)s->n);
+    double *cor = corrected ? corrected : malloc((size_t)s->n * sizeof *cor);
+    if (!use || !cor) {
+        free(use);
+        if (!corrected) free(cor);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    int max_fold = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->s[i].fold > max_fold) max_fold = s->s[i].fold;
+    dlp_status st = DLP_OK;
+    for (int f = 0; !st && f <= max_fold; f++) {
+        int in = 0;
+        for (int i = 0; i < s->n; i++) {
+            use[i] = s->s[i].fold != f;
+            in += !use[i];
+        }
+        if (!in) continue;
+        out->folds++;
+        dlp_host_model m;
+        dlp_error e2;
+        dlp_status fs = dlp_host_fit(s, use, &m, &e2);
+        if (fs && fs != DLP_ERR_NOT_FOUND) st = dlp_fail(err, fs, "%s", e2.msg);
+        for (int i = 0; !st && i < s->n; i++) {
+            if (use[i]) continue;
+            const dlp_host_sample *x = &s->s[i];
+            /* no host effect on the other folds: left as predicted */
+            cor[i] = x->eager_ms * (fs ? 1 : dlp_host_factor(&m, x->host_us,
+                                                             x->eager_ms,
+                                                             x->graph_ms));
+        }
+    }
+    for (int i = 0; !st && i < s->n; i++) {
+        const dlp_host_sample *x = &s->s[i];
+        double b = ape(x->eager_ms, x->actual_ms), h = ape(cor[i], x->actual_ms);
+        out->blind += b;
+        out->host += h;
+        out->dev_blind[x->device] += b;
+        out->dev_host[x->device] += h;
+        out->dev_n[x->device]++;
+    }
+    if (!st) {
+        out->blind *= 100.0 / s->n;
+        out->host *= 100.0 / s->n;
+        for (int d = 0; d < s->n_devices; d++)
+            if (out->dev_n[d]) {
+                out->dev_blind[d] *= 100.0 / out->dev_n[d];
+                out->dev_host[d] *= 100.0 / out->dev_n[d];
+            }
+    }
+    free(use);
+    if (!corrected) free(cor);
+    return st;
+}
+
+/* ---- file --------------------------------------------------------------- */
+
+dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
+                         dlp_error *err) {
+    if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host save: NULL");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return dlp_fail(err, DLP_ERR_IO, "cannot write %s: %s", path,
+                        strerror(errno));
+    fprintf(f,
+            "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
+            "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
+            "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies.\n"
+            "# Refit: dlperf host fit PREDICTIONS.csv data -o models/host.csv\n"
+            "format,dlperf-host-1\n"
+            "beta,%.17g\nref_us,%.17g\n"
+            "samples,%d\nmodels,%d\nfolds,%d\n"
+            "blind_mape,%.4f\nhost_mape,%.4f\n",
+            m->beta, m->ref_us, m->n_samples, m->n_models, m->folds,
+            m->blind_mape, m->host_mape);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0) bad = true;
+    return bad ? dlp_fail(err, DLP_ERR_IO, "error writing %s", path) : DLP_OK;
+}
+
+dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
+    if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host load: NULL");
+    memset(m, 0, sizeof *m);
+    static const char *const keys[] = {"beta", "ref_us", "samples", "models",
+                                       "folds", "blind_mape", "host_mape",
+                                       NULL};
+    double v[7] = {0};
+    uint32_t have = 0;
+    dlp_status st = dlp_kv_read(path, "dlperf-host-1", keys, v, &have, err);
+    if (st) return st;
+    if ((have & 3) != 3)
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: missing %s", path,
+                        !(have & 1) ? "beta" : "ref_us");
+    if (!(v[0] > 0 && v[0] <= BETA_MAX) ||
+        !(v[1] >= DLP_HOST_US_MIN && v[1] <= DLP_HOST_US_MAX))
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: parameter out of range "
+                        "(beta %g: 0 < beta <= %g; ref_us %g: %g..%g)", path,
+                        v[0], BETA_MAX, v[1], DLP_HOST_US_MIN, DLP_HOST_US_MAX);
+    m->beta = v[0];
+    m->ref_us = v[1];
+    m->n_samples = (int)v[2];
+    m->n_models = (int)v[3];
+    m->folds = (int)v[4];
+    m->blind_mape = v[5];
+    m->host_mape = v[6];
+    return DLP_OK;
+}

@@ -1,0 +1,112 @@
+/*
+ * predict_host.h — internal to libdlperf: host-aware eager latency
+ * (predict_host.c), the correction `dlperf predict --host-us X` applies to
+ * an eager inference prediction for a host whose dispatch time per eager
+ * op is X microseconds.
+ *
+ * Why. Eager PyTorch pays the host's dispatch path (Python, ATen, the
+ * launch) per op; where that, not the GPU, sets the pace, one
+ * configuration's eager latency moves with the host's speed at the moment
+ * (slope 0.94 of ln eager on ln host_us over rep pairs, `dlperf dataset
+ * stats data`, "host probe"). A prediction blind to the host is fitted to
+ * the hosts of the collection batches. The collector records host_us (the
+ * median time per op of in-place adds to a 1-element CUDA tensor,
+ * tools/collect/measure.py host_dispatch_us) beside every eager row since
+ * batch h12c; the same probe run on the user's host gives X.
+ *
+ * The model. With E and G the predicted eager and CUDA-graph latencies of
+ * the configuration, h = clamp(1 - G / E, 0, 1) is the predicted share of
+ * the eager time the GPU alone does not explain, and
+ *     eager' = E x exp(h x beta x ln(X / ref_us))
+ * so a GPU-bound configuration (h = 0) is left as it is and a host-bound
+ * one moves as host_us^beta. beta and ln ref_us come from a least-squares
+ * fit of ln(measured / E) on [h ln host_us, h] over held-out predictions
+ * (`dlperf eval --predictions`) of eager rows that carry host_us; ref_us is
+ * the host the blind predictor effectively assumes (the factor is 1
+ * there).
+ *
+ * The file (models/host.csv): key,value lines after format,dlperf-host-1
+ * (core's dlp_kv_read), written by `dlperf host fit`.
+ */
+#ifndef DLP_PREDICT_HOST_H
+#define DLP_PREDICT_HOST_H
+
+#include "../core/core.h"
+
+#define DLP_HOST_FILE "host.csv"
+/* the --host-us values accepted, microseconds per op */
+#define DLP_HOST_US_MIN 0.1
+#define DLP_HOST_US_MAX 1000.0
+
+typedef struct {
+    double beta;             /* d ln eager / d ln host_us, host-bound share */
+    double ref_us;           /* host_us at which the factor is 1 */
+    /* recorded at fit time (informative) */
+    int n_samples, n_models, folds;
+    double blind_mape;       /* the predictions as given, % */
+    double host_mape;        /* corrected, fitted on the other folds, % */
+} dlp_host_model;
+
+/* The factor eager' / E for a host of host_us (h from eager_ms and
+ * graph_ms as above; a non-positive or non-finite input gives 1). */
+double dlp_host_factor(const dlp_host_model *m, double host_us,
+                       double eager_ms, double graph_ms);
+
+/* One held-out eager prediction with the host probe of its label. */
+typedef struct {
+    int fold;
+    int model;               /* index of the model name (distinct count) */
+    int device;              /* index into dlp_host_set.devices */
+    double actual_ms, eager_ms, graph_ms, host_us;
+} dlp_host_sample;
+
+#define DLP_HOST_MAX_DEVICES 8
+typedef struct {
+    dlp_host_sample *s;
+    int n, cap;
+    int n_models;
+    char devices[DLP_HOST_MAX_DEVICES][48];
+    int n_devices;
+    int n_eager;             /* eager latency predictions of the kind */
+    int n_no_host;           /* of them: label without host_us */
+    int n_no_graph;          /* with host_us, but no CUDA-graph prediction
+                                of the same fold and configuration */
+} dlp_host_set;
+
+/* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
+ * joins the kind's inference.latency_ms rows with the host_us of the
+ * dataset's eager labels (mean over reps) on graph, device, precision,
+ * batch, seq, height and width. DLP_ERR_FORMAT for a file without the
+ * columns, DLP_ERR_NOT_FOUND when no sample results. */
+dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
+                             const char *kind, dlp_host_set *out,
+                             dlp_error *err);
+void dlp_host_set_free(dlp_host_set *s);
+
+/* Fits beta and ref_us on the samples with use[i] (NULL: all).
+ * DLP_ERR_ARG when fewer than 2 are selected or the fit is singular,
+ * DLP_ERR_NOT_FOUND when the fitted beta is not positive (no host effect
+ * to correct: ref_us would be meaningless). */
+dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
+                        dlp_host_model *m, dlp_error *err);
+
+/* Cross-fitting over the samples' folds: each fold corrected by the fit on
+ * the others. MAPE (%) as given and corrected, overall and per device
+ * (arrays of n_devices). corrected (may be NULL) gets each sample's
+ * corrected eager latency. */
+typedef struct {
+    double blind, host;
+    double dev_blind[DLP_HOST_MAX_DEVICES], dev_host[DLP_HOST_MAX_DEVICES];
+    int dev_n[DLP_HOST_MAX_DEVICES];
+    int folds;
+} dlp_host_cv;
+dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
+                                   double *corrected, dlp_error *err);
+
+dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
+                         dlp_error *err);
+/* DLP_ERR_IO when it cannot be opened, DLP_ERR_FORMAT when malformed or
+ * beta / ref_us out of range. */
+dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err);
+
+#endif /* DLP_PREDICT_HOST_H */

@@ -1,0 +1,351 @@
+/*
+ * test_host.c — host-aware eager latency (src/predict/predict_host.h): the
+ * factor's shape (1 when GPU-bound or at the reference host, d ln f / d ln
+ * host = h beta by finite differences), the fit recovering known
+ * parameters, cross-fitting equal to fits on the other folds done here, the
+ * refusals, the file's round trip and errors, the join of a predictions
+ * file with the host probes of data/ (checked against the dataset's rows),
+ * and the predict path (--host-us on a roofline model directory: the
+ * factor from the graph and eager latencies predicted separately).
+ */
+#include "check.h"
+#include "roofline_file.h"
+#include "dlperf.h"
+#include "predict/predict.h"
+#include "predict/predict_host.h"
+
+#include <unistd.h>
+
+#define DATA "data"
+#define RESNET "tests/fixtures/models/resnet50.onnx"
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_factor(void) {
+    dlp_host_model m = {0.9, 7.0, 0, 0, 0, 0, 0};
+    /* GPU-bound (graph >= eager): no change, whatever the host */
+    CHECK_CLOSE(dlp_host_factor(&m, 20, 1.0, 1.0), 1, 1e-15);
+    CHECK_CLOSE(dlp_host_factor(&m, 20, 1.0, 1.5), 1, 1e-15);
+    /* at the reference host: no change */
+    CHECK_CLOSE(dlp_host_factor(&m, 7, 4.0, 1.0), 1, 1e-15);
+    /* host-bound share 3/4: f = (host / ref)^(0.75 beta) */
+    CHECK_CLOSE(dlp_host_factor(&m, 14, 4.0, 1.0), pow(2, 0.75 * 0.9), 1e-12);
+    /* finite differences of ln f in ln host */
+    double h = 1e-6, x = log(9.0);
+    double d = (log(dlp_host_factor(&m, exp(x + h), 4.0, 1.0)) -
+                log(dlp_host_factor(&m, exp(x - h), 4.0, 1.0))) / (2 * h);
+    CHECK_CLOSE(d, 0.75 * 0.9, 1e-6);
+    /* monotone in the host, slower host never faster */
+    CHECK(dlp_host_factor(&m, 8, 4, 1) < dlp_host_factor(&m, 9, 4, 1));
+    /* bad inputs: 1 */
+    CHECK(dlp_host_factor(&m, 0, 4, 1) == 1);
+    CHECK(dlp_host_factor(&m, NAN, 4, 1) == 1);
+    CHECK(dlp_host_factor(&m, 9, -4, 1) == 1);
+    CHECK(dlp_host_factor(&m, 9, 4, 0) == 1);
+    CHECK(dlp_host_factor(NULL, 9, 4, 1) == 1);
+}
+
+/* deterministic samples: actual = E exp(h beta ln(host / ref) + noise) */
+static uint64_t rng = 88172645463325252ull;
+static double unif(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void make_set(dlp_host_set *s, int n, double beta, double ref,
+                     double noise) {
+    memset(s, 0, sizeof *s);
+    s->s = calloc((size_t)n, sizeof *s->s);
+    s->n = s->cap = n;
+    s->n_devices = 2;
+    strcpy(s->devices[0], "H100-SXM5-80GB");
+    strcpy(s->devices[1], "H200-SXM-141GB");
+    s->n_models = n / 3;
+    for (int i = 0; i < n; i++) {
+        dlp_host_sample *x = &s->s[i];
+        x->fold = i % 5;
+        x->model = i / 3;
+        x->device = i % 2;
+        x->eager_ms = 0.5 + 10 * unif();
+        x->graph_ms = x->eager_ms * (0.1 + 1.1 * unif());   /* h 0..0.9 */
+        x->host_us = 5 + 7 * unif();
+        double h = fmax(0, 1 - x->graph_ms / x->eager_ms);
+        x->actual_ms = x->eager_ms * exp(h * beta * log(x->host_us / ref) +
+                                         noise * (unif() - 0.5));
+    }
+}
+
+static void test_fit_recovers(void) {
+    dlp_host_set s;
+    dlp_host_model m;
+    dlp_error err;
+    make_set(&s, 300, 0.9, 7.3, 0);
+    CHECK_MSG(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK, "%s", err.msg);
+    CHECK_CLOSE(m.beta, 0.9, 1e-9);
+    CHECK_CLOSE(m.ref_us, 7.3, 1e-9);
+    CHECK(m.n_samples == 300);
+    dlp_host_set_free(&s);
+    make_set(&s, 2000, 1.1, 8.0, 0.2);
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK);
+    CHECK_MSG(fabs(m.beta - 1.1) < 0.1 && fabs(m.ref_us - 8.0) < 0.5,
+              "beta %g ref %g", m.beta, m.ref_us);
+    /* cross-fitting: each fold by the fit on the others, done here again */
+    double *cor = calloc((size_t)s.n, sizeof *cor);
+    bool *use = calloc((size_t)s.n, 1);
+    dlp_host_cv cv;
+    CHECK(dlp_host_cross_validate(&s, &cv, cor, &err) == DLP_OK);
+    CHECK(cv.folds == 5);
+    CHECK(cv.host < cv.blind);
+    for (int f = 0; f < 5; f++) {
+        for (int i = 0; i < s.n; i++) use[i] = s.s[i].fold != f;
+        dlp_host_model mf;
+        CHECK(dlp_host_fit(&s, use, &mf, &err) == DLP_OK);
+        for (int i = 0; i < s.n; i++)
+            if (!use[i])
+                CHECK_CLOSE(cor[i], s.s[i].eager_ms *
+                                        dlp_host_factor(&mf, s.s[i].host_us,
+                                                        s.s[i].eager_ms,
+                                                        s.s[i].graph_ms),
+                            1e-12);
+    }
+    double blind = 0, host = 0, b0 = 0;
+    int n0 = 0;
+    for (int i = 0; i < s.n; i++) {
+        double e = fabs(s.s[i].eager_ms / s.s[i].actual_ms - 1);
+        blind += e;
+        host += fabs(cor[i] / s.s[i].actual_ms - 1);
+        if (s.s[i].device == 0) b0 += e, n0++;
+    }
+    CHECK_CLOSE(cv.blind, 100 * blind / s.n, 1e-9);
+    CHECK_CLOSE(cv.host, 100 * host / s.n, 1e-9);
+    CHECK(cv.dev_n[0] == n0 && cv.dev_n[0] + cv.dev_n[1] == s.n);
+    CHECK_CLOSE(cv.dev_blind[0], 100 * b0 / n0, 1e-9);
+    free(cor);
+    free(use);
+    dlp_host_set_free(&s);
+}
+
+static void test_fit_refuses(void) {
+    dlp_host_set s;
+    dlp_host_model m;
+    dlp_error err;
+    make_set(&s, 50, -0.5, 7, 0);         /* faster with a slower host */
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "beta") != NULL);
+    for (int i = 0; i < s.n; i++) s.s[i].graph_ms = s.s[i].eager_ms; /* h 0 */
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_ERR_ARG);
+    s.n = 1;
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_ERR_ARG);
+    s.n = 0;
+    dlp_host_cv cv;
+    CHECK(dlp_host_cross_validate(&s, &cv, NULL, &err) == DLP_ERR_ARG);
+    s.n = 50;
+    dlp_host_set_free(&s);
+}
+
+static void test_file(void) {
+    char dir[] = "/tmp/dlp_host_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256];
+    snprintf(p, sizeof p, "%s/h.csv", dir);
+    dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25}, r;
+    dlp_error err;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
+    CHECK(r.beta == m.beta && r.ref_us == m.ref_us && r.n_samples == 1234 &&
+          r.n_models == 321 && r.folds == 5 && r.blind_mape == 18.5 &&
+          r.host_mape == 16.25);
+    static const char *const bad[] = {
+        "beta,1\nref_us,7\n",                                  /* no format */
+        "format,dlperf-host-2\nbeta,1\nref_us,7\n",
+        "format,dlperf-host-1\nref_us,7\n",                    /* no beta */
+        "format,dlperf-host-1\nbeta,1\n",                      /* no ref */
+        "format,dlperf-host-1\nbeta,0\nref_us,7\n",
+        "format,dlperf-host-1\nbeta,5\nref_us,7\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,0.01\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,inf\n",
+        "format,dlperf-host-1\nbeta,1x\nref_us,7\n",
+        "format,dlperf-host-1\nbeta 1\n",
+        "",
+        NULL};
+    for (int i = 0; bad[i]; i++) {
+        write_text(p, bad[i]);
+        CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_ERR_FORMAT, "case %d", i);
+        CHECK(strstr(err.msg, p) != NULL);
+    }
+    unlink(p);
+    CHECK(dlp_host_load(p, &r, &err) == DLP_ERR_IO);
+    rmdir(dir);
+}
+
+/* a predictions file naming real probed configurations of data/ */
+static void test_join_with_data(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_dataset_open(DATA, &ds, &err) == DLP_OK, "%s", err.msg);
+    if (!ds) return;
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    const dlp_inference_row *a = NULL, *u = NULL;
+    for (size_t i = 0; i < c.inference && (!a || !u); i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (strcmp(r->runtime, "eager")) continue;
+        if (!a && r->host_us > 0) a = r;
+        if (!u && !(r->host_us > 0)) u = r;
+    }
+    CHECK(a && u);
+    if (!a || !u) {
+        dlp_dataset_free(ds);
+        return;
+    }
+    /* the oracle: host_us of a's configuration averaged over its rows */
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (!strcmp(r->runtime, "eager") && !strcmp(r->c.hash, a->c.hash) &&
+            !strcmp(r->c.device, a->c.device) &&
+            !strcmp(r->precision, a->precision) && r->batch == a->batch &&
+            r->seq == a->seq && r->height == a->height &&
+            r->width == a->width && r->host_us > 0)
+            sum += r->host_us, n++;
+    }
+    char dir[] = "/tmp/dlp_host_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256], row[512];
+    snprintf(p, sizeof p, "%s/pred.csv", dir);
+    FILE *f = fopen(p, "w");
+    fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
+          "seq,height,width,target,actual,predicted,rel_err\n", f);
+#define ROW(kind, fold, r, rt, target, act, pred)                            \
+    snprintf(row, sizeof row, "%s,lmo,%d,m,fam,%s,%s,%s,%s,%lld,%lld,%lld,"  \
+             "%lld,%s,%g,%g,0\n", kind, fold, r->c.hash, r->c.device, rt,     \
+             r->precision, (long long)r->batch, (long long)r->seq,           \
+             (long long)r->height, (long long)r->width, target, act, pred);  \
+    fputs(row, f)
+    ROW("dippm", 2, a, "eager", "inference.latency_ms", 3.0, 2.5);
+    ROW("dippm", 2, a, "graph", "inference.latency_ms", 1.0, 1.2);
+    ROW("dippm", 3, a, "graph", "inference.latency_ms", 1.0, 9.9); /* other fold */
+    ROW("dippm", 2, a, "eager", "inference.memory_mib", 100.0, 90.0);
+    ROW("linreg", 2, a, "eager", "inference.latency_ms", 3.0, 7.0);
+    ROW("dippm", 1, u, "eager", "inference.latency_ms", 3.0, 2.0); /* no probe */
+    ROW("dippm", 1, u, "graph", "inference.latency_ms", 1.0, 1.0);
+    fclose(f);
+    dlp_host_set s;
+    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK_MSG(s.n == 1 && s.n_eager == 2 && s.n_no_host == 1 &&
+              s.n_no_graph == 0 && s.n_devices >= 1,
+              "n %d eager %d no_host %d no_graph %d", s.n, s.n_eager,
+              s.n_no_host, s.n_no_graph);
+    if (s.n == 1) {
+        CHECK_CLOSE(s.s[0].host_us, sum / n, 1e-12);
+        CHECK(s.s[0].fold == 2 && s.s[0].eager_ms == 2.5 &&
+              s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
+    }
+    dlp_host_set_free(&s);
+    CHECK(dlp_host_set_load(p, ds, "linreg", &s, &err) == DLP_ERR_NOT_FOUND);
+    /* not a predictions file; a bad number */
+    write_text(p, "kind,fold\ndippm,1\n");
+    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "no column") != NULL);
+    f = fopen(p, "w");
+    fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
+          "seq,height,width,target,actual,predicted,rel_err\n", f);
+    ROW("dippm", 2, a, "eager", "inference.latency_ms", 3.0, 2.5);
+    fputs("dippm,lmo,x,m,f,g,d,eager,fp32,1,0,0,0,inference.latency_ms,1,1,0\n", f);
+    fclose(f);
+#undef ROW
+    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    write_text(p, "");
+    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    unlink(p);
+    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_IO);
+    rmdir(dir);
+    dlp_dataset_free(ds);
+}
+
+static double predict_eager(const char *dir, const char *runtime,
+                            double host_us, dlp_predict_result *r,
+                            dlp_status *st) {
+    dlp_predictor_set *ps = NULL;
+    dlp_model *mod = NULL;
+    dlp_error err;
+    *st = dlp_predictor_open(dir, &ps, &err);
+    if (!*st) *st = dlp_model_open(RESNET, &mod, &err);
+    if (!*st) {
+        dlp_predict_config c;
+        dlp_predict_config_init(&c);
+        c.device = "H100";
+        c.runtime = runtime;
+        c.batch = 4;
+        c.host_us = host_us;
+        *st = dlp_predict(ps, mod, &c, r, &err);
+    }
+    dlp_model_free(mod);
+    dlp_predictor_close(ps);
+    return *st ? NAN : r->latency_ms.value;
+}
+
+static void test_predict(void) {
+    char dir[] = "/tmp/dlp_host_XXXXXX", p[256], cmd[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/a_inf.dlpm", dir);
+    dlp_error err;
+    CHECK(roofline_file_write(p, DLP_MODE_INFERENCE,
+                              1u << DLP_T_INF_LATENCY_MS, &err));
+    dlp_predict_result r;
+    dlp_status st;
+    double e = predict_eager(dir, "eager", 0, &r, &st);
+    double g = predict_eager(dir, "graph", 0, &r, &st);
+    CHECK(st == DLP_OK && e > g && g > 0 && r.host_factor == 1);
+    /* no host.csv: refused */
+    predict_eager(dir, "eager", 9, &r, &st);
+    CHECK(st == DLP_ERR_NOT_FOUND);
+    snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
+    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15};
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
+    CHECK(st == DLP_OK);
+    CHECK_CLOSE(at_ref, e, 1e-12);
+    double slow = predict_eager(dir, "eager", 14.0, &r, &st);
+    CHECK(st == DLP_OK && r.host_us == 14.0);
+    CHECK_CLOSE(slow / e, pow(2, (1 - g / e) * 0.8), 1e-9);
+    CHECK_CLOSE(r.host_factor, slow / e, 1e-12);
+    CHECK(r.latency_ms.err_pct == 15 && !strcmp(r.latency_ms.err_basis,
+                                                 "heldout-host"));
+    CHECK_CLOSE(r.throughput_per_s.value, 4 / slow * 1e3, 1e-12);
+    /* refusals: not eager, out of range */
+    predict_eager(dir, "graph", 9, &r, &st);
+    CHECK(st == DLP_ERR_ARG);
+    predict_eager(dir, "eager", 0.05, &r, &st);
+    CHECK(st == DLP_ERR_ARG);
+    predict_eager(dir, "eager", 5000, &r, &st);
+    CHECK(st == DLP_ERR_ARG);
+    predict_eager(dir, "eager", NAN, &r, &st);
+    CHECK(st == DLP_ERR_ARG);
+    /* a malformed host file fails the open, naming it */
+    write_text(p, "format,dlperf-host-1\nbeta,1\n");
+    dlp_predictor_set *ps = NULL;
+    CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, DLP_HOST_FILE) != NULL);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+int main(void) {
+    RUN(test_factor);
+    RUN(test_fit_recovers);
+    RUN(test_fit_refuses);
+    RUN(test_file);
+    RUN(test_join_with_data);
+    RUN(test_predict);
+    return CHECK_DONE();
+}
