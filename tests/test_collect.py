@@ -449,6 +449,15 @@ def test_host_probe_and_late_column():
     ingest.write_csv(path, ingest.TABLE_COLS["inference"], [row])
     got = list(csv.DictReader(open(path)))
     check(got[0]["host_us"] == "7.25", "a new file has host_us")
+    # the user-facing probe (tools/host_probe.py) runs the same function
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools",
+                                                     "host_probe.py"),
+                        "--device", "cpu", "--repeat", "2"],
+                       capture_output=True, text=True, timeout=120)
+    words = p.stdout.split()
+    check(p.returncode == 0 and words[:1] == ["host_us"] and
+          0 < float(words[1]) < 1e4, "tools/host_probe.py on CPU: %r %r"
+          % (p.stdout, p.stderr[-300:]))
 
 
 def test_flags_and_keys():
