@@ -421,6 +421,30 @@ static void test_cost_readout_roundtrip(void) {
     gnn_roundtrip("dippm", 2, DLP_READOUT_MIXED_LSE);
 }
 
+/* a readout no build knows: an error naming it, not the mean readout */
+static void test_unknown_readout(void) {
+    dlp_examples E;
+    if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
+    int32_t tr[8], va[2] = {8, 9};
+    for (int i = 0; i < 8; i++) tr[i] = i;
+    for (int bad = -1; bad <= DLP_READOUT_MIXED_LSE + 1;
+         bad += DLP_READOUT_MIXED_LSE + 2) {
+        dlp_train_opts o;
+        dlp_train_opts_init(&o);
+        o.epochs = 1;
+        o.hidden = 8;
+        o.readout = bad;
+        dlp_error err;
+        dlp_predictor *p = NULL;
+        dlp_nn_file f = {0};
+        CHECK(E.n >= 10 && dlp_pred_train("dippm", &E, tr, 8, va, 2, &o, &p,
+                                          &f, &err) == DLP_ERR_ARG);
+        CHECK(strstr(err.msg, "readout") != NULL && p == NULL);
+        dlp_nn_file_free(&f);
+    }
+    dlp_examples_free(&E);
+}
+
 /* One DIPPM trained as it is (seed s, no prior: the network alone), on
  * the same split. */
 static dlp_predictor *train_one(const dlp_examples *E, const int32_t *tr,
@@ -559,6 +583,7 @@ int main(void) {
     RUN(test_trappm_roundtrip);
     RUN(test_ensemble_roundtrip);
     RUN(test_cost_readout_roundtrip);
+    RUN(test_unknown_readout);
     RUN(test_ensemble_is_mean);
     RUN(test_set);
     rmdir(tmpdir);

@@ -1019,6 +1019,10 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     if (o->members < 0 || o->members > GNN_MAX_NETS)
         return dlp_fail(err, DLP_ERR_ARG, "%d ensemble members: 1 to %d",
                         o->members, GNN_MAX_NETS);
+    int n_readouts = (int)(sizeof READOUT_POOLS / sizeof *READOUT_POOLS);
+    if (o->readout < 0 || o->readout >= n_readouts)
+        return dlp_fail(err, DLP_ERR_ARG, "readout %d: 0 to %d (DLP_READOUT_*)",
+                        o->readout, n_readouts - 1);
     if (o->init_from) {   /* transfer: start from a trained model */
         dlp_nn_file src = {0};
         st = dlp_nn_file_load(&src, o->init_from, err);
@@ -1041,10 +1045,8 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
             gnn_release(m);
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         }
-        int r = o->readout >= 0 && o->readout < (int)(sizeof READOUT_POOLS /
-                                                       sizeof *READOUT_POOLS)
-                    ? o->readout : DLP_READOUT_MEAN;   /* as the mean */
-        for (int k = 0; k < m->n_net; k++) m->pool[k] = READOUT_POOLS[r][k % 2];
+        for (int k = 0; k < m->n_net; k++)
+            m->pool[k] = READOUT_POOLS[o->readout][k % 2];
         if (a->use_gae) {
             if (E->n_pool < 1) {
                 gnn_release(m);
