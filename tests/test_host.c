@@ -242,7 +242,7 @@ static void test_join_with_data(void) {
     CHECK_MSG(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_OK, "%s",
               err.msg);
     CHECK_MSG(s.n == 1 && s.n_eager == 2 && s.n_no_host == 1 &&
-              s.n_no_graph == 0 && s.n_devices >= 1,
+              s.n_no_graph == 0 && s.n_devices >= 1 && s.n_models == 1,
               "n %d eager %d no_host %d no_graph %d", s.n, s.n_eager,
               s.n_no_host, s.n_no_graph);
     if (s.n == 1) {

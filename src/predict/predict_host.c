@@ -229,6 +229,18 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              p->actual_ms, p->eager_ms,
                                              p->graph_ms, p->host_us};
     }
+    if (!st) {   /* distinct models among the samples */
+        int n_names = out->n_models;
+        bool *seen = calloc((size_t)n_names + 1, 1);
+        if (!seen) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        out->n_models = 0;
+        for (int i = 0; seen && i < out->n; i++)
+            if (!seen[out->s[i].model]) {
+                seen[out->s[i].model] = true;
+                out->n_models++;
+            }
+        free(seen);
+    }
     if (!st && out->n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
                       "%s: no %s eager latency prediction whose label has "

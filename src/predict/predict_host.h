@@ -64,7 +64,7 @@ typedef struct {
 typedef struct {
     dlp_host_sample *s;
     int n, cap;
-    int n_models;
+    int n_models;            /* distinct models among the samples */
     char devices[DLP_HOST_MAX_DEVICES][48];
     int n_devices;
     int n_eager;             /* eager latency predictions of the kind */
