@@ -100,7 +100,7 @@ static void test_fit_recovers(void) {
     double *cor = calloc((size_t)s.n, sizeof *cor);
     bool *use = calloc((size_t)s.n, 1);
     dlp_host_cv cv;
-    CHECK(dlp_host_cross_validate(&s, &cv, cor, &err) == DLP_OK);
+    CHECK(dlp_host_cross_validate(&s, -1, &cv, cor, &err) == DLP_OK);
     CHECK(cv.folds == 5);
     CHECK(cv.host < cv.blind);
     for (int f = 0; f < 5; f++) {
@@ -127,6 +127,22 @@ static void test_fit_recovers(void) {
     CHECK_CLOSE(cv.host, 100 * host / s.n, 1e-9);
     CHECK(cv.dev_n[0] == n0 && cv.dev_n[0] + cv.dev_n[1] == s.n);
     CHECK_CLOSE(cv.dev_blind[0], 100 * b0 / n0, 1e-9);
+    /* fitted on one card's samples: every fold corrected by the fit on
+     * the other folds' samples of device 0 */
+    CHECK(dlp_host_cross_validate(&s, 0, &cv, cor, &err) == DLP_OK);
+    for (int f = 0; f < 5; f++) {
+        for (int i = 0; i < s.n; i++)
+            use[i] = s.s[i].fold != f && s.s[i].device == 0;
+        dlp_host_model mf;
+        CHECK(dlp_host_fit(&s, use, &mf, &err) == DLP_OK);
+        for (int i = 0; i < s.n; i++)
+            if (s.s[i].fold == f)
+                CHECK_CLOSE(cor[i], s.s[i].eager_ms *
+                                        dlp_host_factor(&mf, s.s[i].host_us,
+                                                        s.s[i].eager_ms,
+                                                        s.s[i].graph_ms),
+                            1e-12);
+    }
     free(cor);
     free(use);
     dlp_host_set_free(&s);
@@ -145,7 +161,7 @@ static void test_fit_refuses(void) {
     CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_ERR_ARG);
     s.n = 0;
     dlp_host_cv cv;
-    CHECK(dlp_host_cross_validate(&s, &cv, NULL, &err) == DLP_ERR_ARG);
+    CHECK(dlp_host_cross_validate(&s, -1, &cv, NULL, &err) == DLP_ERR_ARG);
     s.n = 50;
     dlp_host_set_free(&s);
 }

@@ -16,14 +16,17 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-"usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n\n"
+"usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
+"                       [--fit-device NAME]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
 "--predictions`) whose labels in DATA_DIR carry host_us, the host's\n"
 "dispatch time per eager op. Prints their MAPE as predicted and corrected\n"
 "(each fold by the fit on the other folds). With -o it writes the fit on\n"
-"every sample (models/host.csv is what `dlperf predict --host-us` loads).\n");
+"every sample (models/host.csv is what `dlperf predict --host-us` loads).\n"
+"--fit-device NAME fits the cross-fitting's corrections on that card's\n"
+"samples only (the others are corrected by it: a test on another card).\n");
 }
 
 int cmd_host(int argc, char **argv) {
@@ -36,16 +39,19 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm";
+    const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
+               *fit_dev = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--kind")) {
+        if (!strcmp(a, "-o") || !strcmp(a, "--kind") ||
+            !strcmp(a, "--fit-device")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "dlperf host: %s needs a value\n", a);
                 return 2;
             }
             if (!strcmp(a, "-o")) out = argv[++i];
-            else kind = argv[++i];
+            else if (!strcmp(a, "--kind")) kind = argv[++i];
+            else fit_dev = argv[++i];
         } else if (a[0] == '-') {
             fprintf(stderr, "dlperf host: unknown option '%s'\n", a);
             return 2;
@@ -74,7 +80,14 @@ int cmd_host(int argc, char **argv) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
-    st = dlp_host_cross_validate(&set, &cv, NULL, &err);
+    int fd = -1;
+    if (fit_dev) {
+        while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
+        if (fd == set.n_devices)
+            st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "--fit-device %s: no "
+                          "sample of that device", fit_dev);
+    }
+    if (!st) st = dlp_host_cross_validate(&set, fd, &cv, NULL, &err);
     if (!st) st = dlp_host_fit(&set, NULL, &m, &err);
     if (!st) {
         printf("%s eager latency predictions %d: with host_us %d (%d models, "
@@ -88,6 +101,9 @@ int cmd_host(int argc, char **argv) {
                 printf("%-16s %6d %12.2f %12.2f\n", set.devices[d],
                        cv.dev_n[d], cv.dev_blind[d], cv.dev_host[d]);
         printf("%-16s %6d %12.2f %12.2f\n", "all", set.n, cv.blind, cv.host);
+        if (fit_dev)
+            printf("(corrections fitted on the %s samples of the other "
+                   "folds)\n", fit_dev);
         printf("fitted on all: beta %.4g, ref_us %.4g\n", m.beta, m.ref_us);
         m.folds = cv.folds;
         m.blind_mape = cv.blind;

@@ -308,8 +308,9 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
 
 static double ape(double pred, double act) { return fabs(pred / act - 1); }
 
-dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
-                                   double *corrected, dlp_error *err) {
+dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
+                                   dlp_host_cv *out, double *corrected,
+                                   dlp_error *err) {
     if (!s || !out || s->n == 0)
         return dlp_fail(err, DLP_ERR_ARG, "host cross-validation: no samples");
     memset(out, 0, sizeof *out);
@@ -327,8 +328,9 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
     for (int f = 0; !st && f <= max_fold; f++) {
         int in = 0;
         for (int i = 0; i < s->n; i++) {
-            use[i] = s->s[i].fold != f;
-            in += !use[i];
+            use[i] = s->s[i].fold != f &&
+                     (fit_device < 0 || s->s[i].device == fit_device);
+            in += s->s[i].fold == f;
         }
         if (!in) continue;
         out->folds++;
@@ -337,7 +339,7 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
         dlp_status fs = dlp_host_fit(s, use, &m, &e2);
         if (fs && fs != DLP_ERR_NOT_FOUND) st = dlp_fail(err, fs, "%s", e2.msg);
         for (int i = 0; !st && i < s->n; i++) {
-            if (use[i]) continue;
+            if (s->s[i].fold != f) continue;
             const dlp_host_sample *x = &s->s[i];
             /* no host effect on the other folds: left as predicted */
             cor[i] = x->eager_ms * (fs ? 1 : dlp_host_factor(&m, x->host_us,

@@ -91,17 +91,19 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
                         dlp_host_model *m, dlp_error *err);
 
 /* Cross-fitting over the samples' folds: each fold corrected by the fit on
- * the others. MAPE (%) as given and corrected, overall and per device
- * (arrays of n_devices). corrected (may be NULL) gets each sample's
- * corrected eager latency. */
+ * the others (fit_device >= 0: on the others' samples of that device only,
+ * a test of the correction on another card). MAPE (%) as given and
+ * corrected, overall and per device (arrays of n_devices). corrected (may
+ * be NULL) gets each sample's corrected eager latency. */
 typedef struct {
     double blind, host;
     double dev_blind[DLP_HOST_MAX_DEVICES], dev_host[DLP_HOST_MAX_DEVICES];
     int dev_n[DLP_HOST_MAX_DEVICES];
     int folds;
 } dlp_host_cv;
-dlp_status dlp_host_cross_validate(const dlp_host_set *s, dlp_host_cv *out,
-                                   double *corrected, dlp_error *err);
+dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
+                                   dlp_host_cv *out, double *corrected,
+                                   dlp_error *err);
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                          dlp_error *err);
