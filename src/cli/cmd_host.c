@@ -83,9 +83,12 @@ int cmd_host(int argc, char **argv) {
     int fd = -1;
     if (fit_dev) {
         while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
-        if (fd == set.n_devices)
-            st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "--fit-device %s: no "
-                          "sample of that device", fit_dev);
+        int n_dev = 0;
+        for (int i = 0; fd < set.n_devices && i < set.n; i++)
+            n_dev += set.s[i].device == fd;
+        if (n_dev < 2)
+            st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "--fit-device %s: %d "
+                          "sample(s) of that device", fit_dev, n_dev);
     }
     if (!st) st = dlp_host_cross_validate(&set, fd, &cv, NULL, &err);
     if (!st) st = dlp_host_fit(&set, NULL, &m, &err);
