@@ -46,6 +46,12 @@ void dlp_assert_fail(const char *expr, const char *file, int line)
 dlp_status dlp_kv_read(const char *path, const char *format,
                        const char *const *keys, double *vals, uint32_t *have,
                        dlp_error *err);
+/* Writes such a file: comment (may be NULL; its own '#' lines), the format
+ * line, then keys[i],vals[i] for the NULL-terminated keys (%.17g: read back
+ * exactly). DLP_ERR_IO naming the file. */
+dlp_status dlp_kv_write(const char *path, const char *comment,
+                        const char *format, const char *const *keys,
+                        const double *vals, dlp_error *err);
 
 /* ---- checked arithmetic: false on overflow ----------------------------- */
 static inline bool dlp_mul_i64(int64_t a, int64_t b, int64_t *out) {

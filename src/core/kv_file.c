@@ -67,3 +67,21 @@ dlp_status dlp_kv_read(const char *path, const char *format,
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: missing format line", path);
     return st;
 }
+
+dlp_status dlp_kv_write(const char *path, const char *comment,
+                        const char *format, const char *const *keys,
+                        const double *vals, dlp_error *err) {
+    if (!path || !format || !keys || !vals)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_kv_write: NULL argument");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return dlp_fail(err, DLP_ERR_IO, "cannot write %s: %s", path,
+                        strerror(errno));
+    if (comment) fputs(comment, f);
+    fprintf(f, "format,%s\n", format);
+    for (int k = 0; k < 32 && keys[k]; k++)
+        fprintf(f, "%s,%.17g\n", keys[k], vals[k]);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0) bad = true;
+    return bad ? dlp_fail(err, DLP_ERR_IO, "error writing %s", path) : DLP_OK;
+}

@@ -372,38 +372,30 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
 
 /* ---- file --------------------------------------------------------------- */
 
+static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
+                                        "models", "folds", "blind_mape",
+                                        "host_mape", NULL};
+
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                          dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host save: NULL");
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return dlp_fail(err, DLP_ERR_IO, "cannot write %s: %s", path,
-                        strerror(errno));
-    fprintf(f,
-            "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
-            "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
-            "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies.\n"
-            "# Refit: dlperf host fit PREDICTIONS.csv data -o models/host.csv\n"
-            "format,dlperf-host-1\n"
-            "beta,%.17g\nref_us,%.17g\n"
-            "samples,%d\nmodels,%d\nfolds,%d\n"
-            "blind_mape,%.4f\nhost_mape,%.4f\n",
-            m->beta, m->ref_us, m->n_samples, m->n_models, m->folds,
-            m->blind_mape, m->host_mape);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0) bad = true;
-    return bad ? dlp_fail(err, DLP_ERR_IO, "error writing %s", path) : DLP_OK;
+    const double v[7] = {m->beta, m->ref_us, m->n_samples, m->n_models,
+                         m->folds, m->blind_mape, m->host_mape};
+    return dlp_kv_write(path,
+        "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
+        "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
+        "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies.\n"
+        "# Refit: dlperf host fit PREDICTIONS.csv data -o models/host.csv\n",
+        "dlperf-host-1", HOST_KEYS, v, err);
 }
 
 dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host load: NULL");
     memset(m, 0, sizeof *m);
-    static const char *const keys[] = {"beta", "ref_us", "samples", "models",
-                                       "folds", "blind_mape", "host_mape",
-                                       NULL};
     double v[7] = {0};
     uint32_t have = 0;
-    dlp_status st = dlp_kv_read(path, "dlperf-host-1", keys, v, &have, err);
+    dlp_status st = dlp_kv_read(path, "dlperf-host-1", HOST_KEYS, v, &have,
+                                err);
     if (st) return st;
     if ((have & 3) != 3)
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: missing %s", path,

@@ -482,40 +482,32 @@ dlp_status dlp_part_cross_validate(const dlp_part_set *s, int folds,
 
 /* ---- the file --------------------------------------------------------------- */
 
+static const char *const PART_KEYS[] = {"lat_us", "elems_per_sm", "bw_sms",
+                                        "configs", "models", "points",
+                                        "folds", "cv_mape", "roofline_mape",
+                                        NULL};
+
 dlp_status dlp_part_save(const char *path, const dlp_part_model *m,
                          dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "partition save: NULL");
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return dlp_fail(err, DLP_ERR_IO, "cannot write %s: %s", path,
-                        strerror(errno));
-    fprintf(f,
-            "# dlperf SM-partition latency model (src/predict/predict_part.h):\n"
-            "# per kernel node t(s) = lat_us + max(tc*S/u, tm/min(cap, u/bw_sms)),\n"
-            "# u = min(s, out_elems/elems_per_sm); factor = sum t(s) / sum t(S).\n"
-            "# Refit: dlperf partition fit data -o models/partition.csv\n"
-            "format,dlperf-partition-1\n"
-            "lat_us,%.17g\nelems_per_sm,%.17g\nbw_sms,%.17g\n"
-            "configs,%d\nmodels,%d\npoints,%d\nfolds,%d\n"
-            "cv_mape,%.4f\nroofline_mape,%.4f\n",
-            m->lat_us, m->elems_per_sm, m->bw_sms, m->n_configs, m->n_models,
-            m->n_points, m->folds, m->cv_mape, m->roofline_mape);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0) bad = true;
-    return bad ? dlp_fail(err, DLP_ERR_IO, "error writing %s", path) : DLP_OK;
+    const double v[9] = {m->lat_us, m->elems_per_sm, m->bw_sms, m->n_configs,
+                         m->n_models, m->n_points, m->folds, m->cv_mape,
+                         m->roofline_mape};
+    return dlp_kv_write(path,
+        "# dlperf SM-partition latency model (src/predict/predict_part.h):\n"
+        "# per kernel node t(s) = lat_us + max(tc*S/u, tm/min(cap, u/bw_sms)),\n"
+        "# u = min(s, out_elems/elems_per_sm); factor = sum t(s) / sum t(S).\n"
+        "# Refit: dlperf partition fit data -o models/partition.csv\n",
+        "dlperf-partition-1", PART_KEYS, v, err);
 }
 
 dlp_status dlp_part_load(const char *path, dlp_part_model *m, dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "partition load: NULL");
     memset(m, 0, sizeof *m);
-    static const char *const keys[] = {"lat_us", "elems_per_sm", "bw_sms",
-                                       "configs", "models", "points",
-                                       "folds", "cv_mape",
-                                       "roofline_mape", NULL};
     double v[9] = {0};
     uint32_t have = 0;
-    dlp_status st = dlp_kv_read(path, "dlperf-partition-1", keys, v, &have,
-                                err);
+    dlp_status st = dlp_kv_read(path, "dlperf-partition-1", PART_KEYS, v,
+                                &have, err);
     if (st) return st;
     if ((have & 7) != 7)
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: missing %s", path,
