@@ -441,7 +441,9 @@ typedef struct {
                                 the whole GPU: held out (models/heldout.csv)
                                 or on its validation models; 0: unknown */
     const char *err_basis;   /* "heldout", "heldout-all" (rows over both
-                                runtimes), "validation"; NULL: unknown */
+                                runtimes), "validation", "heldout-host"
+                                (latency with host_us: models/host.csv's
+                                corrected MAPE); NULL: unknown */
 } dlp_predict_value;
 
 #define DLP_PREDICT_MAX_REASONS 8
