@@ -11,8 +11,10 @@
 #include "data/data.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void dlp_csv_init(dlp_csv *c, const char *path, const char *buf, size_t len) {
     memset(c, 0, sizeof *c);
@@ -199,4 +201,29 @@ dlp_status dlp_read_file(const char *path, size_t max_bytes, char **out,
     *out = buf;
     *len = n;
     return DLP_OK;
+}
+
+bool dlp_csv_parse_i64(const char *v, int64_t *out) {
+    if (!*v) return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end) return false;
+    *out = x;
+    return true;
+}
+
+bool dlp_csv_parse_f64(const char *v, double *out) {
+    if (!*v) return false;
+    if (!strcasecmp(v, "nan")) { /* Python's csv writes NaN as "nan" */
+        *out = NAN;
+        return true;
+    }
+    errno = 0;
+    char *end;
+    double x = strtod(v, &end);
+    if (errno == ERANGE && fabs(x) > 1.0) return false;
+    if (*end || !isfinite(x)) return false;
+    *out = x;
+    return true;
 }

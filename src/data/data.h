@@ -47,6 +47,12 @@ static inline const char *dlp_csv_field(const dlp_csv *c, size_t i) {
     return c->scratch + c->offs[i];
 }
 
+/* A CSV field as a number: the whole field, base 10. An empty field is
+ * false; f64 reads "nan" (Python's csv writes NaN so) as NAN, and refuses
+ * infinities and overflow (an underflow to a tiny number is kept). */
+bool dlp_csv_parse_i64(const char *v, int64_t *out);
+bool dlp_csv_parse_f64(const char *v, double *out);
+
 /* Reads a whole file into a malloc'd, NUL-terminated buffer. Files larger
  * than max_bytes give DLP_ERR_LIMIT. */
 dlp_status dlp_read_file(const char *path, size_t max_bytes, char **out,

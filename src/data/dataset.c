@@ -182,31 +182,6 @@ static dlp_status cell_error(const dlp_csv *c, const char *col, const char *v,
                     c->path, (long long)c->rec_line, col, v, what);
 }
 
-static bool parse_i64(const char *v, int64_t *out) {
-    if (!*v) return false;
-    errno = 0;
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    if (errno || *end) return false;
-    *out = x;
-    return true;
-}
-
-static bool parse_f64(const char *v, double *out) {
-    if (!*v) return false;
-    if (!strcasecmp(v, "nan")) { /* Python's csv writes NaN as "nan" */
-        *out = NAN;
-        return true;
-    }
-    errno = 0;
-    char *end;
-    double x = strtod(v, &end);
-    if (errno == ERANGE && fabs(x) > 1.0) return false;
-    if (*end || !isfinite(x)) return false;
-    *out = x;
-    return true;
-}
-
 static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
                            const rowkind *k, const size_t *colidx,
                            unsigned char *row, dlp_error *err) {
@@ -233,7 +208,7 @@ static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
             int64_t x = 0;
             if (vl == 0 && cs->type == C_INT)
                 return cell_error(c, cs->name, v, "empty (required)", err);
-            if (vl && !parse_i64(v, &x))
+            if (vl && !dlp_csv_parse_i64(v, &x))
                 return cell_error(c, cs->name, v, "not an integer", err);
             memcpy(dst, &x, sizeof x);
             break;
@@ -241,7 +216,7 @@ static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
         case C_OPSET:
         case C_REP: {
             int64_t x = 0;
-            if (!parse_i64(v, &x) || x < 0 || x > 1000000)
+            if (!dlp_csv_parse_i64(v, &x) || x < 0 || x > 1000000)
                 return cell_error(c, cs->name, v,
                                   vl ? "not a valid integer" : "empty (required)",
                                   err);
@@ -252,7 +227,7 @@ static dlp_status fill_row(dlp_dataset *ds, const dlp_csv *c,
         case C_DBL:
         case C_DBL_LATE: {
             double x = NAN;
-            if (vl && !parse_f64(v, &x))
+            if (vl && !dlp_csv_parse_f64(v, &x))
                 return cell_error(c, cs->name, v, "not a number", err);
             memcpy(dst, &x, sizeof x);
             break;

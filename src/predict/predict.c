@@ -319,20 +319,20 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if (!(c->slo_ms >= 0) || !isfinite(c->slo_ms))
         return dlp_fail(err, DLP_ERR_ARG, "latency goal %g ms is not >= 0",
                         c->slo_ms);
-    if (c->host_us != 0 && !(c->host_us >= DLP_HOST_US_MIN &&
-                             c->host_us <= DLP_HOST_US_MAX))
-        return dlp_fail(err, DLP_ERR_ARG, "host dispatch time %g us per op is "
-                        "out of range (%g..%g)", c->host_us, DLP_HOST_US_MIN,
-                        DLP_HOST_US_MAX);
-    if (c->host_us != 0 && (pc.mode != DLP_MODE_INFERENCE ||
-                            pc.runtime != DLP_RT_EAGER))
-        return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies to "
-                        "eager inference only (--runtime eager --mode "
-                        "inference)");
-    if (c->host_us != 0 && !ps->has_host)
-        return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has no "
-                        "host-aware eager correction (%s; `dlperf host fit`)",
-                        DLP_HOST_FILE);
+    if (c->host_us != 0) {   /* host-aware eager (predict_host.h) */
+        if (!(c->host_us >= DLP_HOST_US_MIN && c->host_us <= DLP_HOST_US_MAX))
+            return dlp_fail(err, DLP_ERR_ARG, "host dispatch time %g us per "
+                            "op is out of range (%g..%g)", c->host_us,
+                            DLP_HOST_US_MIN, DLP_HOST_US_MAX);
+        if (pc.mode != DLP_MODE_INFERENCE || pc.runtime != DLP_RT_EAGER)
+            return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies "
+                            "to eager inference only (--runtime eager --mode "
+                            "inference)");
+        if (!ps->has_host)
+            return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has "
+                            "no host-aware eager correction (%s; `dlperf host "
+                            "fit`)", DLP_HOST_FILE);
+    }
     if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
         return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
                         DLP_PREDICT_MAX_DIMS);

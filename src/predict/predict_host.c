@@ -5,7 +5,6 @@
 #include "predict/predict_host.h"
 #include "data/data.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,8 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
 
 /* ---- samples ------------------------------------------------------------ */
 
-/* key of a configuration; with_fold prefixes the fold */
+/* key of a configuration: fold ("" for the dataset's probes, which hold
+ * for every fold), graph, device, precision, batch, seq, height, width */
 static int config_key(char *buf, size_t cap, const char *fold,
                       const char *graph, const char *device,
                       const char *prec, long long b, long long s,
@@ -58,19 +58,6 @@ static int intern(dlp_strmap *m, dlp_arena *a, const char *s, int *count) {
     char *k = dlp_arena_strndup(a, s, l);
     if (!k || !dlp_strmap_put(m, k, l, *count)) return -1;
     return (*count)++;
-}
-
-static bool parse_ll(const char *s, long long *v) {
-    char *end;
-    errno = 0;
-    *v = strtoll(s, &end, 10);
-    return end != s && !*end && !errno;
-}
-static bool parse_d(const char *s, double *v) {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && !*end && !errno && isfinite(*v);
 }
 
 /* host_us per configuration of the dataset's eager labels */
@@ -160,19 +147,24 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             continue;
         bool eager = !strcmp(f[C_RUNTIME], "eager");
         if (!eager && strcmp(f[C_RUNTIME], "graph")) continue;
-        long long fold, b, s, h, w;
+        int64_t fold, b, s, h, w;
         double act, pr;
-        if (!parse_ll(f[C_FOLD], &fold) || !parse_ll(f[C_BATCH], &b) ||
-            !parse_ll(f[C_SEQ], &s) || !parse_ll(f[C_HEIGHT], &h) ||
-            !parse_ll(f[C_WIDTH], &w) || !parse_d(f[C_ACTUAL], &act) ||
-            !parse_d(f[C_PRED], &pr) || fold < 0 || fold > 1000000) {
+        if (!dlp_csv_parse_i64(f[C_FOLD], &fold) ||
+            !dlp_csv_parse_i64(f[C_BATCH], &b) ||
+            !dlp_csv_parse_i64(f[C_SEQ], &s) ||
+            !dlp_csv_parse_i64(f[C_HEIGHT], &h) ||
+            !dlp_csv_parse_i64(f[C_WIDTH], &w) ||
+            !dlp_csv_parse_f64(f[C_ACTUAL], &act) || !isfinite(act) ||
+            !dlp_csv_parse_f64(f[C_PRED], &pr) || !isfinite(pr) || fold < 0 ||
+            fold > 1000000) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", pred_csv,
                           (long long)csv.rec_line);
             break;
         }
         if (eager) out->n_eager++;
         config_key(key, sizeof key, f[C_FOLD], f[C_GRAPH], f[C_DEVICE],
-                   f[C_PREC], b, s, h, w);
+                   f[C_PREC], (long long)b, (long long)s, (long long)h,
+                   (long long)w);
         int before = n_pend;
         int k = intern(&cfg_map, &a, key, &n_pend);
         if (k < 0) {
