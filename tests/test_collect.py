@@ -820,6 +820,64 @@ def test_fixed_resolution_and_training_plan():
           any(p[2] == "fp16" for m in more for p in m[3:]), "extra points: both precisions")
 
 
+def test_text_families_and_kinds():
+    """The fifteenth session's transformer families (zoo.hf_specs2) are
+    appended: every earlier spec keeps its id and place; each new family
+    has its named base model and 12 sampled variants carrying that name;
+    hf_params_estimate is unchanged where D (head width) is H / A and
+    counts a factorized embedding; --kinds / --families keep what they
+    name."""
+    import zoo
+    import run_batch
+    specs = zoo.all_specs()
+    saved = zoo.hf_specs2
+    zoo.hf_specs2 = lambda rng, n: []
+    try:
+        before = zoo.all_specs()
+    finally:
+        zoo.hf_specs2 = saved
+    check([s["id"] for s in specs[:len(before)]] == [s["id"] for s in before],
+          "earlier specs: same ids, same order")
+    new = specs[len(before):]
+    check(len(set(s["id"] for s in specs)) == len(specs), "ids unique")
+    check(all(s["kind"] == "text" and s["family"] in zoo.HF_FAMILIES2 for s in new),
+          "the new block holds the new families only")
+    names = set(n for _, n, _ in zoo.HF_NAMED2)
+    for fam, base in zoo.HF_FAMILIES2.items():
+        vs = [s for s in new if s["family"] == fam and s["id"].startswith("hfv:")]
+        check(base in names and len(vs) == 12 and all(s["model"] == base for s in vs),
+              "family %s: base %s named, 12 variants under its name" % (fam, base))
+    old = set(s["model"] for s in before if s["kind"] == "text")
+    check(not names & old, "new named models are new models")
+    for s in new:
+        c = s["build"]["cfg"]
+        check(c["H"] % c["A"] == 0 and c["A"] % c.get("K", c["A"]) == 0,
+              "%s: heads divide (%s)" % (s["id"], s["variant"]))
+    c = dict(L=4, H=512, A=8, K=2, F=2048, V=1000, P=2048)
+    check(zoo.hf_params_estimate(dict(c, D=64)) == zoo.hf_params_estimate(c),
+          "D = H / A: the same estimate")
+    check(zoo.hf_params_estimate(dict(c, E=128)) == zoo.hf_params_estimate(c)
+          - 1000 * 512 + 1000 * 128 + 128 * 512, "factorized embedding")
+    gemma = dict((n, c) for _, n, c in zoo.HF_NAMED2)["gemma-7b"]
+    check(8.0e9 < zoo.hf_params_estimate(gemma) < 9.0e9, "gemma-7b ~8.5B")
+    keep = run_batch.spec_filter("text", "")
+    check(all(keep(s) == (s["kind"] == "text") for s in specs), "--kinds text")
+    keep = run_batch.spec_filter("text", "opt,qwen3")
+    kept = [s for s in specs if keep(s)]
+    check(kept and all(s["family"] in ("opt", "qwen3") for s in kept), "--families")
+    check(all(run_batch.spec_filter()(s) for s in specs), "no filter: every spec")
+    check(run_batch.big_exporter_count(0) == 0 and
+          1 <= run_batch.big_exporter_count(5) <= 2, "big exporters 1-2")
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return
+    for fam in zoo.HF_FAMILIES2:  # configs build where transformers is
+        s = next(s for s in new if s["family"] == fam)
+        cfg = zoo._hf_config(fam, s["build"]["cfg"])
+        check(cfg is not None, "config of " + fam)
+
+
 def test_stop_early_on_term():
     """SIGTERM moves the batch's deadline to now (so it packs what it has);
     a second signal never moves it later; the signal arrives at the
@@ -847,7 +905,8 @@ def test_stop_early_on_term():
 
 
 def main():
-    for t in (test_new_models_first, test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
+    for t in (test_new_models_first, test_text_families_and_kinds,
+              test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_export_queue_parts, test_skip_failed_exports,

@@ -250,6 +250,33 @@ def new_models_first(items, labeled_models, prefer=()):
     return first + rest
 
 
+def spec_filter(kinds="", families=""):
+    """Predicate of --kinds / --families (comma lists, empty: any): a
+    batch with `--kinds text` labels and exports language models only, so
+    new transformer families are measured first instead of waiting behind
+    the vision specs of the --per-device queue (fifteenth session)."""
+    ks = set(k for k in kinds.split(",") if k)
+    fs = set(f for f in families.split(",") if f)
+    return lambda s: ((not ks or s["kind"] in ks) and
+                      (not fs or s["family"] in fs))
+
+
+def big_exporter_count(n_big):
+    """Processes exporting the large language models (over 0.9B
+    parameters): up to 2, one where /tmp has under 150 GB free or the
+    machine under 300 GB of memory. The legacy export of an 8B model
+    writes its fp32 weights (~32 GB) as external data beside the file and
+    holds them in memory about twice: two at once would fill a one-GPU
+    machine's 64 GiB disk."""
+    import shutil
+    try:
+        free = shutil.disk_usage("/tmp").free
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (OSError, ValueError):
+        free = ram = 0
+    return min(n_big, 2 if free > 150e9 and ram > 300e9 else 1)
+
+
 def read_done(per_device=None):
     """Done-markers of data/collect_done.txt. With per_device (a normalized
     device name), only items labeled on that device count as done, so a
@@ -415,6 +442,11 @@ def main():
                     help="K/N: only the K-th of N slices of the items and exports")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
+    ap.add_argument("--kinds", default="",
+                    help="comma list (vision, text): only specs of these kinds "
+                    "are labeled and exported")
+    ap.add_argument("--families", default="",
+                    help="comma list: only specs of these families")
     ap.add_argument("--train-only", action="store_true",
                     help="training steps only, of vision specs labeled on this "
                     "card: without a training row there first, then another "
@@ -448,6 +480,8 @@ def main():
         items = new_models_first(items, set(byid[i].get("model")
                                             for i in done["label"] if i in byid),
                                  done["label_any"] if a.per_device else ())
+    keep = spec_filter(a.kinds, a.families)
+    items = [it for it in items if keep(it["spec"])]
     every_item = set(it["spec"]["id"] for it in items)
     if a.part:
         # calls chained on one warm machine without an ingest between them
@@ -479,10 +513,11 @@ def main():
     lab_ids = [it["spec"]["id"] for it in items]
     # labeled specs without a graph go first, in the first part only
     again = [i for i in labeled_without_graph(done, graphs_known(), retry)
-             if i in byid] if not a.part or pk == 0 else []
+             if i in byid and keep(byid[i])] if not a.part or pk == 0 else []
     for i in again:
         byid[i] = dict(byid[i], export_anyway=True)
-    q = again + export_queue([s["id"] for s in ordered], lab_ids, every_item,
+    q = again + export_queue([s["id"] for s in ordered if keep(s)], lab_ids,
+                             every_item,
                              done["export"] | skip | set(again),
                              (pk, pn) if a.part else None,
                              a.export_only_labeled)
@@ -490,8 +525,9 @@ def main():
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
     ncpu = os.cpu_count() or 8
-    bthreads = 8 if ncpu >= 48 else 3
-    n_exp = a.exporters or max(2, ncpu - 2 * gpus - 1 - bthreads * min(len(big), 2))
+    nb = big_exporter_count(len(big))
+    bthreads = 8 if ncpu >= 48 else (3 if nb > 1 else 6)
+    n_exp = a.exporters or max(2, ncpu - 2 * gpus - 1 - bthreads * nb)
     with open(os.path.join(work, "export_q.jsonl"), "w") as f:
         for i in small:
             f.write(json.dumps(byid[i]) + "\n")
@@ -519,7 +555,6 @@ def main():
                "--shard", "%d/%d" % (i, n_exp), "--deadline", str(t_end - 40)]
         exporters.append(subprocess.Popen(cmd, env=e, stdout=elogs, stderr=elogs))
     if big:
-        nb = min(len(big), 2)
         for j in range(nb):
             cs = other[-bthreads * (j + 1):][:bthreads]
             e = dict(env_base, CUDA_VISIBLE_DEVICES="",

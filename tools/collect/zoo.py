@@ -318,7 +318,105 @@ HF_NAMED = [
 ]
 HF_FAMILIES = ["bert", "roberta", "distilbert", "deberta", "t5", "gpt2",
                "llama", "mistral", "qwen2"]
-DECODERS = ("gpt2", "llama", "mistral", "qwen2")
+# Families added in the fifteenth collection session (batches l15a-c): one
+# block of their own (hf_specs2, drawn after every other spec), so that
+# the ids and draws above stay as they were. Sizes are the published ones
+# (config.json of each checkpoint): L layers, H hidden, A heads, K kv
+# heads, D head width where it is not H / A, F ffn, E embedding width
+# where it is not H (factorized: ALBERT, ELECTRA-small, OPT-350m's
+# projection), V vocab, P max positions.
+HF_NAMED2 = [
+    ("opt", "opt-125m", dict(L=12, H=768, A=12, F=3072, V=50272, P=2048)),
+    ("opt", "opt-350m", dict(L=24, H=1024, A=16, F=4096, E=512, V=50272, P=2048)),
+    ("opt", "opt-1.3b", dict(L=24, H=2048, A=32, F=8192, V=50272, P=2048)),
+    ("gpt_neox", "pythia-160m", dict(L=12, H=768, A=12, F=3072, V=50304, P=2048)),
+    ("gpt_neox", "pythia-410m", dict(L=24, H=1024, A=16, F=4096, V=50304, P=2048)),
+    ("gpt_neox", "pythia-1b", dict(L=16, H=2048, A=8, F=8192, V=50304, P=2048)),
+    ("phi", "phi-1.5", dict(L=24, H=2048, A=32, F=8192, V=51200, P=2048)),
+    ("phi", "phi-2", dict(L=32, H=2560, A=32, F=10240, V=51200, P=2048)),
+    ("phi3", "phi-3-mini", dict(L=32, H=3072, A=32, K=32, F=8192, V=32064, P=4096)),
+    ("gemma", "gemma-2b", dict(L=18, H=2048, A=8, K=1, D=256, F=16384, V=256000,
+                               P=8192)),
+    ("gemma2", "gemma-2-2b", dict(L=26, H=2304, A=8, K=4, D=256, F=9216, V=256000,
+                                  P=8192)),
+    ("bloom", "bloom-560m", dict(L=24, H=1024, A=16, F=4096, V=250880, P=2048)),
+    ("bloom", "bloom-1b7", dict(L=24, H=2048, A=16, F=8192, V=250880, P=2048)),
+    ("stablelm", "stablelm-2-1.6b", dict(L=24, H=2048, A=32, K=32, F=5632,
+                                         V=100352, P=4096)),
+    ("stablelm", "stablelm-3b-4e1t", dict(L=32, H=2560, A=32, K=32, F=6912,
+                                          V=50304, P=4096)),
+    ("olmo", "olmo-1b", dict(L=16, H=2048, A=16, F=8192, V=50304, P=2048)),
+    ("olmo2", "olmo-2-1b", dict(L=16, H=2048, A=16, K=16, F=8192, V=100352, P=4096)),
+    ("starcoder2", "starcoder2-3b", dict(L=30, H=3072, A=24, K=2, F=12288,
+                                         V=49152, P=16384)),
+    ("granite", "granite-3.0-2b", dict(L=40, H=2048, A=32, K=8, F=8192, V=49155,
+                                       P=4096)),
+    ("qwen3", "qwen3-0.6b", dict(L=28, H=1024, A=16, K=8, D=128, F=3072,
+                                 V=151936, P=40960)),
+    ("qwen3", "qwen3-1.7b", dict(L=28, H=2048, A=16, K=8, D=128, F=6144,
+                                 V=151936, P=40960)),
+    ("qwen3", "qwen3-4b", dict(L=36, H=2560, A=32, K=8, D=128, F=9728,
+                               V=151936, P=40960)),
+    ("electra", "electra-small", dict(L=12, H=256, A=4, F=1024, E=128, V=30522,
+                                      P=512)),
+    ("electra", "electra-base", dict(L=12, H=768, A=12, F=3072, V=30522, P=512)),
+    ("electra", "electra-large", dict(L=24, H=1024, A=16, F=4096, V=30522, P=512)),
+    ("albert", "albert-base-v2", dict(L=12, H=768, A=12, F=3072, E=128, V=30000,
+                                      P=512)),
+    ("albert", "albert-large-v2", dict(L=24, H=1024, A=16, F=4096, E=128, V=30000,
+                                       P=512)),
+    ("albert", "albert-xxlarge-v2", dict(L=12, H=4096, A=64, F=16384, E=128,
+                                         V=30000, P=512)),
+    ("xlm_roberta", "xlm-roberta-base", dict(L=12, H=768, A=12, F=3072, V=250002,
+                                             P=512)),
+    ("xlm_roberta", "xlm-roberta-large", dict(L=24, H=1024, A=16, F=4096,
+                                              V=250002, P=512)),
+    ("mpnet", "mpnet-base", dict(L=12, H=768, A=12, F=3072, V=30527, P=512)),
+    ("modernbert", "modernbert-base", dict(L=22, H=768, A=12, F=1152, V=50368,
+                                           P=8192)),
+    ("modernbert", "modernbert-large", dict(L=28, H=1024, A=16, F=2624, V=50368,
+                                            P=8192)),
+    # the larger ones last: exported on one CPU exporter, minutes each
+    ("opt", "opt-6.7b", dict(L=32, H=4096, A=32, F=16384, V=50272, P=2048)),
+    ("gpt_neox", "pythia-6.9b", dict(L=32, H=4096, A=32, F=16384, V=50432, P=2048)),
+    ("gemma", "gemma-7b", dict(L=28, H=3072, A=16, K=16, D=256, F=24576,
+                               V=256000, P=8192)),
+    ("bloom", "bloom-7b1", dict(L=30, H=4096, A=32, F=16384, V=250880, P=2048)),
+    ("olmo", "olmo-7b", dict(L=32, H=4096, A=32, F=11008, V=50304, P=2048)),
+    ("falcon", "falcon-7b", dict(L=32, H=4544, A=71, K=1, F=18176, V=65024,
+                                 P=2048)),
+    ("gptj", "gpt-j-6b", dict(L=28, H=4096, A=16, F=16384, V=50400, P=2048)),
+    ("starcoder2", "starcoder2-7b", dict(L=32, H=4608, A=36, K=4, F=18432,
+                                         V=49152, P=16384)),
+    ("granite", "granite-3.0-8b", dict(L=40, H=4096, A=32, K=8, F=12800,
+                                       V=49155, P=4096)),
+    ("qwen3", "qwen3-8b", dict(L=36, H=4096, A=32, K=8, D=128, F=12288,
+                               V=151936, P=40960)),
+]
+# family -> base model of its sampled variants (their `model`)
+HF_FAMILIES2 = {
+    "opt": "opt-125m", "gpt_neox": "pythia-160m", "phi": "phi-1.5",
+    "phi3": "phi-3-mini", "gemma": "gemma-2b", "gemma2": "gemma-2-2b",
+    "bloom": "bloom-560m", "stablelm": "stablelm-2-1.6b", "olmo": "olmo-1b",
+    "olmo2": "olmo-2-1b", "falcon": "falcon-7b", "gptj": "gpt-j-6b",
+    "starcoder2": "starcoder2-3b", "granite": "granite-3.0-2b",
+    "qwen3": "qwen3-0.6b", "electra": "electra-base", "albert": "albert-base-v2",
+    "xlm_roberta": "xlm-roberta-base", "mpnet": "mpnet-base",
+    "modernbert": "modernbert-base",
+}
+# the base model's vocabulary: one of the sampled variants' choices
+HF_NAMED2_V = {f: c["V"] for f, n, c in HF_NAMED2 if HF_FAMILIES2[f] == n}
+# decoders run their half-precision points in bf16 (measure.run_item)
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "opt", "gpt_neox", "phi",
+            "phi3", "gemma", "gemma2", "bloom", "stablelm", "olmo", "olmo2",
+            "falcon", "gptj", "starcoder2", "granite", "qwen3")
+# llama-style configs (num_hidden_layers, hidden_size, num_attention_heads,
+# num_key_value_heads, head_dim, intermediate_size, ...)
+LLAMA_STYLE2 = {"phi": "PhiConfig", "phi3": "Phi3Config", "gemma": "GemmaConfig",
+                "gemma2": "Gemma2Config", "stablelm": "StableLmConfig",
+                "olmo": "OlmoConfig", "olmo2": "Olmo2Config",
+                "starcoder2": "Starcoder2Config", "granite": "GraniteConfig",
+                "qwen3": "Qwen3Config"}
 
 
 def hf_specs(rng, per_family):
@@ -348,12 +446,57 @@ def hf_specs(rng, per_family):
     return out
 
 
+def hf_specs2(rng, per_family):
+    """The fifteenth session's families (HF_NAMED2, HF_FAMILIES2): named
+    models at their published sizes, then per_family sampled variants of
+    each family, drawn as hf_specs draws them plus the family's own keys
+    (GQA kv heads, factorized embeddings, FFN fixed at 4H for BLOOM and
+    Falcon, whose configs have no FFN width). Variants carry the family's
+    base model name (HF_FAMILIES2)."""
+    out = []
+    for fam, name, c in HF_NAMED2:
+        out.append(dict(id="hf:" + name, family=fam, model=name, variant="base",
+                        source="hf", kind="text",
+                        build=dict(kind="hf", family=fam, cfg=c)))
+    for fam in sorted(HF_FAMILIES2):
+        for _ in range(per_family):
+            A = rng.choice([2, 4, 6, 8, 12, 16, 32])
+            enc = fam not in DECODERS
+            hd = rng.choice([32, 64]) if enc else rng.choice([32, 64, 128])
+            if fam == "gptj":  # rotary_dim 64 must fit in a head
+                hd = rng.choice([64, 128])
+            H = A * hd
+            c = dict(L=rng.randint(1, 24), H=H, A=A, F=H * rng.choice([2, 3, 4]),
+                     V=rng.choice([8000, 32000, 50257, HF_NAMED2_V[fam]]), P=2048)
+            if fam in ("bloom", "falcon"):
+                c["F"] = 4 * H
+            if fam in ("phi3", "gemma", "gemma2", "starcoder2", "granite", "qwen3"):
+                c["K"] = rng.choice([k for k in (1, 2, 4, 8, A) if A % k == 0])
+            if fam == "falcon":
+                c["K"] = rng.choice([1, A])
+            if fam in ("albert", "electra"):
+                c["E"] = rng.choice([64, 128, 256]) if fam == "albert" \
+                    else rng.choice([128, H])
+            d = dict(fam=fam, c=c)
+            out.append(dict(id=_sid("hfv:" + fam, d), family=fam,
+                            model=HF_FAMILIES2[fam], variant=_variant(c),
+                            source="hf", kind="text",
+                            build=dict(kind="hf", family=fam, cfg=c)))
+    return out
+
+
 def hf_params_estimate(c):
     """Approximate parameter count of an HF spec config (for planning)."""
     H, L, F, V = c["H"], c["L"], c["F"], c["V"]
     kv = c.get("K", c["A"])
-    att = H * H * 2 + 2 * H * (H * kv // c["A"])
-    return L * (att + 3 * H * F) + V * H
+    if "D" in c:  # head width not H / A (Gemma, Qwen3)
+        att = 2 * H * c["A"] * c["D"] + 2 * H * kv * c["D"]
+    else:
+        att = H * H * 2 + 2 * H * (H * kv // c["A"])
+    # a factorized embedding (E) is V x E plus its E x H projection; ALBERT
+    # shares one layer L times: this counts its compute, not its weights
+    emb = V * c["E"] + c["E"] * H if "E" in c else V * H
+    return L * (att + 3 * H * F) + emb
 
 
 def _hf_config(fam, c):
@@ -379,12 +522,61 @@ def _hf_config(fam, c):
         return tf.GPT2Config(n_layer=c["L"], n_embd=c["H"], n_head=c["A"],
                              n_inner=c["F"], vocab_size=c["V"],
                              n_positions=c["P"])
+    if fam in LLAMA_STYLE2:
+        return getattr(tf, LLAMA_STYLE2[fam])(
+            num_hidden_layers=c["L"], hidden_size=c["H"],
+            num_attention_heads=c["A"], num_key_value_heads=c.get("K", c["A"]),
+            head_dim=c.get("D", c["H"] // c["A"]), intermediate_size=c["F"],
+            vocab_size=c["V"], max_position_embeddings=c["P"])
+    if fam in HF_FAMILIES2:
+        return _hf_config2(tf, fam, c)
     cls = {"llama": tf.LlamaConfig, "mistral": tf.MistralConfig,
            "qwen2": tf.Qwen2Config}[fam]
     return cls(num_hidden_layers=c["L"], hidden_size=c["H"],
                num_attention_heads=c["A"], num_key_value_heads=c.get("K", c["A"]),
                intermediate_size=c["F"], vocab_size=c["V"],
                max_position_embeddings=c["P"])
+
+
+def _hf_config2(tf, fam, c):
+    """Configs of the HF_FAMILIES2 families that are not llama-style."""
+    L, H, A, F, V, P = c["L"], c["H"], c["A"], c["F"], c["V"], c["P"]
+    if fam == "opt":
+        return tf.OPTConfig(num_hidden_layers=L, hidden_size=H,
+                            num_attention_heads=A, ffn_dim=F, vocab_size=V,
+                            max_position_embeddings=P,
+                            word_embed_proj_dim=c.get("E", H))
+    if fam == "gpt_neox":
+        return tf.GPTNeoXConfig(num_hidden_layers=L, hidden_size=H,
+                                num_attention_heads=A, intermediate_size=F,
+                                vocab_size=V, max_position_embeddings=P)
+    if fam == "bloom":  # FFN 4H, ALiBi positions
+        return tf.BloomConfig(n_layer=L, hidden_size=H, n_head=A, vocab_size=V)
+    if fam == "falcon":  # Falcon-7B: multi-query, parallel attention + MLP
+        return tf.FalconConfig(num_hidden_layers=L, hidden_size=H,
+                               num_attention_heads=A, vocab_size=V,
+                               multi_query=c.get("K", A) == 1,
+                               new_decoder_architecture=False,
+                               parallel_attn=True, bias=False, alibi=False,
+                               ffn_hidden_size=F, max_position_embeddings=P)
+    if fam == "gptj":
+        return tf.GPTJConfig(n_layer=L, n_embd=H, n_head=A, n_inner=F,
+                             vocab_size=V, n_positions=P, rotary_dim=64)
+    if fam in ("electra", "albert"):
+        cls = tf.ElectraConfig if fam == "electra" else tf.AlbertConfig
+        return cls(num_hidden_layers=L, hidden_size=H, num_attention_heads=A,
+                   intermediate_size=F, vocab_size=V, embedding_size=c.get("E", H),
+                   max_position_embeddings=P)
+    if fam in ("xlm_roberta", "mpnet"):
+        cls = tf.XLMRobertaConfig if fam == "xlm_roberta" else tf.MPNetConfig
+        return cls(num_hidden_layers=L, hidden_size=H, num_attention_heads=A,
+                   intermediate_size=F, vocab_size=V,
+                   max_position_embeddings=P + 2)
+    if fam == "modernbert":
+        return tf.ModernBertConfig(num_hidden_layers=L, hidden_size=H,
+                                   num_attention_heads=A, intermediate_size=F,
+                                   vocab_size=V, max_position_embeddings=P)
+    raise ValueError("unknown transformers family " + fam)
 
 
 def _build_hf(fam, c, dtype=None):
@@ -401,7 +593,15 @@ def _build_hf(fam, c, dtype=None):
         if fam == "t5":
             m = tf.T5EncoderModel(cfg)
         else:
-            m = tf.AutoModel.from_config(cfg)
+            try:
+                m = tf.AutoModel.from_config(cfg)
+            except ValueError as e:
+                # a new family without SDPA attention: transformers refuses
+                # it when the model is built; such families run eager
+                if fam not in HF_FAMILIES2 or "attention" not in str(e).lower():
+                    raise
+                cfg._attn_implementation = "eager"
+                m = tf.AutoModel.from_config(cfg)
     finally:
         torch.set_default_dtype(torch.float32)
     if hasattr(m.config, "use_cache"):
@@ -573,6 +773,8 @@ def all_specs(seed=0, tv_per_family=250, timm_per_family=60, hf_per_family=120):
     out += torchvision_variant_specs(random.Random(seed + 10), 40)
     out += timm_specs(random.Random(seed + 11), 25)
     out += hf_specs(random.Random(seed + 12), 40)
+    # fifteenth session (2026-11-27): new transformer families, appended
+    out += hf_specs2(random.Random(seed + 20), 12)
     seen = set()
     uniq = []
     for s in out:
