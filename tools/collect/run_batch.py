@@ -261,20 +261,21 @@ def spec_filter(kinds="", families=""):
                       (not fs or s["family"] in fs))
 
 
-def big_exporter_count(n_big):
-    """Processes exporting the large language models (over 0.9B
-    parameters): up to 2, one where /tmp has under 150 GB free or the
-    machine under 300 GB of memory. The legacy export of an 8B model
-    writes its fp32 weights (~32 GB) as external data beside the file and
-    holds them in memory about twice: two at once would fill a one-GPU
-    machine's 64 GiB disk."""
+def big_exporter_count(n_big, largest=9e9):
+    """Processes exporting the large language models (estimate over 0.9B
+    parameters): up to 2, one where two exports of the largest (`largest`
+    parameters) do not fit. The legacy export writes a model's fp32
+    weights as external data beside the file (4 bytes a parameter, ~32 GB
+    for an 8B model) and holds them in memory about twice: two 8B exports
+    at once would fill a one-GPU machine's 64 GiB disk."""
     import shutil
     try:
         free = shutil.disk_usage("/tmp").free
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (OSError, ValueError):
         free = ram = 0
-    return min(n_big, 2 if free > 150e9 and ram > 300e9 else 1)
+    need = 2 * 4 * 1.25 * largest
+    return min(n_big, 2 if free > need and ram > 2 * need else 1)
 
 
 def read_done(per_device=None):
@@ -525,7 +526,10 @@ def main():
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
     ncpu = os.cpu_count() or 8
-    nb = big_exporter_count(len(big))
+    # sampled variants over MAX_EXPORT_PARAMS are skipped, not exported
+    nb = big_exporter_count(len(big), max(
+        [zoo.hf_params_estimate(byid[i]["build"]["cfg"]) for i in big
+         if i.startswith("hf:") or byid[i].get("export_anyway")] or [0]))
     bthreads = 8 if ncpu >= 48 else (3 if nb > 1 else 6)
     n_exp = a.exporters or max(2, ncpu - 2 * gpus - 1 - bthreads * nb)
     with open(os.path.join(work, "export_q.jsonl"), "w") as f:

@@ -376,24 +376,14 @@ HF_NAMED2 = [
                                            P=8192)),
     ("modernbert", "modernbert-large", dict(L=28, H=1024, A=16, F=2624, V=50368,
                                             P=8192)),
-    # the larger ones last: exported on one CPU exporter, minutes each
-    ("opt", "opt-6.7b", dict(L=32, H=4096, A=32, F=16384, V=50272, P=2048)),
-    ("gpt_neox", "pythia-6.9b", dict(L=32, H=4096, A=32, F=16384, V=50432, P=2048)),
-    ("gemma", "gemma-7b", dict(L=28, H=3072, A=16, K=16, D=256, F=24576,
-                               V=256000, P=8192)),
-    ("bloom", "bloom-7b1", dict(L=30, H=4096, A=32, F=16384, V=250880, P=2048)),
-    ("olmo", "olmo-7b", dict(L=32, H=4096, A=32, F=11008, V=50304, P=2048)),
-    ("falcon", "falcon-7b", dict(L=32, H=4544, A=71, K=1, F=18176, V=65024,
-                                 P=2048)),
-    ("gptj", "gpt-j-6b", dict(L=28, H=4096, A=16, F=16384, V=50400, P=2048)),
-    ("starcoder2", "starcoder2-7b", dict(L=32, H=4608, A=36, K=4, F=18432,
-                                         V=49152, P=16384)),
-    ("granite", "granite-3.0-8b", dict(L=40, H=4096, A=32, K=8, F=12800,
-                                       V=49155, P=4096)),
-    ("qwen3", "qwen3-8b", dict(L=36, H=4096, A=32, K=8, D=128, F=12288,
-                               V=151936, P=40960)),
+    # No 6.7B-8B model here: the legacy export of olmo-7b on the one-H100
+    # machine (6 threads) had not finished after 320 s of the probe call, and
+    # an export cut at a batch's deadline leaves no marker, so every later
+    # batch would try it again first. Falcon-7B and GPT-J-6B are the
+    # architectures of their families' sampled variants (HF_FAMILIES2).
 ]
-# family -> base model of its sampled variants (their `model`)
+# family -> base model of its sampled variants (their `model`; named in
+# HF_NAMED2 except falcon-7b and gpt-j-6b, see above)
 HF_FAMILIES2 = {
     "opt": "opt-125m", "gpt_neox": "pythia-160m", "phi": "phi-1.5",
     "phi3": "phi-3-mini", "gemma": "gemma-2b", "gemma2": "gemma-2-2b",
@@ -405,7 +395,8 @@ HF_FAMILIES2 = {
     "modernbert": "modernbert-base",
 }
 # the base model's vocabulary: one of the sampled variants' choices
-HF_NAMED2_V = {f: c["V"] for f, n, c in HF_NAMED2 if HF_FAMILIES2[f] == n}
+HF_NAMED2_V = dict({f: c["V"] for f, n, c in HF_NAMED2 if HF_FAMILIES2[f] == n},
+                   falcon=65024, gptj=50400)
 # decoders run their half-precision points in bf16 (measure.run_item)
 DECODERS = ("gpt2", "llama", "mistral", "qwen2", "opt", "gpt_neox", "phi",
             "phi3", "gemma", "gemma2", "bloom", "stablelm", "olmo", "olmo2",
@@ -522,14 +513,14 @@ def _hf_config(fam, c):
         return tf.GPT2Config(n_layer=c["L"], n_embd=c["H"], n_head=c["A"],
                              n_inner=c["F"], vocab_size=c["V"],
                              n_positions=c["P"])
-    if fam in LLAMA_STYLE2:
-        return getattr(tf, LLAMA_STYLE2[fam])(
-            num_hidden_layers=c["L"], hidden_size=c["H"],
-            num_attention_heads=c["A"], num_key_value_heads=c.get("K", c["A"]),
-            head_dim=c.get("D", c["H"] // c["A"]), intermediate_size=c["F"],
-            vocab_size=c["V"], max_position_embeddings=c["P"])
     if fam in HF_FAMILIES2:
-        return _hf_config2(tf, fam, c)
+        cfg = _hf_config2(tf, fam, c)
+        # Phi-3 (32000) and ModernBERT (50283) pad with an id past a sampled
+        # vocabulary of 8000: "Padding_idx must be within num_embeddings"
+        if getattr(cfg, "pad_token_id", None) is not None and \
+                cfg.pad_token_id >= c["V"]:
+            cfg.pad_token_id = 0
+        return cfg
     cls = {"llama": tf.LlamaConfig, "mistral": tf.MistralConfig,
            "qwen2": tf.Qwen2Config}[fam]
     return cls(num_hidden_layers=c["L"], hidden_size=c["H"],
@@ -539,8 +530,13 @@ def _hf_config(fam, c):
 
 
 def _hf_config2(tf, fam, c):
-    """Configs of the HF_FAMILIES2 families that are not llama-style."""
+    """Configs of the HF_FAMILIES2 families."""
     L, H, A, F, V, P = c["L"], c["H"], c["A"], c["F"], c["V"], c["P"]
+    if fam in LLAMA_STYLE2:
+        return getattr(tf, LLAMA_STYLE2[fam])(
+            num_hidden_layers=L, hidden_size=H, num_attention_heads=A,
+            num_key_value_heads=c.get("K", A), head_dim=c.get("D", H // A),
+            intermediate_size=F, vocab_size=V, max_position_embeddings=P)
     if fam == "opt":
         return tf.OPTConfig(num_hidden_layers=L, hidden_size=H,
                             num_attention_heads=A, ffn_dim=F, vocab_size=V,
