@@ -872,6 +872,11 @@ def test_text_families_and_kinds():
     check(run_batch.big_exporter_count(0) == 0 and
           1 <= run_batch.big_exporter_count(5) <= 2, "big exporters 1-2")
     check(run_batch.big_exporter_count(5, 1e15) == 1, "one where two do not fit")
+    done = {"export": {"a"}, "label_any": {"a", "b", "c", "d"}, "label": set(),
+            "exportfail": {"c"}}
+    order = [dict(id=i) for i in "edcba"]
+    check(run_batch.waiting_exports(order, done, run_batch.skip_specs(done))
+          == ["d", "b"], "labeled, never exported, not failed: in queue order")
     try:
         import transformers  # noqa: F401
     except ImportError:

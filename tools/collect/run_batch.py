@@ -339,6 +339,13 @@ def labeled_without_graph(done, known, retry=None):
                   and i in done["export"] and i not in failed)
 
 
+def waiting_exports(ordered, done, skip):
+    """Spec ids (in queue order) labeled on some card that were never
+    exported nor failed to export: their label rows wait in pending/."""
+    return [s["id"] for s in ordered if s["id"] in done["label_any"]
+            and s["id"] not in done["export"] and s["id"] not in skip]
+
+
 def stop_early_on_term(deadline):
     """SIGTERM (the device tool's time limit: `timeout` signals the
     command's process group) moves deadline["t"] to now, so the batch
@@ -517,9 +524,16 @@ def main():
              if i in byid and keep(byid[i])] if not a.part or pk == 0 else []
     for i in again:
         byid[i] = dict(byid[i], export_anyway=True)
-    q = again + export_queue([s["id"] for s in ordered if keep(s)], lab_ids,
-                             every_item,
-                             done["export"] | skip | set(again),
+    # then the specs labeled on some card whose export never ran (a batch
+    # ended before its exporter reached them): their rows wait in pending/.
+    # Batch l15a labeled 20 new language models and exported 8 of its 17
+    # large ones; the next batch's own label items would have come first.
+    waiting = [i for i in waiting_exports(ordered, done, skip) if keep(byid[i])] \
+        if not a.part or pk == 0 else []
+    q = again + waiting + export_queue([s["id"] for s in ordered if keep(s)],
+                                       lab_ids, every_item,
+                                       done["export"] | skip | set(again) |
+                                       set(waiting),
                              (pk, pn) if a.part else None,
                              a.export_only_labeled)
     big = [i for i in q if i.startswith(("hf:", "hfv:")) and
