@@ -821,7 +821,7 @@ def test_fixed_resolution_and_training_plan():
 
 
 def test_text_families_and_kinds():
-    """The fifteenth session's transformer families (zoo.hf_specs2) are
+    """The eighteenth session's transformer families (zoo.hf_specs2) are
     appended: every earlier spec keeps its id and place; each new family
     has its named base model and 12 sampled variants carrying that name;
     hf_params_estimate is unchanged where D (head width) is H / A and

@@ -1,5 +1,5 @@
 """probe_text.py - checks language-model families on the GPU machine before
-a batch measures them (fifteenth session: the new families of
+a batch measures them (eighteenth session: the new families of
 zoo.HF_FAMILIES2 could not be exported on the developer machine, whose
 torch 1.13 runs no transformers 5).
 

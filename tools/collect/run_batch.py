@@ -254,7 +254,7 @@ def spec_filter(kinds="", families=""):
     """Predicate of --kinds / --families (comma lists, empty: any): a
     batch with `--kinds text` labels and exports language models only, so
     new transformer families are measured first instead of waiting behind
-    the vision specs of the --per-device queue (fifteenth session)."""
+    the vision specs of the --per-device queue (eighteenth session)."""
     ks = set(k for k in kinds.split(",") if k)
     fs = set(f for f in families.split(",") if f)
     return lambda s: ((not ks or s["kind"] in ks) and

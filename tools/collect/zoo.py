@@ -318,13 +318,15 @@ HF_NAMED = [
 ]
 HF_FAMILIES = ["bert", "roberta", "distilbert", "deberta", "t5", "gpt2",
                "llama", "mistral", "qwen2"]
-# Families added in the fifteenth collection session (batches l15a-c): one
+# Families added in the eighteenth session (batches l15a, l15b): one
 # block of their own (hf_specs2, drawn after every other spec), so that
 # the ids and draws above stay as they were. Sizes are the published ones
 # (config.json of each checkpoint): L layers, H hidden, A heads, K kv
 # heads, D head width where it is not H / A, F ffn, E embedding width
 # where it is not H (factorized: ALBERT, ELECTRA-small, OPT-350m's
-# projection), V vocab, P max positions.
+# projection), V vocab, P max positions. Other structure follows the
+# config defaults (OPT-350m's post-norm and StableLM-2's qkv bias are not
+# reproduced).
 HF_NAMED2 = [
     ("opt", "opt-125m", dict(L=12, H=768, A=12, F=3072, V=50272, P=2048)),
     ("opt", "opt-350m", dict(L=24, H=1024, A=16, F=4096, E=512, V=50272, P=2048)),
@@ -438,7 +440,7 @@ def hf_specs(rng, per_family):
 
 
 def hf_specs2(rng, per_family):
-    """The fifteenth session's families (HF_NAMED2, HF_FAMILIES2): named
+    """The eighteenth session's families (HF_NAMED2, HF_FAMILIES2): named
     models at their published sizes, then per_family sampled variants of
     each family, drawn as hf_specs draws them plus the family's own keys
     (GQA kv heads, factorized embeddings, FFN fixed at 4H for BLOOM and
@@ -769,7 +771,7 @@ def all_specs(seed=0, tv_per_family=250, timm_per_family=60, hf_per_family=120):
     out += torchvision_variant_specs(random.Random(seed + 10), 40)
     out += timm_specs(random.Random(seed + 11), 25)
     out += hf_specs(random.Random(seed + 12), 40)
-    # fifteenth session (2026-11-27): new transformer families, appended
+    # eighteenth session (2026-11-27): new transformer families, appended
     out += hf_specs2(random.Random(seed + 20), 12)
     seen = set()
     uniq = []
