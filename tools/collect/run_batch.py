@@ -534,8 +534,8 @@ def main():
                                        lab_ids, every_item,
                                        done["export"] | skip | set(again) |
                                        set(waiting),
-                             (pk, pn) if a.part else None,
-                             a.export_only_labeled)
+                                       (pk, pn) if a.part else None,
+                                       a.export_only_labeled)
     big = [i for i in q if i.startswith(("hf:", "hfv:")) and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
     small = [i for i in q if i not in set(big)]
