@@ -200,6 +200,52 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("ensemble_mape_usage", r.returncode == 2 and "usage" in r.stderr,
           r.stderr[-200:])
+    # scripts/error_levels.sh: the MAPE after each group's mean log error
+    # is taken out (hand-computed). g1 at two batch sizes, ln errors +ln 2
+    # and -ln 2 (100% and 50%); g2 once, exact; all one model
+    def lrow(graph, prec, batch, pred, actual=10.0, kind="dippm"):
+        return ("%s,lmo,0,m,f,%s,H100-SXM5-80GB,graph,%s,%d,0,224,224,"
+                "inference.latency_ms,%g,%g,0\n" % (kind, graph, prec, batch,
+                                                     actual, pred))
+    fl = os.path.join(tmp, "levels.csv")
+    with open(fl, "w") as f:
+        f.write(hdr + lrow("g1", "fp16", 1, 20) + lrow("g1", "fp16", 2, 5) +
+                lrow("g2", "fp32", 1, 10) + lrow("g1", "fp16", 1, 99, kind="xgb"))
+    levels = os.path.join("scripts", "error_levels.sh")
+    r = subprocess.run(["sh", levels, fl], capture_output=True, text=True)
+    got = {l[:46].strip(): l[46:].split() for l in r.stdout.splitlines()[1:]}
+    # as predicted (100 + 50 + 0) / 3; the model's mean is 0: the same;
+    # g1's mean is 0 (g2 alone does not count): (100 + 50) / 2; each
+    # configuration is alone: no rows
+    check("error_levels_oracle", r.returncode == 0 and
+          got.get("(nothing: as predicted)") == ["3", "50.00%"] and
+          got.get("model") == ["3", "50.00%"] and
+          got.get("graph") == ["2", "75.00%"] and
+          got.get("configuration (both cards)") == ["0", "-"],
+          r.stdout + r.stderr)
+    env = dict(os.environ, GROUP="graph,precision")
+    r = subprocess.run(["sh", levels, fl], capture_output=True, text=True, env=env)
+    rows = sorted(l.split() for l in r.stdout.splitlines()[1:])
+    check("error_levels_group", r.returncode == 0 and
+          rows == [["g1,fp16", "2", "0.000", "75.00%"],
+                   ["g2,fp32", "1", "0.000", "0.00%"]], r.stdout + r.stderr)
+    env = dict(os.environ, PRECISION="fp32")
+    r = subprocess.run(["sh", levels, fl], capture_output=True, text=True, env=env)
+    got = {l[:46].strip(): l[46:].split() for l in r.stdout.splitlines()[1:]}
+    check("error_levels_filter", r.returncode == 0 and
+          got.get("(nothing: as predicted)") == ["1", "0.00%"] and
+          got.get("model") == ["0", "-"], r.stdout + r.stderr)
+    env = dict(os.environ, GROUP="nosuchcolumn")
+    r = subprocess.run(["sh", levels, fl], capture_output=True, text=True, env=env)
+    check("error_levels_bad_group", r.returncode == 2 and
+          "nosuchcolumn" in r.stderr, r.stdout + r.stderr)
+    env = dict(os.environ, KIND="trappm")
+    r = subprocess.run(["sh", levels, fl], capture_output=True, text=True, env=env)
+    check("error_levels_no_rows", r.returncode == 1 and "no rows" in r.stderr,
+          r.stdout + r.stderr)
+    r = subprocess.run(["sh", levels], capture_output=True, text=True)
+    check("error_levels_usage", r.returncode == 2 and "usage" in r.stderr,
+          r.stderr[-200:])
     # labels at sizes the graph cannot take (gen.py's conflict/ dataset):
     # dlperf train says how many bindings it skipped and which, and trains
     # on the 6 examples left
