@@ -412,12 +412,16 @@ LLAMA_STYLE2 = {"phi": "PhiConfig", "phi3": "Phi3Config", "gemma": "GemmaConfig"
                 "qwen3": "Qwen3Config"}
 
 
+def _hf_spec(sid, fam, model, variant, c):
+    """The spec of one transformers model: config c of family fam."""
+    return dict(id=sid, family=fam, model=model, variant=variant, source="hf",
+                kind="text", build=dict(kind="hf", family=fam, cfg=c))
+
+
 def hf_specs(rng, per_family):
     out = []
     for fam, name, c in HF_NAMED:
-        out.append(dict(id="hf:" + name, family=fam, model=name, variant="base",
-                        source="hf", kind="text",
-                        build=dict(kind="hf", family=fam, cfg=c)))
+        out.append(_hf_spec("hf:" + name, fam, name, "base", c))
     for fam in HF_FAMILIES:
         for _ in range(per_family):
             A = rng.choice([2, 4, 6, 8, 12, 16, 32])
@@ -433,9 +437,7 @@ def hf_specs(rng, per_family):
                     "t5": "t5-base-encoder", "gpt2": "gpt2", "llama": "llama-2-7b",
                     "mistral": "mistral-7b", "qwen2": "qwen2-0.5b"}[fam]
             d = dict(fam=fam, c=c)
-            out.append(dict(id=_sid("hfv:" + fam, d), family=fam, model=base,
-                            variant=_variant(c), source="hf", kind="text",
-                            build=dict(kind="hf", family=fam, cfg=c)))
+            out.append(_hf_spec(_sid("hfv:" + fam, d), fam, base, _variant(c), c))
     return out
 
 
@@ -448,9 +450,7 @@ def hf_specs2(rng, per_family):
     base model name (HF_FAMILIES2)."""
     out = []
     for fam, name, c in HF_NAMED2:
-        out.append(dict(id="hf:" + name, family=fam, model=name, variant="base",
-                        source="hf", kind="text",
-                        build=dict(kind="hf", family=fam, cfg=c)))
+        out.append(_hf_spec("hf:" + name, fam, name, "base", c))
     for fam in sorted(HF_FAMILIES2):
         for _ in range(per_family):
             A = rng.choice([2, 4, 6, 8, 12, 16, 32])
@@ -471,10 +471,8 @@ def hf_specs2(rng, per_family):
                 c["E"] = rng.choice([64, 128, 256]) if fam == "albert" \
                     else rng.choice([128, H])
             d = dict(fam=fam, c=c)
-            out.append(dict(id=_sid("hfv:" + fam, d), family=fam,
-                            model=HF_FAMILIES2[fam], variant=_variant(c),
-                            source="hf", kind="text",
-                            build=dict(kind="hf", family=fam, cfg=c)))
+            out.append(_hf_spec(_sid("hfv:" + fam, d), fam, HF_FAMILIES2[fam],
+                                _variant(c), c))
     return out
 
 
