@@ -21,7 +21,7 @@ set -eu
 awk -F, -v kind="${KIND:-dippm}" -v target="${TARGET:-inference.latency_ms}" \
     -v rt="${RUNTIME:-}" -v dev="${DEVICE:-}" -v prec="${PRECISION:-}" \
     -v group="${GROUP:-}" '
-function mape_of(e) { return (e < 0 ? -e : e) }
+function absval(e) { return (e < 0 ? -e : e) }
 NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
     split("kind,target,actual,predicted,model,graph,device,runtime,precision,batch,seq,height,width", need, ",")
@@ -44,7 +44,7 @@ $col["kind"] == kind && $col["target"] == target &&
 $col["actual"] > 0 && $col["predicted"] > 0 {
     n++
     lr[n] = log($col["predicted"] / $col["actual"])
-    all += mape_of(exp(lr[n]) - 1)
+    all += absval(exp(lr[n]) - 1)
     g = $col["graph"]; r = $col["runtime"]; p = $col["precision"]
     cfg = g SUBSEP r SUBSEP p SUBSEP $col["batch"] SUBSEP $col["seq"] SUBSEP $col["height"] SUBSEP $col["width"]
     key[1, n] = $col["model"]
@@ -64,7 +64,7 @@ END {
     if (n == 0) { print "error_levels: no rows of kind " kind ", target " target > "/dev/stderr"; exit 1 }
     if (ng) {
         for (i = 1; i <= n; i++) {
-            gn[gkey[i]]++; gs[gkey[i]] += lr[i]; ga[gkey[i]] += mape_of(exp(lr[i]) - 1)
+            gn[gkey[i]]++; gs[gkey[i]] += lr[i]; ga[gkey[i]] += absval(exp(lr[i]) - 1)
         }
         printf "%-40s %6s %14s %8s\n", group, "rows", "mean ln(p/a)", "MAPE"
         for (k in gn) printf "%-40s %6d %14.3f %7.2f%%\n", k, gn[k], gs[k] / gn[k], 100 * ga[k] / gn[k] | "sort"
@@ -82,7 +82,7 @@ END {
             k = key[l, i]
             if (cnt[k] < 2) continue
             m++
-            s += mape_of(exp(lr[i] - sum[k] / cnt[k]) - 1)
+            s += absval(exp(lr[i] - sum[k] / cnt[k]) - 1)
         }
         if (m) printf "%-46s %6d %7.2f%%\n", names[l], m, 100 * s / m
         else printf "%-46s %6d %8s\n", names[l], 0, "-"
