@@ -174,6 +174,36 @@ static void test_constant_target(void) {
     dlp_tree_free(t);
 }
 
+/* Mode defaults fill only the fields left at 0: the LLM boosters are
+ * deeper and longer, inference and training keep the generic ones, and
+ * what dlperf tree fit's --rounds / --depth / --eta set stays. */
+static void test_params_for_mode(void) {
+    dlp_tree_params g, p;
+    dlp_tree_params_default(&g);
+    dlp_tree_fit_opts o;
+    dlp_tree_fit_opts_default(&o);
+    CHECK(o.tp.rounds == 0 && o.tp.max_depth == 0 && o.tp.eta == 0);
+    p = o.tp;
+    dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
+    CHECK(p.rounds == 300 && p.max_depth == 5);
+    CHECK_CLOSE(p.eta, 0.08, 1e-12);
+    CHECK(p.max_depth > g.max_depth && p.rounds > g.rounds);
+    CHECK_CLOSE(p.subsample, g.subsample, 1e-12);
+    p = o.tp;
+    dlp_tree_params_for_mode(&p, DLP_MODE_INFERENCE);
+    CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
+    CHECK_CLOSE(p.eta, g.eta, 1e-12);
+    p = o.tp;
+    dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);
+    CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
+    p = o.tp;
+    p.rounds = 30;
+    p.eta = 0.5;
+    dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
+    CHECK(p.rounds == 30 && p.max_depth == 5);
+    CHECK_CLOSE(p.eta, 0.5, 1e-12);
+}
+
 static void test_bad_input(void) {
     float x[4] = {1, 2, 3, 4}, y[4] = {1, NAN, 3, 4};
     dlp_tree_params tp;
@@ -612,6 +642,7 @@ int main(void) {
     RUN(test_learns_known_function);
     RUN(test_constant_target);
     RUN(test_ubj_check);
+    RUN(test_params_for_mode);
     RUN(test_bad_input);
     RUN(test_arch_read);
     RUN(test_fit_write_load_predict);

@@ -41,6 +41,12 @@ typedef struct {
 } dlp_tree_params;
 
 void dlp_tree_params_default(dlp_tree_params *p);
+/* Fills the rounds, max_depth and eta of p that are 0 with the mode's
+ * defaults (tree_fit.c says how they were chosen): llm 300 rounds of
+ * depth 5 at eta 0.08; inference and training dlp_tree_params_default's
+ * 200 of depth 3 at 0.05. Fields already set are kept (dlperf tree fit's
+ * --rounds, --depth, --eta). */
+void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode);
 
 /* Trains on x[n, d] (row-major, NAN = missing) against y[n] with squared
  * error. n >= 2, d >= 1, every y finite. */
@@ -190,7 +196,8 @@ const char *dlp_tree_graph_feature_name(int i);
 
 /* ---- training and comparison (tree_fit.c) ------------------------------ */
 typedef struct {
-    dlp_tree_params tp;
+    dlp_tree_params tp;      /* rounds, max_depth, eta 0 (the default):
+                                the mode's (dlp_tree_params_for_mode) */
     dlp_pred_mode mode;      /* default DLP_MODE_LLM */
     const char *device;      /* only rows of this device; NULL: every device */
     int split;               /* dlp_split_kind of src/eval (default lmo) */
