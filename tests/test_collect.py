@@ -490,6 +490,38 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
+def test_pending_compressed():
+    """Pending kernel rows wait compressed (pending_path: .csv.zst for
+    kernels, .csv otherwise); read_csv / write_csv read, write and append
+    a .zst file through zstd (oracle: the zstd command line itself), and
+    resolve_pending keeps a compressed file's unresolved rows intact."""
+    import types
+    import ingest
+    tmp = tempfile.mkdtemp()
+    pend = os.path.join(tmp, "pending")
+    os.makedirs(pend)
+    pk = ingest.pending_path(pend, "B1", "kernels")
+    check(pk.endswith("B1_kernels.csv.zst"), "kernel rows pend compressed: %s" % pk)
+    check(ingest.pending_path(pend, "B1", "llm").endswith("B1_llm.csv"),
+          "label rows pend as plain CSV")
+    cols = ["protocol", "batch_id", "hash", "kernel", "duration_us"]
+    rows = [dict(protocol="p1", batch_id="B1", hash="spec:x", kernel='k<"a", 2>',
+                 duration_us=str(1.5 + i)) for i in range(3)]
+    ingest.write_csv(pk, cols, rows[:2])
+    ingest.write_csv(pk, cols, rows[2:], append=True)
+    raw = subprocess.run(["zstd", "-q", "-d", "--long=27", "-c", pk],
+                         stdout=subprocess.PIPE, check=True).stdout.decode()
+    got = list(csv.DictReader(io.StringIO(raw)))
+    check(got == rows, "a .zst CSV holds the rows written and appended: %s" % got)
+    check(ingest.read_csv(pk) == rows, "read_csv reads a .zst CSV")
+    data = types.SimpleNamespace(root=tmp, specmap={}, index={},
+                                 keys={"kernels": set()})
+    logs = []
+    ingest.resolve_pending(data, logs.append)
+    check(os.path.exists(pk) and ingest.read_csv(pk) == rows and not logs,
+          "unresolved compressed rows stay as they were")
+
+
 def test_dataset():
     import ingest
     d = os.path.join(ROOT, "data")
@@ -922,7 +954,8 @@ def main():
               test_labeled_without_graph, test_collector_commit,
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items,
-              test_host_probe_and_late_column, test_dataset):
+              test_host_probe_and_late_column, test_pending_compressed,
+              test_dataset):
         try:
             t()
         except Exception as e:

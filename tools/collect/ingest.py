@@ -70,8 +70,12 @@ def extract(pieces, dest):
 
 
 def read_csv(path):
+    """Rows of a CSV file, [] where it does not exist; a path ending in
+    .zst is read through zstd."""
     if not os.path.exists(path):
         return []
+    if path.endswith(".zst"):
+        return list(csv.DictReader(io.StringIO(zstd_read(path).decode())))
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
@@ -81,6 +85,17 @@ def write_csv(path, cols, rows, append=False):
     keeps that file's header (a file written before a column was added
     gets no misaligned cells)."""
     new = not (append and os.path.exists(path))
+    if path.endswith(".zst"):
+        # compressed (pending kernel rows): rewritten whole
+        old = [] if new else read_csv(path)
+        if old:
+            cols = list(old[0].keys())
+        s = io.StringIO()
+        w = csv.DictWriter(s, cols, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerows(old + list(rows))
+        zstd_write(path, s.getvalue().encode())
+        return
     if not new:
         with open(path, newline="") as f:
             cols = next(csv.reader(f), cols)
@@ -400,7 +415,7 @@ def ingest_batch(data, work, log):
         rows = []
         for p in sorted(glob.glob(os.path.join(work, "w*_%s.csv" % t))):
             rows += read_csv(p)
-        rows += read_csv(os.path.join(pend_dir, "%s_%s.csv" % (bid, t)))
+        rows += read_csv(pending_path(pend_dir, bid, t))
         ok, pend, dup = [], [], 0
         pkeys = set()   # a batch ingested twice: its pending rows once
         maps = {}
@@ -441,7 +456,7 @@ def ingest_batch(data, work, log):
                 zstd_write(os.path.join(bdir, "kernels.csv.zst"), s.getvalue().encode())
             else:
                 write_csv(os.path.join(bdir, t + ".csv"), TABLE_COLS[t], ok)
-        pp = os.path.join(pend_dir, "%s_%s.csv" % (bid, t))
+        pp = pending_path(pend_dir, bid, t)
         if pend:
             os.makedirs(pend_dir, exist_ok=True)
             cols = TABLE_COLS[t] + (["module", "aten"] if t == "kernels" else [])
@@ -534,10 +549,20 @@ def apply_memory(data, log):
                 % (os.path.basename(bdir), t, got, blank))
 
 
+def pending_path(pend_dir, bid, t):
+    """Where a batch's pending rows of table t wait: kernel rows compressed
+    (one batch's were 5.7 MB as text, and the tree travels to the GPU
+    machine under a size limit), the others as plain CSV."""
+    return os.path.join(pend_dir, "%s_%s.csv%s" % (bid, t, ".zst" if t == "kernels" else ""))
+
+
 def resolve_pending(data, log):
     """Rows of earlier batches whose graph is exported by now."""
-    for pp in sorted(glob.glob(os.path.join(data.root, "pending", "*.csv"))):
-        bid, _, t = os.path.basename(pp)[:-4].rpartition("_")
+    pend_dir = os.path.join(data.root, "pending")
+    for pp in sorted(glob.glob(os.path.join(pend_dir, "*.csv")) +
+                     glob.glob(os.path.join(pend_dir, "*.csv.zst"))):
+        name = os.path.basename(pp)
+        bid, _, t = name[:name.index(".csv")].rpartition("_")
         rows = read_csv(pp)
         ok, pend = [], []
         for d in rows:
