@@ -501,7 +501,8 @@ def test_pending_compressed():
     pend = os.path.join(tmp, "pending")
     os.makedirs(pend)
     pk = ingest.pending_path(pend, "B1", "kernels")
-    check(pk.endswith("B1_kernels.csv.zst"), "kernel rows pend compressed: %s" % pk)
+    check(pk.endswith("B1_kernels.csv.zst") and ingest.table_file("kernels") ==
+          "kernels.csv.zst", "kernel rows pend compressed, as stored: %s" % pk)
     check(ingest.pending_path(pend, "B1", "llm").endswith("B1_llm.csv"),
           "label rows pend as plain CSV")
     cols = ["protocol", "batch_id", "hash", "kernel", "duration_us"]
@@ -514,6 +515,14 @@ def test_pending_compressed():
     got = list(csv.DictReader(io.StringIO(raw)))
     check(got == rows, "a .zst CSV holds the rows written and appended: %s" % got)
     check(ingest.read_csv(pk) == rows, "read_csv reads a .zst CSV")
+    ingest.write_csv(pk, cols + ["module"], [dict(rows[0], module="m")],
+                     append=True)
+    raw2 = subprocess.run(["zstd", "-q", "-d", "--long=27", "-c", pk],
+                          stdout=subprocess.PIPE, check=True).stdout.decode()
+    check(raw2.startswith(raw) and raw2.count("\n") == raw.count("\n") + 1 and
+          "m" not in raw2[len(raw):],
+          "appending to a .zst CSV keeps its text and its header's columns")
+    ingest.write_csv(pk, cols, rows)
     data = types.SimpleNamespace(root=tmp, specmap={}, index={},
                                  keys={"kernels": set()})
     logs = []

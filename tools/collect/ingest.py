@@ -83,27 +83,31 @@ def read_csv(path):
 def write_csv(path, cols, rows, append=False):
     """Writes rows under the header cols; appending to a file that exists
     keeps that file's header (a file written before a column was added
-    gets no misaligned cells)."""
+    gets no misaligned cells). A path ending in .zst is written through
+    zstd; appending to one rewrites it, its old text kept as it was."""
+    zst = path.endswith(".zst")
     new = not (append and os.path.exists(path))
-    if path.endswith(".zst"):
-        # compressed (pending kernel rows): rewritten whole
-        old = [] if new else read_csv(path)
-        if old:
-            cols = list(old[0].keys())
-        s = io.StringIO()
-        w = csv.DictWriter(s, cols, extrasaction="ignore", lineterminator="\n")
-        w.writeheader()
-        w.writerows(old + list(rows))
-        zstd_write(path, s.getvalue().encode())
-        return
+    old = zstd_read(path).decode() if zst and not new else ""
     if not new:
-        with open(path, newline="") as f:
-            cols = next(csv.reader(f), cols)
-    with open(path, "a" if append else "w", newline="") as f:
+        if zst:
+            cols = next(csv.reader(io.StringIO(old)), cols)
+        else:
+            with open(path, newline="") as f:
+                cols = next(csv.reader(f), cols)
+    with (io.StringIO() if zst else
+          open(path, "a" if append else "w", newline="")) as f:
         w = csv.DictWriter(f, cols, extrasaction="ignore", lineterminator="\n")
         if new:
             w.writeheader()
         w.writerows(rows)
+        if zst:
+            zstd_write(path, (old + f.getvalue()).encode())
+
+
+def table_file(t):
+    """The file of table t in a batch folder: kernel rows are many and
+    stored compressed (kernels.csv.zst), the label tables as plain CSV."""
+    return t + (".csv.zst" if t == "kernels" else ".csv")
 
 
 def zstd_write(path, data):
@@ -447,15 +451,7 @@ def ingest_batch(data, work, log):
         else:
             nflag = 0
         if ok:
-            if t == "kernels":
-                s = io.StringIO()
-                w = csv.DictWriter(s, TABLE_COLS[t], extrasaction="ignore",
-                                   lineterminator="\n")
-                w.writeheader()
-                w.writerows(ok)
-                zstd_write(os.path.join(bdir, "kernels.csv.zst"), s.getvalue().encode())
-            else:
-                write_csv(os.path.join(bdir, t + ".csv"), TABLE_COLS[t], ok)
+            write_csv(os.path.join(bdir, table_file(t)), TABLE_COLS[t], ok)
         pp = pending_path(pend_dir, bid, t)
         if pend:
             os.makedirs(pend_dir, exist_ok=True)
@@ -550,10 +546,11 @@ def apply_memory(data, log):
 
 
 def pending_path(pend_dir, bid, t):
-    """Where a batch's pending rows of table t wait: kernel rows compressed
-    (one batch's were 5.7 MB as text, and the tree travels to the GPU
-    machine under a size limit), the others as plain CSV."""
-    return os.path.join(pend_dir, "%s_%s.csv%s" % (bid, t, ".zst" if t == "kernels" else ""))
+    """Where a batch's pending rows of table t wait: <batch>_ and the
+    table's file name, so kernel rows wait compressed as in the batch
+    folder (one batch's were 5.7 MB as text, and the tree travels to the
+    GPU machine under a size limit)."""
+    return os.path.join(pend_dir, bid + "_" + table_file(t))
 
 
 def resolve_pending(data, log):
@@ -588,18 +585,8 @@ def resolve_pending(data, log):
             map_kernel_rows(ok, nodemap_for)
         bdir = os.path.join(data.root, "batches", bid)
         if ok:
-            if t == "kernels":
-                path = os.path.join(bdir, "kernels.csv.zst")
-                old = zstd_read(path).decode() if os.path.exists(path) else ""
-                s = io.StringIO()
-                w = csv.DictWriter(s, TABLE_COLS[t], extrasaction="ignore",
-                                   lineterminator="\n")
-                if not old:
-                    w.writeheader()
-                w.writerows(ok)
-                zstd_write(path, (old + s.getvalue()).encode())
-            else:
-                write_csv(os.path.join(bdir, t + ".csv"), TABLE_COLS[t], ok, append=True)
+            write_csv(os.path.join(bdir, table_file(t)), TABLE_COLS[t], ok,
+                      append=True)
         if pend:
             write_csv(pp, list(rows[0].keys()), pend)
         else:
@@ -638,14 +625,10 @@ def remap_kernels(data, groups, log):
                     nms[h] = NodeMap(gb) if gb else None
                 return nms[h]
             map_kernel_rows(ok, nodemap_for)
-            path = os.path.join(data.root, "batches", bid, "kernels.csv.zst")
             if ok:
-                s = io.StringIO()
-                w = csv.DictWriter(s, TABLE_COLS["kernels"], extrasaction="ignore",
-                                   lineterminator="\n")
-                w.writeheader()
-                w.writerows(ok)
-                zstd_write(path, s.getvalue().encode())
+                write_csv(os.path.join(data.root, "batches", bid,
+                                       table_file("kernels")),
+                          TABLE_COLS["kernels"], ok)
             log("%s: %d kernel rows, %d mapped to nodes" % (
                 bid, len(ok), sum(1 for d in ok if d["nodes"])))
         finally:
