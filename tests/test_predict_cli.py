@@ -390,6 +390,11 @@ def main():
         check(rc == 1 and "llm" in err, "tree fit without rows: clear error")
         rc, out, err = run("tree", "fit", "/nonexistent")
         check(rc == 1 and "/nonexistent" in err, "tree fit: bad dataset dir")
+        for opt, bad in (("--rounds", "0"), ("--depth", "-2"), ("--eta", "0")):
+            rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
+                               opt, bad)
+            check(rc == 2 and opt in err and bad in err,
+                  "tree fit %s %s: refused, not read as the mode's default" % (opt, bad))
 
         # the shipped models, when present: default --models from the binary
         shipped = os.path.join(ROOT, "models")

@@ -146,7 +146,12 @@ int cmd_tree(int argc, char **argv) {
             return 2;
         }
         if (takes) {
-            if (end && (*end || end == v)) {
+            /* 0 would read as "the mode's default" (tree.h), so the
+             * booster sizes must be given as positive numbers */
+            bool nonpos = (!strcmp(a, "--rounds") && o.tp.rounds <= 0) ||
+                          (!strcmp(a, "--depth") && o.tp.max_depth <= 0) ||
+                          (!strcmp(a, "--eta") && !(o.tp.eta > 0));
+            if ((end && (*end || end == v)) || nonpos) {
                 fprintf(stderr, "dlperf tree: bad value '%s' for %s\n", v, a);
                 return 2;
             }
