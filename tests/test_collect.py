@@ -871,15 +871,16 @@ def test_text_families_and_kinds():
     import zoo
     import run_batch
     specs = zoo.all_specs()
-    saved = zoo.hf_specs2
+    saved, saved3 = zoo.hf_specs2, zoo.hf_specs3
     zoo.hf_specs2 = lambda rng, n: []
+    zoo.hf_specs3 = lambda: []
     try:
         before = zoo.all_specs()
     finally:
-        zoo.hf_specs2 = saved
+        zoo.hf_specs2, zoo.hf_specs3 = saved, saved3
     check([s["id"] for s in specs[:len(before)]] == [s["id"] for s in before],
           "earlier specs: same ids, same order")
-    new = specs[len(before):]
+    new = specs[len(before):len(specs) - len(zoo.HF_NAMED3)]
     check(len(set(s["id"] for s in specs)) == len(specs), "ids unique")
     check(all(s["kind"] == "text" and s["family"] in zoo.HF_FAMILIES2 for s in new),
           "the new block holds the new families only")
@@ -893,8 +894,25 @@ def test_text_families_and_kinds():
     check(not names & old, "new named models are new models")
     for s in new:
         c = s["build"]["cfg"]
-        check(c["H"] % c["A"] == 0 and c["A"] % c.get("K", c["A"]) == 0,
+        check(("D" in c or c["H"] % c["A"] == 0) and
+              c["A"] % c.get("K", c["A"]) == 0,
               "%s: heads divide (%s)" % (s["id"], s["variant"]))
+    # the twentieth session's named models come last, after the block above
+    third = specs[len(specs) - len(zoo.HF_NAMED3):]
+    check([s["id"] for s in third] == ["hf:" + n for _, n, _ in zoo.HF_NAMED3]
+          and all(s["variant"] == "base" and s["model"] == s["id"][3:]
+                  and (s["family"] in zoo.HF_FAMILIES or
+                       s["family"] in zoo.HF_FAMILIES2) for s in third),
+          "third block: named models of known families, in order")
+    check(not set(s["model"] for s in third) &
+          set(s["model"] for s in specs[:len(specs) - len(third)]),
+          "third block: new models, not ones labeled before")
+    for s in third:
+        c = s["build"]["cfg"]
+        check(("D" in c or c["H"] % c["A"] == 0) and
+              c["A"] % c.get("K", c["A"]) == 0 and
+              zoo.hf_params_estimate(c) < 5e9,
+              "%s: heads divide, under 5B" % s["id"])
     c = dict(L=4, H=512, A=8, K=2, F=2048, V=1000, P=2048)
     check(zoo.hf_params_estimate(dict(c, D=64)) == zoo.hf_params_estimate(c),
           "D = H / A: the same estimate")
@@ -926,6 +944,13 @@ def test_text_families_and_kinds():
         s = next(s for s in new if s["family"] == fam)
         cfg = zoo._hf_config(fam, s["build"]["cfg"])
         check(cfg is not None, "config of " + fam)
+    for s in third:
+        c = s["build"]["cfg"]
+        cfg = zoo._hf_config(s["family"], c)
+        if s["family"] == "t5":
+            check(cfg.d_kv == c.get("D", c["H"] // c["A"]) and
+                  cfg.is_gated_act == bool(c.get("G")),
+                  "%s: head width and gated FFN" % s["id"])
 
 
 def test_stop_early_on_term():
