@@ -587,10 +587,12 @@ def resolve_pending(data, log):
         if ok:
             write_csv(os.path.join(bdir, table_file(t)), TABLE_COLS[t], ok,
                       append=True)
-        if pend:
-            write_csv(pp, list(rows[0].keys()), pend)
-        else:
+        if not pend:
             os.remove(pp)
+        elif len(pend) < len(rows):
+            # rewritten only when rows left it: a compressed file rewritten
+            # with the same rows differs in bytes, a diff in every commit
+            write_csv(pp, list(rows[0].keys()), pend)
         if ok:
             log("%s %s: %d pending rows resolved, %d still pending" % (bid, t, len(ok), len(pend)))
 
