@@ -1,0 +1,105 @@
+"""probe_sdpa.py - why one forward's CUDA-graph replay can be slower than
+its eager run, and why T5's half-precision eager forward is slow (twentieth
+session, docs/EVAL.md). On the GPU machine, for a few specs of the zoo,
+built and called as the collector does (measure.py: input ids only):
+  - every scaled_dot_product_attention call, eagerly and during CUDA-graph
+    capture: whether it got a mask (and its shape) and is_causal;
+  - the host-device synchronizations of one eager forward
+    (torch.cuda.set_sync_debug_mode("warn"), counted);
+  - the median eager and CUDA-graph-replay latency (CUDA events, 20 calls).
+Writes one JSON line per (spec, precision, batch, seq) to stdout.
+
+    python3 tools/collect/probe_sdpa.py [SPEC_ID:PREC:BATCH:SEQ ...]
+"""
+import json
+import os
+import statistics
+import sys
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import zoo  # noqa: E402
+
+DEFAULT = ["hf:bert-base:fp16:16:1024", "hf:bert-base:fp32:16:1024",
+           "hf:bert-base:fp16:16:128", "hf:t5-base-encoder:fp16:2:128",
+           "hf:t5-base-encoder:fp32:2:128", "hf:llama-3.2-1b:bf16:4:1024"]
+
+
+def median_ms(torch, fn, n=20):
+    ts = []
+    for _ in range(n):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    return statistics.median(ts)
+
+
+def probe(torch, spec, prec, batch, seq):
+    F = torch.nn.functional
+    calls = []
+    orig = F.scaled_dot_product_attention
+
+    def logged(q, k, v, attn_mask=None, *a, **kw):
+        calls.append(dict(capturing=torch.cuda.is_current_stream_capturing(),
+                          mask=None if attn_mask is None else list(attn_mask.shape),
+                          causal=bool(kw.get("is_causal", False))))
+        return orig(q, k, v, attn_mask, *a, **kw)
+    F.scaled_dot_product_attention = logged
+    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+    try:
+        with torch.device("cuda"):
+            model = zoo.build(spec, dtype=torch.float32)
+        model = zoo.wrap(model, spec["kind"]).eval().to(dtype)
+        x = torch.randint(0, 1000, (batch, seq), device="cuda")
+        with torch.inference_mode():
+            fn = lambda: model(x)  # noqa: E731
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            n_eager = len(calls)
+            torch.cuda.set_sync_debug_mode("warn")
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                fn()
+            torch.cuda.set_sync_debug_mode(0)
+            syncs = sum("synchroniz" in str(m.message) for m in w)
+            eager_ms = median_ms(torch, fn)
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    fn()
+            torch.cuda.current_stream().wait_stream(s)
+            torch.cuda.synchronize()
+            before = len(calls)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                fn()
+            captured = calls[before:]
+            graph_ms = median_ms(torch, g.replay)
+        return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
+                    eager_ms=round(eager_ms, 3), graph_ms=round(graph_ms, 3),
+                    syncs_per_eager_forward=syncs,
+                    sdpa_eager=calls[:1], sdpa_calls_eager=n_eager // 3,
+                    sdpa_captured=captured[:1], sdpa_calls_captured=len(captured))
+    except Exception as e:  # one probe's failure is its result
+        return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
+                    error="%s: %s" % (type(e).__name__, e))
+    finally:
+        F.scaled_dot_product_attention = orig
+
+
+def main():
+    import torch
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    for arg in sys.argv[1:] or DEFAULT:
+        sid, prec, b, s = arg.rsplit(":", 3)
+        print(json.dumps(probe(torch, byid[sid], prec, int(b), int(s))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
