@@ -235,6 +235,10 @@ dlp_status dlp_dataset_open(const char *dir, dlp_dataset **out,
 void dlp_dataset_free(dlp_dataset *ds);
 void dlp_dataset_get_counts(const dlp_dataset *ds, dlp_dataset_counts *out);
 const char *dlp_dataset_dir(const dlp_dataset *ds);
+/* The newest collection batch (batches/<id>: the greatest id, ids start
+ * with their UTC start time), naming what data a result was measured on;
+ * NULL when the dataset has no batch. */
+const char *dlp_dataset_last_batch(const dlp_dataset *ds);
 
 /* Row i (0-based, < the matching count); NULL when out of range. */
 const dlp_graph_info *dlp_dataset_graph(const dlp_dataset *ds, size_t i);

@@ -124,19 +124,51 @@ typedef struct {
 
 /* --record: the evaluated runs merged into the table at path (read again
  * now: another eval may have written it meanwhile). 0 ok, 1 failure. */
-static int write_record(const char *path, const learn_opts *o,
-                        const dlp_examples *E, const run *runs, int n) {
-    char source[256], day[16] = "";
+/* The source column of --record's rows: the day, the data (its newest
+ * batch and the feature schema) and the options that shape a run, so a
+ * row says what measured it (no commas: the table is CSV). */
+static void record_source(char *buf, size_t cap, const learn_opts *o,
+                          const dlp_dataset *ds, uint64_t split_seed) {
+    char day[16] = "";
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(day, sizeof day, "%Y-%m-%d", &tm);
-    snprintf(source, sizeof source, "%s %s%s%s%s%s%s%s", day, o->data,
-             o->device ? " device=" : "", o->device ? o->device : "",
-             o->runtime >= 0 ? " runtime=" : "",
-             o->runtime >= 0 ? dlp_runtime_name((dlp_runtime)o->runtime) : "",
-             o->precision >= 0 ? " precision=" : "",
-             o->precision >= 0 ? dlp_precision_name((dlp_precision)o->precision)
-                               : "");
+    const char *last = dlp_dataset_last_batch(ds);
+    const dlp_train_opts *t = &o->train;
+    size_t k = 0;
+#define ADD(...)                                                              \
+    do {                                                                      \
+        if (k < cap) {                                                        \
+            int w_ = snprintf(buf + k, cap - k, __VA_ARGS__);                 \
+            k = w_ < 0 ? cap : k + (size_t)w_;                                \
+        }                                                                     \
+    } while (0)
+    ADD("%s %s", day, o->data);
+    if (last) ADD(" through %s", last);
+    ADD("; schema %d; seed %llu; split-seed %llu", DLP_FEAT_SCHEMA,
+        (unsigned long long)t->seed, (unsigned long long)split_seed);
+    if (o->device) ADD("; device %s", o->device);
+    if (o->runtime >= 0)
+        ADD("; runtime %s", dlp_runtime_name((dlp_runtime)o->runtime));
+    if (o->precision >= 0)
+        ADD("; precision %s", dlp_precision_name((dlp_precision)o->precision));
+    if (t->epochs > 0) ADD("; epochs %d", t->epochs);
+    if (t->patience > 0) ADD("; patience %d", t->patience);
+    if (t->hidden > 0) ADD("; hidden %d", t->hidden);
+    if (t->lr > 0) ADD("; lr %g", t->lr);
+    if (t->members > 1) ADD("; members %d", t->members);
+    if (t->readout > 0 && learn_readout_name(t->readout))
+        ADD("; readout %s", learn_readout_name(t->readout));
+#undef ADD
+    for (char *c = buf; *c; c++)   /* a path or device name with a comma */
+        if (*c == ',' || *c == '\n' || *c == '"') *c = ' ';
+}
+
+static int write_record(const char *path, const learn_opts *o,
+                        const dlp_dataset *ds, uint64_t split_seed,
+                        const dlp_examples *E, const run *runs, int n) {
+    char source[256];
+    record_source(source, sizeof source, o, ds, split_seed);
     dlp_heldout h = {0};
     dlp_error err;
     dlp_status st = dlp_heldout_read(path, &h, NULL, &err);
@@ -438,7 +470,10 @@ int cmd_eval(int argc, char **argv) {
                         dlp_split_name(R->split), total);
         }
     }
-    if (record && !rc) rc = write_record(record, &o, &E, runs, nk * ns);
+    if (record && !rc)
+        rc = write_record(record, &o, ds,
+                          split_seed >= 0 ? (uint64_t)split_seed : o.train.seed,
+                          &E, runs, nk * ns);
     if (preds && !rc) {
         const dlp_eval_result *ok[8 * DLP_SPLIT_COUNT];
         int n_ok = 0;

@@ -54,6 +54,15 @@ static int need(int argc, char **argv, int i) {
     return 1;
 }
 
+/* --readout's names, indexed by DLP_READOUT_* */
+static const char *const READOUTS[] = {"mean", "mean+cost", "mixed", "mean+lse",
+                                       "mixed-lse"};
+
+const char *learn_readout_name(int readout) {
+    int n = (int)(sizeof READOUTS / sizeof READOUTS[0]);
+    return readout >= 0 && readout < n ? READOUTS[readout] : NULL;
+}
+
 int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     const char *a = argv[*i];
     dlp_error err;
@@ -76,17 +85,14 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 1: o->device = v; return 1;
     case 11: o->train.init_from = v; return 1;
     case 15:
-        if (!strcmp(v, "mean")) o->train.readout = DLP_READOUT_MEAN;
-        else if (!strcmp(v, "mean+cost")) o->train.readout = DLP_READOUT_COST;
-        else if (!strcmp(v, "mixed")) o->train.readout = DLP_READOUT_MIXED;
-        else if (!strcmp(v, "mean+lse")) o->train.readout = DLP_READOUT_LSE;
-        else if (!strcmp(v, "mixed-lse")) o->train.readout = DLP_READOUT_MIXED_LSE;
-        else {
-            fprintf(stderr, "dlperf: --readout is mean, mean+cost, mixed, "
-                    "mean+lse or mixed-lse, not '%s'\n", v);
-            return -1;
-        }
-        return 1;
+        for (int r = 0; learn_readout_name(r); r++)
+            if (!strcmp(v, learn_readout_name(r))) {
+                o->train.readout = r;
+                return 1;
+            }
+        fprintf(stderr, "dlperf: --readout is mean, mean+cost, mixed, "
+                "mean+lse or mixed-lse, not '%s'\n", v);
+        return -1;
     case 2: {
         dlp_runtime r;
         if (dlp_runtime_parse(v, &r, &err)) goto bad;

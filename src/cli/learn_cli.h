@@ -22,6 +22,8 @@ void learn_opts_init(learn_opts *o);
  * 0 not ours, -1 bad value (message printed). */
 int learn_opt(learn_opts *o, int argc, char **argv, int *i);
 const char *learn_opts_help(void);
+/* The --readout name of DLP_READOUT_* r; NULL past the last. */
+const char *learn_readout_name(int r);
 /* Opens the dataset and builds the examples (with the unlabeled pool when
  * pool is set). Prints errors; returns 0 on success. */
 int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,

@@ -575,6 +575,14 @@ void dlp_dataset_get_counts(const dlp_dataset *ds, dlp_dataset_counts *out) {
 
 const char *dlp_dataset_dir(const dlp_dataset *ds) { return ds ? ds->dir : NULL; }
 
+const char *dlp_dataset_last_batch(const dlp_dataset *ds) {
+    const char *last = NULL;
+    for (size_t i = 0; ds && i < ds->nbatches; i++)
+        if (!last || strcmp(ds->batches[i].batch_id, last) > 0)
+            last = ds->batches[i].batch_id;
+    return last;
+}
+
 #define ACCESSOR(fn, T, arr, n)                                              \
     const T *fn(const dlp_dataset *ds, size_t i) {                           \
         return ds && i < ds->n ? &ds->arr[i] : NULL;                         \
