@@ -15,10 +15,12 @@ import json
 import os
 import statistics
 import sys
+import types
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import measure  # noqa: E402
 import zoo  # noqa: E402
 
 DEFAULT = ["hf:bert-base:fp16:16:1024", "hf:bert-base:fp32:16:1024",
@@ -60,7 +62,7 @@ def probe(torch, spec, prec, batch, seq):
             for _ in range(3):
                 fn()
             torch.cuda.synchronize()
-            n_eager = len(calls)
+            n_eager = len(calls)   # 3 warm-up forwards
             torch.cuda.set_sync_debug_mode("warn")
             with warnings.catch_warnings(record=True) as w:
                 warnings.simplefilter("always")
@@ -68,18 +70,10 @@ def probe(torch, spec, prec, batch, seq):
             torch.cuda.set_sync_debug_mode(0)
             syncs = sum("synchroniz" in str(m.message) for m in w)
             eager_ms = median_ms(torch, fn)
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                for _ in range(3):
-                    fn()
-            torch.cuda.current_stream().wait_stream(s)
-            torch.cuda.synchronize()
-            before = len(calls)
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                fn()
-            captured = calls[before:]
+            # the collector's own capture (warm-up on a side stream first)
+            g, _, _ = measure.capture_graph(
+                types.SimpleNamespace(torch=torch, mem_base=0), fn)
+            captured = [k for k in calls[n_eager:] if k["capturing"]]
             graph_ms = median_ms(torch, g.replay)
         return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
                     eager_ms=round(eager_ms, 3), graph_ms=round(graph_ms, 3),
