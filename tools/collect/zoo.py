@@ -418,10 +418,15 @@ def _hf_spec(sid, fam, model, variant, c):
                 kind="text", build=dict(kind="hf", family=fam, cfg=c))
 
 
+def _named_specs(table):
+    """The specs of a table of published models (family, name, config):
+    id hf:<name>, each its own model, variant "base"."""
+    return [_hf_spec("hf:" + name, fam, name, "base", c)
+            for fam, name, c in table]
+
+
 def hf_specs(rng, per_family):
-    out = []
-    for fam, name, c in HF_NAMED:
-        out.append(_hf_spec("hf:" + name, fam, name, "base", c))
+    out = _named_specs(HF_NAMED)
     for fam in HF_FAMILIES:
         for _ in range(per_family):
             A = rng.choice([2, 4, 6, 8, 12, 16, 32])
@@ -448,9 +453,7 @@ def hf_specs2(rng, per_family):
     (GQA kv heads, factorized embeddings, FFN fixed at 4H for BLOOM and
     Falcon, whose configs have no FFN width). Variants carry the family's
     base model name (HF_FAMILIES2)."""
-    out = []
-    for fam, name, c in HF_NAMED2:
-        out.append(_hf_spec("hf:" + name, fam, name, "base", c))
+    out = _named_specs(HF_NAMED2)
     for fam in sorted(HF_FAMILIES2):
         for _ in range(per_family):
             A = rng.choice([2, 4, 6, 8, 12, 16, 32])
@@ -518,8 +521,7 @@ HF_NAMED3 = [
 
 def hf_specs3():
     """The twentieth session's named models (HF_NAMED3)."""
-    return [_hf_spec("hf:" + name, fam, name, "base", c)
-            for fam, name, c in HF_NAMED3]
+    return _named_specs(HF_NAMED3)
 
 
 def hf_params_estimate(c):
