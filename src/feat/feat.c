@@ -392,8 +392,9 @@ static bool is_folded_const(const dlp_graph *g, int v) {
  * Softmax node s; returns true on a match. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
-                      bool *biased) {
+                      bool *biased, int *pv) {
     *biased = false;
+    *pv = -1;
     bool bias = false, wbias = false;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
@@ -461,6 +462,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         const dlp_node *n = &g->nodes[cs[0]];
         if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
             fused[cs[0]] = 1;             /* PV product: inside the kernel */
+            *pv = cs[0];
             break;
         }
         if (nf >= 6 || (strcmp(n->op_type, "Cast") &&
@@ -492,6 +494,31 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
     if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
+}
+
+/* Whether the values of the fused attention whose PV product is node pv
+ * are repeated to more heads than they have: the export of SDPA's
+ * enable_gqa (and of Hugging Face's repeat_kv) reads V through
+ * Unsqueeze -> Expand -> Reshape from a [B, kv_heads, S, D] tensor to
+ * [B, heads, S, D]. */
+static bool sdpa_gqa(const dlp_graph *g, int pv) {
+    const dlp_node *m = &g->nodes[pv];
+    if (m->n_inputs < 2 || m->inputs[1] < 0) return false;
+    const dlp_value *v = &g->values[m->inputs[1]];
+    static const char *const chain[] = {"Reshape", "Expand", "Unsqueeze"};
+    const dlp_node *p = NULL;
+    int x = m->inputs[1];
+    for (int i = 0; i < 3; i++) {
+        p = dlp_feat_producer_of(g, x);
+        if (!p || strcmp(p->op_type, chain[i]) || p->n_inputs < 1 ||
+            p->inputs[0] < 0)
+            return false;
+        x = p->inputs[0];
+    }
+    const dlp_value *kv = &g->values[x];
+    return v->shape.rank == 4 && kv->shape.rank == 4 &&
+           v->shape.dims[1].value > 0 && kv->shape.dims[1].value > 0 &&
+           v->shape.dims[1].value > kv->shape.dims[1].value;
 }
 
 /* Marks half_f32[] for the nodes of an attention left unfused by a learned
@@ -1006,16 +1033,23 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < N; i++) {
         if (strcmp(g->nodes[i].op_type, "Softmax")) continue;
         bool biased = false;
+        int pv = -1;
         bool hit = mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode,
-                             &biased);
+                             &biased, &pv);
         int64_t ne = 0;
         const dlp_node *sm = &g->nodes[i];
-        if (!dlp_shape_numel(&g->values[sm->inputs[0]].shape, &ne)) ne = 0;
+        const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
+        if (!dlp_shape_numel(ss, &ne)) ne = 0;
         if (hit) {
             fg->in_sdpa[i] = 2;
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
+            if (ss->rank == 4 && ss->dims[1].value > 0 &&
+                (double)ne / (double)ss->dims[1].value > fg->max_mask_elems)
+                fg->max_mask_elems = (double)ne / (double)ss->dims[1].value;
+            if (pv >= 0 && sdpa_gqa(g, pv) && (double)ne > fg->max_gqa_scores_elems)
+                fg->max_gqa_scores_elems = (double)ne;
         } else if (biased) {
             if ((double)ne > fg->max_biased_scores_elems)
                 fg->max_biased_scores_elems = (double)ne;
@@ -1074,6 +1108,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         /* no comparison at all: shape arithmetic, not a mask (ViT) */
         fg->mask_bidir = ncmp > 0 && !causal;
+        fg->mask_causal = causal;
     }
     /* index grids of a slice assignment: the exporter lowers
      * x[:, :, a:, b:] = y (MViTv2's relative position term) to ScatterND
@@ -1163,6 +1198,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (ws > fg->max_conv_ws_bytes) fg->max_conv_ws_bytes = ws;
         if (post) { if (live + ws > peak_post) peak_post = live + ws; }
         else if (live + ws > peak_pre) peak_pre = live + ws;
+        if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
+            fg->sdpa_live_bytes = live;
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -1491,15 +1528,29 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
      * capture stream's from the first matmul on */
     double pre = fg->peak_pre_blas_bytes * s / 1048576.0,
            post = fg->peak_post_blas_bytes * s / 1048576.0;
+    /* attention blocks the walk does not see (feat.h): a decoder's causal
+     * mask under capture, through the forward and, as an additive copy,
+     * at the attention; the math path of fp32 grouped-query attention */
+    double whole = 0, at_sdpa = 0;
+    if (c->runtime == DLP_RT_GRAPH && fg->mask_causal && !fg->mask_bidir) {
+        whole = DLP_MEM_GRAPH_CAUSAL_MASK_BYTES * fg->max_mask_elems / 1048576.0;
+        at_sdpa = 4 * s * fg->max_mask_elems / 1048576.0;
+    }
+    if (c->runtime != DLP_RT_GRAPH && c->precision == DLP_PREC_FP32)
+        at_sdpa = DLP_MEM_MATH_SDPA_BYTES * fg->max_gqa_scores_elems / 1048576.0;
+    double sdpa = at_sdpa > 0 ? fg->sdpa_live_bytes * s / 1048576.0 + at_sdpa : 0;
+    pre += whole;
+    post = fmax(post + whole, sdpa + whole);
+    double act = fmax(o->peak_act_mib + whole, sdpa + whole);
     if (!fg->n_blas)
-        o->mem_mib = o->mem_weights_mib + o->peak_act_mib;
+        o->mem_mib = o->mem_weights_mib + act;
     else if (c->runtime == DLP_RT_GRAPH)
         o->mem_mib = o->mem_weights_mib + DLP_MEM_CUBLAS_WS_MIB +
                      DLP_MEM_GRAPH_WS_MIB +
                      (pre > post + DLP_MEM_GRAPH_WS_MIB
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
-        o->mem_mib = o->mem_weights_mib + o->peak_act_mib + DLP_MEM_CUBLAS_WS_MIB;
+        o->mem_mib = o->mem_weights_mib + act + DLP_MEM_CUBLAS_WS_MIB;
     /* a language model's attention with a learned bias (T5) upcasts its
      * softmax to float at half precision (vision models' relative
      * position biases, Swin / MaxViT, do not) */

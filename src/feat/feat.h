@@ -127,6 +127,18 @@ typedef struct dlp_feat_graph {
                                scores [B, heads, Sq, Sk] */
     double max_biased_scores_elems; /* the same for attention left
                                unfused by an additive learned bias (T5) */
+    int mask_causal;        /* 1: the virtual mask is causal (a decoder's;
+                               DLP_MEM_GRAPH_CAUSAL_MASK_BYTES) */
+    double max_mask_elems;  /* elements of the largest fused attention's
+                               mask [B, 1, Sq, Sk] (scores / heads) */
+    double max_gqa_scores_elems; /* the largest fused attention's scores
+                               whose keys and values the export repeats
+                               to the query's heads (grouped-query
+                               attention, fewer key-value heads;
+                               DLP_MEM_MATH_SDPA_BYTES) */
+    double sdpa_live_bytes; /* activation bytes live (inputs included) when
+                               the fused attention runs, the largest over
+                               them (the attention terms' base) */
     int64_t cat[DLP_FEAT_NCAT];  /* node counts per op category */
     int n_unknown;          /* nodes whose op is not in the vocabulary */
     char unknown_op[64];    /* the first such op */
@@ -234,6 +246,29 @@ typedef struct {
  * causal decoders (GPT-2, whose mask needs no data check). Eager rows
  * match the estimate without it. */
 #define DLP_MEM_GRAPH_BIDIR_SCORE_BYTES 9.0
+/* CUDA-graph runtime, causal decoders (twenty-first session,
+ * tools/collect/probe_memory.py on one H200: the allocator's blocks live
+ * at the captured peak, by allocating frame). Under capture Hugging Face
+ * builds the causal mask the eager call leaves to is_causal: a bool
+ * [B, 1, Sq, Sk] block (masking_utils.sdpa_mask), live through the whole
+ * forward, and inside each SDPA call the memory-efficient kernel's
+ * additive copy of it at the model's precision, live while that call
+ * runs. Llama variant bf16 32 x 2048: 128 MiB bool + 256 MiB bf16; OLMo-2
+ * fp32 32 x 2048: 128 + 512; Qwen3 bf16 64 x 1024: 64 + 128. The
+ * estimate adds this many bytes per mask element through the forward,
+ * and the precision's element size per mask element at the attention. */
+#define DLP_MEM_GRAPH_CAUSAL_MASK_BYTES 1.0
+/* Eager runtime, fp32, grouped-query attention (fewer key-value heads than
+ * query heads): Hugging Face calls SDPA with enable_gqa=True and no mask
+ * (is_causal); no fused kernel takes that in fp32 (flash wants half
+ * precision, the memory-efficient kernel no GQA), so PyTorch runs the math
+ * path: float scores, float softmax and a bool mask of the scores' shape,
+ * all live at once, 9 bytes per score element (the same probe: Llama
+ * variant fp32 8 x 1024, 4 heads over 1: 128 + 128 + 32 MiB; Gemma variant
+ * fp32 8 x 2048: 256 + 256 + 64 MiB). Measured rows of GQA models in eager
+ * fp32 sat up to 4.3x over the estimate without it (granite, llama, gemma,
+ * qwen2 variants); with equal head counts the fused kernel runs. */
+#define DLP_MEM_MATH_SDPA_BYTES 9.0
 /* Attention with an additive bias from a weight (T5's relative position
  * bias) runs unfused with its scores materialised (counted by the
  * liveness walk at the precision); Hugging Face's T5 also computes the

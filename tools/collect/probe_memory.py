@@ -1,0 +1,150 @@
+"""probe_memory.py - what is live at a forward's peak memory (twenty-first
+session, docs/COST.md). On the GPU machine, for a few specs of the zoo,
+built, cast and called as the collector does (measure.py: seeded build,
+to_dtype, input ids only, warm-up calls, then the measured call), records
+the caching allocator's history over the measured eager call and over the
+CUDA-graph capture (torch.cuda.memory._record_memory_history), replays it
+to the moment of the peak, and lists the blocks live then: size, and the
+Python frames that allocated them. What the liveness estimate of
+src/feat/feat.c misses or adds shows there by name.
+Writes one JSON line per (spec, precision, batch, seq, runtime).
+
+    python3 tools/collect/probe_memory.py SPEC_ID:PREC:BATCH:SEQ[:RT] ...
+
+RT is eager, graph or both (default both).
+"""
+import gc
+import json
+import os
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import measure  # noqa: E402
+import zoo  # noqa: E402
+
+MIB = 2 ** 20
+
+
+def frames_of(ev, keep=4):
+    """The allocating frames worth reading: model code first (transformers,
+    the zoo), then torch.nn.functional; file basename:line:function."""
+    out = []
+    for f in ev.get("frames", []):
+        fn = f.get("filename", "")
+        if ("transformers" in fn or "collect" in fn or "functional" in fn) and \
+                "memory.py" not in fn:
+            out.append("%s:%s:%s" % (os.path.basename(fn), f.get("line"), f.get("name")))
+        if len(out) == keep:
+            break
+    return out
+
+
+def peak_blocks(trace, base, top=14):
+    """Replays allocator events (alloc / free_requested) from `base` bytes;
+    returns (peak bytes, the blocks live at the peak, largest first)."""
+    live, cur, best, best_i = {}, base, base, -1
+    for i, ev in enumerate(trace):
+        a = ev.get("action")
+        if a == "alloc":
+            live[ev["addr"]] = ev
+            cur += ev["size"]
+        elif a == "free_requested" and ev["addr"] in live:
+            cur -= live.pop(ev["addr"])["size"]
+        if cur > best:
+            best, best_i = cur, i
+    live = {}
+    for ev in trace[:best_i + 1]:
+        a = ev.get("action")
+        if a == "alloc":
+            live[ev["addr"]] = ev
+        elif a == "free_requested":
+            live.pop(ev["addr"], None)
+    blocks = sorted(live.values(), key=lambda e: -e["size"])
+    rows = [dict(mib=round(e["size"] / MIB, 3), at=frames_of(e)) for e in blocks[:top]]
+    rest = sum(e["size"] for e in blocks[top:])
+    return best, rows, len(blocks), rest
+
+
+def recorded(torch, fn):
+    """Runs fn with the allocator's history on; (max_memory_allocated over
+    fn, memory allocated before it, the trace)."""
+    torch.cuda.synchronize()
+    torch.cuda.memory._record_memory_history(max_entries=400000, stacks="python")
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    out = fn()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    trace = snap["device_traces"][torch.cuda.current_device()]
+    return peak, base, trace, out
+
+
+def probe(torch, spec, prec, batch, seq, rts, c):
+    res = []
+    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+    model = x = None
+    try:
+        gc.collect()
+        measure._clear_workspaces(torch)
+        c.mem_base = torch.cuda.memory_allocated()
+        torch.manual_seed(0)
+        with torch.device("cuda"):
+            model = zoo.build(spec, dtype=None)
+        model = zoo.wrap(model, spec["kind"]).eval()
+        measure.set_precision(torch, prec)
+        model = measure.to_dtype(model, dtype)
+        measure._clear_workspaces(torch)
+        x = measure.make_input(torch, spec, batch, seq, None, None, dtype)
+        with torch.inference_mode():
+            fn = lambda: model(x)  # noqa: E731
+            for _ in range(3):
+                fn()
+            for rt in rts:
+                if rt == "eager":
+                    peak, base, trace, _ = recorded(torch, fn)
+                else:
+                    peak, base, trace, g = recorded(
+                        torch, lambda: measure.capture_graph(c, fn)[0])
+                    del g
+                best, rows, n, rest = peak_blocks(trace, base)
+                res.append(dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
+                                runtime=rt,
+                                memory_mib=round((peak - c.mem_base) / MIB, 2),
+                                before_mib=round((base - c.mem_base) / MIB, 2),
+                                replay_peak_mib=round((best - c.mem_base) / MIB, 2),
+                                live_blocks=n, rest_mib=round(rest / MIB, 2),
+                                top=rows))
+    except Exception as e:  # one probe's failure is its result
+        res.append(dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
+                        error="%s: %s" % (type(e).__name__, e)))
+    finally:
+        model = x = None
+        gc.collect()
+        torch.cuda.empty_cache()
+    return res
+
+
+def main():
+    import torch
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    c = types.SimpleNamespace(torch=torch, mem_base=0)
+    for arg in sys.argv[1:]:
+        parts = arg.split(":")
+        rt = "both"
+        if parts[-1] in ("eager", "graph", "both"):
+            rt = parts.pop()
+        sid, prec, b, s = ":".join(parts[:-3]), parts[-3], int(parts[-2]), int(parts[-1])
+        if sid not in byid:
+            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
+            continue
+        rts = ["eager", "graph"] if rt == "both" else [rt]
+        for r in probe(torch, byid[sid], prec, b, s, rts, c):
+            print(json.dumps(r), flush=True)
+
+
+if __name__ == "__main__":
+    main()
