@@ -191,3 +191,24 @@ for name, other in (("memest_gelu", "H"), ("memest_gelu2", "Z")):
           nh.from_array(np.array(1.4142135, np.float32), "s2"),
           nh.from_array(np.array(1.0, np.float32), "one"),
           nh.from_array(np.array(0.5, np.float32), "half")], name, strip=True)
+
+# A leaf module whose exported ops read its input last before the module
+# ends (Hugging Face's NewGELU: 0.5 * x first, x read no more after the
+# cube): memest_hold names the nodes by module path as TorchScript export
+# does ("/m/act/Tanh"), so the module's frame holds H until /m/act's last
+# node; memest_hold_flat is the same graph without scopes.
+for name, scoped in (("memest_hold", True), ("memest_hold_flat", False)):
+    def nd(op, ins, outs, path):
+        return h.make_node(op, ins, outs, name=path if scoped else "")
+    save([nd("MatMul", ["X", "W1"], ["H"], "/m/fc/MatMul"),
+          nd("Mul", ["H", "half"], ["A"], "/m/act/Mul"),
+          nd("Tanh", ["H"], ["Tn"], "/m/act/Tanh"),
+          nd("Add", ["Tn", "one"], ["U"], "/m/act/Add"),
+          nd("Mul", ["A", "U"], ["G"], "/m/act/Mul_1"),
+          nd("MatMul", ["G", "W2"], ["Y"], "/m/fc2/MatMul")],
+         [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+         [nh.from_array(np.zeros((1024, 4096), np.float32), "W1"),
+          nh.from_array(np.zeros((4096, 16), np.float32), "W2"),
+          nh.from_array(np.array(1.0, np.float32), "one"),
+          nh.from_array(np.array(0.5, np.float32), "half")], name, strip=True)

@@ -206,7 +206,8 @@ static double mem_at(const char *path, int64_t b, int64_t s, dlp_runtime rt,
 }
 
 /* T5 (6 heads, hidden 384, 4 layers; data pack 20261126T060730-x4e) at
- * batch 8 x 1024 tokens fp16, measured on an H200 at 574.98 MiB eager:
+ * batch 8 x 1024 tokens fp16, measured on an H200 at 574.98 MiB eager
+ * (the estimate also has the math path's float q, k, v, output):
  * its biased attention is materialised, and Hugging Face computes the
  * softmax in float (DLP_MEM_BIAS_SOFTMAX_F32_BYTES); in fp32 the float
  * copy is the scores themselves, so nothing is added there. */
@@ -225,6 +226,15 @@ static void test_hf_t5(void) {
     dlp_feat_graph_free(&fg);
     /* fp32: everything (scores included) at twice the bytes, no copy */
     CHECK(e32 > e16 && e32 < 2 * (e16 - f32) + 1);
+    /* under capture (measured 734.98 MiB on the H100, graph fp16): the
+     * bias expanded to the batch at fp16 (2 bytes per score element, 96
+     * MiB) and the math path's float q, k, v and output
+     * (DLP_MEM_BIAS_MATH_HALF_Q_BYTES, 48 MiB); without them 17.7% under */
+    double g16 = mem_at(t5, 8, 1024, DLP_RT_GRAPH, DLP_PREC_FP16, &fg);
+    CHECK(fg.max_biased_q_elems == 8.0 * 6 * 1024 * 64);
+    dlp_feat_graph_free(&fg);
+    CHECK_MSG(fabs(g16 / 734.98 - 1) < 0.05, "graph estimate %.0f MiB vs "
+              "734.98 measured", g16);
 }
 
 static void test_hf_masks(void) {
@@ -388,6 +398,22 @@ static void test_gelu(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_hold: X [1,1024] (4 KiB) -> /m/fc -> H -> /m/act: A = 0.5 H,
+ * T = tanh H (H's last reader), U = T + 1, G = A * U -> /m/fc2 (H, A, T,
+ * U, G 16 KiB each). As exported, H dies at the Tanh and the peak is
+ * X + three blocks = 53248 B; the module's frame holds H until /m/act's
+ * last node, so with the scopes one block more, 69632 B. The same graph
+ * without names keeps the exported lifetimes. */
+static void test_hold_module_inputs(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_hold.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 69632, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_hold_flat.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 53248, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* A PyTorch oracle file (JSON) parsed; NULL, with a failed check, when
  * it is missing or broken. */
 static cJSON *load_oracle(const char *path) {
@@ -497,6 +523,7 @@ int main(void) {
     RUN(test_mask);
     RUN(test_hf_masks);
     RUN(test_hf_gqa);
+    RUN(test_hold_module_inputs);
     RUN(test_hf_t5);
     RUN(test_silu);
     RUN(test_saved);

@@ -527,9 +527,9 @@ static bool sdpa_gqa(const dlp_graph *g, int pv) {
  * Muls scaling its operands, forward through Cast / Dropout / the NaN
  * guard to the PV MatMul. PyTorch runs all of them in float at half
  * precision (DLP_FP16_CLAMP_BYTES in feat.h gives the trace evidence). */
-static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
+static double mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
     const dlp_node *sm = &g->nodes[s];
-    if (sm->n_inputs < 1 || sm->n_outputs < 1) return;
+    if (sm->n_inputs < 1 || sm->n_outputs < 1) return 0;
     const dlp_node *p = dlp_feat_producer_of(g, sm->inputs[0]), *chain[4];
     int nc = 0;
     while (p && nc < 4 && (!strcmp(p->op_type, "Add") ||
@@ -543,7 +543,10 @@ static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
         }
         p = dlp_feat_producer_of(g, v);
     }
-    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return;
+    if (!p || strcmp(p->op_type, "MatMul") || p->n_inputs < 2) return 0;
+    int64_t nq = 0;
+    if (p->inputs[0] < 0 || !dlp_shape_numel(&g->values[p->inputs[0]].shape, &nq))
+        nq = 0;
     half_f32[p - g->nodes] = 1;
     for (int k = 0; k < 2; k++) {
         const dlp_node *m = dlp_feat_producer_of(g, p->inputs[k]);
@@ -559,22 +562,23 @@ static void mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
             if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
             if (strcmp(g->nodes[a].op_type, "IsNaN") ||
                 strcmp(g->nodes[b].op_type, "Where"))
-                return;
+                return (double)nq;
             half_f32[a] = half_f32[b] = 1;
             u = g->nodes[b].outputs[0];
             continue;
         }
-        if (m != 1) return;
+        if (m != 1) return (double)nq;
         const dlp_node *n = &g->nodes[cs[0]];
         if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
             half_f32[cs[0]] = 1;          /* PV product */
-            return;
+            return (double)nq;
         }
         if (strcmp(n->op_type, "Cast") && strcmp(n->op_type, "Dropout"))
-            return;
+            return (double)nq;
         half_f32[cs[0]] = 1;
         u = n->outputs[0];
     }
+    return (double)nq;
 }
 
 /* Hugging Face's fp16 inf clamp (T5): after each sub-layer's residual Add
@@ -964,6 +968,78 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
     return true;
 }
 
+/* Length of the module scope of an exported node name
+ * ("/m/h.0/mlp/act/Mul_3" -> "/m/h.0/mlp/act"), 0 without one. */
+static size_t scope_len(const char *name) {
+    const char *sl = name ? strrchr(name, '/') : NULL;
+    return sl && sl != name ? (size_t)(sl - name) : 0;
+}
+
+/* A module's forward holds its arguments until it returns: a value read
+ * inside a module scope of the exported names (TorchScript export: the
+ * node name is the module path) but made outside it stays live, in
+ * PyTorch, until the scope's last node ran, though the export may read it
+ * last earlier (Hugging Face's NewGELU computes 0.5 * x first and reads x
+ * no more after the cube; the frame keeps x: distilgpt2 bf16 32 x 1024
+ * measured the MLP input beside three activation temporaries,
+ * tools/collect/probe_memory.py). Only the reading node's own scope (the
+ * leaf module): a parent rebinds its variables as it goes. Extends
+ * last[] (topological positions) accordingly and lists the values so held
+ * by the position they die at (ext_head[N], ext_next[V]: -1 ends a list);
+ * false when out of memory. */
+static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
+                               int *ext_next) {
+    size_t N = g->n_nodes;
+    dlp_strmap m, parent;
+    int *end = malloc((N ? N : 1) * sizeof *end);
+    if (!end || !dlp_strmap_init(&m, N)) { free(end); return false; }
+    if (!dlp_strmap_init(&parent, N)) {
+        dlp_strmap_free(&m);
+        free(end);
+        return false;
+    }
+    bool ok = true;
+    for (size_t t = N; t-- > 0 && ok;) {   /* each scope's last node */
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        size_t L = scope_len(n->name);
+        end[t] = -1;
+        if (!L) continue;
+        int e = dlp_strmap_get(&m, n->name, L);
+        if (e < 0) { e = (int)t; ok = dlp_strmap_put(&m, n->name, L, e); }
+        end[t] = e;
+        for (size_t i = 1; i < L && ok; i++)     /* its enclosing scopes */
+            if (n->name[i] == '/') ok = dlp_strmap_put(&parent, n->name, i, 1);
+    }
+    for (size_t t = 0; t < N && ok; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        size_t L = scope_len(n->name);
+        if (!L || end[t] <= (int)t || dlp_strmap_get(&parent, n->name, L) >= 0)
+            continue;                          /* not a leaf module */
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || !is_act(g, &g->values[v])) continue;
+            const dlp_node *p = dlp_feat_producer_of(g, v);
+            if (p && scope_len(p->name) == L && !strncmp(p->name, n->name, L))
+                continue;                      /* made inside */
+            if (last[v] < end[t]) { last[v] = end[t]; ext_next[v] = -2; }
+        }
+    }
+    /* the walk frees a block at a node that reads or writes it; a value
+     * held past its last reader is freed from these lists instead */
+    for (size_t t = 0; t < N; t++) ext_head[t] = -1;
+    for (size_t v = 0; v < g->n_values && ok; v++)
+        if (ext_next[v] == -2 && last[v] >= 0 && last[v] < (int)N) {
+            ext_next[v] = ext_head[last[v]];
+            ext_head[last[v]] = (int)v;
+        } else {
+            ext_next[v] = -1;
+        }
+    dlp_strmap_free(&parent);
+    dlp_strmap_free(&m);
+    free(end);
+    return ok;
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -981,6 +1057,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             *dyn = calloc(V, 1);
     int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
+    int *ext_head = NULL, *ext_next = NULL;
     bool ok = last && root && rlast && nuse && alloc && virt && hostv &&
               fused && masknode && dyn && cstart && silu_x;
     if (!ok) goto out;
@@ -999,6 +1076,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
     for (size_t i = 0; i < g->n_inputs; i++) last[g->inputs[i]] = (int)N;
+    ext_head = malloc((N ? N : 1) * sizeof *ext_head);
+    ext_next = malloc(V * sizeof *ext_next);
+    if (!ext_head || !ext_next) { ok = false; goto out; }
+    for (size_t v = 0; v < V; v++) ext_next[v] = -1;
+    if (!hold_module_inputs(g, last, ext_head, ext_next)) { ok = false; goto out; }
     /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
     for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
     cnode = malloc(((size_t)cstart[g->n_values] + 1) * sizeof *cnode);
@@ -1055,7 +1137,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 fg->max_biased_scores_elems = (double)ne;
             /* float at half precision: language models only (Swin /
              * MaxViT keep theirs in the model's precision) */
-            if (fg->seq > 0) mark_half_f32(g, (int)i, fg->half_f32);
+            if (fg->seq > 0) {
+                double nq = mark_half_f32(g, (int)i, fg->half_f32);
+                if (nq > fg->max_biased_q_elems) fg->max_biased_q_elems = nq;
+            }
         }
     }
     for (size_t i = 0; i < N; i++)     /* the other nodes of the patterns */
@@ -1210,6 +1295,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 alloc[r] = 0;
             }
         }
+        for (int v = ext_head[t]; v >= 0; v = ext_next[v]) {
+            int r = root[v];
+            if (alloc[r] > 0 && rlast[r] <= (int)t) {
+                live -= alloc[r];
+                alloc[r] = 0;
+            }
+        }
     }
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
@@ -1286,6 +1378,8 @@ out:
     free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
     free(silu_x);
     free(cnode);
+    free(ext_head);
+    free(ext_next);
     return ok;
 }
 
@@ -1555,8 +1649,13 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
      * softmax to float at half precision (vision models' relative
      * position biases, Swin / MaxViT, do not) */
     if (c->precision != DLP_PREC_FP32 && fg->seq > 0)
-        o->mem_mib += DLP_MEM_BIAS_SOFTMAX_F32_BYTES *
-                      fg->max_biased_scores_elems / 1048576.0;
+        o->mem_mib += (DLP_MEM_BIAS_SOFTMAX_F32_BYTES *
+                           fg->max_biased_scores_elems +
+                       DLP_MEM_BIAS_MATH_HALF_Q_BYTES * fg->max_biased_q_elems) /
+                      1048576.0;
+    /* the bias expanded to the batch under capture */
+    if (fg->seq > 0 && c->runtime == DLP_RT_GRAPH)
+        o->mem_mib += 4 * s * fg->max_biased_scores_elems / 1048576.0;
     /* under capture, a bidirectional virtual mask is built and attention
      * runs with its [.., S, S] scores materialised */
     if (c->runtime == DLP_RT_GRAPH && fg->mask_bidir)

@@ -127,6 +127,8 @@ typedef struct dlp_feat_graph {
                                scores [B, heads, Sq, Sk] */
     double max_biased_scores_elems; /* the same for attention left
                                unfused by an additive learned bias (T5) */
+    double max_biased_q_elems; /* elements of that attention's query
+                               [B, heads, Sq, D] (DLP_MEM_BIAS_MATH_HALF_Q_BYTES) */
     int mask_causal;        /* 1: the virtual mask is causal (a decoder's;
                                DLP_MEM_GRAPH_CAUSAL_MASK_BYTES) */
     double max_mask_elems;  /* elements of the largest fused attention's
@@ -280,6 +282,22 @@ typedef struct {
  * (relative position bias tables too) keep their softmax in the model's
  * precision and got worse with it. */
 #define DLP_MEM_BIAS_SOFTMAX_F32_BYTES 4.0
+/* The same attention as PyTorch runs it today (twenty-first session,
+ * tools/collect/probe_memory.py on one H200): Hugging Face's T5 passes
+ * the position bias to SDPA as a float mask, and the math path runs it
+ * with float scores, a float softmax and a bool block of the scores'
+ * shape (_safe_softmax's all-masked-row check) live at once: 9 bytes per
+ * score element, which the walk's scores, biased scores and softmax at the
+ * precision plus the float copy above already cover (a bool term on top
+ * made the T5 rows worse: eager fp32 5.40% -> 6.43% MAPE). At half
+ * precision the path also upcasts query, key, value and its output to
+ * float, 4 blocks of 4 bytes per query element [B, heads, Sq, D] (T5
+ * variant fp16 64 x 256, 32 heads of 64: 512 + 512 MiB of float scores
+ * and 5 x 128 MiB). Under capture the bias is also expanded to the batch
+ * at the model's precision (sdpa_attention.create_position_bias_mask:
+ * 256 MiB there). T5 rows, roofline memory MAPE held out: eager fp16
+ * 8.05% -> 2.91%, graph fp16 10.10% -> 2.41%, graph fp32 7.20% -> 3.73%. */
+#define DLP_MEM_BIAS_MATH_HALF_Q_BYTES 16.0
 /* Time of the same attention at half precision (schema 8; docs/COST.md).
  * Kernel traces of all 7 fp16 eager T5 encoder forwards in data/ (batch
  * 1, sequence 128, L = 6-15 layers, H100 and H200) show per layer:
