@@ -1040,6 +1040,15 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
     return ok;
 }
 
+/* Frees storage block r of the liveness walk when its last alias died at
+ * or before position t; returns the bytes freed. */
+static double free_if_dead(double *alloc, const int *rlast, int r, int t) {
+    double b = alloc[r];
+    if (b <= 0 || rlast[r] > t) return 0;
+    alloc[r] = 0;
+    return b;
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -1288,20 +1297,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-            if (v < 0) continue;
-            int r = root[v];
-            if (alloc[r] > 0 && rlast[r] <= (int)t) {
-                live -= alloc[r];
-                alloc[r] = 0;
-            }
+            if (v >= 0) live -= free_if_dead(alloc, rlast, root[v], (int)t);
         }
-        for (int v = ext_head[t]; v >= 0; v = ext_next[v]) {
-            int r = root[v];
-            if (alloc[r] > 0 && rlast[r] <= (int)t) {
-                live -= alloc[r];
-                alloc[r] = 0;
-            }
-        }
+        for (int v = ext_head[t]; v >= 0; v = ext_next[v])
+            live -= free_if_dead(alloc, rlast, root[v], (int)t);
     }
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
