@@ -10,7 +10,8 @@ in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
 PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
 ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
 memest_gelu2.onnx (the erf GELU between two Linear layers, and the same
-pattern multiplied by another input)."""
+pattern multiplied by another input), memest_relu_ffn.onnx (fc1 -> ReLU
+-> fc2: in place in the CNN zoos, out of place in language models)."""
 import os
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
@@ -212,3 +213,16 @@ for name, scoped in (("memest_hold", True), ("memest_hold_flat", False)):
           nh.from_array(np.zeros((4096, 16), np.float32), "W2"),
           nh.from_array(np.array(1.0, np.float32), "one"),
           nh.from_array(np.array(0.5, np.float32), "half")], name, strip=True)
+
+# A feed-forward block with ReLU (OPT's fc1 -> ReLU -> fc2): the CNN zoos
+# run nn.ReLU(inplace=True), Hugging Face language models nn.ReLU() /
+# F.relu, out of place; test_relu_ffn builds it without and with a
+# sequence length.
+save([h.make_node("MatMul", ["X", "W1"], ["H"]),
+      h.make_node("Relu", ["H"], ["R"]),
+      h.make_node("MatMul", ["R", "W2"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+     [nh.from_array(np.zeros((1024, 4096), np.float32), "W1"),
+      nh.from_array(np.zeros((4096, 16), np.float32), "W2")],
+     "memest_relu_ffn", strip=True)

@@ -414,6 +414,28 @@ static void test_hold_module_inputs(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_relu_ffn: X [1,1024] (4 KiB) -> MatMul -> H [1,4096] (16 KiB) ->
+ * Relu R -> MatMul -> Y [1,16] (64 B). Without a sequence (the CNN zoos'
+ * ReLU(inplace=True)) R writes into H, which dies there: the peak is X + H
+ * + Y = 20544 B. With one (Hugging Face's nn.ReLU(), out of place) H and R
+ * are both live at the ReLU: X + H + R = 36864 B. */
+static void test_relu_ffn(void) {
+    const char *path = "tests/fixtures/memest/memest_relu_ffn.onnx";
+    dlp_model *m = open_model(path);
+    CHECK(m != NULL);
+    if (!m) return;
+    dlp_error err;
+    dlp_feat_graph fg;
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 1, 0, 0, 0, &err) == DLP_OK);
+    CHECK_MSG(fg.peak_act_bytes == 20544, "in place: peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+    CHECK(dlp_feat_graph_build(&fg, &m->graph, 1, 128, 0, 0, &err) == DLP_OK);
+    CHECK_MSG(fg.peak_act_bytes == 36864, "out of place: peak %.0f",
+              fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+    dlp_model_free(m);
+}
+
 /* A PyTorch oracle file (JSON) parsed; NULL, with a failed check, when
  * it is missing or broken. */
 static cJSON *load_oracle(const char *path) {
@@ -524,6 +546,7 @@ int main(void) {
     RUN(test_hf_masks);
     RUN(test_hf_gqa);
     RUN(test_hold_module_inputs);
+    RUN(test_relu_ffn);
     RUN(test_hf_t5);
     RUN(test_silu);
     RUN(test_saved);

@@ -1260,7 +1260,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         bool in_act = in0 >= 0 && is_act(g, &g->values[in0]) && !hostv[in0] &&
                       !virt[in0];
         bool is_view = dlp_feat_in_list(n->op_type, views) && in_act;
+        /* Hugging Face language models (a graph with a sequence
+         * dimension) apply nn.ReLU() / F.relu out of place: OPT's
+         * fc1 -> ReLU -> fc2 holds both [tokens, ffn] blocks at the peak
+         * (allocator history, twenty-first session) */
+        bool relu_oop = fg->seq > 0 && !strcmp(n->op_type, "Relu");
         bool is_inpl = (silu || dlp_feat_in_list(n->op_type, inplace)) && in_act &&
+                       !relu_oop &&
                        !(g->values[in0].flags & DLP_V_INPUT) &&
                        rlast[root[in0]] == (int)t && n->n_outputs == 1 &&
                        vbytes(&g->values[n->outputs[0]]) ==
