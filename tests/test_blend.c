@@ -502,6 +502,93 @@ static void test_bad_files(void) {
     CHECK(strstr(err.msg, "init-from") != NULL);
 }
 
+/* the blend assembled from component files trained before on the same
+ * split (parts_from, `dlperf train --parts`): the same file entries, the
+ * same predictions and validation errors as the blend trained in one go;
+ * a part trained here beside a part from a file; files of another kind
+ * or split, a missing file and a count that does not match refused with
+ * the file named */
+static void save_trained(const char *kind, const int32_t *va, int nva,
+                         const char *name, char *path, size_t cap) {
+    dlp_error err;
+    dlp_train_opts o = opts();
+    dlp_predictor *p = NULL;
+    dlp_nn_file f = {0};
+    path_in(path, cap, name);
+    CHECK_MSG(dlp_pred_train(kind, &E, TR, NTR, va, nva, &o, &p, &f, &err) ==
+                  DLP_OK && dlp_nn_file_save(&f, path, &err) == DLP_OK,
+              "%s", err.msg);
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&f);
+}
+
+static void test_parts_from(void) {
+    char pd[128], pk[128], other[128];
+    save_trained("dippm", VA, NVA, "part-dippm.dlpm", pd, sizeof pd);
+    save_trained("kern", VA, NVA, "part-kern.dlpm", pk, sizeof pk);
+    /* validated on the test models instead: another split */
+    save_trained("dippm", TE, NTE, "other-dippm.dlpm", other, sizeof other);
+    dlp_error err;
+    const char *both[2] = {pd, pk}, *one[2] = {pd, NULL};
+    for (int k = 0; k < 2; k++) {
+        dlp_train_opts o = opts();
+        o.parts_from = k ? one : both;
+        o.n_parts_from = 2;
+        dlp_predictor *p = NULL;
+        dlp_nn_file f = {0};
+        CHECK_MSG(dlp_pred_train("dippm+kern", &E, TR, NTR, VA, NVA, &o, &p,
+                                 &f, &err) == DLP_OK, "%s", err.msg);
+        if (!p) continue;
+        /* the payload entries are those of the blend trained at once */
+        int same = 0, payload = 0;
+        for (int i = 0; i < FB.n; i++) {
+            if (strncmp(FB.e[i].name, "blend/", 6) ||
+                strstr(FB.e[i].name, "/pred/"))
+                continue;
+            payload++;
+            const dlp_nn_entry *x = dlp_nn_file_get(&f, FB.e[i].name,
+                                                    FB.e[i].kind);
+            size_t w = FB.e[i].kind == DLP_NN_STR ? 1 : 8;
+            if (FB.e[i].kind == DLP_NN_F32) w = sizeof(float);
+            same += x && x->count == FB.e[i].count &&
+                    !memcmp(x->data, FB.e[i].data, (size_t)x->count * w);
+        }
+        CHECK(payload > 4);
+        CHECK_MSG(same == payload, "%d of %d entries the same", same, payload);
+        static double a[64 * DLP_T_COUNT], b[64 * DLP_T_COUNT];
+        predict_all(PB, a, NULL);
+        predict_all(p, b, NULL);
+        for (int i = 0; i < NTE * DLP_T_COUNT; i++)
+            CHECK(isnan(a[i]) ? isnan(b[i]) : a[i] == b[i]);
+        for (int t = 0; t < DLP_T_COUNT; t++)
+            CHECK(isnan(PB->meta.val_error[t])
+                      ? isnan(p->meta.val_error[t])
+                      : p->meta.val_error[t] == PB->meta.val_error[t]);
+        dlp_predictor_free(p);
+        dlp_nn_file_free(&f);
+    }
+    struct { const char *f0, *f1; int n; const char *msg; } bad[] = {
+        {other, pk, 2, "not trained on this split"},
+        {pk, pd, 2, "is a 'kern' model file"},
+        {pd, "/nonexistent/x.dlpm", 2, "/nonexistent/x.dlpm"},
+        {pd, pk, 1, "1 component files for the 2 parts"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        dlp_train_opts o = opts();
+        const char *v[2] = {bad[k].f0, bad[k].f1};
+        o.parts_from = v;
+        o.n_parts_from = bad[k].n;
+        dlp_predictor *p = NULL;
+        dlp_nn_file f = {0};
+        CHECK(dlp_pred_train("dippm+kern", &E, TR, NTR, VA, NVA, &o, &p, &f,
+                             &err) != DLP_OK && !p && f.n == 0);
+        CHECK_MSG(strstr(err.msg, bad[k].msg) != NULL, "%zu: %s", k, err.msg);
+    }
+    unlink(pd);
+    unlink(pk);
+    unlink(other);
+}
+
 int main(void) {
     RUN(test_combine_rule);
     RUN(test_eval_blend);
@@ -512,6 +599,7 @@ int main(void) {
     RUN(test_predict_set);
     RUN(test_json_boosters);
     RUN(test_bad_files);
+    RUN(test_parts_from);
     char path[128];
     path_in(path, sizeof path, "dippm+kern-inference.dlpm");
     unlink(path);

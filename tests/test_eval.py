@@ -283,5 +283,38 @@ with tempfile.TemporaryDirectory() as tmp:
           "--readout is mean, mean+cost, mixed, mean+lse or mixed-lse, not 'max'" in r.stderr and
           not os.path.exists(os.path.join(tmp, "r.dlpm")), r.stderr[-300:])
 
+    # --parts: a blend's component from a file trained before on the same
+    # split (the kern fixture; scripts/train_models.sh does this for the
+    # LLM blend); the file checked against the split, the count and the
+    # kind checked, nothing written when refused
+    kdata = os.path.join("tests", "fixtures", "kern", "data")
+    small = ["--epochs", "2", "--threads", "1", "--quiet"]
+    dfile, kfile = os.path.join(tmp, "pd.dlpm"), os.path.join(tmp, "pk.dlpm")
+    r1 = subprocess.run([DLPERF, "train", kdata, "--kind", "dippm", "-o", dfile]
+                        + small, capture_output=True, text=True)
+    r2 = subprocess.run([DLPERF, "train", kdata, "--kind", "kern", "-o", kfile]
+                        + small, capture_output=True, text=True)
+    bfile = os.path.join(tmp, "pb.dlpm")
+    r = subprocess.run([DLPERF, "train", kdata, "--kind", "dippm+kern",
+                        "--parts", dfile + ",-", "-o", bfile] + small,
+                       capture_output=True, text=True)
+    check("cli_parts_ok", r1.returncode == 0 and r2.returncode == 0 and
+          r.returncode == 0 and "wrote" in r.stdout and
+          os.path.getsize(bfile) > os.path.getsize(dfile),
+          r1.stderr[-200:] + r2.stderr[-200:] + r.stderr[-300:])
+    other = os.path.join(tmp, "po.dlpm")
+    for name, parts, rc, msg in (
+            ("kind", kfile + "," + kfile, 1, "is a 'kern' model file"),
+            ("count", dfile + ",-,-", 2, "one file or '-' per part"),
+            ("plain", dfile, 2, "--parts is for a blend"),
+            ("split", dfile + ",-", 1, "was not trained on this split")):
+        extra = ["--seed", "5"] if name == "split" else []
+        r = subprocess.run([DLPERF, "train", kdata, "--kind",
+                            "dippm" if name == "plain" else "dippm+kern",
+                            "--parts", parts, "-o", other] + small + extra,
+                           capture_output=True, text=True)
+        check("cli_parts_bad_" + name, r.returncode == rc and msg in r.stderr
+              and not os.path.exists(other), r.stderr[-300:])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

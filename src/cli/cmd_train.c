@@ -186,23 +186,30 @@ static void usage(FILE *f) {
                "                     (dippm+kern: one file holding both, trained on\n"
                "                     the same split; geometric mean of their predictions)\n"
                "  -o FILE            model file to write (.dlpm)\n"
+               "  --parts F1,F2      a blend: its components from these model files\n"
+               "                     (one per part, in order; '-' trains that part),\n"
+               "                     trained before on the same data, --seed and\n"
+               "                     filters (checked: their validation errors must\n"
+               "                     match on this split)\n"
                "%s", learn_opts_help());
 }
 
 int cmd_train(int argc, char **argv) {
     learn_opts o;
     learn_opts_init(&o);
-    const char *kind = NULL, *outp = NULL;
+    const char *kind = NULL, *outp = NULL, *partsv = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
         if (r < 0) return 2;
         if (r) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        if ((!strcmp(a, "--kind") || !strcmp(a, "-o")) && !need(argc, argv, i))
+        if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
+             !strcmp(a, "--parts")) && !need(argc, argv, i))
             return 2;
         if (!strcmp(a, "--kind")) kind = argv[++i];
         else if (!strcmp(a, "-o")) outp = argv[++i];
+        else if (!strcmp(a, "--parts")) partsv = argv[++i];
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf train: unknown option %s\n", a);
             usage(stderr);
@@ -220,9 +227,36 @@ int cmd_train(int argc, char **argv) {
                 "trappm, xgb, kern, or a blend a+b)\n", kerr.msg);
         return 2;
     }
+    /* --parts: one file (or '-') per component of the blend */
+    char pbuf[4096];
+    const char *from[DLP_PRED_BLEND_MAX] = {0};
+    if (partsv) {
+        int nf = 0;
+        if (np < 2 || strlen(partsv) >= sizeof pbuf) {
+            fprintf(stderr, "dlperf train: --parts is for a blend kind a+b, "
+                    "one file per part\n");
+            return 2;
+        }
+        memcpy(pbuf, partsv, strlen(partsv) + 1);
+        for (char *s = pbuf, *e; s; s = e) {
+            e = strchr(s, ',');
+            if (e) *e++ = 0;
+            if (nf == np || !*s) { nf = -1; break; }
+            from[nf++] = strcmp(s, "-") ? s : NULL;
+        }
+        if (nf != np) {
+            fprintf(stderr, "dlperf train: --parts names one file or '-' per "
+                    "part of '%s' (%d), comma-separated\n", kind, np);
+            return 2;
+        }
+        o.train.parts_from = from;
+        o.train.n_parts_from = np;
+    }
     bool pool = false;   /* TraPPM pre-trains on the graph pool */
     for (int j = 0; j < np; j++)
-        if (!strcmp(parts[j], "trappm") && !o.train.init_from) pool = true;
+        if (!strcmp(parts[j], "trappm") && !o.train.init_from &&
+            !(partsv && from[j]))
+            pool = true;
     if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
     dlp_dataset *ds = NULL;
     dlp_examples E;

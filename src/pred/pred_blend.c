@@ -15,6 +15,13 @@
  * latency is what the labels measure, and the blend's latency is the
  * better one.
  *
+ * A component is trained here, or taken from a model file trained before
+ * on the same split (dlp_train_opts.parts_from, `dlperf train --parts`:
+ * what scripts/train_models.sh does with the files it has just written,
+ * rather than training the LLM DIPPM a second time); such a file's
+ * recorded validation errors are measured again on the validation
+ * examples and must match, so a file from another split is refused.
+ *
  * The blend's own validation error, per target, is measured by
  * dlp_pred_train on the validation examples like any kind's, and
  * recorded in the file's header, so `dlperf predict` (predict_set.c)
@@ -271,6 +278,59 @@ const dlp_pred_vtable dlp_pred_blend_vt = {"blend", blend_load, blend_predict,
 
 /* ---- training ------------------------------------------------------------- */
 
+/* Component `kind` from the trained model file `path` (opts.parts_from),
+ * checked to be that kind, of E's mode, and trained on this split: its
+ * validation error per target, measured again on va, must be the one its
+ * file recorded (stored as float: to 1e-4 relative). A file trained on
+ * other data, another --seed or other filters fails that check. */
+static dlp_status part_from_file(const char *path, const char *kind,
+                                 const dlp_examples *E, const int32_t *va,
+                                 int nva, dlp_predictor **pp,
+                                 dlp_nn_file *file, dlp_error *err) {
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable,
+                                                   NULL};
+    dlp_status st = dlp_nn_file_load(file, path, err);
+    if (!st) st = dlp_predictor_from_file(file, extra, pp, err);
+    if (st) return st;
+    const dlp_pred_meta *m = &(*pp)->meta;
+    if (strcmp(m->kind, kind))
+        return dlp_fail(err, DLP_ERR_ARG, "%s is a '%s' model file", path,
+                        m->kind);
+    if (m->mode != E->mode)
+        return dlp_fail(err, DLP_ERR_ARG, "%s is for mode %s, not %s", path,
+                        dlp_mode_name(m->mode), dlp_mode_name(E->mode));
+    if (!nva)
+        return dlp_fail(err, DLP_ERR_ARG, "no validation examples to check "
+                        "%s against", path);
+    double ape[DLP_T_COUNT] = {0};
+    int cnt[DLP_T_COUNT] = {0};
+    for (int i = 0; i < nva && !st; i++) {
+        dlp_pred_result r;
+        st = dlp_pred_example(*pp, E, va[i], &r, err);
+        for (int t = 0; t < DLP_T_COUNT && !st; t++) {
+            double y = E->ex[va[i]].y[t], f = r.v[t].value;
+            if (!(m->targets >> t & 1) || !r.v[t].valid || !(y > 0) ||
+                !(f > 0))
+                continue;
+            ape[t] += fabs(f - y) / y;
+            cnt[t]++;
+        }
+    }
+    for (int t = 0; t < DLP_T_COUNT && !st; t++) {
+        if (!(m->targets >> t & 1) || !isfinite(m->val_error[t])) continue;
+        double here = cnt[t] ? ape[t] / cnt[t] : NAN;
+        if (!(fabs(here - m->val_error[t]) <= 1e-4 * m->val_error[t] + 1e-9))
+            st = dlp_fail(err, DLP_ERR_ARG, "%s was not trained on this "
+                          "split: its %s validation MAPE is %.4f%% in the "
+                          "file, %.4f%% on these %d validation examples "
+                          "(train it on the same data with the same --seed "
+                          "and filters)", path,
+                          dlp_target_name((dlp_target)t),
+                          100 * m->val_error[t], 100 * here, nva);
+    }
+    return st;
+}
+
 dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
                                 int ntr, const int32_t *va, int nva,
                                 const dlp_train_opts *o, dlp_pred_meta *meta,
@@ -287,6 +347,9 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
     if (o && o->init_from)
         return dlp_fail(err, DLP_ERR_ARG, "a blend trains its components "
                         "from scratch: no --init-from");
+    if (o && o->n_parts_from && o->n_parts_from != n)
+        return dlp_fail(err, DLP_ERR_ARG, "%d component files for the %d "
+                        "parts of '%s'", o->n_parts_from, n, meta->kind);
     const uint32_t all_rt = (1u << DLP_RT_COUNT) - 1,
                    all_pr = (1u << DLP_PREC_COUNT) - 1;
     uint32_t targets = 0, rt = all_rt, pr = all_pr, seen_rt = 0;
@@ -294,8 +357,12 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
     for (int c = 0; c < n && !st; c++) {
         dlp_predictor *pp = NULL;
         dlp_nn_file file = {0};
-        st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, o, &pp, &file,
-                            err);
+        const char *from = o && o->n_parts_from ? o->parts_from[c] : NULL;
+        if (from)
+            st = part_from_file(from, parts[c], E, va, nva, &pp, &file, err);
+        else
+            st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, o, &pp, &file,
+                                err);
         for (int i = 0; i < file.n && !st; i++) {
             char name[512];
             if (snprintf(name, sizeof name, "blend/%d/%s", c,

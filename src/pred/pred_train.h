@@ -199,6 +199,13 @@ typedef struct {
                                   log of the roofline-share-weighted sum of
                                   exp(embedding) (mean+lse), for the odd
                                   members only (mixed-lse) */
+    const char *const *parts_from; /* a blend: component c's trained model
+                                  file, parts_from[c] (NULL: train it);
+                                  n_parts_from entries, one per component.
+                                  A file must come from this split (its
+                                  recorded validation errors are measured
+                                  again on it and must match) */
+    int n_parts_from;
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
