@@ -22,7 +22,9 @@
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
-# Budget: 18 minutes on 2 cores shared with an evaluation run for the
+# Budget: 47.6 minutes on 2 quiet cores for the data through l25a
+# (twenty-fifth session; models/README.md has the parts), with ensemble
+# members trained side by side. Earlier: 18 minutes on 2 cores shared with an evaluation run for the
 # 4,448 configurations of the third session (about 1000 before it):
 # featurizing is seconds per mode, TraPPM's pool featurization +
 # pre-training and the GNN epochs dominate. The blend trains DIPPM and

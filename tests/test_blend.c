@@ -584,6 +584,28 @@ static void test_parts_from(void) {
                              &err) != DLP_OK && !p && f.n == 0);
         CHECK_MSG(strstr(err.msg, bad[k].msg) != NULL, "%zu: %s", k, err.msg);
     }
+    /* no validation part (fewer than 4 models): both measured on the
+     * training part, the file checked there */
+    char pn[128];
+    save_trained("dippm", VA, 0, "noval-dippm.dlpm", pn, sizeof pn);
+    {
+        dlp_train_opts o = opts();
+        const char *v[2] = {pn, NULL};
+        o.parts_from = v;
+        o.n_parts_from = 2;
+        dlp_predictor *p = NULL;
+        dlp_nn_file f = {0};
+        CHECK_MSG(dlp_pred_train("dippm+kern", &E, TR, NTR, VA, 0, &o, &p, &f,
+                                 &err) == DLP_OK, "%s", err.msg);
+        dlp_predictor_free(p);
+        dlp_nn_file_free(&f);
+        o.parts_from = both;   /* validated on VA: not this set */
+        CHECK(dlp_pred_train("dippm+kern", &E, TR, NTR, VA, 0, &o, &p, &f,
+                             &err) != DLP_OK && !p);
+        CHECK_MSG(strstr(err.msg, "not trained on this split") != NULL, "%s",
+                  err.msg);
+    }
+    unlink(pn);
     unlink(pd);
     unlink(pk);
     unlink(other);

@@ -287,6 +287,8 @@ static dlp_status part_from_file(const char *path, const char *kind,
                                  const dlp_examples *E, const int32_t *va,
                                  int nva, dlp_predictor **pp,
                                  dlp_nn_file *file, dlp_error *err) {
+    /* va: where dlp_pred_train measured it (the training part when there
+     * is no validation part) */
     static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable,
                                                    NULL};
     dlp_status st = dlp_nn_file_load(file, path, err);
@@ -300,8 +302,8 @@ static dlp_status part_from_file(const char *path, const char *kind,
         return dlp_fail(err, DLP_ERR_ARG, "%s is for mode %s, not %s", path,
                         dlp_mode_name(m->mode), dlp_mode_name(E->mode));
     if (!nva)
-        return dlp_fail(err, DLP_ERR_ARG, "no validation examples to check "
-                        "%s against", path);
+        return dlp_fail(err, DLP_ERR_ARG, "no examples to check %s against",
+                        path);
     double ape[DLP_T_COUNT] = {0};
     int cnt[DLP_T_COUNT] = {0};
     for (int i = 0; i < nva && !st; i++) {
@@ -359,7 +361,8 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
         dlp_nn_file file = {0};
         const char *from = o && o->n_parts_from ? o->parts_from[c] : NULL;
         if (from)
-            st = part_from_file(from, parts[c], E, va, nva, &pp, &file, err);
+            st = part_from_file(from, parts[c], E, nva ? va : tr,
+                                nva ? nva : ntr, &pp, &file, err);
         else
             st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, o, &pp, &file,
                                 err);
