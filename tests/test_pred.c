@@ -466,19 +466,30 @@ static dlp_predictor *train_one(const dlp_examples *E, const int32_t *tr,
     return p;
 }
 
+/* The inference examples, every fourth one for validation (tr, va: to
+ * free). */
+static int quarter_split(dlp_examples *E, int32_t **tr, int *ntr,
+                         int32_t **va, int *nva) {
+    if (examples(E, DLP_MODE_INFERENCE, false)) return -1;
+    *tr = malloc((size_t)E->n * sizeof **tr);
+    *va = malloc((size_t)E->n * sizeof **va);
+    *ntr = *nva = 0;
+    for (int i = 0; *tr && *va && i < E->n; i++) {
+        if (i % 4 == 0) (*va)[(*nva)++] = i;
+        else (*tr)[(*ntr)++] = i;
+    }
+    return *tr && *va ? 0 : -1;
+}
+
 /* An ensemble of two is the mean, in log space, of the two networks
  * trained alone from the members' seeds (member k: seed + k *
  * DLP_MEMBER_SEED_STEP); more members than the limit, or negative, are
  * refused. */
 static void test_ensemble_is_mean(void) {
     dlp_examples E;
-    if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
-    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
-    int ntr = 0, nva = 0;
-    for (int i = 0; i < E.n; i++) {
-        if (i % 4 == 0) va[nva++] = i;
-        else tr[ntr++] = i;
-    }
+    int32_t *tr, *va;
+    int ntr, nva;
+    if (quarter_split(&E, &tr, &ntr, &va, &nva)) { CHECK(0); return; }
     uint64_t s = 11;
     dlp_predictor *a = train_one(&E, tr, ntr, va, nva, s, 1);
     dlp_predictor *b = train_one(&E, tr, ntr, va, nva, s + DLP_MEMBER_SEED_STEP, 1);
@@ -529,13 +540,9 @@ static void count_progress(void *user, const dlp_train_progress *p) {
  * member reports its epochs. */
 static void test_members_at_once(void) {
     dlp_examples E;
-    if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
-    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
-    int ntr = 0, nva = 0;
-    for (int i = 0; i < E.n; i++) {
-        if (i % 4 == 0) va[nva++] = i;
-        else tr[ntr++] = i;
-    }
+    int32_t *tr, *va;
+    int ntr, nva;
+    if (quarter_split(&E, &tr, &ntr, &va, &nva)) { CHECK(0); return; }
     for (int members = 2; members <= 3; members++) {
         dlp_nn_file f[2] = {{0}, {0}};
         int calls[2] = {0, 0};
