@@ -548,10 +548,9 @@ static void test_parts_from(void) {
             payload++;
             const dlp_nn_entry *x = dlp_nn_file_get(&f, FB.e[i].name,
                                                     FB.e[i].kind);
-            size_t w = FB.e[i].kind == DLP_NN_STR ? 1 : 8;
-            if (FB.e[i].kind == DLP_NN_F32) w = sizeof(float);
             same += x && x->count == FB.e[i].count &&
-                    !memcmp(x->data, FB.e[i].data, (size_t)x->count * w);
+                    !memcmp(x->data, FB.e[i].data,
+                            (size_t)x->count * dlp_nn_elem_size(x->kind));
         }
         CHECK(payload > 4);
         CHECK_MSG(same == payload, "%d of %d entries the same", same, payload);

@@ -571,9 +571,9 @@ static void test_members_at_once(void) {
         for (int i = 0; i < f[0].n; i++) {
             const dlp_nn_entry *a = &f[0].e[i];
             const dlp_nn_entry *b = dlp_nn_file_get(&f[1], a->name, a->kind);
-            size_t w = a->kind == DLP_NN_STR ? 1 : a->kind == DLP_NN_I64 ? 8 : 4;
             bool eq = b && b->count == a->count &&
-                      !memcmp(a->data, b->data, (size_t)a->count * w);
+                      !memcmp(a->data, b->data,
+                              (size_t)a->count * dlp_nn_elem_size(a->kind));
             /* the validation errors and quantiles are measured after
              * training, by predictions on 2 threads against 1: OpenBLAS's
              * sums may round differently there, so those are compared to

@@ -556,6 +556,8 @@ dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
                                const int64_t *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err);
+/* Bytes per element of an entry of kind k (4, 8; 1 for a string). */
+size_t dlp_nn_elem_size(dlp_nn_entry_kind k);
 /* Adds a copy of src's data under another name (any kind). */
 dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
                                 const dlp_nn_entry *src, dlp_error *err);

@@ -100,10 +100,14 @@ dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
     return DLP_OK;
 }
 
+size_t dlp_nn_elem_size(dlp_nn_entry_kind k) {
+    return k == DLP_NN_F32 ? sizeof(float) : k == DLP_NN_I64 ? sizeof(int64_t)
+                                                            : 1;
+}
+
 dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
                                 const dlp_nn_entry *src, dlp_error *err) {
-    size_t elem = src->kind == DLP_NN_F32 ? sizeof(float)
-                : src->kind == DLP_NN_I64 ? sizeof(int64_t) : 1;
+    size_t elem = dlp_nn_elem_size(src->kind);
     dlp_nn_entry *e;
     dlp_status st = add_entry(f, name, src->kind, src->count, elem, NULL, &e, err);
     if (st) return st;
@@ -227,10 +231,6 @@ static void copy_le(void *dst, const uint8_t *src, size_t n, size_t es) {
 #endif
 }
 
-static size_t elem_size(dlp_nn_entry_kind k) {
-    return k == DLP_NN_F32 ? 4 : k == DLP_NN_I64 ? 8 : 1;
-}
-
 static dlp_status write_all(int fd, const uint8_t *b, size_t n) {
     while (n) {
         ssize_t w = write(fd, b, n);
@@ -247,7 +247,7 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
                             dlp_error *err) {
     uint64_t payload = 0;
     for (int i = 0; i < f->n; i++)
-        payload += 1 + 2 + strlen(f->e[i].name) + 8 + f->e[i].count * elem_size(f->e[i].kind);
+        payload += 1 + 2 + strlen(f->e[i].name) + 8 + f->e[i].count * dlp_nn_elem_size(f->e[i].kind);
     if (payload + NN_HDR + 4 > NN_MAX_FILE)
         return dlp_fail(err, DLP_ERR_LIMIT, "model file: %s would exceed 2 GiB", path);
     size_t total = (size_t)payload + NN_HDR + 4;
@@ -372,7 +372,7 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         memcpy(name, p, nl); name[nl] = 0; p += nl;
         if (strlen(name) != nl) goto bad;
         uint64_t cnt = get_u64(p); p += 8;
-        size_t es = elem_size((dlp_nn_entry_kind)kind);
+        size_t es = dlp_nn_elem_size((dlp_nn_entry_kind)kind);
         if (cnt > (uint64_t)(end - p) / es) goto bad;
         dlp_nn_entry *e;
         bool lazy = kind == DLP_NN_F32 && cnt >= DLP_NN_LAZY_MIN;

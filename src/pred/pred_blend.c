@@ -304,31 +304,18 @@ static dlp_status part_from_file(const char *path, const char *kind,
     if (!nva)
         return dlp_fail(err, DLP_ERR_ARG, "no examples to check %s against",
                         path);
-    double ape[DLP_T_COUNT] = {0};
-    int cnt[DLP_T_COUNT] = {0};
-    for (int i = 0; i < nva && !st; i++) {
-        dlp_pred_result r;
-        st = dlp_pred_example(*pp, E, va[i], &r, err);
-        for (int t = 0; t < DLP_T_COUNT && !st; t++) {
-            double y = E->ex[va[i]].y[t], f = r.v[t].value;
-            if (!(m->targets >> t & 1) || !r.v[t].valid || !(y > 0) ||
-                !(f > 0))
-                continue;
-            ape[t] += fabs(f - y) / y;
-            cnt[t]++;
-        }
-    }
+    double here[DLP_T_COUNT];
+    st = dlp_pred_val_errors(*pp, E, va, nva, here, NULL, NULL, err);
     for (int t = 0; t < DLP_T_COUNT && !st; t++) {
         if (!(m->targets >> t & 1) || !isfinite(m->val_error[t])) continue;
-        double here = cnt[t] ? ape[t] / cnt[t] : NAN;
-        if (!(fabs(here - m->val_error[t]) <= 1e-4 * m->val_error[t] + 1e-9))
+        if (!(fabs(here[t] - m->val_error[t]) <= 1e-4 * m->val_error[t] + 1e-9))
             st = dlp_fail(err, DLP_ERR_ARG, "%s was not trained on this "
                           "split: its %s validation MAPE is %.4f%% in the "
                           "file, %.4f%% on these %d validation examples "
                           "(train it on the same data with the same --seed "
                           "and filters)", path,
                           dlp_target_name((dlp_target)t),
-                          100 * m->val_error[t], 100 * here, nva);
+                          100 * m->val_error[t], 100 * here[t], nva);
     }
     return st;
 }

@@ -96,6 +96,44 @@ dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
     return dlp_predictor_predict(p, &in, r, err);
 }
 
+dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
+                               const int32_t *vi, int nv, double *mape,
+                               double *lo, double *hi, dlp_error *err) {
+    dlp_status st = DLP_OK;
+    double *res = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *res);
+    double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
+    if (!res || !pred) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nv && !st; i++) {
+        dlp_pred_result r;
+        st = dlp_pred_example(p, E, vi[i], &r, err);
+        for (int t = 0; t < DLP_T_COUNT && !st; t++)
+            pred[i * DLP_T_COUNT + t] = r.v[t].valid ? r.v[t].value : NAN;
+    }
+    for (int t = 0; t < DLP_T_COUNT && !st; t++) {
+        mape[t] = NAN;
+        if (lo) lo[t] = NAN;
+        if (hi) hi[t] = NAN;
+        if (!(p->meta.targets >> t & 1) ||
+            dlp_target_mode((dlp_target)t) != E->mode)
+            continue;
+        int n = 0;
+        double ape = 0;
+        for (int i = 0; i < nv; i++) {
+            double y = E->ex[vi[i]].y[t], f = pred[i * DLP_T_COUNT + t];
+            if (!(y > 0) || !(f > 0)) continue;
+            ape += fabs(f - y) / y;
+            res[n++] = log(y / f);
+        }
+        if (n) {
+            mape[t] = ape / n;
+            if (lo) lo[t] = dlp_quantile(res, (size_t)n, 0.05);
+            if (hi) hi[t] = dlp_quantile(res, (size_t)n, 0.95);
+        }
+    }
+    free(res); free(pred);
+    return st;
+}
+
 dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           const int32_t *tr, int ntr, const int32_t *va,
                           int nva, const dlp_train_opts *o,
@@ -112,8 +150,6 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     dlp_pred_meta meta;
     dlp_pred_meta_init(&meta, kind, E->mode);
     snprintf(meta.devices, sizeof meta.devices, "%s", E->devices);
-    dlp_target ts[DLP_T_COUNT];
-    int nt = dlp_mode_targets(E->mode, ts);
     /* ranges for the OOD check */
     meta.batch_min = meta.seq_min = meta.macs_min = INFINITY;
     for (int i = 0; i < ntr; i++) {
@@ -150,36 +186,9 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     st = k->vt->load(p, &payload, err);
     if (st) { free(p); free(sub); dlp_nn_file_free(&payload); return st; }
     /* validation error and residual quantiles (on train when no val set) */
-    const int32_t *vi = nva ? va : tr;
-    int nv = nva ? nva : ntr;
-    double *res = malloc((size_t)nv * sizeof *res);
-    if (!res) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    double *pred = !st ? malloc((size_t)nv * DLP_T_COUNT * sizeof *pred) : NULL;
-    if (!st && !pred) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < nv && !st; i++) {
-        dlp_pred_result r;
-        st = dlp_pred_example(p, E, vi[i], &r, err);
-        for (int t = 0; t < DLP_T_COUNT && !st; t++)
-            pred[i * DLP_T_COUNT + t] = r.v[t].valid ? r.v[t].value : NAN;
-    }
-    for (int j = 0; j < nt && !st; j++) {
-        dlp_target t = ts[j];
-        if (!(p->meta.targets >> t & 1)) continue;
-        int n = 0;
-        double ape = 0;
-        for (int i = 0; i < nv; i++) {
-            double y = E->ex[vi[i]].y[t], f = pred[i * DLP_T_COUNT + t];
-            if (!(y > 0) || !(f > 0)) continue;
-            ape += fabs(f - y) / y;
-            res[n++] = log(y / f);
-        }
-        if (n) {
-            p->meta.val_error[t] = ape / n;
-            p->meta.resid_lo[t] = dlp_quantile(res, (size_t)n, 0.05);
-            p->meta.resid_hi[t] = dlp_quantile(res, (size_t)n, 0.95);
-        }
-    }
-    free(res); free(pred);
+    st = dlp_pred_val_errors(p, E, nva ? va : tr, nva ? nva : ntr,
+                             p->meta.val_error, p->meta.resid_lo,
+                             p->meta.resid_hi, err);
     if (!st) {
         snprintf(p->meta.info, sizeof p->meta.info,
                  "trained on %d examples, validated on %d%s; %d graphs", ntr,

@@ -245,6 +245,15 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           dlp_predictor **out, dlp_nn_file *file,
                           dlp_error *err);
 
+/* Per target of E's mode that p predicts: its MAPE over the examples vi
+ * (mape[t]) and the 5% / 95% quantiles of log(actual/pred) (lo, hi: may
+ * be NULL); NAN where p does not predict t or no example has a label.
+ * What dlp_pred_train records in a file's header, and what a blend checks
+ * a component file against (pred_blend.c). */
+dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
+                               const int32_t *vi, int nv, double *mape,
+                               double *lo, double *hi, dlp_error *err);
+
 /* Predicts example i of E with p (through the cached featurized graph). */
 dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
                             int i, dlp_pred_result *r, dlp_error *err);
