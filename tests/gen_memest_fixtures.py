@@ -11,7 +11,9 @@ PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
 ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
 memest_gelu2.onnx (the erf GELU between two Linear layers, and the same
 pattern multiplied by another input), memest_relu_ffn.onnx (fc1 -> ReLU
--> fc2: in place in the CNN zoos, out of place in language models)."""
+-> fc2: in place in the CNN zoos, out of place in language models),
+memest_encoder.onnx / memest_encoder_bert.onnx (a three-layer encoder
+named as DeBERTa-v2 and as BERT export it)."""
 import os
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
@@ -226,3 +228,24 @@ save([h.make_node("MatMul", ["X", "W1"], ["H"]),
      [nh.from_array(np.zeros((1024, 4096), np.float32), "W1"),
       nh.from_array(np.zeros((4096, 16), np.float32), "W2")],
      "memest_relu_ffn", strip=True)
+
+# A three-layer encoder named as Hugging Face's DeBERTa-v2 exports it
+# (/m/encoder/layer.<i>/attention/self/query_proj/...): its encoder keeps
+# every layer's input (the embeddings' output and each layer's output)
+# until it returns; memest_encoder_bert is the same graph with BERT's
+# module names (attention/self/query), whose encoder frees them.
+for name, proj in (("memest_encoder", "query_proj"), ("memest_encoder_bert", "query")):
+    nodes, prev = [h.make_node("Mul", ["X", "c"], ["E"], name="/m/embeddings/Mul")], "E"
+    for i in range(3):
+        s = "/m/encoder/layer.%d/" % i
+        nodes += [h.make_node("MatMul", [prev, "Wq"], ["Q%d" % i],
+                              name=s + "attention/self/%s/MatMul" % proj),
+                  h.make_node("Add", ["Q%d" % i, prev], ["H%d" % i],
+                              name=s + "output/Add")]
+        prev = "H%d" % i
+    nodes.append(h.make_node("MatMul", [prev, "W2"], ["Y"], name="/m/head/MatMul"))
+    save(nodes, [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+         [nh.from_array(np.zeros((1024, 1024), np.float32), "Wq"),
+          nh.from_array(np.zeros((1024, 16), np.float32), "W2"),
+          nh.from_array(np.array(2.0, np.float32), "c")], name, strip=True)

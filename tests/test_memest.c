@@ -414,6 +414,22 @@ static void test_hold_module_inputs(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_encoder: X [1,1024] -> /m/embeddings E -> three layers, each
+ * Q = query_proj(in), out = Q + in (4 KiB each) -> head Y [1,16]. As
+ * exported a layer's input dies at its Add: X + in + Q + out = 16384 B
+ * (memest_encoder_bert, BERT's names). DeBERTa-v2's encoder keeps E and
+ * every layer's output until it returns: at the last Add X + E + H0 + H1
+ * + Q2 + H2 = 24576 B. */
+static void test_encoder_states(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_encoder.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 24576, "deberta: peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_encoder_bert.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 16384, "bert: peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_relu_ffn: X [1,1024] (4 KiB) -> MatMul -> H [1,4096] (16 KiB) ->
  * Relu R -> MatMul -> Y [1,16] (64 B). Without a sequence (the CNN zoos'
  * ReLU(inplace=True)) R writes into H, which dies there: the peak is X + H
@@ -547,6 +563,7 @@ int main(void) {
     RUN(test_hf_gqa);
     RUN(test_hold_module_inputs);
     RUN(test_relu_ffn);
+    RUN(test_encoder_states);
     RUN(test_hf_t5);
     RUN(test_silu);
     RUN(test_saved);

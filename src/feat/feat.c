@@ -975,6 +975,53 @@ static size_t scope_len(const char *name) {
     return sl && sl != name ? (size_t)(sl - name) : 0;
 }
 
+/* The scope "<...>/encoder/layer.<N>" of node name s: its length, 0 when
+ * s is in no such scope. */
+static size_t layer_scope_len(const char *s) {
+    const char *p = s ? strstr(s, "/encoder/layer.") : NULL;
+    if (!p) return 0;
+    p += strlen("/encoder/layer.");
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    return *p == '/' ? (size_t)(p - s) : 0;
+}
+
+/* Hugging Face's DeBERTa-v2 encoder keeps every layer's input, the
+ * embeddings' output and each layer's output, until the encoder returns
+ * (allocator history, twenty-sixth session: deberta-v3-base fp32 16 x 512
+ * holds the embeddings' and 11 layers' [16, 512, 768] outputs at the
+ * last layer's softmax; BERT, whose encoder has the same scope names,
+ * frees them). The graph is DeBERTa-v2 by its module names (an attention
+ * with query_proj under /encoder/layer.<N>/). Extends last[] of each
+ * activation a layer scope reads from outside itself to the encoder's
+ * last node and marks it in ext_next (-2) for hold_module_inputs' lists. */
+static void hold_encoder_states(const dlp_graph *g, int *last, int *ext_next) {
+    size_t N = g->n_nodes;
+    int enc_end = -1;
+    bool deberta = false;
+    for (size_t t = 0; t < N; t++) {
+        const char *s = g->nodes[g->topo[t]].name;
+        if (!layer_scope_len(s)) continue;
+        enc_end = (int)t;
+        if (strstr(s, "/attention/self/query_proj/")) deberta = true;
+    }
+    if (!deberta) return;
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        size_t L = layer_scope_len(n->name);
+        if (!L) continue;
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || !is_act(g, &g->values[v])) continue;
+            const dlp_node *p = dlp_feat_producer_of(g, v);
+            if (p && p->name && !strncmp(p->name, n->name, L) &&
+                (p->name[L] == '/' || p->name[L] == 0))
+                continue;                      /* made inside the layer */
+            if (last[v] < enc_end) { last[v] = enc_end; ext_next[v] = -2; }
+        }
+    }
+}
+
 /* A module's forward holds its arguments until it returns: a value read
  * inside a module scope of the exported names (TorchScript export: the
  * node name is the module path) but made outside it stays live, in
@@ -1089,6 +1136,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     ext_next = malloc(V * sizeof *ext_next);
     if (!ext_head || !ext_next) { ok = false; goto out; }
     for (size_t v = 0; v < V; v++) ext_next[v] = -1;
+    hold_encoder_states(g, last, ext_next);
     if (!hold_module_inputs(g, last, ext_head, ext_next)) { ok = false; goto out; }
     /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
     for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
