@@ -334,6 +334,36 @@ static void test_shape_chain_folds(void) {
     tg_free(&t);
 }
 
+/* The topological order is the file's where the file is sorted (the
+ * execution order exporters write, which the memory walk of feat.c
+ * follows): x -> A -> a -> B -> b, x -> C -> c, Add(b, c). A FIFO of ready
+ * nodes would run C before B. A file out of order still sorts: the ready
+ * node first in the file goes first. */
+static void test_topo_keeps_file_order(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t d[1] = {4};
+    input(&t, "x", DLP_DT_FLOAT, 1, d, NULL);
+    node(&t, "Relu", "x", "a");
+    node(&t, "Relu", "a", "b");
+    node(&t, "Relu", "x", "c");
+    node(&t, "Add", "b,c", "y");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(t.g.topo && t.g.topo[0] == 0 && t.g.topo[1] == 1 &&
+          t.g.topo[2] == 2 && t.g.topo[3] == 3);
+    tg_free(&t);
+    tg_init(&t);
+    input(&t, "x", DLP_DT_FLOAT, 1, d, NULL);
+    node(&t, "Add", "b,c", "y");
+    node(&t, "Relu", "a", "b");
+    node(&t, "Relu", "x", "c");
+    node(&t, "Relu", "x", "a");
+    CHECK(infer(&t) == DLP_OK);
+    CHECK(t.g.topo && t.g.topo[0] == 2 && t.g.topo[1] == 3 &&
+          t.g.topo[2] == 1 && t.g.topo[3] == 0);
+    tg_free(&t);
+}
+
 static void test_unknown_op_warns(void) {
     tg t;
     tg_init(&t);
@@ -849,6 +879,7 @@ int main(void) {
     RUN(test_tiny_hf_export);
     RUN(test_symbols_bind_and_rebind);
     RUN(test_shape_chain_folds);
+    RUN(test_topo_keeps_file_order);
     RUN(test_unknown_op_warns);
     RUN(test_broadcast_rules);
     RUN(test_inconsistent_shapes_warn);

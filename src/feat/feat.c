@@ -889,6 +889,59 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
     }
 }
 
+/* The single use of value v (its consumer node), or NULL when v has
+ * another number of uses (nuse / the consumer lists of mem_liveness). */
+static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
+                                const int *cstart, const int *cnode, int v) {
+    return v >= 0 && nuse[v] == 1 ? &g->nodes[cnode[cstart[v]]] : NULL;
+}
+
+/* Activations as the one kernel PyTorch runs: F.silu and F.gelu (Hugging
+ * Face's SiLU and GELU, timm's and torchvision's nn.GELU / nn.SiLU), which
+ * the exporter writes as Sigmoid(x) -> Mul(x, s) and Div(x, sqrt 2) -> Erf
+ * -> Add(1) -> Mul(x, .) [-> Mul(0.5)]: only the result is a tensor; marks
+ * the other values in tmp[], which the inference walk does not allocate
+ * (the training estimate has its own rules: mark_gelu_temps,
+ * mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
+ * trailing Mul(0.5) writes into it (alias[] names that block). Allocator history (twenty-sixth session): bert-base
+ * fp16 4 x 128 holds the intermediate dense output and one GELU output at
+ * its peak, no erf temporaries. GPT-2's NewGELU is Python arithmetic, a
+ * kernel per op, and its tanh form does not match. Counted as exported
+ * before the caller frames of hold_module_inputs, the temporaries stood in
+ * for the blocks those frames hold. */
+static void mark_one_kernel_acts(const dlp_graph *g, const int *nuse,
+                                 const int *cstart, const int *cnode,
+                                 uint8_t *tmp, int *alias) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (n->n_inputs < 1 || n->n_outputs != 1 || n->outputs[0] < 0) continue;
+        int x = n->inputs[0], y = n->outputs[0];
+        if (!strcmp(n->op_type, "Sigmoid")) {
+            const dlp_node *m = only_use(g, nuse, cstart, cnode, y);
+            if (m && !strcmp(m->op_type, "Mul") && m->n_inputs == 2 &&
+                (m->inputs[0] == x || m->inputs[1] == x))
+                tmp[y] = 1;
+            continue;
+        }
+        if (strcmp(n->op_type, "Erf")) continue;
+        const dlp_node *d = dlp_feat_producer_of(g, x);
+        const dlp_node *a = only_use(g, nuse, cstart, cnode, y);
+        if (!d || !a || strcmp(a->op_type, "Add") || a->n_outputs != 1) continue;
+        const dlp_node *m = only_use(g, nuse, cstart, cnode, a->outputs[0]);
+        if (!m || strcmp(m->op_type, "Mul") || m->n_outputs != 1 ||
+            m->n_inputs != 2 || d->n_inputs < 1 ||
+            (m->inputs[0] != d->inputs[0] && m->inputs[1] != d->inputs[0]))
+            continue;
+        if (d->n_outputs == 1 && nuse[x] == 1) tmp[x] = 1;
+        tmp[y] = 1;
+        tmp[a->outputs[0]] = 1;
+        const dlp_node *h = only_use(g, nuse, cstart, cnode, m->outputs[0]);
+        if (h && !strcmp(h->op_type, "Mul") && h->n_outputs == 1 &&
+            h->outputs[0] >= 0)
+            alias[h->outputs[0]] = m->outputs[0];
+    }
+}
+
 /* Whether initializer x, the input of an Identity, is a parameter the
  * exporter deduplicated (torch.onnx merges initializers of equal value and
  * reads the copies through Identity nodes; PyTorch holds each module's own
@@ -1022,53 +1075,76 @@ static void hold_encoder_states(const dlp_graph *g, int *last, int *ext_next) {
     }
 }
 
-/* A module's forward holds its arguments until it returns: a value read
- * inside a module scope of the exported names (TorchScript export: the
- * node name is the module path) but made outside it stays live, in
- * PyTorch, until the scope's last node ran, though the export may read it
- * last earlier (Hugging Face's NewGELU computes 0.5 * x first and reads x
- * no more after the cube; the frame keeps x: distilgpt2 bf16 32 x 1024
- * measured the MLP input beside three activation temporaries,
- * tools/collect/probe_memory.py). Only the reading node's own scope (the
- * leaf module): a parent rebinds its variables as it goes. Extends
- * last[] (topological positions) accordingly and lists the values so held
- * by the position they die at (ext_head[N], ext_next[V]: -1 ends a list);
- * false when out of memory. */
+/* Length of the common scope of node names a and b (whole '/'-separated
+ * components; scope_len bounds each name). */
+static size_t common_scope(const char *a, size_t la, const char *b, size_t lb) {
+    size_t c = 0;
+    for (size_t i = 1; i <= la && i <= lb; i++) {
+        if (a[i - 1] != b[i - 1]) break;
+        if ((i == la || a[i] == '/') && (i == lb || b[i] == '/')) c = i;
+    }
+    return c;
+}
+
+/* A module's caller holds its arguments until it returns: the caller's
+ * variable keeps the tensor it passed, though the export may read it last
+ * earlier. In a TorchScript export node names are module paths; a value
+ * read by node n is held until the last node of the outermost scope of n
+ * that does not contain the value's producer: the module call that received
+ * it, directly or through its own callees. Hugging Face's NewGELU computes
+ * 0.5 * x first and reads x no more after the cube, while the MLP holds x
+ * (distilgpt2 bf16 32 x 1024: the MLP input beside three activation
+ * temporaries); GPT-2's block holds its input through the attention and
+ * BERT's encoder the layer's input through its feed-forward
+ * (tools/collect/probe_memory.py, twenty-first and twenty-sixth sessions).
+ * A scope whose first node comes after the producer was entered before the
+ * value existed: its name is reused by several calls (ALBERT's shared
+ * layer), and it holds nothing. Values made and read in one scope are its
+ * locals, which the code may rebind: not held. The positions are those of
+ * g->topo, the file's order (dlp_graph_toposort), which is the order the
+ * exporter recorded the calls. Extends last[] and lists the values so held
+ * by the position they die at (ext_head[N], ext_next[V]: -1 ends a list;
+ * -2 on entry marks a value already extended); false when out of memory. */
 static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
                                int *ext_next) {
     size_t N = g->n_nodes;
-    dlp_strmap m, parent;
-    int *end = malloc((N ? N : 1) * sizeof *end);
-    if (!end || !dlp_strmap_init(&m, N)) { free(end); return false; }
-    if (!dlp_strmap_init(&parent, N)) {
-        dlp_strmap_free(&m);
-        free(end);
+    dlp_strmap first, end;
+    int *pos = malloc((N ? N : 1) * sizeof *pos);
+    if (!pos || !dlp_strmap_init(&first, N)) { free(pos); return false; }
+    if (!dlp_strmap_init(&end, N)) {
+        dlp_strmap_free(&first);
+        free(pos);
         return false;
     }
     bool ok = true;
-    for (size_t t = N; t-- > 0 && ok;) {   /* each scope's last node */
+    /* the first and last position of every scope and enclosing scope */
+    for (size_t t = 0; t < N && ok; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         size_t L = scope_len(n->name);
-        end[t] = -1;
-        if (!L) continue;
-        int e = dlp_strmap_get(&m, n->name, L);
-        if (e < 0) { e = (int)t; ok = dlp_strmap_put(&m, n->name, L, e); }
-        end[t] = e;
-        for (size_t i = 1; i < L && ok; i++)     /* its enclosing scopes */
-            if (n->name[i] == '/') ok = dlp_strmap_put(&parent, n->name, i, 1);
+        pos[g->topo[t]] = (int)t;
+        for (size_t i = 1; i <= L && ok; i++) {
+            if (i < L && n->name[i] != '/') continue;
+            if (dlp_strmap_get(&first, n->name, i) < 0)
+                ok = dlp_strmap_put(&first, n->name, i, (int)t);
+            if (ok) ok = dlp_strmap_put(&end, n->name, i, (int)t);
+        }
     }
     for (size_t t = 0; t < N && ok; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         size_t L = scope_len(n->name);
-        if (!L || end[t] <= (int)t || dlp_strmap_get(&parent, n->name, L) >= 0)
-            continue;                          /* not a leaf module */
+        if (!L) continue;
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
             if (v < 0 || !is_act(g, &g->values[v])) continue;
             const dlp_node *p = dlp_feat_producer_of(g, v);
-            if (p && scope_len(p->name) == L && !strncmp(p->name, n->name, L))
-                continue;                      /* made inside */
-            if (last[v] < end[t]) { last[v] = end[t]; ext_next[v] = -2; }
+            size_t c = p ? common_scope(n->name, L, p->name, scope_len(p->name)) : 0;
+            if (c >= L) continue;              /* a local of n's scope */
+            size_t a = c + 1;                  /* the call that received v */
+            while (a < L && n->name[a] != '/') a++;
+            int e = dlp_strmap_get(&end, n->name, a);
+            if (p && pos[p - g->nodes] > dlp_strmap_get(&first, n->name, a))
+                continue;                      /* a reused scope name */
+            if (last[v] < e) { last[v] = e; ext_next[v] = -2; }
         }
     }
     /* the walk frees a block at a node that reads or writes it; a value
@@ -1081,9 +1157,9 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
         } else {
             ext_next[v] = -1;
         }
-    dlp_strmap_free(&parent);
-    dlp_strmap_free(&m);
-    free(end);
+    dlp_strmap_free(&end);
+    dlp_strmap_free(&first);
+    free(pos);
     return ok;
 }
 
@@ -1108,16 +1184,19 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
-    uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1),
+    uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
             *dyn = calloc(V, 1);
     int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
+    int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
-    bool ok = last && root && rlast && nuse && alloc && virt && hostv &&
+    bool ok = last && root && rlast && nuse && alloc && virt && hostv && onek &&
+              alias1k &&
               fused && masknode && dyn && cstart && silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
+    for (size_t v = 0; v < V; v++) alias1k[v] = -1;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
         root[v] = (int)v;
@@ -1283,6 +1362,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
+    mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -1331,9 +1411,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 hostv[v] = 1;
                 continue;
             }
-            if (virt[v] || !is_act(g, &g->values[v])) continue;
+            if (virt[v] || onek[v] || !is_act(g, &g->values[v])) continue;
             if ((is_view || is_inpl) && k == 0) {
                 root[v] = root[in0];
+            } else if (alias1k[v] >= 0) {
+                root[v] = root[alias1k[v]];
             } else {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
@@ -1428,8 +1510,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
-    free(hostv); free(fused); free(masknode); free(dyn); free(cstart);
+    free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(cstart);
     free(silu_x);
+    free(alias1k);
     free(cnode);
     free(ext_head);
     free(ext_next);

@@ -183,8 +183,36 @@ static bool collect_captures(const dlp_graph *g, const dlp_graph *sub,
     return true;
 }
 
-/* Kahn's algorithm over value producers; keeps file order among ready nodes
- * (a FIFO), which is the order exporters write. */
+/* A binary min-heap of node positions (the ready set of the sort). */
+static void heap_push(int *h, size_t *n, int x) {
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2] > x) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static int heap_pop(int *h, size_t *n) {
+    int top = h[0], x = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && h[c + 1] < h[c]) c++;
+        if (h[c] >= x) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = x;
+    return top;
+}
+
+/* Kahn's algorithm over value producers, taking the ready node that comes
+ * first in the file: a file already in topological order (ONNX requires
+ * it) keeps its order, which is the execution order exporters write, and
+ * which the memory walk (feat.c) follows. A FIFO of ready nodes would run
+ * every branch as early as it can (each layer's mask cast at the start). */
 dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
     size_t nn = g->n_nodes;
     free(g->topo);
@@ -206,8 +234,9 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
     for (size_t i = 0; i < nn; i++) n_edges += (size_t)g->nodes[i].n_inputs;
     int *head = calloc(nn + 1, sizeof *head);
     int *adj = malloc((n_edges ? n_edges : 1) * sizeof *adj);
-    if (!indeg || !order || !head || !adj || !cap_ok) {
-        free(indeg); free(order); free(head); free(adj); free(pairs);
+    int *hp = malloc((nn ? nn : 1) * sizeof *hp);
+    if (!indeg || !order || !head || !adj || !hp || !cap_ok) {
+        free(indeg); free(order); free(head); free(adj); free(hp); free(pairs);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory sorting %zu nodes",
                         nn);
     }
@@ -257,13 +286,16 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
                 adj[head[p] + fill[p]++] = pairs[2 * e + 1];
             }
             free(fill);
-            size_t qh = 0, qt = 0;
+            /* ready nodes in a min-heap of file positions: the order is the file's wherever the file is
+             * sorted (ONNX requires it; exporters write execution order) */
+            size_t qt = 0, hn = 0;
             for (size_t i = 0; i < nn; i++)
-                if (indeg[i] == 0) order[qt++] = (int)i;
-            while (qh < qt) {
-                int u = order[qh++];
+                if (indeg[i] == 0) heap_push(hp, &hn, (int)i);
+            while (hn) {
+                int u = heap_pop(hp, &hn);
+                order[qt++] = u;
                 for (int e = head[u]; e < head[u + 1]; e++)
-                    if (--indeg[adj[e]] == 0) order[qt++] = adj[e];
+                    if (--indeg[adj[e]] == 0) heap_push(hp, &hn, adj[e]);
             }
             if (qt != nn) {
                 size_t bad = 0;
@@ -296,7 +328,7 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
             }
         }
     }
-    free(indeg); free(head); free(adj); free(pairs);
+    free(indeg); free(head); free(adj); free(hp); free(pairs);
     if (st != DLP_OK) {
         free(order);
         return st;
