@@ -792,7 +792,8 @@ def test_train_items():
     check(len(items) >= 80, "enough items for the 80 missing: %d" % len(items))
     check(all(set(it) == {"spec", "train"} and len(it["train"]) == 1 and
               it["spec"]["kind"] == "vision" for it in items), "training only")
-    check(all(it["spec"]["id"] in done["label"] and it["spec"]["id"] not in failed
+    check(failed, "training failures on the card to exclude")
+    check(all(it["spec"]["id"] in done["label"] and s2h[it["spec"]["id"]] not in failed
               for it in items), "labeled here, never failed training here")
     new = [s2h[it["spec"]["id"]] not in measured for it in items]
     check(new == sorted(new, reverse=True) and any(new), "untrained graphs first")

@@ -200,7 +200,7 @@ def train_items(ordered, dev, done):
     for idx, sp in enumerate(ordered):
         h = s2h.get(sp["id"])
         if (sp["kind"] != "vision" or h is None or sp["id"] not in done["label"]
-                or sp["id"] in failed):
+                or h in failed):
             continue
         if h not in batches:
             first.append(dict(spec=sp, train=plan_item(sp, idx)["train"]))
