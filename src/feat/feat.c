@@ -903,9 +903,10 @@ static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
  * the other values in tmp[], which the inference walk does not allocate
  * (the training estimate has its own rules: mark_gelu_temps,
  * mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
- * trailing Mul(0.5) writes into it (alias[] names that block). Allocator history (twenty-sixth session): bert-base
- * fp16 4 x 128 holds the intermediate dense output and one GELU output at
- * its peak, no erf temporaries. GPT-2's NewGELU is Python arithmetic, a
+ * trailing Mul(0.5) writes into it (alias[] names that block). Allocator
+ * history (twenty-sixth session): bert-base fp16 4 x 128 holds the
+ * intermediate dense output and one GELU output at its peak, no erf
+ * temporaries. GPT-2's NewGELU is Python arithmetic, a
  * kernel per op, and its tanh form does not match. Counted as exported
  * before the caller frames of hold_module_inputs, the temporaries stood in
  * for the blocks those frames hold. */
@@ -1184,6 +1185,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
+    /* onek / alias1k: mark_one_kernel_acts (the inference walk only; the
+     * training count below reads virt) */
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
             *dyn = calloc(V, 1);

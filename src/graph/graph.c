@@ -286,9 +286,7 @@ dlp_status dlp_graph_toposort(dlp_graph *g, dlp_error *err) {
                 adj[head[p] + fill[p]++] = pairs[2 * e + 1];
             }
             free(fill);
-            /* ready nodes in a min-heap of file positions: the order is the file's wherever the file is
-             * sorted (ONNX requires it; exporters write execution order) */
-            size_t qt = 0, hn = 0;
+            size_t qt = 0, hn = 0;   /* order[] length, heap size */
             for (size_t i = 0; i < nn; i++)
                 if (indeg[i] == 0) heap_push(hp, &hn, (int)i);
             while (hn) {
