@@ -787,18 +787,25 @@ def test_train_items():
             if r["device"] == dev:
                 measured.setdefault(r["hash"], set()).add(int(r["batch"]))
     for p in glob.glob(os.path.join(run_batch.REPO, "data/batches/*/failures.csv")):
-        failed.update(r["hash"] for r in csv.DictReader(open(p))
+        failed.update((r["hash"], int(r["reason"].split("b=")[1].split(":")[0]))
+                      for r in csv.DictReader(open(p))
                       if r["device"] == dev and "train" in (r["stage"], r["reason"][:5]))
+    failed_graphs = {h for h, _ in failed}
     check(len(items) >= 80, "enough items for the 80 missing: %d" % len(items))
     check(all(set(it) == {"spec", "train"} and len(it["train"]) == 1 and
               it["spec"]["kind"] == "vision" for it in items), "training only")
     check(failed, "training failures on the card to exclude")
-    check(all(it["spec"]["id"] in done["label"] and s2h[it["spec"]["id"]] not in failed
-              for it in items), "labeled here, never failed training here")
-    new = [s2h[it["spec"]["id"]] not in measured for it in items]
+    hb = [(s2h[it["spec"]["id"]], it["train"][0][0]) for it in items]
+    new = [h not in measured for h, _ in hb]
+    check(all(it["spec"]["id"] in done["label"] for it in items), "labeled here")
+    check(all(h not in failed_graphs for (h, _), n in zip(hb, new) if n),
+          "an untrained graph: training never failed here")
+    check(all((h, b) not in failed and b not in measured[h]
+              for (h, b), n in zip(hb, new) if not n),
+          "a trained graph: a batch size neither measured nor failed yet")
+    check(any(h in failed_graphs for (h, _), n in zip(hb, new) if not n),
+          "a graph with a row and a failure stays queued")
     check(new == sorted(new, reverse=True) and any(new), "untrained graphs first")
-    check(all(it["train"][0][0] not in measured[s2h[it["spec"]["id"]]]
-              for it, n in zip(items, new) if not n), "a batch size not measured yet")
     keys = [(it["spec"]["id"], it["train"][0][0]) for it in items]
     check(len(set(keys)) == len(keys), "no repeats")
 

@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -176,11 +177,15 @@ def memory_items(specs, dev):
 
 def train_items(ordered, dev, done):
     """--train-only: training-step items (no inference) of vision specs
-    labeled on `dev` whose training never failed there (too_slow / oom /
-    error of stage "train" in a failures.csv). First, one per spec whose
-    graph has no training row there (its planned point; models without a
+    labeled on `dev`. First, one per spec whose graph has no training row
+    there and whose training never failed there (too_slow / oom / error of
+    stage "train" in a failures.csv; its planned point; models without a
     training label first); then, for specs with training rows, one more
-    point at a batch size not measured there yet (seeded by the spec id).
+    point at a batch size neither measured nor failed there yet (seeded by
+    the spec id). A graph with a row and a failure (a rep 0 step over the
+    time cap, a rep 1 step under it: 10 graphs of t26c) stays queued for
+    other batch sizes; counting its failure for the whole graph dropped
+    it.
     The eighth session ended with 420 H100 training configurations (v1: 500
     on the H100) and only 73 labeled, untrained, never-failed specs: the
     new-models-first batches add few, since large new models fail the
@@ -188,25 +193,27 @@ def train_items(ordered, dev, done):
     s2h = {}
     for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
         s2h.setdefault(r["spec_id"], r["hash"])
-    batches, failed = {}, set()
+    batches, failed = {}, {}
     for table, r in batch_rows(("training", "failures")):
         if r["device"] != dev:
             continue
         if table == "training":
             batches.setdefault(r["hash"], set()).add(int(r["batch"]))
         elif r["stage"] == "train" or r["reason"].startswith("train"):
-            failed.add(r["hash"])
+            b = re.search(r"\bb=(\d+)", r["reason"])
+            failed.setdefault(r["hash"], set()).add(int(b.group(1)) if b else None)
     first, second, have = [], [], set()
     for idx, sp in enumerate(ordered):
         h = s2h.get(sp["id"])
-        if (sp["kind"] != "vision" or h is None or sp["id"] not in done["label"]
-                or h in failed):
+        if sp["kind"] != "vision" or h is None or sp["id"] not in done["label"]:
             continue
         if h not in batches:
-            first.append(dict(spec=sp, train=plan_item(sp, idx)["train"]))
+            if h not in failed:
+                first.append(dict(spec=sp, train=plan_item(sp, idx)["train"]))
             continue
         have.add(sp.get("model"))
-        left = [b for b in TRAIN_BATCH if b not in batches[h]]
+        left = [b for b in TRAIN_BATCH
+                if b not in batches[h] and b not in failed.get(h, ())]
         if left:
             b = random.Random(sp["id"] + "|train2").choice(left)
             second.append(dict(spec=sp, train=[[b, None]]))
