@@ -237,6 +237,37 @@ static void test_hf_t5(void) {
               "734.98 measured", g16);
 }
 
+/* A T5 variant with 32-dim heads (12 heads, hidden 384, 3 layers; data
+ * pack of l19a, graph 6d7f1f9211a85f38) against its H200 labels (l19a,
+ * rep 0). The exporter broadcasts the position bias to the batch through
+ * a mask the model never builds (input ids only); PyTorch keeps it at
+ * [1, heads, S, S] and its math attention path holds float scores, a
+ * float softmax and a bool block (DLP_MEM_BIAS_BOOL_BYTES; allocator
+ * history in feat.h). Counting the broadcast bias put fp32 32 x 1,024 at
+ * 4,879 MiB (+25.5%), fp16 16 x 512 eager at 593.5 MiB (+5.7%). */
+static void test_hf_t5_bias(void) {
+    static const struct { int64_t b, s; dlp_runtime rt; dlp_precision p;
+                          double measured; } rows[] = {
+        {32, 1024, DLP_RT_EAGER, DLP_PREC_FP32, 3887.60},
+        {64, 1024, DLP_RT_EAGER, DLP_PREC_FP32, 7680.23},
+        {8, 2048, DLP_RT_EAGER, DLP_PREC_FP32, 3863.29},
+        {32, 1024, DLP_RT_GRAPH, DLP_PREC_FP32, 5487.60},
+        {16, 512, DLP_RT_EAGER, DLP_PREC_FP16, 561.65},
+        {16, 512, DLP_RT_GRAPH, DLP_PREC_FP16, 721.65},
+    };
+    const char *t5 = "tests/fixtures/memest/hf_t5_d32.onnx";
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        dlp_feat_graph fg;
+        double e = mem_at(t5, rows[i].b, rows[i].s, rows[i].rt, rows[i].p, &fg);
+        /* the scores of one attention: batch x 12 heads x S x S */
+        CHECK(fg.n_sdpa == 0 && fg.max_biased_scores_elems ==
+                                    (double)rows[i].b * 12 * rows[i].s * rows[i].s);
+        dlp_feat_graph_free(&fg);
+        CHECK_MSG(fabs(e / rows[i].measured - 1) < 0.04, "row %zu: estimate "
+                  "%.1f MiB vs %.2f measured", i, e, rows[i].measured);
+    }
+}
+
 static void test_hf_masks(void) {
     dlp_feat_graph fg;
     const char *bert = "tests/fixtures/memest/hf_distilbert.onnx";
@@ -572,6 +603,7 @@ int main(void) {
     RUN(test_relu_ffn);
     RUN(test_encoder_states);
     RUN(test_hf_t5);
+    RUN(test_hf_t5_bias);
     RUN(test_silu);
     RUN(test_saved);
     RUN(test_conv);

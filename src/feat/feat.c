@@ -521,6 +521,37 @@ static bool sdpa_gqa(const dlp_graph *g, int pv) {
            v->shape.dims[1].value > kv->shape.dims[1].value;
 }
 
+/* The bias of an attention left unfused by a learned additive bias
+ * (Softmax node s, mark_sdpa's *biased), when the exporter applied a mask
+ * the model never builds to it: Where(mask, bias, -inf) with the mask
+ * computed from shapes and constants alone (Hugging Face's T5 given input
+ * ids only). PyTorch adds the bias as it is, [1, heads, Sq, Sk], held from
+ * the first layer to the last; the exported Where broadcasts it to the
+ * batch. Sets alias[] of the Where's output to the bias, so that the walk
+ * counts one block of the bias' size, live until the last layer reads it
+ * (allocator history in feat.h, DLP_MEM_BIAS_BOOL_BYTES). */
+static void alias_unmasked_bias(const dlp_graph *g, const uint8_t *dyn, int s,
+                                int *alias) {
+    const dlp_node *sm = &g->nodes[s];
+    const dlp_node *p = sm->n_inputs > 0 ? dlp_feat_producer_of(g, sm->inputs[0])
+                                         : NULL;
+    while (p && p->n_inputs >= 1 && !strcmp(p->op_type, "Cast"))
+        p = dlp_feat_producer_of(g, p->inputs[0]);
+    if (!p || strcmp(p->op_type, "Add") || p->n_inputs != 2) return;
+    for (int k = 0; k < 2; k++) {
+        const dlp_node *w = dlp_feat_producer_of(g, p->inputs[k]);
+        if (!w || strcmp(w->op_type, "Where") || w->n_inputs != 3 ||
+            w->n_outputs != 1 || w->inputs[0] < 0 || w->inputs[1] < 0)
+            continue;
+        int64_t nb, nw;
+        if (dyn[w->inputs[0]] || !dyn[w->inputs[1]] ||
+            !dlp_shape_numel(&g->values[w->inputs[1]].shape, &nb) ||
+            !dlp_shape_numel(&g->values[w->outputs[0]].shape, &nw) || nb > nw)
+            continue;
+        alias[w->outputs[0]] = w->inputs[1];
+    }
+}
+
 /* Marks half_f32[] for the nodes of an attention left unfused by a learned
  * additive bias around the Softmax node s (mark_sdpa's *biased): back
  * through the bias Add / Where / Cast chain to the QK^T MatMul and the
@@ -1185,8 +1216,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
-    /* onek / alias1k: mark_one_kernel_acts (the inference walk only; the
-     * training count below reads virt) */
+    /* onek / alias1k: mark_one_kernel_acts and alias_unmasked_bias (the
+     * inference walk only; the training count below reads virt) */
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
             *dyn = calloc(V, 1);
@@ -1279,6 +1310,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (fg->seq > 0) {
                 double nq = mark_half_f32(g, (int)i, fg->half_f32);
                 if (nq > fg->max_biased_q_elems) fg->max_biased_q_elems = nq;
+                alias_unmasked_bias(g, dyn, (int)i, alias1k);
             }
         }
     }
@@ -1791,6 +1823,10 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         o->mem_mib += (DLP_MEM_BIAS_SOFTMAX_F32_BYTES *
                            fg->max_biased_scores_elems +
                        DLP_MEM_BIAS_MATH_HALF_Q_BYTES * fg->max_biased_q_elems) /
+                      1048576.0;
+    /* and the math path's bool block of the scores' shape, any precision */
+    if (fg->seq > 0)
+        o->mem_mib += DLP_MEM_BIAS_BOOL_BYTES * fg->max_biased_scores_elems /
                       1048576.0;
     /* the bias expanded to the batch under capture */
     if (fg->seq > 0 && c->runtime == DLP_RT_GRAPH)

@@ -298,6 +298,18 @@ typedef struct {
  * 256 MiB there). T5 rows, roofline memory MAPE held out: eager fp16
  * 8.05% -> 2.91%, graph fp16 10.10% -> 2.41%, graph fp32 7.20% -> 3.73%. */
 #define DLP_MEM_BIAS_MATH_HALF_Q_BYTES 16.0
+/* The bool block of that math path (_safe_softmax), counted now on top of
+ * the walk's scores and softmax: the walk no longer counts the bias the
+ * exporter broadcasts to the batch through a mask the model never builds
+ * (alias_unmasked_bias in feat.c). Allocator history at the peak of 6
+ * Hugging Face T5 encoder variants (twenty-seventh session, H200, eager;
+ * 3 at fp32, heads of 32 and 64): the position bias [1, heads, S, S] once,
+ * float scores, float softmax and a bool block of [B, heads, S, S] (fp32
+ * 32 x 1,024, 12 heads: 1,536 + 1,536 + 384 MiB, 9 bytes per score
+ * element; fp16 16 x 512: 192 + 192 + 48 MiB), and the layer's [B, S, D]
+ * blocks. The walk counted a batch-sized bias besides: fp32 rows with
+ * 32-dim heads sat 2.4 bytes per score element over. */
+#define DLP_MEM_BIAS_BOOL_BYTES 1.0
 /* Time of the same attention at half precision (schema 8; docs/COST.md).
  * Kernel traces of all 7 fp16 eager T5 encoder forwards in data/ (batch
  * 1, sequence 128, L = 6-15 layers, H100 and H200) show per layer:
