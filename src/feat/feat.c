@@ -692,35 +692,71 @@ static int slice_base(const dlp_graph *g, int v, const uint8_t *virt,
     return v;
 }
 
-/* The erf form of GELU as the exporter writes nn.GELU (opset < 20):
- * Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) [-> Mul(0.5)]. Autograd
- * runs one GELU and saves x alone (GeluBackward reads its input); the
- * scaled input and 1 + erf are temporaries of the one kernel that no
- * backward reads, though saves_input would count them (for Erf and for the
- * Mul). Marks those two values in tmp[] (docs/COST.md, training peak
- * memory, gives the measurement). */
-static void mark_gelu_temps(const dlp_graph *g, uint8_t *tmp) {
+/* The single use of value v (its consumer node), or NULL when v has
+ * another number of uses (nuse / the consumer lists of mem_liveness). */
+static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
+                                const int *cstart, const int *cnode, int v) {
+    return v >= 0 && nuse[v] == 1 ? &g->nodes[cnode[cstart[v]]] : NULL;
+}
+
+/* The erf form of GELU around Erf node e, as the exporter writes nn.GELU
+ * and F.gelu (opset < 20): d = Div(x, sqrt 2) or Mul(x, 1 / sqrt 2) -> e
+ * -> a = Add(., 1) -> m = Mul(x, .) [-> Mul(0.5)], the Erf's and the Add's
+ * outputs each read by the next node alone. Sets *d, *a, *m on a match. */
+static bool match_erf_gelu(const dlp_graph *g, const int *nuse,
+                           const int *cstart, const int *cnode,
+                           const dlp_node *e, const dlp_node **d,
+                           const dlp_node **a, const dlp_node **m) {
+    if (strcmp(e->op_type, "Erf") || e->n_inputs != 1 || e->n_outputs != 1 ||
+        e->outputs[0] < 0)
+        return false;
+    *d = dlp_feat_producer_of(g, e->inputs[0]);
+    if (!*d || (strcmp((*d)->op_type, "Div") && strcmp((*d)->op_type, "Mul")) ||
+        (*d)->n_inputs != 2 || (*d)->inputs[0] < 0 || (*d)->inputs[1] < 0 ||
+        !is_act(g, &g->values[(*d)->inputs[0]]) ||
+        is_act(g, &g->values[(*d)->inputs[1]]))
+        return false;
+    int x = (*d)->inputs[0];
+    *a = only_use(g, nuse, cstart, cnode, e->outputs[0]);
+    if (!*a || strcmp((*a)->op_type, "Add") || (*a)->n_inputs != 2 ||
+        (*a)->n_outputs != 1)
+        return false;
+    int one = (*a)->inputs[(*a)->inputs[0] == e->outputs[0] ? 1 : 0];
+    if (one < 0 || is_act(g, &g->values[one])) return false;
+    *m = only_use(g, nuse, cstart, cnode, (*a)->outputs[0]);
+    return *m && !strcmp((*m)->op_type, "Mul") && (*m)->n_inputs == 2 &&
+           (*m)->n_outputs == 1 &&
+           (*m)->inputs[(*m)->inputs[0] == (*a)->outputs[0] ? 1 : 0] == x;
+}
+
+/* SiLU as the exporter writes nn.SiLU and F.silu around Sigmoid node n:
+ * Sigmoid(x) -> Mul(x, s), the sigmoid read by that Mul alone. Returns
+ * the Mul's node index, or -1. */
+static int match_silu(const dlp_graph *g, const int *nuse, const int *cstart,
+                      const int *cnode, const dlp_node *n) {
+    if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 || n->n_outputs < 1 ||
+        n->inputs[0] < 0 || n->outputs[0] < 0)
+        return -1;
+    int x = n->inputs[0], sg = n->outputs[0];
+    const dlp_node *m = only_use(g, nuse, cstart, cnode, sg);
+    if (!m || strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
+        !((m->inputs[0] == x && m->inputs[1] == sg) ||
+          (m->inputs[1] == x && m->inputs[0] == sg)))
+        return -1;
+    return (int)(m - g->nodes);
+}
+
+/* GELU's erf form for training: autograd runs one GELU and saves x alone
+ * (GeluBackward reads its input); the scaled input and 1 + erf are
+ * temporaries of the one kernel that no backward reads, though
+ * saves_input would count them (for Erf and for the Mul). Marks those two
+ * values in tmp[] (docs/COST.md, training peak memory, gives the
+ * measurement). */
+static void mark_gelu_temps(const dlp_graph *g, const int *nuse,
+                            const int *cstart, const int *cnode, uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const dlp_node *n = &g->nodes[i];
-        if (strcmp(n->op_type, "Erf") || n->n_inputs != 1 || n->n_outputs != 1)
-            continue;
-        const dlp_node *d = dlp_feat_producer_of(g, n->inputs[0]);
-        if (!d || (strcmp(d->op_type, "Div") && strcmp(d->op_type, "Mul")) ||
-            d->n_inputs != 2 || d->inputs[0] < 0 || d->inputs[1] < 0 ||
-            !is_act(g, &g->values[d->inputs[0]]) ||
-            is_act(g, &g->values[d->inputs[1]]))
-            continue;
-        int x = d->inputs[0], c[2];
-        if (consumers_of(g, n->outputs[0], c, 2) != 1) continue;
-        const dlp_node *a = &g->nodes[c[0]];
-        if (strcmp(a->op_type, "Add") || a->n_inputs != 2 || a->n_outputs != 1)
-            continue;
-        int one = a->inputs[a->inputs[0] == n->outputs[0] ? 1 : 0];
-        if (one < 0 || is_act(g, &g->values[one])) continue;
-        if (consumers_of(g, a->outputs[0], c, 2) != 1) continue;
-        const dlp_node *m = &g->nodes[c[0]];
-        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
-            m->inputs[m->inputs[0] == a->outputs[0] ? 1 : 0] != x)
+        const dlp_node *d, *a, *m;
+        if (!match_erf_gelu(g, nuse, cstart, cnode, &g->nodes[i], &d, &a, &m))
             continue;
         tmp[d->outputs[0]] = 1;
         tmp[a->outputs[0]] = 1;
@@ -841,25 +877,14 @@ static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
     }
 }
 
-/* SiLU as the exporter writes nn.SiLU: Sigmoid(x) -> Mul(x, s), the
- * sigmoid read by that Mul alone. PyTorch runs one SiLU, whose backward
- * reads x; the sigmoid is a temporary of that op (after a Conv or a
- * BatchNormalization mark_fused_acts already makes it virtual). */
-static void mark_silu_temps(const dlp_graph *g, uint8_t *tmp) {
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const dlp_node *n = &g->nodes[i];
-        if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 || n->n_outputs < 1 ||
-            n->inputs[0] < 0 || n->outputs[0] < 0)
-            continue;
-        int c[2], x = n->inputs[0], sg = n->outputs[0];
-        if (consumers_of(g, sg, c, 2) != 1) continue;
-        const dlp_node *m = &g->nodes[c[0]];
-        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
-            !((m->inputs[0] == x && m->inputs[1] == sg) ||
-              (m->inputs[1] == x && m->inputs[0] == sg)))
-            continue;
-        tmp[sg] = 1;
-    }
+/* SiLU for training (match_silu): its backward reads x; the sigmoid is a
+ * temporary of the one op (after a Conv or a BatchNormalization
+ * mark_fused_acts already makes it virtual). */
+static void mark_silu_temps(const dlp_graph *g, const int *nuse,
+                            const int *cstart, const int *cnode, uint8_t *tmp) {
+    for (size_t i = 0; i < g->n_nodes; i++)
+        if (match_silu(g, nuse, cstart, cnode, &g->nodes[i]) >= 0)
+            tmp[g->nodes[i].outputs[0]] = 1;
 }
 
 /* Whether n's output is saved (ops whose derivative is written in their
@@ -900,31 +925,15 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
                             uint8_t *virt, int *silu_x) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
-        if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 ||
-            n->n_outputs < 1 || n->outputs[0] < 0 || n->inputs[0] < 0)
-            continue;
-        int x = n->inputs[0], y = n->outputs[0];
-        if (nuse[y] != 1) continue;
-        int m = cnode[cstart[y]];   /* the sigmoid's single use */
-        const dlp_node *mn = &g->nodes[m];
-        if (strcmp(mn->op_type, "Mul") || mn->n_inputs != 2 ||
-            !((mn->inputs[0] == x && mn->inputs[1] == y) ||
-              (mn->inputs[1] == x && mn->inputs[0] == y)))
-            continue;
-        const dlp_node *px = dlp_feat_producer_of(g, x);
+        int m = match_silu(g, nuse, cstart, cnode, n);
+        if (m < 0) continue;
+        const dlp_node *px = dlp_feat_producer_of(g, n->inputs[0]);
         if (!px || (strcmp(px->op_type, "Conv") &&
                     strcmp(px->op_type, "BatchNormalization")))
             continue;
-        virt[y] = 1;
-        silu_x[m] = x;
+        virt[n->outputs[0]] = 1;
+        silu_x[m] = n->inputs[0];
     }
-}
-
-/* The single use of value v (its consumer node), or NULL when v has
- * another number of uses (nuse / the consumer lists of mem_liveness). */
-static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
-                                const int *cstart, const int *cnode, int v) {
-    return v >= 0 && nuse[v] == 1 ? &g->nodes[cnode[cstart[v]]] : NULL;
 }
 
 /* Activations as the one kernel PyTorch runs: F.silu and F.gelu (Hugging
@@ -932,8 +941,8 @@ static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
  * the exporter writes as Sigmoid(x) -> Mul(x, s) and Div(x, sqrt 2) -> Erf
  * -> Add(1) -> Mul(x, .) [-> Mul(0.5)]: only the result is a tensor; marks
  * the other values in tmp[], which the inference walk does not allocate
- * (the training estimate has its own rules: mark_gelu_temps,
- * mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
+ * (match_silu, match_erf_gelu; the training estimate marks fewer:
+ * mark_gelu_temps, mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
  * trailing Mul(0.5) writes into it (alias[] names that block). Allocator
  * history (twenty-sixth session): bert-base fp16 4 x 128 holds the
  * intermediate dense output and one GELU output at its peak, no erf
@@ -945,27 +954,15 @@ static void mark_one_kernel_acts(const dlp_graph *g, const int *nuse,
                                  const int *cstart, const int *cnode,
                                  uint8_t *tmp, int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const dlp_node *n = &g->nodes[i];
-        if (n->n_inputs < 1 || n->n_outputs != 1 || n->outputs[0] < 0) continue;
-        int x = n->inputs[0], y = n->outputs[0];
-        if (!strcmp(n->op_type, "Sigmoid")) {
-            const dlp_node *m = only_use(g, nuse, cstart, cnode, y);
-            if (m && !strcmp(m->op_type, "Mul") && m->n_inputs == 2 &&
-                (m->inputs[0] == x || m->inputs[1] == x))
-                tmp[y] = 1;
+        const dlp_node *n = &g->nodes[i], *d, *a, *m;
+        if (match_silu(g, nuse, cstart, cnode, n) >= 0) {
+            tmp[n->outputs[0]] = 1;
             continue;
         }
-        if (strcmp(n->op_type, "Erf")) continue;
-        const dlp_node *d = dlp_feat_producer_of(g, x);
-        const dlp_node *a = only_use(g, nuse, cstart, cnode, y);
-        if (!d || !a || strcmp(a->op_type, "Add") || a->n_outputs != 1) continue;
-        const dlp_node *m = only_use(g, nuse, cstart, cnode, a->outputs[0]);
-        if (!m || strcmp(m->op_type, "Mul") || m->n_outputs != 1 ||
-            m->n_inputs != 2 || d->n_inputs < 1 ||
-            (m->inputs[0] != d->inputs[0] && m->inputs[1] != d->inputs[0]))
-            continue;
+        if (!match_erf_gelu(g, nuse, cstart, cnode, n, &d, &a, &m)) continue;
+        int x = n->inputs[0];
         if (d->n_outputs == 1 && nuse[x] == 1) tmp[x] = 1;
-        tmp[y] = 1;
+        tmp[n->outputs[0]] = 1;
         tmp[a->outputs[0]] = 1;
         const dlp_node *h = only_use(g, nuse, cstart, cnode, m->outputs[0]);
         if (h && !strcmp(h->op_type, "Mul") && h->n_outputs == 1 &&
@@ -1071,6 +1068,17 @@ static size_t layer_scope_len(const char *s) {
     return *p == '/' ? (size_t)(p - s) : 0;
 }
 
+/* Length of the common scope of node names a and b (whole '/'-separated
+ * components; scope_len bounds each name). */
+static size_t common_scope(const char *a, size_t la, const char *b, size_t lb) {
+    size_t c = 0;
+    for (size_t i = 1; i <= la && i <= lb; i++) {
+        if (a[i - 1] != b[i - 1]) break;
+        if ((i == la || a[i] == '/') && (i == lb || b[i] == '/')) c = i;
+    }
+    return c;
+}
+
 /* Hugging Face's DeBERTa-v2 encoder keeps every layer's input, the
  * embeddings' output and each layer's output, until the encoder returns
  * (allocator history, twenty-sixth session: deberta-v3-base fp32 16 x 512
@@ -1099,23 +1107,12 @@ static void hold_encoder_states(const dlp_graph *g, int *last, int *ext_next) {
             int v = n->inputs[k];
             if (v < 0 || !is_act(g, &g->values[v])) continue;
             const dlp_node *p = dlp_feat_producer_of(g, v);
-            if (p && p->name && !strncmp(p->name, n->name, L) &&
-                (p->name[L] == '/' || p->name[L] == 0))
+            if (p && p->name &&
+                common_scope(p->name, scope_len(p->name), n->name, L) == L)
                 continue;                      /* made inside the layer */
             if (last[v] < enc_end) { last[v] = enc_end; ext_next[v] = -2; }
         }
     }
-}
-
-/* Length of the common scope of node names a and b (whole '/'-separated
- * components; scope_len bounds each name). */
-static size_t common_scope(const char *a, size_t la, const char *b, size_t lb) {
-    size_t c = 0;
-    for (size_t i = 1; i <= la && i <= lb; i++) {
-        if (a[i - 1] != b[i - 1]) break;
-        if ((i == la || a[i] == '/') && (i == lb || b[i] == '/')) c = i;
-    }
-    return c;
 }
 
 /* A module's caller holds its arguments until it returns: the caller's
@@ -1478,10 +1475,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     {
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
         if (!saved || !gtmp) { free(saved); free(gtmp); ok = false; goto out; }
-        mark_gelu_temps(g, gtmp);
+        mark_gelu_temps(g, nuse, cstart, cnode, gtmp);
         mark_gelu_tanh_temps(g, gtmp);
         mark_group_norm_temps(g, gtmp);
-        mark_silu_temps(g, gtmp);
+        mark_silu_temps(g, nuse, cstart, cnode, gtmp);
         for (size_t t = 0; t < N; t++) {
             const dlp_node *n = &g->nodes[g->topo[t]];
             for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
