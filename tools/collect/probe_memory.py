@@ -11,7 +11,8 @@ Writes one JSON line per (spec, precision, batch, seq, runtime).
 
     python3 tools/collect/probe_memory.py SPEC_ID:PREC:BATCH:SEQ[:RT] ...
 
-RT is eager, graph or both (default both).
+RT is eager, graph or both (default both). For a vision spec SEQ is the
+square input resolution in pixels (224: 3 x 224 x 224 images).
 """
 import gc
 import json
@@ -98,7 +99,9 @@ def probe(torch, spec, prec, batch, seq, rts, c):
         measure.set_precision(torch, prec)
         model = measure.to_dtype(model, dtype)
         measure._clear_workspaces(torch)
-        x = measure.make_input(torch, spec, batch, seq, None, None, dtype)
+        # vision: SEQ is the square input resolution in pixels
+        hw = None if spec["kind"] == "text" else seq
+        x = measure.make_input(torch, spec, batch, seq, hw, hw, dtype)
         with torch.inference_mode():
             fn = lambda: model(x)  # noqa: E731
             for _ in range(3):
