@@ -288,8 +288,10 @@ typedef struct {
  * with float scores, a float softmax and a bool block of the scores'
  * shape (_safe_softmax's all-masked-row check) live at once: 9 bytes per
  * score element, which the walk's scores, biased scores and softmax at the
- * precision plus the float copy above already cover (a bool term on top
- * made the T5 rows worse: eager fp32 5.40% -> 6.43% MAPE). At half
+ * precision plus the float copy above already covered (a bool term on top
+ * made the T5 rows worse: eager fp32 5.40% -> 6.43% MAPE; the twenty-
+ * seventh session found the "biased scores" to be the bias broadcast to
+ * the batch, which PyTorch never builds: DLP_MEM_BIAS_BOOL_BYTES). At half
  * precision the path also upcasts query, key, value and its output to
  * float, 4 blocks of 4 bytes per query element [B, heads, Sq, D] (T5
  * variant fp16 64 x 256, 32 heads of 64: 512 + 512 MiB of float scores
@@ -303,8 +305,9 @@ typedef struct {
  * exporter broadcasts to the batch through a mask the model never builds
  * (alias_unmasked_bias in feat.c). Allocator history at the peak of 6
  * Hugging Face T5 encoder variants (twenty-seventh session, H200, eager;
- * 3 at fp32, heads of 32 and 64): the position bias [1, heads, S, S] once,
- * float scores, float softmax and a bool block of [B, heads, S, S] (fp32
+ * 5 at fp32 with heads of 32 and 64, 1 at fp16): the position bias
+ * [1, heads, S, S] once, float scores, float softmax and a bool block of
+ * [B, heads, S, S] (fp32
  * 32 x 1,024, 12 heads: 1,536 + 1,536 + 384 MiB, 9 bytes per score
  * element; fp16 16 x 512: 192 + 192 + 48 MiB), and the layer's [B, S, D]
  * blocks. The walk counted a batch-sized bias besides: fp32 rows with
