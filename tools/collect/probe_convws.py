@@ -1,0 +1,122 @@
+"""probe_convws.py - what each convolution of a vision model allocates on
+top of its output while it runs (twenty-eighth session, docs/COST.md
+"cuDNN convolution workspaces"). On the GPU machine, for a few zoo specs
+built, cast and called as the collector does (measure.py; cudnn.benchmark
+off, so cuDNN's heuristics pick the algorithm), a forward pre-hook and a
+forward hook on every Conv1d/2d/3d read the allocator around the call:
+
+    extra = max_memory_allocated during the call - allocated before - output
+
+that is the workspace plus any transposed copies cuDNN makes. Writes one
+JSON line per (spec, precision, batch, resolution): the whole call's peak
+(as the collector's eager memory) and, per conv, its shapes, attributes and
+extra bytes.
+
+    python3 tools/collect/probe_convws.py SPEC_ID:PREC:BATCH:RES ...
+"""
+import gc
+import json
+import os
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import measure  # noqa: E402
+import zoo  # noqa: E402
+
+MIB = 2 ** 20
+
+
+def hook_convs(torch, model, log):
+    """Pre/post hooks on every convolution; appends one dict per call."""
+    hooks = []
+    kinds = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
+
+    def pre(mod, args):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        mod._dlp_before = torch.cuda.memory_allocated()
+
+    def post(mod, args, out):
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+        x = args[0]
+        ob = out.numel() * out.element_size()
+        log.append(dict(x=list(x.shape), w=list(mod.weight.shape),
+                        y=list(out.shape), s=list(mod.stride),
+                        p=list(mod.padding) if not isinstance(mod.padding, str)
+                        else mod.padding,
+                        d=list(mod.dilation), g=mod.groups,
+                        bias=mod.bias is not None,
+                        cl=x.is_contiguous(memory_format=torch.channels_last)
+                        if x.dim() == 4 else False,
+                        extra_mib=round((peak - mod._dlp_before - ob) / MIB, 3),
+                        in_mib=round(x.numel() * x.element_size() / MIB, 3),
+                        out_mib=round(ob / MIB, 3)))
+
+    for m in model.modules():
+        if isinstance(m, kinds):
+            hooks.append(m.register_forward_pre_hook(pre))
+            hooks.append(m.register_forward_hook(post))
+    return hooks
+
+
+def probe(torch, spec, prec, batch, res, c):
+    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+    model = x = None
+    out = dict(spec=spec["id"], prec=prec, batch=batch, res=res)
+    try:
+        gc.collect()
+        measure._clear_workspaces(torch)
+        c.mem_base = torch.cuda.memory_allocated()
+        torch.manual_seed(0)
+        with torch.device("cuda"):
+            model = zoo.build(spec, dtype=None)
+        model = zoo.wrap(model, spec["kind"]).eval()
+        measure.set_precision(torch, prec)
+        model = measure.to_dtype(model, dtype)
+        measure._clear_workspaces(torch)
+        x = measure.make_input(torch, spec, batch, 0, res, res, dtype)
+        with torch.inference_mode():
+            for _ in range(3):
+                model(x)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            model(x)
+            torch.cuda.synchronize()
+            out["memory_mib"] = round(
+                (torch.cuda.max_memory_allocated() - c.mem_base) / MIB, 2)
+            log = []
+            hooks = hook_convs(torch, model, log)
+            model(x)
+            for h in hooks:
+                h.remove()
+            out["convs"] = log
+    except Exception as e:  # one probe's failure is its result
+        out["error"] = "%s: %s" % (type(e).__name__, e)
+    finally:
+        model = x = None
+        gc.collect()
+        torch.cuda.empty_cache()
+    return out
+
+
+def main():
+    import torch
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    c = types.SimpleNamespace(torch=torch, mem_base=0)
+    args = sys.argv[1:]
+    if len(args) == 1 and os.path.isfile(args[0]):
+        args = open(args[0]).read().split()
+    for arg in args:
+        parts = arg.split(":")
+        sid, prec, b, r = ":".join(parts[:-3]), parts[-3], int(parts[-2]), int(parts[-1])
+        if sid not in byid:
+            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
+            continue
+        print(json.dumps(probe(torch, byid[sid], prec, b, r, c)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
