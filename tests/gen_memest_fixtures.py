@@ -5,7 +5,8 @@ same without the operand scaling: materialised scores), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
-in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_wstd.onnx
+in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_convbn.onnx
+(a pointwise Conv with a folded BatchNorm, then a dense 3x3 one), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
 PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
 ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
@@ -98,6 +99,16 @@ save([h.make_node("Conv", ["X", "W1"], ["A"], pads=[1, 1, 1, 1]),
      [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8])],
      [nh.from_array(np.zeros((8, 4, 3, 3), np.float32), "W1"),
       nh.from_array(np.zeros((8, 1, 3, 3), np.float32), "W2")], "memest_conv")
+
+# A pointwise Conv 16->8 whose weight carries a BatchNorm the exporter
+# folded ("onnx::Conv_<n>"), in-place Relu, a dense 3x3 Conv 8->4
+save([h.make_node("Conv", ["X", "onnx::Conv_3"], ["A"]),
+      h.make_node("Relu", ["A"], ["R"]),
+      h.make_node("Conv", ["R", "W2"], ["Y"], pads=[1, 1, 1, 1])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 16, 8, 8])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 4, 8, 8])],
+     [nh.from_array(np.zeros((8, 16, 1, 1), np.float32), "onnx::Conv_3"),
+      nh.from_array(np.zeros((4, 8, 3, 3), np.float32), "W2")], "memest_convbn")
 
 # SDPA pattern whose additive bias is a weight [1,2,64,64] (T5's relative
 # position bias reads one): PyTorch materialises the scores

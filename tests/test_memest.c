@@ -55,8 +55,10 @@ static double mem(const dlp_feat_graph *fg, dlp_runtime rt, dlp_precision p) {
 static void test_chain(void) {
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_chain.onnx", &fg));
-    CHECK(fg.peak_pre_blas_bytes == 12288);
-    CHECK(fg.peak_post_blas_bytes == 8256);
+    for (int h = 0; h < 2; h++) {          /* no Conv: the same at fp16 */
+        CHECK(fg.peak_pre_blas_bytes[h] == 12288);
+        CHECK(fg.peak_post_blas_bytes[h] == 8256);
+    }
     CHECK(fg.peak_act_bytes == 12288);
     CHECK(fg.n_blas == 1 && fg.n_sdpa == 0);
     CHECK(fg.weight_bytes == 1024 * 16 * 4 + 2 * 8);
@@ -90,7 +92,7 @@ static void test_attention(void) {
     CHECK(fg.n_sdpa == 0);
     CHECK(fg.n_blas == 2);
     CHECK(fg.peak_act_bytes == 98304);
-    CHECK(fg.peak_pre_blas_bytes == 24576);
+    CHECK(fg.peak_pre_blas_bytes[0] == 24576);
     dlp_feat_graph_free(&fg);
 }
 
@@ -130,27 +132,29 @@ static void test_bias(void) {
     CHECK(build("tests/fixtures/memest/memest_bias.onnx", &fg));
     CHECK(fg.n_sdpa == 0);
     CHECK(fg.n_blas == 2);
-    CHECK(fg.peak_pre_blas_bytes == 40960);
+    CHECK(fg.peak_pre_blas_bytes[0] == 40960);
     CHECK(fg.peak_act_bytes == 90112);
     dlp_feat_graph_free(&fg);
 }
 
 /* X [1,4,8,8] fp32 = 1024 B; A, R, Y [1,8,8,8] = 2048 B each. The dense
- * conv runs with X and A live (3072) plus its cuDNN workspace X + A
- * (3072): 6144, the peak. ReLU is in place on A. The depthwise conv has
- * no workspace: X + A + Y = 5120. Without workspaces the peak would be
- * 5120. No cuBLAS node: eager = graph = weights + peak. */
+ * 3x3 conv runs with X and A live (3072); at half precision cuDNN's
+ * layout copies X + A (3072) on top: 6144, the peak; at fp32 it allocates
+ * nothing more. ReLU is in place on A. The depthwise conv has no
+ * workspace: X + A + Y = 5120, the fp32 peak. No cuBLAS node: eager =
+ * graph = weights + peak. */
 static void test_conv(void) {
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_conv.onnx", &fg));
     CHECK(fg.n_blas == 0);
-    CHECK(fg.peak_act_bytes == 6144);
+    CHECK(fg.peak_act_bytes_at[0] == 5120 && fg.peak_act_bytes_at[1] == 6144);
+    CHECK(fg.peak_act_bytes == 5120);
     CHECK(fg.weight_bytes == (8 * 4 * 9 + 8 * 9) * 4);
     double w = fg.weight_bytes / MIB;
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
                (w / 2 + 3072 / MIB)) < 1e-9);
     CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
-               (w + 6144 / MIB)) < 1e-9);
+               (w + 5120 / MIB)) < 1e-9);
     /* training: saved X (dense conv input) and A = R (ReLU output, the
      * depthwise conv's input): 3072; the largest workspace 3072, counted
      * DLP_MEM_TRAIN_CONV_WS times (gradients + workspace), and the
@@ -168,6 +172,29 @@ static void test_conv(void) {
     c.mode = DLP_MODE_INFERENCE;
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
                mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
+/* X [1,16,8,8] = 4096 B (the caller's), A = R [1,8,8,8] 2048 B, Y
+ * [1,4,8,8] 1024 B. The pointwise conv's weight is named as the exporter
+ * names a folded BatchNorm ("onnx::Conv_3"): X + A 6144 while it runs
+ * (a pointwise stride-1 conv allocates nothing more at any precision),
+ * then PyTorch's BatchNorm output beside A: 8192, the fp32 peak (7168
+ * without it). The dense 3x3 conv: X + A + Y = 7168, at half precision
+ * + its input and output (3072): 10240, the fp16 peak (12288 if the
+ * pointwise conv counted its input and output too). Training keeps the
+ * old rule: the largest workspace is the pointwise conv's 6144. */
+static void test_conv_bn(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_convbn.onnx", &fg));
+    CHECK(fg.n_blas == 0);
+    CHECK(fg.peak_act_bytes_at[0] == 8192);
+    CHECK(fg.peak_act_bytes_at[1] == 10240);
+    CHECK(fg.max_conv_ws_bytes == 6144);
+    double w = fg.weight_bytes / MIB;
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) - (w + 8192 / MIB)) < 1e-9);
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
+               (w / 2 + 5120 / MIB)) < 1e-9);
     dlp_feat_graph_free(&fg);
 }
 
@@ -607,6 +634,7 @@ int main(void) {
     RUN(test_silu);
     RUN(test_saved);
     RUN(test_conv);
+    RUN(test_conv_bn);
     RUN(test_bias);
     RUN(test_wstd);
     RUN(test_scatter);

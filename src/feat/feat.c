@@ -895,10 +895,12 @@ static bool saves_output(const char *op) {
     return dlp_feat_in_list(op, out);
 }
 
-/* cuDNN workspace of node n while it runs (bytes at the graph's dtype):
- * DLP_MEM_CONV_WS_FACTOR x (input + output bytes) for a Conv that is not
- * depthwise, 0 otherwise (feat.h gives the evidence). */
-static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
+/* Input + output bytes of a Conv that is not depthwise (groups == input
+ * channels), 0 for any other node; *dense is set when groups == 1 and
+ * *pointwise when, besides, the kernel and strides are all 1. */
+static double conv_io_bytes(const dlp_graph *g, const dlp_node *n,
+                            bool *dense, bool *pointwise) {
+    *dense = *pointwise = false;
     if (strcmp(n->op_type, "Conv") || n->n_inputs < 1 || n->inputs[0] < 0 ||
         n->n_outputs < 1 || n->outputs[0] < 0)
         return 0;
@@ -906,8 +908,53 @@ static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
     int64_t groups = dlp_node_attr_int(n, "group", 1);
     if (groups > 1 && x->shape.rank >= 2 && x->shape.dims[1].value == groups)
         return 0;                                   /* depthwise */
-    return DLP_MEM_CONV_WS_FACTOR *
-           ((double)vbytes(x) + (double)vbytes(&g->values[n->outputs[0]]));
+    float kh, kw, sh, sw;
+    attr_pair(n, "kernel_shape", 0, &kh, &kw);
+    if (kh == 0 && n->n_inputs > 1 && n->inputs[1] >= 0) {
+        const dlp_shape *w = &g->values[n->inputs[1]].shape;
+        if (w->rank >= 3) {
+            kh = (float)w->dims[2].value;
+            kw = (float)w->dims[w->rank > 3 ? 3 : 2].value;
+        }
+    }
+    attr_pair(n, "strides", 1, &sh, &sw);
+    *dense = groups == 1;
+    *pointwise = *dense && kh <= 1 && kw <= 1 && sh <= 1 && sw <= 1;
+    return (double)vbytes(x) + (double)vbytes(&g->values[n->outputs[0]]);
+}
+
+/* The training walk's cuDNN workspace of node n (bytes at the graph's
+ * dtype): DLP_MEM_CONV_WS_FACTOR x (input + output bytes) for any Conv
+ * that is not depthwise (feat.h gives the evidence). */
+static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
+    bool dense, pw;
+    return DLP_MEM_CONV_WS_FACTOR * conv_io_bytes(g, n, &dense, &pw);
+}
+
+/* What an inference Conv allocates besides its output while it runs, at
+ * fp32 (half = false) or fp16 / bf16: DLP_MEM_CONV_WS_FACTOR x (input +
+ * output bytes) for a grouped (not depthwise) conv at any precision and a
+ * dense one at half precision unless it is pointwise with stride 1; a
+ * dense fp32 conv nothing (feat.h: the per-convolution probe). */
+static double conv_extra_bytes(const dlp_graph *g, const dlp_node *n, bool half) {
+    bool dense, pw;
+    double io = conv_io_bytes(g, n, &dense, &pw);
+    if (dense && (!half || pw)) return 0;
+    return DLP_MEM_CONV_WS_FACTOR * io;
+}
+
+/* Output bytes of a Conv whose BatchNormalization the eval-mode export
+ * folded into it (the legacy exporter names the folded weight
+ * "onnx::Conv_<n>"), 0 for any other node: PyTorch runs the BatchNorm as
+ * its own op, whose output is a second block of the conv output's size
+ * until the conv output is freed. */
+static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
+    if (strcmp(n->op_type, "Conv") || n->n_inputs < 2 || n->inputs[1] < 0 ||
+        n->n_outputs < 1 || n->outputs[0] < 0)
+        return 0;
+    const char *w = g->values[n->inputs[1]].name;
+    if (!w || strncmp(w, "onnx::Conv", 10)) return 0;
+    return (double)vbytes(&g->values[n->outputs[0]]);
 }
 
 /* SiLU after a convolution (torchvision / timm CNN blocks), which PyTorch
@@ -1404,7 +1451,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         rlast[g->inputs[i]] = (int)N;
         live += alloc[g->inputs[i]];
     }
-    double peak_pre = live, peak_post = 0;
+    double peak_pre[2] = {live, live}, peak_post[2] = {0, 0};
     bool post = false;
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
@@ -1458,8 +1505,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* a convolution's cuDNN workspace is live while it runs */
         double ws = conv_workspace_bytes(g, n);
         if (ws > fg->max_conv_ws_bytes) fg->max_conv_ws_bytes = ws;
-        if (post) { if (live + ws > peak_post) peak_post = live + ws; }
-        else if (live + ws > peak_pre) peak_pre = live + ws;
+        for (int h = 0; h < 2; h++) {
+            double x = live + conv_extra_bytes(g, n, h);
+            if (post) { if (x > peak_post[h]) peak_post[h] = x; }
+            else if (x > peak_pre[h]) peak_pre[h] = x;
+        }
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
         /* free the blocks whose last alias died here (or was never used) */
@@ -1469,6 +1519,15 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         for (int v = ext_head[t]; v >= 0; v = ext_next[v])
             live -= free_if_dead(alloc, rlast, root[v], (int)t);
+        /* a folded BatchNorm's output, next to the conv output it reads,
+         * after the conv's input may have been freed */
+        double bn = folded_bn_bytes(g, n);
+        if (bn > 0)
+            for (int h = 0; h < 2; h++) {
+                double x = live + bn;
+                if (post) { if (x > peak_post[h]) peak_post[h] = x; }
+                else if (x > peak_pre[h]) peak_pre[h] = x;
+            }
     }
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
@@ -1537,9 +1596,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         free(saved); free(gtmp);
     }
-    fg->peak_pre_blas_bytes = peak_pre;
-    fg->peak_post_blas_bytes = peak_post;
-    fg->peak_act_bytes = peak_pre > peak_post ? peak_pre : peak_post;
+    for (int h = 0; h < 2; h++) {
+        fg->peak_pre_blas_bytes[h] = peak_pre[h];
+        fg->peak_post_blas_bytes[h] = peak_post[h];
+        fg->peak_act_bytes_at[h] = fmax(peak_pre[h], peak_post[h]);
+    }
+    fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
     free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(cstart);
@@ -1784,12 +1846,13 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
     o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
-    o->peak_act_mib = fg->peak_act_bytes * s / 1048576.0;
+    int h = c->precision != DLP_PREC_FP32;
+    o->peak_act_mib = fg->peak_act_bytes_at[h] * s / 1048576.0;
     /* eager: one workspace, allocated by the warm-up call (before the
      * measured one); graph: that one, the warm-up side stream's, and the
      * capture stream's from the first matmul on */
-    double pre = fg->peak_pre_blas_bytes * s / 1048576.0,
-           post = fg->peak_post_blas_bytes * s / 1048576.0;
+    double pre = fg->peak_pre_blas_bytes[h] * s / 1048576.0,
+           post = fg->peak_post_blas_bytes[h] * s / 1048576.0;
     /* attention blocks the walk does not see (feat.h): a decoder's causal
      * mask under capture, through the forward and, as an additive copy,
      * at the attention; the math path of fp32 grouped-query attention */

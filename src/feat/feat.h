@@ -89,9 +89,12 @@ typedef struct dlp_feat_graph {
         peak_act_bytes, io_bytes, sum_act_out_bytes;
     /* peak live activation bytes (inputs included) before the first
      * cuBLAS node (MatMul / Gemm outside fused attention) runs and from it
-     * on, each Conv's cuDNN workspace counted while it runs
-     * (DLP_MEM_CONV_WS_FACTOR); peak_act_bytes is the larger */
-    double peak_pre_blas_bytes, peak_post_blas_bytes;
+     * on, and the larger of the two, for an fp32 run ([0]) and an fp16 /
+     * bf16 one ([1]): what a Conv allocates besides its output while it
+     * runs depends on the precision (conv_extra_bytes in feat.c), and a
+     * folded BatchNorm's output is counted beside the conv's; the feature
+     * peak_act_bytes is peak_act_bytes_at[0] */
+    double peak_pre_blas_bytes[2], peak_post_blas_bytes[2], peak_act_bytes_at[2];
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */
@@ -222,18 +225,28 @@ typedef struct {
  * transformers (two workspaces live with the activations). */
 #define DLP_MEM_GRAPH_WS_MIB 33.0
 /* cuDNN convolution workspace (PyTorch, cudnn.benchmark off, NCHW
- * tensors): while a Conv runs, a workspace of this factor x (its input +
- * its output bytes) is live on top of the activations; depthwise convs
- * (groups == input channels) take none. Evidence (inference rows, y -
- * estimate without it): fp16 VGG, GoogLeNet, Inception, SqueezeNet, ResNet
- * rows sit 1.00-1.05x the largest conv's input + output above the
- * liveness peak (vgg16 b32 fp16: +394 MiB for a 196+196 MiB conv);
- * RegNet's grouped convs the same (regnet_x_32gf b64 fp16: +1034 MiB);
- * depthwise-heavy EfficientNet / ConvNeXt / PVT are already at or above the
- * peak, and counting their depthwise convs makes them worse. Row MAPE of
- * the inference estimate 13.1% -> 8.3% (fp16 15.9 -> 8.6%, fp32 13.6 ->
- * 9.3%); RegNet -22% -> -2% mean signed error. fp32 keeps larger
- * outliers (FFT / Winograd workspaces: resnet18 b32, repvgg_b3). */
+ * tensors): while a Conv runs, this factor x (its input + its output
+ * bytes) is live on top of the activations. Inference (conv_extra_bytes in
+ * feat.c): grouped convs at any precision, dense ones at fp16 / bf16
+ * unless pointwise with stride 1; dense fp32 and depthwise convs none.
+ * Training counts it for every conv that is not depthwise.
+ * Evidence, first (inference rows, y - estimate without it): fp16 VGG,
+ * GoogLeNet, Inception, SqueezeNet, ResNet rows sit 1.00-1.05x the largest
+ * conv's input + output above the liveness peak (vgg16 b32 fp16: +394 MiB
+ * for a 196+196 MiB conv); RegNet's grouped convs the same (regnet_x_32gf
+ * b64 fp16: +1034 MiB). Then (twenty-eighth session) per convolution:
+ * tools/collect/probe_convws.py on an H200, 120 configurations, 9,310
+ * conv calls, allocator peak during the call - before - output, over
+ * input + output: fp32 dense 3x3 stride 1 zero for 73% (median 0), 1x1
+ * 66%, strided 85%; fp32 grouped 3x3 median 1.00; fp16 dense 3x3 median
+ * 1.56 (1.00 at p10), strided 1.00, 1x1 stride 1 zero for 74%; grouped
+ * 1.00. fp32's heavy tail (p90 22.9x, max 288x: FFT / Winograd workspaces
+ * the heuristics pick, resnet18 b32 [32,128,36,36] 661 MiB for 40 MiB of
+ * input + output) follows no size rule and is not modelled. With the
+ * folded-BatchNorm block (folded_bn_bytes) the inference estimate's MAPE,
+ * lmo, 17,123 rows: 4.88 -> 4.26% (fp32 5.51 -> 4.75, fp16 4.84 ->
+ * 4.21; the per-class medians 1.5 for half 3x3: 4.41, dropping strided
+ * or grouped half convs 4.34-4.47, fp32 dense 0.25: 4.25). */
 #define DLP_MEM_CONV_WS_FACTOR 1.0
 /* CUDA-graph runtime, bidirectional attention masks: Hugging Face drops
  * an all-ones padding mask before SDPA only when it may look at the data,
