@@ -6,7 +6,8 @@ same without the operand scaling: materialised scores), memest_mask.onnx
 with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_convbn.onnx
-(a pointwise Conv with a folded BatchNorm, then a dense 3x3 one), memest_wstd.onnx
+(a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),
+memest_linear.onnx (two Linear layers with a bias: cuBLASLt), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
 PyTorch holds), memest_scatter.onnx (a slice assignment lowered to
 ScatterND) memest_fbias.onnx (SDPA with a folded constant bias) and memest_gelu.onnx /
@@ -185,6 +186,19 @@ save(SCALED_SCORES + [
      [nh.from_array(np.array(0.5, np.float32), "c"),
       nh.from_array(np.zeros((1, 2, 64, 64), np.float32), "onnx::Add_7")],
      "memest_fbias")
+
+# Two Linear layers with a bias as the exporter writes them: MatMul by a
+# weight + Add of the bias, and a Gemm with its C input
+save([h.make_node("MatMul", ["X", "W"], ["M"]),
+      h.make_node("Add", ["M", "b"], ["Y"]),
+      h.make_node("Gemm", ["X", "W2", "c2"], ["Z"], transB=1)],
+     [h.make_tensor_value_info("X", T.FLOAT, [2, 64])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [2, 32]),
+      h.make_tensor_value_info("Z", T.FLOAT, [2, 16])],
+     [nh.from_array(np.zeros((64, 32), np.float32), "W"),
+      nh.from_array(np.zeros((32,), np.float32), "b"),
+      nh.from_array(np.zeros((16, 64), np.float32), "W2"),
+      nh.from_array(np.zeros((16,), np.float32), "c2")], "memest_linear")
 
 # nn.GELU() as the exporter writes it at opset 17 (erf form) between two
 # Linear layers: Div(H, sqrt 2) -> Erf -> Add(1) -> Mul(H, .) -> Mul(0.5).

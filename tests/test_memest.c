@@ -61,6 +61,7 @@ static void test_chain(void) {
     }
     CHECK(fg.peak_act_bytes == 12288);
     CHECK(fg.n_blas == 1 && fg.n_sdpa == 0);
+    CHECK(fg.n_linear_bias == 0);           /* a MatMul without a bias */
     CHECK(fg.weight_bytes == 1024 * 16 * 4 + 2 * 8);
     double w = fg.weight_bytes / MIB;
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
@@ -195,6 +196,26 @@ static void test_conv_bn(void) {
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) - (w + 8192 / MIB)) < 1e-9);
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
                (w / 2 + 5120 / MIB)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
+/* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
+ * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
+ * 1 MiB workspace is counted once in eager (one stream), twice under
+ * CUDA-graph capture (warm-up and capture streams), next to cuBLAS's. */
+static void test_linear_bias(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_linear.onnx", &fg));
+    CHECK(fg.n_blas == 2);
+    CHECK(fg.n_linear_bias == 2);
+    double w = fg.weight_bytes / MIB;
+    CHECK(w == (64 * 32 + 32 + 16 * 64 + 16) * 4 / MIB);
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
+               (w + fg.peak_act_bytes_at[0] / MIB + 32 + 1)) < 1e-9);
+    double pre = fg.peak_pre_blas_bytes[0] / MIB,
+           post = fg.peak_post_blas_bytes[0] / MIB;
+    CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
+               (w + 32 + 33 + fmax(pre, post + 33) + 2)) < 1e-9);
     dlp_feat_graph_free(&fg);
 }
 
@@ -429,6 +450,9 @@ static void test_scatter(void) {
 static void test_fbias(void) {
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_fbias.onnx", &fg));
+    /* the scores plus a constant bias: an Add after a MatMul of two
+     * activations, not a Linear layer (no cuBLASLt workspace) */
+    CHECK(fg.n_linear_bias == 0);
     CHECK(fg.n_sdpa == 1 && fg.n_blas == 0);
     CHECK_MSG(fg.peak_act_bytes == 65536, "peak %.0f", fg.peak_act_bytes);
     CHECK(fg.max_biased_scores_elems == 0);
@@ -635,6 +659,7 @@ int main(void) {
     RUN(test_saved);
     RUN(test_conv);
     RUN(test_conv_bn);
+    RUN(test_linear_bias);
     RUN(test_bias);
     RUN(test_wstd);
     RUN(test_scatter);

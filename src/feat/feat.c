@@ -1482,6 +1482,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             post = true;
             fg->n_blas++;
         }
+        if (dlp_feat_linear_bias(g, n)) fg->n_linear_bias++;
         for (int k = 0; k < n->n_outputs; k++) {
             int v = n->outputs[k];
             if (v < 0) continue;
@@ -1876,6 +1877,10 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->mem_weights_mib + act + DLP_MEM_CUBLAS_WS_MIB;
+    /* cuBLASLt's workspace, per stream a Linear layer with a bias ran on */
+    if (fg->n_linear_bias)
+        o->mem_mib += DLP_MEM_CUBLASLT_WS_MIB *
+                      (c->runtime == DLP_RT_GRAPH ? DLP_MEM_GRAPH_LT_WS : 1);
     /* a language model's attention with a learned bias (T5) upcasts its
      * softmax to float at half precision (vision models' relative
      * position biases, Swin / MaxViT, do not) */

@@ -122,6 +122,7 @@ typedef struct dlp_feat_graph {
      * deduplicated parameter; the memory estimate's weights */
     double mem_weight_bytes;
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
+    int n_linear_bias;      /* Linear layers with a bias (dlp_feat_linear_bias) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
     int n_mask_virt;        /* attention-mask values never built (feat.c) */
     int mask_bidir;         /* 1: that mask is bidirectional (BERT-style),
@@ -182,6 +183,12 @@ void dlp_feat_graph_free(dlp_feat_graph *fg);
 bool dlp_feat_in_list(const char *op, const char *const *l);
 const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
 
+/* Whether n is a Linear layer with a bias as exported: a Gemm with its C
+ * input, or the Add / Sub of a constant to the output of a MatMul by a
+ * constant weight (feat_kern.c). PyTorch runs those through cuBLASLt
+ * with the bias in the epilogue. */
+bool dlp_feat_linear_bias(const dlp_graph *g, const dlp_node *n);
+
 /* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
  * false when out of memory. Called by dlp_feat_graph_build. */
 bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g);
@@ -224,6 +231,21 @@ typedef struct {
  * only matmul is the last Gemm (163 of 557 pairs) and 66.0 MiB for
  * transformers (two workspaces live with the activations). */
 #define DLP_MEM_GRAPH_WS_MIB 33.0
+/* cuBLASLt workspace: PyTorch runs a Linear layer with a bias through
+ * cuBLASLt (bias in the GEMM epilogue), whose workspace of 1 MiB comes
+ * from the caching allocator once per stream and stays. Evidence
+ * (tools/collect/probe_slack.py, H200, 44 eager configurations, twenty-
+ * eighth session): a 1.0 MiB block live before the measured call in every
+ * model with such a layer whose list reaches 1 MiB (BERT, DistilBERT,
+ * DeBERTa, ViT / DeiT / Mixer, CNNs with a Linear head), none in T5 and
+ * LLaMA (Linear layers without bias); the estimate's residual on the
+ * smallest rows was +1.0-1.1 MiB. Eager: one; CUDA graph: two (the
+ * warm-up's and the capture's streams; 1 gave inference 3.56%, 2 3.47%,
+ * 3 3.56% for the CUDA-graph rows). Inference estimate, lmo, 17,133 rows:
+ * 4.25 -> 3.79% (eager 4.64 -> 4.10, graph 3.86 -> 3.47); LLM 2.79 ->
+ * 2.46% (eager 2.84 -> 2.42). */
+#define DLP_MEM_CUBLASLT_WS_MIB 1.0
+#define DLP_MEM_GRAPH_LT_WS 2
 /* cuDNN convolution workspace (PyTorch, cudnn.benchmark off, NCHW
  * tensors): while a Conv runs, this factor x (its input + its output
  * bytes) is live on top of the activations. Inference (conv_extra_bytes in

@@ -104,6 +104,18 @@ static bool bias_epilogue(const dlp_graph *g, const dlp_node *n) {
     return false;
 }
 
+bool dlp_feat_linear_bias(const dlp_graph *g, const dlp_node *n) {
+    if (is(n, "Gemm")) return n->n_inputs > 2 && n->inputs[2] >= 0;
+    if (!bias_epilogue(g, n)) return false;
+    for (int k = 0; k < 2; k++) {
+        const dlp_node *p = dlp_feat_producer_of(g, n->inputs[k]);
+        if (is(p, "MatMul") && p->n_inputs == 2 &&
+            (is_const(g, p->inputs[0]) || is_const(g, p->inputs[1])))
+            return true;
+    }
+    return false;
+}
+
 /* A Reshape / Flatten copies when its input is a Transpose's
  * (non-contiguous) output, except around a fused attention: the kernel
  * reads strided q, k, v, and writes its output [B, S, heads, D], so the
