@@ -995,6 +995,39 @@ def test_stop_early_on_term():
           "run_batch.sh execs run_batch.py")
 
 
+def test_probe_configs():
+    """probe_common.parse_configs: spec ids keep their colons, the runtime
+    suffix only where the probe takes one, a file of configurations, and a
+    malformed one is an error naming it."""
+    import probe_common as pc
+    got = list(pc.parse_configs(["tvv:resnet:04a3545091:fp32:32:128"]))
+    check(got == [("tvv:resnet:04a3545091", "fp32", 32, 128, None)],
+          "probe config: spec id with colons (%r)" % got)
+    got = list(pc.parse_configs(["hf:t5-small:fp16:8:512:eager",
+                                 "timm:dla46x_c:fp16:8:128"], with_runtime=True))
+    check(got == [("hf:t5-small", "fp16", 8, 512, "eager"),
+                  ("timm:dla46x_c", "fp16", 8, 128, "both")],
+          "probe config: runtime suffix and its default (%r)" % got)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("timm:resnet18:fp32:32:128\ntv:resnet18:fp16:8:224\n")
+    try:
+        got = [c[0] for c in pc.parse_configs([f.name])]
+    finally:
+        os.unlink(f.name)
+    check(got == ["timm:resnet18", "tv:resnet18"], "probe config: file (%r)" % got)
+    for bad in ("timm:resnet18:fp8:32:128", "timm:resnet18:fp32:x:128", "fp32:1:2"):
+        try:
+            list(pc.parse_configs([bad]))
+            check(False, "probe config: %s accepted" % bad)
+        except ValueError as e:
+            check(bad in str(e), "probe config: error names %s (%s)" % (bad, e))
+    # the committed configuration lists parse
+    for name in ("convws_specs.txt", "slack_specs.txt"):
+        path = os.path.join(ROOT, "tools", "collect", name)
+        n = len(list(pc.parse_configs([path])))
+        check(n > 0, "probe config: %s has %d configurations" % (name, n))
+
+
 def main():
     for t in (test_new_models_first, test_text_families_and_kinds,
               test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
@@ -1005,7 +1038,7 @@ def main():
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items,
               test_host_probe_and_late_column, test_pending_compressed,
-              test_dataset):
+              test_probe_configs, test_dataset):
         try:
             t()
         except Exception as e:

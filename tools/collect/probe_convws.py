@@ -15,15 +15,12 @@ extra bytes.
     python3 tools/collect/probe_convws.py SPEC_ID:PREC:BATCH:RES ...
 """
 import gc
-import json
 import os
 import sys
-import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import measure  # noqa: E402
-import zoo  # noqa: E402
+import probe_common  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -62,22 +59,13 @@ def hook_convs(torch, model, log):
     return hooks
 
 
-def probe(torch, spec, prec, batch, res, c):
-    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+def probe(torch, spec, prec, batch, res, _rt):
     model = x = None
     out = dict(spec=spec["id"], prec=prec, batch=batch, res=res)
     try:
-        gc.collect()
-        measure._clear_workspaces(torch)
-        c.mem_base = torch.cuda.memory_allocated()
-        torch.manual_seed(0)
-        with torch.device("cuda"):
-            model = zoo.build(spec, dtype=None)
-        model = zoo.wrap(model, spec["kind"]).eval()
-        measure.set_precision(torch, prec)
-        model = measure.to_dtype(model, dtype)
-        measure._clear_workspaces(torch)
-        x = measure.make_input(torch, spec, batch, 0, res, res, dtype)
+        probe_common.settle(torch)
+        base = torch.cuda.memory_allocated()
+        model, x, _ = probe_common.build(torch, spec, prec, batch, res)
         with torch.inference_mode():
             for _ in range(3):
                 model(x)
@@ -86,7 +74,7 @@ def probe(torch, spec, prec, batch, res, c):
             model(x)
             torch.cuda.synchronize()
             out["memory_mib"] = round(
-                (torch.cuda.max_memory_allocated() - c.mem_base) / MIB, 2)
+                (torch.cuda.max_memory_allocated() - base) / MIB, 2)
             log = []
             hooks = hook_convs(torch, model, log)
             model(x)
@@ -99,24 +87,8 @@ def probe(torch, spec, prec, batch, res, c):
         model = x = None
         gc.collect()
         torch.cuda.empty_cache()
-    return out
-
-
-def main():
-    import torch
-    byid = {s["id"]: s for s in zoo.all_specs()}
-    c = types.SimpleNamespace(torch=torch, mem_base=0)
-    args = sys.argv[1:]
-    if len(args) == 1 and os.path.isfile(args[0]):
-        args = open(args[0]).read().split()
-    for arg in args:
-        parts = arg.split(":")
-        sid, prec, b, r = ":".join(parts[:-3]), parts[-3], int(parts[-2]), int(parts[-1])
-        if sid not in byid:
-            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
-            continue
-        print(json.dumps(probe(torch, byid[sid], prec, b, r, c)), flush=True)
+    return [out]
 
 
 if __name__ == "__main__":
-    main()
+    probe_common.main(probe)

@@ -15,7 +15,6 @@ RT is eager, graph or both (default both). For a vision spec SEQ is the
 square input resolution in pixels (224: 3 x 224 x 224 images).
 """
 import gc
-import json
 import os
 import sys
 import types
@@ -23,7 +22,7 @@ import types
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import measure  # noqa: E402
-import zoo  # noqa: E402
+import probe_common  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -84,24 +83,15 @@ def recorded(torch, fn):
     return peak, base, trace, out
 
 
-def probe(torch, spec, prec, batch, seq, rts, c):
+def probe(torch, spec, prec, batch, seq, rt):
     res = []
-    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+    rts = ["eager", "graph"] if rt == "both" else [rt]
+    c = types.SimpleNamespace(torch=torch, mem_base=0)
     model = x = None
     try:
-        gc.collect()
-        measure._clear_workspaces(torch)
+        probe_common.settle(torch)
         c.mem_base = torch.cuda.memory_allocated()
-        torch.manual_seed(0)
-        with torch.device("cuda"):
-            model = zoo.build(spec, dtype=None)
-        model = zoo.wrap(model, spec["kind"]).eval()
-        measure.set_precision(torch, prec)
-        model = measure.to_dtype(model, dtype)
-        measure._clear_workspaces(torch)
-        # vision: SEQ is the square input resolution in pixels
-        hw = None if spec["kind"] == "text" else seq
-        x = measure.make_input(torch, spec, batch, seq, hw, hw, dtype)
+        model, x, _ = probe_common.build(torch, spec, prec, batch, seq)
         with torch.inference_mode():
             fn = lambda: model(x)  # noqa: E731
             for _ in range(3):
@@ -131,23 +121,5 @@ def probe(torch, spec, prec, batch, seq, rts, c):
     return res
 
 
-def main():
-    import torch
-    byid = {s["id"]: s for s in zoo.all_specs()}
-    c = types.SimpleNamespace(torch=torch, mem_base=0)
-    for arg in sys.argv[1:]:
-        parts = arg.split(":")
-        rt = "both"
-        if parts[-1] in ("eager", "graph", "both"):
-            rt = parts.pop()
-        sid, prec, b, s = ":".join(parts[:-3]), parts[-3], int(parts[-2]), int(parts[-1])
-        if sid not in byid:
-            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
-            continue
-        rts = ["eager", "graph"] if rt == "both" else [rt]
-        for r in probe(torch, byid[sid], prec, b, s, rts, c):
-            print(json.dumps(r), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    probe_common.main(probe, with_runtime=True)

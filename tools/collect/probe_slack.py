@@ -16,15 +16,12 @@ For a vision spec the last field is the square resolution in pixels, for
 a text spec the sequence length.
 """
 import gc
-import json
 import os
 import sys
-import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import measure  # noqa: E402
-import zoo  # noqa: E402
+import probe_common  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -49,24 +46,13 @@ def active_blocks(torch, top=10):
     return out[:top], len(out)
 
 
-def probe(torch, spec, prec, batch, last, c):
-    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+def probe(torch, spec, prec, batch, last, _rt):
     model = x = None
     out = dict(spec=spec["id"], prec=prec, batch=batch, last=last)
     try:
-        gc.collect()
-        measure._clear_workspaces(torch)
+        probe_common.settle(torch)
         b0 = stats(torch)
-        torch.manual_seed(0)
-        with torch.device("cuda"):
-            model = zoo.build(spec, dtype=None)
-        model = zoo.wrap(model, spec["kind"]).eval()
-        measure.set_precision(torch, prec)
-        model = measure.to_dtype(model, dtype)
-        measure._clear_workspaces(torch)
-        text = spec["kind"] == "text"
-        x = measure.make_input(torch, spec, batch, last if text else 0,
-                               None if text else last, None if text else last, dtype)
+        model, x, _ = probe_common.build(torch, spec, prec, batch, last)
         with torch.inference_mode():
             for _ in range(3):
                 model(x)
@@ -90,24 +76,8 @@ def probe(torch, spec, prec, batch, last, c):
         model = x = None
         gc.collect()
         torch.cuda.empty_cache()
-    return out
-
-
-def main():
-    import torch
-    byid = {s["id"]: s for s in zoo.all_specs()}
-    c = types.SimpleNamespace(torch=torch)
-    args = sys.argv[1:]
-    if len(args) == 1 and os.path.isfile(args[0]):
-        args = open(args[0]).read().split()
-    for arg in args:
-        parts = arg.split(":")
-        sid, prec, b, r = ":".join(parts[:-3]), parts[-3], int(parts[-2]), int(parts[-1])
-        if sid not in byid:
-            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
-            continue
-        print(json.dumps(probe(torch, byid[sid], prec, b, r, c)), flush=True)
+    return [out]
 
 
 if __name__ == "__main__":
-    main()
+    probe_common.main(probe)

@@ -1,0 +1,82 @@
+"""probe_common.py - what the allocator probes share (probe_memory.py,
+probe_convws.py, probe_slack.py): their command line, and building a zoo
+spec the way the collector does before a measured call (measure.py: seeded
+build, wrap, precision settings, cast, workspaces cleared, the input).
+
+A configuration is SPEC_ID:PREC:BATCH:LAST[:RT]; LAST is the sequence
+length of a text spec and the square input resolution in pixels of a
+vision spec; RT (eager, graph or both) only where the probe takes it. A
+single argument naming a file reads the configurations from it, one per
+line or separated by spaces.
+"""
+import gc
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+RUNTIMES = ("eager", "graph", "both")
+
+
+def parse_configs(args, with_runtime=False):
+    """Yields (spec_id, prec, batch, last, rt) per configuration, rt None
+    unless with_runtime (then "both" when not given); raises ValueError
+    naming a malformed one."""
+    if len(args) == 1 and os.path.isfile(args[0]):
+        with open(args[0]) as f:
+            args = f.read().split()
+    for arg in args:
+        parts = arg.split(":")
+        rt = None
+        if with_runtime:
+            rt = parts.pop() if parts[-1] in RUNTIMES else "both"
+        if len(parts) < 4 or parts[-3] not in ("fp32", "fp16", "bf16"):
+            raise ValueError("bad configuration %r: want SPEC_ID:PREC:BATCH:LAST%s"
+                             % (arg, "[:RT]" if with_runtime else ""))
+        try:
+            batch, last = int(parts[-2]), int(parts[-1])
+        except ValueError:
+            raise ValueError("bad configuration %r: BATCH and LAST are integers" % arg)
+        yield ":".join(parts[:-3]), parts[-3], batch, last, rt
+
+
+def build(torch, spec, prec, batch, last):
+    """(model, input, dtype) on the GPU, as the collector builds, casts and
+    feeds them; the caller has taken its allocator baseline before."""
+    import measure
+    import zoo
+    dtype = dict(fp32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)[prec]
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        model = zoo.build(spec, dtype=None)
+    model = zoo.wrap(model, spec["kind"]).eval()
+    measure.set_precision(torch, prec)
+    model = measure.to_dtype(model, dtype)
+    measure._clear_workspaces(torch)
+    text = spec["kind"] == "text"
+    hw = None if text else last
+    x = measure.make_input(torch, spec, batch, last if text else 0, hw, hw, dtype)
+    return model, x, dtype
+
+
+def settle(torch):
+    """Frees what a probe left and clears the library workspaces."""
+    import measure
+    gc.collect()
+    measure._clear_workspaces(torch)
+
+
+def main(probe_one, with_runtime=False):
+    """Runs probe_one(torch, spec, prec, batch, last, rt) -> list of dicts
+    for each configuration of the command line; one JSON line per dict."""
+    import torch
+    import zoo
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    for sid, prec, b, last, rt in parse_configs(sys.argv[1:], with_runtime):
+        if sid not in byid:
+            print(json.dumps(dict(spec=sid, error="unknown spec")), flush=True)
+            continue
+        for r in probe_one(torch, byid[sid], prec, b, last, rt):
+            print(json.dumps(r), flush=True)
