@@ -68,6 +68,19 @@ def settle(torch):
     measure._clear_workspaces(torch)
 
 
+def guarded(torch, out, body):
+    """[out] after body(out) filled it; an exception is the probe's result
+    (out["error"]). The GPU memory body held is freed after, either way."""
+    try:
+        body(out)
+    except Exception as e:  # one probe's failure is its result
+        out["error"] = "%s: %s" % (type(e).__name__, e)
+    finally:
+        gc.collect()
+        torch.cuda.empty_cache()
+    return [out]
+
+
 def main(probe_one, with_runtime=False):
     """Runs probe_one(torch, spec, prec, batch, last, rt) -> list of dicts
     for each configuration of the command line; one JSON line per dict."""

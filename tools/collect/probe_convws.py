@@ -14,7 +14,6 @@ extra bytes.
 
     python3 tools/collect/probe_convws.py SPEC_ID:PREC:BATCH:RES ...
 """
-import gc
 import os
 import sys
 
@@ -60,9 +59,7 @@ def hook_convs(torch, model, log):
 
 
 def probe(torch, spec, prec, batch, res, _rt):
-    model = x = None
-    out = dict(spec=spec["id"], prec=prec, batch=batch, res=res)
-    try:
+    def body(out):
         probe_common.settle(torch)
         base = torch.cuda.memory_allocated()
         model, x, _ = probe_common.build(torch, spec, prec, batch, res)
@@ -81,13 +78,8 @@ def probe(torch, spec, prec, batch, res, _rt):
             for h in hooks:
                 h.remove()
             out["convs"] = log
-    except Exception as e:  # one probe's failure is its result
-        out["error"] = "%s: %s" % (type(e).__name__, e)
-    finally:
-        model = x = None
-        gc.collect()
-        torch.cuda.empty_cache()
-    return [out]
+    return probe_common.guarded(
+        torch, dict(spec=spec["id"], prec=prec, batch=batch, res=res), body)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ library workspaces), largest first. One JSON line per configuration.
 For a vision spec the last field is the square resolution in pixels, for
 a text spec the sequence length.
 """
-import gc
 import os
 import sys
 
@@ -47,9 +46,7 @@ def active_blocks(torch, top=10):
 
 
 def probe(torch, spec, prec, batch, last, _rt):
-    model = x = None
-    out = dict(spec=spec["id"], prec=prec, batch=batch, last=last)
-    try:
+    def body(out):
         probe_common.settle(torch)
         b0 = stats(torch)
         model, x, _ = probe_common.build(torch, spec, prec, batch, last)
@@ -70,13 +67,8 @@ def probe(torch, spec, prec, batch, last, _rt):
             before_requested_mib=round((pre["req"] - b0["req"]) / MIB, 3),
             before_blocks=n - b0["blocks"],
             before_top=[[round(s / MIB, 4), round(r / MIB, 4)] for s, r in top])
-    except Exception as e:  # one probe's failure is its result
-        out["error"] = "%s: %s" % (type(e).__name__, e)
-    finally:
-        model = x = None
-        gc.collect()
-        torch.cuda.empty_cache()
-    return [out]
+    return probe_common.guarded(
+        torch, dict(spec=spec["id"], prec=prec, batch=batch, last=last), body)
 
 
 if __name__ == "__main__":
