@@ -957,6 +957,10 @@ static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
     return (double)vbytes(&g->values[n->outputs[0]]);
 }
 
+static void raise_peak(double *peak, double live) {
+    if (live > *peak) *peak = live;
+}
+
 /* SiLU after a convolution (torchvision / timm CNN blocks), which PyTorch
  * runs as one in-place op (nn.SiLU(inplace=True)) and the exporter
  * decomposes into Sigmoid(x) -> Mul(x, s): the sigmoid is never
@@ -1506,11 +1510,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* a convolution's cuDNN workspace is live while it runs */
         double ws = conv_workspace_bytes(g, n);
         if (ws > fg->max_conv_ws_bytes) fg->max_conv_ws_bytes = ws;
-        for (int h = 0; h < 2; h++) {
-            double x = live + conv_extra_bytes(g, n, h);
-            if (post) { if (x > peak_post[h]) peak_post[h] = x; }
-            else if (x > peak_pre[h]) peak_pre[h] = x;
-        }
+        for (int h = 0; h < 2; h++)
+            raise_peak(post ? &peak_post[h] : &peak_pre[h],
+                       live + conv_extra_bytes(g, n, h));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
         /* free the blocks whose last alias died here (or was never used) */
@@ -1524,11 +1526,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
          * after the conv's input may have been freed */
         double bn = folded_bn_bytes(g, n);
         if (bn > 0)
-            for (int h = 0; h < 2; h++) {
-                double x = live + bn;
-                if (post) { if (x > peak_post[h]) peak_post[h] = x; }
-                else if (x > peak_pre[h]) peak_pre[h] = x;
-            }
+            for (int h = 0; h < 2; h++)
+                raise_peak(post ? &peak_post[h] : &peak_pre[h], live + bn);
     }
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
