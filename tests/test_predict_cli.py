@@ -385,6 +385,14 @@ def main():
         check(rc == 0 and jl["predictors"].get("throughput_per_s") == "xgb" and
               abs(jl["latency_ms"] - 4 / jl["throughput_per_s"] * 1e3) < 1e-4 * jl["latency_ms"],
               "llm mode through xgb (%s)" % err.strip()[:80])
+        # the batch bound by its symbolic name, as any other dim: same
+        # request as --batch 4 (the default batch 1 used to win)
+        rc2, out2, err2 = run("predict", os.path.join(FIX, "models", "gpt_tiny.onnx"),
+                              "--device", "h100", "--mode", "llm", "--precision", "bf16",
+                              "--dim", "batch=4", "--dim", "seq=64", "--json", *M)
+        jd = json.loads(out2) if rc2 == 0 else {}
+        check(rc2 == 0 and jd.get("batch") == 4 and jd.get("latency_ms") == jl.get("latency_ms"),
+              "--dim batch=4 is --batch 4 (%s)" % (err2.strip()[:80] or jd.get("batch")))
         rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
                            "--device", "T4")
         check(rc == 1 and "llm" in err, "tree fit without rows: clear error")

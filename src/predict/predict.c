@@ -340,14 +340,15 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     /* bind and analyse */
     if (c->batch != -1 && (st = dlp_model_set_batch(m, c->batch, err)))
         return st;
-    if (c->batch == -1 && m->batch < 0 && batch_unbound(&m->graph) &&
-        (st = dlp_model_set_batch(m, 1, err)))   /* default batch 1 */
-        return st;
     for (int i = 0; i < c->n_dims; i++) {
         st = dlp_model_bind_dim(m, c->dim_names[i], c->dim_values[i], err);
         if (st == DLP_ERR_NOT_FOUND && c->skip_absent_dims) continue;
         if (st) return st;
     }
+    /* default batch 1, unless exported with one or bound by a --dim */
+    if (c->batch == -1 && m->batch < 0 && batch_unbound(&m->graph) &&
+        (st = dlp_model_set_batch(m, 1, err)))
+        return st;
     if ((st = check_bound(&m->graph, err))) return st;
     if (!m->analyzed && (st = dlp_model_analyze(m, err))) return st;
     read_sizes(m, &pc.batch, &pc.seq, &pc.height, &pc.width);
