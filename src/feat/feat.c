@@ -232,16 +232,23 @@ static void attr_pair(const dlp_node *n, const char *name, float def,
     *b = (float)at->ints[at->n > 1 ? 1 : 0];
 }
 
-static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
-    attr_pair(n, "kernel_shape", 0, &o[0], &o[1]);
-    if (o[0] == 0 && !strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
+/* The kernel's size: its kernel_shape, else for a Conv its weight's
+ * spatial dims (the attribute is optional); 0 when neither says. */
+static void kernel_pair(const dlp_graph *g, const dlp_node *n, float *a,
+                        float *b) {
+    attr_pair(n, "kernel_shape", 0, a, b);
+    if (*a == 0 && !strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
         n->inputs[1] >= 0) {
         const dlp_shape *w = &g->values[n->inputs[1]].shape;
         if (w->rank >= 3) {
-            o[0] = (float)w->dims[2].value;
-            o[1] = (float)w->dims[w->rank > 3 ? 3 : 2].value;
+            *a = (float)w->dims[2].value;
+            *b = (float)w->dims[w->rank > 3 ? 3 : 2].value;
         }
     }
+}
+
+static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
+    kernel_pair(g, n, &o[0], &o[1]);
     attr_pair(n, "strides", 0, &o[2], &o[3]);
     const dlp_attr *p = dlp_node_attr(n, "pads");
     o[4] = o[5] = 0;
@@ -909,37 +916,22 @@ static double conv_io_bytes(const dlp_graph *g, const dlp_node *n,
     if (groups > 1 && x->shape.rank >= 2 && x->shape.dims[1].value == groups)
         return 0;                                   /* depthwise */
     float kh, kw, sh, sw;
-    attr_pair(n, "kernel_shape", 0, &kh, &kw);
-    if (kh == 0 && n->n_inputs > 1 && n->inputs[1] >= 0) {
-        const dlp_shape *w = &g->values[n->inputs[1]].shape;
-        if (w->rank >= 3) {
-            kh = (float)w->dims[2].value;
-            kw = (float)w->dims[w->rank > 3 ? 3 : 2].value;
-        }
-    }
+    kernel_pair(g, n, &kh, &kw);
     attr_pair(n, "strides", 1, &sh, &sw);
     *dense = groups == 1;
     *pointwise = *dense && kh <= 1 && kw <= 1 && sh <= 1 && sw <= 1;
     return (double)vbytes(x) + (double)vbytes(&g->values[n->outputs[0]]);
 }
 
-/* The training walk's cuDNN workspace of node n (bytes at the graph's
- * dtype): DLP_MEM_CONV_WS_FACTOR x (input + output bytes) for any Conv
- * that is not depthwise (feat.h gives the evidence). */
-static double conv_workspace_bytes(const dlp_graph *g, const dlp_node *n) {
-    bool dense, pw;
-    return DLP_MEM_CONV_WS_FACTOR * conv_io_bytes(g, n, &dense, &pw);
-}
-
 /* What an inference Conv allocates besides its output while it runs, at
- * fp32 (half = false) or fp16 / bf16: DLP_MEM_CONV_WS_FACTOR x (input +
- * output bytes) for a grouped (not depthwise) conv at any precision and a
- * dense one at half precision unless it is pointwise with stride 1; a
- * dense fp32 conv nothing (feat.h: the per-convolution probe). */
-static double conv_extra_bytes(const dlp_graph *g, const dlp_node *n, bool half) {
-    bool dense, pw;
-    double io = conv_io_bytes(g, n, &dense, &pw);
-    if (dense && (!half || pw)) return 0;
+ * fp32 (half = false) or fp16 / bf16, from conv_io_bytes' results:
+ * DLP_MEM_CONV_WS_FACTOR x (input + output bytes) for a grouped (not
+ * depthwise) conv at any precision and a dense one at half precision
+ * unless it is pointwise with stride 1; a dense fp32 conv nothing (feat.h:
+ * the per-convolution probe). The training walk counts the factor x io for
+ * every conv that is not depthwise (max_conv_ws_bytes). */
+static double conv_extra_bytes(double io, bool dense, bool pointwise, bool half) {
+    if (dense && (!half || pointwise)) return 0;
     return DLP_MEM_CONV_WS_FACTOR * io;
 }
 
@@ -1508,11 +1500,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (last[v] > rlast[root[v]]) rlast[root[v]] = last[v];
         }
         /* a convolution's cuDNN workspace is live while it runs */
-        double ws = conv_workspace_bytes(g, n);
-        if (ws > fg->max_conv_ws_bytes) fg->max_conv_ws_bytes = ws;
+        bool dense, pointwise;
+        double io = conv_io_bytes(g, n, &dense, &pointwise);
+        if (DLP_MEM_CONV_WS_FACTOR * io > fg->max_conv_ws_bytes)
+            fg->max_conv_ws_bytes = DLP_MEM_CONV_WS_FACTOR * io;
         for (int h = 0; h < 2; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
-                       live + conv_extra_bytes(g, n, h));
+                       live + conv_extra_bytes(io, dense, pointwise, h));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
         /* free the blocks whose last alias died here (or was never used) */
