@@ -43,7 +43,7 @@ def parse_configs(args, with_runtime=False):
 
 
 def build(torch, spec, prec, batch, last):
-    """(model, input, dtype) on the GPU, as the collector builds, casts and
+    """(model, input) on the GPU, as the collector builds, casts and
     feeds them; the caller has taken its allocator baseline before."""
     import measure
     import zoo
@@ -58,7 +58,7 @@ def build(torch, spec, prec, batch, last):
     text = spec["kind"] == "text"
     hw = None if text else last
     x = measure.make_input(torch, spec, batch, last if text else 0, hw, hw, dtype)
-    return model, x, dtype
+    return model, x
 
 
 def settle(torch):

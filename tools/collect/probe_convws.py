@@ -62,7 +62,7 @@ def probe(torch, spec, prec, batch, res, _rt):
     def body(out):
         probe_common.settle(torch)
         base = torch.cuda.memory_allocated()
-        model, x, _ = probe_common.build(torch, spec, prec, batch, res)
+        model, x = probe_common.build(torch, spec, prec, batch, res)
         with torch.inference_mode():
             for _ in range(3):
                 model(x)

@@ -91,7 +91,7 @@ def probe(torch, spec, prec, batch, seq, rt):
     try:
         probe_common.settle(torch)
         c.mem_base = torch.cuda.memory_allocated()
-        model, x, _ = probe_common.build(torch, spec, prec, batch, seq)
+        model, x = probe_common.build(torch, spec, prec, batch, seq)
         with torch.inference_mode():
             fn = lambda: model(x)  # noqa: E731
             for _ in range(3):

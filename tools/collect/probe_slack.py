@@ -49,7 +49,7 @@ def probe(torch, spec, prec, batch, last, _rt):
     def body(out):
         probe_common.settle(torch)
         b0 = stats(torch)
-        model, x, _ = probe_common.build(torch, spec, prec, batch, last)
+        model, x = probe_common.build(torch, spec, prec, batch, last)
         with torch.inference_mode():
             for _ in range(3):
                 model(x)
