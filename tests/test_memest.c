@@ -97,6 +97,35 @@ static void test_attention(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* The SDPA pattern on 5-D operands [1, 2, 3, 64, 16] (Q, K, V 6144
+ * elements, 24576 B each at fp32; scores 24576 elements): fused in the
+ * walk (Q, K, V live at the attention: 73728 B), and
+ * PyTorch's math path on top, as ATen's _scaled_dot_product_attention_math
+ * allocates it. fp32: the scaled query (kept) and key (a temporary) with
+ * the float scores, 8 x 6144 + 4 x 24576 = 147456 B, or the scaled query,
+ * scores, softmax and the bool block of _safe_softmax, 4 x 6144 + 9 x
+ * 24576 = 245760 B: 245760. Half precision: float copies of Q, K, V
+ * (12 x 6144 = 73728 B) besides: 319488 B, on Q, K, V at 2 bytes (36864).
+ * The 4-D pattern (memest_sdpa) takes the fused kernel: no math bytes. */
+static void test_sdpa_math(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_sdpa5.onnx", &fg));
+    CHECK(fg.n_sdpa == 1);
+    CHECK(fg.sdpa_live_bytes == 73728);
+    CHECK(fg.math_sdpa_bytes[0] == 245760 && fg.math_sdpa_bytes[1] == 319488);
+    double w = fg.weight_bytes / MIB;        /* the scale constant */
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
+               (w + (73728 + 245760) / MIB)) < 1e-9);
+    CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP16) -
+               (w / 2 + (36864 + 319488) / MIB)) < 1e-9);
+    CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_BF16) -
+               (w / 2 + (36864 + 319488) / MIB)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
+    CHECK(fg.math_sdpa_bytes[0] == 0 && fg.math_sdpa_bytes[1] == 0);
+    dlp_feat_graph_free(&fg);
+}
+
 /* The SDPA graph with a mask computed from the scores' shape alone: the
  * ones, the Trilu, the Equal and the Where (32768 + 32768 + 8192 + 32768
  * B) are never built, so the peak stays the fused one: 32768. */
@@ -648,6 +677,7 @@ int main(void) {
     RUN(test_chain);
     RUN(test_attention);
     RUN(test_mask);
+    RUN(test_sdpa_math);
     RUN(test_hf_masks);
     RUN(test_hf_gqa);
     RUN(test_hold_module_inputs);

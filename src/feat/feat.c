@@ -503,6 +503,24 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     return true;
 }
 
+/* Bytes PyTorch's math attention path allocates besides its inputs for
+ * scores of ns elements and a query (and output) of nq, at fp32 (h 0) or
+ * half precision (h 1). The fused kernels take 4-D [B, heads, S, D]
+ * operands only; others (NesT's and Hiera's [B, heads, windows, N, D])
+ * go to _scaled_dot_product_attention_math (ATen attention.cpp), which
+ * keeps the scaled query, scales the key in a temporary, and runs
+ * _safe_softmax (float scores, float softmax, a bool block of the
+ * scores' shape: DLP_MEM_MATH_SDPA_BYTES); at half precision it first
+ * upcasts query, key and value to float. The larger of the block sets
+ * live at the QK^T product (scaled query and key, scores) and at the
+ * softmax (scaled query, scores, softmax, bool), key and value of the
+ * query's size (self-attention). NesT fp16 rows sat 42% under the
+ * estimate (17 MiB per image at nest_small's first level) without it. */
+static double math_sdpa_bytes(double ns, double nq, int h) {
+    double up = h ? 4 * 3 * nq : 0;            /* float q, k, v */
+    return up + fmax(8 * nq + 4 * ns, 4 * nq + DLP_MEM_MATH_SDPA_BYTES * ns);
+}
+
 /* Whether the values of the fused attention whose PV product is node pv
  * are repeated to more heads than they have: the export of SDPA's
  * enable_gqa (and of Hugging Face's repeat_kv) reads V through
@@ -1342,6 +1360,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 fg->max_mask_elems = (double)ne / (double)ss->dims[1].value;
             if (pv >= 0 && sdpa_gqa(g, pv) && (double)ne > fg->max_gqa_scores_elems)
                 fg->max_gqa_scores_elems = (double)ne;
+            int64_t nq = 0;
+            if (ss->rank != 4 && pv >= 0 && g->nodes[pv].n_outputs > 0 &&
+                g->nodes[pv].outputs[0] >= 0 &&
+                dlp_shape_numel(&g->values[g->nodes[pv].outputs[0]].shape, &nq))
+                for (int h = 0; h < 2; h++)
+                    fg->math_sdpa_bytes[h] = fmax(fg->math_sdpa_bytes[h],
+                                                  math_sdpa_bytes((double)ne, (double)nq, h));
         } else if (biased) {
             if ((double)ne > fg->max_biased_scores_elems)
                 fg->max_biased_scores_elems = (double)ne;
@@ -1857,6 +1882,8 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     }
     if (c->runtime != DLP_RT_GRAPH && c->precision == DLP_PREC_FP32)
         at_sdpa = DLP_MEM_MATH_SDPA_BYTES * fg->max_gqa_scores_elems / 1048576.0;
+    /* and, any runtime, of attention whose operands are not 4-D */
+    at_sdpa = fmax(at_sdpa, fg->math_sdpa_bytes[h] / 1048576.0);
     double sdpa = at_sdpa > 0 ? fg->sdpa_live_bytes * s / 1048576.0 + at_sdpa : 0;
     pre += whole;
     post = fmax(post + whole, sdpa + whole);
