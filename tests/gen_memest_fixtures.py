@@ -1,8 +1,8 @@
 """Writes the small graphs of tests/test_memest.c (run with /usr/bin/python3):
 memest_chain.onnx (views, in-place ReLU, one MatMul) and memest_sdpa.onnx /
 memest_attn.onnx (attention exported as the SDPA symbolic does, and the
-same without the operand scaling: materialised scores), memest_sdpa5.onnx
-(the pattern on 5-D operands: the math path), memest_mask.onnx
+same without the operand scaling: materialised scores), memest_sdpa5.onnx /
+memest_sdpa5d.onnx (the pattern on 5-D operands: the math path), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
@@ -77,16 +77,19 @@ for scaled in (True, False):
 
 # The same SDPA pattern on 5-D operands [1, 2, 3, 64, 16] (batch, heads,
 # windows, tokens, head dim: NesT's and Hiera's windowed attention): no
-# fused kernel takes them, PyTorch runs the math path.
-save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 2, 4, 3]),
-      h.make_node("Mul", ["Q", "c"], ["Qs"]),
-      h.make_node("Mul", ["Kt", "c"], ["Ks"]),
-      h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
-      h.make_node("Softmax", ["S"], ["P"], axis=-1),
-      h.make_node("MatMul", ["P", "V"], ["O"])],
-     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 3, 64, 16]) for x in "QKV"],
-     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 3, 64, 16])],
-     [nh.from_array(np.array(0.5, np.float32), "c")], "memest_sdpa5")
+# fused kernel takes them, PyTorch runs the math path. memest_sdpa5d: 16
+# tokens of head dimension 64 (the QK^T product's blocks dominate).
+for name, shape in (("memest_sdpa5", [1, 2, 3, 64, 16]),
+                    ("memest_sdpa5d", [1, 2, 3, 16, 64])):
+    save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 2, 4, 3]),
+          h.make_node("Mul", ["Q", "c"], ["Qs"]),
+          h.make_node("Mul", ["Kt", "c"], ["Ks"]),
+          h.make_node("MatMul", ["Qs", "Ks"], ["S"]),
+          h.make_node("Softmax", ["S"], ["P"], axis=-1),
+          h.make_node("MatMul", ["P", "V"], ["O"])],
+         [h.make_tensor_value_info(x, T.FLOAT, shape) for x in "QKV"],
+         [h.make_tensor_value_info("O", T.FLOAT, shape)],
+         [nh.from_array(np.array(0.5, np.float32), "c")], name)
 
 # SDPA with a mask built from the scores' shape only (what transformers
 # exports for a causal mask and then skips at run time): ones -> Trilu ->

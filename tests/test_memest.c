@@ -97,22 +97,28 @@ static void test_attention(void) {
     dlp_feat_graph_free(&fg);
 }
 
-/* The SDPA pattern on 5-D operands [1, 2, 3, 64, 16] (Q, K, V 6144
+/* The SDPA pattern on 5-D operands [1, 2, 3, 64, 16] (Q, K, V, O 6144
  * elements, 24576 B each at fp32; scores 24576 elements): fused in the
- * walk (Q, K, V live at the attention: 73728 B), and
- * PyTorch's math path on top, as ATen's _scaled_dot_product_attention_math
- * allocates it. fp32: the scaled query (kept) and key (a temporary) with
- * the float scores, 8 x 6144 + 4 x 24576 = 147456 B, or the scaled query,
+ * walk (Q, K, V live at the attention: 73728 B), and PyTorch's math path
+ * on top, as ATen's _scaled_dot_product_attention_math allocates it. fp32:
+ * at the QK^T product the scaled query (kept) and key (a temporary), the
+ * contiguous copies at::matmul takes of both, and the float scores,
+ * 4 x (4 x 6144 + 24576) = 196608 B; at the softmax the scaled query,
  * scores, softmax and the bool block of _safe_softmax, 4 x 6144 + 9 x
- * 24576 = 245760 B: 245760. Half precision: float copies of Q, K, V
- * (12 x 6144 = 73728 B) besides: 319488 B, on Q, K, V at 2 bytes (36864).
- * The 4-D pattern (memest_sdpa) takes the fused kernel: no math bytes. */
+ * 24576 = 245760 B; at the PV product the scaled query, softmax, the
+ * value's copy and the output, 4 x (3 x 6144 + 24576) = 172032 B: 245760.
+ * Half precision: float copies of Q, K, V (12 x 6144 = 73728 B) besides:
+ * 319488 B, on Q, K, V at 2 bytes (36864). memest_sdpa5d, [1, 2, 3, 16,
+ * 64] (scores 1536 elements): the QK^T product's 4 x (4 x 6144 + 1536) =
+ * 104448 B lead (softmax 38400, PV 79872). The 4-D pattern (memest_sdpa)
+ * takes the fused kernel. */
 static void test_sdpa_math(void) {
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_sdpa5.onnx", &fg));
     CHECK(fg.n_sdpa == 1);
     CHECK(fg.sdpa_live_bytes == 73728);
-    CHECK(fg.math_sdpa_bytes[0] == 245760 && fg.math_sdpa_bytes[1] == 319488);
+    CHECK(fg.math_sdpa_bytes[0] == 73728 + 245760 &&
+          fg.math_sdpa_bytes[1] == 36864 + 319488);
     double w = fg.weight_bytes / MIB;        /* the scale constant */
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
                (w + (73728 + 245760) / MIB)) < 1e-9);
@@ -120,6 +126,10 @@ static void test_sdpa_math(void) {
                (w / 2 + (36864 + 319488) / MIB)) < 1e-9);
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_BF16) -
                (w / 2 + (36864 + 319488) / MIB)) < 1e-9);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_sdpa5d.onnx", &fg));
+    CHECK(fg.math_sdpa_bytes[0] == 73728 + 104448 &&
+          fg.math_sdpa_bytes[1] == 36864 + 104448 + 73728);
     dlp_feat_graph_free(&fg);
     CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
     CHECK(fg.math_sdpa_bytes[0] == 0 && fg.math_sdpa_bytes[1] == 0);

@@ -396,12 +396,13 @@ static bool is_folded_const(const dlp_graph *g, int v) {
 }
 
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
- * Softmax node s; returns true on a match. */
+ * Softmax node s; returns true on a match, with the QK^T and PV MatMul
+ * nodes in *qk and *pv. */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
-                      bool *biased, int *pv) {
+                      bool *biased, int *qk, int *pv) {
     *biased = false;
-    *pv = -1;
+    *qk = *pv = -1;
     bool bias = false, wbias = false;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
@@ -448,7 +449,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         *biased = bias || wbias;
         return false;
     }
-    int qk = p->outputs[0];
+    int sc = p->outputs[0];
     /* forward from the Softmax through Cast / Dropout / the NaN guard
      * (Where(IsNaN(w), 0, w), which the symbolic adds) to the PV MatMul */
     int fchain[8], nf = 0, u = sm->outputs[0], cs[3];
@@ -478,7 +479,8 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         fchain[nf++] = u;
         u = n->outputs[0];
     }
-    virt[qk] = 1;
+    virt[sc] = 1;
+    *qk = (int)(p - g->nodes);
     fused[p - g->nodes] = 1;
     fused[mq - g->nodes] = fused[mk - g->nodes] = 1;  /* the scales */
     for (int i = 0; i < nc; i++) {
@@ -503,22 +505,48 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     return true;
 }
 
-/* Bytes PyTorch's math attention path allocates besides its inputs for
- * scores of ns elements and a query (and output) of nq, at fp32 (h 0) or
- * half precision (h 1). The fused kernels take 4-D [B, heads, S, D]
- * operands only; others (NesT's and Hiera's [B, heads, windows, N, D])
- * go to _scaled_dot_product_attention_math (ATen attention.cpp), which
- * keeps the scaled query, scales the key in a temporary, and runs
- * _safe_softmax (float scores, float softmax, a bool block of the
- * scores' shape: DLP_MEM_MATH_SDPA_BYTES); at half precision it first
- * upcasts query, key and value to float. The larger of the block sets
- * live at the QK^T product (scaled query and key, scores) and at the
- * softmax (scaled query, scores, softmax, bool), key and value of the
- * query's size (self-attention). NesT fp16 rows sat 42% under the
- * estimate (17 MiB per image at nest_small's first level) without it. */
-static double math_sdpa_bytes(double ns, double nq, int h) {
-    double up = h ? 4 * 3 * nq : 0;            /* float q, k, v */
-    return up + fmax(8 * nq + 4 * ns, 4 * nq + DLP_MEM_MATH_SDPA_BYTES * ns);
+/* Bytes PyTorch's math attention path allocates besides its inputs, for
+ * the fused-pattern attention whose QK^T and PV products are nodes qk and
+ * pv, at fp32 (h 0) or half precision (h 1); 0 when the shapes are not
+ * known. The fused kernels take 4-D [B, heads, S, D] operands only;
+ * others (NesT's and Hiera's [B, heads, windows, N, D]) go to
+ * _scaled_dot_product_attention_math (ATen attention.cpp), which keeps the
+ * scaled query, scales the key in a temporary, and runs _safe_softmax
+ * (float scores, float softmax, a bool block of the scores' shape:
+ * DLP_MEM_MATH_SDPA_BYTES); at half precision it first upcasts query, key
+ * and value to float. Its operands are permuted views of one qkv
+ * projection, so at::matmul, folding their batch dimensions, copies each
+ * into a contiguous block. The largest of the block sets live at the
+ * QK^T product (scaled query and key, their copies, scores), at the
+ * softmax (scaled query, scores, softmax, bool) and at the PV product
+ * (scaled query, softmax, the value's copy, float output). Key and value
+ * are read at their own sizes: Hiera's stage transitions pool the query
+ * to a quarter of the tokens and attend over all of them. NesT fp16 rows
+ * sat 42% under the estimate (17 MiB per image at nest_small's first
+ * level) without it. Allocator history at the peak (twenty-ninth session,
+ * H200, eager): hiera_tiny fp16 b64, the qkv projection of the first
+ * stage-2 block (220.5 MiB), four float blocks of its key's size (147
+ * MiB: key, value, scaled key, its copy), float query-sized ones (36.75)
+ * and the scores (24.5); twins_svt_small fp16 b128, the qkv (147), float
+ * scores (150) and seven float blocks of the query's size (98). */
+static void math_sdpa_bytes(const dlp_graph *g, int qk, int pv, double out[2]) {
+    out[0] = out[1] = 0;
+    int64_t ns = 0, nq = 0, nk = 0, nv = 0, no = 0;
+    const dlp_node *a = &g->nodes[qk], *b = &g->nodes[pv];
+    if (a->n_inputs < 2 || a->n_outputs < 1 || b->n_inputs < 2 ||
+        b->n_outputs < 1 || a->inputs[0] < 0 || a->inputs[1] < 0 ||
+        a->outputs[0] < 0 || b->inputs[1] < 0 || b->outputs[0] < 0 ||
+        !dlp_shape_numel(&g->values[a->outputs[0]].shape, &ns) ||
+        !dlp_shape_numel(&g->values[a->inputs[0]].shape, &nq) ||
+        !dlp_shape_numel(&g->values[a->inputs[1]].shape, &nk) ||
+        !dlp_shape_numel(&g->values[b->inputs[1]].shape, &nv) ||
+        !dlp_shape_numel(&g->values[b->outputs[0]].shape, &no))
+        return;
+    double m = fmax(fmax(8.0 * nq + 8.0 * nk + 4.0 * ns,
+                         4.0 * nq + DLP_MEM_MATH_SDPA_BYTES * ns),
+                    4.0 * nq + 4.0 * ns + 4.0 * nv + 4.0 * no);
+    out[0] = m;
+    out[1] = m + 4.0 * (double)(nq + nk + nv);     /* float q, k, v */
 }
 
 /* Whether the values of the fused attention whose PV product is node pv
@@ -1274,6 +1302,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
+    /* math[2 i + h]: math_sdpa_bytes of the attention around Softmax i */
+    double *math = calloc(2 * (N ? N : 1), sizeof *math);
     /* onek / alias1k: mark_one_kernel_acts and alias_unmasked_bias (the
      * inference walk only; the training count below reads virt) */
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
@@ -1283,7 +1313,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
-    bool ok = last && root && rlast && nuse && alloc && virt && hostv && onek &&
+    bool ok = last && root && rlast && nuse && alloc && math && virt && hostv && onek &&
               alias1k &&
               fused && masknode && dyn && cstart && silu_x;
     if (!ok) goto out;
@@ -1343,9 +1373,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < N; i++) {
         if (strcmp(g->nodes[i].op_type, "Softmax")) continue;
         bool biased = false;
-        int pv = -1;
+        int qk = -1, pv = -1;
         bool hit = mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode,
-                             &biased, &pv);
+                             &biased, &qk, &pv);
         int64_t ne = 0;
         const dlp_node *sm = &g->nodes[i];
         const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
@@ -1360,13 +1390,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 fg->max_mask_elems = (double)ne / (double)ss->dims[1].value;
             if (pv >= 0 && sdpa_gqa(g, pv) && (double)ne > fg->max_gqa_scores_elems)
                 fg->max_gqa_scores_elems = (double)ne;
-            int64_t nq = 0;
-            if (ss->rank != 4 && pv >= 0 && g->nodes[pv].n_outputs > 0 &&
-                g->nodes[pv].outputs[0] >= 0 &&
-                dlp_shape_numel(&g->values[g->nodes[pv].outputs[0]].shape, &nq))
-                for (int h = 0; h < 2; h++)
-                    fg->math_sdpa_bytes[h] = fmax(fg->math_sdpa_bytes[h],
-                                                  math_sdpa_bytes((double)ne, (double)nq, h));
+            if (ss->rank != 4) math_sdpa_bytes(g, qk, pv, &math[2 * i]);
         } else if (biased) {
             if ((double)ne > fg->max_biased_scores_elems)
                 fg->max_biased_scores_elems = (double)ne;
@@ -1534,6 +1558,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                        live + conv_extra_bytes(io, dense, pointwise, h));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
+        /* the math path's blocks on what is live at its softmax, the
+         * walk's bytes at the precision (half: 2 of every 4) */
+        for (int h = 0; h < 2; h++)
+            if (math[2 * g->topo[t] + h] > 0)
+                fg->math_sdpa_bytes[h] = fmax(fg->math_sdpa_bytes[h],
+                                              live * (h ? 0.5 : 1) +
+                                                  math[2 * g->topo[t] + h]);
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -1622,7 +1653,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
-    free(last); free(root); free(rlast); free(nuse); free(alloc); free(virt);
+    free(last); free(root); free(rlast); free(nuse); free(alloc); free(math); free(virt);
     free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(cstart);
     free(silu_x);
     free(alias1k);
@@ -1882,9 +1913,10 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     }
     if (c->runtime != DLP_RT_GRAPH && c->precision == DLP_PREC_FP32)
         at_sdpa = DLP_MEM_MATH_SDPA_BYTES * fg->max_gqa_scores_elems / 1048576.0;
-    /* and, any runtime, of attention whose operands are not 4-D */
-    at_sdpa = fmax(at_sdpa, fg->math_sdpa_bytes[h] / 1048576.0);
     double sdpa = at_sdpa > 0 ? fg->sdpa_live_bytes * s / 1048576.0 + at_sdpa : 0;
+    /* and, any runtime, the math path of attention on operands that are
+     * not 4-D, with what is live at it */
+    sdpa = fmax(sdpa, fg->math_sdpa_bytes[h] / 1048576.0);
     pre += whole;
     post = fmax(post + whole, sdpa + whole);
     double act = fmax(o->peak_act_mib + whole, sdpa + whole);

@@ -142,12 +142,13 @@ typedef struct dlp_feat_graph {
                                to the query's heads (grouped-query
                                attention, fewer key-value heads;
                                DLP_MEM_MATH_SDPA_BYTES) */
-    double math_sdpa_bytes[2]; /* the most bytes the math path of a
-                               fused-pattern attention whose operands are
-                               not 4-D (NesT's and Hiera's [B, heads,
-                               windows, N, D]) allocates, over those
-                               attentions; [0] fp32, [1] fp16 / bf16
-                               (math_sdpa_bytes() in feat.c) */
+    double math_sdpa_bytes[2]; /* the largest, over fused-pattern
+                               attentions whose operands are not 4-D
+                               (NesT's and Hiera's [B, heads, windows, N,
+                               D]), of the activation bytes live at one
+                               and the blocks PyTorch's math path adds
+                               there (math_sdpa_bytes() in feat.c); [0]
+                               fp32, [1] fp16 / bf16 */
     double sdpa_live_bytes; /* activation bytes live (inputs included) when
                                the fused attention runs, the largest over
                                them (the attention terms' base) */
