@@ -119,6 +119,9 @@ static void test_sdpa_math(void) {
     CHECK(fg.sdpa_live_bytes == 73728);
     CHECK(fg.math_sdpa_bytes[0] == 73728 + 245760 &&
           fg.math_sdpa_bytes[1] == 36864 + 319488);
+    /* at half precision its products and softmax run in float, with the
+     * upcasts, copies and safe-softmax kernels besides */
+    CHECK(fg.n_half_kernels == 9);
     double w = fg.weight_bytes / MIB;        /* the scale constant */
     CHECK(fabs(mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32) -
                (w + (73728 + 245760) / MIB)) < 1e-9);
@@ -133,6 +136,7 @@ static void test_sdpa_math(void) {
     dlp_feat_graph_free(&fg);
     CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
     CHECK(fg.math_sdpa_bytes[0] == 0 && fg.math_sdpa_bytes[1] == 0);
+    CHECK(fg.n_half_kernels == 0);
     dlp_feat_graph_free(&fg);
 }
 

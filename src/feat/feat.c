@@ -1390,7 +1390,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 fg->max_mask_elems = (double)ne / (double)ss->dims[1].value;
             if (pv >= 0 && sdpa_gqa(g, pv) && (double)ne > fg->max_gqa_scores_elems)
                 fg->max_gqa_scores_elems = (double)ne;
-            if (ss->rank != 4) math_sdpa_bytes(g, qk, pv, &math[2 * i]);
+            /* the math path: its blocks (above), and at half precision
+             * its products and softmax in float (time, kernels) */
+            if (ss->rank != 4) {
+                math_sdpa_bytes(g, qk, pv, &math[2 * i]);
+                mark_half_f32(g, (int)i, fg->half_f32);
+            }
         } else if (biased) {
             if ((double)ne > fg->max_biased_scores_elems)
                 fg->max_biased_scores_elems = (double)ne;
