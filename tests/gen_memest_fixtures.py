@@ -2,7 +2,8 @@
 memest_chain.onnx (views, in-place ReLU, one MatMul) and memest_sdpa.onnx /
 memest_attn.onnx (attention exported as the SDPA symbolic does, and the
 same without the operand scaling: materialised scores), memest_sdpa5.onnx /
-memest_sdpa5d.onnx (the pattern on 5-D operands: the math path), memest_mask.onnx
+memest_sdpa5d.onnx (the pattern on 5-D operands: the math path),
+memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
 and memest_conv.onnx (a dense Conv, an
@@ -90,6 +91,19 @@ for name, shape in (("memest_sdpa5", [1, 2, 3, 64, 16]),
          [h.make_tensor_value_info(x, T.FLOAT, shape) for x in "QKV"],
          [h.make_tensor_value_info("O", T.FLOAT, shape)],
          [nh.from_array(np.array(0.5, np.float32), "c")], name)
+
+# torch.split / unbind: X [1, 1024] -> MatMul -> QKV [1, 3072] -> Split
+# into three [1, 1024] parts; Sigmoid of the first, times the third.
+save([h.make_node("MatMul", ["X", "W"], ["QKV"]),
+      h.make_node("Split", ["QKV", "sp"], ["P0", "P1", "P2"], axis=1),
+      h.make_node("Sigmoid", ["P0"], ["S0"]),
+      h.make_node("Mul", ["S0", "P2"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 1024]),
+      h.make_tensor_value_info("P1", T.FLOAT, [1, 1024])],
+     [nh.from_array(np.zeros((1024, 3072), np.float32), "W"),
+      nh.from_array(np.array([1024, 1024, 1024], np.int64), "sp")],
+     "memest_split", strip=True)
 
 # SDPA with a mask built from the scores' shape only (what transformers
 # exports for a causal mask and then skips at run time): ones -> Trilu ->

@@ -140,6 +140,18 @@ static void test_sdpa_math(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* torch.split's parts are views of its input (memest_split: X [1, 1024]
+ * 4096 B, the caller's input, live throughout; QKV [1, 3072] 12288 B
+ * split in three, P1 an output). X + QKV 16384; the Split allocates
+ * nothing; Sigmoid's S0 20480; Y 24576, the peak. Parts as blocks of
+ * their own held QKV and its three parts at once at the Split: 28672. */
+static void test_split_views(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_split.onnx", &fg));
+    CHECK(fg.peak_act_bytes == 24576);
+    dlp_feat_graph_free(&fg);
+}
+
 /* The SDPA graph with a mask computed from the scores' shape alone: the
  * ones, the Trilu, the Equal and the Where (32768 + 32768 + 8192 + 32768
  * B) are never built, so the peak stays the fused one: 32768. */
@@ -692,6 +704,7 @@ int main(void) {
     RUN(test_attention);
     RUN(test_mask);
     RUN(test_sdpa_math);
+    RUN(test_split_views);
     RUN(test_hf_masks);
     RUN(test_hf_gqa);
     RUN(test_hold_module_inputs);

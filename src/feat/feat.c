@@ -1517,6 +1517,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         bool in_act = in0 >= 0 && is_act(g, &g->values[in0]) && !hostv[in0] &&
                       !virt[in0];
         bool is_view = dlp_feat_in_list(n->op_type, views) && in_act;
+        /* torch.split / chunk / unbind return views of their input, every
+         * one of them: the input's block lives until the last part dies
+         * (swinv2_cr's q, k, v keep the whole qkv projection until the PV
+         * product) */
+        bool is_split = !strcmp(n->op_type, "Split") && in_act;
         /* Hugging Face language models (a graph with a sequence
          * dimension) apply nn.ReLU() / F.relu out of place: OPT's
          * fc1 -> ReLU -> fc2 holds both [tokens, ffn] blocks at the peak
@@ -1542,7 +1547,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 continue;
             }
             if (virt[v] || onek[v] || !is_act(g, &g->values[v])) continue;
-            if ((is_view || is_inpl) && k == 0) {
+            if (((is_view || is_inpl) && k == 0) || is_split) {
                 root[v] = root[in0];
             } else if (alias1k[v] >= 0) {
                 root[v] = root[alias1k[v]];
