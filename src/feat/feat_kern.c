@@ -183,12 +183,11 @@ bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < N; i++) {
         const dlp_node *n = &g->nodes[i];
         int k = 0, half = 0;
-        if (fg->in_sdpa[i] == 2) {
-            k = 1;                     /* fused; the math path (5-D) more */
-            if (fg->half_f32[i]) half = HALF_F32_ATTN_KERNELS;
-        } else if (is(n, "Softmax") && fg->half_f32[i]) {
+        if (fg->in_sdpa[i] == 2 || (is(n, "Softmax") && fg->half_f32[i])) {
+            /* one attention kernel; in float at half precision (a learned
+             * bias, or the math path of 5-D operands) the float path's */
             k = 1;
-            half = HALF_F32_ATTN_KERNELS;
+            if (fg->half_f32[i]) half = HALF_F32_ATTN_KERNELS;
         }
         else if (fg->in_sdpa[i] || none[i] || bias_epilogue(g, n)) k = 0;
         else if (is(n, "Gather") && select_view(g, n)) k = 0;
