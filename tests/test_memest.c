@@ -117,8 +117,8 @@ static void test_sdpa_math(void) {
     CHECK(build("tests/fixtures/memest/memest_sdpa5.onnx", &fg));
     CHECK(fg.n_sdpa == 1);
     CHECK(fg.sdpa_live_bytes == 73728);
-    CHECK(fg.math_sdpa_bytes[0] == 73728 + 245760 &&
-          fg.math_sdpa_bytes[1] == 36864 + 319488);
+    CHECK(fg.attn_extra_bytes[0] == 73728 + 245760 &&
+          fg.attn_extra_bytes[1] == 36864 + 319488);
     /* at half precision its products and softmax run in float, with the
      * upcasts, copies and safe-softmax kernels besides */
     CHECK(fg.n_half_kernels == 9);
@@ -131,11 +131,11 @@ static void test_sdpa_math(void) {
                (w / 2 + (36864 + 319488) / MIB)) < 1e-9);
     dlp_feat_graph_free(&fg);
     CHECK(build("tests/fixtures/memest/memest_sdpa5d.onnx", &fg));
-    CHECK(fg.math_sdpa_bytes[0] == 73728 + 104448 &&
-          fg.math_sdpa_bytes[1] == 36864 + 104448 + 73728);
+    CHECK(fg.attn_extra_bytes[0] == 73728 + 104448 &&
+          fg.attn_extra_bytes[1] == 36864 + 104448 + 73728);
     dlp_feat_graph_free(&fg);
     CHECK(build("tests/fixtures/memest/memest_sdpa.onnx", &fg));
-    CHECK(fg.math_sdpa_bytes[0] == 0 && fg.math_sdpa_bytes[1] == 0);
+    CHECK(fg.attn_extra_bytes[0] == 0 && fg.attn_extra_bytes[1] == 0);
     CHECK(fg.n_half_kernels == 0);
     dlp_feat_graph_free(&fg);
 }
@@ -497,11 +497,16 @@ static void test_scatter(void) {
     dlp_feat_graph_free(&fg);
 }
 
-/* memest_fbias: the SDPA pattern with a folded constant bias read through
- * Identity: fused (no cuBLAS call, scores never built) but the padded,
- * expanded attn_mask, one scores-sized block [1,2,64,64] (32768 B), is
- * live during the kernel: Q, K, V 24576 | +32768 = 57344 | +O 8192 =
- * 65536 (peak). As test_bias's unfused attention it would be 90112. */
+/* memest_fbias: the SDPA pattern with a folded constant bias [1,2,64,64]
+ * read through Identity: fused (no cuBLAS call, scores never built, no
+ * scores-sized block: the kernel pads the unexpanded mask), so the peak is
+ * Q, K, V 24576 + O 8192 = 32768. The relative position bias PyTorch
+ * builds per call, two bias-sized blocks at the precision, sits on what is
+ * live at the softmax (Q, K, V): fp32 24576 + 2 x 32768 = 90112, half
+ * 12288 + 2 x 16384 = 45056 (the old rule, one expanded scores block in
+ * the walk, gave a peak of 65536). The module holds the int64 [64, 64]
+ * index (32768 B at any precision), not the folded constant (32768 B out
+ * of the weights). */
 static void test_fbias(void) {
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_fbias.onnx", &fg));
@@ -509,7 +514,11 @@ static void test_fbias(void) {
      * activations, not a Linear layer (no cuBLASLt workspace) */
     CHECK(fg.n_linear_bias == 0);
     CHECK(fg.n_sdpa == 1 && fg.n_blas == 0);
-    CHECK_MSG(fg.peak_act_bytes == 65536, "peak %.0f", fg.peak_act_bytes);
+    CHECK_MSG(fg.peak_act_bytes == 32768, "peak %.0f", fg.peak_act_bytes);
+    CHECK_MSG(fg.attn_extra_bytes[0] == 90112 && fg.attn_extra_bytes[1] == 45056,
+              "extra %.0f %.0f", fg.attn_extra_bytes[0], fg.attn_extra_bytes[1]);
+    CHECK_MSG(fg.buffer_bytes == 32768 && fg.folded_bias_bytes == 32768,
+              "buffers %.0f folded %.0f", fg.buffer_bytes, fg.folded_bias_bytes);
     CHECK(fg.max_biased_scores_elems == 0);
     dlp_feat_graph_free(&fg);
 }

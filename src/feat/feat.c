@@ -371,39 +371,41 @@ static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
     return n;
 }
 
-/* Whether v is a constant the exporter folded from a per-call
- * computation on weights: an initializer named after its consumer
- * ("onnx::Add_<n>"), possibly read through Identity (deduplicated) or
- * views, of v's element count. */
-static bool is_folded_const(const dlp_graph *g, int v) {
+/* The initializer behind v when v is a constant the exporter folded from
+ * a per-call computation on weights: an initializer named after its
+ * consumer ("onnx::Add_<n>"), possibly read through Identity
+ * (deduplicated) or views, of v's element count; -1 otherwise. */
+static int folded_const(const dlp_graph *g, int v) {
     int64_t nv = 0;
-    if (!dlp_shape_numel(&g->values[v].shape, &nv)) return false;
+    if (!dlp_shape_numel(&g->values[v].shape, &nv)) return -1;
     for (int d = 0; d < 4 && v >= 0; d++) {
         const dlp_value *x = &g->values[v];
         int64_t n = 0;
         if (x->flags & DLP_V_INITIALIZER)
             return is_weight_init(x) && x->name &&
                    !strncmp(x->name, "onnx::", 6) &&
-                   dlp_shape_numel(&x->shape, &n) && n == nv;
+                   dlp_shape_numel(&x->shape, &n) && n == nv ? v : -1;
         const dlp_node *p = dlp_feat_producer_of(g, v);
         if (!p || p->n_inputs < 1 ||
             (strcmp(p->op_type, "Identity") && strcmp(p->op_type, "Unsqueeze") &&
              strcmp(p->op_type, "Reshape")))
-            return false;
+            return -1;
         v = p->inputs[0];
     }
-    return false;
+    return -1;
 }
 
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match, with the QK^T and PV MatMul
- * nodes in *qk and *pv. */
+ * nodes in *qk and *pv, and in *fbias the initializer of a folded
+ * constant bias on the scores (-1: none). */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
-                      bool *biased, int *qk, int *pv) {
+                      bool *biased, int *qk, int *pv, int *fbias) {
     *biased = false;
-    *qk = *pv = -1;
-    bool bias = false, wbias = false;
+    *qk = *pv = *fbias = -1;
+    bool bias = false;
+    int wbias = -1;
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return false;
     /* back from the Softmax through the mask Add / Where / Cast to QK^T */
@@ -426,10 +428,11 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
              * fusion; shape-only masks stay fused. A bias the exporter
              * folded into a weight initializer (BEiT's relative position
              * bias at its fixed image size) is a float attn_mask of an
-             * SDPA call: fused, with one scores-sized block (see below) */
+             * SDPA call: fused, the scores never built (see below) */
             int o = p->inputs[v == p->inputs[0] ? 1 : 0];
             if (o >= 0 && !(g->values[o].flags & DLP_V_INPUT)) {
-                if (is_folded_const(g, o)) wbias = true;
+                int f = folded_const(g, o);
+                if (f >= 0) wbias = f;
                 else if (dyn[o] || is_weight_init(&g->values[o])) bias = true;
             }
         }
@@ -446,7 +449,7 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
      * takes a float mask and keeps the scores unmaterialised */
     if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul") ||
         bias) {
-        *biased = bias || wbias;
+        *biased = bias || wbias >= 0;
         return false;
     }
     int sc = p->outputs[0];
@@ -490,16 +493,16 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     for (int i = 0; i < nf; i++)       /* NaN guard, Cast, Dropout */
         if (g->values[fchain[i]].producer >= 0)
             fused[g->values[fchain[i]].producer] = 1;
-    /* a constant float attn_mask: PyTorch's memory-efficient kernel
-     * wants the bias' last dimension 16-aligned and pads the mask
-     * expanded to [B, heads, Sq, Sk] (preprocess_mask / pad_bias in
-     * ATen's attention.cpp): one block of the scores' size at the model
-     * precision, live during the kernel; the Softmax output stands for
-     * it (beit_base_patch16_384: measured peak - weights = qkv + tokens +
-     * one such block at fp16 and fp32) */
+    /* a constant float attn_mask too: the memory-efficient kernel pads
+     * the [1, heads, Sq, Sk] mask before it expands it (a view), so no
+     * block of the scores' size is built. Allocator history at the peak
+     * (thirtieth session, H200, eager): beit_base_patch16_384 fp16 b64
+     * and fp32 b32 peak in the MLP (fc1 and GELU outputs, 216 MiB each,
+     * three token-sized blocks), not at the attention */
     virt[sm->outputs[0]] = 1;
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
-    virt[u] = !wbias;
+    virt[u] = 1;
+    *fbias = wbias;
     if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
     if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
@@ -1134,7 +1137,9 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
             continue;
         b += init_bytes(&g->values[n->inputs[0]]);
     }
-    fg->mem_weight_bytes = b;
+    /* a folded relative position bias is the export's, not a parameter
+     * (buffer_bytes stands for it) */
+    fg->mem_weight_bytes = b - fg->folded_bias_bytes;
     free(skip); free(stack); free(depth);
     return true;
 }
@@ -1302,20 +1307,21 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
         *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
     double *alloc = calloc(V, sizeof *alloc);
-    /* math[2 i + h]: math_sdpa_bytes of the attention around Softmax i */
-    double *math = calloc(2 * (N ? N : 1), sizeof *math);
+    /* extra[2 i + h]: the blocks the attention around Softmax i adds to
+     * what the walk has live there (attn_extra_bytes in feat.h) */
+    double *extra = calloc(2 * (N ? N : 1), sizeof *extra);
     /* onek / alias1k: mark_one_kernel_acts and alias_unmasked_bias (the
      * inference walk only; the training count below reads virt) */
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
-            *dyn = calloc(V, 1);
+            *dyn = calloc(V, 1), *fseen = calloc(V, 1);
     int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
-    bool ok = last && root && rlast && nuse && alloc && math && virt && hostv && onek &&
-              alias1k &&
-              fused && masknode && dyn && cstart && silu_x;
+    bool ok = last && root && rlast && nuse && alloc && extra && virt && hostv &&
+              onek && alias1k && fused && masknode && dyn && fseen && cstart &&
+              silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t v = 0; v < V; v++) alias1k[v] = -1;
@@ -1373,9 +1379,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < N; i++) {
         if (strcmp(g->nodes[i].op_type, "Softmax")) continue;
         bool biased = false;
-        int qk = -1, pv = -1;
+        int qk = -1, pv = -1, fb = -1;
         bool hit = mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode,
-                             &biased, &qk, &pv);
+                             &biased, &qk, &pv, &fb);
         int64_t ne = 0;
         const dlp_node *sm = &g->nodes[i];
         const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
@@ -1393,8 +1399,32 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             /* the math path: its blocks (above), and at half precision
              * its products and softmax in float (time, kernels) */
             if (ss->rank != 4) {
-                math_sdpa_bytes(g, qk, pv, &math[2 * i]);
+                math_sdpa_bytes(g, qk, pv, &extra[2 * i]);
                 mark_half_f32(g, (int)i, fg->half_f32);
+            }
+            /* a folded relative position bias (timm's BEiT): the module
+             * holds a small table and an int64 [Sq, Sk] index buffer, not
+             * the folded [1, heads, Sq, Sk] constant; each call gathers
+             * the table by the index and permutes the result into a
+             * contiguous block, two bias-sized blocks at the model
+             * precision live as the kernel starts. Allocator history
+             * (thirtieth session, H200, eager): beit_base_patch16_384
+             * fp16 b1 peaks at the attention with two 7.62 MiB blocks
+             * (12 x 577 x 577 x 2 B) beside qkv and two token blocks, and
+             * holds ~30 MiB more than its parameters before the forward
+             * (12 x 577 x 577 x 8 B of indices) */
+            int64_t nb = 0;
+            if (fb >= 0 && ss->rank == 4 && ss->dims[2].value > 0 &&
+                ss->dims[3].value > 0 &&
+                dlp_shape_numel(&g->values[fb].shape, &nb)) {
+                fg->buffer_bytes +=
+                    8.0 * (double)ss->dims[2].value * (double)ss->dims[3].value;
+                if (!fseen[fb]) {
+                    fseen[fb] = 1;
+                    fg->folded_bias_bytes += init_bytes(&g->values[fb]);
+                }
+                extra[2 * i] += 2.0 * 4 * (double)nb;
+                extra[2 * i + 1] += 2.0 * 2 * (double)nb;
             }
         } else if (biased) {
             if ((double)ne > fg->max_biased_scores_elems)
@@ -1568,13 +1598,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                        live + conv_extra_bytes(io, dense, pointwise, h));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
-        /* the math path's blocks on what is live at its softmax, the
-         * walk's bytes at the precision (half: 2 of every 4) */
+        /* an attention's own blocks (the math path's, a relative
+         * position bias') on what is live at its softmax, the walk's
+         * bytes at the precision (half: 2 of every 4) */
         for (int h = 0; h < 2; h++)
-            if (math[2 * g->topo[t] + h] > 0)
-                fg->math_sdpa_bytes[h] = fmax(fg->math_sdpa_bytes[h],
-                                              live * (h ? 0.5 : 1) +
-                                                  math[2 * g->topo[t] + h]);
+            if (extra[2 * g->topo[t] + h] > 0)
+                fg->attn_extra_bytes[h] = fmax(fg->attn_extra_bytes[h],
+                                               live * (h ? 0.5 : 1) +
+                                                   extra[2 * g->topo[t] + h]);
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -1663,8 +1694,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
-    free(last); free(root); free(rlast); free(nuse); free(alloc); free(math); free(virt);
-    free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(cstart);
+    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra); free(virt);
+    free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(fseen);
+    free(cstart);
     free(silu_x);
     free(alias1k);
     free(cnode);
@@ -1905,7 +1937,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->roofline_ms = roof * 1e3;
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
-    o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
+    o->mem_weights_mib = (fg->mem_weight_bytes * s + fg->buffer_bytes) / 1048576.0;
     int h = c->precision != DLP_PREC_FP32;
     o->peak_act_mib = fg->peak_act_bytes_at[h] * s / 1048576.0;
     /* eager: one workspace, allocated by the warm-up call (before the
@@ -1924,9 +1956,10 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     if (c->runtime != DLP_RT_GRAPH && c->precision == DLP_PREC_FP32)
         at_sdpa = DLP_MEM_MATH_SDPA_BYTES * fg->max_gqa_scores_elems / 1048576.0;
     double sdpa = at_sdpa > 0 ? fg->sdpa_live_bytes * s / 1048576.0 + at_sdpa : 0;
-    /* and, any runtime, the math path of attention on operands that are
-     * not 4-D, with what is live at it */
-    sdpa = fmax(sdpa, fg->math_sdpa_bytes[h] / 1048576.0);
+    /* and, any runtime, an attention's own blocks (the math path of
+     * attention on operands that are not 4-D, a relative position bias)
+     * with what is live at it */
+    sdpa = fmax(sdpa, fg->attn_extra_bytes[h] / 1048576.0);
     pre += whole;
     post = fmax(post + whole, sdpa + whole);
     double act = fmax(o->peak_act_mib + whole, sdpa + whole);

@@ -119,8 +119,14 @@ typedef struct dlp_feat_graph {
     /* bytes of the module's parameters as PyTorch holds them (feat.c:
      * param_bytes): the initializers less the exporter's folded copies of
      * weights for batch statistics, plus one copy per Identity of a
-     * deduplicated parameter; the memory estimate's weights */
+     * deduplicated parameter, less the folded relative position biases
+     * (folded_bias_bytes); the memory estimate's weights */
     double mem_weight_bytes;
+    double folded_bias_bytes; /* initializers an SDPA reads as a folded
+                               constant bias (BEiT), each once */
+    double buffer_bytes;    /* int64 index buffers behind those biases, one
+                               [Sq, Sk] per attention module: bytes at every
+                               precision, with the weights */
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_linear_bias;      /* Linear layers with a bias (dlp_feat_linear_bias) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
@@ -142,13 +148,15 @@ typedef struct dlp_feat_graph {
                                to the query's heads (grouped-query
                                attention, fewer key-value heads;
                                DLP_MEM_MATH_SDPA_BYTES) */
-    double math_sdpa_bytes[2]; /* the largest, over fused-pattern
-                               attentions whose operands are not 4-D
-                               (NesT's and Hiera's [B, heads, windows, N,
-                               D]), of the activation bytes live at one
-                               and the blocks PyTorch's math path adds
-                               there (math_sdpa_bytes() in feat.c); [0]
-                               fp32, [1] fp16 / bf16 */
+    double attn_extra_bytes[2]; /* the largest, over fused-pattern
+                               attentions with blocks of their own (the
+                               math path of operands that are not 4-D,
+                               NesT's and Hiera's [B, heads, windows, N, D]:
+                               math_sdpa_bytes() in feat.c; a folded
+                               relative position bias, gathered and made
+                               contiguous per call), of the activation bytes
+                               live at one plus those blocks; [0] fp32,
+                               [1] fp16 / bf16 */
     double sdpa_live_bytes; /* activation bytes live (inputs included) when
                                the fused attention runs, the largest over
                                them (the attention terms' base) */
