@@ -6,7 +6,9 @@ memest_sdpa5d.onnx (the pattern on 5-D operands: the math path),
 memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
-and memest_conv.onnx (a dense Conv, an
+memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
+and the GELU of a norm-act module, and of the block) and memest_conv.onnx
+(a dense Conv, an
 in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_convbn.onnx
 (a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),
 memest_linear.onnx (two Linear layers with a bias: cuBLASLt), memest_wstd.onnx
@@ -305,3 +307,27 @@ for name, proj in (("memest_encoder", "query_proj"), ("memest_encoder_bert", "qu
          [nh.from_array(np.zeros((1024, 1024), np.float32), "Wq"),
           nh.from_array(np.zeros((1024, 16), np.float32), "W2"),
           nh.from_array(np.array(2.0, np.float32), "c")], name, strip=True)
+
+# timm's BatchNormAct2d after a pointwise Conv 16->32 whose weight carries
+# the folded BatchNorm ("onnx::Conv_3"), then the erf GELU named inside the
+# norm module (".../norm1/act/..."), then a dense 3x3 Conv 32->4: the
+# conv output, the norm module's argument, is held beside the BatchNorm's
+# and the GELU's outputs. memest_normact_blk names the GELU as the block's
+# own act (".../b/act/...", a module that holds the conv): not held.
+for name, act in (("memest_normact", "/m/b/norm1/act/"),
+                  ("memest_normact_blk", "/m/b/act/")):
+    save([h.make_node("Conv", ["X", "onnx::Conv_3"], ["A"], name="/m/b/conv1/Conv"),
+          h.make_node("Div", ["A", "s2"], ["Dv"], name=act + "Div"),
+          h.make_node("Erf", ["Dv"], ["E"], name=act + "Erf"),
+          h.make_node("Add", ["E", "one"], ["Ap"], name=act + "Add"),
+          h.make_node("Mul", ["A", "Ap"], ["M"], name=act + "Mul"),
+          h.make_node("Mul", ["M", "half"], ["G"], name=act + "Mul_1"),
+          h.make_node("Conv", ["G", "W2"], ["Y"], pads=[1, 1, 1, 1],
+                      name="/m/b/conv2/Conv")],
+         [h.make_tensor_value_info("X", T.FLOAT, [1, 16, 8, 8])],
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 4, 8, 8])],
+         [nh.from_array(np.zeros((32, 16, 1, 1), np.float32), "onnx::Conv_3"),
+          nh.from_array(np.zeros((4, 32, 3, 3), np.float32), "W2"),
+          nh.from_array(np.array(1.4142135, np.float32), "s2"),
+          nh.from_array(np.array(1.0, np.float32), "one"),
+          nh.from_array(np.array(0.5, np.float32), "half")], name)

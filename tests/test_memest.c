@@ -254,6 +254,27 @@ static void test_conv_bn(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_normact: X [1,16,8,8] 4096 B (the caller's), the folded-BN
+ * pointwise conv's output A [1,32,8,8] 8192 B, the GELU G 8192 B, Y
+ * [1,4,8,8] 1024 B. The GELU is named inside a norm module
+ * (".../norm1/act/"): PyTorch's caller holds the conv output until the
+ * module returns, beside the BatchNorm's output (A here) and G: X + 3 x
+ * 8192 = 28672 at both precisions (the 3x3 conv at half: X + G + Y +
+ * its io 9216 = 22528). memest_normact_blk names the GELU as the block's
+ * own act (a module that holds the conv): X + A + G = 20480, as before
+ * the rule (the folded BN's transient block at the conv: X + A + 8192). */
+static void test_norm_act(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_normact.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 28672 && fg.peak_act_bytes_at[1] == 28672,
+              "peak %.0f %.0f", fg.peak_act_bytes_at[0], fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_normact_blk.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 20480 && fg.peak_act_bytes_at[1] == 22528,
+              "peak %.0f %.0f", fg.peak_act_bytes_at[0], fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -725,6 +746,7 @@ int main(void) {
     RUN(test_saved);
     RUN(test_conv);
     RUN(test_conv_bn);
+    RUN(test_norm_act);
     RUN(test_linear_bias);
     RUN(test_bias);
     RUN(test_wstd);

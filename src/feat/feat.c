@@ -998,6 +998,41 @@ static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
     return (double)vbytes(&g->values[n->outputs[0]]);
 }
 
+/* For a Conv with a folded BatchNorm (folded_bn_bytes), the position in
+ * g->topo of the last node of the norm module that ran the BatchNorm and
+ * an activation, when its output's first reader is that activation: a
+ * node named "<S>/act/..." whose module <S> does not hold the conv (timm's
+ * BatchNormAct2d: norm1 = BN + act; the export names the act's ops
+ * ".../norm1/act/<Op>"). PyTorch's caller holds the conv output, the
+ * module's argument, until <S> returns: beside the BatchNorm's output and
+ * the activation's. -1 otherwise (a BatchNorm that is its own module, as
+ * in torchvision's ResNet, frees the conv output when it returns). pos[]
+ * is each node's position in g->topo. */
+static int norm_act_end(const dlp_graph *g, const dlp_node *n, const int *pos,
+                        const int *cstart, const int *cnode) {
+    int v = n->outputs[0], first = -1;
+    for (int e = cstart[v]; e < cstart[v + 1]; e++)
+        if (first < 0 || pos[cnode[e]] < pos[first]) first = cnode[e];
+    if (first < 0 || !g->nodes[first].name || !n->name) return -1;
+    /* an activation the walk counts as PyTorch runs it, in place or one
+     * kernel (the erf GELU begins with a Div); the tanh GELU's exported
+     * temporaries (maxvit_*_tf) already stand in for the held block */
+    static const char *const acts[] = {"Relu", "Clip", "Sigmoid", "HardSwish",
+                                       "HardSigmoid", "LeakyRelu", "Elu",
+                                       "Gelu", "Div", NULL};
+    const char *c = g->nodes[first].name, *a = strstr(c, "/act/");
+    if (!a || !dlp_feat_in_list(g->nodes[first].op_type, acts)) return -1;
+    size_t L = (size_t)(a - c);
+    if (!strncmp(n->name, c, L) && n->name[L] == '/') return -1;
+    int end = pos[first];
+    for (size_t t = (size_t)end + 1; t < g->n_nodes; t++) {
+        const char *m = g->nodes[g->topo[t]].name;
+        if (!m || strncmp(m, c, L) || m[L] != '/') break;
+        end = (int)t;
+    }
+    return end;
+}
+
 static void raise_peak(double *peak, double live) {
     if (live > *peak) *peak = live;
 }
@@ -1310,6 +1345,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     /* extra[2 i + h]: the blocks the attention around Softmax i adds to
      * what the walk has live there (attn_extra_bytes in feat.h) */
     double *extra = calloc(2 * (N ? N : 1), sizeof *extra);
+    /* held[t]: conv outputs a norm-act module's caller holds, freed after
+     * position t (norm_act_end); tpos: each node's position in g->topo */
+    double *held = calloc(N ? N : 1, sizeof *held);
+    int *tpos = malloc((N ? N : 1) * sizeof *tpos);
     /* onek / alias1k: mark_one_kernel_acts and alias_unmasked_bias (the
      * inference walk only; the training count below reads virt) */
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
@@ -1319,11 +1358,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
-    bool ok = last && root && rlast && nuse && alloc && extra && virt && hostv &&
+    bool ok = last && root && rlast && nuse && alloc && extra && held && tpos &&
+              virt && hostv &&
               onek && alias1k && fused && masknode && dyn && fseen && cstart &&
               silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
+    for (size_t t = 0; t < N; t++) tpos[g->topo[t]] = (int)t;
     for (size_t v = 0; v < V; v++) alias1k[v] = -1;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
@@ -1613,12 +1654,19 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         }
         for (int v = ext_head[t]; v >= 0; v = ext_next[v])
             live -= free_if_dead(alloc, rlast, root[v], (int)t);
+        live -= held[t];
         /* a folded BatchNorm's output, next to the conv output it reads,
-         * after the conv's input may have been freed */
+         * after the conv's input may have been freed; in a norm-act
+         * module the conv output stays until the module returns */
         double bn = folded_bn_bytes(g, n);
-        if (bn > 0)
+        int hend = bn > 0 ? norm_act_end(g, n, tpos, cstart, cnode) : -1;
+        if (hend > (int)t) {
+            live += bn;
+            held[hend] += bn;
+        } else if (bn > 0) {
             for (int h = 0; h < 2; h++)
                 raise_peak(post ? &peak_post[h] : &peak_pre[h], live + bn);
+        }
     }
     /* training: the blocks autograd saves for backward (see
      * saves_input / saves_output), counted once per storage block */
@@ -1694,7 +1742,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
-    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra); free(virt);
+    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra); free(held); free(tpos); free(virt);
     free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(fseen);
     free(cstart);
     free(silu_x);
