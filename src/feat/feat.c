@@ -1359,9 +1359,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
     bool ok = last && root && rlast && nuse && alloc && extra && held && tpos &&
-              virt && hostv &&
-              onek && alias1k && fused && masknode && dyn && fseen && cstart &&
-              silu_x;
+              virt && hostv && onek && alias1k && fused && masknode && dyn &&
+              fseen && cstart && silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t t = 0; t < N; t++) tpos[g->topo[t]] = (int)t;
