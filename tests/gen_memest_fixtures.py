@@ -6,6 +6,7 @@ memest_sdpa5d.onnx (the pattern on 5-D operands: the math path),
 memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused)
+memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block) and memest_conv.onnx
 (a dense Conv, an
@@ -331,3 +332,20 @@ for name, act in (("memest_normact", "/m/b/norm1/act/"),
           nh.from_array(np.array(1.4142135, np.float32), "s2"),
           nh.from_array(np.array(1.0, np.float32), "one"),
           nh.from_array(np.array(0.5, np.float32), "half")], name)
+
+# timm's LeViT attention: scores Q K^T plus attention_biases[:, idx], the
+# table [2, 16] gathered by an int64 index [16, 16] (an initializer named
+# as the exporter names a folded constant), softmax, times V. In eval mode
+# the module caches the gathered bias from its first call on.
+save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("MatMul", ["Q", "Kt"], ["S"]),
+      h.make_node("Gather", ["m.attn.attention_biases", "onnx::Gather_7"], ["Gb"],
+                  axis=1),
+      h.make_node("Add", ["S", "Gb"], ["Sb"]),
+      h.make_node("Softmax", ["Sb"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 16, 8]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 16, 8])],
+     [nh.from_array(np.zeros((2, 16), np.float32), "m.attn.attention_biases"),
+      nh.from_array(np.zeros((16, 16), np.int64), "onnx::Gather_7")],
+     "memest_biascache")

@@ -275,6 +275,24 @@ static void test_norm_act(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_biascache: Q, K, V [1,2,16,8] 1024 B each; scores S [1,2,16,16]
+ * 2048 B plus attention_biases[:, idx] (table [2,16] 128 B, int64 index
+ * [16,16] 2048 B), softmax, times V. The eval-mode module caches the
+ * gathered bias (2 x 16 x 16 x 4 = 2048 B at fp32, with the weights); the
+ * walk builds no block for a Gather of constants: the peak is Q, K, V + S
+ * + the biased scores = 7168. The index is an integer buffer: 2048 B at
+ * every precision, not in the weights. */
+static void test_bias_cache(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_biascache.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 7168, "peak %.0f", fg.peak_act_bytes);
+    CHECK_MSG(fg.bias_cache_bytes == 2048 && fg.buffer_bytes == 2048 &&
+                  fg.mem_weight_bytes == 128,
+              "cache %.0f buffers %.0f weights %.0f", fg.bias_cache_bytes,
+              fg.buffer_bytes, fg.mem_weight_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -747,6 +765,7 @@ int main(void) {
     RUN(test_conv);
     RUN(test_conv_bn);
     RUN(test_norm_act);
+    RUN(test_bias_cache);
     RUN(test_linear_bias);
     RUN(test_bias);
     RUN(test_wstd);

@@ -905,6 +905,39 @@ static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
     }
 }
 
+/* timm's LeViT, EfficientFormer(V2) and TinyViT gather their attention
+ * biases, attention_biases[:, attention_bias_idxs], once in eval mode and
+ * keep the result (attention_bias_cache) from the warm-up call on; the
+ * export writes the Gather of the table by the int64 index on every call.
+ * Adds each such [heads, Nq, Nk] result to fg->bias_cache_bytes (4 B per
+ * element, scaled to the precision like the weights); the walk allocates
+ * no block for it (a Gather of constants). The index is an initializer or
+ * a Constant node's output. Allocator history
+ * (twenty-ninth session, H200, eager): levit_conv_384_s8 fp16 b2 holds
+ * 167.8 MiB before the forward against 53.8 MiB of parameters. */
+static void bias_cache(dlp_feat_graph *fg, const dlp_graph *g) {
+    static const char sfx[] = "attention_biases";
+    const size_t ls = sizeof sfx - 1;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        int64_t ne = 0;
+        if (strcmp(n->op_type, "Gather") || n->n_inputs < 2 || n->n_outputs < 1 ||
+            n->inputs[0] < 0 || n->inputs[1] < 0 || n->outputs[0] < 0)
+            continue;
+        const dlp_value *t = &g->values[n->inputs[0]],
+                        *ix = &g->values[n->inputs[1]];
+        size_t ln = t->name ? strlen(t->name) : 0;
+        if (!(t->flags & DLP_V_INITIALIZER) || is_act(g, ix) ||
+            ln < ls || strcmp(t->name + ln - ls, sfx) ||
+            !dlp_shape_numel(&g->values[n->outputs[0]].shape, &ne))
+            continue;
+        fg->bias_cache_bytes += 4.0 * (double)ne;
+        /* the index, the module's int64 buffer, when the export wrote it
+         * as a Constant node (an initializer is one of param_bytes') */
+        if (!(ix->flags & DLP_V_INITIALIZER)) fg->buffer_bytes += (double)vbytes(ix);
+    }
+}
+
 /* GroupNorm as the exporter writes nn.GroupNorm: Reshape(x, [B, G, -1])
  * -> InstanceNormalization -> Reshape(back) -> Mul(weight) -> Add(bias).
  * PyTorch runs one native_group_norm, affine included, which saves x and
@@ -1162,7 +1195,15 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
     double b = 0;
     for (size_t v = 0; v < g->n_values; v++) {
         const dlp_value *x = &g->values[v];
-        if ((x->flags & DLP_V_INITIALIZER) && !skip[v])
+        if (!(x->flags & DLP_V_INITIALIZER) || skip[v]) continue;
+        /* Module.half() casts floating tensors only: an integer buffer
+         * (LeViT's attention_bias_idxs, BERT's position_ids) keeps its
+         * bytes at every precision (the exporter's small shape operands
+         * stay with the weights) */
+        if (is_weight_init(x) && x->dtype != DLP_DT_UNDEFINED &&
+            !dlp_dtype_is_float(x->dtype))
+            fg->buffer_bytes += init_bytes(x);
+        else
             b += init_bytes(x);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -1562,6 +1603,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
+    bias_cache(fg, g);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -1984,7 +2026,8 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->roofline_ms = roof * 1e3;
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
-    o->mem_weights_mib = (fg->mem_weight_bytes * s + fg->buffer_bytes) / 1048576.0;
+    o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
+    o->buffers_mib = fg->buffer_bytes / 1048576.0;
     int h = c->precision != DLP_PREC_FP32;
     o->peak_act_mib = fg->peak_act_bytes_at[h] * s / 1048576.0;
     /* eager: one workspace, allocated by the warm-up call (before the
@@ -2019,6 +2062,9 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           ? pre : post + DLP_MEM_GRAPH_WS_MIB);
     else
         o->mem_mib = o->mem_weights_mib + act + DLP_MEM_CUBLAS_WS_MIB;
+    /* the module's buffers, and the attention biases an eval-mode module
+     * caches from its first call on */
+    o->mem_mib += o->buffers_mib + fg->bias_cache_bytes * s / 1048576.0;
     /* cuBLASLt's workspace, per stream a Linear layer with a bias ran on */
     if (fg->n_linear_bias)
         o->mem_mib += DLP_MEM_CUBLASLT_WS_MIB *
@@ -2049,7 +2095,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
     if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r->mem_weights_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
+        return 3 * r->mem_weights_mib + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
                (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                    prec_scale(c->precision) / 1048576.0;
     return r->mem_mib;

@@ -124,9 +124,11 @@ typedef struct dlp_feat_graph {
     double mem_weight_bytes;
     double folded_bias_bytes; /* initializers an SDPA reads as a folded
                                constant bias (BEiT), each once */
-    double buffer_bytes;    /* int64 index buffers behind those biases, one
-                               [Sq, Sk] per attention module: bytes at every
-                               precision, with the weights */
+    double buffer_bytes;    /* the module's integer buffers (int64
+                               initializers; the [Sq, Sk] index behind each
+                               folded bias): bytes at every precision */
+    double bias_cache_bytes; /* attention biases an eval-mode module
+                               caches (mark_bias_cache in feat.c), at fp32 */
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_linear_bias;      /* Linear layers with a bias (dlp_feat_linear_bias) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
@@ -222,6 +224,7 @@ typedef struct {
     double weights_mib;     /* weight bytes at the precision */
     double mem_weights_mib; /* parameter bytes at the precision, as the
                                memory estimate counts them (mem_weight_bytes) */
+    double buffers_mib;     /* integer buffers (buffer_bytes) */
     double peak_act_mib;    /* peak live activations at the precision */
     double mem_mib;         /* inference peak allocated memory estimate
                                for c's runtime (docs/COST.md): weights +
