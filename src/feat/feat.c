@@ -1214,8 +1214,10 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
         b += init_bytes(&g->values[n->inputs[0]]);
     }
     /* a folded relative position bias is the export's, not a parameter
-     * (buffer_bytes stands for it) */
+     * (buffer_bytes stands for it; mem_liveness, which runs first, found
+     * them) */
     fg->mem_weight_bytes = b - fg->folded_bias_bytes;
+    bias_cache(fg, g);
     free(skip); free(stack); free(depth);
     return true;
 }
@@ -1603,7 +1605,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
-    bias_cache(fg, g);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -1783,8 +1784,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
-    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra); free(held); free(tpos); free(virt);
-    free(hostv); free(onek); free(fused); free(masknode); free(dyn); free(fseen);
+    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra);
+    free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
+    free(masknode); free(dyn); free(fseen);
     free(cstart);
     free(silu_x);
     free(alias1k);

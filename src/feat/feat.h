@@ -125,10 +125,11 @@ typedef struct dlp_feat_graph {
     double folded_bias_bytes; /* initializers an SDPA reads as a folded
                                constant bias (BEiT), each once */
     double buffer_bytes;    /* the module's integer buffers (int64
-                               initializers; the [Sq, Sk] index behind each
-                               folded bias): bytes at every precision */
+                               initializers, a cached bias' Constant index,
+                               the [Sq, Sk] index behind each folded bias):
+                               bytes at every precision */
     double bias_cache_bytes; /* attention biases an eval-mode module
-                               caches (mark_bias_cache in feat.c), at fp32 */
+                               caches (bias_cache in feat.c), at fp32 */
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_linear_bias;      /* Linear layers with a bias (dlp_feat_linear_bias) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
@@ -227,8 +228,9 @@ typedef struct {
     double buffers_mib;     /* integer buffers (buffer_bytes) */
     double peak_act_mib;    /* peak live activations at the precision */
     double mem_mib;         /* inference peak allocated memory estimate
-                               for c's runtime (docs/COST.md): weights +
-                               peak live activations + cuBLAS workspaces */
+                               for c's runtime (docs/COST.md): weights,
+                               buffers and cached biases + peak live
+                               activations + cuBLAS workspaces */
     /* where the time goes, per op category (the order of
      * dlp_feat_graph.cat[]): roofline ms (sum over its nodes of
      * max(compute, memory)) and kernel nodes; the tree predictor's graph
