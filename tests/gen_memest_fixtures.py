@@ -5,12 +5,12 @@ same without the operand scaling: materialised scores), memest_sdpa5.onnx /
 memest_sdpa5d.onnx (the pattern on 5-D operands: the math path),
 memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
-with a bias read from a weight, as T5's relative position bias: not fused)
+with a bias read from a weight, as T5's relative position bias: not fused),
 memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block) and memest_conv.onnx
-(a dense Conv, an
-in-place ReLU and a depthwise Conv: cuDNN workspaces), memest_convbn.onnx
+(a dense Conv, an in-place ReLU and a depthwise Conv: cuDNN workspaces),
+memest_convbn.onnx
 (a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),
 memest_linear.onnx (two Linear layers with a bias: cuBLASLt), memest_wstd.onnx
 (weight standardisation and deduplicated initializers: the parameters
