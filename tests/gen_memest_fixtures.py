@@ -8,7 +8,10 @@ memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 with a bias read from a weight, as T5's relative position bias: not fused),
 memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
-and the GELU of a norm-act module, and of the block) and memest_conv.onnx
+and the GELU of a norm-act module, and of the block),
+memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
+parts and DenseNet's BatchNorm -> ReLU -> Conv on the concatenation, in a
+module and in the root scope) and memest_conv.onnx
 (a dense Conv, an in-place ReLU and a depthwise Conv: cuDNN workspaces),
 memest_convbn.onnx
 (a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),
@@ -332,6 +335,34 @@ for name, act in (("memest_normact", "/m/b/norm1/act/"),
           nh.from_array(np.array(1.4142135, np.float32), "s2"),
           nh.from_array(np.array(1.0, np.float32), "one"),
           nh.from_array(np.array(0.5, np.float32), "half")], name)
+
+# A module that concatenates its submodules' outputs and runs the result
+# through leaf calls BatchNorm -> ReLU -> Conv (torchvision DenseNet's
+# bn_function, and the parts list of HGNet / VoVNet): 1x1 Convs 4->4 twice
+# (P1, P2), Concat (C, 8 channels), BatchNorm, in-place ReLU, Conv 8->8,
+# Conv 8->4; X [1, 4, 8, 8]. In memest_densecat the module is /m/blk (its
+# parts are held until its last Conv, the concatenation until conv1);
+# memest_densecat_root names everything under the root scope /m, whose
+# Concat parts are not held.
+for name, s in (("memest_densecat", "/m/blk/"), ("memest_densecat_root", "/m/")):
+    save([h.make_node("Conv", ["X", "W1"], ["P1"], name=s + "c1/Conv"),
+          h.make_node("Conv", ["P1", "W2"], ["P2"], name=s + "c2/Conv"),
+          h.make_node("Concat", ["P1", "P2"], ["C"], axis=1, name=s + "Concat"),
+          h.make_node("BatchNormalization", ["C", "g", "b", "mu", "var"], ["B"],
+                      name=s + "norm1/BatchNormalization"),
+          h.make_node("Relu", ["B"], ["R"], name=s + "relu1/Relu"),
+          h.make_node("Conv", ["R", "W3"], ["Y1"], name=s + "conv1/Conv"),
+          h.make_node("Conv", ["Y1", "W4"], ["Y"], name=s + "conv2/Conv")],
+         [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 8, 8])],
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 4, 8, 8])],
+         [nh.from_array(np.zeros((4, 4, 1, 1), np.float32), "W1"),
+          nh.from_array(np.zeros((4, 4, 1, 1), np.float32), "W2"),
+          nh.from_array(np.zeros((8, 8, 1, 1), np.float32), "W3"),
+          nh.from_array(np.zeros((4, 8, 1, 1), np.float32), "W4"),
+          nh.from_array(np.ones(8, np.float32), "g"),
+          nh.from_array(np.zeros(8, np.float32), "b"),
+          nh.from_array(np.zeros(8, np.float32), "mu"),
+          nh.from_array(np.ones(8, np.float32), "var")], name)
 
 # timm's LeViT attention: scores Q K^T plus attention_biases[:, idx], the
 # table [2, 16] gathered by an int64 index [16, 16] (an initializer named

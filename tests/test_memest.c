@@ -275,6 +275,27 @@ static void test_norm_act(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_densecat: X [1,4,8,8] 1024 B (live throughout); P1, P2 1x1 Conv
+ * outputs 1024 B each; their Concat C 2048; BatchNorm B 2048, ReLU in
+ * place, conv1 Y1 2048, conv2 Y 1024. The module /m/blk holds its parts P1,
+ * P2 until its last Conv and the concatenation until conv1: at conv1
+ * X + P1 + P2 + C + B + Y1 = 9216 (without the parts rule 7168, without
+ * the concatenation's 7168, without both 5120: X + C + B at the
+ * BatchNorm). memest_densecat_root, the same under the root scope /m: the
+ * parts are not held, the concatenation is: X + C + B + Y1 = 7168. Pointwise
+ * Convs: no workspace at either precision. */
+static void test_concat_parts(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_densecat.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 9216 && fg.peak_act_bytes_at[1] == 9216,
+              "peak %.0f %.0f", fg.peak_act_bytes_at[0], fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_densecat_root.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 7168 && fg.peak_act_bytes_at[1] == 7168,
+              "peak %.0f %.0f", fg.peak_act_bytes_at[0], fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_biascache: Q, K, V [1,2,16,8] 1024 B each; scores S [1,2,16,16]
  * 2048 B plus attention_biases[:, idx] (table [2,16] 128 B, int64 index
  * [16,16] 2048 B), softmax, times V. The eval-mode module caches the
@@ -765,6 +786,7 @@ int main(void) {
     RUN(test_conv);
     RUN(test_conv_bn);
     RUN(test_norm_act);
+    RUN(test_concat_parts);
     RUN(test_bias_cache);
     RUN(test_linear_bias);
     RUN(test_bias);

@@ -1287,6 +1287,36 @@ static void hold_encoder_states(const dlp_graph *g, int *last, int *ext_next) {
     }
 }
 
+/* Whether node name q is in a direct child scope of scope s[0 .. c):
+ * "<s>/<child>/<op>", one level below. */
+static bool direct_child(const char *q, const char *s, size_t c) {
+    size_t lq = scope_len(q);
+    return lq > c && !strncmp(q, s, c) && q[c] == '/' &&
+           !memchr(q + c + 1, '/', lq - c - 1);
+}
+
+/* The last position at or before `e` (and after t) of a node of scope
+ * s[0 .. L) that is not a view, a slice or a host op: where the module
+ * last computes (GhostNet's module ends with out[:, :chs], a view). */
+static int last_compute(const dlp_graph *g, const char *s, size_t L, int e,
+                        int t) {
+    static const char *const views[] = VIEW_OPS;
+    static const char *const host[] = HOST_OPS;
+    for (; e > t; e--) {
+        const dlp_node *q = &g->nodes[g->topo[e]];
+        if (q->name && !strncmp(q->name, s, L) && q->name[L] == '/' &&
+            strcmp(q->op_type, "Slice") && !dlp_feat_in_list(q->op_type, views) &&
+            !dlp_feat_in_list(q->op_type, host))
+            break;
+    }
+    return e;
+}
+
+/* Extends last[v] to e and marks it for hold_module_inputs' lists. */
+static void hold_until(int *last, int *ext_next, int v, int e) {
+    if (last[v] < e) { last[v] = e; ext_next[v] = -2; }
+}
+
 /* A module's caller holds its arguments until it returns: the caller's
  * variable keeps the tensor it passed, though the export may read it last
  * earlier. In a TorchScript export node names are module paths; a value
@@ -1305,7 +1335,23 @@ static void hold_encoder_states(const dlp_graph *g, int *last, int *ext_next) {
  * g->topo, the file's order (dlp_graph_toposort), which is the order the
  * exporter recorded the calls. Extends last[] and lists the values so held
  * by the position they die at (ext_head[N], ext_next[V]: -1 ends a list;
- * -2 on entry marks a value already extended); false when out of memory. */
+ * -2 on entry marks a value already extended); false when out of memory.
+ *
+ * Two locals are held all the same (thirty-first session, allocator
+ * history of tools/collect/probe_memory.py on an H200):
+ * - the parts a module concatenates: the outputs of its submodules read
+ *   by a Concat of its own scope are its variables or the items of a list
+ *   it builds (timm's HGNet / VoVNet `output.append(x)`, Res2Net's `spo`,
+ *   SelecSLS' d1, d2, d3), alive until it returns, i.e. its last node that
+ *   computes (not the model's root scope, whose Concat parts are tokens);
+ * - a concatenation that a chain of leaf submodules reads, BatchNorm
+ *   first: torchvision DenseNet's bn_function keeps `concated_features`
+ *   while it calls conv1(relu1(norm1(...))) and returns after conv1.
+ *   densenet121 fp16 32 x 224: a [32, 224, 56, 56] concat (42.9 MiB) and
+ *   its BatchNorm output, both live at conv1 beside its 24.5 MiB output
+ *   and the block's features (211.7 MiB measured; 186.1 before, 210.6
+ *   now). A BatchNorm inside a composite submodule (DPN's c1x1_a/bn, whose
+ *   caller rebinds x_in) does not count. */
 static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
                                int *ext_next) {
     size_t N = g->n_nodes;
@@ -1334,18 +1380,38 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
         const dlp_node *n = &g->nodes[g->topo[t]];
         size_t L = scope_len(n->name);
         if (!L) continue;
+        /* a Concat's parts made by submodules of its scope (not the root) */
+        bool parts = !strcmp(n->op_type, "Concat") && memchr(n->name + 1, '/', L - 1);
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
             if (v < 0 || !is_act(g, &g->values[v])) continue;
             const dlp_node *p = dlp_feat_producer_of(g, v);
+            if (parts && p && p->name && scope_len(p->name) > L &&
+                !strncmp(p->name, n->name, L) && p->name[L] == '/')
+                hold_until(last, ext_next, v,
+                           last_compute(g, n->name, L,
+                                        dlp_strmap_get(&end, n->name, L), (int)t));
             size_t c = p ? common_scope(n->name, L, p->name, scope_len(p->name)) : 0;
+            /* DenseNet's concatenation, held through the leaf calls after
+             * its BatchNorm up to the first Conv */
+            if (p && c > 0 && !strcmp(p->op_type, "Concat") &&
+                scope_len(p->name) == c && !strcmp(n->op_type, "BatchNormalization") &&
+                direct_child(n->name, p->name, c))
+                for (size_t u = t + 1; u < N; u++) {
+                    const dlp_node *q = &g->nodes[g->topo[u]];
+                    if (!q->name || !direct_child(q->name, p->name, c)) break;
+                    if (!strcmp(q->op_type, "Conv")) {
+                        hold_until(last, ext_next, v, (int)u);
+                        break;
+                    }
+                }
             if (c >= L) continue;              /* a local of n's scope */
             size_t a = c + 1;                  /* the call that received v */
             while (a < L && n->name[a] != '/') a++;
             int e = dlp_strmap_get(&end, n->name, a);
             if (p && pos[p - g->nodes] > dlp_strmap_get(&first, n->name, a))
                 continue;                      /* a reused scope name */
-            if (last[v] < e) { last[v] = e; ext_next[v] = -2; }
+            hold_until(last, ext_next, v, e);
         }
     }
     /* the walk frees a block at a node that reads or writes it; a value
