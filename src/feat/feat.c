@@ -1193,9 +1193,22 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
         }
     }
     double b = 0;
+    /* the tensors in the order the module registered them, for the
+     * allocator's replay (feat_alloc.c) */
+    size_t na = 0;
+    int64_t *ael = malloc(V * sizeof *ael);
+    uint8_t *aes = malloc(V), *afl = malloc(V);
+    if (!ael || !aes || !afl) {
+        free(ael); free(aes); free(afl); free(skip); free(stack); free(depth);
+        return false;
+    }
     for (size_t v = 0; v < g->n_values; v++) {
         const dlp_value *x = &g->values[v];
         if (!(x->flags & DLP_V_INITIALIZER) || skip[v]) continue;
+        if (dlp_shape_numel(&x->shape, &ael[na])) {
+            aes[na] = (uint8_t)dlp_dtype_size(x->dtype);
+            afl[na++] = dlp_dtype_is_float(x->dtype);
+        }
         /* Module.half() casts floating tensors only: an integer buffer
          * (LeViT's attention_bias_idxs, BERT's position_ids) keeps its
          * bytes at every precision (the exporter's small shape operands
@@ -1211,8 +1224,16 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
         if (strcmp(n->op_type, "Identity") || n->n_inputs < 1 ||
             n->inputs[0] < 0 || !is_dedup_param(&g->values[n->inputs[0]]))
             continue;
-        b += init_bytes(&g->values[n->inputs[0]]);
+        const dlp_value *x = &g->values[n->inputs[0]];
+        b += init_bytes(x);
+        if (na < V && dlp_shape_numel(&x->shape, &ael[na])) {
+            aes[na] = (uint8_t)dlp_dtype_size(x->dtype);
+            afl[na++] = dlp_dtype_is_float(x->dtype);
+        }
     }
+    bool ok = dlp_feat_alloc_slack(ael, aes, afl, na, fg->alloc_slack_bytes) == 0;
+    free(ael); free(aes); free(afl);
+    if (!ok) { free(skip); free(stack); free(depth); return false; }
     /* a folded relative position bias is the export's, not a parameter
      * (buffer_bytes stands for it; mem_liveness, which runs first, found
      * them) */
@@ -2133,6 +2154,8 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     /* the module's buffers, and the attention biases an eval-mode module
      * caches from its first call on */
     o->mem_mib += o->buffers_mib + fg->bias_cache_bytes * s / 1048576.0;
+    /* and the allocator's slack around the parameters (feat_alloc.c) */
+    o->mem_mib += fg->alloc_slack_bytes[h] / 1048576.0;
     /* cuBLASLt's workspace, per stream a Linear layer with a bias ran on */
     if (fg->n_linear_bias)
         o->mem_mib += DLP_MEM_CUBLASLT_WS_MIB *

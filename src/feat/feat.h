@@ -130,6 +130,10 @@ typedef struct dlp_feat_graph {
                                bytes at every precision */
     double bias_cache_bytes; /* attention biases an eval-mode module
                                caches (bias_cache in feat.c), at fp32 */
+    /* what the caching allocator holds beyond the parameters' requests
+     * after the collector's build at float [0] and its cast to half [1]
+     * (feat_alloc.c): bytes at that precision */
+    double alloc_slack_bytes[2];
     int n_blas;             /* cuBLAS nodes (MatMul / Gemm not fused) */
     int n_linear_bias;      /* Linear layers with a bias (dlp_feat_linear_bias) */
     int n_sdpa;             /* exported scaled_dot_product_attention */
@@ -206,6 +210,14 @@ const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
  * constant weight (feat_kern.c). PyTorch runs those through cuBLASLt
  * with the bias in the epilogue. */
 bool dlp_feat_linear_bias(const dlp_graph *g, const dlp_node *n);
+
+/* Replays PyTorch's CUDA caching allocator over n tensors in order
+ * (elems[i] elements; isfloat[i]: a float parameter, 4 bytes at the build;
+ * else esize[i] bytes each): the build at float, then Module.to(half).
+ * out[0]: allocated - requested bytes after the build, out[1] after the
+ * cast. 0, or -1 when out of memory (feat_alloc.c). */
+int dlp_feat_alloc_slack(const int64_t *elems, const uint8_t *esize,
+                         const uint8_t *isfloat, size_t n, double out[2]);
 
 /* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
  * false when out of memory. Called by dlp_feat_graph_build. */
