@@ -7,7 +7,9 @@ CUDA-graph capture (torch.cuda.memory._record_memory_history), replays it
 to the moment of the peak, and lists the blocks live then: size, and the
 Python frames that allocated them. What the liveness estimate of
 src/feat/feat.c misses or adds shows there by name.
-Writes one JSON line per (spec, precision, batch, seq, runtime).
+Writes one JSON line per (spec, precision, batch, seq, runtime), with the
+bytes of the module's parameters and buffers (state_mib) beside what is
+held before the call (before_mib).
 
     python3 tools/collect/probe_memory.py SPEC_ID:PREC:BATCH:SEQ[:RT] ...
 
@@ -33,7 +35,8 @@ def frames_of(ev, keep=4):
     out = []
     for f in ev.get("frames", []):
         fn = f.get("filename", "")
-        if ("transformers" in fn or "collect" in fn or "functional" in fn) and \
+        if ("transformers" in fn or "collect" in fn or "functional" in fn or
+                "/timm/" in fn or "/torchvision/" in fn) and \
                 "memory.py" not in fn:
             out.append("%s:%s:%s" % (os.path.basename(fn), f.get("line"), f.get("name")))
         if len(out) == keep:
@@ -83,6 +86,20 @@ def recorded(torch, fn):
     return peak, base, trace, out
 
 
+def state_bytes(model):
+    """Bytes of the module's parameters and buffers, each storage once:
+    what `before_mib` holds besides the input and the library workspaces."""
+    seen, n = set(), 0
+    for t in list(model.parameters()) + list(model.buffers()):
+        if t.device.type != "cuda":
+            continue
+        key = t.untyped_storage().data_ptr()
+        if key not in seen:
+            seen.add(key)
+            n += t.untyped_storage().nbytes()
+    return n
+
+
 def probe(torch, spec, prec, batch, seq, rt):
     res = []
     rts = ["eager", "graph"] if rt == "both" else [rt]
@@ -105,7 +122,7 @@ def probe(torch, spec, prec, batch, seq, rt):
                     del g
                 best, rows, n, rest = peak_blocks(trace, base)
                 res.append(dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
-                                runtime=rt,
+                                runtime=rt, state_mib=round(state_bytes(model) / MIB, 2),
                                 memory_mib=round((peak - c.mem_base) / MIB, 2),
                                 before_mib=round((base - c.mem_base) / MIB, 2),
                                 replay_peak_mib=round((best - c.mem_base) / MIB, 2),
