@@ -11,7 +11,8 @@ memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
 parts and DenseNet's BatchNorm -> ReLU -> Conv on the concatenation, in a
-module and in the root scope) and memest_conv.onnx
+module and in the root scope), memest_gpt2.onnx (GPT-2's embeddings and
+a block: the locals its forward methods hold) and memest_conv.onnx
 (a dense Conv, an in-place ReLU and a depthwise Conv: cuDNN workspaces),
 memest_convbn.onnx
 (a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),
@@ -363,6 +364,29 @@ for name, s in (("memest_densecat", "/m/blk/"), ("memest_densecat_root", "/m/"))
           nh.from_array(np.zeros(8, np.float32), "b"),
           nh.from_array(np.zeros(8, np.float32), "mu"),
           nh.from_array(np.ones(8, np.float32), "var")], name)
+
+# Hugging Face's GPT-2 at its smallest: token and position embeddings
+# (/m/wte, /m/wpe Gathers, ids [1, 8] int64 inputs) summed at the root,
+# one block /m/h.0 whose attention is one MatMul (/m/h.0/attn/c_attn/),
+# the residual Add, an MLP 64 -> 256 -> 64 and its residual Add.
+# GPT2Model.forward holds inputs_embeds and position_embeds, GPT2Block its
+# attn_output, until they return.
+save([h.make_node("Gather", ["wte", "ids"], ["E"], name="/m/wte/Gather"),
+      h.make_node("Gather", ["wpe", "pos"], ["Pe"], name="/m/wpe/Gather"),
+      h.make_node("Add", ["E", "Pe"], ["H"], name="/m/Add"),
+      h.make_node("MatMul", ["H", "Wa"], ["A1"], name="/m/h.0/attn/c_attn/MatMul"),
+      h.make_node("Add", ["A1", "H"], ["R"], name="/m/h.0/Add"),
+      h.make_node("MatMul", ["R", "Wf"], ["F"], name="/m/h.0/mlp/c_fc/MatMul"),
+      h.make_node("MatMul", ["F", "Wp"], ["Y1"], name="/m/h.0/mlp/c_proj/MatMul"),
+      h.make_node("Add", ["R", "Y1"], ["Y"], name="/m/h.0/Add_1")],
+     [h.make_tensor_value_info("ids", T.INT64, [1, 8]),
+      h.make_tensor_value_info("pos", T.INT64, [1, 8])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 64])],
+     [nh.from_array(np.zeros((16, 64), np.float32), "wte"),
+      nh.from_array(np.zeros((8, 64), np.float32), "wpe"),
+      nh.from_array(np.zeros((64, 64), np.float32), "Wa"),
+      nh.from_array(np.zeros((64, 256), np.float32), "Wf"),
+      nh.from_array(np.zeros((256, 64), np.float32), "Wp")], "memest_gpt2")
 
 # timm's LeViT attention: scores Q K^T plus attention_biases[:, idx], the
 # table [2, 16] gathered by an int64 index [16, 16] (an initializer named

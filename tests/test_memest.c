@@ -296,6 +296,19 @@ static void test_concat_parts(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_gpt2: ids and positions [1, 8] int64 inputs (64 B each, live
+ * throughout); wte and wpe outputs E, Pe [1, 8, 64] 2048 B each; H = E + Pe
+ * (held by the block it enters); attention A1 2048; R = A1 + H 2048; MLP
+ * F [1, 8, 256] 8192, Y1 2048. GPT2Model.forward holds E and Pe to the
+ * end, GPT2Block its attn_output A1 to its end: at c_proj 128 + E + Pe +
+ * H + A1 + R + F + Y1 = 20608 (14464 without those three). */
+static void test_gpt2_locals(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_gpt2.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 20608, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_biascache: Q, K, V [1,2,16,8] 1024 B each; scores S [1,2,16,16]
  * 2048 B plus attention_biases[:, idx] (table [2,16] 128 B, int64 index
  * [16,16] 2048 B), softmax, times V. The eval-mode module caches the
@@ -787,6 +800,7 @@ int main(void) {
     RUN(test_conv_bn);
     RUN(test_norm_act);
     RUN(test_concat_parts);
+    RUN(test_gpt2_locals);
     RUN(test_bias_cache);
     RUN(test_linear_bias);
     RUN(test_bias);

@@ -1338,6 +1338,70 @@ static void hold_until(int *last, int *ext_next, int v, int e) {
     if (last[v] < e) { last[v] = e; ext_next[v] = -2; }
 }
 
+/* Length of the GPT-2 block scope "<...>/h.<N>" of node name s, 0 when s
+ * is in none. */
+static size_t gpt2_block_len(const char *s) {
+    const char *p = s ? strstr(s, "/h.") : NULL;
+    if (!p || p[3] < '0' || p[3] > '9') return 0;
+    p += 3;
+    while (*p >= '0' && *p <= '9') p++;
+    return *p == '/' ? (size_t)(p - s) : 0;
+}
+
+/* Hugging Face's GPT-2 keeps two locals the export reads last earlier
+ * (allocator history, thirty-first session: gpt2 bf16 16 x 1024 peaks in
+ * the first block's MLP with the token embedding `inputs_embeds` of
+ * GPT2Model.forward and the block's `attn_output` live beside the
+ * residual sum, the ln_2 output and the MLP's blocks: 787.4 MiB, where
+ * the walk had 736.2 without those two [16, 1024, 768] blocks):
+ * GPT2Model.forward holds `inputs_embeds` and `position_embeds` (the wte
+ * and wpe outputs) until it returns, and GPT2Block.forward its
+ * `attn_output` (the attention module's output read by the residual Add)
+ * until it returns. The graph is GPT-2 by its module names (/wte/, /wpe/,
+ * /h.<N>/attn/c_attn/). Extends last[] and marks ext_next (-2) as
+ * hold_encoder_states does; false when out of memory. */
+static bool hold_gpt2_locals(const dlp_graph *g, int *last, int *ext_next) {
+    size_t N = g->n_nodes;
+    bool gpt2 = false, wte = false;
+    for (size_t i = 0; i < N && !(gpt2 && wte); i++) {
+        const char *s = g->nodes[i].name;
+        if (!s) continue;
+        if (strstr(s, "/wte/")) wte = true;
+        size_t b = gpt2_block_len(s);
+        if (b && !strncmp(s + b, "/attn/c_attn/", 13)) gpt2 = true;
+    }
+    if (!gpt2 || !wte || !N) return true;
+    dlp_strmap end;
+    if (!dlp_strmap_init(&end, N)) return false;
+    bool ok = true;
+    for (size_t t = 0; t < N && ok; t++) {
+        const char *s = g->nodes[g->topo[t]].name;
+        size_t b = gpt2_block_len(s);
+        if (b) ok = dlp_strmap_put(&end, s, b, (int)t);
+    }
+    for (size_t t = 0; t < N && ok; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        if (strcmp(n->op_type, "Add") || !n->name) continue;
+        size_t L = scope_len(n->name), b = gpt2_block_len(n->name);
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || !is_act(g, &g->values[v])) continue;
+            const dlp_node *p = dlp_feat_producer_of(g, v);
+            if (!p || !p->name) continue;
+            int e = -1;
+            if (!b && (strstr(p->name, "/wte/") || strstr(p->name, "/wpe/")))
+                e = (int)N - 1;                 /* the model's embeddings */
+            else if (b && L == b && gpt2_block_len(p->name) == b &&
+                     !strncmp(p->name, n->name, b) &&
+                     !strncmp(p->name + b, "/attn/", 6))
+                e = dlp_strmap_get(&end, n->name, b);  /* attn_output */
+            if (e > last[v]) { last[v] = e; ext_next[v] = -2; }
+        }
+    }
+    dlp_strmap_free(&end);
+    return ok;
+}
+
 /* A module's caller holds its arguments until it returns: the caller's
  * variable keeps the tensor it passed, though the export may read it last
  * earlier. In a TorchScript export node names are module paths; a value
@@ -1514,6 +1578,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     if (!ext_head || !ext_next) { ok = false; goto out; }
     for (size_t v = 0; v < V; v++) ext_next[v] = -1;
     hold_encoder_states(g, last, ext_next);
+    if (!hold_gpt2_locals(g, last, ext_next)) { ok = false; goto out; }
     if (!hold_module_inputs(g, last, ext_head, ext_next)) { ok = false; goto out; }
     /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
     for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
