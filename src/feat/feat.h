@@ -241,7 +241,8 @@ typedef struct {
     double peak_act_mib;    /* peak live activations at the precision */
     double mem_mib;         /* inference peak allocated memory estimate
                                for c's runtime (docs/COST.md): weights,
-                               buffers and cached biases + peak live
+                               buffers and cached biases + the allocator's
+                               slack around them (feat_alloc.c) + peak live
                                activations + cuBLAS workspaces */
     /* where the time goes, per op category (the order of
      * dlp_feat_graph.cat[]): roofline ms (sum over its nodes of
