@@ -1395,7 +1395,7 @@ static bool hold_gpt2_locals(const dlp_graph *g, int *last, int *ext_next) {
                      !strncmp(p->name, n->name, b) &&
                      !strncmp(p->name + b, "/attn/", 6))
                 e = dlp_strmap_get(&end, n->name, b);  /* attn_output */
-            if (e > last[v]) { last[v] = e; ext_next[v] = -2; }
+            hold_until(last, ext_next, v, e);
         }
     }
     dlp_strmap_free(&end);
