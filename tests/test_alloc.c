@@ -38,9 +38,10 @@ static void test_two_large(void) {
     CHECK_MSG(out[0] == 2 * MIB && out[1] == 0, "%.0f %.0f", out[0], out[1]);
 }
 
-/* Small tensors come from 2 MiB segments split to 512-byte multiples; a
- * 12 MiB float tensor (exact 2 MiB multiple) and an integer one; nothing
- * to report: no slack. No tensor at all: none. */
+/* Small tensors come from 2 MiB segments split to 512-byte multiples, a
+ * 12 MiB float tensor fills a 12 MiB segment exactly, its 6 MiB half copy
+ * splits a new 20 MiB one, an integer tensor is not cast: no slack at
+ * either stage. No tensor at all: none. */
 static void test_exact(void) {
     int64_t el[3] = {100, 3 * 1048576, 64};
     uint8_t es[3] = {4, 4, 8}, fl[3] = {1, 1, 0};
