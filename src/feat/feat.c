@@ -1149,11 +1149,21 @@ static bool is_dedup_param(const dlp_value *x) {
     return !strncmp(x->name + 6, "Conv_", 5);
 }
 
+/* Appends initializer x (its elements, element size, whether float) to
+ * the allocator replay's lists at *na (param_bytes, feat_alloc.c). */
+static void replay_add(const dlp_value *x, int64_t *el, uint8_t *es,
+                       uint8_t *fl, size_t *na) {
+    if (!dlp_shape_numel(&x->shape, &el[*na])) return;
+    es[*na] = (uint8_t)dlp_dtype_size(x->dtype);
+    fl[(*na)++] = dlp_dtype_is_float(x->dtype);
+}
+
 /* Bytes of the module's parameters as PyTorch holds them (see
  * DLP_MEM_WSTD_DEPTH and is_dedup_param): every initializer, less the
  * exporter's folded copies of a standardised weight that feed only its
  * batch statistics, plus one more copy per Identity of a deduplicated
- * parameter. Returns false when out of memory. */
+ * parameter; and the allocator's slack around them (feat_alloc.c).
+ * Returns false when out of memory. */
 static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
     size_t V = g->n_values ? g->n_values : 1;
     uint8_t *skip = calloc(V, 1);
@@ -1205,10 +1215,7 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t v = 0; v < g->n_values; v++) {
         const dlp_value *x = &g->values[v];
         if (!(x->flags & DLP_V_INITIALIZER) || skip[v]) continue;
-        if (dlp_shape_numel(&x->shape, &ael[na])) {
-            aes[na] = (uint8_t)dlp_dtype_size(x->dtype);
-            afl[na++] = dlp_dtype_is_float(x->dtype);
-        }
+        replay_add(x, ael, aes, afl, &na);
         /* Module.half() casts floating tensors only: an integer buffer
          * (LeViT's attention_bias_idxs, BERT's position_ids) keeps its
          * bytes at every precision (the exporter's small shape operands
@@ -1226,10 +1233,7 @@ static bool param_bytes(dlp_feat_graph *fg, const dlp_graph *g) {
             continue;
         const dlp_value *x = &g->values[n->inputs[0]];
         b += init_bytes(x);
-        if (na < V && dlp_shape_numel(&x->shape, &ael[na])) {
-            aes[na] = (uint8_t)dlp_dtype_size(x->dtype);
-            afl[na++] = dlp_dtype_is_float(x->dtype);
-        }
+        if (na < V) replay_add(x, ael, aes, afl, &na);
     }
     bool ok = dlp_feat_alloc_slack(ael, aes, afl, na, fg->alloc_slack_bytes) == 0;
     free(ael); free(aes); free(afl);
