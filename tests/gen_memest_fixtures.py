@@ -386,7 +386,8 @@ save([h.make_node("Gather", ["wte", "ids"], ["E"], name="/m/wte/Gather"),
       nh.from_array(np.zeros((8, 64), np.float32), "wpe"),
       nh.from_array(np.zeros((64, 64), np.float32), "Wa"),
       nh.from_array(np.zeros((64, 256), np.float32), "Wf"),
-      nh.from_array(np.zeros((256, 64), np.float32), "Wp")], "memest_gpt2")
+      nh.from_array(np.zeros((256, 64), np.float32), "Wp")], "memest_gpt2",
+     strip=True)
 
 # timm's LeViT attention: scores Q K^T plus attention_biases[:, idx], the
 # table [2, 16] gathered by an int64 index [16, 16] (an initializer named
