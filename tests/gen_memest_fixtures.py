@@ -365,6 +365,18 @@ for name, s in (("memest_densecat", "/m/blk/"), ("memest_densecat_root", "/m/"))
           nh.from_array(np.zeros(8, np.float32), "mu"),
           nh.from_array(np.ones(8, np.float32), "var")], name)
 
+# A 7x7 convolution of a 3-channel image to 16 channels, stride 1 (DLA's
+# stem, whose fp16 cuDNN workspace goes per image) and stride 2 (ResNet's,
+# which takes none of it); X [batch, 3, 128, 128], the test rebinds batch
+# and resolution.
+for name, st in (("memest_stem7", 1), ("memest_stem7s2", 2)):
+    save([h.make_node("Conv", ["X", "W"], ["Y"], pads=[3, 3, 3, 3],
+                      strides=[st, st], name="/m/conv1/Conv")],
+         [h.make_tensor_value_info("X", T.FLOAT, ["batch", 3, 128, 128])],
+         [h.make_tensor_value_info("Y", T.FLOAT, None)],
+         [nh.from_array(np.zeros((16, 3, 7, 7), np.float32), "W")], name,
+         strip=True)
+
 # Hugging Face's GPT-2 at its smallest: token and position embeddings
 # (/m/wte, /m/wpe Gathers, ids [1, 8] int64 inputs) summed at the root,
 # one block /m/h.0 whose attention is one MatMul (/m/h.0/attn/c_attn/),

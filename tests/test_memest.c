@@ -296,6 +296,49 @@ static void test_concat_parts(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_stem7 rebound to batch b and r x r pixels: X [b,3,r,r], Y
+ * [b,16,r,r]. At fp16 (not bf16) a batch of images of 96-256 px takes
+ * the stem's per-image workspace (feat.h: 2.03 MiB under 128 px, 8.09 up
+ * to 224, 2.62 above) in place of input + output; batch 1, other sizes and
+ * a stride-2 stem (memest_stem7s2) take none. The walk counts fp32 bytes
+ * (half: x 0.5), so the fp16 estimate exceeds the bf16 one by
+ * 0.5 x (X + Y + 2 x workspace) - (X + Y) when the workspace is larger. */
+static void test_fp16_stem(void) {
+    static const struct { const char *f; int st; int64_t b, r; double ws_mib; } cs[] = {
+        {"memest_stem7", 1, 2, 128, 8.09}, {"memest_stem7", 1, 4, 224, 8.09},
+        {"memest_stem7", 1, 2, 96, 2.03},  {"memest_stem7", 1, 3, 256, 2.62},
+        {"memest_stem7", 1, 1, 224, 0},    {"memest_stem7", 1, 2, 320, 0},
+        {"memest_stem7", 1, 2, 64, 0},     {"memest_stem7s2", 2, 4, 224, 0}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "tests/fixtures/memest/%s.onnx", cs[i].f);
+        dlp_model *m = NULL;
+        dlp_error err;
+        CHECK(dlp_model_open(path, &m, &err) == DLP_OK);
+        if (!m) continue;
+        CHECK(dlp_model_set_batch(m, cs[i].b, &err) == DLP_OK);
+        CHECK(dlp_feat_bind_resolution(&m->graph, cs[i].r, cs[i].r) == 1);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        dlp_feat_graph fg;
+        CHECK(dlp_feat_graph_build(&fg, &m->graph, cs[i].b, 0, cs[i].r, cs[i].r,
+                                   &err) == DLP_OK);
+        double px = (double)cs[i].b * cs[i].r * cs[i].r;
+        double io = px * 3 * 4 + px * 16 * 4 / (cs[i].st * cs[i].st); /* X + Y, fp32 */
+        double ws = 2 * cs[i].b * cs[i].ws_mib * MIB;
+        CHECK_MSG(fabs(fg.fp16_stem_peak_bytes[0] - (ws > 0 ? io + ws : 0)) < 1,
+                  "%s b%d %d px: %.0f", cs[i].f, (int)cs[i].b, (int)cs[i].r,
+                  fg.fp16_stem_peak_bytes[0]);
+        CHECK(fg.fp16_stem_peak_bytes[1] == 0);
+        double d = mem(&fg, DLP_RT_EAGER, DLP_PREC_FP16) -
+                   mem(&fg, DLP_RT_EAGER, DLP_PREC_BF16);
+        double want = ws > io ? 0.5 * (io + ws) / MIB - io / MIB : 0;
+        CHECK_MSG(fabs(d - want) < 1e-9, "%s b%d %d px: fp16 - bf16 %.6f, want %.6f",
+                  cs[i].f, (int)cs[i].b, (int)cs[i].r, d, want);
+        dlp_feat_graph_free(&fg);
+        dlp_model_free(m);
+    }
+}
+
 /* memest_gpt2: ids and positions [1, 8] int64 inputs (64 B each, live
  * throughout); wte and wpe outputs E, Pe [1, 8, 64] 2048 B each; H = E + Pe
  * (held by the block it enters); attention A1 2048; R = A1 + H 2048; MLP
@@ -800,6 +843,7 @@ int main(void) {
     RUN(test_conv_bn);
     RUN(test_norm_act);
     RUN(test_concat_parts);
+    RUN(test_fp16_stem);
     RUN(test_gpt2_locals);
     RUN(test_bias_cache);
     RUN(test_linear_bias);

@@ -1017,6 +1017,30 @@ static double conv_extra_bytes(double io, bool dense, bool pointwise, bool half)
     return DLP_MEM_CONV_WS_FACTOR * io;
 }
 
+/* The fp16 cuDNN workspace, bytes, of a dense 7x7 stride-1 Conv of a
+ * 3-channel image batch of N > 1 at 96-256 px (feat.h:
+ * DLP_MEM_FP16_STEM_WS_MIB), in place of conv_extra_bytes' input +
+ * output (the probe measured all the call allocates besides its output);
+ * 0 for any other node. */
+static double fp16_stem_ws_bytes(const dlp_graph *g, const dlp_node *n) {
+    if (strcmp(n->op_type, "Conv") || n->n_inputs < 1 || n->inputs[0] < 0)
+        return 0;
+    const dlp_shape *x = &g->values[n->inputs[0]].shape;
+    float kh, kw, sh, sw;
+    kernel_pair(g, n, &kh, &kw);
+    attr_pair(n, "strides", 1, &sh, &sw);
+    if (x->rank != 4 || x->dims[1].value != 3 || kh != 7 || kw != 7 ||
+        sh != 1 || sw != 1 || dlp_node_attr_int(n, "group", 1) != 1)
+        return 0;
+    int64_t b = x->dims[0].value, h = x->dims[2].value, w = x->dims[3].value;
+    int64_t r = h > w ? h : w, lo = h < w ? h : w;
+    if (b < 2 || lo < 96 || r > 256) return 0;
+    double mib = r < 128 ? DLP_MEM_FP16_STEM_WS_96_MIB
+                 : r <= 224 ? DLP_MEM_FP16_STEM_WS_MIB
+                            : DLP_MEM_FP16_STEM_WS_256_MIB;
+    return (double)b * mib * 1048576.0;
+}
+
 /* Output bytes of a Conv whose BatchNormalization the eval-mode export
  * folded into it (the legacy exporter names the folded weight
  * "onnx::Conv_<n>"), 0 for any other node: PyTorch runs the BatchNorm as
@@ -1771,6 +1795,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         live += alloc[g->inputs[i]];
     }
     double peak_pre[2] = {live, live}, peak_post[2] = {0, 0};
+    fg->fp16_stem_peak_bytes[0] = fg->fp16_stem_peak_bytes[1] = 0;
     bool post = false;
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
@@ -1835,6 +1860,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         for (int h = 0; h < 2; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
                        live + conv_extra_bytes(io, dense, pointwise, h));
+        double stem = fp16_stem_ws_bytes(g, n);
+        if (stem > 0)   /* fp16 bytes, the walk's fp32 units: x 2 */
+            raise_peak(&fg->fp16_stem_peak_bytes[post],
+                       live + fmax(conv_extra_bytes(io, dense, pointwise, true),
+                                   2 * stem));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
         /* an attention's own blocks (the math path's, a relative
@@ -2193,6 +2223,11 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
      * capture stream's from the first matmul on */
     double pre = fg->peak_pre_blas_bytes[h] * s / 1048576.0,
            post = fg->peak_post_blas_bytes[h] * s / 1048576.0;
+    if (c->precision == DLP_PREC_FP16) {   /* a 3-channel 7x7 stem's workspace */
+        pre = fmax(pre, fg->fp16_stem_peak_bytes[0] * s / 1048576.0);
+        post = fmax(post, fg->fp16_stem_peak_bytes[1] * s / 1048576.0);
+        o->peak_act_mib = fmax(o->peak_act_mib, fmax(pre, post));
+    }
     /* attention blocks the walk does not see (feat.h): a decoder's causal
      * mask under capture, through the forward and, as an additive copy,
      * at the attention; the math path of fp32 grouped-query attention */

@@ -95,6 +95,12 @@ typedef struct dlp_feat_graph {
      * folded BatchNorm's output is counted beside the conv's; the feature
      * peak_act_bytes is peak_act_bytes_at[0] */
     double peak_pre_blas_bytes[2], peak_post_blas_bytes[2], peak_act_bytes_at[2];
+    /* at fp16 only: the live bytes at a 7x7 stride-1 convolution of a
+     * 3-channel image plus its cuDNN workspace (fp16_stem_ws_bytes in
+     * feat.c), before the first cuBLAS node ([0]) and from it on ([1]),
+     * in the walk's fp32 units like the peaks above; 0 when the graph has
+     * no such stem */
+    double fp16_stem_peak_bytes[2];
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */
@@ -303,6 +309,17 @@ typedef struct {
  * 4.21; the per-class medians 1.5 for half 3x3: 4.41, dropping strided
  * or grouped half convs 4.34-4.47, fp32 dense 0.25: 4.25). */
 #define DLP_MEM_CONV_WS_FACTOR 1.0
+/* A dense 7x7 stride-1 convolution of a 3-channel image (DLA's stem,
+ * [N,3,H,W] -> 16 / 32 channels) at fp16 with N > 1 takes a cuDNN
+ * workspace per image that follows the resolution in steps, not its
+ * input + output: data/probes/20261130-convws-dla-stem.jsonl.xz (H200,
+ * cudnn.benchmark off) measured 8.06-8.12 MiB per image at 128, 160, 192
+ * and 224 px (dla46x_c b8 / b64, dla60x b32, dla34 b16), 2.03 at 96 px,
+ * 2.62 at 256 px, none at batch 1 or at bf16. Outside 96-256 px the
+ * general rule (conv_extra_bytes) stands: the probe has no size there. */
+#define DLP_MEM_FP16_STEM_WS_MIB 8.09
+#define DLP_MEM_FP16_STEM_WS_96_MIB 2.03
+#define DLP_MEM_FP16_STEM_WS_256_MIB 2.62
 /* CUDA-graph runtime, bidirectional attention masks: Hugging Face drops
  * an all-ones padding mask before SDPA only when it may look at the data,
  * not while a CUDA graph is captured; BERT-style encoders then build the
