@@ -487,6 +487,26 @@ static void test_malformed_table(void) {
     dlp_error err;
     CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT);
     CHECK(strstr(err.msg, "heldout.csv:2: line too long"));
+    /* a 600-byte source is read whole; one over DLP_HELDOUT_SOURCE_MAX - 1
+     * bytes is refused by name */
+    for (int k = 0; k < 2; k++) {
+        size_t ls = k ? DLP_HELDOUT_SOURCE_MAX : 600;
+        snprintf(big, sizeof big, "%s\ninference,graph,dippm,latency_ms,lmo,1,19.0,",
+                 DLP_HELDOUT_HEADER);
+        l = strlen(big);
+        memset(big + l, 's', ls);
+        big[l + ls] = 0;
+        write_text(path, big);
+        dlp_status st = dlp_predictor_open(dir, &ps, &err);
+        if (k) {
+            CHECK(st == DLP_ERR_FORMAT && strstr(err.msg, "source longer"));
+        } else {
+            CHECK_MSG(st == DLP_OK && ps && ps->heldout.n == 1 &&
+                      strlen(ps->heldout.rows[0].source) == ls, "%s", err.msg);
+            dlp_predictor_close(ps);
+        }
+        ps = NULL;
+    }
     /* CRLF line ends and "-" for all runtimes are fine */
     write_text(path, DLP_HELDOUT_HEADER "\r\n"
                "inference,-,dippm,latency_ms,lmo,1,19.0,\r\n");

@@ -25,6 +25,12 @@
 #define DLP_HELDOUT_HEADER "mode,runtime,kind,target,split,n,mape_pct,source"
 #define DLP_HELDOUT_ALL_RT (-1)      /* runtime "all" */
 
+/* A row's source (its provenance: data, schema, command) holds up to this
+ * many bytes - 1; with the other fields it fits the reader's 1,024-byte
+ * line (the thirty-first session wrote a 300-byte source, which the
+ * former 256-byte field refused, and every prediction failed). */
+#define DLP_HELDOUT_SOURCE_MAX 896
+
 typedef struct {
     dlp_pred_mode mode;
     int runtime;                     /* dlp_runtime or DLP_HELDOUT_ALL_RT */
@@ -33,7 +39,7 @@ typedef struct {
     char split[16];
     int n;                           /* test predictions */
     double mape_pct;                 /* MAPE, percent */
-    char source[256];                /* free text, no commas or newlines */
+    char source[DLP_HELDOUT_SOURCE_MAX]; /* free text, no commas or newlines */
 } dlp_heldout_row;
 
 typedef struct {
