@@ -432,6 +432,11 @@ typedef struct {
                                 eager op, us (the collector's probe,
                                 docs/PREDICT.md); 0 = not given (the
                                 prediction assumes the training hosts) */
+    int64_t height, width;   /* > 0: rebind every 4-D float input's H x W
+                                (an image model exported at a fixed
+                                resolution); a graph whose other shapes fix
+                                the old size fails its analysis by name;
+                                0 = as exported */
 } dlp_predict_config;
 
 void dlp_predict_config_init(dlp_predict_config *c);

@@ -118,6 +118,23 @@ def mig_rule(device, mem_mib, context, ratio):
     return None
 
 
+def resolution_oracle(tmp, path, h, w):
+    """path rewritten by the onnx package with its image input's height and
+    width set to h x w (shapes only; weights stay external and absent);
+    None without the onnx package."""
+    try:
+        import onnx
+    except ImportError:
+        print("skip --resolution oracle: no onnx package")
+        return None
+    m = onnx.load(path, load_external_data=False)
+    d = m.graph.input[0].type.tensor_type.shape.dim
+    d[2].dim_value, d[3].dim_value = h, w
+    out = os.path.join(tmp, "resnet18_%dx%d.onnx" % (h, w))
+    onnx.save(m, out)
+    return out
+
+
 def main():
     if not os.path.exists(DLPERF):
         print("no", DLPERF)
@@ -262,6 +279,9 @@ def main():
             (["--device", "h100", "--sms", "16", "--mig", "1g.10gb"], 1, "not both"),
             (["--device", "h100", "--slo-ms", "-3"], 2, "--slo-ms"),
             (["--device", "h100", "--dim", "seq"], 2, "NAME=VALUE"),
+            (["--device", "h100", "--resolution", "0"], 2, "--resolution"),
+            (["--device", "h100", "--resolution", "32x"], 2, "--resolution"),
+            (["--device", "h100", "--resolution", "20000"], 2, "--resolution"),
             (["--device", "h100", "--dim", "nope=3"], 1, "nope"),
             (["--device", "h100", "--frobnicate"], 2, "unknown option"),
             (["--device"], 2, "needs a value"),
@@ -283,6 +303,32 @@ def main():
         rc, out, err = run("predict", os.path.join(FIX, "predict", "cnn_dyn.onnx"),
                            "--device", "h100", "--dim", "size=96", "--json", *M)
         check(rc == 0 and json.loads(out)["height"] == 96, "bound dim works")
+        # --resolution against an independent rebinding: the onnx package
+        # writes resnet18's input as [batch, 3, 320, 160]; the prediction
+        # of that file equals the 224-px file's with --resolution 320x160
+        res = resolution_oracle(tmp, RESNET, 320, 160)
+        if res:
+            args = ["--device", "h100", "--batch", "4", "--precision", "fp16", "--json", *M]
+            rc1, o1, e1 = run("predict", res, *args)
+            rc2, o2, e2 = run("predict", RESNET, "--resolution", "320x160", *args)
+            j1 = json.loads(o1) if rc1 == 0 else {}
+            j2 = json.loads(o2) if rc2 == 0 else {}
+            same = j1 and j2 and all(j1[k] == j2[k] for k in
+                                     ("latency_ms", "memory_mib", "energy_j", "height", "width"))
+            check(same and j2["height"] == 320 and j2["width"] == 160,
+                  "--resolution 320x160 = the graph written at 320x160 (%s %s)"
+                  % (e1.strip()[:60], e2.strip()[:60]))
+            rc3, o3, _ = run("predict", RESNET, "--resolution", "224", *args)
+            rc4, o4, _ = run("predict", RESNET, *args)
+            check(rc3 == 0 and o3 == o4, "--resolution at the exported size changes nothing")
+        rc, out, err = run("predict", os.path.join(FIX, "models", "vit_b_16.onnx"),
+                           "--device", "h100", "--resolution", "320", *M)
+        check(rc == 1 and "fixes its resolution" in err and out == "",
+              "--resolution a ViT's position embedding contradicts: clear error (%s)"
+              % err.strip()[:80])
+        rc, out, err = run("predict", os.path.join(FIX, "models", "bert_tiny.onnx"),
+                           "--device", "h100", "--resolution", "224", *M)
+        check(rc == 1 and "no 4-D float input" in err, "--resolution on a text model: clear error")
         rc, out, err = run("predict", os.path.join(FIX, "predict", "unknown_op.onnx"),
                            "--device", "h100", "--json", *M)
         ju = json.loads(out) if rc == 0 else {}

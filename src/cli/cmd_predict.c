@@ -26,7 +26,7 @@ static void usage(FILE *f) {
 "                      [--runtime eager|graph] [--dim NAME=V]... [--batch N]\n"
 "                      [--mode inference|training|llm] [--sms N | --mig PROFILE]\n"
 "                      [--slo-ms X] [--json] [--models DIR] [--measured DIR]\n"
-"                      [--jobs N] [--best] [--host-us X]\n\n"
+"                      [--jobs N] [--best] [--host-us X] [--resolution R|HxW]\n\n"
 "Predicts, without the GPU, the model's latency, peak memory, energy,\n"
 "throughput and average power on the device, with ~90%% intervals, and\n"
 "recommends the smallest MIG profile that holds it (and meets --slo-ms).\n\n"
@@ -35,6 +35,8 @@ static void usage(FILE *f) {
 "  --runtime R       graph (CUDA graph replay, default) or eager\n"
 "  --dim NAME=V      bind a symbolic dimension (e.g. seq=128)\n"
 "  --batch N         batch size (1..65536; default: as exported, else 1)\n"
+"  --resolution R    image models: predict at R x R (or HxW) pixels instead\n"
+"                    of the exported size (1..16384 per side)\n"
 "  --mode M          inference (default), training (step time and memory)\n"
 "                    or llm (language-model throughput)\n"
 "  --sms N           predict for an N-SM partition of the GPU\n"
@@ -82,6 +84,20 @@ static int parse_i64(const char *s, long long lo, long long hi, long long *out) 
     return 0;
 }
 
+/* "R" or "HxW", each side 1..16384; 0 or -1 (bad). */
+static int parse_resolution(const char *v, int64_t *h, int64_t *w) {
+    char buf[64];
+    long long a, b;
+    snprintf(buf, sizeof buf, "%s", v);
+    char *x = strchr(buf, 'x');
+    if (x) *x = 0;
+    if (parse_i64(buf, 1, 16384, &a) || (x && parse_i64(x + 1, 1, 16384, &b)))
+        return -1;
+    *h = a;
+    *w = x ? b : a;
+    return 0;
+}
+
 static void print_value(FILE *f, const char *label,
                         const dlp_predict_value *v, const char *unit) {
     if (!v->valid) {
@@ -101,6 +117,8 @@ static void print_text(FILE *f, const char *name,
            r->partition[0] ? " " : "", r->partition, r->mode, r->precision,
            r->runtime, (long long)r->batch);
     if (r->seq) fprintf(f, ", seq %lld", (long long)r->seq);
+    if (r->height > 0 && r->width > 0)
+        fprintf(f, ", %lldx%lld px", (long long)r->height, (long long)r->width);
     fprintf(f, "\n");
     print_value(f, "latency", &r->latency_ms, "ms");
     print_value(f, "memory", &r->memory_mib, "MiB");
@@ -362,6 +380,13 @@ int cmd_predict(int argc, char **argv) {
                 return 2;
             }
             c.host_us = x;
+        } else if (!strcmp(a, "--resolution")) {
+            NEED_VALUE();
+            if (parse_resolution(v, &c.height, &c.width)) {
+                fprintf(stderr, "dlperf predict: --resolution wants R or HxW "
+                        "with integers in 1..16384, got '%s'\n", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--dim")) {
             NEED_VALUE();
             const char *eq = strchr(v, '=');

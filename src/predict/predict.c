@@ -86,6 +86,7 @@ void dlp_predict_config_init(dlp_predict_config *c) {
 }
 
 #define MAX_BATCH 65536
+#define MAX_SIDE 16384     /* pixels per side for a rebound resolution */
 
 static void add_reason(dlp_predict_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -345,6 +346,19 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         if (st == DLP_ERR_NOT_FOUND && c->skip_absent_dims) continue;
         if (st) return st;
     }
+    if (c->height || c->width) {
+        if (c->height < 1 || c->width < 1 || c->height > MAX_SIDE ||
+            c->width > MAX_SIDE)
+            return dlp_fail(err, DLP_ERR_ARG, "resolution %lldx%lld is out "
+                            "of range (1..%d each)", (long long)c->height,
+                            (long long)c->width, MAX_SIDE);
+        if (dlp_feat_bind_resolution(&m->graph, c->height, c->width))
+            m->analyzed = false;
+        else if (!c->skip_absent_dims)
+            return dlp_fail(err, DLP_ERR_NOT_FOUND, "the model has no 4-D "
+                            "float input whose height and width a resolution "
+                            "could set");
+    }
     /* default batch 1, unless exported with one or bound by a --dim */
     if (c->batch == -1 && m->batch < 0 && batch_unbound(&m->graph) &&
         (st = dlp_model_set_batch(m, 1, err)))
@@ -404,6 +418,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     if ((st = dlp_feat_graph_build(&fg, &m->graph, pc.batch, pc.seq,
                                    pc.height, pc.width, err)))
         return st;
+    if ((c->height || c->width) && fg.n_shape_conflicts) {
+        /* asked for by name: an error, not a flagged number */
+        st = dlp_fail(err, DLP_ERR_SHAPE, "the graph fixes its resolution "
+                      "elsewhere: %d node(s) contradict %lldx%lld px (export "
+                      "it at that size, or with dynamic height and width)",
+                      fg.n_shape_conflicts, (long long)c->height,
+                      (long long)c->width);
+        dlp_feat_graph_free(&fg);
+        return st;
+    }
     dlp_pred_input in = {&m->graph, &pc, &fg, NULL};
     st = dlp_predict_set_run(ps, &in, &pr, err);
     /* host-aware eager: the CUDA-graph latency too, for the share of the
