@@ -452,6 +452,8 @@ static void test_pred_train_signature(void) {
     const dlp_nn_entry *se = dlp_nn_file_get(&g, "xgb/schema", DLP_NN_I64);
     CHECK(se && ((const int64_t *)se->data)[0] == DLP_TREE_GSCHEMA &&
           ((const int64_t *)se->data)[1] == DLP_TREE_NGFEAT);
+    CHECK(dlp_tree_layout_of(DLP_MODE_TRAINING)->schema == DLP_TREE_TSCHEMA &&
+          DLP_TREE_TSCHEMA != DLP_TREE_GSCHEMA);
     dlp_nn_file_free(&g);
     dlp_examples_free(&Ei);
     dlp_examples_free(&E);
@@ -468,7 +470,8 @@ static void test_graph_layout(void) {
     CHECK(L && L->nfeat == DLP_TREE_NGFEAT && L->schema == DLP_TREE_GSCHEMA);
     CHECK(L && L->targets[0] == DLP_T_INF_LATENCY_MS);
     const dlp_tree_layout *T = dlp_tree_layout_of(DLP_MODE_TRAINING);
-    CHECK(T && T->targets[0] == DLP_T_TRAIN_STEP_MS && T->nfeat == L->nfeat);
+    CHECK(T && T->targets[0] == DLP_T_TRAIN_STEP_MS && T->nfeat == L->nfeat &&
+          T->schema == DLP_TREE_TSCHEMA);
     if (!L || !T) return;
     for (int i = 0; i < L->nfeat; i++) {
         const char *a = dlp_tree_feature_name(L, i);
@@ -516,7 +519,10 @@ static void test_graph_layout(void) {
     CHECK(fabs(base[0] - (r.roofline_ms + r.launch_ms)) <= 1e-9 * base[0]);
     c.mode = DLP_MODE_TRAINING;
     dlp_tree_features(T, &fg, &c, NULL, x, base);
-    CHECK(fabs(base[0] - 3 * (r.roofline_ms + r.launch_ms)) <= 1e-9 * base[0]);
+    dlp_feat_roofline_of(&fg, &c, &r);
+    /* the step: kernel floors x 4.0 + 0.0537 ms per forward kernel */
+    CHECK(r.kernels > 0 && r.kernel_ms > 0);
+    CHECK(fabs(base[0] - (4.0 * r.kernel_ms + 0.0537 * r.kernels)) <= 1e-9 * base[0]);
     CHECK(base[2] == c.device.tdp_w);
     dlp_feat_graph_free(&fg);
 

@@ -152,7 +152,24 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * Names of the features from dlp_tree_feature_name. */
 #define DLP_TREE_SCHEMA 4          /* llm layout (3: graph-layout bases,
                                       4: + mask_bidir, log_scores_mib) */
-#define DLP_TREE_GSCHEMA 1         /* inference / training layout */
+#define DLP_TREE_GSCHEMA 1         /* inference layout */
+#define DLP_TREE_TSCHEMA 2         /* training layout (1: the inference
+                                      layout's, step base 3 x (roofline +
+                                      launches); 2: the base below) */
+/* The training step's base: the forward's kernel floors
+ * (dlp_feat_roofline.kernel_ms) times this factor (backward about twice the
+ * forward, the optimizer, the fp32 backward of memory-bound ops) plus this
+ * many ms per forward kernel (dlp_feat_roofline.kernels: the host's
+ * dispatch of the forward, of the backward's kernels and of the
+ * optimizer's, per kernel of the forward). Relative least squares over the
+ * 1,595 training configurations through t32c (H100 and H200, fp32, SGD
+ * with momentum; docs/EVAL.md, thirty-second session): 4.008 and 0.05374;
+ * the same form refitted on each leave-models-out fold's training rows
+ * gives 21.73% held out against 21.71% in sample, so the two constants
+ * carry next to nothing of the held-out rows. The former base, 3 x
+ * (roofline + launches), was 56% off. */
+#define DLP_TREE_TRAIN_GPU_FACTOR 4.0
+#define DLP_TREE_TRAIN_HOST_MS 0.0537
 #define DLP_TREE_NARCH (21 + 11 + 2) /* + op categories, nodes per layer,
                                        attention mask kind and scores */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)

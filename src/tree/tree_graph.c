@@ -1,6 +1,7 @@
 /*
  * tree_graph.c — the tree predictor's feature vector for any graph in
- * inference or training (layout "graph", schema DLP_TREE_GSCHEMA): the
+ * inference or training (layout "graph", schema DLP_TREE_GSCHEMA, training
+ * DLP_TREE_TSCHEMA: the same features, another step base): the
  * featurizer's static vector, then where the roofline time goes (per op
  * category its roofline time and its kernel nodes), then the per-kernel
  * floor sum and the kernel count; and the analytical bases the boosters
@@ -57,11 +58,14 @@ void dlp_tree_base_latency_memory(const dlp_feat_graph *fg,
                                   double *mem_mib) {
     /* a replayed graph costs at least each kernel's floor (launch latency
      * or roofline, dlp_feat_roofline.kernel_ms); eager adds a launch per
-     * node; a training step runs forward, backward (about twice the
-     * forward's work) and the optimizer: three forwards */
+     * node; a training step (schema DLP_TREE_TSCHEMA 2) the forward's
+     * kernel floors times DLP_TREE_TRAIN_GPU_FACTOR plus the host's time
+     * per forward kernel (tree.h) */
     double lat = c->runtime == DLP_RT_GRAPH ? r->kernel_ms
                                             : r->roofline_ms + r->launch_ms;
-    if (c->mode == DLP_MODE_TRAINING) lat = 3 * (r->roofline_ms + r->launch_ms);
+    if (c->mode == DLP_MODE_TRAINING)
+        lat = DLP_TREE_TRAIN_GPU_FACTOR * r->kernel_ms +
+              DLP_TREE_TRAIN_HOST_MS * r->kernels;
     *lat_ms = lat > 1e-4 ? lat : 1e-4;
     double mem = dlp_feat_mem_estimate_of(fg, c, r);
     *mem_mib = mem > 1 ? mem : 1;
