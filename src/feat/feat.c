@@ -2183,6 +2183,7 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     int nclamp = 0;
     bool half = c->precision != DLP_PREC_FP32;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
+    o->roof_gconv_ms = o->kernels_gconv = o->roof_kconv_ms = o->kernels_kconv = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem, tcl;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
@@ -2199,6 +2200,17 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
         o->roof_cat_ms[k] += t * 1e3;
         o->kernels_cat[k] += nk;
+        if (k == CAT_CONV) {   /* attr_feats: kernel h, w at 0, 1, log2 group at 8 */
+            const float *a = fg->dense + (size_t)i * DLP_FEAT_DENSE;
+            if (a[8] > 0) {
+                o->roof_gconv_ms += t * 1e3;
+                o->kernels_gconv += nk;
+            }
+            if (a[0] * a[1] >= 25) {
+                o->roof_kconv_ms += t * 1e3;
+                o->kernels_kconv += nk;
+            }
+        }
         if (tcl > 0) {    /* the fp16 clamp's kernels: a launch floor each */
             double fl = DLP_FP16_CLAMP_KERNELS * d.launch_s;
             kr += tcl > fl ? tcl : fl;

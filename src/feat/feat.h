@@ -255,6 +255,11 @@ typedef struct {
      * max(compute, memory)) and kernel nodes; the tree predictor's graph
      * features (src/tree/tree_graph.c) */
     double roof_cat_ms[DLP_FEAT_NCAT], kernels_cat[DLP_FEAT_NCAT];
+    /* and of the convolutions, two kinds whose kernels (above all their
+     * backward) run far from the roofline: grouped ones (group > 1:
+     * depthwise, RegNet's, ResNeXt's) and large-kernel ones (kernel area
+     * >= 25: ConvNeXt's 7x7 depthwise, stems); roofline ms and kernels */
+    double roof_gconv_ms, kernels_gconv, roof_kconv_ms, kernels_kconv;
 } dlp_feat_roofline;
 
 /* cuBLAS workspace PyTorch allocates through its caching allocator, once

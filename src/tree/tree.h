@@ -152,10 +152,12 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * Names of the features from dlp_tree_feature_name. */
 #define DLP_TREE_SCHEMA 4          /* llm layout (3: graph-layout bases,
                                       4: + mask_bidir, log_scores_mib) */
-#define DLP_TREE_GSCHEMA 1         /* inference layout */
-#define DLP_TREE_TSCHEMA 2         /* training layout (1: the inference
+#define DLP_TREE_GSCHEMA 2         /* inference layout (2: + grouped and
+                                      large-kernel convolutions) */
+#define DLP_TREE_TSCHEMA 3         /* training layout (1: the inference
                                       layout's, step base 3 x (roofline +
-                                      launches); 2: the base below) */
+                                      launches); 2: the base below; 3: +
+                                      the convolutions of schema 2) */
 /* The training step's base: the forward's kernel floors
  * (dlp_feat_roofline.kernel_ms) times this factor (backward about twice the
  * forward, the optimizer, the fp32 backward of memory-bound ops) plus this
@@ -173,7 +175,7 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
 #define DLP_TREE_NARCH (21 + 11 + 2) /* + op categories, nodes per layer,
                                        attention mask kind and scores */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
-#define DLP_TREE_NGFEAT (DLP_FEAT_STATIC_DIM + 2 * DLP_FEAT_NCAT + 2)
+#define DLP_TREE_NGFEAT (DLP_FEAT_STATIC_DIM + 2 * DLP_FEAT_NCAT + 2 + 4)
 #define DLP_TREE_NFEAT_MAX \
     (DLP_TREE_NFEAT > DLP_TREE_NGFEAT ? DLP_TREE_NFEAT : DLP_TREE_NGFEAT)
 #define DLP_TREE_NT 3              /* targets per mode */

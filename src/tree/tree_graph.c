@@ -24,7 +24,8 @@ static const char *const NAMES[DLP_TREE_NGFEAT - NSTATIC] = {
     "log_kernels_norm", "log_kernels_act", "log_kernels_elem",
     "log_kernels_softmax", "log_kernels_pool", "log_kernels_data",
     "log_kernels_reduce", "log_kernels_other", "log_kernel_floor_ms",
-    "log_kernels_all"};
+    "log_kernels_all", "log_roof_ms_grouped_conv", "log_kernels_grouped_conv",
+    "log_roof_ms_large_kernel_conv", "log_kernels_large_kernel_conv"};
 
 const char *dlp_tree_graph_feature_name(int i) {
     if (i < 0 || i >= DLP_TREE_NGFEAT) return NULL;
@@ -44,6 +45,13 @@ void dlp_tree_graph_features(const dlp_feat_graph *fg,
         x[k++] = (float)log1p(r.kernels_cat[i]);
     x[k++] = (float)log10(r.kernel_ms + 1e-6);
     x[k++] = (float)log1p(r.kernels);
+    /* schema 2 (inference) / 3 (training): the grouped and large-kernel
+     * convolutions' share, whose backward and depthwise kernels run far
+     * from the roofline (RegNet, ConvNeXt, EfficientNet) */
+    x[k++] = (float)log10(r.roof_gconv_ms + 1e-6);
+    x[k++] = (float)log1p(r.kernels_gconv);
+    x[k++] = (float)log10(r.roof_kconv_ms + 1e-6);
+    x[k++] = (float)log1p(r.kernels_kconv);
     double lat, mem;
     dlp_tree_base_latency_memory(fg, c, &r, &lat, &mem);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
