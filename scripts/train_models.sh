@@ -224,9 +224,9 @@ fi
 # the training blend DIPPM+XGBoost (thirty-second session, docs/EVAL.md):
 # the geometric mean of the training DIPPM written above (`--parts`) and
 # trees trained for the blend on the same split. Held out on the data
-# through t32c (5-fold leave-models-out) it had 15.60% step time error
-# against DIPPM's 16.18% and the trees' 17.38% (tree schema 2), memory
-# 4.54% and power 8.92%, below both parts on every target;
+# through t32c (5-fold leave-models-out) it had 15.15% step time error
+# against DIPPM's 16.18% and the trees' 16.27% (tree schema 3), memory
+# 4.58% and power 8.95%, below both parts on every target;
 # TRAIN_BLEND= skips it
 TRAIN_BLEND=${TRAIN_BLEND-dippm+xgb}
 if [ -n "$TRAIN_BLEND" ] && echo " $MODES " | grep -q " training " &&
