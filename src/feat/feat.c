@@ -1387,8 +1387,10 @@ static size_t gpt2_block_len(const char *s) {
  * `attn_output` (the attention module's output read by the residual Add)
  * until it returns. The graph is GPT-2 by its module names (/wte/, /wpe/,
  * /h.<N>/attn/c_attn/). Extends last[] and marks ext_next (-2) as
- * hold_encoder_states does; false when out of memory. */
-static bool hold_gpt2_locals(const dlp_graph *g, int *last, int *ext_next) {
+ * hold_encoder_states does; end maps each scope to its last position
+ * (hold_module_inputs' map). */
+static void hold_gpt2_locals(const dlp_graph *g, const dlp_strmap *end,
+                             int *last, int *ext_next) {
     size_t N = g->n_nodes;
     bool gpt2 = false, wte = false;
     for (size_t i = 0; i < N && !(gpt2 && wte); i++) {
@@ -1398,16 +1400,8 @@ static bool hold_gpt2_locals(const dlp_graph *g, int *last, int *ext_next) {
         size_t b = gpt2_block_len(s);
         if (b && !strncmp(s + b, "/attn/c_attn/", 13)) gpt2 = true;
     }
-    if (!gpt2 || !wte || !N) return true;
-    dlp_strmap end;
-    if (!dlp_strmap_init(&end, N)) return false;
-    bool ok = true;
-    for (size_t t = 0; t < N && ok; t++) {
-        const char *s = g->nodes[g->topo[t]].name;
-        size_t b = gpt2_block_len(s);
-        if (b) ok = dlp_strmap_put(&end, s, b, (int)t);
-    }
-    for (size_t t = 0; t < N && ok; t++) {
+    if (!gpt2 || !wte) return;
+    for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         if (strcmp(n->op_type, "Add") || !n->name) continue;
         size_t L = scope_len(n->name), b = gpt2_block_len(n->name);
@@ -1422,12 +1416,10 @@ static bool hold_gpt2_locals(const dlp_graph *g, int *last, int *ext_next) {
             else if (b && L == b && gpt2_block_len(p->name) == b &&
                      !strncmp(p->name, n->name, b) &&
                      !strncmp(p->name + b, "/attn/", 6))
-                e = dlp_strmap_get(&end, n->name, b);  /* attn_output */
+                e = dlp_strmap_get(end, n->name, b);   /* attn_output */
             hold_until(last, ext_next, v, e);
         }
     }
-    dlp_strmap_free(&end);
-    return ok;
 }
 
 /* A module's caller holds its arguments until it returns: the caller's
@@ -1527,6 +1519,7 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
             hold_until(last, ext_next, v, e);
         }
     }
+    if (ok) hold_gpt2_locals(g, &end, last, ext_next);
     /* the walk frees a block at a node that reads or writes it; a value
      * held past its last reader is freed from these lists instead */
     for (size_t t = 0; t < N; t++) ext_head[t] = -1;
@@ -1606,7 +1599,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     if (!ext_head || !ext_next) { ok = false; goto out; }
     for (size_t v = 0; v < V; v++) ext_next[v] = -1;
     hold_encoder_states(g, last, ext_next);
-    if (!hold_gpt2_locals(g, last, ext_next)) { ok = false; goto out; }
     if (!hold_module_inputs(g, last, ext_head, ext_next)) { ok = false; goto out; }
     /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
     for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
