@@ -39,11 +39,16 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
  * throughput / 26.24% energy error, 1000 of depth 6 at 0.03 23.04% /
  * 20.21% (an 11 MB file), 300 of depth 5 at 0.08 22.95% / 21.19% (2.2 MB,
  * the default); depth 8-10 no better. The rows are few enough that the
- * deeper trees cost seconds. */
+ * deeper trees cost seconds. The training steps' boosters likewise
+ * (thirty-second session, 1,595 configurations through t32c, `dlperf tree
+ * fit --mode training`, tree schema 3): 200 rounds of depth 3 at 0.05
+ * 16.15% step / 4.94% memory / 9.28% power, 300 of depth 5 at 0.08 15.50
+ * / 4.51 / 9.30 (2.1 MB), 300 of depth 6 at 0.05 15.36 / 4.54 / 9.25 (3.0
+ * MB), 1000 of depth 6 at 0.03 15.17 / 4.40 / 9.26 (10 MB). */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode) {
     dlp_tree_params d;
     dlp_tree_params_default(&d);
-    if (mode == DLP_MODE_LLM) {
+    if (mode == DLP_MODE_LLM || mode == DLP_MODE_TRAINING) {
         d.rounds = 300;
         d.max_depth = 5;
         d.eta = 0.08;
