@@ -194,8 +194,9 @@ static void test_params_for_mode(void) {
     CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
     CHECK_CLOSE(p.eta, g.eta, 1e-12);
     p = o.tp;
-    dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);
-    CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
+    dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);   /* as LLM's */
+    CHECK(p.rounds == 300 && p.max_depth == 5);
+    CHECK_CLOSE(p.eta, 0.08, 1e-12);
     p = o.tp;
     p.rounds = 30;
     p.eta = 0.5;
