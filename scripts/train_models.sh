@@ -233,10 +233,11 @@ fi
 # the training blend DIPPM+XGBoost (thirty-second session, docs/EVAL.md):
 # the geometric mean of the training DIPPM written above (`--parts`) and
 # trees trained for the blend on the same split. Held out on the data
-# through t32c (5-fold leave-models-out) it had 14.82% step time error
-# against DIPPM's 15.13% (two members of hidden 64) and the trees' 16.27%
-# (tree schema 3), memory 4.45% and power 8.65%, below both parts on every
-# target (with one DIPPM of hidden 32: 15.15 / 4.58 / 8.95%);
+# through t32c (5-fold leave-models-out) it had 14.46% step time error
+# against DIPPM's 15.13% (two members of hidden 64) and the trees' 15.73%
+# (tree schema 3, 300 rounds of depth 5), memory 4.33% and power 8.61%,
+# below both parts on every target (with one DIPPM of hidden 32 and the
+# former 200 rounds of depth 3: 15.15 / 4.58 / 8.95%);
 # TRAIN_BLEND= skips it
 TRAIN_BLEND=${TRAIN_BLEND-dippm+xgb}
 if [ -n "$TRAIN_BLEND" ] && echo " $MODES " | grep -q " training " &&
