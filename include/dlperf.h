@@ -393,11 +393,12 @@ const char *dlp_device_feature_name(int i);      /* NULL out of range */
  * or MIG profile (DLP_ERR_NOT_FOUND listing the known ones), a precision
  * the device lacks (DLP_ERR_UNSUPPORTED), batch outside 1..65536 or a bad
  * SM count (DLP_ERR_ARG), symbolic dims still unbound (DLP_ERR_SHAPE naming
- * them), a resolution (height / width) outside 1..16384 (DLP_ERR_ARG), for
- * a model without a 4-D float input (DLP_ERR_NOT_FOUND) or whose graph
- * fixes its size elsewhere (DLP_ERR_SHAPE). Ops the featurizer never saw, configs outside the training ranges
- * and devices without training data are not errors: the result is flagged
- * (ood, extrapolated) with the reasons. */
+ * them), a resolution (height / width) outside 1..DLP_PREDICT_MAX_SIDE
+ * (DLP_ERR_ARG), for a model without a 4-D float input (DLP_ERR_NOT_FOUND)
+ * or whose graph fixes its size elsewhere (DLP_ERR_SHAPE). Ops the
+ * featurizer never saw, configs outside the training ranges and devices
+ * without training data are not errors: the result is flagged (ood,
+ * extrapolated) with the reasons. */
 typedef struct dlp_predictor_set dlp_predictor_set;
 
 /* Loads every predictor file (*.dlpm) of models_dir. */
@@ -415,6 +416,7 @@ const char *dlp_predictor_set_name(const dlp_predictor_set *ps, int i);
 void dlp_predictor_set_best(dlp_predictor_set *ps, int on);
 
 #define DLP_PREDICT_MAX_DIMS 16
+#define DLP_PREDICT_MAX_SIDE 16384   /* pixels per side of a resolution */
 typedef struct {
     const char *device;      /* required: name or alias ("h100") */
     const char *precision;   /* "fp32" (default), "fp16", "bf16" */

@@ -12,7 +12,9 @@ and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
 parts and DenseNet's BatchNorm -> ReLU -> Conv on the concatenation, in a
 module and in the root scope), memest_gpt2.onnx (GPT-2's embeddings and
-a block: the locals its forward methods hold) and memest_conv.onnx
+a block: the locals its forward methods hold), memest_stem7.onnx /
+memest_stem7s2.onnx (a 7x7 convolution of a 3-channel image, stride 1 and
+2: DLA's fp16 stem workspace) and memest_conv.onnx
 (a dense Conv, an in-place ReLU and a depthwise Conv: cuDNN workspaces),
 memest_convbn.onnx
 (a pointwise Conv with a folded BatchNorm, then a dense 3x3 one),

@@ -36,7 +36,7 @@ static void usage(FILE *f) {
 "  --dim NAME=V      bind a symbolic dimension (e.g. seq=128)\n"
 "  --batch N         batch size (1..65536; default: as exported, else 1)\n"
 "  --resolution R    image models: predict at R x R (or HxW) pixels instead\n"
-"                    of the exported size (1..16384 per side)\n"
+"                    of the exported size (1..%d per side)\n"
 "  --mode M          inference (default), training (step time and memory)\n"
 "                    or llm (language-model throughput)\n"
 "  --sms N           predict for an N-SM partition of the GPU\n"
@@ -52,7 +52,7 @@ static void usage(FILE *f) {
 "  --host-us X       eager inference: the host's dispatch time per eager\n"
 "                    op, in us (docs/PREDICT.md has the probe); the eager\n"
 "                    latency is corrected for it (models/host.csv)\n"
-"  -h, --help        this text\n");
+"  -h, --help        this text\n", DLP_PREDICT_MAX_SIDE);
 }
 
 /* models/ next to the binary's repository, else ./models */
@@ -84,14 +84,15 @@ static int parse_i64(const char *s, long long lo, long long hi, long long *out) 
     return 0;
 }
 
-/* "R" or "HxW", each side 1..16384; 0 or -1 (bad). */
+/* "R" or "HxW", each side 1..DLP_PREDICT_MAX_SIDE; 0 or -1 (bad). */
 static int parse_resolution(const char *v, int64_t *h, int64_t *w) {
     char buf[64];
     long long a, b;
     snprintf(buf, sizeof buf, "%s", v);
     char *x = strchr(buf, 'x');
     if (x) *x = 0;
-    if (parse_i64(buf, 1, 16384, &a) || (x && parse_i64(x + 1, 1, 16384, &b)))
+    if (parse_i64(buf, 1, DLP_PREDICT_MAX_SIDE, &a) ||
+        (x && parse_i64(x + 1, 1, DLP_PREDICT_MAX_SIDE, &b)))
         return -1;
     *h = a;
     *w = x ? b : a;
@@ -384,7 +385,8 @@ int cmd_predict(int argc, char **argv) {
             NEED_VALUE();
             if (parse_resolution(v, &c.height, &c.width)) {
                 fprintf(stderr, "dlperf predict: --resolution wants R or HxW "
-                        "with integers in 1..16384, got '%s'\n", v);
+                        "with integers in 1..%d, got '%s'\n",
+                        DLP_PREDICT_MAX_SIDE, v);
                 return 2;
             }
         } else if (!strcmp(a, "--dim")) {

@@ -248,7 +248,7 @@ static void kernel_pair(const dlp_graph *g, const dlp_node *n, float *a,
 }
 
 static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
-    kernel_pair(g, n, &o[0], &o[1]);
+    kernel_pair(g, n, &o[DLP_FEAT_ATTR_KH], &o[DLP_FEAT_ATTR_KW]);
     attr_pair(n, "strides", 0, &o[2], &o[3]);
     const dlp_attr *p = dlp_node_attr(n, "pads");
     o[4] = o[5] = 0;
@@ -256,8 +256,8 @@ static void attr_feats(float *o, const dlp_graph *g, const dlp_node *n) {
         for (int k = 0; k < p->n; k++) o[k < p->n / 2 ? 4 : 5] += (float)p->ints[k];
     }
     attr_pair(n, "dilations", 0, &o[6], &o[7]);
-    o[8] = (float)log2((double)(dlp_node_attr_int(n, "group", 1) > 0
-                                    ? dlp_node_attr_int(n, "group", 1) : 1));
+    int64_t groups = dlp_node_attr_int(n, "group", 1);
+    o[DLP_FEAT_ATTR_LOG2_GROUP] = (float)log2((double)(groups > 0 ? groups : 1));
     const dlp_attr *ax = dlp_node_attr(n, "axes");
     o[9] = ax && ax->type == DLP_ATTR_INTS ? (float)ax->n : 0;
     if (!ax && n->n_inputs > 1 && !strncmp(n->op_type, "Reduce", 6) &&
@@ -2192,13 +2192,13 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
         o->roof_cat_ms[k] += t * 1e3;
         o->kernels_cat[k] += nk;
-        if (k == CAT_CONV) {   /* attr_feats: kernel h, w at 0, 1, log2 group at 8 */
+        if (k == CAT_CONV) {   /* the node's attributes (attr_feats) */
             const float *a = fg->dense + (size_t)i * DLP_FEAT_DENSE;
-            if (a[8] > 0) {
+            if (a[DLP_FEAT_ATTR_LOG2_GROUP] > 0) {
                 o->roof_gconv_ms += t * 1e3;
                 o->kernels_gconv += nk;
             }
-            if (a[0] * a[1] >= 25) {
+            if (a[DLP_FEAT_ATTR_KH] * a[DLP_FEAT_ATTR_KW] >= 25) {
                 o->roof_kconv_ms += t * 1e3;
                 o->kernels_kconv += nk;
             }

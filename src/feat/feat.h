@@ -41,6 +41,9 @@
 #define DLP_FEAT_NOPS 210          /* vocabulary size; index NOPS = "other" */
 #define DLP_FEAT_SHAPE_DIMS 6
 #define DLP_FEAT_NATTR 12
+/* positions in a node's attribute block (the first DLP_FEAT_NATTR of its
+ * dense features): kernel height and width, log2 of the group count */
+enum { DLP_FEAT_ATTR_KH = 0, DLP_FEAT_ATTR_KW = 1, DLP_FEAT_ATTR_LOG2_GROUP = 8 };
 #define DLP_FEAT_DENSE (DLP_FEAT_NATTR + 2 * (DLP_FEAT_SHAPE_DIMS + 1) + 5)
 #define DLP_FEAT_NROOF 3
 #define DLP_FEAT_NODE_DIM (DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE + DLP_FEAT_NROOF)

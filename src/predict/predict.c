@@ -86,7 +86,6 @@ void dlp_predict_config_init(dlp_predict_config *c) {
 }
 
 #define MAX_BATCH 65536
-#define MAX_SIDE 16384     /* pixels per side for a rebound resolution */
 
 static void add_reason(dlp_predict_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -347,11 +346,11 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         if (st) return st;
     }
     if (c->height || c->width) {
-        if (c->height < 1 || c->width < 1 || c->height > MAX_SIDE ||
-            c->width > MAX_SIDE)
+        if (c->height < 1 || c->width < 1 || c->height > DLP_PREDICT_MAX_SIDE ||
+            c->width > DLP_PREDICT_MAX_SIDE)
             return dlp_fail(err, DLP_ERR_ARG, "resolution %lldx%lld is out "
                             "of range (1..%d each)", (long long)c->height,
-                            (long long)c->width, MAX_SIDE);
+                            (long long)c->width, DLP_PREDICT_MAX_SIDE);
         if (dlp_feat_bind_resolution(&m->graph, c->height, c->width))
             m->analyzed = false;
         else if (!c->skip_absent_dims)
