@@ -411,10 +411,17 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
 
 
 def measure_train(c, spec, model, prec, dtype, cfgs):
+    """Training steps of cfgs [(batch, h, w)] at prec: fp32, or fp16 / bf16
+    as automatic mixed precision (what people train with): the fp32 model
+    and input under torch.autocast, fp32 master weights, gradients and
+    momentum, and at fp16 a GradScaler (scale, unscale and inf check in the
+    step). dtype: the model's dtype (fp32 for every prec)."""
     torch = c.torch
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     lossf = torch.nn.CrossEntropyLoss()
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+    scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
     for rep in (0, 1):
         for (b, h, w) in cfgs:
             if time.time() > c.a.deadline:
@@ -422,17 +429,26 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
             key = "train|%s|%s|%s|%s|%s" % (spec["id"], prec, b, h, w)
             try:
                 x = torch.randn(b, 3, h, w, device="cuda", dtype=dtype)
-                y0 = model(x)
+                with torch.autocast("cuda", dtype=amp or torch.float32,
+                                    enabled=amp is not None):
+                    y0 = model(x)
                 ncls = zoo._first_tensor(y0).shape[-1]
                 y0 = None
                 lab = torch.randint(0, ncls, (b,), device="cuda")
 
                 def step():
                     opt.zero_grad(set_to_none=True)
-                    out = zoo._first_tensor(model(x))
-                    loss = lossf(out.float(), lab)
-                    loss.backward()
-                    opt.step()
+                    with torch.autocast("cuda", dtype=amp or torch.float32,
+                                        enabled=amp is not None):
+                        out = zoo._first_tensor(model(x))
+                        loss = lossf(out.float(), lab)
+                    if scaler is not None:
+                        scaler.scale(loss).backward()
+                        scaler.step(opt)
+                        scaler.update()
+                    else:
+                        loss.backward()
+                        opt.step()
                 torch.cuda.synchronize()
                 t0 = time.perf_counter()
                 step()
@@ -762,8 +778,13 @@ def run_item(c, item, tmpdir):
             measure_memory(c, spec, model, prec, dtype, mem)
         measure_infer(c, spec, model, prec, dtype, cfgs)
         if prec == "fp32" and item.get("train") and not text:
-            measure_train(c, spec, model, prec, dtype,
-                          [(b, r or h, r or w) for b, r in item["train"]])
+            # entries [batch, res] or [batch, res, prec]; fp16 / bf16 are
+            # mixed-precision steps of this fp32 model (measure_train)
+            for tp in ("fp32", "fp16", "bf16"):
+                tc = [(t[0], t[1] or h, t[1] or w) for t in item["train"]
+                      if (t[2] if len(t) > 2 else "fp32") == tp]
+                if tc:
+                    measure_train(c, spec, model, tp, dtype, tc)
         if prec != "fp32" and item.get("trace"):
             for cf in item["trace"]:
                 try:

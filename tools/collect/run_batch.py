@@ -193,15 +193,7 @@ def train_items(ordered, dev, done):
     s2h = {}
     for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
         s2h.setdefault(r["spec_id"], r["hash"])
-    batches, failed = {}, {}
-    for table, r in batch_rows(("training", "failures")):
-        if r["device"] != dev:
-            continue
-        if table == "training":
-            batches.setdefault(r["hash"], set()).add(int(r["batch"]))
-        elif r["stage"] == "train" or r["reason"].startswith("train"):
-            b = re.search(r"\bb=(\d+)", r["reason"])
-            failed.setdefault(r["hash"], set()).add(int(b.group(1)) if b else None)
+    batches, failed = train_history(dev, "fp32")
     first, retry, second, have = [], [], [], set()
     for idx, sp in enumerate(ordered):
         h = s2h.get(sp["id"])
@@ -222,6 +214,61 @@ def train_items(ordered, dev, done):
             b = random.Random(sp["id"] + "|train2").choice(left)
             second.append(dict(spec=sp, train=[[b, None]]))
     return new_models_first(first + retry, have) + second
+
+
+def train_history(dev, prec):
+    """({graph hash: batches with a training row}, {graph hash: batches
+    whose training step failed}) on `dev` at prec (fp32, or fp16 / bf16:
+    mixed precision). A failure's reason names its precision and batch
+    ("train fp16 b=8", "fp32 b=8: <error>")."""
+    batches, failed = {}, {}
+    for table, r in batch_rows(("training", "failures")):
+        if r["device"] != dev:
+            continue
+        if table == "training":
+            if (r.get("precision") or "fp32") == prec:
+                batches.setdefault(r["hash"], set()).add(int(r["batch"]))
+        elif r["stage"] == "train" or r["reason"].startswith("train"):
+            p = re.search(r"\b(fp32|fp16|bf16) b=", r["reason"])
+            if (p.group(1) if p else "fp32") != prec:
+                continue
+            b = re.search(r"\bb=(\d+)", r["reason"])
+            failed.setdefault(r["hash"], set()).add(int(b.group(1)) if b else None)
+    return batches, failed
+
+
+AMP_PRECS = ("fp16", "bf16")
+
+
+def amp_items(ordered, dev, done):
+    """--train-amp: mixed-precision training items of vision specs labeled
+    on `dev` whose graph has an fp32 training row there: one step per
+    graph at a batch size its fp32 step was measured at (the pair isolates
+    the precision), in fp16 or bf16 (both seeded by the spec id), for
+    graphs with no mixed-precision row and no failure at that precision
+    yet; models without such a row first. Every training row before the
+    thirty-third session was fp32."""
+    s2h = {}
+    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
+        s2h.setdefault(r["spec_id"], r["hash"])
+    fp32, _ = train_history(dev, "fp32")
+    hist = {p: train_history(dev, p) for p in AMP_PRECS}
+    items, have, seen = [], set(), set()
+    for sp in ordered:
+        h = s2h.get(sp["id"])
+        if (sp["kind"] != "vision" or h is None or h not in fp32 or
+                sp["id"] not in done["label"] or h in seen):
+            continue
+        seen.add(h)
+        if any(h in hist[p][0] for p in AMP_PRECS):
+            have.add(sp.get("model"))
+            continue
+        rng = random.Random(sp["id"] + "|amp")
+        p = rng.choice(AMP_PRECS)
+        left = sorted(b for b in fp32[h] if b not in hist[p][1].get(h, ()))
+        if left:
+            items.append(dict(spec=sp, train=[[rng.choice(left), None, p]]))
+    return new_models_first(items, have)
 
 
 def retry_batch(failed_batches):
@@ -484,6 +531,10 @@ def main():
                     help="training steps only, of vision specs labeled on this "
                     "card: without a training row there first, then another "
                     "batch size (run_batch.train_items)")
+    ap.add_argument("--train-amp", action="store_true",
+                    help="mixed-precision (fp16 / bf16 autocast) training "
+                    "steps of vision graphs with an fp32 training row on "
+                    "this card (run_batch.amp_items)")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -505,7 +556,9 @@ def main():
     retry = os.environ.get("DLP_RETRY_EXPORT_FAILURES")
     skip = skip_specs(done, retry)
     byid = {s["id"]: s for s in specs}
-    if a.train_only:
+    if a.train_amp:
+        items = amp_items(ordered, dev, done)
+    elif a.train_only:
         items = train_items(ordered, dev, done)
     else:
         items = [plan_item(s, idx) for idx, s in enumerate(ordered)
