@@ -419,7 +419,9 @@ void dlp_predictor_set_best(dlp_predictor_set *ps, int on);
 #define DLP_PREDICT_MAX_SIDE 16384   /* pixels per side of a resolution */
 typedef struct {
     const char *device;      /* required: name or alias ("h100") */
-    const char *precision;   /* "fp32" (default), "fp16", "bf16" */
+    const char *precision;   /* "fp32" (default), "fp16", "bf16"; a training
+                                step at fp16 / bf16 is mixed precision
+                                (autocast over fp32 weights) */
     const char *runtime;     /* "graph" (default) or "eager" */
     const char *mode;        /* "inference" (default), "training", "llm" */
     int64_t batch;           /* -1: as bound in the model (else 1) */

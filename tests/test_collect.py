@@ -818,6 +818,43 @@ def test_train_items():
     check(len(set(keys)) == len(keys), "no repeats")
 
 
+def test_amp_items():
+    """--train-amp items (the committed dataset, H200): one mixed-precision
+    step per graph with an fp32 training row on the card, at a batch size
+    that fp32 step was measured at, in fp16 or bf16; none for a graph with
+    a mixed-precision row; failures count at their own precision only
+    (t33a's alexnet failed the time cap at bf16, batch 8, and has an fp32
+    row there)."""
+    import csv
+    import run_batch, zoo
+    dev = "H200-SXM-141GB"
+    fp32, fp32_failed = run_batch.train_history(dev, "fp32")
+    bf16, bf16_failed = run_batch.train_history(dev, "bf16")
+    fp16, fp16_failed = run_batch.train_history(dev, "fp16")
+    alex = "7cf3381ee51802d1"
+    check(8 in bf16_failed.get(alex, ()) and 8 in fp32.get(alex, ()) and
+          8 not in fp32_failed.get(alex, ()), "a bf16 failure is no fp32 one")
+    check(len(bf16) + len(fp16) >= 250, "mixed-precision rows: %d + %d graphs"
+          % (len(bf16), len(fp16)))
+    check(not set(bf16) - set(fp32) and not set(fp16) - set(fp32),
+          "every mixed-precision graph has an fp32 row")
+    done = run_batch.read_done(dev)
+    items = run_batch.amp_items(run_batch.order_specs(zoo.all_specs()), dev, done)
+    s2h = {r["spec_id"]: r["hash"] for r in
+           csv.DictReader(open(os.path.join(run_batch.REPO, "data/graphs/specmap.csv")))}
+    check(items, "items left")
+    hs = [s2h[it["spec"]["id"]] for it in items]
+    check(len(set(hs)) == len(hs), "one item per graph")
+    for it, h in zip(items, hs):
+        (b, r, p), = it["train"]
+        check(it["spec"]["kind"] == "vision" and r is None and
+              p in ("fp16", "bf16"), "a vision step at fp16 / bf16")
+        check(b in fp32[h], "at a batch of the fp32 step")
+        check(h not in bf16 and h not in fp16, "no mixed-precision row yet")
+        check(b not in (bf16_failed if p == "bf16" else fp16_failed).get(h, ()),
+              "not failed at that precision")
+
+
 def test_fixed_resolution_and_training_plan():
     """A model with timm's strict PatchEmbed is measured at its native
     resolution only; every vision item plans a training step."""
@@ -1044,7 +1081,7 @@ def main():
               test_export_queue_parts, test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit,
               test_to_dtype_clears_bias_cache,
-              test_broken_context_retry, test_train_items,
+              test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,
               test_probe_configs, test_dataset):
         try:

@@ -446,7 +446,8 @@ static int static_index(const char *name) {
 /* schema 9's static features: the bidirectional mask under capture (the
  * encoder's, not GPT-2's causal one) and the largest scores (batch x heads
  * x S x S elements; fp32 4 bytes, fp16 2), and the training memory
- * estimate in every mode */
+ * estimate in every mode (at half precision: mixed for training rows,
+ * weights at half too for the others) */
 static void test_attention_statics(void) {
     int ib = static_index("mask_bidir_graph"), is = static_index("log_scores_mib"),
         it = static_index("log_train_mem_mib");
@@ -472,9 +473,19 @@ static void test_attention_statics(void) {
                 CHECK_MSG(heads >= 2 && heads == floor(heads), "%g heads", heads);
                 CHECK_CLOSE(st[is], log1p(sc * (p == DLP_PREC_FP32 ? 4 : 2) /
                                           1048576.0), 1e-5);
+                /* a training row: the estimate of its (mixed) precision;
+                 * another mode's row at half: the weights at half too (the
+                 * form the shipped inference and LLM networks learned) */
                 dlp_pred_config ct = c;
                 ct.mode = DLP_MODE_TRAINING;
-                CHECK_CLOSE(st[it], log1p(dlp_feat_mem_estimate_mib(&fg, &ct)), 1e-5);
+                double est = dlp_feat_mem_estimate_mib(&fg, &ct),
+                       w = fg.mem_weight_bytes / 1048576.0;
+                CHECK(w > 1);
+                CHECK_CLOSE(st[it], log1p(p == DLP_PREC_FP32 ? est : est - 1.5 * w),
+                            1e-5);
+                float stt[DLP_FEAT_STATIC_DIM];
+                dlp_feat_static(&fg, &ct, stt);
+                CHECK_CLOSE(stt[it], log1p(est), 1e-5);
             }
         dlp_feat_graph_free(&fg);
         dlp_model_free(m);

@@ -225,6 +225,15 @@ static void test_conv(void) {
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
                (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB +
                 (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / MIB)) < 1e-9);
+    /* a mixed-precision step (autocast): weights, gradients and momentum
+     * stay fp32, the saved blocks and the workspace are half */
+    for (int p = DLP_PREC_FP16; p <= DLP_PREC_BF16; p++) {
+        c.precision = (dlp_precision)p;
+        CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
+                   (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB +
+                    (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / 2 / MIB)) < 1e-9);
+    }
+    c.precision = DLP_PREC_FP32;
     c.mode = DLP_MODE_INFERENCE;
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
                mem(&fg, DLP_RT_EAGER, DLP_PREC_FP32)) < 1e-9);

@@ -105,6 +105,7 @@ static void test_meta_blob_roundtrip(void) {
     m.resid_lo[DLP_T_LLM_THROUGHPUT] = -0.1;
     m.resid_hi[DLP_T_LLM_THROUGHPUT] = 0.2;
     m.batch_min = 1; m.batch_max = 64;
+    m.data_precisions = 1u << DLP_PREC_BF16 | 1u << DLP_PREC_FP16;
     CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
     unsigned char blob[1001];
     for (int i = 0; i < 1001; i++) blob[i] = (unsigned char)(i * 7 + (i == 500 ? 0 : 1));
@@ -124,6 +125,7 @@ static void test_meta_blob_roundtrip(void) {
     CHECK_CLOSE(r.val_error[DLP_T_LLM_THROUGHPUT], 0.05, 1e-6);
     CHECK(isnan(r.val_error[DLP_T_LLM_MEMORY_MIB]));
     CHECK(r.batch_max == 64);
+    CHECK(r.data_precisions == m.data_precisions);
     const void *b;
     size_t n;
     CHECK(dlp_pred_blob_get(&g, "booster", &b, &n, &err) == DLP_OK);
@@ -143,6 +145,15 @@ static void test_meta_blob_roundtrip(void) {
     dlp_predictor *p = NULL;
     CHECK(dlp_predictor_from_file(&g, NULL, &p, &err) == DLP_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "xgb") != NULL);
+    /* a data-precision mask past the known precisions is refused */
+    dlp_nn_file h = {0};
+    m.data_precisions = 0;
+    int64_t bad = 1 << DLP_PREC_COUNT;
+    CHECK(dlp_pred_meta_write(&m, &h, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_i64(&h, "pred/data_precisions", &bad, 1, &err) == DLP_OK);
+    CHECK(dlp_pred_meta_read(&h, &r, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "data_precisions") != NULL);
+    dlp_nn_file_free(&h);
     dlp_nn_file_free(&f);
     dlp_nn_file_free(&g);
     unlink(path);
@@ -198,6 +209,14 @@ static void test_linreg_exact(void) {
         dlp_pred_result_init(&r);
         CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
         CHECK(r.ood && strstr(r.ood_reason, "batch") != NULL);
+        /* the examples are fp32: another precision is flagged by name */
+        CHECK(p->meta.data_precisions == 1u << DLP_PREC_FP32);
+        c = E.ex[0].cfg;
+        c.precision = DLP_PREC_BF16;
+        dlp_pred_result_init(&r);
+        CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);
+        CHECK_MSG(r.ood && strstr(r.ood_reason, "no bf16 inference data"),
+                  "%s", r.ood_reason);
         dlp_pred_result_init(&r);
         in.cfg = &E.ex[2].cfg;
         CHECK(dlp_predictor_predict(p, &in, &r, &err) == DLP_OK);

@@ -31,7 +31,8 @@ static void usage(FILE *f) {
 "throughput and average power on the device, with ~90%% intervals, and\n"
 "recommends the smallest MIG profile that holds it (and meets --slo-ms).\n\n"
 "  --device NAME     GPU (dlperf devices lists them), e.g. h100\n"
-"  --precision P     fp32 (default), fp16 or bf16\n"
+"  --precision P     fp32 (default), fp16 or bf16 (a training step at fp16 /\n"
+"                    bf16: mixed precision, autocast over fp32 weights)\n"
 "  --runtime R       graph (CUDA graph replay, default) or eager\n"
 "  --dim NAME=V      bind a symbolic dimension (e.g. seq=128)\n"
 "  --batch N         batch size (1..65536; default: as exported, else 1)\n"
@@ -114,9 +115,10 @@ static void print_value(FILE *f, const char *label,
 
 static void print_text(FILE *f, const char *name,
                        const dlp_predict_result *r) {
-    fprintf(f, "%s on %s%s%s, %s %s %s, batch %lld", name, r->device,
+    bool amp = !strcmp(r->mode, "training") && strcmp(r->precision, "fp32");
+    fprintf(f, "%s on %s%s%s, %s %s%s %s, batch %lld", name, r->device,
            r->partition[0] ? " " : "", r->partition, r->mode, r->precision,
-           r->runtime, (long long)r->batch);
+           amp ? " autocast" : "", r->runtime, (long long)r->batch);
     if (r->seq) fprintf(f, ", seq %lld", (long long)r->seq);
     if (r->height > 0 && r->width > 0)
         fprintf(f, ", %lldx%lld px", (long long)r->height, (long long)r->width);

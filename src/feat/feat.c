@@ -2290,13 +2290,26 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                       1048576.0;
 }
 
+/* The training step's peak (MiB): 3 x the weights (weights, gradients,
+ * momentum) at weight_scale x their fp32 bytes, the buffers, the two
+ * cuBLAS workspaces, and the saved blocks and the largest conv workspace at
+ * act_scale x their fp32 bytes. */
+static double train_mem_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
+                            double weight_scale, double act_scale) {
+    return 3 * fg->mem_weight_bytes * weight_scale / 1048576.0 +
+           r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
+           (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
+               act_scale / 1048576.0;
+}
+
 double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
+    /* a training step at fp16 / bf16 is mixed precision (autocast, what the
+     * collector measures, tools/collect/measure.py): fp32 weights,
+     * gradients and momentum, the saved blocks at half (docs/COST.md) */
     if (c->mode == DLP_MODE_TRAINING)
-        return 3 * r->mem_weights_mib + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
-               (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
-                   prec_scale(c->precision) / 1048576.0;
+        return train_mem_mib(fg, r, 1.0, prec_scale(c->precision));
     return r->mem_mib;
 }
 
@@ -2365,11 +2378,14 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o[k++] = lg(r.weights_mib);
     o[k++] = lg(r.peak_act_mib);
     o[k++] = lg(r.mem_mib);
-    {   /* the training memory estimate, whatever the mode */
-        dlp_pred_config ct = *c;
-        ct.mode = DLP_MODE_TRAINING;
-        o[k++] = lg(dlp_feat_mem_estimate_of(fg, &ct, &r));
-    }
+    /* the training memory estimate, whatever the mode; inference and
+     * LLM rows keep the form their shipped networks were trained on, all
+     * of it at the precision's scale (the weights too, as if the step ran
+     * in pure half precision) */
+    o[k++] = lg(c->mode == DLP_MODE_TRAINING
+                    ? dlp_feat_mem_estimate_of(fg, c, &r)
+                    : train_mem_mib(fg, &r, prec_scale(c->precision),
+                                    prec_scale(c->precision)));
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
     o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(r.kernel_ms);

@@ -250,6 +250,11 @@ dlp_status dlp_pred_meta_write(const dlp_pred_meta *m, dlp_nn_file *f,
         (st = dlp_nn_file_add_f32(f, "pred/ranges", rng, META_NUM, err)) ||
         (st = dlp_nn_file_add_str(f, "pred/info", m->info, err)))
         return st;
+    if (m->data_precisions) {
+        int64_t dp = m->data_precisions;
+        if ((st = dlp_nn_file_add_i64(f, "pred/data_precisions", &dp, 1, err)))
+            return st;
+    }
     return DLP_OK;
 }
 
@@ -311,6 +316,15 @@ dlp_status dlp_pred_meta_read(const dlp_nn_file *f, dlp_pred_meta *m,
     m->batch_min = rng[0]; m->batch_max = rng[1];
     m->seq_min = rng[2]; m->seq_max = rng[3];
     m->macs_min = rng[4]; m->macs_max = rng[5];
+    /* optional: files written before the entry existed have none */
+    const dlp_nn_entry *dp = dlp_nn_file_get(f, "pred/data_precisions", DLP_NN_I64);
+    if (dp) {
+        const int64_t *w = dp->data;
+        if (dp->count != 1 || w[0] <= 0 || w[0] >= (1 << DLP_PREC_COUNT))
+            return dlp_fail(err, DLP_ERR_FORMAT, "predictor file: malformed "
+                            "'pred/data_precisions'");
+        m->data_precisions = (uint32_t)w[0];
+    }
     return DLP_OK;
 }
 
@@ -497,6 +511,10 @@ dlp_status dlp_predictor_predict(const dlp_predictor *p,
     if (p->meta.devices[0] && !dlp_pred_meta_has_device(&p->meta, c->device.name))
         out->extrapolated = true;
     const dlp_pred_meta *m = &p->meta;
+    if (m->data_precisions && !(m->data_precisions >> c->precision & 1))
+        dlp_pred_result_flag(out, "no %s %s data in training: predicted from "
+                             "the precision features", dlp_precision_name(c->precision),
+                             MODES[c->mode]);
     if (m->batch_max > 0 &&
         (c->batch < m->batch_min / 2 || c->batch > m->batch_max * 2))
         dlp_pred_result_flag(out, "batch %lld outside the trained range %g..%g",

@@ -167,6 +167,10 @@ typedef struct {
     uint32_t runtimes;        /* bit (1u << dlp_runtime); 0 = any */
     uint32_t precisions;      /* bit (1u << dlp_precision); 0 = any */
     char devices[256];        /* comma-separated devices with training data */
+    uint32_t data_precisions; /* bit (1u << dlp_precision) per precision of
+                                 the training examples; 0 = not recorded
+                                 (files before the thirty-third session):
+                                 another precision is predicted, flagged */
     /* per target (NAN where not predicted / unknown): */
     double val_error[DLP_T_COUNT];   /* validation MAPE, fraction */
     double resid_lo[DLP_T_COUNT];    /* 5% quantile of log(actual/pred) */

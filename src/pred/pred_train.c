@@ -162,6 +162,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         if (s > meta.seq_max) meta.seq_max = s;
         if (m < meta.macs_min) meta.macs_min = m;
         if (m > meta.macs_max) meta.macs_max = m;
+        meta.data_precisions |= 1u << x->cfg.precision;
     }
     if (!isfinite(meta.seq_min)) meta.seq_min = 0;
     if (!isfinite(meta.macs_min)) meta.macs_min = 0;
