@@ -220,7 +220,8 @@ def train_history(dev, prec):
     """({graph hash: batches with a training row}, {graph hash: batches
     whose training step failed}) on `dev` at prec (fp32, or fp16 / bf16:
     mixed precision). A failure's reason names its precision and batch
-    ("train fp16 b=8", "fp32 b=8: <error>")."""
+    ("train fp16 b=8", "fp32 b=8: <error>"); mixed-precision steps too
+    slow in schema.FIRST_STEP_CAP_BATCHES do not count."""
     batches, failed = {}, {}
     for table, r in batch_rows(("training", "failures")):
         if r["device"] != dev:
@@ -231,6 +232,9 @@ def train_history(dev, prec):
         elif r["stage"] == "train" or r["reason"].startswith("train"):
             p = re.search(r"\b(fp32|fp16|bf16) b=", r["reason"])
             if (p.group(1) if p else "fp32") != prec:
+                continue
+            if (prec != "fp32" and r["stage"] == "too_slow" and
+                    r["batch_id"].startswith(schema.FIRST_STEP_CAP_BATCHES)):
                 continue
             b = re.search(r"\bb=(\d+)", r["reason"])
             failed.setdefault(r["hash"], set()).add(int(b.group(1)) if b else None)
