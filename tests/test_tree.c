@@ -350,6 +350,9 @@ static void test_fit_write_load_predict(void) {
         CHECK(p->meta.targets >> DLP_T_LLM_THROUGHPUT & 1);
         CHECK(dlp_pred_meta_has_device(&p->meta, "H100-SXM5-80GB"));
         CHECK(isfinite(p->meta.resid_lo[DLP_T_LLM_MEMORY_MIB]));
+        /* the precisions of its examples, recorded for the OOD flag */
+        CHECK(p->meta.data_precisions &&
+              p->meta.data_precisions == p->meta.precisions);
         /* predict a real transformer graph: finite values, interval around */
         dlp_model *m = NULL;
         CHECK(dlp_model_open(FIX "models/gpt_tiny.onnx", &m, &err) == DLP_OK);

@@ -445,6 +445,7 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     for (int i = 0; i < E.n; i++) {
         const dlp_pred_config *c = &E.ex[i].cfg;
         meta.precisions |= 1u << c->precision;
+        meta.data_precisions |= 1u << c->precision;
         meta.runtimes |= 1u << c->runtime;
         if (!dlp_pred_meta_has_device(&meta, c->device.name)) {
             size_t l = strlen(meta.devices);
