@@ -843,16 +843,17 @@ def test_amp_items():
     real = run_batch.batch_rows
     run_batch.batch_rows = lambda tables, prefix="": iter(rows)
     try:
-        got = {p: run_batch.train_history(dev, p) for p in ("fp32", "fp16", "bf16")}
+        got = run_batch.train_history(dev)
     finally:
         run_batch.batch_rows = real
     check(got["fp32"] == ({"g": {8}}, {"g": {64, 4}}), "fp32: %s" % (got["fp32"],))
     check(got["fp16"] == ({}, {"g": {32}}), "fp16: %s" % (got["fp16"],))
     check(got["bf16"] == ({"g": {16}}, {}), "bf16 (t33a's failure not counted): %s"
           % (got["bf16"],))
-    fp32, fp32_failed = run_batch.train_history(dev, "fp32")
-    bf16, bf16_failed = run_batch.train_history(dev, "bf16")
-    fp16, fp16_failed = run_batch.train_history(dev, "fp16")
+    hist = run_batch.train_history(dev)
+    fp32, fp32_failed = hist["fp32"]
+    bf16, bf16_failed = hist["bf16"]
+    fp16, fp16_failed = hist["fp16"]
     check(len(bf16) + len(fp16) >= 250, "mixed-precision rows: %d + %d graphs"
           % (len(bf16), len(fp16)))
     check(not set(bf16) - set(fp32) and not set(fp16) - set(fp32),

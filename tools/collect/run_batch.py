@@ -190,10 +190,8 @@ def train_items(ordered, dev, done):
     on the H100) and only 73 labeled, untrained, never-failed specs: the
     new-models-first batches add few, since large new models fail the
     step's time cap."""
-    s2h = {}
-    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
-        s2h.setdefault(r["spec_id"], r["hash"])
-    batches, failed = train_history(dev, "fp32")
+    s2h = spec_hashes()
+    batches, failed = train_history(dev)["fp32"]
     first, retry, second, have = [], [], [], set()
     for idx, sp in enumerate(ordered):
         h = s2h.get(sp["id"])
@@ -216,29 +214,42 @@ def train_items(ordered, dev, done):
     return new_models_first(first + retry, have) + second
 
 
-def train_history(dev, prec):
-    """({graph hash: batches with a training row}, {graph hash: batches
-    whose training step failed}) on `dev` at prec (fp32, or fp16 / bf16:
-    mixed precision). A failure's reason names its precision and batch
-    ("train fp16 b=8", "fp32 b=8: <error>"); mixed-precision steps too
-    slow in schema.FIRST_STEP_CAP_BATCHES do not count."""
-    batches, failed = {}, {}
+def spec_hashes():
+    """{spec id: graph hash} of data/graphs/specmap.csv (the first hash of
+    a spec exported twice)."""
+    s2h = {}
+    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
+        s2h.setdefault(r["spec_id"], r["hash"])
+    return s2h
+
+
+TRAIN_PRECS = ("fp32", "fp16", "bf16")
+
+
+def train_history(dev):
+    """{prec: ({graph hash: batches with a training row}, {graph hash:
+    batches whose training step failed})} on `dev`, for prec fp32 and
+    fp16 / bf16 (mixed precision), in one pass over the batches. A
+    failure's reason names its precision and batch ("train fp16 b=8",
+    "fp32 b=8: <error>"; none: fp32); mixed-precision steps too slow in
+    schema.FIRST_STEP_CAP_BATCHES do not count."""
+    hist = {p: ({}, {}) for p in TRAIN_PRECS}
     for table, r in batch_rows(("training", "failures")):
         if r["device"] != dev:
             continue
         if table == "training":
-            if (r.get("precision") or "fp32") == prec:
-                batches.setdefault(r["hash"], set()).add(int(r["batch"]))
+            batches = hist[r.get("precision") or "fp32"][0]
+            batches.setdefault(r["hash"], set()).add(int(r["batch"]))
         elif r["stage"] == "train" or r["reason"].startswith("train"):
             p = re.search(r"\b(fp32|fp16|bf16) b=", r["reason"])
-            if (p.group(1) if p else "fp32") != prec:
-                continue
+            prec = p.group(1) if p else "fp32"
             if (prec != "fp32" and r["stage"] == "too_slow" and
                     r["batch_id"].startswith(schema.FIRST_STEP_CAP_BATCHES)):
                 continue
             b = re.search(r"\bb=(\d+)", r["reason"])
-            failed.setdefault(r["hash"], set()).add(int(b.group(1)) if b else None)
-    return batches, failed
+            hist[prec][1].setdefault(r["hash"], set()).add(
+                int(b.group(1)) if b else None)
+    return hist
 
 
 AMP_PRECS = ("fp16", "bf16")
@@ -252,11 +263,9 @@ def amp_items(ordered, dev, done):
     graphs with no mixed-precision row and no failure at that precision
     yet; models without such a row first. Every training row before the
     thirty-third session was fp32."""
-    s2h = {}
-    for r in csv.DictReader(open(os.path.join(REPO, "data", "graphs", "specmap.csv"))):
-        s2h.setdefault(r["spec_id"], r["hash"])
-    fp32, _ = train_history(dev, "fp32")
-    hist = {p: train_history(dev, p) for p in AMP_PRECS}
+    s2h = spec_hashes()
+    hist = train_history(dev)
+    fp32 = hist["fp32"][0]
     items, have, seen = [], set(), set()
     for sp in ordered:
         h = s2h.get(sp["id"])
