@@ -115,6 +115,14 @@ dlp_status dlp_model_bind_dim(dlp_model *m, const char *name, int64_t value,
 /* Binds the first dimension of every graph input to n, whatever its name. */
 dlp_status dlp_model_set_batch(dlp_model *m, int64_t n, dlp_error *err);
 
+/* Checks bindings before they are applied: refuses one name bound twice
+ * to different values, and a name that is some input's batch dimension
+ * bound to another size than batch (-1: no batch given), since the graph
+ * would be analysed at one size while the caller reports the other. */
+dlp_status dlp_model_check_binds(const dlp_model *m, int64_t batch, int n,
+                                 const char *const *names,
+                                 const int64_t *values, dlp_error *err);
+
 /* Runs shape inference and the cost model. Unknown ops leave their outputs
  * unshaped and add a warning; they are not an error. */
 dlp_status dlp_model_analyze(dlp_model *m, dlp_error *err);

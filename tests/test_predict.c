@@ -512,6 +512,47 @@ static void test_unbound_dims(void) {
     CHECK(strstr(err.msg, "nope") != NULL);
 }
 
+/* Bindings that contradict each other are refused by name, not predicted
+ * at one size and reported at another (before: --batch 4 --dim batch=8
+ * analysed the graph at 8 and reported batch 4 and its throughput). */
+static void test_contradicting_dims(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    dlp_predict_result r, r8;
+    dlp_error err;
+    c.batch = 4;
+    c.n_dims = 1;
+    c.dim_names[0] = "batch";
+    c.dim_values[0] = 8;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    CHECK_MSG(strstr(err.msg, "batch 4") && strstr(err.msg, "'batch' = 8") &&
+              strstr(err.msg, "input 'input'"), "%s", err.msg);
+    /* agreeing, they give what either alone gives */
+    c.dim_values[0] = 4;
+    CHECK_MSG(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    base_cfg(&c);
+    c.batch = 4;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r8, &err) == DLP_OK);
+    CHECK(r.batch == 4 && r.latency_ms.value == r8.latency_ms.value);
+    /* a --dim that is not the batch's may differ from --batch */
+    c.n_dims = 1;
+    c.dim_names[0] = "size";
+    c.dim_values[0] = 64;
+    CHECK_MSG(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(r.batch == 4 && r.height == 64);
+    /* one name twice: refused when the values differ */
+    c.n_dims = 2;
+    c.dim_names[1] = "size";
+    c.dim_values[1] = 96;
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_ERR_ARG);
+    CHECK_MSG(strstr(err.msg, "'size'") && strstr(err.msg, "twice") &&
+              strstr(err.msg, "64") && strstr(err.msg, "96"), "%s", err.msg);
+    c.dim_values[1] = 64;
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_OK);
+}
+
 static void test_sms_mig_args(void) {
     dlp_predict_config c;
     base_cfg(&c);
@@ -783,6 +824,7 @@ int main(void) {
     RUN(test_precision_missing);
     RUN(test_batch_range);
     RUN(test_unbound_dims);
+    RUN(test_contradicting_dims);
     RUN(test_sms_mig_args);
     RUN(test_corrupt_and_missing_file);
     RUN(test_unseen_ops_flagged);

@@ -283,6 +283,8 @@ def main():
             (["--device", "h100", "--resolution", "32x"], 2, "--resolution"),
             (["--device", "h100", "--resolution", "20000"], 2, "--resolution"),
             (["--device", "h100", "--dim", "nope=3"], 1, "nope"),
+            (["--device", "h100", "--batch", "4", "--dim", "batch=8"], 1, "disagree"),
+            (["--device", "h100", "--dim", "batch=2", "--dim", "batch=3"], 1, "twice"),
             (["--device", "h100", "--frobnicate"], 2, "unknown option"),
             (["--device"], 2, "needs a value"),
         ]

@@ -214,6 +214,9 @@ int cmd_inspect(int argc, char **argv) {
     int rc = 1;
     char *text = NULL;
     if (dlp_model_open(path, &m, &err) != DLP_OK) goto fail;
+    if (dlp_model_check_binds(m, batch > 0 ? batch : -1, n_dims, dim_name,
+                              dim_val, &err) != DLP_OK)
+        goto fail;
     for (int i = 0; i < n_dims; i++)
         if (dlp_model_bind_dim(m, dim_name[i], dim_val[i], &err) != DLP_OK)
             goto fail;

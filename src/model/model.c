@@ -134,6 +134,36 @@ dlp_status dlp_model_bind_dim(dlp_model *m, const char *name, int64_t value,
                     list);
 }
 
+dlp_status dlp_model_check_binds(const dlp_model *m, int64_t batch, int n,
+                                 const char *const *names,
+                                 const int64_t *values, dlp_error *err) {
+    if (!m || n < 0 || (n && (!names || !values)))
+        return dlp_fail(err, DLP_ERR_ARG, "no model or bindings");
+    const dlp_graph *g = &m->graph;
+    for (int i = 0; i < n; i++) {
+        if (!names[i]) return dlp_fail(err, DLP_ERR_ARG, "binding %d has no "
+                                       "name", i);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j]) && values[i] != values[j])
+                return dlp_fail(err, DLP_ERR_ARG, "dimension '%s' is bound "
+                                "twice (%lld and %lld)", names[i],
+                                (long long)values[j], (long long)values[i]);
+        if (batch == -1 || values[i] == batch) continue;
+        for (size_t k = 0; k < g->n_inputs; k++) {
+            const dlp_value *v = &g->values[g->inputs[k]];
+            int sym = v->shape.rank >= 1 ? v->shape.dims[0].sym : -1;
+            if (sym >= 0 && (size_t)sym < g->n_syms &&
+                !strcmp(g->syms[sym], names[i]))
+                return dlp_fail(err, DLP_ERR_ARG, "batch %lld and dimension "
+                                "'%s' = %lld disagree ('%s' is the batch "
+                                "dimension of input '%s')", (long long)batch,
+                                names[i], (long long)values[i], names[i],
+                                v->name);
+        }
+    }
+    return DLP_OK;
+}
+
 dlp_status dlp_model_set_batch(dlp_model *m, int64_t n, dlp_error *err) {
     if (!m) return dlp_fail(err, DLP_ERR_ARG, "no model");
     if (n < 1 || n > DLP_MAX_BIND)

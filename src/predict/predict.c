@@ -338,6 +338,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                         DLP_PREDICT_MAX_DIMS);
 
     /* bind and analyse */
+    if ((st = dlp_model_check_binds(m, c->batch, c->n_dims, c->dim_names,
+                                    c->dim_values, err)))
+        return st;
     if (c->batch != -1 && (st = dlp_model_set_batch(m, c->batch, err)))
         return st;
     for (int i = 0; i < c->n_dims; i++) {
