@@ -227,6 +227,29 @@ void dlp_pred_meta_init(dlp_pred_meta *m, const char *kind,
         m->val_error[t] = m->resid_lo[t] = m->resid_hi[t] = NAN;
 }
 
+void dlp_pred_meta_ranges_reset(dlp_pred_meta *m) {
+    m->batch_min = m->seq_min = m->macs_min = INFINITY;
+    m->batch_max = m->seq_max = m->macs_max = 0;
+}
+
+void dlp_pred_meta_ranges_add(dlp_pred_meta *m, const dlp_pred_config *c,
+                              double macs) {
+    double b = (double)c->batch, s = (double)c->seq;
+    m->batch_min = fmin(m->batch_min, b);
+    m->batch_max = fmax(m->batch_max, b);
+    if (s > 0) m->seq_min = fmin(m->seq_min, s);
+    m->seq_max = fmax(m->seq_max, s);
+    m->macs_min = fmin(m->macs_min, macs);
+    m->macs_max = fmax(m->macs_max, macs);
+    m->data_precisions |= 1u << c->precision;
+}
+
+void dlp_pred_meta_ranges_done(dlp_pred_meta *m) {
+    if (!isfinite(m->batch_min)) m->batch_min = 0;
+    if (!isfinite(m->seq_min)) m->seq_min = 0;
+    if (!isfinite(m->macs_min)) m->macs_min = 0;
+}
+
 #define META_NUM 6   /* batch/seq/macs ranges */
 
 dlp_status dlp_pred_meta_write(const dlp_pred_meta *m, dlp_nn_file *f,

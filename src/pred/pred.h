@@ -184,6 +184,14 @@ typedef struct {
 
 void dlp_pred_meta_init(dlp_pred_meta *m, const char *kind,
                         dlp_pred_mode mode);
+/* The training ranges of the OOD check and the examples' precisions, one
+ * example at a time: _reset, _add per example (macs: its graph's total),
+ * _done (ranges that saw nothing become 0). A sequence of 0 (a model
+ * without one) is no end of the sequence range. */
+void dlp_pred_meta_ranges_reset(dlp_pred_meta *m);
+void dlp_pred_meta_ranges_add(dlp_pred_meta *m, const dlp_pred_config *c,
+                              double macs);
+void dlp_pred_meta_ranges_done(dlp_pred_meta *m);
 /* Adds the "pred/..." entries to f. */
 dlp_status dlp_pred_meta_write(const dlp_pred_meta *m, dlp_nn_file *f,
                                dlp_error *err);

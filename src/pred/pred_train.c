@@ -151,21 +151,12 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     dlp_pred_meta_init(&meta, kind, E->mode);
     snprintf(meta.devices, sizeof meta.devices, "%s", E->devices);
     /* ranges for the OOD check */
-    meta.batch_min = meta.seq_min = meta.macs_min = INFINITY;
+    dlp_pred_meta_ranges_reset(&meta);
     for (int i = 0; i < ntr; i++) {
         const dlp_example *x = &E->ex[tr[i]];
-        double b = (double)x->cfg.batch, s = (double)x->cfg.seq;
-        double m = E->fg[x->fg].macs;
-        if (b < meta.batch_min) meta.batch_min = b;
-        if (b > meta.batch_max) meta.batch_max = b;
-        if (s > 0 && s < meta.seq_min) meta.seq_min = s;
-        if (s > meta.seq_max) meta.seq_max = s;
-        if (m < meta.macs_min) meta.macs_min = m;
-        if (m > meta.macs_max) meta.macs_max = m;
-        meta.data_precisions |= 1u << x->cfg.precision;
+        dlp_pred_meta_ranges_add(&meta, &x->cfg, E->fg[x->fg].macs);
     }
-    if (!isfinite(meta.seq_min)) meta.seq_min = 0;
-    if (!isfinite(meta.macs_min)) meta.macs_min = 0;
+    dlp_pred_meta_ranges_done(&meta);
     int32_t *sub = NULL;
     if (o->shots > 0 && o->shots < ntr) {   /* few-shot: a random subset */
         sub = malloc((size_t)ntr * sizeof *sub);

@@ -441,24 +441,19 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     if (st || !out_path) goto done;
 
     /* the shipped model: trained on every example */
-    meta.batch_min = meta.seq_min = meta.macs_min = INFINITY;
+    dlp_pred_meta_ranges_reset(&meta);
     for (int i = 0; i < E.n; i++) {
         const dlp_pred_config *c = &E.ex[i].cfg;
         meta.precisions |= 1u << c->precision;
-        meta.data_precisions |= 1u << c->precision;
         meta.runtimes |= 1u << c->runtime;
         if (!dlp_pred_meta_has_device(&meta, c->device.name)) {
             size_t l = strlen(meta.devices);
             snprintf(meta.devices + l, sizeof meta.devices - l, "%s%s",
                      l ? "," : "", c->device.name);
         }
-        meta.batch_min = fmin(meta.batch_min, (double)c->batch);
-        meta.batch_max = fmax(meta.batch_max, (double)c->batch);
-        meta.seq_min = fmin(meta.seq_min, (double)c->seq);
-        meta.seq_max = fmax(meta.seq_max, (double)c->seq);
-        meta.macs_min = fmin(meta.macs_min, E.fg[E.ex[i].fg].macs);
-        meta.macs_max = fmax(meta.macs_max, E.fg[E.ex[i].fg].macs);
+        dlp_pred_meta_ranges_add(&meta, c, E.fg[E.ex[i].fg].macs);
     }
+    dlp_pred_meta_ranges_done(&meta);
     {
         int k = snprintf(meta.info, sizeof meta.info,
                          "xgb on %s: %d configurations, %d graphs, %d "
