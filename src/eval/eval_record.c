@@ -63,7 +63,7 @@ dlp_status dlp_eval_record(const dlp_examples *E, const dlp_eval_result *r,
                      dlp_split_name(r->split));
             row.n = m.n;
             row.mape_pct = 100 * m.mape;
-            snprintf(row.source, sizeof row.source, "%s", source ? source : "");
+            row.source = source;   /* copied by the put */
             if ((st = dlp_heldout_put(h, &row, err))) return st;
         }
     return DLP_OK;

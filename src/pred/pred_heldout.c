@@ -34,10 +34,11 @@ const dlp_heldout_row *dlp_heldout_find(const dlp_heldout *h,
     return NULL;
 }
 
+/* Appends r, whose source the table then owns. */
 static dlp_status append(dlp_heldout *h, const dlp_heldout_row *r,
                          dlp_error *err) {
     if (h->n == h->cap) {
-        int cap = h->cap ? 2 * h->cap : 16;
+        int cap = h->cap ? 2 * h->cap : 64;
         dlp_heldout_row *p = realloc(h->rows, (size_t)cap * sizeof *p);
         if (!p) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         h->rows = p;
@@ -49,16 +50,24 @@ static dlp_status append(dlp_heldout *h, const dlp_heldout_row *r,
 
 dlp_status dlp_heldout_put(dlp_heldout *h, const dlp_heldout_row *r,
                            dlp_error *err) {
+    dlp_heldout_row c = *r;
+    c.source = strndup(r->source ? r->source : "",
+                       DLP_HELDOUT_SOURCE_MAX - 1);
+    if (!c.source) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int i = 0; i < h->n; i++)
         if (same_key(&h->rows[i], r)) {
-            h->rows[i] = *r;
+            free((char *)h->rows[i].source);
+            h->rows[i] = c;
             return DLP_OK;
         }
-    return append(h, r, err);
+    dlp_status st = append(h, &c, err);
+    if (st) free((char *)c.source);
+    return st;
 }
 
 void dlp_heldout_free(dlp_heldout *h) {
     if (!h) return;
+    for (int i = 0; i < h->n; i++) free((char *)h->rows[i].source);
     free(h->rows);
     h->rows = NULL;
     h->n = h->cap = 0;
@@ -122,10 +131,11 @@ static dlp_status parse_row(char **f, const char *path, int ln,
         return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: bad mape_pct '%s' (a "
                         "percentage >= 0)", path, ln, f[6]);
     r->mape_pct = v;
-    if (strlen(f[7]) >= sizeof r->source)
-        return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: source longer than %zu "
-                        "bytes", path, ln, sizeof r->source - 1);
-    snprintf(r->source, sizeof r->source, "%s", f[7]);
+    if (strlen(f[7]) >= DLP_HELDOUT_SOURCE_MAX)
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: source longer than %d "
+                        "bytes", path, ln, DLP_HELDOUT_SOURCE_MAX - 1);
+    if (!(r->source = strdup(f[7])))   /* the caller owns it now */
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     return DLP_OK;
 }
 
@@ -182,6 +192,7 @@ dlp_status dlp_heldout_read(const char *path, dlp_heldout *h, bool *found,
                               "%s,%s,%s,%s,%s", path, ln, f[0], f[1], f[2],
                               f[3], f[4]);
         if (!st) st = append(h, &r, err);
+        if (st) free((char *)r.source);
     }
     if (!st && ferror(fp))
         st = dlp_fail(err, DLP_ERR_IO, "error reading %s", path);
@@ -206,8 +217,8 @@ dlp_status dlp_heldout_write(const char *path, const dlp_heldout *h,
     fprintf(fp, "%s\n", DLP_HELDOUT_HEADER);
     for (int i = 0; i < h->n; i++) {
         const dlp_heldout_row *r = &h->rows[i];
-        char src[sizeof r->source];
-        snprintf(src, sizeof src, "%s", r->source);
+        char src[DLP_HELDOUT_SOURCE_MAX];
+        snprintf(src, sizeof src, "%s", r->source ? r->source : "");
         for (char *c = src; *c; c++)
             if (*c == ',') *c = ';';
             else if (*c == '\n' || *c == '\r') *c = ' ';

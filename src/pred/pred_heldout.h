@@ -39,7 +39,10 @@ typedef struct {
     char split[16];
     int n;                           /* test predictions */
     double mape_pct;                 /* MAPE, percent */
-    char source[DLP_HELDOUT_SOURCE_MAX]; /* free text, no commas or newlines */
+    const char *source;  /* free text, no commas or newlines, shorter than
+                            DLP_HELDOUT_SOURCE_MAX; a table owns its rows'
+                            sources (dlp_heldout_put copies one): rows are
+                            a few dozen bytes, not a 1 KB buffer each */
 } dlp_heldout_row;
 
 typedef struct {
@@ -57,7 +60,8 @@ dlp_status dlp_heldout_read(const char *path, dlp_heldout *h, bool *found,
 dlp_status dlp_heldout_write(const char *path, const dlp_heldout *h,
                              dlp_error *err);
 /* Puts r into h: replaces the row of the same (mode, runtime, kind,
- * target, split), else appends. */
+ * target, split), else appends; h keeps its own copy of r->source (NULL:
+ * empty; cut at DLP_HELDOUT_SOURCE_MAX - 1 bytes). */
 dlp_status dlp_heldout_put(dlp_heldout *h, const dlp_heldout_row *r,
                            dlp_error *err);
 /* The row of that key, or NULL. */
