@@ -518,7 +518,7 @@ static void test_unbound_dims(void) {
 static void test_contradicting_dims(void) {
     dlp_predict_config c;
     base_cfg(&c);
-    dlp_predict_result r, r8;
+    dlp_predict_result r, r4;
     dlp_error err;
     c.batch = 4;
     c.n_dims = 1;
@@ -533,8 +533,8 @@ static void test_contradicting_dims(void) {
               err.msg);
     base_cfg(&c);
     c.batch = 4;
-    CHECK(run(FIX "models/resnet18.onnx", &c, &r8, &err) == DLP_OK);
-    CHECK(r.batch == 4 && r.latency_ms.value == r8.latency_ms.value);
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r4, &err) == DLP_OK);
+    CHECK(r.batch == 4 && r.latency_ms.value == r4.latency_ms.value);
     /* a --dim that is not the batch's may differ from --batch */
     c.n_dims = 1;
     c.dim_names[0] = "size";

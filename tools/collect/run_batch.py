@@ -252,7 +252,7 @@ def train_history(dev):
     return hist
 
 
-AMP_PRECS = ("fp16", "bf16")
+AMP_PRECS = TRAIN_PRECS[1:]   # fp16, bf16: autocast
 
 
 def amp_items(ordered, dev, done):
