@@ -503,6 +503,21 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
                                const char *model_name, char **json,
                                dlp_error *err);
 
+/* dlp_predict with the config and the result in JSON (the entry point of
+ * python/dlperf.py): config_json is one object with the keys of
+ * dlp_predict_config, "device" required: device, precision, runtime,
+ * mode, mig, measured_dir (strings); batch, sms, height, width
+ * (integers); slo_ms, host_us (numbers); skip_absent_dims (bool); dims
+ * ({"seq": 128, ...}). An unknown or repeated key, a wrong type or
+ * malformed JSON is DLP_ERR_ARG naming it; then dlp_predict's errors.
+ * *result_json is dlp_predict_to_json's object (free with dlp_free). */
+dlp_status dlp_predict_json(dlp_predictor_set *ps, dlp_model *m,
+                            const char *config_json, const char *model_name,
+                            char **result_json, dlp_error *err);
+/* Frees what the library returned through a char ** (JSON texts): free()
+ * for callers that do not share the library's C runtime (bindings). */
+void dlp_free(void *p);
+
 /* MIG advice on its own: the smallest profile of the device (by memory,
  * then compute slices) whose memory holds peak_mib + context_mib and, when
  * slo_ms > 0, whose latency (latency_at(profile SMs) through the callback,

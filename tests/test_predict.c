@@ -811,6 +811,83 @@ static void test_json_and_determinism(void) {
     free(j1);
 }
 
+/* dlp_predict_json: the same object as dlp_predict + dlp_predict_to_json
+ * for the same config; strict keys and types */
+static dlp_status run_json(const char *path, const char *cfg, char **out,
+                           dlp_error *err) {
+    dlp_model *m = open_model(path);
+    if (!m) return DLP_ERR_IO;
+    dlp_status st = dlp_predict_json(PS, m, cfg, "m.onnx", out, err);
+    dlp_model_free(m);
+    return st;
+}
+
+static void test_predict_json_request(void) {
+    dlp_predict_config c;
+    base_cfg(&c);
+    c.batch = 3;
+    c.precision = "fp16";
+    c.runtime = "eager";
+    c.mig = "3g.40gb";
+    c.slo_ms = 50;
+    dlp_predict_result r;
+    dlp_error err;
+    char *want = NULL, *got = NULL;
+    CHECK(run(FIX "models/resnet18.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(dlp_predict_to_json(&r, "m.onnx", &want, &err) == DLP_OK);
+    CHECK_MSG(run_json(FIX "models/resnet18.onnx",
+                       "{\"device\": \"h100\", \"batch\": 3, \"precision\": "
+                       "\"fp16\", \"runtime\": \"eager\", \"mig\": \"3g.40gb\", "
+                       "\"slo_ms\": 50}", &got, &err) == DLP_OK, "%s", err.msg);
+    CHECK(want && got && !strcmp(want, got));
+    dlp_free(want);
+    dlp_free(got);
+    /* dims as an object: the same as dim_names / dim_values */
+    base_cfg(&c);
+    c.batch = 2;
+    c.n_dims = 1;
+    c.dim_names[0] = "size";
+    c.dim_values[0] = 96;
+    CHECK(run(FIX "predict/cnn_dyn.onnx", &c, &r, &err) == DLP_OK);
+    CHECK(dlp_predict_to_json(&r, "m.onnx", &want, &err) == DLP_OK);
+    CHECK_MSG(run_json(FIX "predict/cnn_dyn.onnx",
+                       "{\"device\":\"h100\",\"batch\":2,\"dims\":{\"size\":96}}",
+                       &got, &err) == DLP_OK, "%s", err.msg);
+    CHECK(want && got && !strcmp(want, got) && strstr(got, "\"height\":96"));
+    dlp_free(want);
+    dlp_free(got);
+    /* bad requests: an error naming the problem, no result */
+    static const struct { const char *cfg, *msg; dlp_status st; } bad[] = {
+        {"{\"device\":\"h100\",\"precison\":\"fp16\"}", "unknown key \"precison\"", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"batch\":\"8\"}", "\"batch\" must be an integer", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"batch\":2.5}", "\"batch\" must be an integer", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"batch\":1e300}", "\"batch\" must be an integer", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"batch\":true}", "\"batch\" must be an integer", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"batch\":0}", "batch", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"device\":\"a100\"}", "\"device\" given twice", DLP_ERR_ARG},
+        {"{\"precision\":\"fp16\"}", "\"device\" is required", DLP_ERR_ARG},
+        {"{\"device\":7}", "\"device\" must be a string", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"dims\":[1]}", "\"dims\" must be an object", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"dims\":{\"seq\":\"x\"}}", "dim \"seq\" is not an integer", DLP_ERR_ARG},
+        {"{\"device\":\"h100\",\"sms\":-1}", "\"sms\" -1 out of range", DLP_ERR_ARG},
+        {"{\"device\":\"h100\"", "not valid JSON", DLP_ERR_ARG},
+        {"[\"h100\"]", "not a JSON object", DLP_ERR_ARG},
+        {"{\"device\":\"h100\"} x", "not valid JSON", DLP_ERR_ARG},
+        {"{\"device\":\"nosuchgpu\"}", "nosuchgpu", DLP_ERR_NOT_FOUND},
+        {"{\"device\":\"h100\",\"batch\":4,\"dims\":{\"batch\":8}}", "batch 4", DLP_ERR_ARG},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        got = (char *)1;
+        dlp_status st = run_json(FIX "models/resnet18.onnx", bad[i].cfg, &got, &err);
+        CHECK_MSG(st == bad[i].st && got == NULL && strstr(err.msg, bad[i].msg),
+                  "%s -> %d %s", bad[i].cfg, (int)st, err.msg);
+    }
+    dlp_model *m = open_model(FIX "models/resnet18.onnx");
+    CHECK(dlp_predict_json(PS, m, NULL, NULL, &got, &err) == DLP_ERR_ARG && !got);
+    CHECK(dlp_predict_json(PS, m, "{}", NULL, NULL, &err) == DLP_ERR_ARG);
+    dlp_model_free(m);
+}
+
 int main(void) {
     setup();
     RUN(test_open_errors);
@@ -835,6 +912,7 @@ int main(void) {
     RUN(test_predict_slo_end_to_end);
     RUN(test_partition_scaling);
     RUN(test_json_and_determinism);
+    RUN(test_predict_json_request);
     if (!getenv("KEEP")) teardown();
     return CHECK_DONE();
 }

@@ -1,0 +1,165 @@
+/*
+ * predict_request.c — a prediction asked and answered in JSON: the config
+ * as one JSON object, the result as dlp_predict_to_json's. The entry point
+ * of bindings that would otherwise mirror dlp_predict_config's layout
+ * (python/dlperf.py). Keys and types are checked strictly: a misspelt key
+ * ("precison") is an error naming it, never a default silently used.
+ */
+#include "predict/predict.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { K_STR, K_INT, K_NUM, K_BOOL, K_DIMS } key_type;
+
+typedef struct {
+    const char *name;
+    key_type type;
+} key_spec;
+
+static const key_spec KEYS[] = {
+    {"device", K_STR},       {"precision", K_STR}, {"runtime", K_STR},
+    {"mode", K_STR},         {"batch", K_INT},     {"sms", K_INT},
+    {"mig", K_STR},          {"slo_ms", K_NUM},    {"measured_dir", K_STR},
+    {"dims", K_DIMS},        {"skip_absent_dims", K_BOOL},
+    {"host_us", K_NUM},      {"height", K_INT},    {"width", K_INT},
+};
+
+static const char *type_name(key_type t) {
+    switch (t) {
+    case K_STR: return "a string";
+    case K_INT: return "an integer";
+    case K_NUM: return "a number";
+    case K_BOOL: return "true or false";
+    case K_DIMS: return "an object of NAME: integer";
+    }
+    return "?";
+}
+
+/* An integral JSON number within +-2^53 (exact in a double) into *out. */
+static bool json_int(const cJSON *v, int64_t *out) {
+    if (!cJSON_IsNumber(v)) return false;
+    double d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0)
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+static dlp_status set_dims(dlp_predict_config *c, const cJSON *dims,
+                           dlp_error *err) {
+    const cJSON *d;
+    cJSON_ArrayForEach(d, dims) {
+        int64_t v;
+        if (!d->string || !d->string[0])
+            return dlp_fail(err, DLP_ERR_ARG, "predict request: \"dims\" has an empty name");
+        if (!json_int(d, &v))
+            return dlp_fail(err, DLP_ERR_ARG,
+                            "predict request: dim \"%s\" is not an integer", d->string);
+        for (int i = 0; i < c->n_dims; i++)
+            if (!strcmp(c->dim_names[i], d->string))
+                return dlp_fail(err, DLP_ERR_ARG,
+                                "predict request: dim \"%s\" given twice", d->string);
+        if (c->n_dims >= DLP_PREDICT_MAX_DIMS)
+            return dlp_fail(err, DLP_ERR_LIMIT,
+                            "predict request: more than %d dims", DLP_PREDICT_MAX_DIMS);
+        c->dim_names[c->n_dims] = d->string;
+        c->dim_values[c->n_dims++] = v;
+    }
+    return DLP_OK;
+}
+
+/* One key of the request into c (strings point into the cJSON tree). */
+static dlp_status set_key(dlp_predict_config *c, const cJSON *v,
+                          const key_spec *k, dlp_error *err) {
+    int64_t i = 0;
+    bool ok = k->type == K_STR  ? cJSON_IsString(v) && v->valuestring
+            : k->type == K_INT  ? json_int(v, &i)
+            : k->type == K_NUM  ? cJSON_IsNumber(v) && isfinite(v->valuedouble)
+            : k->type == K_BOOL ? cJSON_IsBool(v)
+                                : cJSON_IsObject(v);
+    if (!ok)
+        return dlp_fail(err, DLP_ERR_ARG, "predict request: \"%s\" must be %s",
+                        k->name, type_name(k->type));
+    const char *s = k->type == K_STR ? v->valuestring : NULL;
+    const char *n = k->name;
+    if (!strcmp(n, "device")) c->device = s;
+    else if (!strcmp(n, "precision")) c->precision = s;
+    else if (!strcmp(n, "runtime")) c->runtime = s;
+    else if (!strcmp(n, "mode")) c->mode = s;
+    else if (!strcmp(n, "mig")) c->mig = s;
+    else if (!strcmp(n, "measured_dir")) c->measured_dir = s;
+    else if (!strcmp(n, "batch")) c->batch = i;
+    else if (!strcmp(n, "height")) c->height = i;
+    else if (!strcmp(n, "width")) c->width = i;
+    else if (!strcmp(n, "sms")) {
+        if (i < 0 || i > 100000)
+            return dlp_fail(err, DLP_ERR_ARG, "predict request: \"sms\" %lld out of range",
+                            (long long)i);
+        c->sms = (int)i;
+    } else if (!strcmp(n, "slo_ms")) c->slo_ms = v->valuedouble;
+    else if (!strcmp(n, "host_us")) c->host_us = v->valuedouble;
+    else if (!strcmp(n, "skip_absent_dims")) c->skip_absent_dims = cJSON_IsTrue(v);
+    else if (!strcmp(n, "dims")) return set_dims(c, v, err);
+    return DLP_OK;
+}
+
+static dlp_status config_from(const cJSON *root, dlp_predict_config *c,
+                              dlp_error *err) {
+    if (!cJSON_IsObject(root))
+        return dlp_fail(err, DLP_ERR_ARG, "predict request: not a JSON object");
+    dlp_predict_config_init(c);
+    const cJSON *v;
+    cJSON_ArrayForEach(v, root) {
+        const key_spec *k = NULL;
+        for (size_t j = 0; j < sizeof KEYS / sizeof *KEYS && !k; j++)
+            if (v->string && !strcmp(v->string, KEYS[j].name)) k = &KEYS[j];
+        if (!k) {
+            char known[400] = "";
+            for (size_t j = 0; j < sizeof KEYS / sizeof *KEYS; j++) {
+                strcat(known, j ? ", " : "");
+                strcat(known, KEYS[j].name);
+            }
+            return dlp_fail(err, DLP_ERR_ARG,
+                            "predict request: unknown key \"%s\" (known: %s)",
+                            v->string ? v->string : "", known);
+        }
+        for (const cJSON *u = root->child; u != v; u = u->next)
+            if (u->string && !strcmp(u->string, k->name))
+                return dlp_fail(err, DLP_ERR_ARG,
+                                "predict request: \"%s\" given twice", k->name);
+        dlp_status st = set_key(c, v, k, err);
+        if (st) return st;
+    }
+    if (!c->device)
+        return dlp_fail(err, DLP_ERR_ARG, "predict request: \"device\" is required");
+    return DLP_OK;
+}
+
+dlp_status dlp_predict_json(dlp_predictor_set *ps, dlp_model *m,
+                            const char *config_json, const char *model_name,
+                            char **result_json, dlp_error *err) {
+    if (!result_json)
+        return dlp_fail(err, DLP_ERR_ARG, "predict request: no result pointer");
+    *result_json = NULL;
+    if (!ps || !m || !config_json)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "predict request: predictor set, model and config are required");
+    const char *end = config_json;
+    cJSON *root = cJSON_ParseWithOpts(config_json, &end, 1);
+    if (!root)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "predict request: the config is not valid JSON (at byte %td)",
+                        end ? end - config_json : 0);
+    dlp_predict_config c;
+    dlp_predict_result r;
+    dlp_status st = config_from(root, &c, err);
+    if (!st) st = dlp_predict(ps, m, &c, &r, err);
+    if (!st) st = dlp_predict_to_json(&r, model_name, result_json, err);
+    cJSON_Delete(root);
+    return st;
+}
+
+void dlp_free(void *p) { free(p); }
