@@ -99,6 +99,13 @@ bool dlp_graph_add_output(dlp_graph *g, int v) {
     return true;
 }
 
+int dlp_graph_input_batch_sym(const dlp_graph *g, size_t i) {
+    if (i >= g->n_inputs) return -1;
+    const dlp_shape *s = &g->values[g->inputs[i]].shape;
+    int sym = s->rank >= 1 ? s->dims[0].sym : -1;
+    return sym >= 0 && (size_t)sym < g->n_syms ? sym : -1;
+}
+
 int dlp_graph_sym(dlp_graph *g, const char *name, size_t len) {
     while (g->parent) g = g->parent;
     for (size_t i = 0; i < g->n_syms; i++)

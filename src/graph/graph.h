@@ -166,6 +166,9 @@ bool dlp_graph_add_output(dlp_graph *g, int v);
 
 /* Interns a symbolic dimension name in the main graph; -1 on OOM. */
 int dlp_graph_sym(dlp_graph *g, const char *name, size_t len);
+/* The symbol of graph input i's first dimension (its batch), -1 when that
+ * dimension is fixed or absent: what binding a batch size sets. */
+int dlp_graph_input_batch_sym(const dlp_graph *g, size_t i);
 
 /* Node attribute lookup; NULL if absent. */
 const dlp_attr *dlp_node_attr(const dlp_node *n, const char *name);

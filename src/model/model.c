@@ -151,9 +151,8 @@ dlp_status dlp_model_check_binds(const dlp_model *m, int64_t batch, int n,
         if (batch == -1 || values[i] == batch) continue;
         for (size_t k = 0; k < g->n_inputs; k++) {
             const dlp_value *v = &g->values[g->inputs[k]];
-            int sym = v->shape.rank >= 1 ? v->shape.dims[0].sym : -1;
-            if (sym >= 0 && (size_t)sym < g->n_syms &&
-                !strcmp(g->syms[sym], names[i]))
+            int sym = dlp_graph_input_batch_sym(g, k);
+            if (sym >= 0 && !strcmp(g->syms[sym], names[i]))
                 return dlp_fail(err, DLP_ERR_ARG, "batch %lld and dimension "
                                 "'%s' = %lld disagree ('%s' is the batch "
                                 "dimension of input '%s')", (long long)batch,
@@ -174,11 +173,11 @@ dlp_status dlp_model_set_batch(dlp_model *m, int64_t n, dlp_error *err) {
     for (size_t i = 0; i < g->n_inputs; i++) {
         dlp_value *v = &g->values[g->inputs[i]];
         if (v->shape.rank < 1) continue;
-        dlp_dim *d = &v->shape.dims[0];
-        if (d->sym >= 0 && (size_t)d->sym < g->n_syms)
-            g->sym_values[d->sym] = n;
+        int sym = dlp_graph_input_batch_sym(g, i);
+        if (sym >= 0)
+            g->sym_values[sym] = n;
         else
-            d->value = n;
+            v->shape.dims[0].value = n;
     }
     m->batch = n;
     m->analyzed = false;

@@ -139,9 +139,8 @@ static bool batch_unbound(const dlp_graph *g) {
     for (size_t i = 0; i < g->n_inputs; i++) {
         const dlp_shape *s = &g->values[g->inputs[i]].shape;
         if (s->rank < 1 || s->dims[0].value >= 0) continue;
-        int sym = s->dims[0].sym;
-        if (sym < 0 || (size_t)sym >= g->n_syms || g->sym_values[sym] < 0)
-            return true;
+        int sym = dlp_graph_input_batch_sym(g, i);
+        if (sym < 0 || g->sym_values[sym] < 0) return true;
     }
     return false;
 }
