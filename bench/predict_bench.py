@@ -16,7 +16,9 @@ Measured (wall clock, subprocess start to exit, JSON printed):
   2. dlperf predict transformer.onnx --json        goal < 30 ms
   3. dlperf predict cnns/ --json (1,000 graphs)    goal >= 1,000 per s
   and the Python pipeline on the same inputs: per process (import torch
-  included, as a user runs it) and in-process (imports excluded).
+  included, as a user runs it) and in-process (imports excluded); and
+  dlperf's own Python binding (python/dlperf.py) in-process: one
+  prediction of each graph, and the 1,000 CNNs through a thread pool.
 Predictors: the *.dlpm files of --models (default: the repository's
 models/); with none there, a DIPPM trained on the test fixtures (printed).
 """
@@ -268,6 +270,27 @@ def main(argv):
         pp.predict(net, os.path.join(cnns, f), 8, {})
     res["py_dir_rate"] = len(files) / (time.perf_counter() - t0)
 
+    # dlperf's own Python binding (python/dlperf.py), in-process: the
+    # predictor files loaded once, each prediction opens its graph
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import concurrent.futures
+    import dlperf as dl
+    pset = dl.Predictor(models)
+    pset.predict(r50, device="h100", batch=8)
+    t0 = time.perf_counter()
+    for _ in range(20):
+        pset.predict(r50, device="h100", batch=8)
+    res["b_r50"] = (time.perf_counter() - t0) / 20
+    t0 = time.perf_counter()
+    for _ in range(5):
+        pset.predict(tfm, device="h100", batch=8, dims={"seq": 128})
+    res["b_tfm"] = (time.perf_counter() - t0) / 5
+    paths = [os.path.join(cnns, f) for f in sorted(os.listdir(cnns))]
+    t0 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as ex:
+        nb = len(list(ex.map(lambda f: pset.predict(f, device="h100", batch=8), paths)))
+    res["b_dir_rate"] = nb / (time.perf_counter() - t0)
+
     med = statistics.median
     c_rate = ncnn / min(res["c_dir"])
     rows = [
@@ -286,6 +309,15 @@ def main(argv):
     print("%-52s %9.0f /s %9.1f /s %8.1fx  >= 1000/s" %
           ("directory of %d CNNs (dlperf: 1 process, %d threads)" % (ncnn, os.cpu_count()),
            c_rate, res["py_dir_rate"], c_rate / res["py_dir_rate"]))
+    print("\ndlperf's Python binding (python/dlperf.py), in-process, against the "
+          "Python pipeline in-process:")
+    for name, b, p in (("ResNet-50", res["b_r50"], res["py_r50_inproc"]),
+                       ("transformer", res["b_tfm"], res["py_tfm_inproc"])):
+        print("%-52s %9.2f ms %9.1f ms %8.1fx" % ("  " + name + ", one prediction", b * 1e3,
+                                                  p * 1e3, p / b))
+    print("%-52s %9.0f /s %9.1f /s %8.1fx" %
+          ("  directory of %d CNNs (%d threads, one Predictor)" % (nb, os.cpu_count()),
+           res["b_dir_rate"], res["py_dir_rate"], res["b_dir_rate"] / res["py_dir_rate"]))
     print("\ndlperf min wall: ResNet-50 %.2f ms, transformer %.2f ms, directory %.3f s"
           % (min(res["c_r50"]) * 1e3, min(res["c_tfm"]) * 1e3, min(res["c_dir"])))
     print("dlperf median CPU (user+sys): ResNet-50 %.2f ms, transformer %.2f ms, "
