@@ -116,9 +116,31 @@ def _take_json(ptr):
         _library().dlp_free(ptr)
 
 
-class Model:
+class _Owned:
+    """A library object released by the function named _FREE: close(),
+    or the end of a with block, or garbage collection."""
+    _FREE = None
+    _h = None
+
+    def close(self):
+        if self._h and self._h.value:
+            getattr(_library(), self._FREE)(self._h)
+        self._h = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Model(_Owned):
     """An ONNX graph file (or its bytes), opened by the library. Weights
     are never read; graphs with their external data stripped work."""
+    _FREE = "dlp_model_free"
 
     def __init__(self, path=None, data=None, name=None):
         if (path is None) == (data is None):
@@ -136,20 +158,6 @@ class Model:
                                            ctypes.byref(err))
         _check(st, err)
         self._h = h
-
-    def close(self):
-        if getattr(self, "_h", None) and self._h.value:
-            _library().dlp_model_free(self._h)
-        self._h = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def _handle(self):
         if not self._h:
@@ -177,10 +185,11 @@ class Model:
                 for i in range(lib.dlp_model_warning_count(h))]
 
 
-class Predictor:
+class Predictor(_Owned):
     """The trained predictor files of a models/ directory (default:
     $DLPERF_MODELS, else the repository's models/). best=True lets the
     slow kinds compete by held-out error too (`dlperf predict --best`)."""
+    _FREE = "dlp_predictor_close"
 
     def __init__(self, models_dir=None, best=False):
         if models_dir is None:
@@ -193,20 +202,6 @@ class Predictor:
         self.models_dir = models_dir
         if best:
             lib.dlp_predictor_set_best(h, 1)
-
-    def close(self):
-        if getattr(self, "_h", None) and self._h.value:
-            _library().dlp_predictor_close(self._h)
-        self._h = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def files(self):
