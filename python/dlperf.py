@@ -6,6 +6,8 @@
                      batch=8, runtime="graph")
     print(r["latency_ms"], r["memory_mib"], r["mig_profile"])
 
+    rs = pred.predict_many("candidates/", device="h100", batch=8)  # NAS
+
     m = dlperf.Model("bert.onnx")              # open once, predict many
     for seq in (128, 256, 512):
         print(pred.predict(m, device="h100", dims={"seq": seq})["latency_ms"])
@@ -23,6 +25,7 @@ safe to share between threads; ctypes releases the GIL during each call,
 so a thread pool predicts a directory of graphs in parallel. A Model is
 one thread's at a time.
 """
+import concurrent.futures
 import ctypes
 import ctypes.util
 import json
@@ -248,3 +251,26 @@ class Predictor(_Owned):
         finally:
             if own:
                 m.close()
+
+    def predict_many(self, models, device, jobs=None, **options):
+        """predict() over many models (paths, or a directory whose *.onnx
+        files are taken in name order) on `jobs` threads (default: CPUs),
+        in input order: the NAS case, as `dlperf predict DIR --json`. A
+        model that fails gives {"model": name, "error": message,
+        "status": name} in its place instead of stopping the others."""
+        if isinstance(models, (str, os.PathLike)) and os.path.isdir(models):
+            d = os.fspath(models)
+            models = [os.path.join(d, f) for f in sorted(os.listdir(d))
+                      if f.endswith(".onnx")]
+
+        def one(m):
+            try:
+                return self.predict(m, device, **options)
+            except DlperfError as e:
+                name = m.name if isinstance(m, Model) else \
+                    os.path.basename(os.fspath(m))
+                return {"model": name, "error": str(e), "status": e.status}
+
+        models = list(models)
+        with concurrent.futures.ThreadPoolExecutor(jobs or os.cpu_count() or 1) as ex:
+            return list(ex.map(one, models))

@@ -141,6 +141,36 @@ def test_threads(pred):
     check(par == serial * 3, "4 threads on one Predictor, 18 predictions = serial")
 
 
+def test_predict_many(pred):
+    # a directory: its *.onnx in name order, a failing file in its place,
+    # as `dlperf predict DIR --json` prints them (one line each)
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="dlp_pybind_")
+    try:
+        for f in ("resnet18.onnx", "squeezenet1_1.onnx", "alexnet.onnx"):
+            shutil.copy(os.path.join(FIX, "models", f), d)
+        shutil.copy(os.path.join(FIX, "predict", "corrupt.onnx"), d)
+        with open(os.path.join(d, "notes.txt"), "w") as f:
+            f.write("not a model")
+        got = pred.predict_many(d, device="h100", batch=4, jobs=3)
+        rc, out, _ = cli("predict", d, "--device", "h100", "--batch", "4",
+                         "--json", "--models", MODELS)
+        want = [json.loads(line) for line in out.splitlines()]
+        names = [g.get("model") for g in got]
+        check(names == ["alexnet.onnx", "corrupt.onnx", "resnet18.onnx",
+                        "squeezenet1_1.onnx"], "predict_many: name order %s" % names)
+        check(rc == 1 and len(want) == 4 and all(
+            (g == w) if "error" not in w else ("error" in g and g["status"] == "FORMAT")
+            for g, w in zip(got, want)),
+            "predict_many equals `dlperf predict DIR --json`, the corrupt file an error in place")
+        check(pred.predict_many([RESNET, RESNET], device="h100", batch=2) ==
+              [pred.predict(RESNET, device="h100", batch=2)] * 2,
+              "predict_many over a list")
+    finally:
+        shutil.rmtree(d)
+
+
 def test_bad_input(pred):
     p = pred.predict
     raises(lambda: p(RESNET, device="nosuchgpu"), "NOT_FOUND", "nosuchgpu",
@@ -191,6 +221,7 @@ def main():
     test_model_reuse_and_bytes(pred)
     test_inspect(pred)
     test_threads(pred)
+    test_predict_many(pred)
     test_bad_input(pred)
     pred.close()
     print("%d passed, %d failed" % (passed, failed))
