@@ -507,7 +507,7 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
  * python/dlperf.py): config_json is one object with the keys of
  * dlp_predict_config, "device" required: device, precision, runtime,
  * mode, mig, measured_dir (strings); batch, sms, height, width
- * (integers); slo_ms, host_us (numbers); skip_absent_dims (bool); dims
+ * (integers >= 1; a key left out is the default); slo_ms, host_us (numbers); skip_absent_dims (bool); dims
  * ({"seq": 128, ...}). An unknown or repeated key, a wrong type or
  * malformed JSON is DLP_ERR_ARG naming it; then dlp_predict's errors.
  * *result_json is dlp_predict_to_json's object (free with dlp_free). */

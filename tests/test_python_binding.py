@@ -181,6 +181,8 @@ def test_bad_input(pred):
            "batch 0")
     raises(lambda: p(RESNET, device="h100", batch=10**9), "ARG", "batch",
            "absurd batch")
+    raises(lambda: p(RESNET, device="h100", resolution=0), "ARG", '"height" 0',
+           "resolution 0")
     raises(lambda: p(RESNET, device="h100", batch="8"), "ARG",
            '"batch" must be an integer', "batch as a string")
     raises(lambda: p(RESNET, device="h100", batch=True), "ARG",

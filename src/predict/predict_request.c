@@ -83,6 +83,12 @@ static dlp_status set_key(dlp_predict_config *c, const cJSON *v,
     if (!ok)
         return dlp_fail(err, DLP_ERR_ARG, "predict request: \"%s\" must be %s",
                         k->name, type_name(k->type));
+    /* the struct's "not given" values (batch -1, sms / height / width 0)
+     * are what leaving the key out means; given, a size is at least 1 */
+    if (k->type == K_INT && i < 1)
+        return dlp_fail(err, DLP_ERR_ARG,
+                        "predict request: \"%s\" %lld is not >= 1 (leave the key out "
+                        "for the default)", k->name, (long long)i);
     const char *s = k->type == K_STR ? v->valuestring : NULL;
     const char *n = k->name;
     if (!strcmp(n, "device")) c->device = s;
@@ -95,7 +101,7 @@ static dlp_status set_key(dlp_predict_config *c, const cJSON *v,
     else if (!strcmp(n, "height")) c->height = i;
     else if (!strcmp(n, "width")) c->width = i;
     else if (!strcmp(n, "sms")) {
-        if (i < 0 || i > 100000)
+        if (i > 100000)
             return dlp_fail(err, DLP_ERR_ARG, "predict request: \"sms\" %lld out of range",
                             (long long)i);
         c->sms = (int)i;
