@@ -218,7 +218,8 @@ class Predictor(_Owned):
                 slo_ms=None, host_us=None, measured_dir=None,
                 skip_absent_dims=None):
         """Latency, peak memory, energy, throughput, power, intervals and
-        the MIG advice of model (a Model, or a path opened for this call)
+        the MIG advice of model (a Model, a path, or an onnx.ModelProto
+        built in memory, the last two opened for this call)
         on device, as `dlperf predict --json`'s object. resolution: R or
         (H, W) pixels for image models; the rest as the CLI's options."""
         if not self._h:
@@ -240,7 +241,13 @@ class Predictor(_Owned):
                 raise DlperfError("ARG", "%s must be a finite number, not %r"
                                   % (k, req[k]))
         own = not isinstance(model, Model)
-        m = Model(model) if own else model
+        if not own:
+            m = model
+        elif hasattr(model, "SerializeToString"):     # an onnx.ModelProto
+            m = Model(data=model.SerializeToString(),
+                      name=(model.graph.name or "model") + ".onnx")
+        else:
+            m = Model(model)
         try:
             lib, err, out = _library(), _Error(), ctypes.c_void_p()
             _check(lib.dlp_predict_json(self._h, m._handle(),

@@ -126,6 +126,13 @@ def test_inspect(pred):
     check(s["nodes"] == len(g.node),
           "nodes %d = onnx's %d" % (s["nodes"], len(g.node)))
     check(len(got["nodes"]) == len(g.node), "one JSON node per onnx node")
+    proto = onnx.load(RESNET, load_external_data=False)
+    r = pred.predict(proto, device="h100", batch=4)
+    want = pred.predict(RESNET, device="h100", batch=4)
+    check(r["model"] == (proto.graph.name or "model") + ".onnx" and
+          {k: v for k, v in r.items() if k != "model"} ==
+          {k: v for k, v in want.items() if k != "model"},
+          "an onnx.ModelProto in memory predicts what its file does")
     b = dlperf.Model(BERT).inspect(batch=1, dims={"seq": 32})
     check(b["summary"]["unshaped_tensors"] == 0, "bert_tiny at seq 32: every tensor shaped")
 
