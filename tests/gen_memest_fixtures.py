@@ -26,7 +26,10 @@ memest_gelu2.onnx (the erf GELU between two Linear layers, and the same
 pattern multiplied by another input), memest_relu_ffn.onnx (fc1 -> ReLU
 -> fc2: in place in the CNN zoos, out of place in language models),
 memest_encoder.onnx / memest_encoder_bert.onnx (a three-layer encoder
-named as DeBERTa-v2 and as BERT export it)."""
+named as DeBERTa-v2 and as BERT export it), memest_linear4d.onnx /
+memest_linear4d_perm.onnx (a Linear with a bias over a 4-D input:
+ConvNeXt's channels-last MLP; and over a permuted one, which matmul
+copies first)."""
 import os
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
@@ -419,3 +422,23 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
      [nh.from_array(np.zeros((2, 16), np.float32), "m.attn.attention_biases"),
       nh.from_array(np.zeros((16, 16), np.int64), "onnx::Gather_7")],
      "memest_biascache")
+
+# A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
+# runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:
+# matmul, then add_ in place); and the same over a permuted input (a
+# Transpose's output: matmul copies it to a contiguous block first)
+LIN4 = [nh.from_array(np.zeros((16, 64), np.float32), "fc.weight"),
+        nh.from_array(np.zeros((64,), np.float32), "fc.bias")]
+save([h.make_node("MatMul", ["X", "fc.weight"], ["M"]),
+      h.make_node("Add", ["M", "fc.bias"], ["Y"]),
+      h.make_node("Relu", ["Y"], ["Z"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [2, 8, 8, 16])],
+     [h.make_tensor_value_info("Z", T.FLOAT, [2, 8, 8, 64])], LIN4,
+     "memest_linear4d")
+save([h.make_node("Transpose", ["X"], ["P"], perm=[0, 2, 3, 1]),
+      h.make_node("MatMul", ["P", "fc.weight"], ["M"]),
+      h.make_node("Add", ["M", "fc.bias"], ["Y"]),
+      h.make_node("Relu", ["Y"], ["Z"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [2, 16, 8, 8])],
+     [h.make_tensor_value_info("Z", T.FLOAT, [2, 8, 8, 64])], LIN4,
+     "memest_linear4d_perm")

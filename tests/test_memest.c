@@ -399,6 +399,24 @@ static void test_linear_bias(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_linear4d: a Linear with a bias over [2, 8, 8, 16] (ConvNeXt's
+ * MLP): PyTorch adds the bias into the product's block, so the peak is
+ * the input (8 KiB) + one product (32 KiB), the ReLU in place on it; over
+ * a permuted input (memest_linear4d_perm) matmul first copies it, which
+ * the Add's block stands for: 8 + 32 + 32 KiB. */
+static void test_linear_bias_4d(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_linear4d.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == (8 + 32) * 1024.0, "%.0f",
+              fg.peak_act_bytes_at[0]);
+    CHECK(fg.n_linear_bias == 1);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_linear4d_perm.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == (8 + 32 + 32) * 1024.0, "%.0f",
+              fg.peak_act_bytes_at[0]);
+    dlp_feat_graph_free(&fg);
+}
+
 /* Graphs exported from Hugging Face models by the collector (data/ packs
  * 20261126T034609-x4a and -h100b, weights stripped) against their labels
  * measured on an H200 (data/batches/.../inference.csv, rep 0): a
@@ -856,6 +874,7 @@ int main(void) {
     RUN(test_gpt2_locals);
     RUN(test_bias_cache);
     RUN(test_linear_bias);
+    RUN(test_linear_bias_4d);
     RUN(test_bias);
     RUN(test_wstd);
     RUN(test_scatter);

@@ -1134,6 +1134,40 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
  * kernel per op, and its tanh form does not match. Counted as exported
  * before the caller frames of hold_module_inputs, the temporaries stood in
  * for the blocks those frames hold. */
+/* A Linear layer's bias, which the exporter writes as MatMul -> Add of a
+ * constant: PyTorch adds it into the product's block (addmm's epilogue
+ * for 2-D and contiguous 3-D inputs, matmul then an in-place add_ for
+ * the rest), so the Add's output is the MatMul output's block when the
+ * Add is its only reader. Sets alias[] of those Add outputs to the
+ * product. Not when the MatMul reads a Transpose's output: matmul copies
+ * a permuted input to a contiguous block first, of the size the Add's
+ * block stands for (CaiT's talking heads, a Linear over the heads of the
+ * permuted scores: 49 fp16 rows 0.06 points worse with the alias).
+ * Evidence: torchvision ConvNeXt-T at fp16, b64 224 px, held its
+ * LayerNorm output, the fc1 product and the bias Add's output at the
+ * peak, one channel block (49 MiB) over the measured (docs/COST.md). */
+static void alias_linear_bias(const dlp_graph *g, const int *nuse, int *alias) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const dlp_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "Add") || n->n_outputs != 1 || n->outputs[0] < 0 ||
+            !dlp_feat_linear_bias(g, n))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            int v = n->inputs[k];
+            const dlp_node *p = dlp_feat_producer_of(g, v);
+            if (!p || strcmp(p->op_type, "MatMul") || nuse[v] != 1 ||
+                vbytes(&g->values[v]) != vbytes(&g->values[n->outputs[0]]))
+                continue;
+            bool permuted = false;
+            for (int j = 0; j < p->n_inputs; j++) {
+                const dlp_node *q = dlp_feat_producer_of(g, p->inputs[j]);
+                if (q && !strcmp(q->op_type, "Transpose")) permuted = true;
+            }
+            if (!permuted) alias[n->outputs[0]] = v;
+        }
+    }
+}
+
 static void mark_one_kernel_acts(const dlp_graph *g, const int *nuse,
                                  const int *cstart, const int *cnode,
                                  uint8_t *tmp, int *alias) {
@@ -1777,6 +1811,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
+    alias_linear_bias(g, nuse, alias1k);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
