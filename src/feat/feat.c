@@ -1120,20 +1120,6 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
     }
 }
 
-/* Activations as the one kernel PyTorch runs: F.silu and F.gelu (Hugging
- * Face's SiLU and GELU, timm's and torchvision's nn.GELU / nn.SiLU), which
- * the exporter writes as Sigmoid(x) -> Mul(x, s) and Div(x, sqrt 2) -> Erf
- * -> Add(1) -> Mul(x, .) [-> Mul(0.5)]: only the result is a tensor; marks
- * the other values in tmp[], which the inference walk does not allocate
- * (match_silu, match_erf_gelu; the training estimate marks fewer:
- * mark_gelu_temps, mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
- * trailing Mul(0.5) writes into it (alias[] names that block). Allocator
- * history (twenty-sixth session): bert-base fp16 4 x 128 holds the
- * intermediate dense output and one GELU output at its peak, no erf
- * temporaries. GPT-2's NewGELU is Python arithmetic, a
- * kernel per op, and its tanh form does not match. Counted as exported
- * before the caller frames of hold_module_inputs, the temporaries stood in
- * for the blocks those frames hold. */
 /* A Linear layer's bias, which the exporter writes as MatMul -> Add of a
  * constant: PyTorch adds it into the product's block (addmm's epilogue
  * for 2-D and contiguous 3-D inputs, matmul then an in-place add_ for
@@ -1168,6 +1154,20 @@ static void alias_linear_bias(const dlp_graph *g, const int *nuse, int *alias) {
     }
 }
 
+/* Activations as the one kernel PyTorch runs: F.silu and F.gelu (Hugging
+ * Face's SiLU and GELU, timm's and torchvision's nn.GELU / nn.SiLU), which
+ * the exporter writes as Sigmoid(x) -> Mul(x, s) and Div(x, sqrt 2) -> Erf
+ * -> Add(1) -> Mul(x, .) [-> Mul(0.5)]: only the result is a tensor; marks
+ * the other values in tmp[], which the inference walk does not allocate
+ * (match_silu, match_erf_gelu; the training estimate marks fewer:
+ * mark_gelu_temps, mark_silu_temps). The result is allocated at Mul(x, .), beside x; a
+ * trailing Mul(0.5) writes into it (alias[] names that block). Allocator
+ * history (twenty-sixth session): bert-base fp16 4 x 128 holds the
+ * intermediate dense output and one GELU output at its peak, no erf
+ * temporaries. GPT-2's NewGELU is Python arithmetic, a
+ * kernel per op, and its tanh form does not match. Counted as exported
+ * before the caller frames of hold_module_inputs, the temporaries stood in
+ * for the blocks those frames hold. */
 static void mark_one_kernel_acts(const dlp_graph *g, const int *nuse,
                                  const int *cstart, const int *cnode,
                                  uint8_t *tmp, int *alias) {
