@@ -9,28 +9,34 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { K_STR, K_INT, K_NUM, K_BOOL, K_DIMS } key_type;
+/* the field a key sets: const char *, int64_t, int (an SM count), double,
+ * int (a flag), or the dims arrays */
+typedef enum { K_STR, K_INT, K_SMS, K_NUM, K_BOOL, K_DIMS } key_type;
 
 typedef struct {
     const char *name;
     key_type type;
+    size_t off;              /* of the field in dlp_predict_config */
 } key_spec;
 
+#define KEY(name, type) {#name, type, offsetof(dlp_predict_config, name)}
 static const key_spec KEYS[] = {
-    {"device", K_STR},       {"precision", K_STR}, {"runtime", K_STR},
-    {"mode", K_STR},         {"batch", K_INT},     {"sms", K_INT},
-    {"mig", K_STR},          {"slo_ms", K_NUM},    {"measured_dir", K_STR},
-    {"dims", K_DIMS},        {"skip_absent_dims", K_BOOL},
-    {"host_us", K_NUM},      {"height", K_INT},    {"width", K_INT},
+    KEY(device, K_STR),    KEY(precision, K_STR), KEY(runtime, K_STR),
+    KEY(mode, K_STR),      KEY(batch, K_INT),     KEY(sms, K_SMS),
+    KEY(mig, K_STR),       KEY(slo_ms, K_NUM),    KEY(measured_dir, K_STR),
+    {"dims", K_DIMS, 0},   KEY(skip_absent_dims, K_BOOL),
+    KEY(host_us, K_NUM),   KEY(height, K_INT),    KEY(width, K_INT),
 };
+#undef KEY
 
 static const char *type_name(key_type t) {
     switch (t) {
     case K_STR: return "a string";
-    case K_INT: return "an integer";
+    case K_INT: case K_SMS: return "an integer";
     case K_NUM: return "a number";
     case K_BOOL: return "true or false";
     case K_DIMS: return "an object of NAME: integer";
@@ -75,8 +81,9 @@ static dlp_status set_dims(dlp_predict_config *c, const cJSON *dims,
 static dlp_status set_key(dlp_predict_config *c, const cJSON *v,
                           const key_spec *k, dlp_error *err) {
     int64_t i = 0;
+    bool count = k->type == K_INT || k->type == K_SMS;
     bool ok = k->type == K_STR  ? cJSON_IsString(v) && v->valuestring
-            : k->type == K_INT  ? json_int(v, &i)
+            : count             ? json_int(v, &i)
             : k->type == K_NUM  ? cJSON_IsNumber(v) && isfinite(v->valuedouble)
             : k->type == K_BOOL ? cJSON_IsBool(v)
                                 : cJSON_IsObject(v);
@@ -85,30 +92,24 @@ static dlp_status set_key(dlp_predict_config *c, const cJSON *v,
                         k->name, type_name(k->type));
     /* the struct's "not given" values (batch -1, sms / height / width 0)
      * are what leaving the key out means; given, a size is at least 1 */
-    if (k->type == K_INT && i < 1)
+    if (count && i < 1)
         return dlp_fail(err, DLP_ERR_ARG,
                         "predict request: \"%s\" %lld is not >= 1 (leave the key out "
                         "for the default)", k->name, (long long)i);
-    const char *s = k->type == K_STR ? v->valuestring : NULL;
-    const char *n = k->name;
-    if (!strcmp(n, "device")) c->device = s;
-    else if (!strcmp(n, "precision")) c->precision = s;
-    else if (!strcmp(n, "runtime")) c->runtime = s;
-    else if (!strcmp(n, "mode")) c->mode = s;
-    else if (!strcmp(n, "mig")) c->mig = s;
-    else if (!strcmp(n, "measured_dir")) c->measured_dir = s;
-    else if (!strcmp(n, "batch")) c->batch = i;
-    else if (!strcmp(n, "height")) c->height = i;
-    else if (!strcmp(n, "width")) c->width = i;
-    else if (!strcmp(n, "sms")) {
+    void *f = (char *)c + k->off;
+    switch (k->type) {
+    case K_STR: *(const char **)f = v->valuestring; break;
+    case K_INT: *(int64_t *)f = i; break;
+    case K_SMS:
         if (i > 100000)
-            return dlp_fail(err, DLP_ERR_ARG, "predict request: \"sms\" %lld out of range",
-                            (long long)i);
-        c->sms = (int)i;
-    } else if (!strcmp(n, "slo_ms")) c->slo_ms = v->valuedouble;
-    else if (!strcmp(n, "host_us")) c->host_us = v->valuedouble;
-    else if (!strcmp(n, "skip_absent_dims")) c->skip_absent_dims = cJSON_IsTrue(v);
-    else if (!strcmp(n, "dims")) return set_dims(c, v, err);
+            return dlp_fail(err, DLP_ERR_ARG, "predict request: \"%s\" %lld out of range",
+                            k->name, (long long)i);
+        *(int *)f = (int)i;
+        break;
+    case K_NUM: *(double *)f = v->valuedouble; break;
+    case K_BOOL: *(int *)f = cJSON_IsTrue(v); break;
+    case K_DIMS: return set_dims(c, v, err);
+    }
     return DLP_OK;
 }
 
