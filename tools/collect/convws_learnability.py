@@ -115,8 +115,9 @@ def main():
     ap.add_argument("--predictions", help="dlperf eval --predictions CSV (eager, roofline)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    configs = list(probe_configs())     # the xz files, read once
     rows = []
-    for r in probe_configs():
+    for r in configs:
         model = r["spec"].split(":")[1]
         for c in r["convs"]:
             if c["g"] == 1 and len(c["x"]) == 4:
@@ -169,7 +170,7 @@ def main():
             if r["precision"] == "fp32":
                 pred[(r["model"], int(r["batch"]), int(r["height"]))].append(r)
         pts, n_join, n_under, n_expl = 0.0, 0, 0, 0
-        for r in probe_configs():
+        for r in configs:
             k = (r["spec"].split(":")[1], r["batch"], r["res"])
             if k not in pred:
                 continue
