@@ -119,6 +119,15 @@ def _take_json(ptr):
         _library().dlp_free(ptr)
 
 
+def _name_of(model):
+    """The name results carry for a Model, an onnx.ModelProto or a path."""
+    if isinstance(model, Model):
+        return model.name
+    if hasattr(model, "SerializeToString"):
+        return (model.graph.name or "model") + ".onnx"
+    return os.path.basename(os.fspath(model))
+
+
 class _Owned:
     """A library object released by the function named _FREE: close(),
     or the end of a with block, or garbage collection."""
@@ -244,8 +253,7 @@ class Predictor(_Owned):
         if not own:
             m = model
         elif hasattr(model, "SerializeToString"):     # an onnx.ModelProto
-            m = Model(data=model.SerializeToString(),
-                      name=(model.graph.name or "model") + ".onnx")
+            m = Model(data=model.SerializeToString(), name=_name_of(model))
         else:
             m = Model(model)
         try:
@@ -274,9 +282,7 @@ class Predictor(_Owned):
             try:
                 return self.predict(m, device, **options)
             except DlperfError as e:
-                name = m.name if isinstance(m, Model) else \
-                    os.path.basename(os.fspath(m))
-                return {"model": name, "error": str(e), "status": e.status}
+                return {"model": _name_of(m), "error": str(e), "status": e.status}
 
         models = list(models)
         with concurrent.futures.ThreadPoolExecutor(jobs or os.cpu_count() or 1) as ex:

@@ -171,6 +171,13 @@ def test_predict_many(pred):
             (g == w) if "error" not in w else ("error" in g and g["status"] == "FORMAT")
             for g, w in zip(got, want)),
             "predict_many equals `dlperf predict DIR --json`, the corrupt file an error in place")
+        import onnx
+        proto = onnx.load(RESNET, load_external_data=False)
+        bad = pred.predict_many([proto], device="nosuchgpu")
+        check(len(bad) == 1 and bad[0].get("status") == "NOT_FOUND" and
+              bad[0].get("model") == (proto.graph.name or "model") + ".onnx",
+              "predict_many: an onnx.ModelProto that fails is an error in its place: %s"
+              % bad)
         check(pred.predict_many([RESNET, RESNET], device="h100", batch=2) ==
               [pred.predict(RESNET, device="h100", batch=2)] * 2,
               "predict_many over a list")
