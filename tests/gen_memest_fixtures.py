@@ -7,6 +7,7 @@ memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 (a mask built from shapes only), memest_bias.onnx (the same SDPA pattern
 with a bias read from a weight, as T5's relative position bias: not fused),
 memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
+memest_biascache_dedup.onnx (two of them, the tables merged by the exporter),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -422,6 +423,32 @@ save([h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
      [nh.from_array(np.zeros((2, 16), np.float32), "m.attn.attention_biases"),
       nh.from_array(np.zeros((16, 16), np.int64), "onnx::Gather_7")],
      "memest_biascache")
+
+# Two such blocks whose tables the exporter merged (timm initialises them
+# to zeros): the second reads the first's through an Identity named as its
+# own module's table; one Constant index serves both Gathers. PyTorch holds
+# each module's table, index and cached bias.
+IDX = h.make_tensor("idx", T.INT64, [16, 16], np.zeros(256, np.int64))
+save([h.make_node("Constant", [], ["onnx::Gather_7"], value=IDX),
+      h.make_node("Identity", ["m.b0.attn.attention_biases"],
+                  ["m.b1.attn.attention_biases"]),
+      h.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("MatMul", ["Q", "Kt"], ["S"]),
+      h.make_node("Gather", ["m.b0.attn.attention_biases", "onnx::Gather_7"],
+                  ["Gb"], axis=1),
+      h.make_node("Add", ["S", "Gb"], ["Sb"]),
+      h.make_node("Softmax", ["Sb"], ["P"], axis=-1),
+      h.make_node("MatMul", ["P", "V"], ["O1"]),
+      h.make_node("MatMul", ["O1", "Kt"], ["S2"]),
+      h.make_node("Gather", ["m.b1.attn.attention_biases", "onnx::Gather_7"],
+                  ["Gb2"], axis=1),
+      h.make_node("Add", ["S2", "Gb2"], ["Sb2"]),
+      h.make_node("Softmax", ["Sb2"], ["P2"], axis=-1),
+      h.make_node("MatMul", ["P2", "V"], ["O"])],
+     [h.make_tensor_value_info(x, T.FLOAT, [1, 2, 16, 8]) for x in "QKV"],
+     [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 16, 8])],
+     [nh.from_array(np.zeros((2, 16), np.float32), "m.b0.attn.attention_biases")],
+     "memest_biascache_dedup")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

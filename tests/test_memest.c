@@ -379,6 +379,20 @@ static void test_bias_cache(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_biascache_dedup: two such blocks, the second's table the
+ * exporter's Identity copy of the first's, one Constant index for both.
+ * Each module caches its own bias (2 x 2048 B) and holds its own table
+ * (2 x 128 B) and index (2 x 2048 B). */
+static void test_bias_cache_dedup(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_biascache_dedup.onnx", &fg));
+    CHECK_MSG(fg.bias_cache_bytes == 4096 && fg.buffer_bytes == 4096 &&
+                  fg.mem_weight_bytes == 256,
+              "cache %.0f buffers %.0f weights %.0f", fg.bias_cache_bytes,
+              fg.buffer_bytes, fg.mem_weight_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -873,6 +887,7 @@ int main(void) {
     RUN(test_fp16_stem);
     RUN(test_gpt2_locals);
     RUN(test_bias_cache);
+    RUN(test_bias_cache_dedup);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);
