@@ -8,6 +8,8 @@ memest_split.onnx (a Split's parts: views of its input), memest_mask.onnx
 with a bias read from a weight, as T5's relative position bias: not fused),
 memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
 memest_biascache_dedup.onnx (two of them, the tables merged by the exporter),
+memest_window_copy.onnx and memest_matmul_copy.onnx (copies a permuted
+layout forces: a window partition's reshape, at::matmul's operands),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -449,6 +451,37 @@ save([h.make_node("Constant", [], ["onnx::Gather_7"], value=IDX),
      [h.make_tensor_value_info("O", T.FLOAT, [1, 2, 16, 8])],
      [nh.from_array(np.zeros((2, 16), np.float32), "m.b0.attn.attention_biases")],
      "memest_biascache_dedup")
+
+# A window partition as SwinV2 writes it: x.view(B, H/2, 2, W/2, 2, C)
+# .permute(0, 1, 3, 2, 4, 5).reshape(-1, 2, 2, C): the permuted view cannot
+# be reshaped as a view, so reshape copies; then a Linear over the windows.
+# The partitioned tensor comes from an out-of-place Relu of the input.
+W88 = [nh.from_array(np.zeros((8, 8), np.float32), "fc.weight")]
+save([h.make_node("Relu", ["X"], ["A"]),
+      h.make_node("Reshape", ["A", "s6"], ["A6"]),
+      h.make_node("Transpose", ["A6"], ["At"], perm=[0, 1, 3, 2, 4, 5]),
+      h.make_node("Reshape", ["At", "s4"], ["Wd"]),
+      h.make_node("Reshape", ["Wd", "s3"], ["Wt"]),
+      h.make_node("MatMul", ["Wt", "fc.weight"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 4, 8])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [4, 4, 8])],
+     W88 + [nh.from_array(np.array([1, 2, 2, 2, 2, 8], np.int64), "s6"),
+            nh.from_array(np.array([4, 2, 2, 8], np.int64), "s4"),
+            nh.from_array(np.array([4, 4, 8], np.int64), "s3")],
+     "memest_window_copy")
+
+# Attention scores of a permuted query against itself: T [B, N, heads, D]
+# -> Transpose to [B, heads, N, D] (a view), Mul by a scale (TensorIterator
+# keeps the permuted layout), MatMul with its own transpose: at::matmul
+# cannot fold [2, 2] batch dims of either operand as a view and copies both.
+save([h.make_node("Transpose", ["T"], ["Q"], perm=[0, 2, 1, 3]),
+      h.make_node("Mul", ["Q", "c"], ["Qs"]),
+      h.make_node("Transpose", ["Qs"], ["Kt"], perm=[0, 1, 3, 2]),
+      h.make_node("MatMul", ["Qs", "Kt"], ["S"])],
+     [h.make_tensor_value_info("T", T.FLOAT, [2, 4, 2, 8])],
+     [h.make_tensor_value_info("S", T.FLOAT, [2, 2, 4, 4])],
+     [nh.from_array(np.array(0.5, np.float32), "c")],
+     "memest_matmul_copy")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

@@ -393,6 +393,68 @@ static void test_bias_cache_dedup(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* dlp_feat_view_strides against PyTorch's own Tensor.view on 400 permuted
+ * and narrowed tensors (tests/gen_view_oracle.py): whether a view exists,
+ * and its strides (those of dimensions larger than 1: a size-1
+ * dimension's stride is never used to address memory). */
+static void test_view_oracle(void) {
+    FILE *f = fopen("tests/fixtures/memest/view_oracle.txt", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    int cases = 0, views = 0, bad = 0;
+    long long v;
+    while (fscanf(f, "%lld", &v) == 1) {
+        int64_t osz[8], ost[8], nsz[8], want[8], got[8];
+        int r = (int)v, m, ok = 1;
+        for (int i = 0; i < r; i++) ok &= fscanf(f, "%lld", &v) == 1, osz[i] = v;
+        for (int i = 0; i < r; i++) ok &= fscanf(f, "%lld", &v) == 1, ost[i] = v;
+        ok &= fscanf(f, "%lld", &v) == 1;
+        m = (int)v;
+        for (int i = 0; i < m; i++) ok &= fscanf(f, "%lld", &v) == 1, nsz[i] = v;
+        ok &= fscanf(f, "%lld", &v) == 1;
+        int viewable = (int)v;
+        for (int i = 0; i < m; i++) ok &= fscanf(f, "%lld", &v) == 1, want[i] = v;
+        CHECK(ok && r <= 8 && m <= 8);
+        if (!ok) break;
+        bool res = dlp_feat_view_strides(osz, ost, r, nsz, m, got);
+        bool same = res == (viewable == 1);
+        for (int i = 0; same && res && i < m; i++)
+            if (nsz[i] != 1 && got[i] != want[i]) same = false;
+        if (!same && bad++ < 5)
+            fprintf(stderr, "  view case %d: torch %d, ours %d\n", cases, viewable, res);
+        cases++;
+        views += viewable;
+    }
+    fclose(f);
+    CHECK_MSG(cases == 400 && views > 100 && views < 300 && bad == 0,
+              "%d cases, %d views, %d disagree", cases, views, bad);
+}
+
+/* memest_window_copy: X [1,4,4,8] 512 B, A = Relu(X) out of place 512,
+ * A viewed as [1,2,2,2,2,8], permuted, reshaped to the windows [4,2,2,8]:
+ * not a view, so a copy (512) that the code works on while its local
+ * still holds A; viewed as [4,4,8], times a weight: Y 512. At the MatMul
+ * X + A + copy + Y = 2048 (1536 with the permuted reshape taken as a
+ * view, or with A freed at the copy). */
+static void test_window_copy(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_window_copy.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 2048, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
+/* memest_matmul_copy: T [2,4,2,8] 512 B permuted to Q [2,2,4,8], Qs =
+ * Q * c keeps Q's layout (512), S = Qs @ Qs^T [2,2,4,4] 256. Neither
+ * operand's batch dims [2,2] fold into one as a view (stride 64 against
+ * 2 x 8), so at::matmul copies both (512 each) while the product is
+ * computed: 512 + 512 + 256 + 1024 = 2304 (1280 without the copies). */
+static void test_matmul_copy(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_matmul_copy.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 2304, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -888,6 +950,9 @@ int main(void) {
     RUN(test_gpt2_locals);
     RUN(test_bias_cache);
     RUN(test_bias_cache_dedup);
+    RUN(test_view_oracle);
+    RUN(test_window_copy);
+    RUN(test_matmul_copy);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);

@@ -395,10 +395,45 @@ static int folded_const(const dlp_graph *g, int v) {
     return -1;
 }
 
+/* The PV product after softmax output u: forward through Cast / Dropout
+ * / the NaN guard (Where(IsNaN(w), 0, w), which the SDPA symbolic adds)
+ * to a MatMul reading it as its first operand. Returns that node, -1
+ * when the chain is another; the values passed on the way go to
+ * fchain[*nf ..] (at most 6) and the one the MatMul reads to *last. */
+static int pv_after(const dlp_graph *g, int u, int *fchain, int *nf, int *last) {
+    int cs[3];
+    for (;;) {
+        int m = consumers_of(g, u, cs, 3);
+        if (m == 2) {                       /* IsNaN + Where */
+            int a = cs[0], b = cs[1];
+            if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
+            if (strcmp(g->nodes[a].op_type, "IsNaN") ||
+                strcmp(g->nodes[b].op_type, "Where") || *nf >= 6)
+                return -1;
+            fchain[(*nf)++] = g->nodes[a].outputs[0];
+            fchain[(*nf)++] = u;
+            u = g->nodes[b].outputs[0];
+            continue;
+        }
+        if (m != 1) return -1;
+        const dlp_node *n = &g->nodes[cs[0]];
+        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
+            *last = u;
+            return cs[0];
+        }
+        if (*nf >= 6 || (strcmp(n->op_type, "Cast") &&
+                         strcmp(n->op_type, "Dropout")))
+            return -1;
+        fchain[(*nf)++] = u;
+        u = n->outputs[0];
+    }
+}
+
 /* Marks virt[] for the outputs of the exported SDPA pattern around the
  * Softmax node s; returns true on a match, with the QK^T and PV MatMul
  * nodes in *qk and *pv, and in *fbias the initializer of a folded
- * constant bias on the scores (-1: none). */
+ * constant bias on the scores (-1: none). Without a match *qk and *pv
+ * still name the products of an SDPA call with a learned bias (-1: none). */
 static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
                       int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
                       bool *biased, int *qk, int *pv, int *fbias) {
@@ -447,41 +482,23 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     /* a learned bias on the SDPA call itself (timm's BEiT passes its
      * relative position bias as attn_mask): the memory-efficient kernel
      * takes a float mask and keeps the scores unmaterialised */
-    if (!mq || !mk || strcmp(mq->op_type, "Mul") || strcmp(mk->op_type, "Mul") ||
-        bias) {
+    bool call = mq && mk && !strcmp(mq->op_type, "Mul") && !strcmp(mk->op_type, "Mul");
+    if (!call || bias) {
         *biased = bias || wbias >= 0;
+        /* still an SDPA call: *pv names its PV product (the kernel's
+         * output layout, feat_layout.c) */
+        int fc[8], nfc = 0, last = -1;
+        if (call) {
+            *qk = (int)(p - g->nodes);
+            *pv = pv_after(g, sm->outputs[0], fc, &nfc, &last);
+        }
         return false;
     }
     int sc = p->outputs[0];
-    /* forward from the Softmax through Cast / Dropout / the NaN guard
-     * (Where(IsNaN(w), 0, w), which the symbolic adds) to the PV MatMul */
-    int fchain[8], nf = 0, u = sm->outputs[0], cs[3];
-    for (;;) {
-        int m = consumers_of(g, u, cs, 3);
-        if (m == 2) {                       /* IsNaN + Where */
-            int a = cs[0], b = cs[1];
-            if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
-            if (strcmp(g->nodes[a].op_type, "IsNaN") ||
-                strcmp(g->nodes[b].op_type, "Where") || nf >= 6)
-                return false;
-            fchain[nf++] = g->nodes[a].outputs[0];
-            fchain[nf++] = u;
-            u = g->nodes[b].outputs[0];
-            continue;
-        }
-        if (m != 1) return false;
-        const dlp_node *n = &g->nodes[cs[0]];
-        if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
-            fused[cs[0]] = 1;             /* PV product: inside the kernel */
-            *pv = cs[0];
-            break;
-        }
-        if (nf >= 6 || (strcmp(n->op_type, "Cast") &&
-                        strcmp(n->op_type, "Dropout")))
-            return false;
-        fchain[nf++] = u;
-        u = n->outputs[0];
-    }
+    int fchain[8], nf = 0, u = -1;
+    *pv = pv_after(g, sm->outputs[0], fchain, &nf, &u);
+    if (*pv < 0) return false;
+    fused[*pv] = 1;                       /* PV product: inside the kernel */
     virt[sc] = 1;
     *qk = (int)(p - g->nodes);
     fused[p - g->nodes] = 1;
@@ -1593,6 +1610,19 @@ static double free_if_dead(double *alloc, const int *rlast, int r, int t) {
     return b;
 }
 
+/* free_if_dead for block r and then, as each is freed, the blocks its
+ * copy was made from (keep[], -1 ends) */
+static double free_chain(double *alloc, const int *rlast, const int *keep,
+                         int r, int t) {
+    double b = 0;
+    for (; r >= 0; r = keep[r]) {
+        double f = free_if_dead(alloc, rlast, r, t);
+        if (f <= 0) break;
+        b += f;
+    }
+    return b;
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -1621,13 +1651,21 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
-    bool ok = last && root && rlast && nuse && alloc && extra && held && tpos &&
+    /* the layout rule (feat_layout.c): lsdpa[i] its attention marks,
+     * lcopy[v] a view op's output that is a copy, ltmp[i] the contiguous
+     * copies node i makes of its inputs while it runs */
+    uint8_t *lsdpa = calloc(N ? N : 1, 1), *lcopy = calloc(V, 1),
+            *lact = calloc(V, 1);
+    double *ltmp = calloc(N ? N : 1, sizeof *ltmp);
+    int *keep = malloc(V * sizeof *keep);   /* a copy's source block, -1 */
+    bool ok = lsdpa && lcopy && lact && ltmp && keep &&
+              last && root && rlast && nuse && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
               fseen && cstart && silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t t = 0; t < N; t++) tpos[g->topo[t]] = (int)t;
-    for (size_t v = 0; v < V; v++) alias1k[v] = -1;
+    for (size_t v = 0; v < V; v++) alias1k[v] = keep[v] = -1;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
         root[v] = (int)v;
@@ -1689,8 +1727,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         const dlp_node *sm = &g->nodes[i];
         const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
         if (!dlp_shape_numel(ss, &ne)) ne = 0;
+        if (pv >= 0 && ss->rank == 4) lsdpa[pv] = 2;
+        if (qk >= 0 && !lsdpa[qk]) lsdpa[qk] = 1;
         if (hit) {
             fg->in_sdpa[i] = 2;
+
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
@@ -1823,6 +1864,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (all) virt[v] = 1;
         }
     }
+    for (size_t i = 0; i < N; i++)
+        if (fg->in_sdpa[i] && !lsdpa[i]) lsdpa[i] = 1;
+    for (size_t v = 0; v < g->n_values; v++)
+        lact[v] = !virt[v] && is_act(g, &g->values[v]);
+    if (dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp) != 0) { ok = false; goto out; }
     mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
     alias_linear_bias(g, nuse, alias1k);
@@ -1882,7 +1928,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 continue;
             }
             if (virt[v] || onek[v] || !is_act(g, &g->values[v])) continue;
-            if (((is_view || is_inpl) && k == 0) || is_split) {
+            if ((((is_view && !lcopy[v]) || is_inpl) && k == 0) || is_split) {
                 root[v] = root[in0];
             } else if (alias1k[v] >= 0) {
                 root[v] = root[alias1k[v]];
@@ -1890,8 +1936,15 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
                 fg->sum_alloc_bytes += alloc[v];
+                /* a reshape that copies (feat_layout.c): the code keeps
+                 * what it copied in a local while it works on the copy
+                 * (SwinV2's padded shifted_x through the window
+                 * attention, BoTNet's qkv projection through its heads) */
+                if (is_view && k == 0) keep[v] = root[in0];
             }
             if (last[v] > rlast[root[v]]) rlast[root[v]] = last[v];
+            for (int r = keep[root[v]]; r >= 0; r = keep[r])
+                if (rlast[r] < rlast[root[v]]) rlast[r] = rlast[root[v]];
         }
         /* a convolution's cuDNN workspace is live while it runs */
         bool dense, pointwise;
@@ -1900,7 +1953,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             fg->max_conv_ws_bytes = DLP_MEM_CONV_WS_FACTOR * io;
         for (int h = 0; h < 2; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
-                       live + conv_extra_bytes(io, dense, pointwise, h));
+                       live + conv_extra_bytes(io, dense, pointwise, h) +
+                           ltmp[g->topo[t]]);
         double stem = fp16_stem_ws_bytes(g, n);
         if (stem > 0)   /* fp16 bytes, the walk's fp32 units: x 2 */
             raise_peak(&fg->fp16_stem_peak_bytes[post],
@@ -1919,10 +1973,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-            if (v >= 0) live -= free_if_dead(alloc, rlast, root[v], (int)t);
+            if (v >= 0) live -= free_chain(alloc, rlast, keep, root[v], (int)t);
         }
         for (int v = ext_head[t]; v >= 0; v = ext_next[v])
-            live -= free_if_dead(alloc, rlast, root[v], (int)t);
+            live -= free_chain(alloc, rlast, keep, root[v], (int)t);
         live -= held[t];
         /* a folded BatchNorm's output, next to the conv output it reads,
          * after the conv's input may have been freed; in a norm-act
@@ -2014,6 +2068,7 @@ out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra);
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
+    free(lsdpa); free(lcopy); free(lact); free(ltmp); free(keep);
     free(cstart);
     free(silu_x);
     free(alias1k);

@@ -228,6 +228,23 @@ bool dlp_feat_linear_bias(const dlp_graph *g, const dlp_node *n);
 int dlp_feat_alloc_slack(const int64_t *elems, const uint8_t *esize,
                          const uint8_t *isfloat, size_t n, double out[2]);
 
+/* The strides eager PyTorch gives g's activations and the copies they
+ * force (feat_layout.c). act[v]: v is a device tensor of the walk;
+ * sdpa[i]: node i belongs to an attention pattern whose own rule counts
+ * its products' blocks, 2 for the PV product of a fused kernel (its
+ * output laid out [B, S, heads, D]). Sets copy[v] = 1 where a Reshape,
+ * Flatten, Squeeze or Unsqueeze cannot view its input (reshape copies
+ * into a new block) and adds to tmp[i] the bytes (at the graph's types)
+ * of the contiguous copies node i makes of its inputs while it runs
+ * (at::matmul, layer_norm, softmax). 0, or -1 when out of memory. */
+int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
+                    uint8_t *copy, double *tmp);
+/* The strides nst of a view of a tensor (sizes osz, strides ost, rank r)
+ * as sizes nsz (rank m), as ATen's computeStride finds them; false when no
+ * view exists (Tensor.view raises, reshape copies). feat_layout.c. */
+bool dlp_feat_view_strides(const int64_t *osz, const int64_t *ost, int r,
+                           const int64_t *nsz, int m, int64_t *nst);
+
 /* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
  * false when out of memory. Called by dlp_feat_graph_build. */
 bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g);
