@@ -10,6 +10,7 @@ memest_biascache.onnx (an eval-mode attention bias cache, LeViT),
 memest_biascache_dedup.onnx (two of them, the tables merged by the exporter),
 memest_window_copy.onnx and memest_matmul_copy.onnx (copies a permuted
 layout forces: a window partition's reshape, at::matmul's operands),
+memest_shared_local.onnx (a local two submodule calls read, ResNetV2),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -482,6 +483,20 @@ save([h.make_node("Transpose", ["T"], ["Q"], perm=[0, 2, 1, 3]),
      [h.make_tensor_value_info("S", T.FLOAT, [2, 2, 4, 4])],
      [nh.from_array(np.array(0.5, np.float32), "c")],
      "memest_matmul_copy")
+
+# ResNetV2's pre-activation block by its scopes: block /m/b0 binds
+# P = norm1(x) (a Relu here), reads it in downsample and conv1, then conv2,
+# and adds the shortcut: the local P lives until the block returns.
+W1 = [nh.from_array(np.zeros((8, 8, 1, 1), np.float32), n)
+      for n in ("down.weight", "conv1.weight", "conv2.weight")]
+save([h.make_node("Relu", ["X"], ["P"], name="/m/b0/norm1/Relu"),
+      h.make_node("Conv", ["P", "down.weight"], ["S"], name="/m/b0/down/Conv"),
+      h.make_node("Conv", ["P", "conv1.weight"], ["C1"], name="/m/b0/conv1/Conv"),
+      h.make_node("Conv", ["C1", "conv2.weight"], ["C2"], name="/m/b0/conv2/Conv"),
+      h.make_node("Add", ["C2", "S"], ["Y"], name="/m/b0/Add")],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 4, 4])], W1,
+     "memest_shared_local")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

@@ -455,6 +455,17 @@ static void test_matmul_copy(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_shared_local: X [1,8,4,4] 512 B; P = norm1(X) 512, read by the
+ * downsample (S 512) and by conv1 (C1 512); C2 = conv2(C1) 512; Y = C2 +
+ * S. The block's local P lives until it returns: at conv2 X + P + S + C1
+ * + C2 = 2560 (2048 with P freed after conv1). */
+static void test_shared_local(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_shared_local.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 2560, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -953,6 +964,7 @@ int main(void) {
     RUN(test_view_oracle);
     RUN(test_window_copy);
     RUN(test_matmul_copy);
+    RUN(test_shared_local);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);

@@ -1487,6 +1487,75 @@ static void hold_gpt2_locals(const dlp_graph *g, const dlp_strmap *end,
     }
 }
 
+/* A local passed to two calls: a value that one submodule call of a
+ * scope returns and two or more others read (the scope being the deepest
+ * that holds its producer and every reader) is a variable of that
+ * module's forward, alive until it returns, not only until the second
+ * call. Not a value the forward computes itself: that one the code
+ * rebinds (timm's NF blocks, out = act1(x) * beta read by downsample and
+ * conv1, then out = conv1(out); DPN's x_in = cat(x)). timm's ResNetV2
+ * pre-activation block binds x_preact = norm1(x), reads it in downsample
+ * and conv1 and keeps it through conv2 and conv3 (allocator history,
+ * thirtieth session, resnetv2_50d_gn fp16 b16 288 px: the norm1 output
+ * beside conv1's, norm2's and conv2's outputs at the peak). Extends last[]
+ * as hold_until; false when out of memory. */
+static bool hold_shared_locals(const dlp_graph *g, int *last, int *ext_next) {
+    size_t V = g->n_values ? g->n_values : 1, N = g->n_nodes;
+    size_t *cl = malloc(V * sizeof *cl);
+    const char **anc = calloc(V, sizeof *anc), **child = calloc(V, sizeof *child);
+    uint8_t *multi = calloc(V, 1);
+    if (!cl || !anc || !child || !multi) {
+        free(cl); free(anc); free(child); free(multi);
+        return false;
+    }
+    /* the deepest scope of each value's producer and readers */
+    for (size_t v = 0; v < g->n_values; v++) {
+        const dlp_node *p = dlp_feat_producer_of(g, (int)v);
+        anc[v] = p ? p->name : NULL;
+        cl[v] = scope_len(anc[v]);
+    }
+    for (size_t i = 0; i < N; i++) {
+        const dlp_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v >= 0 && anc[v])
+                cl[v] = common_scope(anc[v], cl[v], n->name, scope_len(n->name));
+        }
+    }
+    /* readers inside two different submodule calls of that scope */
+    for (size_t i = 0; i < N; i++) {
+        const dlp_node *n = &g->nodes[i];
+        size_t L = scope_len(n->name);
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || !anc[v] || !cl[v] || L <= cl[v]) continue;
+            const char *c = n->name + cl[v] + 1;    /* the call's name */
+            size_t lc = strcspn(c, "/");
+            if (!child[v]) child[v] = c;
+            else if (strncmp(child[v], c, lc) || child[v][lc] != '/') multi[v] = 1;
+        }
+    }
+    /* held to the end of the call that is running: the nodes of the scope
+     * that follow the last reader without a node of another scope between
+     * (a scope name that several calls reuse, ALBERT's shared layer, ends
+     * each time) */
+    for (size_t v = 0; v < g->n_values; v++) {
+        if (!multi[v] || scope_len(anc[v]) <= cl[v] ||
+            !is_act(g, &g->values[v]) || last[v] < 0 ||
+            (g->values[v].flags & (DLP_V_INPUT | DLP_V_OUTPUT)))
+            continue;
+        int e = last[v];
+        while (e + 1 < (int)N) {
+            const char *q = g->nodes[g->topo[e + 1]].name;
+            if (!q || strncmp(q, anc[v], cl[v]) || q[cl[v]] != '/') break;
+            e++;
+        }
+        hold_until(last, ext_next, (int)v, last_compute(g, anc[v], cl[v], e, last[v]));
+    }
+    free(cl); free(anc); free(child); free(multi);
+    return true;
+}
+
 /* A module's caller holds its arguments until it returns: the caller's
  * variable keeps the tensor it passed, though the export may read it last
  * earlier. In a TorchScript export node names are module paths; a value
@@ -1585,6 +1654,7 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
         }
     }
     if (ok) hold_gpt2_locals(g, &end, last, ext_next);
+    if (ok) ok = hold_shared_locals(g, last, ext_next);
     /* the walk frees a block at a node that reads or writes it; a value
      * held past its last reader is freed from these lists instead */
     for (size_t t = 0; t < N; t++) ext_head[t] = -1;
