@@ -11,6 +11,7 @@ memest_biascache_dedup.onnx (two of them, the tables merged by the exporter),
 memest_window_copy.onnx and memest_matmul_copy.onnx (copies a permuted
 layout forces: a window partition's reshape, at::matmul's operands),
 memest_shared_local.onnx (a local two submodule calls read, ResNetV2),
+memest_group_norm.onnx (GroupNorm + SiLU as timm's GroupNormAct exports),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -497,6 +498,28 @@ save([h.make_node("Relu", ["X"], ["P"], name="/m/b0/norm1/Relu"),
      [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 4, 4])],
      [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 4, 4])], W1,
      "memest_shared_local")
+
+# timm's GroupNormAct as exported: conv, Reshape to [B, G, -1],
+# InstanceNormalization, Reshape back, Mul(gamma), Add(beta), then SiLU
+# (Sigmoid, Mul): one native_group_norm and an in-place SiLU in PyTorch.
+save([h.make_node("Conv", ["X", "conv.weight"], ["C"]),
+      h.make_node("Reshape", ["C", "sg"], ["Cg"]),
+      h.make_node("InstanceNormalization", ["Cg", "in.s", "in.b"], ["N"]),
+      h.make_node("Reshape", ["N", "sb"], ["Nb"]),
+      h.make_node("Mul", ["Nb", "gn.weight"], ["G"]),
+      h.make_node("Add", ["G", "gn.bias"], ["Gb"]),
+      h.make_node("Sigmoid", ["Gb"], ["Sg"]),
+      h.make_node("Mul", ["Gb", "Sg"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 4, 4])],
+     [nh.from_array(np.zeros((8, 8, 1, 1), np.float32), "conv.weight"),
+      nh.from_array(np.array([1, 2, -1], np.int64), "sg"),
+      nh.from_array(np.array([1, 8, 4, 4], np.int64), "sb"),
+      nh.from_array(np.ones(2, np.float32), "in.s"),
+      nh.from_array(np.zeros(2, np.float32), "in.b"),
+      nh.from_array(np.ones((8, 1, 1), np.float32), "gn.weight"),
+      nh.from_array(np.zeros((8, 1, 1), np.float32), "gn.bias")],
+     "memest_group_norm")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

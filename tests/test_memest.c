@@ -466,6 +466,19 @@ static void test_shared_local(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_group_norm: X [1,8,4,4] 512 B, C = conv(X) 512, then GroupNorm
+ * as exported (Reshape, InstanceNormalization, Reshape, Mul, Add) and
+ * SiLU (Sigmoid, Mul). PyTorch: one native_group_norm output (512) and
+ * the SiLU in place into it; C dies at the norm: peak X + C = X + G =
+ * 1024 (the normalized tensor, the Mul, the Add and the SiLU product each
+ * a block before: 1536). */
+static void test_group_norm(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_group_norm.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 1024, "peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -965,6 +978,7 @@ int main(void) {
     RUN(test_window_copy);
     RUN(test_matmul_copy);
     RUN(test_shared_local);
+    RUN(test_group_norm);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);

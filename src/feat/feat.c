@@ -970,30 +970,67 @@ static void bias_cache(dlp_feat_graph *fg, const dlp_graph *g) {
 }
 
 /* GroupNorm as the exporter writes nn.GroupNorm: Reshape(x, [B, G, -1])
- * -> InstanceNormalization -> Reshape(back) -> Mul(weight) -> Add(bias).
+ * -> InstanceNormalization n -> Reshape(back) -> Mul(weight) -> Add(bias).
  * PyTorch runs one native_group_norm, affine included, which saves x and
  * per-group statistics; the normalized tensor (the Mul's activation
  * operand, and the InstanceNormalization output it is a view of) is a
- * temporary of that one op. Marks both in tmp[]. */
+ * temporary of that one op. Returns the Mul node when n starts the
+ * pattern, with the normalized tensor's two values in *y and *z. */
+static const dlp_node *match_group_norm(const dlp_graph *g, const dlp_node *n,
+                                        int *y, int *z) {
+    if (strcmp(n->op_type, "InstanceNormalization") || n->n_outputs < 1 ||
+        n->outputs[0] < 0)
+        return NULL;
+    int c[2];
+    *y = n->outputs[0];
+    if (consumers_of(g, *y, c, 2) != 1) return NULL;
+    const dlp_node *r = &g->nodes[c[0]];
+    if (strcmp(r->op_type, "Reshape") || r->n_outputs < 1 || r->outputs[0] < 0)
+        return NULL;
+    *z = r->outputs[0];
+    if (consumers_of(g, *z, c, 2) != 1) return NULL;
+    const dlp_node *m = &g->nodes[c[0]];
+    if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) return NULL;
+    int w = m->inputs[m->inputs[0] == *z ? 1 : 0];
+    if (w < 0 || is_act(g, &g->values[w])) return NULL;   /* the gamma */
+    return m;
+}
+
+/* The training estimate's group norms (match_group_norm): marks the
+ * normalized tensor in tmp[]. */
 static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const dlp_node *n = &g->nodes[i];
-        if (strcmp(n->op_type, "InstanceNormalization") || n->n_outputs < 1 ||
-            n->outputs[0] < 0)
-            continue;
-        int c[2], y = n->outputs[0];
-        if (consumers_of(g, y, c, 2) != 1) continue;
-        const dlp_node *r = &g->nodes[c[0]];
-        if (strcmp(r->op_type, "Reshape") || r->n_outputs < 1 || r->outputs[0] < 0)
-            continue;
-        int z = r->outputs[0];
-        if (consumers_of(g, z, c, 2) != 1) continue;
-        const dlp_node *m = &g->nodes[c[0]];
-        if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) continue;
-        int w = m->inputs[m->inputs[0] == z ? 1 : 0];
-        if (w < 0 || is_act(g, &g->values[w])) continue;   /* the gamma */
+        int y, z;
+        if (!match_group_norm(g, &g->nodes[i], &y, &z)) continue;
         tmp[y] = 1;
         tmp[z] = 1;
+    }
+}
+
+/* The inference walk's group norms: one output block, native_group_norm's
+ * (the Mul's output, which the bias Add's output shares: alias[], which
+ * the training count does not read); the
+ * normalized tensor is no block (onek[]). timm's efficientnet_b0_gn fp16
+ * b32: three [32, 96, 112, 112] blocks counted at each GroupNormAct (the
+ * normalized tensor, Mul, Add) where PyTorch has its output alone,
+ * 30% over the measured peak. */
+static void alias_group_norm(const dlp_graph *g, const int *nuse, uint8_t *onek,
+                             int *alias) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        int y, z, c[2];
+        const dlp_node *m = match_group_norm(g, &g->nodes[i], &y, &z);
+        if (!m || m->n_outputs < 1 || m->outputs[0] < 0) continue;
+        onek[y] = onek[z] = 1;
+        int mo = m->outputs[0];
+        if (nuse[mo] != 1 || consumers_of(g, mo, c, 2) != 1) continue;
+        const dlp_node *a = &g->nodes[c[0]];
+        if (strcmp(a->op_type, "Add") || a->n_outputs < 1 || a->outputs[0] < 0 ||
+            a->n_inputs != 2)
+            continue;
+        int b = a->inputs[a->inputs[0] == mo ? 1 : 0];
+        if (b >= 0 && !is_act(g, &g->values[b]) &&
+            vbytes(&g->values[a->outputs[0]]) == vbytes(&g->values[mo]))
+            alias[a->outputs[0]] = mo;
     }
 }
 
@@ -1125,10 +1162,31 @@ static void raise_peak(double *peak, double live) {
     if (live > *peak) *peak = live;
 }
 
-/* SiLU after a convolution (torchvision / timm CNN blocks), which PyTorch
- * runs as one in-place op (nn.SiLU(inplace=True)) and the exporter
- * decomposes into Sigmoid(x) -> Mul(x, s): the sigmoid is never
- * allocated and the product writes into x when x dies there;
+/* Whether value v is a group norm's output (match_group_norm): the bias
+ * Add after its Mul */
+static bool group_norm_out(const dlp_graph *g, int v) {
+    const dlp_node *a = dlp_feat_producer_of(g, v);
+    if (!a || strcmp(a->op_type, "Add") || a->n_inputs != 2) return false;
+    for (int k = 0; k < 2; k++) {
+        const dlp_node *m = dlp_feat_producer_of(g, a->inputs[k]);
+        if (!m || strcmp(m->op_type, "Mul")) continue;
+        for (int j = 0; j < m->n_inputs; j++) {
+            const dlp_node *r = dlp_feat_producer_of(g, m->inputs[j]);
+            const dlp_node *in = r && !strcmp(r->op_type, "Reshape")
+                                     ? dlp_feat_producer_of(g, r->inputs[0]) : NULL;
+            int y, z;
+            if (in && match_group_norm(g, in, &y, &z) == m) return true;
+        }
+    }
+    return false;
+}
+
+/* SiLU after a convolution or a norm (torchvision / timm CNN blocks,
+ * timm's GroupNormAct), which PyTorch runs as one in-place op
+ * (nn.SiLU(inplace=True)) and the exporter decomposes into Sigmoid(x) ->
+ * Mul(x, s): the sigmoid is never allocated (virt[]; after a group norm
+ * onek[] and silu_gn[node] set: the training count keeps those as
+ * exported) and the product writes into x when x dies there;
  * *silu_x[node] = x for that Mul. The sigmoid must have the Mul as its
  * single use. Elsewhere the decomposition stays as exported: counting
  * Hugging Face MLPs' SiLU, or the erf form of GELU, as one kernel made
@@ -1137,16 +1195,20 @@ static void raise_peak(double *peak, double live) {
  * ConvNeXt's improved. */
 static void mark_fused_acts(const dlp_graph *g, const int *nuse,
                             const int *cstart, const int *cnode,
-                            uint8_t *virt, int *silu_x) {
+                            uint8_t *virt, uint8_t *onek, int *silu_x,
+                            uint8_t *silu_gn) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         int m = match_silu(g, nuse, cstart, cnode, n);
         if (m < 0) continue;
         const dlp_node *px = dlp_feat_producer_of(g, n->inputs[0]);
-        if (!px || (strcmp(px->op_type, "Conv") &&
-                    strcmp(px->op_type, "BatchNormalization")))
+        if (px && (!strcmp(px->op_type, "Conv") ||
+                   !strcmp(px->op_type, "BatchNormalization")))
+            virt[n->outputs[0]] = 1;
+        else if (group_norm_out(g, n->inputs[0]))
+            onek[n->outputs[0]] = silu_gn[m] = 1;
+        else
             continue;
-        virt[n->outputs[0]] = 1;
         silu_x[m] = n->inputs[0];
     }
 }
@@ -1728,17 +1790,22 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             *lact = calloc(V, 1);
     double *ltmp = calloc(N ? N : 1, sizeof *ltmp);
     int *keep = malloc(V * sizeof *keep);   /* a copy's source block, -1 */
-    bool ok = lsdpa && lcopy && lact && ltmp && keep &&
+    /* the group norms (alias_group_norm, mark_fused_acts), and troot: the
+     * storage block of each value for the training count, as exported
+     * (without the inference walk's group-norm and layout rules) */
+    int *gnal = malloc(V * sizeof *gnal), *troot = malloc(V * sizeof *troot);
+    uint8_t *silugn = calloc(N ? N : 1, 1);
+    bool ok = lsdpa && lcopy && lact && ltmp && keep && gnal && troot && silugn &&
               last && root && rlast && nuse && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
               fseen && cstart && silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t t = 0; t < N; t++) tpos[g->topo[t]] = (int)t;
-    for (size_t v = 0; v < V; v++) alias1k[v] = keep[v] = -1;
+    for (size_t v = 0; v < V; v++) alias1k[v] = keep[v] = gnal[v] = -1;
     for (size_t v = 0; v < g->n_values; v++) {
         last[v] = rlast[v] = -1;
-        root[v] = (int)v;
+        root[v] = troot[v] = (int)v;
     }
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
@@ -1939,9 +2006,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t v = 0; v < g->n_values; v++)
         lact[v] = !virt[v] && is_act(g, &g->values[v]);
     if (dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp) != 0) { ok = false; goto out; }
-    mark_fused_acts(g, nuse, cstart, cnode, virt, silu_x);
+    mark_fused_acts(g, nuse, cstart, cnode, virt, onek, silu_x, silugn);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
     alias_linear_bias(g, nuse, alias1k);
+    alias_group_norm(g, nuse, onek, gnal);
     /* storage of each value: its own block, an alias of an input's, or none */
     double live = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
@@ -1998,10 +2066,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 continue;
             }
             if (virt[v] || onek[v] || !is_act(g, &g->values[v])) continue;
+            bool tinpl = is_inpl && !silugn[g->topo[t]];
+            troot[v] = (((is_view || tinpl) && k == 0) || is_split) ? troot[in0]
+                       : alias1k[v] >= 0 ? troot[alias1k[v]] : (int)v;
+            int al = alias1k[v] >= 0 ? alias1k[v] : gnal[v];
             if ((((is_view && !lcopy[v]) || is_inpl) && k == 0) || is_split) {
                 root[v] = root[in0];
-            } else if (alias1k[v] >= 0) {
-                root[v] = root[alias1k[v]];
+            } else if (al >= 0) {
+                root[v] = root[al];
             } else {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
@@ -2085,8 +2157,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                     /* a slice or split is a view in PyTorch: saving it
                      * keeps its whole base alive (ShuffleNetV2's chunk of
                      * the shuffled tensor, saved by the branch's conv) */
-                    saved[root[v]] |= 1;
-                    if (!gtmp[v]) saved[root[slice_base(g, v, virt, hostv)]] |= 2;
+                    saved[troot[v]] |= 1;
+                    if (!gtmp[v]) saved[troot[slice_base(g, v, virt, hostv)]] |= 2;
                 }
             }
             /* MaxPool saves its int64 argmax indices, one per output */
@@ -2118,7 +2190,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                     : dlp_feat_in_list(n->op_type, clone_inpl) && n->n_inputs > 0
                         ? n->inputs[0] : -1;
             if (x >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
-                !virt[x] && root[n->outputs[0]] == root[x])
+                !virt[x] && troot[n->outputs[0]] == troot[x])
                 fg->saved_train_bytes += (double)vbytes(&g->values[x]);
         }
         for (size_t v = 0; v < g->n_values; v++) {
@@ -2139,6 +2211,7 @@ out:
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
     free(lsdpa); free(lcopy); free(lact); free(ltmp); free(keep);
+    free(gnal); free(troot); free(silugn);
     free(cstart);
     free(silu_x);
     free(alias1k);
