@@ -1558,7 +1558,7 @@ static void hold_gpt2_locals(const dlp_graph *g, const dlp_strmap *end,
  * conv1, then out = conv1(out); DPN's x_in = cat(x)). timm's ResNetV2
  * pre-activation block binds x_preact = norm1(x), reads it in downsample
  * and conv1 and keeps it through conv2 and conv3 (allocator history,
- * thirtieth session, resnetv2_50d_gn fp16 b16 288 px: the norm1 output
+ * thirty-first session, resnetv2_50d_gn fp16 b16 288 px: the norm1 output
  * beside conv1's, norm2's and conv2's outputs at the peak). Extends last[]
  * as hold_until; false when out of memory. */
 static bool hold_shared_locals(const dlp_graph *g, int *last, int *ext_next) {

@@ -10,7 +10,7 @@
  * reshape and hands cuBLAS only row- or column-major matrices, copying
  * whatever else it is given; layer_norm and softmax make their input
  * contiguous first. SwinV2's window attention shows all of it (allocator
- * history, thirtieth session, H200, fp16 b64 256 px: the window
+ * history, thirty-first session, H200, fp16 b64 256 px: the window
  * partition's copy and two matmul operand copies of the normalised q and
  * k, 48 MiB each, live at the scores). This file tracks strides through
  * the graph in topological order and reports those copies; values it
