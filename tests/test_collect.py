@@ -411,6 +411,29 @@ def test_memory_apply():
     check(hdr == pre, "a file without host_us gets none: %s" % hdr)
 
 
+def test_existing_kernel_keys():
+    """Data reads the keys of rows already stored, kernel rows from the
+    compressed kernels.csv.zst too: a batch ingested twice (two chained
+    calls that labeled the same items, thirty-sixth session) finds every
+    kernel row a duplicate."""
+    import ingest
+    tmp = tempfile.mkdtemp()
+    b = os.path.join(tmp, "batches", "20991231T000000-k")
+    os.makedirs(b)
+    row = dict(protocol="p1", batch_id="20991231T000000-k", hash="h",
+               device="D", precision="fp16", batch="8",
+               seq="", height="224", width="224", rep="0", mode="eager",
+               sms="", kernel_idx="3")
+    ingest.write_csv(os.path.join(b, ingest.table_file("kernels")),
+                     ingest.TABLE_COLS["kernels"], [row])
+    d = ingest.Data(tmp)
+    check(ingest.row_key("kernels", row) in d.keys["kernels"],
+          "kernel key read from %s" % ingest.table_file("kernels"))
+    other = dict(row, kernel_idx="4")
+    check(ingest.row_key("kernels", other) not in d.keys["kernels"],
+          "another kernel is new")
+
+
 def test_host_probe_and_late_column():
     """host_dispatch_us: a positive time per op, larger when each op does
     more host work (oracle: the same probe on a 1-element vs a 4M-element
@@ -1098,6 +1121,7 @@ def main():
               test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
+              test_existing_kernel_keys,
               test_export_queue_parts, test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit,
               test_to_dtype_clears_bias_cache,

@@ -263,8 +263,11 @@ class Data:
         self.specmap = {r["spec_id"]: r["hash"] for r in
                         read_csv(os.path.join(self.gdir, "specmap.csv"))}
         self.keys = {t: set() for t in TABLE_COLS}
+        # each table as the batches store it (table_file: kernels.csv.zst),
+        # so that a batch labeled again, two chained calls without an ingest
+        # between them (i36b / i36c), adds none of its kernel rows twice
         for t in TABLE_COLS:
-            for p in glob.glob(os.path.join(root, "batches", "*", t + ".csv")):
+            for p in glob.glob(os.path.join(root, "batches", "*", table_file(t))):
                 for d in read_csv(p):
                     self.keys[t].add(row_key(t, d))
         self.done = set()
