@@ -12,6 +12,7 @@ memest_window_copy.onnx and memest_matmul_copy.onnx (copies a permuted
 layout forces: a window partition's reshape, at::matmul's operands),
 memest_shared_local.onnx (a local two submodule calls read, ResNetV2),
 memest_group_norm.onnx (GroupNorm + SiLU as timm's GroupNormAct exports),
+memest_int64.onnx (an integer tensor, whose bytes no precision halves),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -520,6 +521,14 @@ save([h.make_node("Conv", ["X", "conv.weight"], ["C"]),
       nh.from_array(np.ones((8, 1, 1), np.float32), "gn.weight"),
       nh.from_array(np.zeros((8, 1, 1), np.float32), "gn.bias")],
      "memest_group_norm")
+
+# An int64 tensor between two floats: Cast to int64 and back. At half
+# precision the float blocks halve, the int64 one does not.
+save([h.make_node("Cast", ["X"], ["I"], to=T.INT64),
+      h.make_node("Cast", ["I"], ["Y"], to=T.FLOAT)],
+     [h.make_tensor_value_info("X", T.FLOAT, [4, 64])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [4, 64])], [],
+     "memest_int64")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

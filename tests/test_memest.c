@@ -479,6 +479,19 @@ static void test_group_norm(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_int64: X [4,64] float 1024 B, I = int64 cast 2048, Y float
+ * 1024: the peak at the second Cast is 4096 at fp32; at half precision
+ * 512 + 2048 + 512 = 3072, which the walk holds in its fp32 units as 6144
+ * (halved afterwards; 4096 before the rule halved the int64 block too). */
+static void test_int64_half(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_int64.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 4096 && fg.peak_act_bytes_at[1] == 6144,
+              "peak fp32 %.0f half %.0f", fg.peak_act_bytes_at[0],
+              fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -979,6 +992,7 @@ int main(void) {
     RUN(test_matmul_copy);
     RUN(test_shared_local);
     RUN(test_group_norm);
+    RUN(test_int64_half);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);

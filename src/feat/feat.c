@@ -1742,15 +1742,24 @@ static double free_if_dead(double *alloc, const int *rlast, int r, int t) {
     return b;
 }
 
+/* Whether value x keeps its bytes at half precision: an integer or bool
+ * tensor (Module.half() casts the parameters, and the forward's floating
+ * results follow them; index and mask tensors do not) */
+static bool fixed_size(const dlp_value *x) {
+    return x->dtype != DLP_DT_UNDEFINED && !dlp_dtype_is_float(x->dtype);
+}
+
 /* free_if_dead for block r and then, as each is freed, the blocks its
- * copy was made from (keep[], -1 ends) */
-static double free_chain(double *alloc, const int *rlast, const int *keep,
-                         int r, int t) {
+ * copy was made from (keep[], -1 ends); the bytes of fixed_size blocks
+ * among them are also subtracted from *fix */
+static double free_chain(const dlp_graph *g, double *alloc, const int *rlast,
+                         const int *keep, int r, int t, double *fix) {
     double b = 0;
     for (; r >= 0; r = keep[r]) {
         double f = free_if_dead(alloc, rlast, r, t);
         if (f <= 0) break;
         b += f;
+        if (fixed_size(&g->values[r])) *fix -= f;
     }
     return b;
 }
@@ -2010,16 +2019,21 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
     alias_linear_bias(g, nuse, alias1k);
     alias_group_norm(g, nuse, onek, gnal);
-    /* storage of each value: its own block, an alias of an input's, or none */
-    double live = 0;
+    /* storage of each value: its own block, an alias of an input's, or
+     * none; live counts the walk's bytes (the graph's types, halved at
+     * half precision afterwards), fix those of the live fixed_size blocks,
+     * which count twice at half precision (h 1) so that halving leaves
+     * them whole */
+    double live = 0, fix = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
         const dlp_value *x = &g->values[g->inputs[i]];
         if (x->flags & DLP_V_INITIALIZER) continue;
         alloc[g->inputs[i]] = (double)vbytes(x);
         rlast[g->inputs[i]] = (int)N;
         live += alloc[g->inputs[i]];
+        if (fixed_size(x)) fix += alloc[g->inputs[i]];
     }
-    double peak_pre[2] = {live, live}, peak_post[2] = {0, 0};
+    double peak_pre[2] = {live, live + fix}, peak_post[2] = {0, 0};
     fg->fp16_stem_peak_bytes[0] = fg->fp16_stem_peak_bytes[1] = 0;
     bool post = false;
     for (size_t t = 0; t < N; t++) {
@@ -2077,6 +2091,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             } else {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
+                if (fixed_size(&g->values[v])) fix += alloc[v];
                 fg->sum_alloc_bytes += alloc[v];
                 /* a reshape that copies (feat_layout.c): the code keeps
                  * what it copied in a local while it works on the copy
@@ -2095,12 +2110,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             fg->max_conv_ws_bytes = DLP_MEM_CONV_WS_FACTOR * io;
         for (int h = 0; h < 2; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
-                       live + conv_extra_bytes(io, dense, pointwise, h) +
+                       live + (h ? fix : 0) +
+                           conv_extra_bytes(io, dense, pointwise, h) +
                            ltmp[g->topo[t]]);
         double stem = fp16_stem_ws_bytes(g, n);
         if (stem > 0)   /* fp16 bytes, the walk's fp32 units: x 2 */
             raise_peak(&fg->fp16_stem_peak_bytes[post],
-                       live + fmax(conv_extra_bytes(io, dense, pointwise, true),
+                       live + fix + fmax(conv_extra_bytes(io, dense, pointwise, true),
                                    2 * stem));
         if (fg->in_sdpa[g->topo[t]] == 2 && live > fg->sdpa_live_bytes)
             fg->sdpa_live_bytes = live;
@@ -2110,15 +2126,15 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         for (int h = 0; h < 2; h++)
             if (extra[2 * g->topo[t] + h] > 0)
                 fg->attn_extra_bytes[h] = fmax(fg->attn_extra_bytes[h],
-                                               live * (h ? 0.5 : 1) +
+                                               (live + (h ? fix : 0)) * (h ? 0.5 : 1) +
                                                    extra[2 * g->topo[t] + h]);
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-            if (v >= 0) live -= free_chain(alloc, rlast, keep, root[v], (int)t);
+            if (v >= 0) live -= free_chain(g, alloc, rlast, keep, root[v], (int)t, &fix);
         }
         for (int v = ext_head[t]; v >= 0; v = ext_next[v])
-            live -= free_chain(alloc, rlast, keep, root[v], (int)t);
+            live -= free_chain(g, alloc, rlast, keep, root[v], (int)t, &fix);
         live -= held[t];
         /* a folded BatchNorm's output, next to the conv output it reads,
          * after the conv's input may have been freed; in a norm-act
@@ -2130,7 +2146,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             held[hend] += bn;
         } else if (bn > 0) {
             for (int h = 0; h < 2; h++)
-                raise_peak(post ? &peak_post[h] : &peak_pre[h], live + bn);
+                raise_peak(post ? &peak_post[h] : &peak_pre[h],
+                           live + (h ? fix : 0) + bn);
         }
     }
     /* training: the blocks autograd saves for backward (see
