@@ -1009,11 +1009,10 @@ static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
 
 /* The inference walk's group norms: one output block, native_group_norm's
  * (the Mul's output, which the bias Add's output shares: alias[], which
- * the training count does not read); the
- * normalized tensor is no block (onek[]). timm's efficientnet_b0_gn fp16
- * b32: three [32, 96, 112, 112] blocks counted at each GroupNormAct (the
- * normalized tensor, Mul, Add) where PyTorch has its output alone,
- * 30% over the measured peak. */
+ * the training count does not read); the normalized tensor is no block
+ * (onek[]). timm's efficientnet_b0_gn fp16 b32: three [32, 96, 112, 112]
+ * blocks counted at each GroupNormAct (the normalized tensor, Mul, Add)
+ * where PyTorch has its output alone, 30% over the measured peak. */
 static void alias_group_norm(const dlp_graph *g, const int *nuse, uint8_t *onek,
                              int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -1877,7 +1876,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (qk >= 0 && !lsdpa[qk]) lsdpa[qk] = 1;
         if (hit) {
             fg->in_sdpa[i] = 2;
-
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define R DLP_MAX_RANK
+#define RMAX DLP_MAX_RANK
 
 /* the ops whose output takes its first operand's dimension order */
 static const char *const eltwise[] = {
@@ -34,7 +34,7 @@ static const char *const eltwise[] = {
 static const char *const contig_in[] = {"LayerNormalization", "Softmax", NULL};
 
 static bool sizes_of(const dlp_value *x, int64_t *sz) {
-    if (!dlp_shape_known(&x->shape) || x->shape.rank > R) return false;
+    if (!dlp_shape_known(&x->shape) || x->shape.rank > RMAX) return false;
     for (int i = 0; i < x->shape.rank; i++) sz[i] = x->shape.dims[i].value;
     return true;
 }
@@ -91,7 +91,7 @@ bool dlp_feat_view_strides(const int64_t *osz, const int64_t *ost, int r,
  * stride; ties keep the logical order): what TensorIterator allocates. */
 static void dense_like(const int64_t *sz, const int64_t *st, int r,
                        int64_t *out) {
-    int ord[R];
+    int ord[RMAX];
     for (int i = 0; i < r; i++) ord[i] = i;
     for (int i = 1; i < r; i++)          /* stable insertion sort, st desc */
         for (int j = i; j > 0 && st[ord[j - 1]] < st[ord[j]]; j--) {
@@ -107,7 +107,7 @@ static void dense_like(const int64_t *sz, const int64_t *st, int r,
 typedef struct {
     const dlp_graph *g;
     const uint8_t *act;
-    int64_t *st;          /* [V][R] strides of the values with lay[v] */
+    int64_t *st;          /* [V][RMAX] strides of the values with lay[v] */
     uint8_t *lay;         /* 1: strides in st, else contiguous */
 } layout;
 
@@ -115,7 +115,7 @@ typedef struct {
 static bool get(const layout *L, int v, int64_t *sz, int64_t *st, int *r) {
     if (v < 0 || !L->act[v] || !sizes_of(&L->g->values[v], sz)) return false;
     *r = L->g->values[v].shape.rank;
-    if (L->lay[v]) memcpy(st, L->st + (size_t)v * R, sizeof(int64_t) * R);
+    if (L->lay[v]) memcpy(st, L->st + (size_t)v * RMAX, sizeof(int64_t) * RMAX);
     else contiguous(sz, *r, st);
     return true;
 }
@@ -123,7 +123,7 @@ static bool get(const layout *L, int v, int64_t *sz, int64_t *st, int *r) {
 static void set(layout *L, int v, const int64_t *sz, const int64_t *st, int r) {
     if (is_contiguous(sz, st, r)) { L->lay[v] = 0; return; }
     L->lay[v] = 1;
-    memcpy(L->st + (size_t)v * R, st, sizeof(int64_t) * (size_t)r);
+    memcpy(L->st + (size_t)v * RMAX, st, sizeof(int64_t) * (size_t)r);
 }
 
 static double elem_bytes(const dlp_value *x, int64_t n) {
@@ -139,10 +139,10 @@ static double matmul_copy(const dlp_value *x, const int64_t *sz,
                           const int64_t *st, int r, const int64_t *osz,
                           int ro) {
     if (r < 2) return 0;
-    int64_t esz[R], est[R];
+    int64_t esz[RMAX], est[RMAX];
     int er = r;
     for (int i = 0; i < r; i++) { esz[i] = sz[i]; est[i] = st[i]; }
-    if (r >= 3 && ro > r && ro <= R) {        /* leading batch dims of the other */
+    if (r >= 3 && ro > r && ro <= RMAX) {        /* leading batch dims of the other */
         int add = ro - r;
         for (int i = r - 1; i >= 0; i--) { esz[i + add] = sz[i]; est[i + add] = st[i]; }
         for (int i = 0; i < add; i++) { esz[i] = osz[i]; est[i] = 0; }
@@ -169,12 +169,12 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
     const dlp_graph *g = L->g;
     const dlp_node *n = &g->nodes[i];
     const char *op = n->op_type;
-    int64_t isz[R], ist[R], osz[R], ost[R];
+    int64_t isz[RMAX], ist[RMAX], osz[RMAX], ost[RMAX];
     int ir = 0;
     if (!strcmp(op, "MatMul") && n->n_inputs == 2 && n->inputs[0] >= 0 &&
         n->inputs[1] >= 0) {
         const dlp_value *a = &g->values[n->inputs[0]], *b = &g->values[n->inputs[1]];
-        int64_t asz[R], bsz[R], bst[R];
+        int64_t asz[RMAX], bsz[RMAX], bst[RMAX];
         int br = 0;
         if (!sdpa[i] && sizes_of(a, asz) && sizes_of(b, bsz)) {
             if (get(L, n->inputs[0], isz, ist, &ir))
@@ -255,7 +255,7 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
                     uint8_t *copy, double *tmp) {
     size_t V = g->n_values ? g->n_values : 1;
-    layout L = {g, act, malloc(V * R * sizeof(int64_t)), calloc(V, 1)};
+    layout L = {g, act, malloc(V * RMAX * sizeof(int64_t)), calloc(V, 1)};
     if (!L.st || !L.lay) {
         free(L.st); free(L.lay);
         return -1;
