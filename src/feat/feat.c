@@ -1599,21 +1599,36 @@ static bool hold_shared_locals(const dlp_graph *g, int *last, int *ext_next) {
     /* held to the end of the call that is running: the nodes of the scope
      * that follow the last reader without a node of another scope between
      * (a scope name that several calls reuse, ALBERT's shared layer, ends
-     * each time) */
+     * each time). Node t + 1 stays in a scope of length L that holds node
+     * t when the two share a scope of length >= L (cs[t]); nl[t] is the
+     * next position whose cs is lower than cs[t], so the walk to the first
+     * cs below L skips runs (a scan node by node was quadratic: a 2,000
+     * node transformer's prediction took 5 ms longer) */
+    int *cs = malloc((N ? N : 1) * sizeof *cs), *nl = malloc((N ? N : 1) * sizeof *nl);
+    if (!cs || !nl) {
+        free(cs); free(nl); free(cl); free(anc); free(child); free(multi);
+        return false;
+    }
+    for (size_t t = 0; t + 1 < N; t++) {
+        const char *a = g->nodes[g->topo[t]].name, *b = g->nodes[g->topo[t + 1]].name;
+        cs[t] = a && b ? (int)common_scope(a, scope_len(a), b, scope_len(b)) : 0;
+    }
+    if (N) cs[N - 1] = -1;
+    for (size_t t = N; t-- > 0;) {      /* next lower: a monotonic chain */
+        int j = (int)t + 1;
+        while (j < (int)N && cs[j] >= cs[t]) j = nl[j];
+        nl[t] = j < (int)N ? j : (int)N - 1;
+    }
     for (size_t v = 0; v < g->n_values; v++) {
         if (!multi[v] || scope_len(anc[v]) <= cl[v] ||
-            !is_act(g, &g->values[v]) || last[v] < 0 ||
+            !is_act(g, &g->values[v]) || last[v] < 0 || last[v] >= (int)N ||
             (g->values[v].flags & (DLP_V_INPUT | DLP_V_OUTPUT)))
             continue;
         int e = last[v];
-        while (e + 1 < (int)N) {
-            const char *q = g->nodes[g->topo[e + 1]].name;
-            if (!q || strncmp(q, anc[v], cl[v]) || q[cl[v]] != '/') break;
-            e++;
-        }
+        while (cs[e] >= (int)cl[v]) e = nl[e];
         hold_until(last, ext_next, (int)v, last_compute(g, anc[v], cl[v], e, last[v]));
     }
-    free(cl); free(anc); free(child); free(multi);
+    free(cs); free(nl); free(cl); free(anc); free(child); free(multi);
     return true;
 }
 
