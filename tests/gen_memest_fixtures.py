@@ -13,6 +13,8 @@ layout forces: a window partition's reshape, at::matmul's operands),
 memest_shared_local.onnx (a local two submodule calls read, ResNetV2),
 memest_group_norm.onnx (GroupNorm + SiLU as timm's GroupNormAct exports),
 memest_int64.onnx (an integer tensor, whose bytes no precision halves),
+memest_const_float.onnx (a float built from a shape alone, float32 at
+every precision),
 memest_normact.onnx / memest_normact_blk.onnx (a folded-BatchNorm Conv
 and the GELU of a norm-act module, and of the block),
 memest_densecat.onnx / memest_densecat_root.onnx (a module's concatenated
@@ -529,6 +531,16 @@ save([h.make_node("Cast", ["X"], ["I"], to=T.INT64),
      [h.make_tensor_value_info("X", T.FLOAT, [4, 64])],
      [h.make_tensor_value_info("Y", T.FLOAT, [4, 64])], [],
      "memest_int64")
+
+# A float tensor built from a shape alone (torch.ones: float32 whatever
+# the module's precision) times the input.
+save([h.make_node("ConstantOfShape", ["shp"], ["M"],
+                  value=nh.from_array(np.array([1.0], np.float32))),
+      h.make_node("Mul", ["X", "M"], ["Y"])],
+     [h.make_tensor_value_info("X", T.FLOAT, [4, 64])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [4, 64])],
+     [nh.from_array(np.array([4, 64], np.int64), "shp")],
+     "memest_const_float")
 
 # A Linear with a bias over a 4-D input, as torchvision's ConvNeXt block
 # runs its MLP on [N, H, W, C]: MatMul by a weight, Add of the bias (PyTorch:

@@ -492,6 +492,19 @@ static void test_int64_half(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_const_float: X [4,64] float 1024 B, M = ones of a constant shape
+ * [4,64] 1024 (float32: built from the shape alone, no input, no
+ * weight), Y = X * M 1024: 3072 at fp32; at half precision 512 + 1024 +
+ * 512 = 2048, 4096 in the walk's fp32 units (3072 when M was halved). */
+static void test_const_float_half(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_const_float.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes_at[0] == 3072 && fg.peak_act_bytes_at[1] == 4096,
+              "peak fp32 %.0f half %.0f", fg.peak_act_bytes_at[0],
+              fg.peak_act_bytes_at[1]);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_linear: MatMul by a weight + Add of a bias, and a Gemm with C:
  * two Linear layers with a bias, which PyTorch runs through cuBLASLt; its
  * 1 MiB workspace is counted once in eager (one stream), twice under
@@ -993,6 +1006,7 @@ int main(void) {
     RUN(test_shared_local);
     RUN(test_group_norm);
     RUN(test_int64_half);
+    RUN(test_const_float_half);
     RUN(test_linear_bias);
     RUN(test_linear_bias_4d);
     RUN(test_bias);

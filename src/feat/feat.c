@@ -1764,16 +1764,16 @@ static bool fixed_size(const dlp_value *x) {
 }
 
 /* free_if_dead for block r and then, as each is freed, the blocks its
- * copy was made from (keep[], -1 ends); the bytes of fixed_size blocks
- * among them are also subtracted from *fix */
-static double free_chain(const dlp_graph *g, double *alloc, const int *rlast,
+ * copy was made from (keep[], -1 ends); the bytes of fixed[] blocks among
+ * them are also subtracted from *fix */
+static double free_chain(const uint8_t *fixed, double *alloc, const int *rlast,
                          const int *keep, int r, int t, double *fix) {
     double b = 0;
     for (; r >= 0; r = keep[r]) {
         double f = free_if_dead(alloc, rlast, r, t);
         if (f <= 0) break;
         b += f;
-        if (fixed_size(&g->values[r])) *fix -= f;
+        if (fixed[r]) *fix -= f;
     }
     return b;
 }
@@ -2034,9 +2034,17 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     alias_group_norm(g, nuse, onek, gnal);
     /* storage of each value: its own block, an alias of an input's, or
      * none; live counts the walk's bytes (the graph's types, halved at
-     * half precision afterwards), fix those of the live fixed_size blocks,
+     * half precision afterwards), fix those of the live blocks that keep
+     * their bytes at half precision (fixed[]: fixed_size, and a float
+     * that the forward computes from shapes and constants alone, dyn[]
+     * unset: torch.ones / arange build float32 whatever the module's
+     * type, DeBERTa's extended mask, the decoders' position tables),
      * which count twice at half precision (h 1) so that halving leaves
      * them whole */
+    uint8_t *fixed = lact;       /* the layout pass is done with lact */
+    for (size_t v = 0; v < g->n_values; v++)
+        fixed[v] = fixed_size(&g->values[v]) ||
+                   (g->values[v].producer >= 0 && !dyn[v]);
     double live = 0, fix = 0;
     for (size_t i = 0; i < g->n_inputs; i++) {
         const dlp_value *x = &g->values[g->inputs[i]];
@@ -2044,7 +2052,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         alloc[g->inputs[i]] = (double)vbytes(x);
         rlast[g->inputs[i]] = (int)N;
         live += alloc[g->inputs[i]];
-        if (fixed_size(x)) fix += alloc[g->inputs[i]];
+        if (fixed[g->inputs[i]]) fix += alloc[g->inputs[i]];
     }
     double peak_pre[2] = {live, live + fix}, peak_post[2] = {0, 0};
     fg->fp16_stem_peak_bytes[0] = fg->fp16_stem_peak_bytes[1] = 0;
@@ -2104,7 +2112,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             } else {
                 alloc[v] = (double)vbytes(&g->values[v]);
                 live += alloc[v];
-                if (fixed_size(&g->values[v])) fix += alloc[v];
+                if (fixed[v]) fix += alloc[v];
                 fg->sum_alloc_bytes += alloc[v];
                 /* a reshape that copies (feat_layout.c): the code keeps
                  * what it copied in a local while it works on the copy
@@ -2144,10 +2152,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* free the blocks whose last alias died here (or was never used) */
         for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
             int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-            if (v >= 0) live -= free_chain(g, alloc, rlast, keep, root[v], (int)t, &fix);
+            if (v >= 0) live -= free_chain(fixed, alloc, rlast, keep, root[v], (int)t, &fix);
         }
         for (int v = ext_head[t]; v >= 0; v = ext_next[v])
-            live -= free_chain(g, alloc, rlast, keep, root[v], (int)t, &fix);
+            live -= free_chain(fixed, alloc, rlast, keep, root[v], (int)t, &fix);
         live -= held[t];
         /* a folded BatchNorm's output, next to the conv output it reads,
          * after the conv's input may have been freed; in a norm-act
