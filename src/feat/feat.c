@@ -1810,7 +1810,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * lcopy[v] a view op's output that is a copy, ltmp[i] the contiguous
      * copies node i makes of its inputs while it runs */
     uint8_t *lsdpa = calloc(N ? N : 1, 1), *lcopy = calloc(V, 1),
-            *lact = calloc(V, 1);
+            *lact = calloc(V, 1), *fixed = calloc(V, 1);
     double *ltmp = calloc(N ? N : 1, sizeof *ltmp);
     int *keep = malloc(V * sizeof *keep);   /* a copy's source block, -1 */
     /* the group norms (alias_group_norm, mark_fused_acts), and troot: the
@@ -1818,7 +1818,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * (without the inference walk's group-norm and layout rules) */
     int *gnal = malloc(V * sizeof *gnal), *troot = malloc(V * sizeof *troot);
     uint8_t *silugn = calloc(N ? N : 1, 1);
-    bool ok = lsdpa && lcopy && lact && ltmp && keep && gnal && troot && silugn &&
+    bool ok = lsdpa && lcopy && lact && fixed && ltmp && keep && gnal && troot &&
+              silugn &&
               last && root && rlast && nuse && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
               fseen && cstart && silu_x;
@@ -2041,7 +2042,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * type, DeBERTa's extended mask, the decoders' position tables),
      * which count twice at half precision (h 1) so that halving leaves
      * them whole */
-    uint8_t *fixed = lact;       /* the layout pass is done with lact */
     for (size_t v = 0; v < g->n_values; v++)
         fixed[v] = fixed_size(&g->values[v]) ||
                    (g->values[v].producer >= 0 && !dyn[v]);
@@ -2248,7 +2248,7 @@ out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra);
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
-    free(lsdpa); free(lcopy); free(lact); free(ltmp); free(keep);
+    free(lsdpa); free(lcopy); free(lact); free(fixed); free(ltmp); free(keep);
     free(gnal); free(troot); free(silugn);
     free(cstart);
     free(silu_x);

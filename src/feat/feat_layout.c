@@ -196,11 +196,10 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
     }
     if (n->n_inputs < 1 || !get(L, n->inputs[0], isz, ist, &ir)) return;
     if (dlp_feat_in_list(op, contig_in)) {
-        if (!is_contiguous(isz, ist, ir)) {
-            int64_t ne = 1;
-            for (int k = 0; k < ir; k++) ne *= isz[k];
-            tmp[i] += elem_bytes(&g->values[n->inputs[0]], ne);
-        }
+        int64_t ne = 0;
+        const dlp_value *x = &g->values[n->inputs[0]];
+        if (!is_contiguous(isz, ist, ir) && dlp_shape_numel(&x->shape, &ne))
+            tmp[i] += elem_bytes(x, ne);
         return;
     }
     for (int k = 0; k < n->n_outputs; k++) {
