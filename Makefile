@@ -35,7 +35,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 BLAS_DIR := $(patsubst %/,%,$(shell pkg-config --variable=libdir openblas 2>/dev/null))
 BLAS_A  := $(wildcard $(BLAS_DIR)/libopenblas.a)
 BLAS_SO := $(if $(BLAS_A),$(BUILD)/libdlperf_blas.so)
-PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd zlib 2>/dev/null || echo -lcjson -lzstd -lz)
+PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd zlib liblzma 2>/dev/null || echo -lcjson -lzstd -lz -llzma)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
 LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
 

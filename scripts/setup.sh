@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what dlperf needs from Debian 12 packages (idempotent).
-# Build: gcc, make, pkg-config, OpenBLAS, cJSON, XGBoost, libmicrohttpd,
+# Build: gcc, make, pkg-config, OpenBLAS, cJSON, liblzma, XGBoost, libmicrohttpd,
 # SQLite. Tests: clang (fuzzer, sanitizers), and Debian's CPU PyTorch,
 # torchvision and onnx, used only as test oracles.
 set -euo pipefail
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libopenblas-dev
-libcjson-dev libzstd-dev zlib1g-dev libxgboost-dev libmicrohttpd-dev libsqlite3-dev zstd
+libcjson-dev libzstd-dev zlib1g-dev liblzma-dev libxgboost-dev libmicrohttpd-dev libsqlite3-dev zstd
 python3-torch python3-torchvision python3-onnx python3-numpy"
 missing=""
 for p in $PKGS; do

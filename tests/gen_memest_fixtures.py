@@ -561,3 +561,13 @@ save([h.make_node("Transpose", ["X"], ["P"], perm=[0, 2, 3, 1]),
      [h.make_tensor_value_info("X", T.FLOAT, [2, 16, 8, 8])],
      [h.make_tensor_value_info("Z", T.FLOAT, [2, 8, 8, 64])], LIN4,
      "memest_linear4d_perm")
+
+# A channels-last block's input as ConvNeXt's downsampling gets it: an NHWC
+# tensor permuted back to NCHW (a view with channels-last strides), then a
+# dense 2x2 stride-2 Conv 16 -> 32 (the fp32 workspace model's cl feature).
+save([h.make_node("Transpose", ["X"], ["P"], perm=[0, 3, 1, 2]),
+      h.make_node("Conv", ["P", "W"], ["Y"], strides=[2, 2])],
+     [h.make_tensor_value_info("X", T.FLOAT, [2, 8, 8, 16])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [2, 32, 4, 4])],
+     [nh.from_array(np.zeros((32, 16, 2, 2), np.float32), "W")],
+     "memest_conv_cl")

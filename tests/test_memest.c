@@ -977,7 +977,47 @@ static void test_train_saved_torchvision(void) {
     CHECK_MSG(n_close >= 18, "%d of %d within 1%%", n_close, n_models);
 }
 
+/* The fp32 workspace model's records (feat_convws.c): one per dense 2-D
+ * convolution, its features as tools/collect/convws_learnability.py's
+ * features() computes them (the values below are its output for the same
+ * shapes, input + output MiB unrounded), and what is live while it runs.
+ * memest_convbn: the pointwise conv 16 -> 8 at X + A = 6144 B, the 3x3
+ * conv 8 -> 4 at X + A + Y = 7168 B (test_conv_bn). memest_conv's
+ * depthwise conv has no record. memest_conv_cl: a conv of a permuted NHWC
+ * tensor, channels-last (feature 11). */
+static void test_conv_records(void) {
+    static const float pw[DLP_CONVWS_NF] = {
+        0, 4, 3, 3, 3, 1, 1, 1, 1, 1, 0, 0, 3, 3, -7.414791f, 6.022368f, 7, 13};
+    static const float c3[DLP_CONVWS_NF] = {
+        0, 3, 3, 3, 2, 3, 3, 1, 1, 1, 1, 0, 3, 3, -8.414545f, 6.022368f,
+        8.169925f, 14.169925f};
+    static const float cl[DLP_CONVWS_NF] = {
+        1, 4, 3, 3, 5, 2, 2, 2, 2, 1, 0, 1, 2, 2, -6.414914f, 7.011227f, 11, 16};
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_convbn.onnx", &fg));
+    CHECK(fg.n_convs == 2);
+    if (fg.n_convs == 2) {
+        for (int i = 0; i < DLP_CONVWS_NF; i++) {
+            CHECK(fabsf(fg.convs[0].x[i] - pw[i]) < 1e-5f);
+            CHECK(fabsf(fg.convs[1].x[i] - c3[i]) < 1e-5f);
+        }
+        CHECK(fg.convs[0].live_bytes == 6144 && !fg.convs[0].post);
+        CHECK(fg.convs[1].live_bytes == 7168 && !fg.convs[1].post);
+    }
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_conv.onnx", &fg));
+    CHECK(fg.n_convs == 1);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_conv_cl.onnx", &fg));
+    CHECK(fg.n_convs == 1);
+    if (fg.n_convs == 1)
+        for (int i = 0; i < DLP_CONVWS_NF; i++)
+            CHECK(fabsf(fg.convs[0].x[i] - cl[i]) < 1e-5f);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
+    RUN(test_conv_records);
     RUN(test_chain);
     RUN(test_attention);
     RUN(test_mask);

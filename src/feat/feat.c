@@ -314,6 +314,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->half_f32); free(fg->clamp_elems);
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
+    free(fg->convs);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -1778,6 +1779,23 @@ static double free_chain(const uint8_t *fixed, double *alloc, const int *rlast,
     return b;
 }
 
+/* Appends a dense convolution's record (feat.h: dlp_feat_conv) to
+ * fg->convs; false when out of memory. */
+static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
+                            double live, bool post) {
+    if ((fg->n_convs & (fg->n_convs - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow */
+        size_t cap = fg->n_convs ? 2 * (size_t)fg->n_convs : 4;
+        dlp_feat_conv *p = realloc(fg->convs, cap * sizeof *p);
+        if (!p) return false;
+        fg->convs = p;
+    }
+    dlp_feat_conv *r = &fg->convs[fg->n_convs++];
+    dlp_conv_shape_features(cs, r->x);
+    r->live_bytes = live;
+    r->post = post;
+    return true;
+}
+
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
@@ -2056,6 +2074,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     }
     double peak_pre[2] = {live, live + fix}, peak_post[2] = {0, 0};
     fg->fp16_stem_peak_bytes[0] = fg->fp16_stem_peak_bytes[1] = 0;
+    free(fg->convs);
+    fg->convs = NULL;
+    fg->n_convs = 0;
     bool post = false;
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
@@ -2134,6 +2155,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                        live + (h ? fix : 0) +
                            conv_extra_bytes(io, dense, pointwise, h) +
                            ltmp[g->topo[t]]);
+        /* a dense 2-D convolution's record for the fp32 workspace model
+         * (feat_convws.c): what is live while it runs at fp32 */
+        dlp_conv_shape cs1;
+        if (dense && dlp_feat_conv_shape(g, n, &cs1) && !add_conv_record(
+                fg, &cs1, live + ltmp[g->topo[t]], post)) {
+            ok = false;
+            goto out;
+        }
         double stem = fp16_stem_ws_bytes(g, n);
         if (stem > 0)   /* fp16 bytes, the walk's fp32 units: x 2 */
             raise_peak(&fg->fp16_stem_peak_bytes[post],
@@ -2454,6 +2483,11 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
 
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *o) {
+    dlp_feat_roofline_ws(fg, c, NULL, o);
+}
+
+void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          const double *ws_peak, dlp_feat_roofline *o) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
@@ -2515,6 +2549,11 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
     if (c->precision == DLP_PREC_FP16) {   /* a 3-channel 7x7 stem's workspace */
         pre = fmax(pre, fg->fp16_stem_peak_bytes[0] * s / 1048576.0);
         post = fmax(post, fg->fp16_stem_peak_bytes[1] * s / 1048576.0);
+        o->peak_act_mib = fmax(o->peak_act_mib, fmax(pre, post));
+    }
+    if (ws_peak && c->precision == DLP_PREC_FP32) {   /* conv workspaces */
+        pre = fmax(pre, ws_peak[0] / 1048576.0);
+        post = fmax(post, ws_peak[1] / 1048576.0);
         o->peak_act_mib = fmax(o->peak_act_mib, fmax(pre, post));
     }
     /* attention blocks the walk does not see (feat.h): a decoder's causal

@@ -59,6 +59,38 @@ const char *dlp_feat_op_name(int i);          /* "other" for NOPS */
 const char *dlp_feat_node_name(int i);        /* node column names */
 const char *dlp_feat_static_name(int i);      /* static column names */
 
+/* ---- convolution workspaces (feat_convws.c) ------------------------------
+ * cuDNN's fp32 workspace of a dense 2-D convolution is its algorithm
+ * choice for the exact shape (data/probes: 0 for most shapes, up to GiBs
+ * for some, not monotone in the size), so the walk keeps, for every such
+ * convolution, its shape's features and what is live while it runs; a
+ * model fitted on the probes (src/pred/pred_convws.c) predicts the
+ * workspace and dlp_feat_roofline_ws adds it to the fp32 peaks. */
+typedef struct {
+    int64_t n, c, h, w;     /* input [N, C, H, W] */
+    int64_t k, kh, kw;      /* weight [K, C, kh, kw] (groups 1) */
+    int64_t ho, wo;         /* output spatial size */
+    int64_t sh, sw, dh, ph; /* strides, dilation (height), padding (top) */
+    bool cl;                /* input channels-last (a permute's result or
+                               1x1 spatial) */
+} dlp_conv_shape;
+#define DLP_CONVWS_NF 18
+/* The model's features of one shape: log2 of N, C, H, W, K; kh, kw, sh,
+ * sw, dh, ph, cl; log2 of Ho, Wo, the fp32 input + output MiB, N*H*W, the
+ * weight's and the MAC count (the order of
+ * tools/collect/convws_learnability.py). */
+void dlp_conv_shape_features(const dlp_conv_shape *s, float *x);
+/* The shape of node n when it is a dense (groups 1) 2-D Conv with known
+ * input, weight and output shapes; false for any other node. */
+bool dlp_feat_conv_shape(const dlp_graph *g, const dlp_node *n,
+                         dlp_conv_shape *out);
+typedef struct {
+    float x[DLP_CONVWS_NF]; /* dlp_conv_shape_features */
+    double live_bytes;      /* fp32 bytes live while it runs, besides its
+                               workspace (the walk's units) */
+    bool post;              /* at or after the first cuBLAS node */
+} dlp_feat_conv;
+
 /* The device-independent features of one graph at one binding. */
 typedef struct dlp_feat_graph {
     int n_nodes, n_edges;
@@ -104,6 +136,10 @@ typedef struct dlp_feat_graph {
      * in the walk's fp32 units like the peaks above; 0 when the graph has
      * no such stem */
     double fp16_stem_peak_bytes[2];
+    /* the dense 2-D convolutions, one record each (dlp_feat_conv): the
+     * fp32 workspace model's inputs */
+    dlp_feat_conv *convs;
+    int n_convs;
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */
@@ -479,6 +515,12 @@ typedef struct {
 #define DLP_MEM_WSTD_DEPTH 6
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
+/* The same with, at fp32, ws_peak[0] / [1] (bytes, NULL or 0: none):
+ * the largest live bytes plus a convolution's predicted workspace before
+ * the first cuBLAS node and from it on (dlp_convws_peaks), raising the
+ * walk's peaks as the fp16 stem's workspace does at fp16. */
+void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                          const double *ws_peak, dlp_feat_roofline *out);
 
 /* The analytic peak-memory estimate of c's mode (MiB): the inference
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM

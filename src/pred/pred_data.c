@@ -88,6 +88,8 @@ void dlp_examples_free(dlp_examples *E) {
     for (int i = 0; i < E->n_pool; i++) dlp_feat_graph_free(&E->pool[i]);
     free(E->pool);
     dlp_traces_free(E);
+    dlp_convws_calls_free(E->convws);
+    free(E->convws);
     memset(E, 0, sizeof *E);
 }
 
@@ -289,6 +291,14 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     /* kernel traces: inference only (eager GPU time of one forward) */
     if (!st && mode == DLP_MODE_INFERENCE)
         st = dlp_traces_collect(E, ds, o, fg_slot, err);
+    /* the per-convolution probes: the fp32 workspace model's rows */
+    if (!st && mode == DLP_MODE_INFERENCE) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
+        E->convws = calloc(1, sizeof *E->convws);
+        if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        else st = dlp_convws_calls_read(dir, E->convws, err);
+    }
     if (st) { dlp_examples_free(E); return st; }
 
     /* gather graph bytes: labelled graphs, and every graph for the pool */

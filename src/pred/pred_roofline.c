@@ -23,20 +23,50 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
                                    const dlp_train_opts *o,
                                    dlp_pred_meta *meta, dlp_nn_file *out,
                                    dlp_error *err) {
-    (void)tr; (void)ntr; (void)va; (void)nva; (void)o;
+    (void)o;
     dlp_target ts[DLP_T_COUNT];
     int nt = dlp_mode_targets(E->mode, ts);
     for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
     meta->feat_schema = DLP_FEAT_SCHEMA;
-    return dlp_nn_file_add_str(out, "roofline/version", "1", err);
+    dlp_status st = dlp_nn_file_add_str(out, "roofline/version", "1", err);
+    if (st || !E->convws || !E->convws->n) return st;
+    /* the fp32 workspace model, on the probes of the models trained on:
+     * a probed model that has examples but none in tr / va is held out */
+    const dlp_convws_calls *c = E->convws;
+    bool *use = malloc((size_t)(c->n_names ? c->n_names : 1) * sizeof *use);
+    bool *seen = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
+    bool *kept = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
+    if (!use || !seen || !kept) {
+        free(use); free(seen); free(kept);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < E->n; i++) seen[E->ex[i].model] = true;
+    for (int i = 0; i < ntr; i++) kept[E->ex[tr[i]].model] = true;
+    for (int i = 0; i < nva; i++) kept[E->ex[va[i]].model] = true;
+    for (int k = 0; k < c->n_names; k++) {
+        use[k] = true;
+        for (int m = 0; m < E->n_models; m++)
+            if (seen[m] && !kept[m] && !strcmp(E->models[m], c->names[k])) {
+                use[k] = false;
+                break;
+            }
+    }
+    dlp_convws *ws = NULL;
+    st = dlp_convws_fit(c, use, &ws, err);
+    if (!st && ws) st = dlp_convws_save(ws, out, err);
+    dlp_convws_free(ws);
+    free(use); free(seen); free(kept);
+    return st;
 }
 
 static dlp_status roofline_load(dlp_predictor *p, const dlp_nn_file *f,
                                 dlp_error *err) {
     if (!dlp_nn_file_get(f, "roofline/version", DLP_NN_STR))
         return dlp_fail(err, DLP_ERR_FORMAT, "roofline: no 'roofline/version'");
-    p->impl = NULL;
-    return DLP_OK;
+    dlp_convws *ws = NULL;   /* files without one predict without it */
+    dlp_status st = dlp_convws_load(f, &ws, err);
+    p->impl = ws;
+    return st;
 }
 
 static void set(dlp_pred_result *r, const dlp_predictor *p, dlp_target t,
@@ -55,7 +85,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     if (st) return st;
     const dlp_pred_config *c = in->cfg;
     dlp_feat_roofline r;
-    dlp_feat_roofline_of(fg, c, &r);
+    dlp_convws_roofline(p->impl, fg, c, &r);
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
@@ -85,7 +115,10 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     return DLP_OK;
 }
 
-static void roofline_free(dlp_predictor *p) { p->impl = NULL; }
+static void roofline_free(dlp_predictor *p) {
+    dlp_convws_free(p->impl);
+    p->impl = NULL;
+}
 
 const dlp_pred_vtable dlp_pred_roofline_vt = {"roofline", roofline_load,
                                               roofline_predict, roofline_free,

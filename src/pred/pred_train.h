@@ -76,6 +76,10 @@ typedef struct {
     int n_conflict_bindings;   /* of them: the graph's shapes contradict
                                   the binding (featurize in pred_data.c) */
     /* kernel traces (mode inference, datasets with kernel rows; else 0) */
+    /* the per-convolution probes of the dataset (mode inference; none
+     * when data/probes holds no convws file): the fp32 workspace model's
+     * training rows (pred_convws.c) */
+    struct dlp_convws_calls *convws;
     dlp_trace *trace;
     int n_trace, cap_trace;
     int n_trace_dropped;       /* graph failed, or no kernel maps to a node */
@@ -165,6 +169,52 @@ void dlp_traces_free(dlp_examples *E);
  * when absent: the models / families tables the examples and the traces
  * share. -1 when out of memory. */
 int dlp_examples_intern(char ***list, int *n, const char *s);
+
+/* ---- fp32 convolution workspaces (pred_convws.c) --------------------------
+ * The probes' fp32 dense 2-D convolution calls (data/probes/
+ * convws files, tools/collect/probe_convws.py): shape and the bytes
+ * the call allocated besides its output. */
+typedef struct dlp_convws_calls {
+    dlp_conv_shape *shape;
+    float *extra_mib, *io_mib;
+    int32_t *model;            /* index into names */
+    char **names;              /* the probed models (timm / torchvision name) */
+    int n, cap, n_names;
+    int n_files;
+} dlp_convws_calls;
+/* Reads every *convws*.jsonl.xz of dir (sorted by name) into *out (zeroed
+ * first); none found is not an error (n_files 0). */
+dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
+                                 dlp_error *err);
+void dlp_convws_calls_free(dlp_convws_calls *c);
+
+/* The model: a classifier (has a workspace above max(1 MiB, half its input
+ * + output)) and, where it says so (>= 0.5), a regressor of log2(MiB). */
+typedef struct dlp_convws dlp_convws;
+/* Fits on the calls whose model m has use[m] (NULL: all); *out NULL when
+ * fewer than 2 calls with a workspace remain. */
+dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
+                          dlp_convws **out, dlp_error *err);
+/* One convolution's probability of a workspace (the classifier, clamped
+ * to [0, 1]) and its size if it has one, MiB. */
+void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
+                        double *mib);
+/* dlp_feat_roofline_ws of fg under c with the workspaces the model
+ * predicts (fp32 only; m NULL or another precision: dlp_feat_roofline_of).
+ * A workspace counts when its probability p beats the ratio that
+ * minimises the expected relative error of the memory answer: with B the
+ * estimate without it and d what it adds, counting it costs (1 - p) d / B
+ * and leaving it out p d / (B + d), so it counts when
+ * p > (B + d) / (2B + d): a workspace as large as the rest of the model
+ * needs p > 2/3, ten times as large p > 11/12. */
+void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
+                         const dlp_pred_config *c, dlp_feat_roofline *r);
+dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
+                           dlp_error *err);
+/* *out NULL (DLP_OK) when the file holds no workspace model. */
+dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
+                           dlp_error *err);
+void dlp_convws_free(dlp_convws *m);
 
 /* ---- training ------------------------------------------------------------ */
 typedef struct {

@@ -37,6 +37,8 @@ typedef struct {
     double lambda;       /* L2 on leaf weights (default 1) */
     int threads;         /* default 1; 0: XGBoost's default */
     int hist;            /* 1: histogram method (many rows), 0: exact */
+    int logistic;        /* 1: binary:logistic on 0 / 1 labels (predictions
+                            are probabilities), 0: squared error */
     uint64_t seed;
 } dlp_tree_params;
 
@@ -82,6 +84,43 @@ void dlp_tree_free(dlp_tree *t);
  * features (*out is then set: the caller frees it with the rest). */
 dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
                               int nfeat, dlp_tree **out, dlp_error *err);
+
+/* ---- forests evaluated without XGBoost (tree_forest.c) -----------------
+ * A trained booster's trees as flat arrays, evaluated by a loop of our
+ * own: loading libxgboost costs ~7 ms of static initialisers, most of
+ * `dlperf predict`'s 10 ms budget for a ResNet-50, for the ~1,000 node
+ * visits a model's convolutions need. Built from XGBoost's JSON (one
+ * booster, reg:squarederror, numerical splits); prediction is XGBoost's:
+ * base score + the leaf reached in each tree, x[f] < threshold going left,
+ * a NaN feature the tree's default way; through the logistic function for
+ * a binary:logistic booster. */
+typedef struct {
+    int n_trees, n_nodes, n_features;
+    int32_t *root;           /* [n_trees] first node of each tree */
+    int32_t *feat;           /* [n_nodes] split feature, -1 at a leaf */
+    int32_t *left, *right;   /* [n_nodes] children (global indices) */
+    uint8_t *dleft;          /* [n_nodes] NaN goes left */
+    float *value;            /* [n_nodes] threshold, or the leaf's value */
+    float base;              /* base score (a margin: logit of XGBoost's
+                                base_score for binary:logistic) */
+    int logistic;            /* 1: eval returns sigmoid(margin) */
+} dlp_forest;
+
+/* The trees of booster t (trained on n_features columns). */
+dlp_status dlp_forest_from_tree(dlp_tree *t, int n_features, dlp_forest **out,
+                                dlp_error *err);
+float dlp_forest_eval(const dlp_forest *f, const float *x);
+void dlp_forest_free(dlp_forest *f);
+/* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
+ * then each tree's root), "<prefix>/nodes" (f32, 5 per node: feature, threshold or
+ * value, left, right, default left) and "<prefix>/base" (f32); loading
+ * checks every index (children after their parent, inside the tree), so
+ * evaluation always ends. */
+dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
+                           const char *prefix, dlp_error *err);
+/* *out NULL (and DLP_OK) when the file has no "<prefix>/trees". */
+dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
+                           dlp_forest **out, dlp_error *err);
 
 /* tree_ubj.c: true when buf[0..len) is exactly one well-formed UBJSON
  * value (every length and count inside the buffer, nesting at most 64

@@ -215,7 +215,8 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
         st = xgb_fail(err, "create");
         goto done;
     }
-    if (XGBoosterSetParam(h, "objective", "reg:squarederror") != 0 ||
+    if (XGBoosterSetParam(h, "objective", p->logistic ? "binary:logistic"
+                                                    : "reg:squarederror") != 0 ||
         XGBoosterSetParam(h, "tree_method", p->hist ? "hist" : "exact") != 0 ||
         XGBoosterSetParam(h, "verbosity", "0") != 0) {
         st = xgb_fail(err, "set objective");

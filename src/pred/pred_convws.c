@@ -1,0 +1,362 @@
+/*
+ * pred_convws.c — the fp32 cuDNN convolution workspace model of the
+ * inference memory estimate (docs/COST.md, "cuDNN convolution
+ * workspaces"): cuDNN's heuristics (benchmark off, as the collector
+ * measures) pick an algorithm per shape, and some shapes' algorithms take
+ * a workspace of hundreds of MiB to GiBs (a 3x3 conv of [16, 192, 112,
+ * 112]: 5 GiB) while their neighbours take none. The walk cannot derive
+ * that; the per-convolution probes (tools/collect/probe_convws.py,
+ * the convws files of data/probes) measured it for ~20,000 calls, and
+ * gradient-boosted trees on the shape (feat_convws.c's 18 features) learn
+ * it: a classifier (has a workspace) and a regressor of its log2 size,
+ * XGBoost to train (dlp_tree_train), evaluated by tree_forest.c.
+ *
+ * The roofline predictor fits it in training (pred_roofline.c) on the
+ * probes of the models it trains on, so held-out models' probes never
+ * reach it, and stores it in its model file ("convws/...").
+ */
+#include "pred_train.h"
+#include "../tree/tree.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <lzma.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A probe file decompresses to a few MiB; refuse more than this. */
+#define CONVWS_MAX_TEXT (512u << 20)
+/* The classifier's label: a workspace above max(1 MiB, this x input +
+ * output), the threshold of tools/collect/convws_learnability.py (below
+ * it, the walk's own terms cover what the call allocates). */
+#define CONVWS_LABEL_IO 0.5
+/* Boosting: 100 rounds of depth 6 at eta 0.1 (convws_learnability.py,
+ * 5-fold by model on the probes: precision 0.930, recall 0.826 at 0.5,
+ * as good as 300 rounds of depth 8: 0.933 / 0.817). */
+#define CONVWS_ROUNDS 100
+#define CONVWS_DEPTH 6
+#define CONVWS_ETA 0.1
+
+struct dlp_convws {
+    dlp_forest *cls, *reg;
+};
+
+void dlp_convws_calls_free(dlp_convws_calls *c) {
+    if (!c) return;
+    free(c->shape); free(c->extra_mib); free(c->io_mib); free(c->model);
+    for (int i = 0; i < c->n_names; i++) free(c->names[i]);
+    free(c->names);
+    memset(c, 0, sizeof *c);
+}
+
+/* Decompresses the .xz file at path into *text (NUL-terminated). */
+static dlp_status read_xz(const char *path, char **text, size_t *len,
+                          dlp_error *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return dlp_fail(err, DLP_ERR_IO, "cannot open %s", path);
+    lzma_stream s = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK) {
+        fclose(fp);
+        return dlp_fail(err, DLP_ERR_NOMEM, "%s: lzma decoder", path);
+    }
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap + 1);
+    uint8_t in[1 << 16];
+    dlp_status st = DLP_OK;
+    lzma_ret r = LZMA_OK;
+    s.next_out = (uint8_t *)out;
+    s.avail_out = cap;
+    while (out && r == LZMA_OK) {
+        if (s.avail_in == 0 && !feof(fp)) {
+            s.next_in = in;
+            s.avail_in = fread(in, 1, sizeof in, fp);
+            if (ferror(fp)) { st = dlp_fail(err, DLP_ERR_IO, "%s: read error", path); break; }
+        }
+        r = lzma_code(&s, feof(fp) && s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+        n = cap - s.avail_out;
+        if (r == LZMA_OK && s.avail_out == 0) {
+            if (cap >= CONVWS_MAX_TEXT) {
+                st = dlp_fail(err, DLP_ERR_LIMIT, "%s: more than %u MiB of text",
+                              path, CONVWS_MAX_TEXT >> 20);
+                break;
+            }
+            char *p = realloc(out, 2 * cap + 1);
+            if (!p) { free(out); out = NULL; break; }
+            out = p;
+            s.next_out = (uint8_t *)out + cap;
+            s.avail_out = cap;
+            cap *= 2;
+        }
+    }
+    lzma_end(&s);
+    fclose(fp);
+    if (!out) return dlp_fail(err, DLP_ERR_NOMEM, "%s: out of memory", path);
+    if (!st && r != LZMA_STREAM_END)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: not a valid .xz stream (lzma "
+                      "code %d)", path, (int)r);
+    if (st) { free(out); return st; }
+    out[n] = 0;
+    *text = out;
+    *len = n;
+    return DLP_OK;
+}
+
+/* The i-th integer of JSON array a (>= lo), or -1. */
+static int64_t int_at(const cJSON *a, int i, int64_t lo) {
+    const cJSON *v = cJSON_GetArrayItem(a, i);
+    if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > 1e12 ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (int64_t)v->valuedouble;
+}
+
+static bool grow(dlp_convws_calls *c) {
+    if (c->n < c->cap) return true;
+    int cap = c->cap ? 2 * c->cap : 1024;
+    dlp_conv_shape *s = realloc(c->shape, (size_t)cap * sizeof *s);
+    if (s) c->shape = s;
+    float *e = realloc(c->extra_mib, (size_t)cap * sizeof *e);
+    if (e) c->extra_mib = e;
+    float *io = realloc(c->io_mib, (size_t)cap * sizeof *io);
+    if (io) c->io_mib = io;
+    int32_t *m = realloc(c->model, (size_t)cap * sizeof *m);
+    if (m) c->model = m;
+    if (!s || !e || !io || !m) return false;
+    c->cap = cap;
+    return true;
+}
+
+/* One fp32 dense 2-D conv call (JSON object v) appended; false when it is
+ * not one (kept out, not an error). */
+static bool add_call(dlp_convws_calls *c, const cJSON *v, int model) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
+                *w = cJSON_GetObjectItemCaseSensitive(v, "w"),
+                *y = cJSON_GetObjectItemCaseSensitive(v, "y"),
+                *s = cJSON_GetObjectItemCaseSensitive(v, "s"),
+                *d = cJSON_GetObjectItemCaseSensitive(v, "d"),
+                *p = cJSON_GetObjectItemCaseSensitive(v, "p"),
+                *g = cJSON_GetObjectItemCaseSensitive(v, "g"),
+                *cl = cJSON_GetObjectItemCaseSensitive(v, "cl"),
+                *ex = cJSON_GetObjectItemCaseSensitive(v, "extra_mib"),
+                *im = cJSON_GetObjectItemCaseSensitive(v, "in_mib"),
+                *om = cJSON_GetObjectItemCaseSensitive(v, "out_mib");
+    if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4 ||
+        cJSON_GetArraySize(y) != 4 || cJSON_GetArraySize(s) < 2 ||
+        cJSON_GetArraySize(d) < 1 || !cJSON_IsNumber(g) || g->valuedouble != 1 ||
+        !cJSON_IsNumber(ex) || !cJSON_IsNumber(im) || !cJSON_IsNumber(om))
+        return false;
+    dlp_conv_shape sh = {0};
+    sh.n = int_at(x, 0, 1); sh.c = int_at(x, 1, 1);
+    sh.h = int_at(x, 2, 1); sh.w = int_at(x, 3, 1);
+    sh.k = int_at(w, 0, 1); sh.kh = int_at(w, 2, 1); sh.kw = int_at(w, 3, 1);
+    sh.ho = int_at(y, 2, 1); sh.wo = int_at(y, 3, 1);
+    sh.sh = int_at(s, 0, 1); sh.sw = int_at(s, 1, 1); sh.dh = int_at(d, 0, 1);
+    sh.ph = cJSON_IsArray(p) ? int_at(p, 0, 0) : 0;   /* "same": a string */
+    sh.cl = cJSON_IsTrue(cl);
+    if (sh.n < 0 || sh.c < 0 || sh.h < 0 || sh.w < 0 || sh.k < 0 || sh.kh < 0 ||
+        sh.kw < 0 || sh.ho < 0 || sh.wo < 0 || sh.sh < 0 || sh.sw < 0 ||
+        sh.dh < 0 || sh.ph < 0 || !(ex->valuedouble > -1e9 && ex->valuedouble < 1e9))
+        return false;
+    if (!grow(c)) return false;
+    c->shape[c->n] = sh;
+    c->extra_mib[c->n] = (float)ex->valuedouble;
+    c->io_mib[c->n] = (float)(im->valuedouble + om->valuedouble);
+    c->model[c->n] = model;
+    c->n++;
+    return true;
+}
+
+/* The lines of text: every fp32 record's calls. */
+static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
+                              dlp_error *err) {
+    int line = 0;
+    for (char *p = text, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        nl = strchr(p, '\n');
+        if (nl) *nl = 0;
+        line++;
+        if (!*p) continue;
+        cJSON *r = cJSON_Parse(p);
+        if (!r) return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not JSON", path, line);
+        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
+                    *prec = cJSON_GetObjectItemCaseSensitive(r, "prec"),
+                    *convs = cJSON_GetObjectItemCaseSensitive(r, "convs");
+        /* "timm:NAME", "tv:NAME", "timmv:NAME:VARIANT": the model is NAME */
+        const char *a = cJSON_IsString(spec) ? strchr(spec->valuestring, ':') : NULL;
+        if (a && cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp32") &&
+            cJSON_IsArray(convs)) {
+            char name[256];
+            snprintf(name, sizeof name, "%s", a + 1);
+            name[strcspn(name, ":")] = 0;
+            int m = dlp_examples_intern(&c->names, &c->n_names, name);
+            if (m < 0) { cJSON_Delete(r); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
+            const cJSON *v;
+            cJSON_ArrayForEach(v, convs) add_call(c, v, m);
+        }
+        cJSON_Delete(r);
+    }
+    return DLP_OK;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
+                                 dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    DIR *dp = opendir(dir);
+    if (!dp) return DLP_OK;   /* no probes: no model */
+    char **names = NULL;
+    int n = 0, cap = 0;
+    dlp_status st = DLP_OK;
+    for (struct dirent *e; (e = readdir(dp));) {
+        size_t l = strlen(e->d_name);
+        if (!strstr(e->d_name, "convws") || l < 9 ||
+            strcmp(e->d_name + l - 9, ".jsonl.xz"))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **p = realloc(names, (size_t)cap * sizeof *p);
+            if (!p) { st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); break; }
+            names = p;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        n++;
+    }
+    closedir(dp);
+    if (n > 1) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; !st && i < n; i++) {
+        char path[4096], *text = NULL;
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        st = read_xz(path, &text, &len, err);
+        if (!st) st = parse_lines(out, text, path, err);
+        free(text);
+        out->n_files++;
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    if (st) dlp_convws_calls_free(out);
+    return st;
+}
+
+void dlp_convws_free(dlp_convws *m) {
+    if (!m) return;
+    dlp_forest_free(m->cls);
+    dlp_forest_free(m->reg);
+    free(m);
+}
+
+/* Trains one forest on x[n, NF] against y. */
+static dlp_status fit_forest(const float *x, size_t n, const float *y,
+                             int logistic, dlp_forest **out, dlp_error *err) {
+    dlp_tree_params p;
+    dlp_tree_params_default(&p);
+    p.rounds = CONVWS_ROUNDS;
+    p.max_depth = CONVWS_DEPTH;
+    p.eta = CONVWS_ETA;
+    p.subsample = 1;
+    p.colsample = 1;
+    p.logistic = logistic;
+    p.min_child_weight = logistic ? 2 : 1;
+    dlp_tree *t = NULL;
+    dlp_status st = dlp_tree_train(x, n, DLP_CONVWS_NF, y, &p, &t, err);
+    if (!st) st = dlp_forest_from_tree(t, DLP_CONVWS_NF, out, err);
+    dlp_tree_free(t);
+    return st;
+}
+
+dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
+                          dlp_convws **out, dlp_error *err) {
+    *out = NULL;
+    size_t n = 0, npos = 0;
+    float *x = malloc((size_t)(c->n ? c->n : 1) * DLP_CONVWS_NF * sizeof *x);
+    float *y = malloc((size_t)(c->n ? c->n : 1) * sizeof *y);
+    float *xp = malloc((size_t)(c->n ? c->n : 1) * DLP_CONVWS_NF * sizeof *xp);
+    float *yp = malloc((size_t)(c->n ? c->n : 1) * sizeof *yp);
+    dlp_convws *m = calloc(1, sizeof *m);
+    dlp_status st = DLP_OK;
+    if (!x || !y || !xp || !yp || !m) {
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (use && !use[c->model[i]]) continue;
+        float *xi = x + n * DLP_CONVWS_NF;
+        dlp_conv_shape_features(&c->shape[i], xi);
+        bool pos = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
+        y[n++] = pos ? 1.0f : 0.0f;
+        if (pos) {
+            memcpy(xp + npos * DLP_CONVWS_NF, xi, DLP_CONVWS_NF * sizeof *xi);
+            yp[npos++] = (float)log2(c->extra_mib[i]);
+        }
+    }
+    if (npos < 2) goto done;    /* nothing to learn: no model */
+    st = fit_forest(x, n, y, 1, &m->cls, err);
+    if (!st) st = fit_forest(xp, npos, yp, 0, &m->reg, err);
+    if (!st) { *out = m; m = NULL; }
+done:
+    free(x); free(y); free(xp); free(yp);
+    dlp_convws_free(m);
+    return st;
+}
+
+void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
+                        double *mib) {
+    *p = fmin(1.0, fmax(0.0, (double)dlp_forest_eval(m->cls, x)));
+    *mib = exp2(fmin((double)dlp_forest_eval(m->reg, x), 20.0));   /* <= 1 TiB */
+}
+
+void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
+                         const dlp_pred_config *c, dlp_feat_roofline *r) {
+    dlp_feat_roofline_of(fg, c, r);
+    if (!m || c->precision != DLP_PREC_FP32 || !fg->n_convs) return;
+    double base = r->mem_mib, acc[2] = {0, 0};
+    bool any = false;
+    for (int i = 0; i < fg->n_convs; i++) {
+        const dlp_feat_conv *cv = &fg->convs[i];
+        double p, mib;
+        dlp_convws_predict(m, cv->x, &p, &mib);
+        if (p < 0.5) continue;
+        double one[2] = {0, 0};
+        one[cv->post] = cv->live_bytes + mib * 1048576.0;
+        if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
+        dlp_feat_roofline t;
+        dlp_feat_roofline_ws(fg, c, one, &t);
+        double d = t.mem_mib - base;
+        if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;
+        acc[cv->post] = one[cv->post];
+        any = true;
+    }
+    if (any) dlp_feat_roofline_ws(fg, c, acc, r);
+}
+
+dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
+                           dlp_error *err) {
+    dlp_status st = dlp_forest_save(m->cls, out, "convws/cls", err);
+    if (!st) st = dlp_forest_save(m->reg, out, "convws/reg", err);
+    return st;
+}
+
+dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
+                           dlp_error *err) {
+    *out = NULL;
+    dlp_convws *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = dlp_forest_load(in, "convws/cls", &m->cls, err);
+    if (!st) st = dlp_forest_load(in, "convws/reg", &m->reg, err);
+    if (!st && (!m->cls) != (!m->reg))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "convws: one of its two forests is missing");
+    if (!st && m->cls && (m->cls->n_features != DLP_CONVWS_NF ||
+                          m->reg->n_features != DLP_CONVWS_NF))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "convws: forests take %d / %d features, "
+                      "not %d", m->cls->n_features, m->reg->n_features, DLP_CONVWS_NF);
+    if (st || !m->cls) { dlp_convws_free(m); return st; }
+    *out = m;
+    return DLP_OK;
+}

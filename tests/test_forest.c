@@ -1,0 +1,321 @@
+/*
+ * test_forest.c — src/tree/tree_forest.c and src/pred/pred_convws.c: the
+ * hand-written tree evaluator against XGBoost itself (the oracle: the same
+ * booster's dlp_tree_predict) on fresh random inputs, NaNs included, for
+ * both objectives; the model-file round trip and corrupt entries; the
+ * workspace model's decision rule on a graph whose numbers are worked out
+ * by hand; and the probe reader on .xz files written here (good, corrupt,
+ * and records it must skip).
+ */
+#include "check.h"
+#include "feat/feat.h"
+#include "model/model.h"
+#include "pred/pred_train.h"
+#include "tree/tree.h"
+
+#include <lzma.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static double u01(uint64_t *s) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+enum { N = 800, D = 5, NT = 300 };
+
+/* A booster on y = [x0 > 0.3] + x1 x2 (or its 0/1 class), converted. */
+static void fit(int logistic, uint64_t seed, dlp_tree **t, dlp_forest **f) {
+    static float x[N * D], y[N];
+    uint64_t s = seed;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < D; k++) x[i * D + k] = (float)u01(&s);
+        if (i % 7 == 0) x[i * D + 1] = NAN;   /* missing values: default ways */
+        double v = (x[i * D] > 0.3f) + (isnan(x[i * D + 1]) ? 0.5 : x[i * D + 1]) * x[i * D + 2];
+        y[i] = logistic ? (float)(v > 0.8) : (float)v;
+    }
+    dlp_tree_params p;
+    dlp_tree_params_default(&p);
+    p.rounds = 40;
+    p.max_depth = 5;
+    p.eta = 0.2;
+    p.logistic = logistic;
+    dlp_error err;
+    *t = NULL;
+    *f = NULL;
+    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, t, &err) == DLP_OK);
+    DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
+}
+
+static void test_forest_matches_xgboost(void) {
+    for (int logistic = 0; logistic < 2; logistic++) {
+        dlp_tree *t;
+        dlp_forest *f;
+        fit(logistic, 11 + (uint64_t)logistic, &t, &f);
+        CHECK(f->n_trees == 40 && f->logistic == logistic);
+        static float xt[NT * D], p[NT];
+        uint64_t s = 99;
+        for (int i = 0; i < NT * D; i++)
+            xt[i] = u01(&s) < 0.1 ? NAN : (float)(1.4 * u01(&s) - 0.2);
+        dlp_error err;
+        DLP_ASSERT(dlp_tree_predict(t, xt, NT, D, p, &err) == DLP_OK);
+        double worst = 0;
+        for (int i = 0; i < NT; i++)
+            worst = fmax(worst, fabs((double)dlp_forest_eval(f, xt + i * D) - p[i]));
+        CHECK_MSG(worst < 1e-5, "objective %d: largest difference %g", logistic, worst);
+        /* round trip through a model file */
+        dlp_nn_file nf = {0};
+        dlp_forest *g = NULL;
+        CHECK(dlp_forest_save(f, &nf, "fx", &err) == DLP_OK);
+        CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_OK && g);
+        for (int i = 0; g && i < NT; i++)
+            CHECK(dlp_forest_eval(g, xt + i * D) == dlp_forest_eval(f, xt + i * D));
+        dlp_forest *none = (dlp_forest *)1;
+        CHECK(dlp_forest_load(&nf, "other", &none, &err) == DLP_OK && !none);
+        dlp_forest_free(g);
+        dlp_nn_file_free(&nf);
+        dlp_forest_free(f);
+        dlp_tree_free(t);
+    }
+}
+
+/* A corrupt stored forest: a child pointing back (a loop), a feature out
+ * of range, a root outside the nodes, a node count not a multiple of 5, an
+ * unknown objective: each DLP_ERR_FORMAT, none evaluated. */
+static void test_forest_corrupt(void) {
+    dlp_tree *t;
+    dlp_forest *f;
+    fit(0, 5, &t, &f);
+    dlp_error err;
+    for (int k = 0; k < 5; k++) {
+        dlp_nn_file nf = {0};
+        DLP_ASSERT(dlp_forest_save(f, &nf, "fx", &err) == DLP_OK);
+        dlp_nn_entry *tr = NULL, *nd = NULL;
+        for (int i = 0; i < nf.n; i++) {
+            if (!strcmp(nf.e[i].name, "fx/trees")) tr = &nf.e[i];
+            if (!strcmp(nf.e[i].name, "fx/nodes")) nd = &nf.e[i];
+        }
+        DLP_ASSERT(tr && nd && nd->data);
+        float *v = nd->data;
+        int64_t *ti = tr->data;
+        if (k == 0) v[2] = 0;                      /* root's left child: itself */
+        if (k == 1) v[0] = D;                      /* feature 5 of 5 */
+        if (k == 2) ti[2 + f->n_trees - 1] = f->n_nodes + 3;
+        if (k == 3) nd->count -= 2;
+        if (k == 4) ti[1] = 7;
+        dlp_forest *g = NULL;
+        dlp_status st = dlp_forest_load(&nf, "fx", &g, &err);
+        CHECK_MSG(st == DLP_ERR_FORMAT && !g, "case %d: status %d", k, (int)st);
+        dlp_nn_file_free(&nf);
+    }
+    dlp_forest_free(f);
+    dlp_tree_free(t);
+}
+
+/* A stored forest of one tree of one leaf: always `value`. */
+static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
+                             int logistic) {
+    dlp_error err;
+    char name[64];
+    int64_t tr[3] = {DLP_CONVWS_NF, logistic, 0};
+    float nd[5] = {-1, value, -1, -1, 0}, base = 0;
+    snprintf(name, sizeof name, "%s/trees", prefix);
+    DLP_ASSERT(dlp_nn_file_add_i64(nf, name, tr, 3, &err) == DLP_OK);
+    snprintf(name, sizeof name, "%s/nodes", prefix);
+    DLP_ASSERT(dlp_nn_file_add_f32(nf, name, nd, 5, &err) == DLP_OK);
+    snprintf(name, sizeof name, "%s/base", prefix);
+    DLP_ASSERT(dlp_nn_file_add_f32(nf, name, &base, 1, &err) == DLP_OK);
+}
+
+static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
+                       double logit, double log2_mib) {
+    dlp_nn_file nf = {0};
+    add_const_forest(&nf, "convws/cls", (float)logit, 1);
+    add_const_forest(&nf, "convws/reg", (float)log2_mib, 0);
+    dlp_convws *m = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.precision = prec;
+    dlp_feat_roofline r;
+    dlp_convws_roofline(m, fg, &c, &r);
+    dlp_convws_free(m);
+    dlp_nn_file_free(&nf);
+    return r.mem_mib;
+}
+
+/* memest_convbn (test_memest.c): without workspaces B = weights + 8192 B;
+ * its 3x3 conv runs at 7168 B live. A predicted workspace of w MiB raises
+ * the estimate to weights + 7168 B + w MiB, d = that - B; it counts when
+ * p > (B + d) / (2B + d). */
+static void test_convws_decision(void) {
+    dlp_model *mo = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
+    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
+    dlp_feat_graph fg;
+    DLP_ASSERT(dlp_feat_graph_build(&fg, &mo->graph, 1, 0, 0, 0, &err) == DLP_OK);
+    dlp_model_free(mo);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    double B = r.mem_mib;
+    /* both convolutions (the pointwise one at 6144 B) get w; the 3x3's
+     * larger live set makes it the peak */
+    double w = 2 * B, d = fg.weight_bytes / 1048576.0 + 7168 / 1048576.0 + w - B;
+    double th = (B + d) / (2 * B + d), lo = log(th / (1 - th));
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, lo + 0.05, log2(w)), B + d, 1e-6);
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, lo - 0.05, log2(w)), B, 1e-9);
+    /* p below one half: never; fp16: the model is fp32's */
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, -0.1, -3.0), B, 1e-9);
+    dlp_feat_roofline_of(&fg, &(dlp_pred_config){.precision = DLP_PREC_FP16,
+                                                  .device = c.device,
+                                                  .batch = c.batch}, &r);
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP16, 9, log2(w)), r.mem_mib, 1e-9);
+    /* a workspace of 4 KiB at p = 0.9: the peak 7168 + 4096 B, d = 3072 B
+     * against B = 8192 B + 1664 B of weights: threshold 0.57, counts */
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, log(9.0), -8), B + 3072 / 1048576.0, 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
+/* Writes text as an .xz file. */
+static void write_xz(const char *path, const char *text) {
+    size_t n = strlen(text), cap = n + 1024, pos = 0;
+    uint8_t *out = malloc(cap);
+    DLP_ASSERT(out && lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL,
+                                              (const uint8_t *)text, n, out,
+                                              &pos, cap) == LZMA_OK);
+    FILE *fp = fopen(path, "wb");
+    DLP_ASSERT(fp && fwrite(out, 1, pos, fp) == pos);
+    fclose(fp);
+    free(out);
+}
+
+static void test_probe_reader(void) {
+    char dir[] = "/tmp/dlp_convws_XXXXXX", path[256];
+    DLP_ASSERT(mkdtemp(dir));
+    dlp_convws_calls c;
+    dlp_error err;
+    /* no directory, or none of its files: no calls, no error */
+    CHECK(dlp_convws_calls_read("/nonexistent/probes", &c, &err) == DLP_OK && c.n == 0);
+    CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_OK && c.n == 0 && c.n_files == 0);
+    snprintf(path, sizeof path, "%s/a-convws.jsonl.xz", dir);
+    write_xz(path,
+        "{\"spec\": \"timm:resnet18\", \"prec\": \"fp32\", \"batch\": 2, \"convs\": ["
+        "{\"x\": [2, 3, 32, 32], \"w\": [8, 3, 3, 3], \"y\": [2, 8, 16, 16], \"s\": [2, 2],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false, \"extra_mib\": 12.5,"
+        " \"in_mib\": 0.023, \"out_mib\": 0.016},"
+        "{\"x\": [2, 8, 16, 16], \"w\": [8, 1, 3, 3], \"y\": [2, 8, 16, 16], \"s\": [1, 1],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 8, \"cl\": false, \"extra_mib\": 0,"
+        " \"in_mib\": 0.016, \"out_mib\": 0.016}]}\n"
+        "{\"spec\": \"timm:resnet18\", \"prec\": \"fp16\", \"convs\": ["
+        "{\"x\": [2, 3, 32, 32], \"w\": [8, 3, 3, 3], \"y\": [2, 8, 16, 16], \"s\": [2, 2],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false, \"extra_mib\": 3,"
+        " \"in_mib\": 0.01, \"out_mib\": 0.01}]}\n"
+        "{\"spec\": \"timmv:poolformer_s12:a0c48d65b9\", \"prec\": \"fp32\", \"convs\": ["
+        "{\"x\": [1, 64, 8, 8], \"w\": [32, 64, 1, 1], \"y\": [1, 32, 8, 8], \"s\": [1, 1],"
+        " \"p\": \"same\", \"d\": [1, 1], \"g\": 1, \"cl\": true, \"extra_mib\": 0.5,"
+        " \"in_mib\": 0.016, \"out_mib\": 0.008}]}\n"
+        "{\"spec\": \"timm:bad\", \"error\": \"unknown spec\"}\n");
+    snprintf(path, sizeof path, "%s/b-other.jsonl.xz", dir);   /* not a convws file */
+    write_xz(path, "not json\n");
+    CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_OK);
+    CHECK(c.n_files == 1 && c.n == 2 && c.n_names == 2);
+    if (c.n == 2) {
+        CHECK(c.shape[0].n == 2 && c.shape[0].c == 3 && c.shape[0].k == 8 &&
+              c.shape[0].kh == 3 && c.shape[0].ho == 16 && c.shape[0].sh == 2 &&
+              c.shape[0].ph == 1 && !c.shape[0].cl);
+        CHECK(c.extra_mib[0] == 12.5f && fabsf(c.io_mib[0] - 0.039f) < 1e-6f);
+        CHECK(!strcmp(c.names[c.model[0]], "resnet18"));
+        CHECK(!strcmp(c.names[c.model[1]], "poolformer_s12"));
+        CHECK(c.shape[1].ph == 0 && c.shape[1].cl);
+    }
+    dlp_convws_calls_free(&c);
+    /* a line that is not JSON, and a truncated .xz: errors naming the file */
+    snprintf(path, sizeof path, "%s/c-convws.jsonl.xz", dir);
+    write_xz(path, "{\"spec\": \"timm:x\", \"prec\": \"fp32\", \"convs\": []}\n{oops\n");
+    CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "c-convws.jsonl.xz:2"));
+    write_xz(path, "{\"spec\": \"timm:x\", \"prec\": \"fp32\", \"convs\": []}\n");
+    FILE *fp = fopen(path, "r+b");
+    DLP_ASSERT(fp);
+    DLP_ASSERT(ftruncate(fileno(fp), 20) == 0);
+    fclose(fp);
+    CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "c-convws.jsonl.xz"));
+    unlink(path);
+    snprintf(path, sizeof path, "%s/a-convws.jsonl.xz", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/b-other.jsonl.xz", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Fitting on calls: the workspace the probes show for a shape comes back
+ * for it, none for the shapes without; a held-out model's calls are not
+ * used (use[] false for every model with a workspace: no model). */
+static void test_convws_fit(void) {
+    dlp_convws_calls c = {0};
+    uint64_t s = 3;
+    c.cap = 600;
+    c.shape = calloc(600, sizeof *c.shape);
+    c.extra_mib = calloc(600, sizeof *c.extra_mib);
+    c.io_mib = calloc(600, sizeof *c.io_mib);
+    c.model = calloc(600, sizeof *c.model);
+    c.names = calloc(2, sizeof *c.names);
+    DLP_ASSERT(c.shape && c.extra_mib && c.io_mib && c.model && c.names);
+    c.names[0] = strdup("a");
+    c.names[1] = strdup("b");
+    c.n_names = 2;
+    for (int i = 0; i < 600; i++) {
+        dlp_conv_shape *h = &c.shape[i];
+        h->n = 1 << (int)(u01(&s) * 6);
+        h->c = h->k = 16 << (int)(u01(&s) * 5);
+        h->h = h->w = h->ho = h->wo = 7 << (int)(u01(&s) * 4);
+        h->kh = h->kw = u01(&s) < 0.5 ? 1 : 3;
+        h->sh = h->sw = h->dh = 1;
+        h->ph = h->kh / 2;
+        c.io_mib[i] = (float)(8.0 * h->n * h->c * h->h * h->w / 1048576.0);
+        /* 3x3 convs with >= 256 channels take 64 MiB per image */
+        bool ws = h->kh == 3 && h->c >= 256;
+        c.extra_mib[i] = ws ? 64.0f * (float)h->n : 0;
+        c.model[i] = ws ? 1 : 0;
+        c.n++;
+    }
+    dlp_convws *m = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    float x[DLP_CONVWS_NF];
+    dlp_conv_shape q = {4, 512, 14, 14, 512, 3, 3, 14, 14, 1, 1, 1, 1, false};
+    double p, mib;
+    dlp_conv_shape_features(&q, x);
+    dlp_convws_predict(m, x, &p, &mib);
+    CHECK_MSG(p > 0.9 && fabs(mib / 256 - 1) < 0.15, "p %g, %g MiB", p, mib);
+    q.kh = q.kw = 1;
+    q.ph = 0;
+    dlp_conv_shape_features(&q, x);
+    dlp_convws_predict(m, x, &p, &mib);
+    CHECK_MSG(p < 0.1, "p %g", p);
+    dlp_convws_free(m);
+    bool use[2] = {true, false};
+    m = (dlp_convws *)1;
+    CHECK(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && !m);
+    dlp_convws_calls_free(&c);
+}
+
+int main(void) {
+    RUN(test_forest_matches_xgboost);
+    RUN(test_forest_corrupt);
+    RUN(test_convws_decision);
+    RUN(test_probe_reader);
+    RUN(test_convws_fit);
+    return CHECK_DONE();
+}
