@@ -304,7 +304,32 @@ static void test_convws_fit(void) {
     dlp_conv_shape_features(&q, x);
     dlp_convws_predict(m, x, &p, &mib);
     CHECK_MSG(p < 0.1, "p %g", p);
+    /* a probed shape: its measurement, exactly (the trees would not give
+     * 64 x N MiB to the bit), through a model file and back */
+    dlp_nn_file nf = {0};
+    DLP_ASSERT(dlp_convws_save(m, &nf, &err) == DLP_OK);
     dlp_convws_free(m);
+    m = NULL;
+    DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
+    int hit = -1;
+    for (int i = 0; i < c.n && hit < 0; i++)
+        if (c.extra_mib[i] > 0) hit = i;
+    DLP_ASSERT(hit >= 0);
+    dlp_conv_shape_features(&c.shape[hit], x);
+    dlp_convws_predict(m, x, &p, &mib);
+    CHECK_MSG(p == 1 && mib == c.extra_mib[hit], "p %g, %g MiB vs %g", p, mib,
+              (double)c.extra_mib[hit]);
+    dlp_convws_free(m);
+    /* keys out of order: refused */
+    for (int i = 0; i < nf.n; i++)
+        if (!strcmp(nf.e[i].name, "convws/exact_keys") && nf.e[i].count > 1) {
+            int64_t *k = nf.e[i].data, t = k[0];
+            k[0] = k[1];
+            k[1] = t;
+        }
+    m = (dlp_convws *)1;
+    CHECK(dlp_convws_load(&nf, &m, &err) == DLP_ERR_FORMAT && !m);
+    dlp_nn_file_free(&nf);
     bool use[2] = {true, false};
     m = (dlp_convws *)1;
     CHECK(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && !m);

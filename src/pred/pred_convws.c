@@ -39,8 +39,21 @@
 #define CONVWS_DEPTH 6
 #define CONVWS_ETA 0.1
 
+/* The probes' shapes, measured: cuDNN's choice is a function of the
+ * shape, and CNN zoos share shapes (a ResNet stage's 3x3 conv at a batch
+ * and resolution is the same call in a dozen networks), so a shape the
+ * probes measured on another model is answered by the measurement: the
+ * fraction of its calls with a workspace and their mean size. Keys: a hash
+ * of the 18 features' bits (the shape's own function), sorted. */
+typedef struct {
+    int64_t key;
+    float p, mib;
+} convws_exact;
+
 struct dlp_convws {
     dlp_forest *cls, *reg;
+    convws_exact *exact;
+    int n_exact;
 };
 
 void dlp_convws_calls_free(dlp_convws_calls *c) {
@@ -247,6 +260,7 @@ dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
 
 void dlp_convws_free(dlp_convws *m) {
     if (!m) return;
+    free(m->exact);
     dlp_forest_free(m->cls);
     dlp_forest_free(m->reg);
     free(m);
@@ -269,6 +283,57 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
     if (!st) st = dlp_forest_from_tree(t, DLP_CONVWS_NF, out, err);
     dlp_tree_free(t);
     return st;
+}
+
+/* FNV-1a over the features' bytes. */
+static int64_t shape_key(const float *x) {
+    uint64_t h = 1469598103934665603ULL;
+    const unsigned char *b = (const unsigned char *)x;
+    for (size_t i = 0; i < DLP_CONVWS_NF * sizeof *x; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return (int64_t)(h >> 1);   /* >= 0: stored as i64 */
+}
+
+static int cmp_exact(const void *a, const void *b) {
+    int64_t x = ((const convws_exact *)a)->key, y = ((const convws_exact *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The measured shapes of the calls used: m->exact, sorted, one per key. */
+static bool build_exact(dlp_convws *m, const dlp_convws_calls *c, const bool *use) {
+    convws_exact *e = malloc((size_t)(c->n ? c->n : 1) * sizeof *e);
+    if (!e) return false;
+    int n = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (use && !use[c->model[i]]) continue;
+        float x[DLP_CONVWS_NF];
+        dlp_conv_shape_features(&c->shape[i], x);
+        bool has = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
+        e[n].key = shape_key(x);
+        e[n].p = has ? 1.0f : 0.0f;          /* summed below */
+        e[n].mib = has ? c->extra_mib[i] : 0;
+        n++;
+    }
+    qsort(e, (size_t)n, sizeof *e, cmp_exact);
+    int k = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        double np = 0, sum = 0;
+        for (; j < n && e[j].key == e[i].key; j++) {
+            np += e[j].p;
+            sum += e[j].mib;
+        }
+        e[k].key = e[i].key;
+        e[k].p = (float)(np / (j - i));
+        e[k].mib = np > 0 ? (float)(sum / np) : 0;
+        k++;
+        i = j;
+    }
+    m->exact = e;
+    m->n_exact = k;
+    return true;
 }
 
 dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
@@ -299,6 +364,7 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
     if (npos < 2) goto done;    /* nothing to learn: no model */
     st = fit_forest(x, n, y, 1, &m->cls, err);
     if (!st) st = fit_forest(xp, npos, yp, 0, &m->reg, err);
+    if (!st && !build_exact(m, c, use)) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st) { *out = m; m = NULL; }
 done:
     free(x); free(y); free(xp); free(yp);
@@ -308,6 +374,16 @@ done:
 
 void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
                         double *mib) {
+    if (m->n_exact) {
+        convws_exact q = {shape_key(x), 0, 0};
+        const convws_exact *f = bsearch(&q, m->exact, (size_t)m->n_exact,
+                                        sizeof q, cmp_exact);
+        if (f) {
+            *p = f->p;
+            *mib = f->mib;
+            return;
+        }
+    }
     *p = fmin(1.0, fmax(0.0, (double)dlp_forest_eval(m->cls, x)));
     *mib = exp2(fmin((double)dlp_forest_eval(m->reg, x), 20.0));   /* <= 1 TiB */
 }
@@ -340,6 +416,49 @@ dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
                            dlp_error *err) {
     dlp_status st = dlp_forest_save(m->cls, out, "convws/cls", err);
     if (!st) st = dlp_forest_save(m->reg, out, "convws/reg", err);
+    if (st || !m->n_exact) return st;
+    int64_t *k = malloc((size_t)m->n_exact * sizeof *k);
+    float *v = malloc((size_t)m->n_exact * 2 * sizeof *v);
+    if (!k || !v) {
+        free(k); free(v);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < m->n_exact; i++) {
+        k[i] = m->exact[i].key;
+        v[2 * i] = m->exact[i].p;
+        v[2 * i + 1] = m->exact[i].mib;
+    }
+    st = dlp_nn_file_add_i64(out, "convws/exact_keys", k, (uint64_t)m->n_exact, err);
+    if (!st) st = dlp_nn_file_add_f32(out, "convws/exact", v, 2 * (uint64_t)m->n_exact, err);
+    free(k); free(v);
+    return st;
+}
+
+/* The measured shapes (none: an empty table): keys strictly increasing,
+ * probabilities in [0, 1], sizes finite and >= 0. */
+static dlp_status load_exact(const dlp_nn_file *in, dlp_convws *m, dlp_error *err) {
+    const dlp_nn_entry *k = dlp_nn_file_get(in, "convws/exact_keys", DLP_NN_I64);
+    const dlp_nn_entry *v = dlp_nn_file_get(in, "convws/exact", DLP_NN_F32);
+    if (!k && !v) return DLP_OK;
+    if (!k || !v || v->count != 2 * k->count || k->count > (1u << 26))
+        return dlp_fail(err, DLP_ERR_FORMAT, "convws: measured shapes malformed");
+    int n = (int)k->count;
+    float *f = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *f);
+    m->exact = malloc((size_t)(n ? n : 1) * sizeof *m->exact);
+    if (!f || !m->exact) {
+        free(f);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    dlp_status st = dlp_nn_file_read_f32(in, "convws/exact", f, 2 * (uint64_t)n, err);
+    const int64_t *key = k->data;
+    for (int i = 0; !st && i < n; i++) {
+        if ((i && key[i] <= key[i - 1]) || !(f[2 * i] >= 0 && f[2 * i] <= 1) ||
+            !(f[2 * i + 1] >= 0 && f[2 * i + 1] < 1e9f))
+            st = dlp_fail(err, DLP_ERR_FORMAT, "convws: measured shape %d malformed", i);
+        m->exact[i] = (convws_exact){key[i], f[2 * i], f[2 * i + 1]};
+    }
+    free(f);
+    if (!st) m->n_exact = n;
     return st;
 }
 
@@ -357,6 +476,8 @@ dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
         st = dlp_fail(err, DLP_ERR_FORMAT, "convws: forests take %d / %d features, "
                       "not %d", m->cls->n_features, m->reg->n_features, DLP_CONVWS_NF);
     if (st || !m->cls) { dlp_convws_free(m); return st; }
+    st = load_exact(in, m, err);
+    if (st) { dlp_convws_free(m); return st; }
     *out = m;
     return DLP_OK;
 }
