@@ -571,3 +571,14 @@ save([h.make_node("Transpose", ["X"], ["P"], perm=[0, 3, 1, 2]),
      [h.make_tensor_value_info("Y", T.FLOAT, [2, 32, 4, 4])],
      [nh.from_array(np.zeros((32, 16, 2, 2), np.float32), "W")],
      "memest_conv_cl")
+
+# A 2x2 stride-2 MaxPool of X [1, 8, 16, 16]: PyTorch's CUDA max_pool2d
+# allocates int64 indices while it runs; and the same pool exported with
+# its indices output (a graph value of its own).
+save([h.make_node("MaxPool", ["X"], ["Y"], kernel_shape=[2, 2], strides=[2, 2])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 16, 16])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8])], [], "memest_maxpool")
+save([h.make_node("MaxPool", ["X"], ["Y", "I"], kernel_shape=[2, 2], strides=[2, 2])],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 16, 16])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8]),
+      h.make_tensor_value_info("I", T.INT64, [1, 8, 8, 8])], [], "memest_maxpool_idx")

@@ -1016,7 +1016,26 @@ static void test_conv_records(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_maxpool: X [1,8,16,16] 8192 B (the caller's), Y [1,8,8,8]
+ * 2048 B; CUDA's max_pool2d allocates 512 int64 indices (4096 B) while it
+ * runs (data/probes/20261130-probe-memory-36list: resnetblur18 fp16 b64,
+ * a 392 MiB `_max_pool2d` block beside its 98 MiB output): 14336 B at
+ * fp32; at half precision X + Y halve, the indices do not: the walk's
+ * half units hold them twice, 10240 + 8192. memest_maxpool_idx exports
+ * the indices as an output: a block the walk counts already (int64, kept
+ * whole at half), no transient on top. */
+static void test_maxpool_indices(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_maxpool.onnx", &fg));
+    CHECK(fg.peak_act_bytes_at[0] == 14336 && fg.peak_act_bytes_at[1] == 18432);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_maxpool_idx.onnx", &fg));
+    CHECK(fg.peak_act_bytes_at[0] == 14336 && fg.peak_act_bytes_at[1] == 18432);
+    dlp_feat_graph_free(&fg);
+}
+
 int main(void) {
+    RUN(test_maxpool_indices);
     RUN(test_conv_records);
     RUN(test_chain);
     RUN(test_attention);

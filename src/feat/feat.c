@@ -1779,6 +1779,17 @@ static double free_chain(const uint8_t *fixed, double *alloc, const int *rlast,
     return b;
 }
 
+/* Bytes of the int64 indices PyTorch's CUDA max_pool2d allocates while
+ * it runs (max_pool2d_with_indices, the indices dropped on return) for a
+ * MaxPool whose export has no indices output; 0 for any other node. */
+static double maxpool_index_bytes(const dlp_graph *g, const dlp_node *n) {
+    int64_t k = 0;
+    if (strcmp(n->op_type, "MaxPool") || n->n_outputs != 1 || n->outputs[0] < 0 ||
+        !dlp_shape_numel(&g->values[n->outputs[0]].shape, &k))
+        return 0;
+    return 8.0 * (double)k;
+}
+
 /* Appends a dense convolution's record (feat.h: dlp_feat_conv) to
  * fg->convs; false when out of memory. */
 static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
@@ -2150,11 +2161,15 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         double io = conv_io_bytes(g, n, &dense, &pointwise);
         if (DLP_MEM_CONV_WS_FACTOR * io > fg->max_conv_ws_bytes)
             fg->max_conv_ws_bytes = DLP_MEM_CONV_WS_FACTOR * io;
+        /* CUDA's max_pool2d runs max_pool2d_with_indices and drops the
+         * int64 indices after it returns: one per output element while
+         * it runs, at every precision (the walk's half units: x 2) */
+        double pidx = maxpool_index_bytes(g, n);
         for (int h = 0; h < 2; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
                        live + (h ? fix : 0) +
                            conv_extra_bytes(io, dense, pointwise, h) +
-                           ltmp[g->topo[t]]);
+                           ltmp[g->topo[t]] + (h ? 2 : 1) * pidx);
         /* a dense 2-D convolution's record for the fp32 workspace model
          * (feat_convws.c): what is live while it runs at fp32 */
         dlp_conv_shape cs1;
