@@ -2496,16 +2496,27 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
     }
 }
 
+static void roofline_memory(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                            const double *ws_peak, dlp_feat_roofline *o);
+
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *o) {
     dlp_feat_roofline_ws(fg, c, NULL, o);
+}
+
+double dlp_feat_inference_mem_mib(const dlp_feat_graph *fg,
+                                  const dlp_pred_config *c,
+                                  const double *ws_peak) {
+    dlp_feat_roofline o;
+    roofline_memory(fg, c, ws_peak, &o);
+    return o.mem_mib;
 }
 
 void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           const double *ws_peak, dlp_feat_roofline *o) {
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
-    double s = prec_scale(c->precision), comp = 0, mem = 0, roof = 0, kr = 0;
+    double comp = 0, mem = 0, roof = 0, kr = 0;
     int nclamp = 0;
     bool half = c->precision != DLP_PREC_FP32;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
@@ -2551,6 +2562,14 @@ void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;
     o->launch_ms = fg->n_nodes * d.launch_s * 1e3;
+    roofline_memory(fg, c, ws_peak, o);
+}
+
+/* The memory fields of dlp_feat_roofline_ws (weights_mib .. mem_mib),
+ * which read none of its times. */
+static void roofline_memory(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                            const double *ws_peak, dlp_feat_roofline *o) {
+    double s = prec_scale(c->precision);
     o->weights_mib = fg->weight_bytes * s / 1048576.0;
     o->mem_weights_mib = fg->mem_weight_bytes * s / 1048576.0;
     o->buffers_mib = fg->buffer_bytes / 1048576.0;

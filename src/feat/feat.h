@@ -521,6 +521,11 @@ void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * walk's peaks as the fp16 stem's workspace does at fp16. */
 void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           const double *ws_peak, dlp_feat_roofline *out);
+/* Its mem_mib alone (no node loop): what the workspace model's decision
+ * compares, once per candidate convolution. */
+double dlp_feat_inference_mem_mib(const dlp_feat_graph *fg,
+                                  const dlp_pred_config *c,
+                                  const double *ws_peak);
 
 /* The analytic peak-memory estimate of c's mode (MiB): the inference
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM

@@ -141,9 +141,9 @@ static bool grow(dlp_convws_calls *c) {
     return true;
 }
 
-/* One fp32 dense 2-D conv call (JSON object v) appended; false when it is
- * not one (kept out, not an error). */
-static bool add_call(dlp_convws_calls *c, const cJSON *v, int model) {
+/* One fp32 dense 2-D conv call (JSON object v) appended: 1; 0 when it is
+ * not one (kept out, not an error); -1 when out of memory. */
+static int add_call(dlp_convws_calls *c, const cJSON *v, int model) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
                 *w = cJSON_GetObjectItemCaseSensitive(v, "w"),
                 *y = cJSON_GetObjectItemCaseSensitive(v, "y"),
@@ -159,7 +159,7 @@ static bool add_call(dlp_convws_calls *c, const cJSON *v, int model) {
         cJSON_GetArraySize(y) != 4 || cJSON_GetArraySize(s) < 2 ||
         cJSON_GetArraySize(d) < 1 || !cJSON_IsNumber(g) || g->valuedouble != 1 ||
         !cJSON_IsNumber(ex) || !cJSON_IsNumber(im) || !cJSON_IsNumber(om))
-        return false;
+        return 0;
     dlp_conv_shape sh = {0};
     sh.n = int_at(x, 0, 1); sh.c = int_at(x, 1, 1);
     sh.h = int_at(x, 2, 1); sh.w = int_at(x, 3, 1);
@@ -171,14 +171,14 @@ static bool add_call(dlp_convws_calls *c, const cJSON *v, int model) {
     if (sh.n < 0 || sh.c < 0 || sh.h < 0 || sh.w < 0 || sh.k < 0 || sh.kh < 0 ||
         sh.kw < 0 || sh.ho < 0 || sh.wo < 0 || sh.sh < 0 || sh.sw < 0 ||
         sh.dh < 0 || sh.ph < 0 || !(ex->valuedouble > -1e9 && ex->valuedouble < 1e9))
-        return false;
-    if (!grow(c)) return false;
+        return 0;
+    if (!grow(c)) return -1;
     c->shape[c->n] = sh;
     c->extra_mib[c->n] = (float)ex->valuedouble;
     c->io_mib[c->n] = (float)(im->valuedouble + om->valuedouble);
     c->model[c->n] = model;
     c->n++;
-    return true;
+    return 1;
 }
 
 /* The lines of text: every fp32 record's calls. */
@@ -205,7 +205,12 @@ static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
             int m = dlp_examples_intern(&c->names, &c->n_names, name);
             if (m < 0) { cJSON_Delete(r); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
             const cJSON *v;
-            cJSON_ArrayForEach(v, convs) add_call(c, v, m);
+            cJSON_ArrayForEach(v, convs) {
+                if (add_call(c, v, m) < 0) {
+                    cJSON_Delete(r);
+                    return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                }
+            }
         }
         cJSON_Delete(r);
     }
@@ -402,9 +407,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         double one[2] = {0, 0};
         one[cv->post] = cv->live_bytes + mib * 1048576.0;
         if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
-        dlp_feat_roofline t;
-        dlp_feat_roofline_ws(fg, c, one, &t);
-        double d = t.mem_mib - base;
+        double d = dlp_feat_inference_mem_mib(fg, c, one) - base;
         if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;
         acc[cv->post] = one[cv->post];
         any = true;
