@@ -307,36 +307,56 @@ static int cmp_exact(const void *a, const void *b) {
 }
 
 /* The measured shapes of the calls used: m->exact, sorted, one per key. */
+/* A probed call while the table is built: its shape's key, whether it
+ * had a workspace and its size, and whether the classifier alone says
+ * there is one. */
+typedef struct {
+    int64_t key;
+    float mib;
+    bool has, tree_has;
+} exact_call;
+
+static int cmp_call(const void *a, const void *b) {
+    int64_t x = ((const exact_call *)a)->key, y = ((const exact_call *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The measured shapes of the calls used (m->cls fitted): m->exact, sorted,
+ * one per key, keeping only the shapes where the measurement changes the
+ * answer: a shape measured below one half whose classifier says below one
+ * half too is answered "none" either way, and most shapes are (the table
+ * went 15,054 -> a few thousand entries; the model file's bytes are read
+ * and checked by every `dlperf predict`). */
 static bool build_exact(dlp_convws *m, const dlp_convws_calls *c, const bool *use) {
-    convws_exact *e = malloc((size_t)(c->n ? c->n : 1) * sizeof *e);
-    if (!e) return false;
+    exact_call *e = malloc((size_t)(c->n ? c->n : 1) * sizeof *e);
+    m->exact = malloc((size_t)(c->n ? c->n : 1) * sizeof *m->exact);
+    if (!e || !m->exact) { free(e); return false; }
     int n = 0;
     for (int i = 0; i < c->n; i++) {
         if (use && !use[c->model[i]]) continue;
         float x[DLP_CONVWS_NF];
         dlp_conv_shape_features(&c->shape[i], x);
-        bool has = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
         e[n].key = shape_key(x);
-        e[n].p = has ? 1.0f : 0.0f;          /* summed below */
-        e[n].mib = has ? c->extra_mib[i] : 0;
+        e[n].has = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
+        e[n].mib = e[n].has ? c->extra_mib[i] : 0;
+        e[n].tree_has = dlp_forest_eval(m->cls, x) >= 0.5f;
         n++;
     }
-    qsort(e, (size_t)n, sizeof *e, cmp_exact);
+    qsort(e, (size_t)n, sizeof *e, cmp_call);
     int k = 0;
     for (int i = 0; i < n;) {
-        int j = i;
-        double np = 0, sum = 0;
+        int j = i, np = 0;
+        double sum = 0;
         for (; j < n && e[j].key == e[i].key; j++) {
-            np += e[j].p;
+            np += e[j].has;
             sum += e[j].mib;
         }
-        e[k].key = e[i].key;
-        e[k].p = (float)(np / (j - i));
-        e[k].mib = np > 0 ? (float)(sum / np) : 0;
-        k++;
+        float p = (float)np / (float)(j - i);
+        if (p >= 0.5f || e[i].tree_has)
+            m->exact[k++] = (convws_exact){e[i].key, p, np ? (float)(sum / np) : 0};
         i = j;
     }
-    m->exact = e;
+    free(e);
     m->n_exact = k;
     return true;
 }
