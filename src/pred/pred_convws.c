@@ -416,7 +416,9 @@ void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
 void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
                          const dlp_pred_config *c, dlp_feat_roofline *r) {
     dlp_feat_roofline_of(fg, c, r);
-    if (!m || c->precision != DLP_PREC_FP32 || !fg->n_convs) return;
+    if (!m || c->precision != DLP_PREC_FP32 || c->mode != DLP_MODE_INFERENCE ||
+        !fg->n_convs)
+        return;   /* a training step's memory is dlp_feat_mem_estimate_mib's */
     double base = r->mem_mib, acc[2] = {0, 0};
     bool any = false;
     for (int i = 0; i < fg->n_convs; i++) {

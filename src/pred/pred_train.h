@@ -200,7 +200,8 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
 void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
                         double *mib);
 /* dlp_feat_roofline_ws of fg under c with the workspaces the model
- * predicts (fp32 only; m NULL or another precision: dlp_feat_roofline_of).
+ * predicts (fp32 inference only; m NULL, another precision or mode:
+ * dlp_feat_roofline_of).
  * A workspace counts when its probability p beats the ratio that
  * minimises the expected relative error of the memory answer: with B the
  * estimate without it and d what it adds, counting it costs (1 - p) d / B
