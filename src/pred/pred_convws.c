@@ -301,12 +301,12 @@ static int64_t shape_key(const float *x) {
     return (int64_t)(h >> 1);   /* >= 0: stored as i64 */
 }
 
-static int cmp_exact(const void *a, const void *b) {
-    int64_t x = ((const convws_exact *)a)->key, y = ((const convws_exact *)b)->key;
+/* Orders convws_exact and exact_call entries by their leading key. */
+static int cmp_key(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* The measured shapes of the calls used: m->exact, sorted, one per key. */
 /* A probed call while the table is built: its shape's key, whether it
  * had a workspace and its size, and whether the classifier alone says
  * there is one. */
@@ -316,36 +316,30 @@ typedef struct {
     bool has, tree_has;
 } exact_call;
 
-static int cmp_call(const void *a, const void *b) {
-    int64_t x = ((const exact_call *)a)->key, y = ((const exact_call *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* The measured shapes of the calls used (m->cls fitted): m->exact, sorted,
+/* The measured shapes of the rows fit_forest trained on (x[n, NF], their
+ * labels y, their workspaces mib, 0 without; m->cls fitted): m->exact, sorted,
  * one per key, keeping only the shapes where the measurement changes the
  * answer: a shape measured below one half whose classifier says below one
  * half too is answered "none" either way, and most shapes are (the table
  * went 15,054 -> a few thousand entries; the model file's bytes are read
  * and checked by every `dlperf predict`). */
-static bool build_exact(dlp_convws *m, const dlp_convws_calls *c, const bool *use) {
-    exact_call *e = malloc((size_t)(c->n ? c->n : 1) * sizeof *e);
-    m->exact = malloc((size_t)(c->n ? c->n : 1) * sizeof *m->exact);
+static bool build_exact(dlp_convws *m, const float *x, const float *y,
+                        const float *mib, size_t n) {
+    exact_call *e = malloc((n ? n : 1) * sizeof *e);
+    m->exact = malloc((n ? n : 1) * sizeof *m->exact);
     if (!e || !m->exact) { free(e); return false; }
-    int n = 0;
-    for (int i = 0; i < c->n; i++) {
-        if (use && !use[c->model[i]]) continue;
-        float x[DLP_CONVWS_NF];
-        dlp_conv_shape_features(&c->shape[i], x);
-        e[n].key = shape_key(x);
-        e[n].has = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
-        e[n].mib = e[n].has ? c->extra_mib[i] : 0;
-        e[n].tree_has = dlp_forest_eval(m->cls, x) >= 0.5f;
-        n++;
+    for (size_t i = 0; i < n; i++) {
+        const float *xi = x + i * DLP_CONVWS_NF;
+        e[i].key = shape_key(xi);
+        e[i].has = y[i] > 0.5f;
+        e[i].mib = mib[i];
+        e[i].tree_has = dlp_forest_eval(m->cls, xi) >= 0.5f;
     }
-    qsort(e, (size_t)n, sizeof *e, cmp_call);
+    qsort(e, (size_t)n, sizeof *e, cmp_key);
     int k = 0;
-    for (int i = 0; i < n;) {
-        int j = i, np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int np = 0;
         double sum = 0;
         for (; j < n && e[j].key == e[i].key; j++) {
             np += e[j].has;
@@ -369,9 +363,10 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
     float *y = malloc((size_t)(c->n ? c->n : 1) * sizeof *y);
     float *xp = malloc((size_t)(c->n ? c->n : 1) * DLP_CONVWS_NF * sizeof *xp);
     float *yp = malloc((size_t)(c->n ? c->n : 1) * sizeof *yp);
+    float *mib = malloc((size_t)(c->n ? c->n : 1) * sizeof *mib);
     dlp_convws *m = calloc(1, sizeof *m);
     dlp_status st = DLP_OK;
-    if (!x || !y || !xp || !yp || !m) {
+    if (!x || !y || !xp || !yp || !mib || !m) {
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -380,6 +375,7 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
         float *xi = x + n * DLP_CONVWS_NF;
         dlp_conv_shape_features(&c->shape[i], xi);
         bool pos = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
+        mib[n] = pos ? c->extra_mib[i] : 0;
         y[n++] = pos ? 1.0f : 0.0f;
         if (pos) {
             memcpy(xp + npos * DLP_CONVWS_NF, xi, DLP_CONVWS_NF * sizeof *xi);
@@ -389,10 +385,11 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
     if (npos < 2) goto done;    /* nothing to learn: no model */
     st = fit_forest(x, n, y, 1, &m->cls, err);
     if (!st) st = fit_forest(xp, npos, yp, 0, &m->reg, err);
-    if (!st && !build_exact(m, c, use)) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st && !build_exact(m, x, y, mib, n))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st) { *out = m; m = NULL; }
 done:
-    free(x); free(y); free(xp); free(yp);
+    free(x); free(y); free(xp); free(yp); free(mib);
     dlp_convws_free(m);
     return st;
 }
@@ -402,7 +399,7 @@ void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
     if (m->n_exact) {
         convws_exact q = {shape_key(x), 0, 0};
         const convws_exact *f = bsearch(&q, m->exact, (size_t)m->n_exact,
-                                        sizeof q, cmp_exact);
+                                        sizeof q, cmp_key);
         if (f) {
             *p = f->p;
             *mib = f->mib;
@@ -415,11 +412,12 @@ void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
 
 void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
                          const dlp_pred_config *c, dlp_feat_roofline *r) {
-    dlp_feat_roofline_of(fg, c, r);
     if (!m || c->precision != DLP_PREC_FP32 || c->mode != DLP_MODE_INFERENCE ||
-        !fg->n_convs)
-        return;   /* a training step's memory is dlp_feat_mem_estimate_mib's */
-    double base = r->mem_mib, acc[2] = {0, 0};
+        !fg->n_convs) {   /* a training step's memory is dlp_feat_mem_estimate_mib's */
+        dlp_feat_roofline_of(fg, c, r);
+        return;
+    }
+    double base = dlp_feat_inference_mem_mib(fg, c, NULL), acc[2] = {0, 0};
     bool any = false;
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
@@ -434,7 +432,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         acc[cv->post] = one[cv->post];
         any = true;
     }
-    if (any) dlp_feat_roofline_ws(fg, c, acc, r);
+    dlp_feat_roofline_ws(fg, c, any ? acc : NULL, r);
 }
 
 dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
