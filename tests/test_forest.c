@@ -228,15 +228,17 @@ static void test_probe_reader(void) {
     snprintf(path, sizeof path, "%s/b-other.jsonl.xz", dir);   /* not a convws file */
     write_xz(path, "not json\n");
     CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_OK);
-    CHECK(c.n_files == 1 && c.n == 2 && c.n_names == 2);
-    if (c.n == 2) {
-        CHECK(c.shape[0].n == 2 && c.shape[0].c == 3 && c.shape[0].k == 8 &&
-              c.shape[0].kh == 3 && c.shape[0].ho == 16 && c.shape[0].sh == 2 &&
-              c.shape[0].ph == 1 && !c.shape[0].cl);
-        CHECK(c.extra_mib[0] == 12.5f && fabsf(c.io_mib[0] - 0.039f) < 1e-6f);
-        CHECK(!strcmp(c.names[c.model[0]], "resnet18"));
-        CHECK(!strcmp(c.names[c.model[1]], "poolformer_s12"));
-        CHECK(c.shape[1].ph == 0 && c.shape[1].cl);
+    /* the grouped conv and the error record are left out */
+    CHECK(c.n_files == 1 && c.n == 3 && c.n_names == 2);
+    if (c.n == 3) {
+        const dlp_conv_shape *h = &c.call[0].shape;
+        CHECK(h->n == 2 && h->c == 3 && h->k == 8 && h->kh == 3 && h->ho == 16 &&
+              h->sh == 2 && h->ph == 1 && !h->cl && !c.call[0].half);
+        CHECK(c.call[0].extra_mib == 12.5f && fabsf(c.call[0].io_mib - 0.039f) < 1e-6f);
+        CHECK(c.call[1].half && c.call[1].extra_mib == 3 && c.call[1].model == c.call[0].model);
+        CHECK(!strcmp(c.names[c.call[0].model], "resnet18"));
+        CHECK(!strcmp(c.names[c.call[2].model], "poolformer_s12"));
+        CHECK(c.call[2].shape.ph == 0 && c.call[2].shape.cl && !c.call[2].half);
     }
     dlp_convws_calls_free(&c);
     /* a line that is not JSON, and a truncated .xz: errors naming the file */
@@ -260,35 +262,33 @@ static void test_probe_reader(void) {
 }
 
 /* Fitting on calls: the workspace the probes show for a shape comes back
- * for it, none for the shapes without; a held-out model's calls are not
- * used (use[] false for every model with a workspace: no model). */
+ * for it, none for the shapes without, at each type from its own calls; a
+ * held-out model's calls are not used (use[] false for every model with a
+ * workspace: no model). */
 static void test_convws_fit(void) {
     dlp_convws_calls c = {0};
     uint64_t s = 3;
-    c.cap = 600;
-    c.shape = calloc(600, sizeof *c.shape);
-    c.extra_mib = calloc(600, sizeof *c.extra_mib);
-    c.io_mib = calloc(600, sizeof *c.io_mib);
-    c.model = calloc(600, sizeof *c.model);
+    DLP_ASSERT(dlp_grow((void **)&c.call, &c.cap, 1200, sizeof *c.call));
     c.names = calloc(2, sizeof *c.names);
-    DLP_ASSERT(c.shape && c.extra_mib && c.io_mib && c.model && c.names);
+    DLP_ASSERT(c.names);
     c.names[0] = strdup("a");
     c.names[1] = strdup("b");
     c.n_names = 2;
     for (int i = 0; i < 600; i++) {
-        dlp_conv_shape *h = &c.shape[i];
+        dlp_convws_call *k = &c.call[c.n++];
+        *k = (dlp_convws_call){0};
+        dlp_conv_shape *h = &k->shape;
         h->n = 1 << (int)(u01(&s) * 6);
         h->c = h->k = 16 << (int)(u01(&s) * 5);
         h->h = h->w = h->ho = h->wo = 7 << (int)(u01(&s) * 4);
         h->kh = h->kw = u01(&s) < 0.5 ? 1 : 3;
         h->sh = h->sw = h->dh = 1;
         h->ph = h->kh / 2;
-        c.io_mib[i] = (float)(8.0 * h->n * h->c * h->h * h->w / 1048576.0);
-        /* 3x3 convs with >= 256 channels take 64 MiB per image */
+        k->io_mib = (float)(8.0 * h->n * h->c * h->h * h->w / 1048576.0);
+        /* fp32: 3x3 convs with >= 256 channels take 64 MiB per image */
         bool ws = h->kh == 3 && h->c >= 256;
-        c.extra_mib[i] = ws ? 64.0f * (float)h->n : 0;
-        c.model[i] = ws ? 1 : 0;
-        c.n++;
+        k->extra_mib = ws ? 64.0f * (float)h->n : 0;
+        k->model = ws ? 1 : 0;
     }
     dlp_convws *m = NULL;
     dlp_error err;
@@ -297,12 +297,13 @@ static void test_convws_fit(void) {
     dlp_conv_shape q = {4, 512, 14, 14, 512, 3, 3, 14, 14, 1, 1, 1, 1, false};
     double p, mib;
     dlp_conv_shape_features(&q, x);
-    dlp_convws_predict(m, x, &p, &mib);
+    CHECK(dlp_convws_predict(m, false, x, &p, &mib));
     CHECK_MSG(p > 0.9 && fabs(mib / 256 - 1) < 0.15, "p %g, %g MiB", p, mib);
+    CHECK(!dlp_convws_predict(m, true, x, &p, &mib));   /* no fp16 calls */
     q.kh = q.kw = 1;
     q.ph = 0;
     dlp_conv_shape_features(&q, x);
-    dlp_convws_predict(m, x, &p, &mib);
+    dlp_convws_predict(m, false, x, &p, &mib);
     CHECK_MSG(p < 0.1, "p %g", p);
     /* a probed shape: its measurement, exactly (the trees would not give
      * 64 x N MiB to the bit), through a model file and back */
@@ -312,13 +313,13 @@ static void test_convws_fit(void) {
     m = NULL;
     DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
     int hit = -1;
-    for (int i = 0; i < c.n && hit < 0; i++)
-        if (c.extra_mib[i] > 0) hit = i;
+    for (size_t i = 0; i < c.n && hit < 0; i++)
+        if (c.call[i].extra_mib > 0) hit = (int)i;
     DLP_ASSERT(hit >= 0);
-    dlp_conv_shape_features(&c.shape[hit], x);
-    dlp_convws_predict(m, x, &p, &mib);
-    CHECK_MSG(p == 1 && mib == c.extra_mib[hit], "p %g, %g MiB vs %g", p, mib,
-              (double)c.extra_mib[hit]);
+    dlp_conv_shape_features(&c.call[hit].shape, x);
+    dlp_convws_predict(m, false, x, &p, &mib);
+    CHECK_MSG(p == 1 && mib == c.call[hit].extra_mib, "p %g, %g MiB vs %g", p, mib,
+              (double)c.call[hit].extra_mib);
     dlp_convws_free(m);
     /* keys out of order: refused */
     for (int i = 0; i < nf.n; i++)
@@ -333,6 +334,43 @@ static void test_convws_fit(void) {
     bool use[2] = {true, false};
     m = (dlp_convws *)1;
     CHECK(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && !m);
+    /* the same shapes at fp16, where the 1x1 convs take 32 MiB per image
+     * and the 3x3 none: each type answers from its own calls */
+    for (int i = 0; i < 600; i++) {
+        dlp_convws_call *k = &c.call[c.n++];
+        *k = c.call[i];
+        k->half = true;
+        k->io_mib /= 2;
+        k->extra_mib = k->shape.kh == 1 ? 32.0f * (float)k->shape.n : 0;
+        k->model = 0;
+    }
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    dlp_conv_shape_features(&q, x);   /* the 1x1 */
+    CHECK(dlp_convws_predict(m, true, x, &p, &mib));
+    CHECK_MSG(p > 0.9 && fabs(mib / 128 - 1) < 0.15, "fp16: p %g, %g MiB", p, mib);
+    dlp_convws_predict(m, false, x, &p, &mib);
+    CHECK_MSG(p < 0.1, "fp32: p %g", p);
+    q.kh = q.kw = 3;
+    q.ph = 1;
+    dlp_conv_shape_features(&q, x);
+    dlp_convws_predict(m, true, x, &p, &mib);
+    CHECK_MSG(p < 0.1, "fp16: p %g", p);
+    DLP_ASSERT(dlp_convws_save(m, &nf, &err) == DLP_OK);
+    dlp_convws_free(m);
+    /* only the fp16 part held out (use[0] false): the fp32 part alone */
+    use[0] = false;
+    use[1] = true;
+    DLP_ASSERT(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && m);
+    CHECK(!dlp_convws_predict(m, true, x, &p, &mib) &&
+          dlp_convws_predict(m, false, x, &p, &mib));
+    dlp_convws_free(m);
+    /* a file whose fp16 part lost a forest: refused */
+    for (int i = 0; i < nf.n; i++)
+        if (!strcmp(nf.e[i].name, "convws16/reg/trees")) nf.e[i].name[0] = 'X';
+    m = (dlp_convws *)1;
+    CHECK(dlp_convws_load(&nf, &m, &err) == DLP_ERR_FORMAT && !m &&
+          strstr(err.msg, "convws16"));
+    dlp_nn_file_free(&nf);
     dlp_convws_calls_free(&c);
 }
 

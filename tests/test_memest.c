@@ -1003,6 +1003,17 @@ static void test_conv_records(void) {
         }
         CHECK(fg.convs[0].live_bytes == 6144 && !fg.convs[0].post);
         CHECK(fg.convs[1].live_bytes == 7168 && !fg.convs[1].post);
+        /* at half precision the walk's rule adds the 3x3 conv's input +
+         * output (fp32 units: 4 x (8 x 64 + 4 x 64) bytes) to what is live
+         * at it; the base of the half-precision workspace model leaves it
+         * out, and the 1x1 conv has no extra either way */
+        CHECK(fg.convs[1].live_half_bytes >= fg.convs[1].live_bytes);
+        CHECK_MSG(fg.peak_pre_blas_bytes[1] ==
+                      fmax(fg.peak_half_nodense_bytes[0],
+                           fg.convs[1].live_half_bytes + 3072),
+                  "%g vs %g, %g", fg.peak_pre_blas_bytes[1],
+                  fg.peak_half_nodense_bytes[0], fg.convs[1].live_half_bytes);
+        CHECK(fg.peak_half_nodense_bytes[0] < fg.peak_pre_blas_bytes[1]);
     }
     dlp_feat_graph_free(&fg);
     CHECK(build("tests/fixtures/memest/memest_conv.onnx", &fg));

@@ -1793,7 +1793,7 @@ static double maxpool_index_bytes(const dlp_graph *g, const dlp_node *n) {
 /* Appends a dense convolution's record (feat.h: dlp_feat_conv) to
  * fg->convs; false when out of memory. */
 static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
-                            double live, bool post) {
+                            double live, double live_half, bool post) {
     if ((fg->n_convs & (fg->n_convs - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow */
         size_t cap = fg->n_convs ? 2 * (size_t)fg->n_convs : 4;
         dlp_feat_conv *p = realloc(fg->convs, cap * sizeof *p);
@@ -1803,6 +1803,7 @@ static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
     dlp_feat_conv *r = &fg->convs[fg->n_convs++];
     dlp_conv_shape_features(cs, r->x);
     r->live_bytes = live;
+    r->live_half_bytes = live_half;
     r->post = post;
     return true;
 }
@@ -2083,7 +2084,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         live += alloc[g->inputs[i]];
         if (fixed[g->inputs[i]]) fix += alloc[g->inputs[i]];
     }
-    double peak_pre[2] = {live, live + fix}, peak_post[2] = {0, 0};
+    /* [0] fp32, [1] half, [2] half without the dense convolutions'
+     * extras (peak_half_nodense_bytes) */
+    double peak_pre[3] = {live, live + fix, live + fix}, peak_post[3] = {0, 0, 0};
     fg->fp16_stem_peak_bytes[0] = fg->fp16_stem_peak_bytes[1] = 0;
     free(fg->convs);
     fg->convs = NULL;
@@ -2165,16 +2168,18 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
          * int64 indices after it returns: one per output element while
          * it runs, at every precision (the walk's half units: x 2) */
         double pidx = maxpool_index_bytes(g, n);
-        for (int h = 0; h < 2; h++)
+        for (int h = 0; h < 3; h++)
             raise_peak(post ? &peak_post[h] : &peak_pre[h],
                        live + (h ? fix : 0) +
-                           conv_extra_bytes(io, dense, pointwise, h) +
+                           (h == 2 && dense ? 0
+                                            : conv_extra_bytes(io, dense, pointwise, h > 0)) +
                            ltmp[g->topo[t]] + (h ? 2 : 1) * pidx);
-        /* a dense 2-D convolution's record for the fp32 workspace model
-         * (feat_convws.c): what is live while it runs at fp32 */
+        /* a dense 2-D convolution's record for the workspace model
+         * (feat_convws.c): what is live while it runs */
         dlp_conv_shape cs1;
         if (dense && dlp_feat_conv_shape(g, n, &cs1) && !add_conv_record(
-                fg, &cs1, live + ltmp[g->topo[t]], post)) {
+                fg, &cs1, live + ltmp[g->topo[t]],
+                live + fix + ltmp[g->topo[t]], post)) {
             ok = false;
             goto out;
         }
@@ -2210,7 +2215,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             live += bn;
             held[hend] += bn;
         } else if (bn > 0) {
-            for (int h = 0; h < 2; h++)
+            for (int h = 0; h < 3; h++)
                 raise_peak(post ? &peak_post[h] : &peak_pre[h],
                            live + (h ? fix : 0) + bn);
         }
@@ -2287,6 +2292,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         fg->peak_post_blas_bytes[h] = peak_post[h];
         fg->peak_act_bytes_at[h] = fmax(peak_pre[h], peak_post[h]);
     }
+    fg->peak_half_nodense_bytes[0] = peak_pre[2];
+    fg->peak_half_nodense_bytes[1] = peak_post[2];
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
     free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra);
@@ -2580,12 +2587,17 @@ static void roofline_memory(const dlp_feat_graph *fg, const dlp_pred_config *c,
      * capture stream's from the first matmul on */
     double pre = fg->peak_pre_blas_bytes[h] * s / 1048576.0,
            post = fg->peak_post_blas_bytes[h] * s / 1048576.0;
+    if (ws_peak && h) {   /* the model's workspaces in place of the rule's */
+        pre = fg->peak_half_nodense_bytes[0] * s / 1048576.0;
+        post = fg->peak_half_nodense_bytes[1] * s / 1048576.0;
+        o->peak_act_mib = fmax(pre, post);
+    }
     if (c->precision == DLP_PREC_FP16) {   /* a 3-channel 7x7 stem's workspace */
         pre = fmax(pre, fg->fp16_stem_peak_bytes[0] * s / 1048576.0);
         post = fmax(post, fg->fp16_stem_peak_bytes[1] * s / 1048576.0);
         o->peak_act_mib = fmax(o->peak_act_mib, fmax(pre, post));
     }
-    if (ws_peak && c->precision == DLP_PREC_FP32) {   /* conv workspaces */
+    if (ws_peak) {   /* conv workspaces */
         pre = fmax(pre, ws_peak[0] / 1048576.0);
         post = fmax(post, ws_peak[1] / 1048576.0);
         o->peak_act_mib = fmax(o->peak_act_mib, fmax(pre, post));

@@ -60,12 +60,13 @@ const char *dlp_feat_node_name(int i);        /* node column names */
 const char *dlp_feat_static_name(int i);      /* static column names */
 
 /* ---- convolution workspaces (feat_convws.c) ------------------------------
- * cuDNN's fp32 workspace of a dense 2-D convolution is its algorithm
- * choice for the exact shape (data/probes: 0 for most shapes, up to GiBs
- * for some, not monotone in the size), so the walk keeps, for every such
- * convolution, its shape's features and what is live while it runs; a
- * model fitted on the probes (src/pred/pred_convws.c) predicts the
- * workspace and dlp_feat_roofline_ws adds it to the fp32 peaks. */
+ * cuDNN's workspace of a dense 2-D convolution is its algorithm choice
+ * for the exact shape and type (data/probes: at fp32 0 for most shapes,
+ * up to GiBs for some, not monotone in the size; at fp16 about the input
+ * and output for most 3x3 convs, nothing for most 1x1), so the walk keeps,
+ * for every such convolution, its shape's features and what is live while
+ * it runs; a model fitted on the probes (src/pred/pred_convws.c) predicts
+ * the workspace and dlp_feat_roofline_ws adds it to the peaks. */
 typedef struct {
     int64_t n, c, h, w;     /* input [N, C, H, W] */
     int64_t k, kh, kw;      /* weight [K, C, kh, kw] (groups 1) */
@@ -88,6 +89,8 @@ typedef struct {
     float x[DLP_CONVWS_NF]; /* dlp_conv_shape_features */
     double live_bytes;      /* fp32 bytes live while it runs, besides its
                                workspace (the walk's units) */
+    double live_half_bytes; /* the same at half precision, in the walk's
+                               units of peak_pre_blas_bytes[1] */
     bool post;              /* at or after the first cuBLAS node */
 } dlp_feat_conv;
 
@@ -136,8 +139,12 @@ typedef struct dlp_feat_graph {
      * in the walk's fp32 units like the peaks above; 0 when the graph has
      * no such stem */
     double fp16_stem_peak_bytes[2];
+    /* peak_pre_blas_bytes[1] / peak_post_blas_bytes[1] without what dense
+     * convolutions allocate besides their outputs (conv_extra_bytes, the
+     * stem's workspace): the half-precision workspace model's base */
+    double peak_half_nodense_bytes[2];
     /* the dense 2-D convolutions, one record each (dlp_feat_conv): the
-     * fp32 workspace model's inputs */
+     * workspace model's inputs */
     dlp_feat_conv *convs;
     int n_convs;
     /* bytes of every activation block the forward allocates (views,
@@ -515,10 +522,11 @@ typedef struct {
 #define DLP_MEM_WSTD_DEPTH 6
 void dlp_feat_roofline_of(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           dlp_feat_roofline *out);
-/* The same with, at fp32, ws_peak[0] / [1] (bytes, NULL or 0: none):
- * the largest live bytes plus a convolution's predicted workspace before
- * the first cuBLAS node and from it on (dlp_convws_peaks), raising the
- * walk's peaks as the fp16 stem's workspace does at fp16. */
+/* The same with ws_peak[0] / [1] (bytes, NULL: no workspace model; 0:
+ * none counted): the largest live bytes plus a convolution's predicted
+ * workspace before the first cuBLAS node and from it on
+ * (dlp_convws_roofline), raising the walk's peaks; at half precision they
+ * raise peak_half_nodense_bytes in place of the walk's own rule. */
 void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
                           const double *ws_peak, dlp_feat_roofline *out);
 /* Its mem_mib alone (no node loop): what the workspace model's decision

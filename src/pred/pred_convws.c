@@ -1,15 +1,18 @@
 /*
- * pred_convws.c — the fp32 cuDNN convolution workspace model of the
- * inference memory estimate (docs/COST.md, "cuDNN convolution
- * workspaces"): cuDNN's heuristics (benchmark off, as the collector
- * measures) pick an algorithm per shape, and some shapes' algorithms take
- * a workspace of hundreds of MiB to GiBs (a 3x3 conv of [16, 192, 112,
- * 112]: 5 GiB) while their neighbours take none. The walk cannot derive
- * that; the per-convolution probes (tools/collect/probe_convws.py,
- * the convws files of data/probes) measured it for ~20,000 calls, and
- * gradient-boosted trees on the shape (feat_convws.c's 18 features) learn
- * it: a classifier (has a workspace) and a regressor of its log2 size,
- * XGBoost to train (dlp_tree_train), evaluated by tree_forest.c.
+ * pred_convws.c — the cuDNN convolution workspace model of the inference
+ * memory estimate (docs/COST.md, "cuDNN convolution workspaces"): cuDNN's
+ * heuristics (benchmark off, as the collector measures) pick an algorithm
+ * per shape and type, and at fp32 some shapes' algorithms take a
+ * workspace of hundreds of MiB to GiBs (a 3x3 conv of [16, 192, 112, 112]:
+ * 5 GiB) while their neighbours take none; at fp16 most 3x3 convs take
+ * about their input and output (NCHW -> NHWC copies), most 1x1 nothing,
+ * and some stems hundreds of MiB. The walk cannot derive that; the
+ * per-convolution probes (tools/collect/probe_convws.py, the convws files
+ * of data/probes) measured it, and gradient-boosted trees on the shape
+ * (feat_convws.c's 18 features), one set per type, learn it: a classifier
+ * (has a workspace) and a regressor of its log2 size, XGBoost to train
+ * (dlp_tree_train), evaluated by tree_forest.c. bf16 takes the fp16 model
+ * (cuDNN runs both on the same tensor-core paths; one bf16 probe).
  *
  * The roofline predictor fits it in training (pred_roofline.c) on the
  * probes of the models it trains on, so held-out models' probes never
@@ -43,22 +46,33 @@
  * shape, and CNN zoos share shapes (a ResNet stage's 3x3 conv at a batch
  * and resolution is the same call in a dozen networks), so a shape the
  * probes measured on another model is answered by the measurement: the
- * fraction of its calls with a workspace and their mean size. Keys: a hash
+ * fraction of its calls with a workspace and the smallest of their sizes
+ * (at fp16 one shape's extra differs with its input's layout: the 1x1
+ * stride-2 conv of [32, 256, 56, 56] allocated 74 MiB in ResNets, 124 MiB
+ * in the R26 / R50 hybrids' pre-activation blocks; the smallest gave
+ * 2.303% held out against 2.317% for the mean). Keys: a hash
  * of the 18 features' bits (the shape's own function), sorted. */
 typedef struct {
     int64_t key;
     float p, mib;
 } convws_exact;
 
-struct dlp_convws {
+/* One type's model: forests and measured shapes. */
+typedef struct {
     dlp_forest *cls, *reg;
     convws_exact *exact;
     int n_exact;
+} convws_part;
+
+/* part[0] fp32, part[1] half precision; a part without forests: none. */
+struct dlp_convws {
+    convws_part part[2];
 };
+static const char *const PART_PREFIX[2] = {"convws", "convws16"};
 
 void dlp_convws_calls_free(dlp_convws_calls *c) {
     if (!c) return;
-    free(c->shape); free(c->extra_mib); free(c->io_mib); free(c->model);
+    free(c->call);
     for (int i = 0; i < c->n_names; i++) free(c->names[i]);
     free(c->names);
     memset(c, 0, sizeof *c);
@@ -125,25 +139,9 @@ static int64_t int_at(const cJSON *a, int i, int64_t lo) {
     return (int64_t)v->valuedouble;
 }
 
-static bool grow(dlp_convws_calls *c) {
-    if (c->n < c->cap) return true;
-    int cap = c->cap ? 2 * c->cap : 1024;
-    dlp_conv_shape *s = realloc(c->shape, (size_t)cap * sizeof *s);
-    if (s) c->shape = s;
-    float *e = realloc(c->extra_mib, (size_t)cap * sizeof *e);
-    if (e) c->extra_mib = e;
-    float *io = realloc(c->io_mib, (size_t)cap * sizeof *io);
-    if (io) c->io_mib = io;
-    int32_t *m = realloc(c->model, (size_t)cap * sizeof *m);
-    if (m) c->model = m;
-    if (!s || !e || !io || !m) return false;
-    c->cap = cap;
-    return true;
-}
-
-/* One fp32 dense 2-D conv call (JSON object v) appended: 1; 0 when it is
- * not one (kept out, not an error); -1 when out of memory. */
-static int add_call(dlp_convws_calls *c, const cJSON *v, int model) {
+/* One dense 2-D conv call (JSON object v) appended: 1; 0 when it is not
+ * one (kept out, not an error); -1 when out of memory. */
+static int add_call(dlp_convws_calls *c, const cJSON *v, int model, bool half) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
                 *w = cJSON_GetObjectItemCaseSensitive(v, "w"),
                 *y = cJSON_GetObjectItemCaseSensitive(v, "y"),
@@ -172,16 +170,14 @@ static int add_call(dlp_convws_calls *c, const cJSON *v, int model) {
         sh.kw < 0 || sh.ho < 0 || sh.wo < 0 || sh.sh < 0 || sh.sw < 0 ||
         sh.dh < 0 || sh.ph < 0 || !(ex->valuedouble > -1e9 && ex->valuedouble < 1e9))
         return 0;
-    if (!grow(c)) return -1;
-    c->shape[c->n] = sh;
-    c->extra_mib[c->n] = (float)ex->valuedouble;
-    c->io_mib[c->n] = (float)(im->valuedouble + om->valuedouble);
-    c->model[c->n] = model;
-    c->n++;
+    if (!dlp_grow((void **)&c->call, &c->cap, c->n + 1, sizeof *c->call)) return -1;
+    c->call[c->n++] = (dlp_convws_call){sh, (float)ex->valuedouble,
+                                        (float)(im->valuedouble + om->valuedouble),
+                                        model, half};
     return 1;
 }
 
-/* The lines of text: every fp32 record's calls. */
+/* The lines of text: every fp32 and fp16 record's calls. */
 static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
                               dlp_error *err) {
     int line = 0;
@@ -197,8 +193,9 @@ static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
                     *convs = cJSON_GetObjectItemCaseSensitive(r, "convs");
         /* "timm:NAME", "tv:NAME", "timmv:NAME:VARIANT": the model is NAME */
         const char *a = cJSON_IsString(spec) ? strchr(spec->valuestring, ':') : NULL;
-        if (a && cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp32") &&
-            cJSON_IsArray(convs)) {
+        bool f32 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp32"),
+             f16 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp16");
+        if (a && (f32 || f16) && cJSON_IsArray(convs)) {
             char name[256];
             snprintf(name, sizeof name, "%s", a + 1);
             name[strcspn(name, ":")] = 0;
@@ -206,7 +203,7 @@ static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
             if (m < 0) { cJSON_Delete(r); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
             const cJSON *v;
             cJSON_ArrayForEach(v, convs) {
-                if (add_call(c, v, m) < 0) {
+                if (add_call(c, v, m, f16) < 0) {
                     cJSON_Delete(r);
                     return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 }
@@ -265,9 +262,11 @@ dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
 
 void dlp_convws_free(dlp_convws *m) {
     if (!m) return;
-    free(m->exact);
-    dlp_forest_free(m->cls);
-    dlp_forest_free(m->reg);
+    for (int t = 0; t < 2; t++) {
+        free(m->part[t].exact);
+        dlp_forest_free(m->part[t].cls);
+        dlp_forest_free(m->part[t].reg);
+    }
     free(m);
 }
 
@@ -317,13 +316,15 @@ typedef struct {
 } exact_call;
 
 /* The measured shapes of the rows fit_forest trained on (x[n, NF], their
- * labels y, their workspaces mib, 0 without; m->cls fitted): m->exact, sorted,
- * one per key, keeping only the shapes where the measurement changes the
- * answer: a shape measured below one half whose classifier says below one
- * half too is answered "none" either way, and most shapes are (the table
- * went 15,054 -> a few thousand entries; the model file's bytes are read
- * and checked by every `dlperf predict`). */
-static bool build_exact(dlp_convws *m, const float *x, const float *y,
+ * labels y, their workspaces mib, 0 without; m->cls fitted): m->exact,
+ * sorted, one per key, keeping only the shapes where the measurement
+ * changes the answer: a shape measured below one half whose classifier
+ * says below one half too is answered "none" either way, and most fp32
+ * shapes are (its table went 15,054 -> 1,278 entries; the model file's
+ * bytes are read and checked by every `dlperf predict`). Keeping also
+ * only the shapes whose size the regressor misses by more than a fifth
+ * kept 90% of the fp16 table and gave 2.328% against 2.303%. */
+static bool build_exact(convws_part *m, const float *x, const float *y,
                         const float *mib, size_t n) {
     exact_call *e = malloc((n ? n : 1) * sizeof *e);
     m->exact = malloc((n ? n : 1) * sizeof *m->exact);
@@ -340,14 +341,14 @@ static bool build_exact(dlp_convws *m, const float *x, const float *y,
     for (size_t i = 0; i < n;) {
         size_t j = i;
         int np = 0;
-        double sum = 0;
+        double lo = 0;
         for (; j < n && e[j].key == e[i].key; j++) {
+            if (e[j].has && (!np || e[j].mib < lo)) lo = e[j].mib;
             np += e[j].has;
-            sum += e[j].mib;
         }
         float p = (float)np / (float)(j - i);
         if (p >= 0.5f || e[i].tree_has)
-            m->exact[k++] = (convws_exact){e[i].key, p, np ? (float)(sum / np) : 0};
+            m->exact[k++] = (convws_exact){e[i].key, p, (float)lo};
         i = j;
     }
     free(e);
@@ -355,31 +356,32 @@ static bool build_exact(dlp_convws *m, const float *x, const float *y,
     return true;
 }
 
-dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
-                          dlp_convws **out, dlp_error *err) {
-    *out = NULL;
-    size_t n = 0, npos = 0;
-    float *x = malloc((size_t)(c->n ? c->n : 1) * DLP_CONVWS_NF * sizeof *x);
-    float *y = malloc((size_t)(c->n ? c->n : 1) * sizeof *y);
-    float *xp = malloc((size_t)(c->n ? c->n : 1) * DLP_CONVWS_NF * sizeof *xp);
-    float *yp = malloc((size_t)(c->n ? c->n : 1) * sizeof *yp);
-    float *mib = malloc((size_t)(c->n ? c->n : 1) * sizeof *mib);
-    dlp_convws *m = calloc(1, sizeof *m);
+/* Fits part m on the calls of type half whose model has use[m] (NULL:
+ * all); m stays empty when fewer than 2 of them have a workspace. */
+static dlp_status fit_part(const dlp_convws_calls *c, const bool *use,
+                           bool half, convws_part *m, dlp_error *err) {
+    size_t n = 0, npos = 0, cap = c->n ? c->n : 1;
+    float *x = malloc(cap * DLP_CONVWS_NF * sizeof *x);
+    float *y = malloc(cap * sizeof *y);
+    float *xp = malloc(cap * DLP_CONVWS_NF * sizeof *xp);
+    float *yp = malloc(cap * sizeof *yp);
+    float *mib = malloc(cap * sizeof *mib);
     dlp_status st = DLP_OK;
-    if (!x || !y || !xp || !yp || !mib || !m) {
+    if (!x || !y || !xp || !yp || !mib) {
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < c->n; i++) {
-        if (use && !use[c->model[i]]) continue;
+    for (size_t i = 0; i < c->n; i++) {
+        const dlp_convws_call *k = &c->call[i];
+        if (k->half != half || (use && !use[k->model])) continue;
         float *xi = x + n * DLP_CONVWS_NF;
-        dlp_conv_shape_features(&c->shape[i], xi);
-        bool pos = c->extra_mib[i] > fmax(1.0, CONVWS_LABEL_IO * c->io_mib[i]);
-        mib[n] = pos ? c->extra_mib[i] : 0;
+        dlp_conv_shape_features(&k->shape, xi);
+        bool pos = k->extra_mib > fmax(1.0, CONVWS_LABEL_IO * k->io_mib);
+        mib[n] = pos ? k->extra_mib : 0;
         y[n++] = pos ? 1.0f : 0.0f;
         if (pos) {
             memcpy(xp + npos * DLP_CONVWS_NF, xi, DLP_CONVWS_NF * sizeof *xi);
-            yp[npos++] = (float)log2(c->extra_mib[i]);
+            yp[npos++] = (float)log2(k->extra_mib);
         }
     }
     if (npos < 2) goto done;    /* nothing to learn: no model */
@@ -387,58 +389,80 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
     if (!st) st = fit_forest(xp, npos, yp, 0, &m->reg, err);
     if (!st && !build_exact(m, x, y, mib, n))
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) { *out = m; m = NULL; }
 done:
     free(x); free(y); free(xp); free(yp); free(mib);
+    return st;
+}
+
+dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
+                          dlp_convws **out, dlp_error *err) {
+    *out = NULL;
+    dlp_convws *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int t = 0; !st && t < 2; t++) st = fit_part(c, use, t, &m->part[t], err);
+    if (!st && (m->part[0].cls || m->part[1].cls)) {
+        *out = m;
+        return DLP_OK;
+    }
     dlp_convws_free(m);
     return st;
 }
 
-void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
-                        double *mib) {
-    if (m->n_exact) {
+bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
+                        double *p, double *mib) {
+    const convws_part *t = &m->part[half];
+    if (!t->cls) return false;
+    if (t->n_exact) {
         convws_exact q = {shape_key(x), 0, 0};
-        const convws_exact *f = bsearch(&q, m->exact, (size_t)m->n_exact,
+        const convws_exact *f = bsearch(&q, t->exact, (size_t)t->n_exact,
                                         sizeof q, cmp_key);
         if (f) {
             *p = f->p;
             *mib = f->mib;
-            return;
+            return true;
         }
     }
-    *p = fmin(1.0, fmax(0.0, (double)dlp_forest_eval(m->cls, x)));
-    *mib = exp2(fmin((double)dlp_forest_eval(m->reg, x), 20.0));   /* <= 1 TiB */
+    *p = fmin(1.0, fmax(0.0, (double)dlp_forest_eval(t->cls, x)));
+    *mib = exp2(fmin((double)dlp_forest_eval(t->reg, x), 20.0));   /* <= 1 TiB */
+    return true;
 }
 
 void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
                          const dlp_pred_config *c, dlp_feat_roofline *r) {
-    if (!m || c->precision != DLP_PREC_FP32 || c->mode != DLP_MODE_INFERENCE ||
+    bool half = c->precision != DLP_PREC_FP32;
+    if (!m || !m->part[half].cls || c->mode != DLP_MODE_INFERENCE ||
         !fg->n_convs) {   /* a training step's memory is dlp_feat_mem_estimate_mib's */
         dlp_feat_roofline_of(fg, c, r);
         return;
     }
-    double base = dlp_feat_inference_mem_mib(fg, c, NULL), acc[2] = {0, 0};
-    bool any = false;
+    /* the walk's half units are fp32 bytes, halved at the end */
+    double acc[2] = {0, 0}, scale = half ? 0.5 : 1.0;
+    double base = dlp_feat_inference_mem_mib(fg, c, acc);
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
         double p, mib;
-        dlp_convws_predict(m, cv->x, &p, &mib);
+        dlp_convws_predict(m, half, cv->x, &p, &mib);
         if (p < 0.5) continue;
         double one[2] = {0, 0};
-        one[cv->post] = cv->live_bytes + mib * 1048576.0;
+        one[cv->post] = (half ? cv->live_half_bytes : cv->live_bytes) * scale +
+                        mib * 1048576.0;
         if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
         double d = dlp_feat_inference_mem_mib(fg, c, one) - base;
         if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;
         acc[cv->post] = one[cv->post];
-        any = true;
     }
-    dlp_feat_roofline_ws(fg, c, any ? acc : NULL, r);
+    dlp_feat_roofline_ws(fg, c, acc, r);
 }
 
-dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
-                           dlp_error *err) {
-    dlp_status st = dlp_forest_save(m->cls, out, "convws/cls", err);
-    if (!st) st = dlp_forest_save(m->reg, out, "convws/reg", err);
+/* Part t's forests and measured shapes, "<prefix>/...". */
+static dlp_status save_part(const convws_part *m, const char *prefix,
+                            dlp_nn_file *out, dlp_error *err) {
+    char name[64];
+    snprintf(name, sizeof name, "%s/cls", prefix);
+    dlp_status st = dlp_forest_save(m->cls, out, name, err);
+    snprintf(name, sizeof name, "%s/reg", prefix);
+    if (!st) st = dlp_forest_save(m->reg, out, name, err);
     if (st || !m->n_exact) return st;
     int64_t *k = malloc((size_t)m->n_exact * sizeof *k);
     float *v = malloc((size_t)m->n_exact * 2 * sizeof *v);
@@ -451,20 +475,34 @@ dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
         v[2 * i] = m->exact[i].p;
         v[2 * i + 1] = m->exact[i].mib;
     }
-    st = dlp_nn_file_add_i64(out, "convws/exact_keys", k, (uint64_t)m->n_exact, err);
-    if (!st) st = dlp_nn_file_add_f32(out, "convws/exact", v, 2 * (uint64_t)m->n_exact, err);
+    snprintf(name, sizeof name, "%s/exact_keys", prefix);
+    st = dlp_nn_file_add_i64(out, name, k, (uint64_t)m->n_exact, err);
+    snprintf(name, sizeof name, "%s/exact", prefix);
+    if (!st) st = dlp_nn_file_add_f32(out, name, v, 2 * (uint64_t)m->n_exact, err);
     free(k); free(v);
+    return st;
+}
+
+dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
+                           dlp_error *err) {
+    dlp_status st = DLP_OK;
+    for (int t = 0; !st && t < 2; t++)
+        if (m->part[t].cls) st = save_part(&m->part[t], PART_PREFIX[t], out, err);
     return st;
 }
 
 /* The measured shapes (none: an empty table): keys strictly increasing,
  * probabilities in [0, 1], sizes finite and >= 0. */
-static dlp_status load_exact(const dlp_nn_file *in, dlp_convws *m, dlp_error *err) {
-    const dlp_nn_entry *k = dlp_nn_file_get(in, "convws/exact_keys", DLP_NN_I64);
-    const dlp_nn_entry *v = dlp_nn_file_get(in, "convws/exact", DLP_NN_F32);
+static dlp_status load_exact(const dlp_nn_file *in, const char *prefix,
+                             convws_part *m, dlp_error *err) {
+    char kn[64], vn[64];
+    snprintf(kn, sizeof kn, "%s/exact_keys", prefix);
+    snprintf(vn, sizeof vn, "%s/exact", prefix);
+    const dlp_nn_entry *k = dlp_nn_file_get(in, kn, DLP_NN_I64);
+    const dlp_nn_entry *v = dlp_nn_file_get(in, vn, DLP_NN_F32);
     if (!k && !v) return DLP_OK;
     if (!k || !v || v->count != 2 * k->count || k->count > (1u << 26))
-        return dlp_fail(err, DLP_ERR_FORMAT, "convws: measured shapes malformed");
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: measured shapes malformed", prefix);
     int n = (int)k->count;
     float *f = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *f);
     m->exact = malloc((size_t)(n ? n : 1) * sizeof *m->exact);
@@ -472,16 +510,37 @@ static dlp_status load_exact(const dlp_nn_file *in, dlp_convws *m, dlp_error *er
         free(f);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    dlp_status st = dlp_nn_file_read_f32(in, "convws/exact", f, 2 * (uint64_t)n, err);
+    dlp_status st = dlp_nn_file_read_f32(in, vn, f, 2 * (uint64_t)n, err);
     const int64_t *key = k->data;
     for (int i = 0; !st && i < n; i++) {
         if ((i && key[i] <= key[i - 1]) || !(f[2 * i] >= 0 && f[2 * i] <= 1) ||
             !(f[2 * i + 1] >= 0 && f[2 * i + 1] < 1e9f))
-            st = dlp_fail(err, DLP_ERR_FORMAT, "convws: measured shape %d malformed", i);
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: measured shape %d malformed",
+                          prefix, i);
         m->exact[i] = (convws_exact){key[i], f[2 * i], f[2 * i + 1]};
     }
     free(f);
     if (!st) m->n_exact = n;
+    return st;
+}
+
+/* Part t from "<prefix>/...": empty when the file has no such forests. */
+static dlp_status load_part(const dlp_nn_file *in, const char *prefix,
+                            convws_part *m, dlp_error *err) {
+    char name[64];
+    snprintf(name, sizeof name, "%s/cls", prefix);
+    dlp_status st = dlp_forest_load(in, name, &m->cls, err);
+    snprintf(name, sizeof name, "%s/reg", prefix);
+    if (!st) st = dlp_forest_load(in, name, &m->reg, err);
+    if (!st && (!m->cls) != (!m->reg))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: one of its two forests is missing",
+                      prefix);
+    if (!st && m->cls && (m->cls->n_features != DLP_CONVWS_NF ||
+                          m->reg->n_features != DLP_CONVWS_NF))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: forests take %d / %d features, "
+                      "not %d", prefix, m->cls->n_features, m->reg->n_features,
+                      DLP_CONVWS_NF);
+    if (!st && m->cls) st = load_exact(in, prefix, m, err);
     return st;
 }
 
@@ -490,17 +549,13 @@ dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
     *out = NULL;
     dlp_convws *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    dlp_status st = dlp_forest_load(in, "convws/cls", &m->cls, err);
-    if (!st) st = dlp_forest_load(in, "convws/reg", &m->reg, err);
-    if (!st && (!m->cls) != (!m->reg))
-        st = dlp_fail(err, DLP_ERR_FORMAT, "convws: one of its two forests is missing");
-    if (!st && m->cls && (m->cls->n_features != DLP_CONVWS_NF ||
-                          m->reg->n_features != DLP_CONVWS_NF))
-        st = dlp_fail(err, DLP_ERR_FORMAT, "convws: forests take %d / %d features, "
-                      "not %d", m->cls->n_features, m->reg->n_features, DLP_CONVWS_NF);
-    if (st || !m->cls) { dlp_convws_free(m); return st; }
-    st = load_exact(in, m, err);
-    if (st) { dlp_convws_free(m); return st; }
+    dlp_status st = DLP_OK;
+    for (int t = 0; !st && t < 2; t++)
+        st = load_part(in, PART_PREFIX[t], &m->part[t], err);
+    if (st || (!m->part[0].cls && !m->part[1].cls)) {
+        dlp_convws_free(m);
+        return st;
+    }
     *out = m;
     return DLP_OK;
 }

@@ -170,16 +170,21 @@ void dlp_traces_free(dlp_examples *E);
  * share. -1 when out of memory. */
 int dlp_examples_intern(char ***list, int *n, const char *s);
 
-/* ---- fp32 convolution workspaces (pred_convws.c) --------------------------
- * The probes' fp32 dense 2-D convolution calls (data/probes/
+/* ---- convolution workspaces (pred_convws.c) ------------------------------
+ * The probes' fp32 and fp16 dense 2-D convolution calls (data/probes/
  * convws files, tools/collect/probe_convws.py): shape and the bytes
  * the call allocated besides its output. */
+typedef struct {
+    dlp_conv_shape shape;
+    float extra_mib, io_mib;   /* io: input + output at the call's type */
+    int32_t model;             /* index into dlp_convws_calls.names */
+    bool half;                 /* fp16 (else fp32) */
+} dlp_convws_call;
 typedef struct dlp_convws_calls {
-    dlp_conv_shape *shape;
-    float *extra_mib, *io_mib;
-    int32_t *model;            /* index into names */
+    dlp_convws_call *call;
+    size_t n, cap;
     char **names;              /* the probed models (timm / torchvision name) */
-    int n, cap, n_names;
+    int n_names;
     int n_files;
 } dlp_convws_calls;
 /* Reads every *convws*.jsonl.xz of dir (sorted by name) into *out (zeroed
@@ -188,20 +193,25 @@ dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
                                  dlp_error *err);
 void dlp_convws_calls_free(dlp_convws_calls *c);
 
-/* The model: a classifier (has a workspace above max(1 MiB, half its input
- * + output)) and, where it says so (>= 0.5), a regressor of log2(MiB). */
+/* The model, one per type (fp32; fp16, which bf16 shares): a classifier
+ * (has a workspace above max(1 MiB, half its input + output)) and, where
+ * it says so (>= 0.5), a regressor of log2(MiB). */
 typedef struct dlp_convws dlp_convws;
-/* Fits on the calls whose model m has use[m] (NULL: all); *out NULL when
- * fewer than 2 calls with a workspace remain. */
+/* Fits on the calls whose model m has use[m] (NULL: all), each type on
+ * its own calls; *out NULL when neither type has 2 calls with a
+ * workspace. */
 dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
                           dlp_convws **out, dlp_error *err);
 /* One convolution's probability of a workspace (the classifier, clamped
- * to [0, 1]) and its size if it has one, MiB. */
-void dlp_convws_predict(const dlp_convws *m, const float *x, double *p,
-                        double *mib);
+ * to [0, 1]) and its size if it has one, MiB, at fp32 (half false) or
+ * half precision; false when m has no model of that type. */
+bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
+                        double *p, double *mib);
 /* dlp_feat_roofline_ws of fg under c with the workspaces the model
- * predicts (fp32 inference only; m NULL, another precision or mode:
- * dlp_feat_roofline_of).
+ * predicts (inference only; m NULL or without a model of the type, or
+ * training: dlp_feat_roofline_of). At half precision the model's
+ * workspaces replace the walk's rule for dense convolutions (feat.c:
+ * conv_extra_bytes, fp16_stem_ws_bytes).
  * A workspace counts when its probability p beats the ratio that
  * minimises the expected relative error of the memory answer: with B the
  * estimate without it and d what it adds, counting it costs (1 - p) d / B
