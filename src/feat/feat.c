@@ -2468,6 +2468,10 @@ static double prec_scale(dlp_precision p) {
     return p == DLP_PREC_FP32 ? 1.0 : 0.5;
 }
 
+double dlp_feat_conv_live_bytes(const dlp_feat_conv *r, dlp_precision p) {
+    return p == DLP_PREC_FP32 ? r->live_bytes : r->live_half_bytes * prec_scale(p);
+}
+
 /* Node i's compute time (FLOPs at the tensor-core or SIMT peak) and memory
  * time (bytes at the precision's scale over the bandwidth), seconds, at
  * precision p. At fp16 / bf16 a half_f32 node runs at the FP32 CUDA-core

@@ -93,6 +93,9 @@ typedef struct {
                                units of peak_pre_blas_bytes[1] */
     bool post;              /* at or after the first cuBLAS node */
 } dlp_feat_conv;
+/* The bytes live while conv record r runs, at precision p (the walk's
+ * units scaled as its peaks are). */
+double dlp_feat_conv_live_bytes(const dlp_feat_conv *r, dlp_precision p);
 
 /* The device-independent features of one graph at one binding. */
 typedef struct dlp_feat_graph {
@@ -140,8 +143,9 @@ typedef struct dlp_feat_graph {
      * no such stem */
     double fp16_stem_peak_bytes[2];
     /* peak_pre_blas_bytes[1] / peak_post_blas_bytes[1] without what dense
-     * convolutions allocate besides their outputs (conv_extra_bytes, the
-     * stem's workspace): the half-precision workspace model's base */
+     * convolutions allocate besides their outputs (conv_extra_bytes): the
+     * half-precision workspace model's base (the stem's workspace,
+     * fp16_stem_peak_bytes, still raises it) */
     double peak_half_nodense_bytes[2];
     /* the dense 2-D convolutions, one record each (dlp_feat_conv): the
      * workspace model's inputs */

@@ -436,8 +436,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         dlp_feat_roofline_of(fg, c, r);
         return;
     }
-    /* the walk's half units are fp32 bytes, halved at the end */
-    double acc[2] = {0, 0}, scale = half ? 0.5 : 1.0;
+    double acc[2] = {0, 0};
     double base = dlp_feat_inference_mem_mib(fg, c, acc);
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
@@ -445,8 +444,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         dlp_convws_predict(m, half, cv->x, &p, &mib);
         if (p < 0.5) continue;
         double one[2] = {0, 0};
-        one[cv->post] = (half ? cv->live_half_bytes : cv->live_bytes) * scale +
-                        mib * 1048576.0;
+        one[cv->post] = dlp_feat_conv_live_bytes(cv, c->precision) + mib * 1048576.0;
         if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
         double d = dlp_feat_inference_mem_mib(fg, c, one) - base;
         if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;

@@ -211,7 +211,7 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
  * predicts (inference only; m NULL or without a model of the type, or
  * training: dlp_feat_roofline_of). At half precision the model's
  * workspaces replace the walk's rule for dense convolutions (feat.c:
- * conv_extra_bytes, fp16_stem_ws_bytes).
+ * conv_extra_bytes); the fp16 stem's (fp16_stem_ws_bytes) stays.
  * A workspace counts when its probability p beats the ratio that
  * minimises the expected relative error of the memory answer: with B the
  * estimate without it and d what it adds, counting it costs (1 - p) d / B
