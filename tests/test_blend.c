@@ -78,8 +78,10 @@ static void test_eval_blend(void) {
         a[LAT] = 2 + r; a[MEM] = 100; a[ENE] = 1; a[POW] = 300;
         b[LAT] = 8 + r;
     }
-    dlp_eval_result A = {2, ex, fold, pa, 1, "dippm", DLP_SPLIT_LMO, 0};
-    dlp_eval_result B = {2, ex, fold, pb, 1, "kern", DLP_SPLIT_LMO, 0};
+    double ra[2 * DLP_T_COUNT];   /* A's predictions before a 0.9 calibration */
+    for (int i = 0; i < 2 * DLP_T_COUNT; i++) ra[i] = pa[i] / 0.9;
+    dlp_eval_result A = {2, ex, fold, pa, 1, "dippm", DLP_SPLIT_LMO, 0, ra};
+    dlp_eval_result B = {2, ex, fold, pb, 1, "kern", DLP_SPLIT_LMO, 0, NULL};
     const dlp_eval_result *parts[2] = {&A, &B};
     dlp_eval_result out;
     dlp_error err;
@@ -88,6 +90,8 @@ static void test_eval_blend(void) {
     for (int r = 0; r < 2 && out.pred; r++) {
         const double *o = out.pred + r * DLP_T_COUNT;
         double lat = sqrt((2.0 + r) * (8.0 + r));
+        /* the raw blend: A's raw values, B's (uncalibrated) predictions */
+        CHECK_CLOSE(out.raw[r * DLP_T_COUNT + LAT], sqrt((2.0 + r) / 0.9 * (8.0 + r)), 1e-12);
         CHECK_CLOSE(o[LAT], lat, 1e-12);
         CHECK(o[MEM] == 100 && o[POW] == 300);
         CHECK_CLOSE(o[ENE], lat * 300 / 1e3, 1e-12);

@@ -3,7 +3,8 @@
  * DIPPM and TraPPM trained on the fixture dataset whose saved files load
  * back and give bit-identical predictions, corrupt/truncated/foreign files
  * rejected with a clear message, predictor sets choosing by validation
- * error, bad configs (batch 0, precision the card lacks, unknown MIG). */
+ * error, bad configs (batch 0, precision the card lacks, unknown MIG);
+ * the MAPE calibration factor against a brute-force minimum. */
 #include "check.h"
 #include "pred/pred_train.h"
 #include "model/model.h"
@@ -106,6 +107,7 @@ static void test_meta_blob_roundtrip(void) {
     m.resid_hi[DLP_T_LLM_THROUGHPUT] = 0.2;
     m.batch_min = 1; m.batch_max = 64;
     m.data_precisions = 1u << DLP_PREC_BF16 | 1u << DLP_PREC_FP16;
+    m.scale[DLP_T_LLM_THROUGHPUT] = 0.93;
     CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
     unsigned char blob[1001];
     for (int i = 0; i < 1001; i++) blob[i] = (unsigned char)(i * 7 + (i == 500 ? 0 : 1));
@@ -126,6 +128,8 @@ static void test_meta_blob_roundtrip(void) {
     CHECK(isnan(r.val_error[DLP_T_LLM_MEMORY_MIB]));
     CHECK(r.batch_max == 64);
     CHECK(r.data_precisions == m.data_precisions);
+    CHECK_CLOSE(r.scale[DLP_T_LLM_THROUGHPUT], 0.93, 1e-6);
+    CHECK(r.scale[DLP_T_LLM_MEMORY_MIB] == 1);
     const void *b;
     size_t n;
     CHECK(dlp_pred_blob_get(&g, "booster", &b, &n, &err) == DLP_OK);
@@ -153,6 +157,13 @@ static void test_meta_blob_roundtrip(void) {
     CHECK(dlp_nn_file_add_i64(&h, "pred/data_precisions", &bad, 1, &err) == DLP_OK);
     CHECK(dlp_pred_meta_read(&h, &r, &err) == DLP_ERR_FORMAT);
     CHECK(strstr(err.msg, "data_precisions") != NULL);
+    dlp_nn_file_free(&h);
+    /* a calibration factor outside [0.5, 2] is refused, by target */
+    memset(&h, 0, sizeof h);
+    m.scale[DLP_T_LLM_THROUGHPUT] = 5;
+    CHECK(dlp_pred_meta_write(&m, &h, &err) == DLP_OK);
+    CHECK(dlp_pred_meta_read(&h, &r, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, "pred/scale") && strstr(err.msg, "throughput"));
     dlp_nn_file_free(&h);
     dlp_nn_file_free(&f);
     dlp_nn_file_free(&g);
@@ -232,6 +243,137 @@ static void test_linreg_exact(void) {
     }
     dlp_predictor_free(p);
     for (int k = 0; k < nb; k++) dlp_feat_graph_free(&E.fg[k]);
+    free(E.fg);
+    free(E.ex);
+}
+
+/* sum_i |c f_i - y_i| / y_i */
+static double ape_sum(const double *y, const double *f, int n, double c) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        if (y[i] > 0 && f[i] > 0) s += fabs(c * f[i] - y[i]) / y[i];
+    return s;
+}
+
+/* The calibration factor is the exact minimiser of the MAPE sum: no point
+ * of a fine grid, and none of the candidate ratios, does better. */
+static void test_mape_factor(void) {
+    CHECK(dlp_mape_factor(NULL, NULL, 0) == 1);
+    double y[7] = {1, 2, 4, 1, 3, 0, 5}, f[7] = {2, 4, 8, 2, 6, 1, -1};
+    CHECK(dlp_mape_factor(y, f, 7) == 0.5);   /* every valid f is 2y */
+    uint64_t s = 12345;
+    enum { N = 401 };
+    double yy[N], ff[N];
+    for (int i = 0; i < N; i++) {   /* skewed ratios: log-normal-ish */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(s >> 11) / 9007199254740992.0;
+        yy[i] = 1 + 100 * u;
+        ff[i] = yy[i] * exp(0.6 * (u - 0.3) * (u - 0.3) + 0.2 * sin(i));
+    }
+    double c = dlp_mape_factor(yy, ff, N), best = ape_sum(yy, ff, N, c);
+    CHECK(c > 0.5 && c < 1.5);
+    for (double g = 0.5; g <= 1.5; g += 1e-4)
+        CHECK_MSG(ape_sum(yy, ff, N, g) >= best - 1e-9, "c %g: %g < %g at %g", c,
+                  ape_sum(yy, ff, N, g), best, g);
+    for (int i = 0; i < N; i++)
+        CHECK(ape_sum(yy, ff, N, yy[i] / ff[i]) >= best - 1e-9);
+    /* shrunk: groups that agree keep the factor (jackknife variance 0),
+     * two groups that pull apart give 1, so does one group */
+    int grp[N];
+    double y3[3 * N], f3[3 * N];
+    int g3[3 * N];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < N; i++) {
+            y3[k * N + i] = yy[i];
+            f3[k * N + i] = ff[i];
+            g3[k * N + i] = 7 * k;
+        }
+    CHECK_CLOSE(dlp_mape_factor_shrunk(y3, f3, g3, 3 * N), c, 1e-12);
+    for (int i = 0; i < N; i++) {
+        grp[i] = i % 2;
+        ff[i] = yy[i] * (i % 2 ? 1.25 : 0.8);
+    }
+    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N) == 1);
+    for (int i = 0; i < N; i++) grp[i] = 3;
+    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N) == 1);
+}
+
+/* linreg trained with and without calibration on the same noisy power
+ * law (120 examples over resnet18 at 6 batch sizes; labels scattered by a
+ * skewed factor): the calibrated file's latency factor is the MAPE
+ * minimiser of the uncalibrated validation predictions, its predictions
+ * are theirs times it, its validation MAPE is no worse than any factor
+ * on a grid; memory keeps factor 1. */
+static void test_linreg_calibrated(void) {
+    enum { NB = 6, N = 120 };
+    dlp_examples E;
+    memset(&E, 0, sizeof E);
+    E.mode = DLP_MODE_INFERENCE;
+    E.fg = calloc(NB, sizeof *E.fg);
+    E.ex = calloc(N, sizeof *E.ex);
+    dlp_error err;
+    for (int k = 0; k < NB; k++) {
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open("tests/fixtures/models/resnet18.onnx", &m, &err) == DLP_OK);
+        if (!m) return;
+        dlp_model_set_batch(m, 1 << k, &err);
+        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
+        CHECK(dlp_feat_graph_build(&E.fg[k], &m->graph, 1 << k, 0, 0, 0, &err) == DLP_OK);
+        dlp_model_free(m);
+    }
+    uint64_t s = 99;
+    int32_t tr[N / 2], va[N / 2];
+    for (int i = 0; i < N; i++) {
+        dlp_example *x = &E.ex[i];
+        int k = i % NB;
+        dlp_pred_config_init(&x->cfg);
+        dlp_device_find("H100", &x->cfg.device, &err);
+        x->cfg.batch = 1 << k;
+        x->fg = k;
+        x->model = (i / 2) % 10;   /* 10 models in each half */
+        for (int t = 0; t < DLP_T_COUNT; t++) x->y[t] = NAN;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(s >> 11) / 9007199254740992.0;
+        double noise = exp(0.5 * u * u * u - 0.1);   /* a long upper tail */
+        x->y[DLP_T_INF_LATENCY_MS] = 3 * pow(1 + E.fg[k].flops_total, 0.8) * noise;
+        x->y[DLP_T_INF_MEMORY_MIB] = 100 * (1 + k) * noise;
+        if (i % 2) va[i / 2] = i; else tr[i / 2] = i;
+    }
+    E.n = N;
+    E.n_fg = NB;
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    dlp_predictor *p = NULL, *q = NULL;
+    CHECK(dlp_pred_train("linreg", &E, tr, N / 2, va, N / 2, &o, &p, NULL, &err) == DLP_OK);
+    o.no_calibration = true;
+    CHECK(dlp_pred_train("linreg", &E, tr, N / 2, va, N / 2, &o, &q, NULL, &err) == DLP_OK);
+    if (!p || !q) { dlp_predictor_free(p); dlp_predictor_free(q); return; }
+    const int L = DLP_T_INF_LATENCY_MS;
+    double sc = p->meta.scale[L];
+    CHECK_MSG(sc > 0.5 && sc < 1 && sc != 1, "factor %g", sc);
+    CHECK(p->meta.scale[DLP_T_INF_MEMORY_MIB] == 1);
+    CHECK(q->meta.scale[L] == 1);
+    double y[N / 2], f[N / 2];
+    int g[N / 2];
+    for (int i = 0; i < N / 2; i++) {
+        dlp_pred_result rp, rq;
+        CHECK(dlp_pred_example(p, &E, va[i], &rp, &err) == DLP_OK);
+        CHECK(dlp_pred_example(q, &E, va[i], &rq, &err) == DLP_OK);
+        CHECK_CLOSE(rp.v[L].value, rq.v[L].value * sc, 1e-9 * rp.v[L].value);
+        CHECK(rp.v[DLP_T_INF_MEMORY_MIB].value == rq.v[DLP_T_INF_MEMORY_MIB].value);
+        y[i] = E.ex[va[i]].y[L];
+        f[i] = rq.v[L].value;
+        g[i] = E.ex[va[i]].model;
+    }
+    CHECK(sc == dlp_mape_factor_shrunk(y, f, g, N / 2));
+    /* between 1 and the minimiser of a convex sum: no worse than 1 */
+    double c = dlp_mape_factor(y, f, N / 2);
+    CHECK_MSG(sc >= c && sc < 1, "shrunk %g, exact %g", sc, c);
+    CHECK(p->meta.val_error[L] < q->meta.val_error[L]);
+    CHECK_CLOSE(p->meta.val_error[L], ape_sum(y, f, N / 2, sc) / (N / 2), 1e-9);
+    dlp_predictor_free(p);
+    dlp_predictor_free(q);
+    for (int k = 0; k < NB; k++) dlp_feat_graph_free(&E.fg[k]);
     free(E.fg);
     free(E.ex);
 }
@@ -678,6 +820,8 @@ int main(void) {
     RUN(test_config_check);
     RUN(test_meta_blob_roundtrip);
     RUN(test_linreg_exact);
+    RUN(test_mape_factor);
+    RUN(test_linreg_calibrated);
     RUN(test_examples);
     RUN(test_examples_drop_conflicts);
     RUN(test_dippm_roundtrip);

@@ -31,6 +31,9 @@ const char *learn_opts_help(void) {
            "  --runtime eager|graph, --precision fp32|fp16|bf16   filters\n"
            "  --epochs N --lr X --hidden N --batch-graphs N --patience N\n"
            "  --seed N --threads N --no-prior (GNN without the ridge prior)\n"
+           "  --no-calibration   keep the learned kinds' predictions as fitted (by\n"
+           "                     default each target but peak memory is multiplied\n"
+           "                     by the factor minimising its validation MAPE)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
            "  --readout R        DIPPM/TraPPM graph readout: mean (of the node\n"
@@ -68,6 +71,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     dlp_error err;
     if (!strcmp(a, "--quiet")) { o->quiet = true; o->train.progress = NULL; return 1; }
     if (!strcmp(a, "--no-prior")) { o->train.no_prior = true; return 1; }
+    if (!strcmp(a, "--no-calibration")) { o->train.no_calibration = true; return 1; }
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",

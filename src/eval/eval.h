@@ -78,6 +78,9 @@ typedef struct {
     char kind[DLP_PRED_KIND_MAX];
     dlp_split_kind split;
     double train_s;         /* total training time */
+    double *raw;            /* [n][DLP_T_COUNT] pred before the learned kinds'
+                               MAPE calibration factor (pred_train.c); NULL:
+                               the same as pred */
 } dlp_eval_result;
 
 /* A kind "a+b" is a blend (eval_run.c): each component trains on the

@@ -3,7 +3,9 @@
  * measured value. The tables of `dlperf eval` are aggregates; with the rows
  * the held-out errors can be cut any other way afterwards (signed bias per
  * family, error against batch size or device, two runs of different calls
- * compared record by record) without training again. */
+ * compared record by record) without training again. The last column is
+ * the prediction before the learned kinds' MAPE calibration factor
+ * (src/pred/pred_train.c), so one run gives both errors. */
 #include "eval.h"
 
 #include <math.h>
@@ -35,7 +37,7 @@ dlp_status dlp_eval_write_predictions(const char *path, const dlp_examples *E,
     FILE *f = fopen(path, "w");
     if (!f) return dlp_fail(err, DLP_ERR_IO, "cannot write %s", path);
     fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
-          "seq,height,width,target,actual,predicted,rel_err\n", f);
+          "seq,height,width,target,actual,predicted,rel_err,uncalibrated\n", f);
     dlp_target ts[DLP_T_COUNT];
     int nt = dlp_mode_targets(E->mode, ts);
     for (int q = 0; q < n_runs; q++) {
@@ -64,6 +66,7 @@ dlp_status dlp_eval_write_predictions(const char *path, const dlp_examples *E,
                 num(f, y);
                 num(f, p);
                 num(f, isfinite(p) ? (p - y) / y : NAN);
+                num(f, r->raw ? r->raw[(size_t)i * DLP_T_COUNT + ts[j]] : p);
                 fputc('\n', f);
             }
         }

@@ -43,7 +43,8 @@ dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
     out->ex = malloc(m * sizeof *out->ex);
     out->fold = malloc(m * sizeof *out->fold);
     out->pred = malloc(m * DLP_T_COUNT * sizeof *out->pred);
-    if (!out->ex || !out->fold || !out->pred) {
+    out->raw = malloc(m * DLP_T_COUNT * sizeof *out->raw);
+    if (!out->ex || !out->fold || !out->pred || !out->raw) {
         dlp_eval_result_free(out);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
@@ -53,21 +54,26 @@ dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
     out->n = a->n;
     memcpy(out->ex, a->ex, (size_t)a->n * sizeof *out->ex);
     memcpy(out->fold, a->fold, (size_t)a->n * sizeof *out->fold);
-    /* the rule of the shipped blend kind (src/pred/pred_blend.c) */
+    /* the rule of the shipped blend kind (src/pred/pred_blend.c), on the
+     * calibrated predictions and on the raw ones */
     double pr[DLP_EVAL_MAX_PARTS * DLP_T_COUNT];
-    for (size_t i = 0; i < (size_t)a->n; i++) {
-        for (int c = 0; c < n; c++)
-            memcpy(pr + c * DLP_T_COUNT, parts[c]->pred + i * DLP_T_COUNT,
-                   sizeof *pr * DLP_T_COUNT);
-        dlp_pred_blend_combine(pr, n, out->pred + i * DLP_T_COUNT, NULL);
-    }
+    for (int raw = 0; raw < 2; raw++)
+        for (size_t i = 0; i < (size_t)a->n; i++) {
+            for (int c = 0; c < n; c++) {
+                const double *src = raw && parts[c]->raw ? parts[c]->raw : parts[c]->pred;
+                memcpy(pr + c * DLP_T_COUNT, src + i * DLP_T_COUNT,
+                       sizeof *pr * DLP_T_COUNT);
+            }
+            dlp_pred_blend_combine(pr, n, (raw ? out->raw : out->pred) + i * DLP_T_COUNT,
+                                   NULL);
+        }
     for (int c = 0; c < n; c++) out->train_s += parts[c]->train_s;
     return DLP_OK;
 }
 
 void dlp_eval_result_free(dlp_eval_result *r) {
     if (!r) return;
-    free(r->ex); free(r->fold); free(r->pred);
+    free(r->ex); free(r->fold); free(r->pred); free(r->raw);
     memset(r, 0, sizeof *r);
 }
 
@@ -144,7 +150,8 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
     out->ex = malloc((cap ? cap : 1) * sizeof *out->ex);
     out->fold = malloc((cap ? cap : 1) * sizeof *out->fold);
     out->pred = malloc((cap ? cap : 1) * DLP_T_COUNT * sizeof *out->pred);
-    if (!out->ex || !out->fold || !out->pred)
+    out->raw = malloc((cap ? cap : 1) * DLP_T_COUNT * sizeof *out->raw);
+    if (!out->ex || !out->fold || !out->pred || !out->raw)
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     out->n_folds = K;
     for (int k = 0; k < K && !st; k++) {
@@ -165,9 +172,11 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
             if (st) break;
             out->ex[out->n] = F[k].test[i];
             out->fold[out->n] = k;
-            for (int t = 0; t < DLP_T_COUNT; t++)
-                out->pred[(size_t)out->n * DLP_T_COUNT + t] =
-                    r.v[t].valid ? r.v[t].value : NAN;
+            for (int t = 0; t < DLP_T_COUNT; t++) {
+                double v = r.v[t].valid ? r.v[t].value : NAN;
+                out->pred[(size_t)out->n * DLP_T_COUNT + t] = v;
+                out->raw[(size_t)out->n * DLP_T_COUNT + t] = v / p->meta.scale[t];
+            }
             out->n++;
         }
         dlp_predictor_free(p);

@@ -51,6 +51,10 @@ const char *dlp_target_unit(dlp_target t) {
 dlp_pred_mode dlp_target_mode(dlp_target t) {
     return (unsigned)t < DLP_T_COUNT ? TARGETS[t].mode : DLP_MODE_INFERENCE;
 }
+bool dlp_target_is_memory(dlp_target t) {
+    return t == DLP_T_INF_MEMORY_MIB || t == DLP_T_TRAIN_MEMORY_MIB ||
+           t == DLP_T_LLM_MEMORY_MIB;
+}
 const char *dlp_mode_name(dlp_pred_mode m) {
     return (unsigned)m < DLP_MODE_COUNT ? MODES[m] : NULL;
 }
@@ -223,8 +227,10 @@ void dlp_pred_meta_init(dlp_pred_meta *m, const char *kind,
     snprintf(m->kind, sizeof m->kind, "%s", kind ? kind : "");
     m->mode = mode;
     m->feat_schema = DLP_FEAT_SCHEMA;
-    for (int t = 0; t < DLP_T_COUNT; t++)
+    for (int t = 0; t < DLP_T_COUNT; t++) {
         m->val_error[t] = m->resid_lo[t] = m->resid_hi[t] = NAN;
+        m->scale[t] = 1;
+    }
 }
 
 void dlp_pred_meta_ranges_reset(dlp_pred_meta *m) {
@@ -278,6 +284,14 @@ dlp_status dlp_pred_meta_write(const dlp_pred_meta *m, dlp_nn_file *f,
         if ((st = dlp_nn_file_add_i64(f, "pred/data_precisions", &dp, 1, err)))
             return st;
     }
+    nn_real sc[DLP_T_COUNT];
+    bool any = false;
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        sc[t] = (nn_real)m->scale[t];
+        any |= m->scale[t] != 1;
+    }
+    if (any && (st = dlp_nn_file_add_f32(f, "pred/scale", sc, DLP_T_COUNT, err)))
+        return st;
     return DLP_OK;
 }
 
@@ -347,6 +361,19 @@ dlp_status dlp_pred_meta_read(const dlp_nn_file *f, dlp_pred_meta *m,
             return dlp_fail(err, DLP_ERR_FORMAT, "predictor file: malformed "
                             "'pred/data_precisions'");
         m->data_precisions = (uint32_t)w[0];
+    }
+    if (dlp_nn_file_get(f, "pred/scale", DLP_NN_F32)) {   /* optional, likewise */
+        nn_real sc[DLP_T_COUNT];
+        if ((st = dlp_nn_file_read_f32(f, "pred/scale", sc, DLP_T_COUNT, err)))
+            return st;
+        for (int t = 0; t < DLP_T_COUNT; t++) {
+            if (!(sc[t] >= DLP_PRED_SCALE_MIN && sc[t] <= DLP_PRED_SCALE_MAX))
+                return dlp_fail(err, DLP_ERR_FORMAT, "predictor file: "
+                                "'pred/scale' of %s is %g, outside [%g, %g]",
+                                FULL[t], (double)sc[t], DLP_PRED_SCALE_MIN,
+                                DLP_PRED_SCALE_MAX);
+            m->scale[t] = sc[t];
+        }
     }
     return DLP_OK;
 }
@@ -518,7 +545,12 @@ dlp_status dlp_predictor_predict(const dlp_predictor *p,
                             p->meta.kind, FULL[t], v->value);
         }
         if (!v->by) v->by = p->vt->kind;
-        if (!(v->lo > 0 && v->hi >= v->lo)) {
+        double s = p->meta.scale[t];   /* the MAPE calibration (pred_train.c) */
+        v->value *= s;
+        if (v->lo > 0 && v->hi >= v->lo) {
+            v->lo *= s;
+            v->hi *= s;
+        } else {
             double lo = p->meta.resid_lo[t], hi = p->meta.resid_hi[t];
             if (isfinite(lo) && isfinite(hi)) {
                 v->lo = v->value * exp(lo);

@@ -63,6 +63,8 @@ const char *dlp_target_name(dlp_target t);
  * column name ("step_ms"). DLP_ERR_NOT_FOUND listing the names otherwise. */
 dlp_status dlp_target_parse(const char *s, dlp_target *out, dlp_error *err);
 dlp_pred_mode dlp_target_mode(dlp_target t);
+/* Peak-memory targets (inference, training, LLM). */
+bool dlp_target_is_memory(dlp_target t);
 const char *dlp_target_column(dlp_target t);   /* "latency_ms" */
 const char *dlp_target_unit(dlp_target t);     /* "ms", "MiB", "J", ... */
 const char *dlp_mode_name(dlp_pred_mode m);    /* "inference", ... */
@@ -156,6 +158,9 @@ void dlp_pred_result_flag(dlp_pred_result *r, const char *fmt, ...)
 /* ---- the shared model-file header --------------------------------------- */
 #define DLP_PRED_KIND_MAX 32
 #define DLP_PRED_FILE_EXT ".dlpm"
+/* the range a file's calibration factor may take (pred/scale) */
+#define DLP_PRED_SCALE_MIN 0.5
+#define DLP_PRED_SCALE_MAX 2.0
 
 typedef struct {
     char kind[DLP_PRED_KIND_MAX]; /* "linreg", "roofline", "dippm", "trappm",
@@ -175,6 +180,10 @@ typedef struct {
     double val_error[DLP_T_COUNT];   /* validation MAPE, fraction */
     double resid_lo[DLP_T_COUNT];    /* 5% quantile of log(actual/pred) */
     double resid_hi[DLP_T_COUNT];    /* 95% quantile of log(actual/pred) */
+    double scale[DLP_T_COUNT];       /* the MAPE calibration factor the
+                                        predictions are multiplied by (1:
+                                        none; "pred/scale", optional;
+                                        dlp_pred_train: pred_train.c) */
     /* training ranges, for the OOD check (0 = not recorded) */
     double batch_min, batch_max;
     double seq_min, seq_max;

@@ -476,11 +476,6 @@ static dlp_status set_stats(gnn *m, const dlp_examples *E, const int32_t *tr,
     return DLP_OK;
 }
 
-static bool is_mem_target(dlp_target t) {
-    return t == DLP_T_INF_MEMORY_MIB || t == DLP_T_TRAIN_MEMORY_MIB ||
-           t == DLP_T_LLM_MEMORY_MIB;
-}
-
 /* Standardized static rows of examples idx[0..n) into S[n][sdim]. */
 static void static_rows(const gnn *m, const dlp_examples *E, const int32_t *idx,
                         int n, const float *embs, float *S) {
@@ -583,7 +578,7 @@ static dlp_status fit_prior(gnn *m, const dlp_examples *E, const int32_t *tr,
             if (e < best) { best = e; best_k = PRIOR_ADD; }
         }
         /* log(estimate) + ridge correction on log(y / estimate) */
-        for (int l = 0; is_mem_target(m->ts[j]) && l < N_LOGEST_LAMBDAS; l++) {
+        for (int l = 0; dlp_target_is_memory(m->ts[j]) && l < N_LOGEST_LAMBDAS; l++) {
             for (int i = 0; i < ntr; i++) {
                 const dlp_example *x = &E->ex[tr[i]];
                 double yv = x->y[m->ts[j]];

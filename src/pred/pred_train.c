@@ -96,6 +96,21 @@ dlp_status dlp_pred_example(const dlp_predictor *p, const dlp_examples *E,
     return dlp_predictor_predict(p, &in, r, err);
 }
 
+/* p's predictions of the examples vi into pred[nv][DLP_T_COUNT] (NAN
+ * where not valid). */
+static dlp_status predict_examples(const dlp_predictor *p, const dlp_examples *E,
+                                   const int32_t *vi, int nv, double *pred,
+                                   dlp_error *err) {
+    dlp_status st = DLP_OK;
+    for (int i = 0; i < nv && !st; i++) {
+        dlp_pred_result r;
+        st = dlp_pred_example(p, E, vi[i], &r, err);
+        for (int t = 0; t < DLP_T_COUNT && !st; t++)
+            pred[i * DLP_T_COUNT + t] = r.v[t].valid ? r.v[t].value : NAN;
+    }
+    return st;
+}
+
 dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
                                const int32_t *vi, int nv, double *mape,
                                double *lo, double *hi, dlp_error *err) {
@@ -103,12 +118,7 @@ dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
     double *res = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *res);
     double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
     if (!res || !pred) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < nv && !st; i++) {
-        dlp_pred_result r;
-        st = dlp_pred_example(p, E, vi[i], &r, err);
-        for (int t = 0; t < DLP_T_COUNT && !st; t++)
-            pred[i * DLP_T_COUNT + t] = r.v[t].valid ? r.v[t].value : NAN;
-    }
+    if (!st) st = predict_examples(p, E, vi, nv, pred, err);
     for (int t = 0; t < DLP_T_COUNT && !st; t++) {
         mape[t] = NAN;
         if (lo) lo[t] = NAN;
@@ -131,6 +141,113 @@ dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
         }
     }
     free(res); free(pred);
+    return st;
+}
+
+/* a ratio y / f and its weight f / y in the MAPE sum */
+typedef struct {
+    double r, w;
+} ratio_w;
+
+static int ratio_cmp(const void *a, const void *b) {
+    double x = ((const ratio_w *)a)->r, y = ((const ratio_w *)b)->r;
+    return (x > y) - (x < y);
+}
+
+double dlp_mape_factor(const double *y, const double *f, int n) {
+    ratio_w *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (!v) return 1;
+    int m = 0;
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(y[i] > 0) || !(f[i] > 0) || !isfinite(y[i]) || !isfinite(f[i]))
+            continue;
+        v[m].r = y[i] / f[i];
+        v[m].w = f[i] / y[i];
+        total += v[m++].w;
+    }
+    double c = 1;
+    if (m) {
+        /* sum_i w_i |c - r_i| is convex and piecewise linear in c, its
+         * slope at c is (weight below c) - (weight above c): the minimum
+         * is at the first r_j whose cumulative weight reaches half */
+        qsort(v, (size_t)m, sizeof *v, ratio_cmp);
+        double cum = 0;
+        for (int j = 0; j < m; j++) {
+            cum += v[j].w;
+            if (cum >= total / 2) { c = v[j].r; break; }
+        }
+    }
+    free(v);
+    return c;
+}
+
+double dlp_mape_factor_shrunk(const double *y, const double *f,
+                              const int *group, int n) {
+    double c = dlp_mape_factor(y, f, n);
+    int *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    double *yy = malloc((size_t)(n > 0 ? n : 1) * sizeof *yy);
+    double *ff = malloc((size_t)(n > 0 ? n : 1) * sizeof *ff);
+    double *lg = malloc((size_t)(n > 0 ? n : 1) * sizeof *lg);
+    int ng = 0;
+    for (int i = 0; ids && i < n; i++) {   /* the distinct groups */
+        int g = 0;
+        while (g < ng && ids[g] != group[i]) g++;
+        if (g == ng) ids[ng++] = group[i];
+    }
+    double out = 1;
+    if (ids && yy && ff && lg && ng >= 2 && c > 0) {
+        double mean = 0, var = 0, L = log(c);
+        for (int g = 0; g < ng; g++) {   /* leave group g out */
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (group[i] != ids[g]) { yy[m] = y[i]; ff[m] = f[i]; m++; }
+            lg[g] = log(dlp_mape_factor(yy, ff, m));
+            mean += lg[g] / ng;
+        }
+        for (int g = 0; g < ng; g++) var += (lg[g] - mean) * (lg[g] - mean);
+        var *= (double)(ng - 1) / ng;
+        double lam = L != 0 ? fmax(0, 1 - var / (L * L)) : 0;
+        out = exp(lam * L);
+    }
+    free(ids); free(yy); free(ff); free(lg);
+    return out;
+}
+
+/* The MAPE calibration of a learned kind (docs/PREDICT.md, "Calibration"):
+ * the learned kinds fit log targets, so a prediction estimates the
+ * label's median given the features, while the goals are stated in MAPE,
+ * whose best constant factor is dlp_mape_factor of the residuals. Fitted
+ * per target on the validation examples: models the training part never
+ * saw in leave-models-out folds (eval_split.c carves them by model) and in
+ * `dlperf train` (cmd_train.c's validation part), so the factor is the
+ * one a new model's error calls for. Never for peak memory: a low memory
+ * estimate is an out-of-memory failure, not a smaller error. Fewer than
+ * DLP_CAL_MIN labels leave a target at 1. */
+static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
+                            const int32_t *vi, int nv, dlp_error *err) {
+    double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
+    double *y = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *y);
+    double *f = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *f);
+    int *g = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *g);
+    dlp_status st = !pred || !y || !f || !g ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory")
+                                      : predict_examples(p, E, vi, nv, pred, err);
+    for (int t = 0; t < DLP_T_COUNT && !st; t++) {
+        if (!(p->meta.targets >> t & 1) || dlp_target_is_memory((dlp_target)t) ||
+            dlp_target_mode((dlp_target)t) != E->mode)
+            continue;
+        int n = 0;
+        for (int i = 0; i < nv; i++) {
+            y[n] = E->ex[vi[i]].y[t];
+            f[n] = pred[i * DLP_T_COUNT + t];
+            g[n] = E->ex[vi[i]].model;
+            n += y[n] > 0 && f[n] > 0;
+        }
+        if (n < DLP_CAL_MIN) continue;
+        double c = dlp_mape_factor_shrunk(y, f, g, n);
+        p->meta.scale[t] = fmin(fmax(c, DLP_PRED_SCALE_MIN), DLP_PRED_SCALE_MAX);
+    }
+    free(pred); free(y); free(f); free(g);
     return st;
 }
 
@@ -177,8 +294,11 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     p->meta = meta;
     st = k->vt->load(p, &payload, err);
     if (st) { free(p); free(sub); dlp_nn_file_free(&payload); return st; }
-    /* validation error and residual quantiles (on train when no val set) */
-    st = dlp_pred_val_errors(p, E, nva ? va : tr, nva ? nva : ntr,
+    /* the calibration factors, then validation error and residual
+     * quantiles of the calibrated predictions (on train when no val set) */
+    if (k->learned && k != &BLEND && !o->no_calibration)
+        st = calibrate(p, E, va, nva, err);
+    if (!st) st = dlp_pred_val_errors(p, E, nva ? va : tr, nva ? nva : ntr,
                              p->meta.val_error, p->meta.resid_lo,
                              p->meta.resid_hi, err);
     if (!st) {

@@ -244,6 +244,7 @@ typedef struct {
     uint64_t seed;
     int threads;               /* 0: 1 */
     bool no_prior;             /* DIPPM/TraPPM: no ridge prior */
+    bool no_calibration;       /* no MAPE calibration factor (pred_train.c) */
     const char *init_from;     /* transfer: start from this model file */
     int shots;                 /* > 0: train on this many random examples of
                                   the training part only (few-shot) */
@@ -305,6 +306,20 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           int nva, const dlp_train_opts *o,
                           dlp_predictor **out, dlp_nn_file *file,
                           dlp_error *err);
+
+/* The factor c that minimises sum_i |c f_i - y_i| / y_i over the n pairs
+ * with y_i > 0 and f_i > 0 (a median of y_i / f_i weighted by f_i / y_i;
+ * the smallest such median); 1 when there is none. */
+double dlp_mape_factor(const double *y, const double *f, int n);
+/* dlp_mape_factor's c shrunk towards 1 by how well the groups (models)
+ * agree on it: with L = log c and v the jackknife variance of L over the
+ * groups (each left out in turn), exp(max(0, 1 - v / L^2) L), positive-part
+ * James-Stein; 1 with fewer than 2 groups. group[i] >= 0 names pair i's
+ * group (any integers). */
+double dlp_mape_factor_shrunk(const double *y, const double *f,
+                              const int *group, int n);
+/* Fewest validation labels a target's calibration factor is fitted on. */
+#define DLP_CAL_MIN 50
 
 /* Per target of E's mode that p predicts: its MAPE over the examples vi
  * (mape[t]) and the 5% / 95% quantiles of log(actual/pred) (lo, hi: may

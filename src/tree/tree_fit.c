@@ -420,6 +420,9 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         dlp_train_opts to;
         dlp_train_opts_init(&to);
         to.seed = o->seed;
+        /* the trees here are not calibrated: neither are the kinds they
+         * are compared with */
+        to.no_calibration = true;
         if (o->epochs > 0) to.epochs = o->epochs;
         dlp_eval_result er;
         if ((st = dlp_eval_run(&E, kind, (dlp_split_kind)o->split, o->seed,
