@@ -223,7 +223,7 @@ double dlp_mape_factor_shrunk(const double *y, const double *f,
  * `dlperf train` (cmd_train.c's validation part), so the factor is the
  * one a new model's error calls for. Never for peak memory: a low memory
  * estimate is an out-of-memory failure, not a smaller error. Fewer than
- * DLP_CAL_MIN labels leave a target at 1. */
+ * DLP_CAL_MIN labels or DLP_CAL_MIN_MODELS models leave a target at 1. */
 static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
                             const int32_t *vi, int nv, dlp_error *err) {
     double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
@@ -243,7 +243,13 @@ static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
             g[n] = E->ex[vi[i]].model;
             n += y[n] > 0 && f[n] > 0;
         }
-        if (n < DLP_CAL_MIN) continue;
+        int models = 0;
+        for (int i = 0; i < n && models < DLP_CAL_MIN_MODELS; i++) {
+            int j = 0;
+            while (j < i && g[j] != g[i]) j++;
+            models += j == i;
+        }
+        if (n < DLP_CAL_MIN || models < DLP_CAL_MIN_MODELS) continue;
         double c = dlp_mape_factor_shrunk(y, f, g, n);
         p->meta.scale[t] = fmin(fmax(c, DLP_PRED_SCALE_MIN), DLP_PRED_SCALE_MAX);
     }
