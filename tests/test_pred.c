@@ -170,24 +170,35 @@ static void test_meta_blob_roundtrip(void) {
     unlink(path);
 }
 
-/* Synthetic examples: one graph per batch size of resnet18 and a scaled
- * label y = 3 * FLOPs^0.8 * params^0.1 -> linreg must recover it. */
-static void test_linreg_exact(void) {
-    dlp_examples E;
-    memset(&E, 0, sizeof E);
-    E.mode = DLP_MODE_INFERENCE;
-    int nb = 6;
-    E.fg = calloc((size_t)nb, sizeof *E.fg);
-    E.ex = calloc((size_t)nb, sizeof *E.ex);
+/* Inference examples E with room for n_ex examples and nb featurized
+ * graphs: resnet18 at batch 1, 2, 4, ... 2^(nb-1); false (and a failed
+ * check) when the fixture does not load. */
+static bool resnet18_examples(dlp_examples *E, int nb, int n_ex) {
+    memset(E, 0, sizeof *E);
+    E->mode = DLP_MODE_INFERENCE;
+    E->fg = calloc((size_t)nb, sizeof *E->fg);
+    E->ex = calloc((size_t)n_ex, sizeof *E->ex);
     dlp_error err;
     for (int k = 0; k < nb; k++) {
         dlp_model *m = NULL;
         CHECK(dlp_model_open("tests/fixtures/models/resnet18.onnx", &m, &err) == DLP_OK);
-        if (!m) return;
+        if (!m) return false;
         dlp_model_set_batch(m, 1 << k, &err);
         CHECK(dlp_model_analyze(m, &err) == DLP_OK);
-        CHECK(dlp_feat_graph_build(&E.fg[k], &m->graph, 1 << k, 0, 0, 0, &err) == DLP_OK);
+        CHECK(dlp_feat_graph_build(&E->fg[k], &m->graph, 1 << k, 0, 0, 0, &err) == DLP_OK);
         dlp_model_free(m);
+    }
+    return true;
+}
+
+/* Synthetic examples: one graph per batch size of resnet18 and a scaled
+ * label y = 3 * FLOPs^0.8 * params^0.1 -> linreg must recover it. */
+static void test_linreg_exact(void) {
+    dlp_examples E;
+    int nb = 6;
+    if (!resnet18_examples(&E, nb, nb)) return;
+    dlp_error err;
+    for (int k = 0; k < nb; k++) {
         /* vary params artificially so both slopes are identifiable */
         E.fg[k].params *= 1 + k % 3;
         dlp_example *x = &E.ex[k];
@@ -307,20 +318,8 @@ static void test_mape_factor(void) {
 static void test_linreg_calibrated(void) {
     enum { NB = 6, N = 120 };
     dlp_examples E;
-    memset(&E, 0, sizeof E);
-    E.mode = DLP_MODE_INFERENCE;
-    E.fg = calloc(NB, sizeof *E.fg);
-    E.ex = calloc(N, sizeof *E.ex);
+    if (!resnet18_examples(&E, NB, N)) return;
     dlp_error err;
-    for (int k = 0; k < NB; k++) {
-        dlp_model *m = NULL;
-        CHECK(dlp_model_open("tests/fixtures/models/resnet18.onnx", &m, &err) == DLP_OK);
-        if (!m) return;
-        dlp_model_set_batch(m, 1 << k, &err);
-        CHECK(dlp_model_analyze(m, &err) == DLP_OK);
-        CHECK(dlp_feat_graph_build(&E.fg[k], &m->graph, 1 << k, 0, 0, 0, &err) == DLP_OK);
-        dlp_model_free(m);
-    }
     uint64_t s = 99;
     int32_t tr[N / 2], va[N / 2];
     for (int i = 0; i < N; i++) {
