@@ -342,11 +342,19 @@ static void test_linreg_calibrated(void) {
     E.n_fg = NB;
     dlp_train_opts o;
     dlp_train_opts_init(&o);
-    dlp_predictor *p = NULL, *q = NULL;
-    CHECK(dlp_pred_train("linreg", &E, tr, N / 2, va, N / 2, &o, &p, NULL, &err) == DLP_OK);
+    dlp_predictor *p = NULL, *q = NULL, *pf = NULL;
+    dlp_nn_file file = {0};
+    CHECK(dlp_pred_train("linreg", &E, tr, N / 2, va, N / 2, &o, &p, &file, &err) == DLP_OK);
+    /* the file's predictor (its header carries the factor) predicts the same */
+    CHECK(dlp_predictor_from_file(&file, NULL, &pf, &err) == DLP_OK);
+    dlp_nn_file_free(&file);
     o.no_calibration = true;
     CHECK(dlp_pred_train("linreg", &E, tr, N / 2, va, N / 2, &o, &q, NULL, &err) == DLP_OK);
-    if (!p || !q) { dlp_predictor_free(p); dlp_predictor_free(q); return; }
+    if (!p || !q || !pf) {
+        dlp_predictor_free(p); dlp_predictor_free(q); dlp_predictor_free(pf);
+        return;
+    }
+    CHECK(pf->meta.scale[DLP_T_INF_LATENCY_MS] == p->meta.scale[DLP_T_INF_LATENCY_MS]);
     const int L = DLP_T_INF_LATENCY_MS;
     double sc = p->meta.scale[L];
     CHECK_MSG(sc > 0.5 && sc < 1 && sc != 1, "factor %g", sc);
@@ -358,13 +366,16 @@ static void test_linreg_calibrated(void) {
         dlp_pred_result rp, rq;
         CHECK(dlp_pred_example(p, &E, va[i], &rp, &err) == DLP_OK);
         CHECK(dlp_pred_example(q, &E, va[i], &rq, &err) == DLP_OK);
+        dlp_pred_result rf;
+        CHECK(dlp_pred_example(pf, &E, va[i], &rf, &err) == DLP_OK);
+        CHECK(rf.v[L].value == rp.v[L].value);
         CHECK_CLOSE(rp.v[L].value, rq.v[L].value * sc, 1e-9 * rp.v[L].value);
         CHECK(rp.v[DLP_T_INF_MEMORY_MIB].value == rq.v[DLP_T_INF_MEMORY_MIB].value);
         y[i] = E.ex[va[i]].y[L];
         f[i] = rq.v[L].value;
         g[i] = E.ex[va[i]].model;
     }
-    CHECK(sc == dlp_mape_factor_shrunk(y, f, g, N / 2));
+    CHECK(sc == (float)dlp_mape_factor_shrunk(y, f, g, N / 2));
     /* between 1 and the minimiser of a convex sum: no worse than 1 */
     double c = dlp_mape_factor(y, f, N / 2);
     CHECK_MSG(sc >= c && sc < 1, "shrunk %g, exact %g", sc, c);
@@ -372,6 +383,7 @@ static void test_linreg_calibrated(void) {
     CHECK_CLOSE(p->meta.val_error[L], ape_sum(y, f, N / 2, sc) / (N / 2), 1e-9);
     dlp_predictor_free(p);
     dlp_predictor_free(q);
+    dlp_predictor_free(pf);
     /* fewer validation models than DLP_CAL_MIN_MODELS: no factor */
     for (int i = 0; i < N; i++) E.ex[i].model = (i / 2) % (DLP_CAL_MIN_MODELS - 1);
     o.no_calibration = false;

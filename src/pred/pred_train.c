@@ -251,7 +251,8 @@ static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
         }
         if (n < DLP_CAL_MIN || models < DLP_CAL_MIN_MODELS) continue;
         double c = dlp_mape_factor_shrunk(y, f, g, n);
-        p->meta.scale[t] = fmin(fmax(c, DLP_PRED_SCALE_MIN), DLP_PRED_SCALE_MAX);
+        /* at the file's float precision, so a loaded file predicts the same */
+        p->meta.scale[t] = (float)fmin(fmax(c, DLP_PRED_SCALE_MIN), DLP_PRED_SCALE_MAX);
     }
     free(pred); free(y); free(f); free(g);
     return st;
