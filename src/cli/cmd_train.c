@@ -298,10 +298,14 @@ int cmd_train(int argc, char **argv) {
     } else {
         printf("wrote %s (%s, %s)\n", outp, kind, dlp_mode_name(o.mode));
         for (int t = 0; t < DLP_T_COUNT; t++)
-            if (p->meta.targets >> t & 1)
-                printf("  %-26s validation MAPE %6.2f%%  interval x[%.3f, %.3f]\n",
+            if (p->meta.targets >> t & 1) {
+                printf("  %-26s validation MAPE %6.2f%%  interval x[%.3f, %.3f]",
                        dlp_target_name((dlp_target)t), 100 * p->meta.val_error[t],
                        exp(p->meta.resid_lo[t]), exp(p->meta.resid_hi[t]));
+                if (p->meta.scale[t] != 1)   /* docs/PREDICT.md, "Calibration" */
+                    printf("  calibrated x%.4f", p->meta.scale[t]);
+                printf("\n");
+            }
         rc = 0;
     }
     dlp_nn_file_free(&file);
