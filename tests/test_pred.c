@@ -299,14 +299,15 @@ static void test_mape_factor(void) {
             f3[k * N + i] = ff[i];
             g3[k * N + i] = 7 * k;
         }
-    CHECK_CLOSE(dlp_mape_factor_shrunk(y3, f3, g3, 3 * N), c, 1e-12);
+    CHECK_CLOSE(dlp_mape_factor_shrunk(y3, f3, g3, 3 * N, 2), c, 1e-12);
+    CHECK(dlp_mape_factor_shrunk(y3, f3, g3, 3 * N, 4) == 1);   /* 3 groups < 4 */
     for (int i = 0; i < N; i++) {
         grp[i] = i % 2;
         ff[i] = yy[i] * (i % 2 ? 1.25 : 0.8);
     }
-    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N) == 1);
+    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N, 2) == 1);
     for (int i = 0; i < N; i++) grp[i] = 3;
-    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N) == 1);
+    CHECK(dlp_mape_factor_shrunk(yy, ff, grp, N, 2) == 1);
 }
 
 /* linreg trained with and without calibration on the same noisy power
@@ -375,7 +376,7 @@ static void test_linreg_calibrated(void) {
         f[i] = rq.v[L].value;
         g[i] = E.ex[va[i]].model;
     }
-    CHECK(sc == (float)dlp_mape_factor_shrunk(y, f, g, N / 2));
+    CHECK(sc == (float)dlp_mape_factor_shrunk(y, f, g, N / 2, DLP_CAL_MIN_MODELS));
     /* between 1 and the minimiser of a convex sum: no worse than 1 */
     double c = dlp_mape_factor(y, f, N / 2);
     CHECK_MSG(sc >= c && sc < 1, "shrunk %g, exact %g", sc, c);

@@ -111,15 +111,12 @@ static dlp_status predict_examples(const dlp_predictor *p, const dlp_examples *E
     return st;
 }
 
-dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
-                               const int32_t *vi, int nv, double *mape,
-                               double *lo, double *hi, dlp_error *err) {
-    dlp_status st = DLP_OK;
-    double *res = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *res);
-    double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
-    if (!res || !pred) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) st = predict_examples(p, E, vi, nv, pred, err);
-    for (int t = 0; t < DLP_T_COUNT && !st; t++) {
+/* dlp_pred_val_errors from p's predictions pred[nv][DLP_T_COUNT] of the
+ * examples vi; res: room for nv residuals. */
+static void errors_of(const dlp_predictor *p, const dlp_examples *E,
+                      const int32_t *vi, int nv, const double *pred,
+                      double *res, double *mape, double *lo, double *hi) {
+    for (int t = 0; t < DLP_T_COUNT; t++) {
         mape[t] = NAN;
         if (lo) lo[t] = NAN;
         if (hi) hi[t] = NAN;
@@ -140,6 +137,16 @@ dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
             if (hi) hi[t] = dlp_quantile(res, (size_t)n, 0.95);
         }
     }
+}
+
+dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
+                               const int32_t *vi, int nv, double *mape,
+                               double *lo, double *hi, dlp_error *err) {
+    double *res = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *res);
+    double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
+    dlp_status st = !res || !pred ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory")
+                                  : predict_examples(p, E, vi, nv, pred, err);
+    if (!st) errors_of(p, E, vi, nv, pred, res, mape, lo, hi);
     free(res); free(pred);
     return st;
 }
@@ -183,7 +190,7 @@ double dlp_mape_factor(const double *y, const double *f, int n) {
 }
 
 double dlp_mape_factor_shrunk(const double *y, const double *f,
-                              const int *group, int n) {
+                              const int *group, int n, int min_groups) {
     double c = dlp_mape_factor(y, f, n);
     int *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
     double *yy = malloc((size_t)(n > 0 ? n : 1) * sizeof *yy);
@@ -196,7 +203,7 @@ double dlp_mape_factor_shrunk(const double *y, const double *f,
         if (g == ng) ids[ng++] = group[i];
     }
     double out = 1;
-    if (ids && yy && ff && lg && ng >= 2 && c > 0) {
+    if (ids && yy && ff && lg && ng >= 2 && ng >= min_groups && c > 0) {
         double mean = 0, var = 0, L = log(c);
         for (int g = 0; g < ng; g++) {   /* leave group g out */
             int m = 0;
@@ -225,13 +232,13 @@ double dlp_mape_factor_shrunk(const double *y, const double *f,
  * estimate is an out-of-memory failure, not a smaller error. Fewer than
  * DLP_CAL_MIN labels or DLP_CAL_MIN_MODELS models leave a target at 1. */
 static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
-                            const int32_t *vi, int nv, dlp_error *err) {
-    double *pred = malloc((size_t)(nv > 0 ? nv : 1) * DLP_T_COUNT * sizeof *pred);
+                            const int32_t *vi, int nv, const double *pred,
+                            dlp_error *err) {
     double *y = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *y);
     double *f = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *f);
     int *g = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *g);
-    dlp_status st = !pred || !y || !f || !g ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory")
-                                      : predict_examples(p, E, vi, nv, pred, err);
+    dlp_status st = !y || !f || !g ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory")
+                                   : DLP_OK;
     for (int t = 0; t < DLP_T_COUNT && !st; t++) {
         if (!(p->meta.targets >> t & 1) || dlp_target_is_memory((dlp_target)t) ||
             dlp_target_mode((dlp_target)t) != E->mode)
@@ -243,18 +250,12 @@ static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
             g[n] = E->ex[vi[i]].model;
             n += y[n] > 0 && f[n] > 0;
         }
-        int models = 0;
-        for (int i = 0; i < n && models < DLP_CAL_MIN_MODELS; i++) {
-            int j = 0;
-            while (j < i && g[j] != g[i]) j++;
-            models += j == i;
-        }
-        if (n < DLP_CAL_MIN || models < DLP_CAL_MIN_MODELS) continue;
-        double c = dlp_mape_factor_shrunk(y, f, g, n);
+        if (n < DLP_CAL_MIN) continue;
+        double c = dlp_mape_factor_shrunk(y, f, g, n, DLP_CAL_MIN_MODELS);
         /* at the file's float precision, so a loaded file predicts the same */
         p->meta.scale[t] = (float)fmin(fmax(c, DLP_PRED_SCALE_MIN), DLP_PRED_SCALE_MAX);
     }
-    free(pred); free(y); free(f); free(g);
+    free(y); free(f); free(g);
     return st;
 }
 
@@ -302,12 +303,23 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     st = k->vt->load(p, &payload, err);
     if (st) { free(p); free(sub); dlp_nn_file_free(&payload); return st; }
     /* the calibration factors, then validation error and residual
-     * quantiles of the calibrated predictions (on train when no val set) */
-    if (k->learned && k != &BLEND && !o->no_calibration)
-        st = calibrate(p, E, va, nva, err);
-    if (!st) st = dlp_pred_val_errors(p, E, nva ? va : tr, nva ? nva : ntr,
-                             p->meta.val_error, p->meta.resid_lo,
-                             p->meta.resid_hi, err);
+     * quantiles of the calibrated predictions (on train when no val set):
+     * one prediction pass, scaled as dlp_predictor_predict scales */
+    const int32_t *vs = nva ? va : tr;
+    int nvs = nva ? nva : ntr;
+    double *pred = malloc((size_t)(nvs > 0 ? nvs : 1) * DLP_T_COUNT * sizeof *pred);
+    double *res = malloc((size_t)(nvs > 0 ? nvs : 1) * sizeof *res);
+    st = !pred || !res ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory")
+                       : predict_examples(p, E, vs, nvs, pred, err);
+    if (!st && nva && k->learned && k != &BLEND && !o->no_calibration) {
+        st = calibrate(p, E, va, nva, pred, err);
+        for (int i = 0; !st && i < nva * DLP_T_COUNT; i++)
+            pred[i] *= p->meta.scale[i % DLP_T_COUNT];
+    }
+    if (!st)
+        errors_of(p, E, vs, nvs, pred, res, p->meta.val_error, p->meta.resid_lo,
+                  p->meta.resid_hi);
+    free(pred); free(res);
     if (!st) {
         snprintf(p->meta.info, sizeof p->meta.info,
                  "trained on %d examples, validated on %d%s; %d graphs", ntr,

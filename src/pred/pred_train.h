@@ -314,10 +314,10 @@ double dlp_mape_factor(const double *y, const double *f, int n);
 /* dlp_mape_factor's c shrunk towards 1 by how well the groups (models)
  * agree on it: with L = log c and v the jackknife variance of L over the
  * groups (each left out in turn), exp(max(0, 1 - v / L^2) L), positive-part
- * James-Stein; 1 with fewer than 2 groups. group[i] >= 0 names pair i's
- * group (any integers). */
+ * James-Stein; 1 with fewer than max(2, min_groups) groups. group[i] names
+ * pair i's group (any integers). */
 double dlp_mape_factor_shrunk(const double *y, const double *f,
-                              const int *group, int n);
+                              const int *group, int n, int min_groups);
 /* Fewest validation labels, and validation models, a target's calibration
  * factor is fitted on (fewer models: the jackknife variance is itself too
  * noisy to shrink by; the LLM folds' 8-10 validation models moved the
