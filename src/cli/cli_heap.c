@@ -41,6 +41,11 @@
 /* the heap growth advised: more than a 2,000-node prediction touches */
 #define HEAP_BYTES ((size_t)16 << 20)
 
+/* the block in front of the first huge page (see below): allocated once,
+ * never touched or freed; volatile, or the compiler drops the malloc of a
+ * block nobody reads */
+static void *volatile heap_pad;
+
 void cli_heap_hugepages(void) {
 #if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
     const char *off = getenv("DLPERF_NO_HUGEPAGES");
@@ -52,10 +57,22 @@ void cli_heap_hugepages(void) {
     void *p = malloc(HEAP_BYTES); /* grows the heap that much, touches none */
     char *top = sbrk(0);
     bool ours = p && (char *)p >= base && (char *)p < top;
+    uintptr_t start = (uintptr_t)p;
     free(p);                   /* back to the heap's top: reused, not trimmed */
     if (!ours) return;
-    uintptr_t lo = ((uintptr_t)base + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t lo = (start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = (uintptr_t)top & ~(HUGE_PAGE - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    if (hi <= lo) return;
+    /* The next blocks come from the heap's top, at start; start lies
+     * anywhere in a 2 MB page (the heap's base is randomised), and up to 2
+     * MB of blocks below lo were touched in 4 KB pages: in about half of
+     * the runs ResNet-50 took 300-580 page faults instead of 146, and its
+     * median went from 8.2 to 10.6 ms (interleaved runs, batch 8, the
+     * thirty-ninth session's VM). A block from start to lo, never
+     * touched, makes the next one start at lo. (A malloc chunk's header is
+     * 2 size_t in front of its bytes; start is 16-byte aligned.) */
+    if (lo - start > 2 * sizeof(size_t))
+        heap_pad = malloc(lo - start - 2 * sizeof(size_t));
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
 }
