@@ -159,6 +159,7 @@ def make_cnns(d, n=1000, seed=0):
 
 
 CPU = {}   # id(list of wall times) -> list of child CPU times (user + sys)
+FAULTS = {}  # id(list of wall times) -> list of the child's minor page faults
 
 
 def timed(cmd, reps, env=None):
@@ -167,7 +168,7 @@ def timed(cmd, reps, env=None):
     loaded machine wall time includes waiting for a core, CPU time does
     not."""
     import resource
-    ts, cs = [], []
+    ts, cs, fs = [], [], []
     out = ""
     for _ in range(reps):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -176,10 +177,12 @@ def timed(cmd, reps, env=None):
         ts.append(time.perf_counter() - t0)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cs.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+        fs.append(r1.ru_minflt - r0.ru_minflt)
         if p.returncode != 0:
             raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr[-500:]))
         out = p.stdout
     CPU[id(ts)] = cs
+    FAULTS[id(ts)] = fs
     return ts, out
 
 
@@ -324,6 +327,12 @@ def main(argv):
           % (med(CPU[id(res["c_r50"])]) * 1e3, med(CPU[id(res["c_tfm"])]) * 1e3,
              med(CPU[id(res["c_dir"])]), ncnn / med(CPU[id(res["c_dir"])]),
              med(CPU[id(res["py_r50"])]) * 1e3, med(CPU[id(res["py_tfm"])]) * 1e3))
+    # each 4 KB page fault costs ~10-20 us on the project's VM: a run
+    # whose heap missed its huge pages shows here (src/cli/cli_heap.c)
+    print("dlperf median page faults per process: ResNet-50 %d (max %d), "
+          "transformer %d (max %d)"
+          % (med(FAULTS[id(res["c_r50"])]), max(FAULTS[id(res["c_r50"])]),
+             med(FAULTS[id(res["c_tfm"])]), max(FAULTS[id(res["c_tfm"])])))
     print("load average while measuring: %.1f %.1f %.1f" % os.getloadavg())
     return 0
 

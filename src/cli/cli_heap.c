@@ -68,7 +68,7 @@ void cli_heap_hugepages(void) {
      * MB of blocks below lo were touched in 4 KB pages: in about half of
      * the runs ResNet-50 took 300-580 page faults instead of 146, and its
      * median went from 8.2 to 10.6 ms (interleaved runs, batch 8, the
-     * thirty-ninth session's VM). A block from start to lo, never
+     * fortieth session's VM). A block from start to lo, never
      * touched, makes the next one start at lo. (A malloc chunk's header is
      * 2 size_t in front of its bytes; start is 16-byte aligned.) */
     if (lo - start > 2 * sizeof(size_t))
