@@ -1134,6 +1134,42 @@ def test_probe_configs():
         check(n > 0, "probe config: %s has %d configurations" % (name, n))
 
 
+def test_convgrid_sampler():
+    """probe_convgrid.py: the shape stream is fixed by its seed, every shape
+    is within the limits, and the output size it checks the limits with is
+    the one torch's conv2d gives (meta tensors: shapes only)."""
+    import itertools
+    import probe_convgrid as pg
+    a = list(itertools.islice(pg.shapes(40), 300))
+    b = list(itertools.islice(pg.shapes(40), 300))
+    c = list(itertools.islice(pg.shapes(41), 300))
+    check(a == b and a != c, "convgrid: the stream is a function of the seed")
+    check({s["prec"] for s in a} == {"fp32", "fp16"} and any(s["cl"] for s in a)
+          and len({s["kh"] for s in a}) >= 8, "convgrid: precisions, layouts and kernels mixed")
+    try:
+        import torch
+    except ImportError:
+        return
+    bad = 0
+    for s in a[:120]:
+        x = torch.empty(s["n"], s["c"], s["h"], s["w"], device="meta")
+        w = torch.empty(s["k"], s["c"], s["kh"], s["kh"], device="meta")
+        y = torch.nn.functional.conv2d(x, w, stride=s["s"], padding=s["p"])
+        ho = (s["h"] + 2 * s["p"] - s["kh"]) // s["s"] + 1
+        wo = (s["w"] + 2 * s["p"] - s["kh"]) // s["s"] + 1
+        es = 4 if s["prec"] == "fp32" else 2
+        io = es * (x.numel() + y.numel())
+        macs = float(y.numel()) * s["c"] * s["kh"] ** 2
+        if (tuple(y.shape[2:]) != (ho, wo) or io > pg.MAX_IO or macs > pg.MAX_MACS
+                or ho < 1 or wo < 1):
+            bad += 1
+    check(bad == 0, "convgrid: %d of 120 shapes off torch's output size or over the limits" % bad)
+    # too large for the limits: never drawn
+    rng = pg.random.Random(0)
+    drawn = [pg.sample(rng) for _ in range(2000)]
+    check(any(d is None for d in drawn), "convgrid: some draws are over the limits and refused")
+
+
 def main():
     for t in (test_new_models_first, test_text_families_and_kinds,
               test_stop_early_on_term, test_fixed_resolution_and_training_plan, test_flags_and_keys, test_strip_and_hash, test_node_map,
@@ -1145,7 +1181,7 @@ def main():
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,
-              test_probe_configs, test_dataset):
+              test_probe_configs, test_convgrid_sampler, test_dataset):
         try:
             t()
         except Exception as e:

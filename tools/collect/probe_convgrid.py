@@ -1,0 +1,168 @@
+"""probe_convgrid.py - what cuDNN allocates beside the output for dense 2-D
+convolutions of shapes drawn at random from a grid of typical sizes, with
+no model behind them (fortieth session, docs/COST.md "cuDNN convolution
+workspaces").
+
+probe_convws.py measures the convolutions of zoo models; a held-out
+model's shapes that no other model has are where the workspace model
+(src/pred/pred_convws.c) misses (the thirty-ninth session: 0.36 of the
+2.29 points of inference-memory MAPE; fp32 FFT workspaces of 2-14 GiB at
+small batch, e.g. a 3x3 conv of [1, 32, 160, 160] -> 128 channels took
+2,080 MiB). cuDNN's choice (benchmark off) is a function of the shape and
+type, so shapes sampled without any model teach the same rule: the grid
+is fixed here (batch, square or not resolution, channels, kernel / stride
+/ padding, channels-last), not drawn from the dataset's graphs, so a
+held-out model's own shapes enter only where they coincide with it.
+
+Each call is measured as probe_convws.py's hooks do: after one warm-up
+call, synchronize, reset the peak, then
+
+    extra = max_memory_allocated during the call - allocated before - output
+
+under torch.inference_mode, with the collector's precision settings
+(measure.set_precision: TF32 off, cudnn.benchmark off). Records are
+probe_convws.py's: one JSON line per chunk of calls, spec "grid:convgrid",
+so the workspace model reads them (dlp_convws_calls_read: files named
+*convws*.jsonl.xz) and, as a model no dataset row has, trains on them in
+every fold.
+
+    python3 tools/collect/probe_convgrid.py --seconds S [--seed K]
+                                             [--chunk N] [--dry-run N]
+
+--dry-run N prints N sampled shapes (JSON) without a GPU or torch.
+"""
+import argparse
+import json
+import random
+import sys
+import time
+
+MIB = 2 ** 20
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+SIZES = (4, 7, 8, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
+         128, 160, 192, 224, 256, 320, 384)
+CHANNELS = (8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512,
+            640, 768, 1024, 1280, 1536, 2048)
+# (kernel, stride, padding): weight
+KSP = (((1, 1, 0), 35), ((3, 1, 1), 25), ((3, 2, 1), 10), ((1, 2, 0), 4),
+       ((5, 1, 2), 3), ((5, 2, 2), 2), ((7, 1, 3), 3), ((7, 2, 3), 4),
+       ((2, 2, 0), 3), ((4, 4, 0), 3), ((8, 8, 0), 2), ((14, 14, 0), 2),
+       ((16, 16, 0), 3), ((32, 32, 0), 1))
+# limits per call: input + output bytes, multiply-accumulates
+MAX_IO = 3 * 2 ** 30
+MAX_MACS = 1.5e12
+
+
+def sample(rng):
+    """One shape: dict(prec, n, c, h, w, k, kh, s, p, cl), or None when it
+    is over the limits (the caller draws again)."""
+    prec = rng.choice(("fp32", "fp16"))
+    (kh, s, p), = rng.choices([k for k, _ in KSP], [w for _, w in KSP])
+    n = rng.choice(BATCHES)
+    h = rng.choice(SIZES)
+    w = h if rng.random() < 0.9 else rng.choice(SIZES)
+    stem = kh >= 4 or s == 2
+    c = 3 if stem and rng.random() < 0.2 else rng.choice(CHANNELS)
+    k = rng.choice(CHANNELS)
+    cl = rng.random() < 0.3
+    if h + 2 * p < kh or w + 2 * p < kh:
+        return None
+    ho = (h + 2 * p - kh) // s + 1
+    wo = (w + 2 * p - kh) // s + 1
+    es = 4 if prec == "fp32" else 2
+    io = es * n * (c * h * w + k * ho * wo)
+    macs = float(n) * k * ho * wo * c * kh * kh
+    if io > MAX_IO or macs > MAX_MACS:
+        return None
+    return dict(prec=prec, n=n, c=c, h=h, w=w, k=k, kh=kh, s=s, p=p, cl=cl)
+
+
+def shapes(seed):
+    """The endless stream of shapes for seed."""
+    rng = random.Random(seed)
+    while True:
+        sh = sample(rng)
+        if sh is not None:
+            yield sh
+
+
+def measure_one(torch, sh):
+    """probe_convws.py's record of one call of shape sh."""
+    dtype = torch.float32 if sh["prec"] == "fp32" else torch.float16
+    conv = torch.nn.Conv2d(sh["c"], sh["k"], sh["kh"], sh["s"], sh["p"],
+                           bias=True, device="cuda", dtype=dtype)
+    x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=dtype)
+    if sh["cl"]:
+        x = x.contiguous(memory_format=torch.channels_last)
+        conv = conv.to(memory_format=torch.channels_last)
+    with torch.inference_mode():
+        conv(x)
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        y = conv(x)
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+    ob = y.numel() * y.element_size()
+    rec = dict(x=list(x.shape), w=list(conv.weight.shape), y=list(y.shape),
+               s=[sh["s"], sh["s"]], p=[sh["p"], sh["p"]], d=[1, 1], g=1,
+               bias=True,
+               cl=x.is_contiguous(memory_format=torch.channels_last),
+               extra_mib=round((peak - before - ob) / MIB, 3),
+               in_mib=round(x.numel() * x.element_size() / MIB, 3),
+               out_mib=round(ob / MIB, 3))
+    del x, y, conv
+    return rec
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=300)
+    ap.add_argument("--seed", type=int, default=40)
+    ap.add_argument("--chunk", type=int, default=400,
+                    help="calls per JSON line (per precision)")
+    ap.add_argument("--dry-run", type=int, default=0,
+                    help="print this many sampled shapes and stop (no GPU)")
+    a = ap.parse_args(argv)
+    stream = shapes(a.seed)
+    if a.dry_run:
+        for _ in range(a.dry_run):
+            print(json.dumps(next(stream)))
+        return 0
+    import torch
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    import measure
+    t_end = time.time() + a.seconds
+    pending = {"fp32": [], "fp16": []}
+    errors = 0
+
+    def flush(prec):
+        if pending[prec]:
+            print(json.dumps(dict(spec="grid:convgrid", prec=prec, batch=0, res=0,
+                                  seed=a.seed, convs=pending[prec])), flush=True)
+            pending[prec] = []
+
+    measure.set_precision(torch, "fp32")   # TF32 off, benchmark off (any prec)
+    done = 0
+    for sh in stream:
+        if time.time() > t_end:
+            break
+        try:
+            pending[sh["prec"]].append(measure_one(torch, sh))
+        except Exception as e:  # out of memory, unsupported: skipped, counted
+            errors += 1
+            print("skip %s: %s" % (json.dumps(sh), str(e)[:200]), file=sys.stderr)
+        done += 1
+        if len(pending[sh["prec"]]) >= a.chunk:
+            flush(sh["prec"])
+        if done % 200 == 0 and torch.cuda.memory_reserved() > 40 * 2 ** 30:
+            torch.cuda.empty_cache()
+    for prec in pending:
+        flush(prec)
+    print("convgrid: %d shapes, %d skipped, seed %d" % (done, errors, a.seed),
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
