@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/core.h"
 #include "data/dataset.h"
 
 #define FIX "tests/fixtures/dataset"
@@ -852,6 +853,57 @@ static void test_quantile(void) {
           dlp_cmp_double(&a, &a) == 0);
 }
 
+/* dlp_dir_list (src/core/dir_list.c) against a directory built here: the
+ * filter, strcmp order (not creation order), dot names skipped, and the
+ * two errors. */
+static void test_dir_list(void) {
+    char dir[] = "/tmp/dlp_dirlist_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *files[] = {"b.dlpm", "a.dlpm", "A.dlpm", ".hidden.dlpm", "c.txt",
+                           "x-convws.jsonl.xz", "convws.jsonl", "z.dlpm.bak"};
+    char p[256];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        FILE *fp = fopen(p, "w");
+        CHECK(fp != NULL);
+        if (fp) fclose(fp);
+    }
+    snprintf(p, sizeof p, "%s/sub.dlpm", dir);
+    CHECK(mkdir(p, 0755) == 0);
+    char **v = NULL;
+    int n = -1;
+    dlp_error err;
+    dlp_dir_filter f = {".dlpm", NULL, false};
+    CHECK(dlp_dir_list(dir, &f, &v, &n, &err) == DLP_OK && n == 4);
+    if (n == 4)
+        CHECK(!strcmp(v[0], "A.dlpm") && !strcmp(v[1], "a.dlpm") &&
+              !strcmp(v[2], "b.dlpm") && !strcmp(v[3], "sub.dlpm"));
+    dlp_dir_list_free(v, n);
+    dlp_dir_filter g = {".jsonl.xz", "convws", false};
+    CHECK(dlp_dir_list(dir, &g, &v, &n, &err) == DLP_OK && n == 1 &&
+          !strcmp(v[0], "x-convws.jsonl.xz"));
+    dlp_dir_list_free(v, n);
+    dlp_dir_filter d = {NULL, NULL, true};
+    CHECK(dlp_dir_list(dir, &d, &v, &n, &err) == DLP_OK && n == 1 &&
+          !strcmp(v[0], "sub.dlpm"));
+    dlp_dir_list_free(v, n);
+    dlp_dir_filter none = {".onnx", NULL, false};
+    CHECK(dlp_dir_list(dir, &none, &v, &n, &err) == DLP_OK && n == 0 && v == NULL);
+    snprintf(p, sizeof p, "%s/missing", dir);
+    CHECK(dlp_dir_list(p, &f, &v, &n, &err) == DLP_ERR_NOT_FOUND &&
+          strstr(err.msg, "missing") != NULL && n == 0 && v == NULL);
+    snprintf(p, sizeof p, "%s/c.txt", dir);   /* a file, not a directory */
+    CHECK(dlp_dir_list(p, &f, &v, &n, &err) == DLP_ERR_NOT_FOUND &&
+          strstr(err.msg, "c.txt") != NULL);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/sub.dlpm", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     argv0 = argv[0];
     expected = load_json(FIX "/expected.json");
@@ -863,6 +915,7 @@ int main(int argc, char **argv) {
     RUN(test_sha256);
     RUN(test_sha256_portable);
     RUN(test_quantile);
+    RUN(test_dir_list);
     RUN(test_fixture_cases);
     RUN(test_late_column);
     RUN(test_valid_rows_and_graphs);

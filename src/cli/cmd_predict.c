@@ -5,7 +5,6 @@
  * *.onnx in it is predicted (the NAS use case), in parallel, one result per
  * line in file-name order.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/core.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -218,42 +218,29 @@ static void *dir_worker(void *arg) {
     return NULL;
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int predict_dir(dlp_predictor_set *ps, const char *dir,
                        const dlp_predict_config *c, bool json, int jobs) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "dlperf predict: cannot open directory %s: %s\n", dir,
-                strerror(errno));
+    char **names = NULL, **paths = NULL;
+    int n = 0, rc = 0;
+    dlp_error err;
+    dlp_dir_filter f = {".onnx", NULL, false};
+    if (dlp_dir_list(dir, &f, &names, &n, &err)) {
+        fprintf(stderr, "dlperf predict: %s\n", err.msg);
         return 1;
     }
-    char **paths = NULL;
-    int n = 0, cap = 0, rc = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".onnx")) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **np = realloc(paths, (size_t)cap * sizeof *np);
-            if (!np) { rc = 1; break; }
-            paths = np;
-        }
-        size_t pl = strlen(dir) + l + 2;
-        if (!(paths[n] = malloc(pl))) { rc = 1; break; }
-        snprintf(paths[n], pl, "%s/%s", dir, e->d_name);
-        n++;
+    if (n && !(paths = calloc((size_t)n, sizeof *paths))) rc = 1;
+    for (int i = 0; !rc && i < n; i++) {
+        size_t pl = strlen(dir) + strlen(names[i]) + 2;
+        if (!(paths[i] = malloc(pl))) { rc = 1; break; }
+        snprintf(paths[i], pl, "%s/%s", dir, names[i]);
     }
-    closedir(d);
+    dlp_dir_list_free(names, n);
     if (rc) {
         fprintf(stderr, "dlperf predict: out of memory\n");
     } else if (n == 0) {
         fprintf(stderr, "dlperf predict: no .onnx files in %s\n", dir);
         rc = 1;
     } else {
-        qsort(paths, (size_t)n, sizeof *paths, cmp_str);
         char **out = calloc((size_t)n, sizeof *out);
         dir_job j = {ps, c, json, paths, out, n, 0, 0};
         if (!out) {
@@ -284,7 +271,7 @@ static int predict_dir(dlp_predictor_set *ps, const char *dir,
             }
         }
     }
-    for (int i = 0; i < n; i++) free(paths[i]);
+    for (int i = 0; paths && i < n; i++) free(paths[i]);
     free(paths);
     return rc;
 }

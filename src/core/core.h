@@ -35,6 +35,20 @@ dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
                         dlp_error *err);
 void dlp_file_unmap(const void *bytes, size_t len);
 
+/* The names in directory dir (dir_list.c) that pass f, sorted by strcmp,
+ * each and the array malloc'd (dlp_dir_list_free): names starting with '.'
+ * never, others when they end with f->suffix, contain f->contains (NULL:
+ * any) and, with f->dirs_only, are directories. DLP_ERR_NOT_FOUND when dir
+ * does not exist, DLP_ERR_IO when it cannot be read; both name it. */
+typedef struct {
+    const char *suffix;     /* e.g. ".dlpm"; NULL: any */
+    const char *contains;   /* NULL: any */
+    bool dirs_only;
+} dlp_dir_filter;
+dlp_status dlp_dir_list(const char *dir, const dlp_dir_filter *f,
+                        char ***names, int *n, dlp_error *err);
+void dlp_dir_list_free(char **names, int n);
+
 void dlp_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 

@@ -12,7 +12,6 @@
 #include "data/dataset.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -348,9 +347,6 @@ static char *join(dlp_dataset *ds, const char *a, const char *b,
     return p;
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static dlp_status load_env(dlp_dataset *ds, dlp_batch_env *b, const char *path,
                            dlp_error *err) {
@@ -437,25 +433,12 @@ static dlp_status load_batches(dlp_dataset *ds, dlp_error *err) {
     const char *bdir = join(ds, ds->dir, "batches", NULL);
     if (!bdir) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!is_dir(bdir)) return DLP_OK; /* no labels yet */
-    DIR *d = opendir(bdir);
-    if (!d) return dlp_fail(err, DLP_ERR_IO, "%s: %s", bdir, strerror(errno));
     char **names = NULL;
-    size_t n = 0, cap = 0;
-    dlp_status s = DLP_OK;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        const char *p = join(ds, bdir, e->d_name, NULL);
-        char *nm = dlp_arena_strdup(&ds->arena, e->d_name);
-        if (!p || !nm || !dlp_grow((void **)&names, &cap, n + 1, sizeof *names)) {
-            s = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if (is_dir(p)) names[n++] = nm;
-    }
-    closedir(d);
-    if (!s && n) qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; !s && i < n; i++) {
+    int n = 0;
+    dlp_dir_filter f = {NULL, NULL, true};
+    dlp_status s = dlp_dir_list(bdir, &f, &names, &n, err);
+    if (s) return s;
+    for (int i = 0; !s && i < n; i++) {
         if (!dlp_grow((void **)&ds->batches, &ds->cbatches, ds->nbatches + 1,
                       sizeof *ds->batches)) {
             s = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -463,15 +446,15 @@ static dlp_status load_batches(dlp_dataset *ds, dlp_error *err) {
         }
         dlp_batch_env *b = &ds->batches[ds->nbatches++];
         memset(b, 0, sizeof *b);
-        b->batch_id = names[i];
+        b->batch_id = dlp_arena_strdup(&ds->arena, names[i]);
         const char *p = join(ds, bdir, names[i], NULL);
-        if (!p) {
+        if (!p || !b->batch_id) {
             s = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
             break;
         }
         s = load_batch(ds, p, b, err);
     }
-    free(names);
+    dlp_dir_list_free(names, n);
     return s;
 }
 

@@ -22,7 +22,6 @@
 #include "../tree/tree.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <lzma.h>
 #include <math.h>
 #include <stdio.h>
@@ -214,37 +213,14 @@ static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
     return DLP_OK;
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
                                  dlp_error *err) {
     memset(out, 0, sizeof *out);
-    DIR *dp = opendir(dir);
-    if (!dp) return DLP_OK;   /* no probes: no model */
     char **names = NULL;
-    int n = 0, cap = 0;
-    dlp_status st = DLP_OK;
-    for (struct dirent *e; (e = readdir(dp));) {
-        size_t l = strlen(e->d_name);
-        if (!strstr(e->d_name, "convws") || l < 9 ||
-            strcmp(e->d_name + l - 9, ".jsonl.xz"))
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            char **p = realloc(names, (size_t)cap * sizeof *p);
-            if (!p) { st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); break; }
-            names = p;
-        }
-        if (!(names[n] = strdup(e->d_name))) {
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            break;
-        }
-        n++;
-    }
-    closedir(dp);
-    if (n > 1) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    int n = 0;
+    dlp_dir_filter f = {".jsonl.xz", "convws", false};
+    dlp_status st = dlp_dir_list(dir, &f, &names, &n, err);
+    if (st == DLP_ERR_NOT_FOUND) return DLP_OK;   /* no probes: no model */
     for (int i = 0; !st && i < n; i++) {
         char path[4096], *text = NULL;
         size_t len = 0;
@@ -254,8 +230,7 @@ dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
         free(text);
         out->n_files++;
     }
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
+    dlp_dir_list_free(names, n);
     if (st) dlp_convws_calls_free(out);
     return st;
 }

@@ -3,7 +3,6 @@
  * file among those that cover the request (mode, runtime, precision). */
 #include "pred.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,42 +15,27 @@ struct dlp_pred_set {
     int n;
 };
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 dlp_status dlp_pred_list_files(const char *dir, char **names, int max,
                                int *n_out, dlp_error *err) {
     *n_out = 0;
-    DIR *d = opendir(dir);
-    if (!d) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s",
-                            dir);
+    char **v = NULL;
     int n = 0;
-    dlp_status st = DLP_OK;
-    size_t el = strlen(DLP_PRED_FILE_EXT);
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t l = strlen(e->d_name);
-        if (l <= el || strcmp(e->d_name + l - el, DLP_PRED_FILE_EXT)) continue;
-        if (n == max) {
-            st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s",
-                          max, dir);
-            break;
-        }
-        if (!(names[n] = strdup(e->d_name))) {
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            break;
-        }
-        n++;
-    }
-    closedir(d);
-    if (!st && n == 0)
+    dlp_dir_filter f = {DLP_PRED_FILE_EXT, NULL, false};
+    dlp_error le;
+    dlp_status st = dlp_dir_list(dir, &f, &v, &n, &le);
+    if (st == DLP_ERR_NOMEM) return dlp_fail(err, st, "%s", le.msg);
+    if (st) return dlp_fail(err, DLP_ERR_IO, "cannot open model directory %s", dir);
+    if (n > max)
+        st = dlp_fail(err, DLP_ERR_LIMIT, "more than %d model files in %s", max, dir);
+    else if (n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND, "no *%s model files in %s",
                       DLP_PRED_FILE_EXT, dir);
     if (st) {
-        for (int i = 0; i < n; i++) free(names[i]);
+        dlp_dir_list_free(v, n);
         return st;
     }
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    memcpy(names, v, (size_t)n * sizeof *v);
+    free(v);
     *n_out = n;
     return DLP_OK;
 }
