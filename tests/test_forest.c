@@ -117,11 +117,11 @@ static void test_forest_corrupt(void) {
 }
 
 /* A stored forest of one tree of one leaf: always `value`. */
-static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
-                             int logistic) {
+static void add_const_forest_nf(dlp_nn_file *nf, const char *prefix, float value,
+                                int logistic, int n_features) {
     dlp_error err;
     char name[64];
-    int64_t tr[3] = {DLP_CONVWS_NF, logistic, 0};
+    int64_t tr[3] = {n_features, logistic, 0};
     float nd[5] = {-1, value, -1, -1, 0}, base = 0;
     snprintf(name, sizeof name, "%s/trees", prefix);
     DLP_ASSERT(dlp_nn_file_add_i64(nf, name, tr, 3, &err) == DLP_OK);
@@ -129,6 +129,10 @@ static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
     DLP_ASSERT(dlp_nn_file_add_f32(nf, name, nd, 5, &err) == DLP_OK);
     snprintf(name, sizeof name, "%s/base", prefix);
     DLP_ASSERT(dlp_nn_file_add_f32(nf, name, &base, 1, &err) == DLP_OK);
+}
+static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
+                             int logistic) {
+    add_const_forest_nf(nf, prefix, value, logistic, DLP_CONVWS_NF);
 }
 
 static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
@@ -374,11 +378,60 @@ static void test_convws_fit(void) {
     dlp_convws_calls_free(&c);
 }
 
+/* The FFT features (fortieth session) against measured FFT workspaces of
+ * data/probes (fp32, H200, 3x3 stride-1 padding-1 convolutions that
+ * cuDNN ran with its FFT algorithm): the size is within x0.8-1.25 of each;
+ * and files written before them (forests of 18 features) still load and
+ * answer, while other feature counts are refused. */
+static void test_convws_fft_features(void) {
+    struct { dlp_conv_shape s; double mib; } probe[3] = {
+        /* MaxxViTv2-nano b2 256 px, 20261129-convws.jsonl.xz */
+        {{2, 48, 128, 128, 96, 3, 3, 128, 128, 1, 1, 1, 1, false}, 2388.85},
+        /* LowFormer-E3 b1 320 px */
+        {{1, 32, 160, 160, 128, 3, 3, 160, 160, 1, 1, 1, 1, false}, 2080.266},
+        /* ViTamin-L b8 336 px */
+        {{8, 160, 168, 168, 160, 3, 3, 168, 168, 1, 1, 1, 1, false}, 13823.45},
+    };
+    float x[DLP_CONVWS_NF];
+    for (int i = 0; i < 3; i++) {
+        dlp_conv_shape_features(&probe[i].s, x);
+        double r = exp2(x[18]) / probe[i].mib;
+        CHECK_MSG(r > 0.8 && r < 1.25, "probe %d: FFT size %g MiB vs %g measured",
+                  i, exp2(x[18]), probe[i].mib);
+        /* the ratio's denominator: the fp32 input + output MiB */
+        double io = 4.0 * ((double)probe[i].s.n * probe[i].s.c * probe[i].s.h * probe[i].s.w +
+                    (double)probe[i].s.n * probe[i].s.k * probe[i].s.ho * probe[i].s.wo) /
+             1048576.0;
+        CHECK_CLOSE(x[19], log2(exp2(x[18]) / io), 1e-4);
+    }
+    /* an 18-feature file: loads, its forests read the same vector */
+    dlp_error err;
+    for (int nf_feat = DLP_CONVWS_NF_V1; nf_feat <= DLP_CONVWS_NF; nf_feat++) {
+        dlp_nn_file nf = {0};
+        add_const_forest_nf(&nf, "convws/cls", 3.0f, 1, nf_feat);
+        add_const_forest_nf(&nf, "convws/reg", 5.0f, 0, nf_feat);
+        dlp_convws *m = (dlp_convws *)1;
+        dlp_status st = dlp_convws_load(&nf, &m, &err);
+        if (nf_feat == DLP_CONVWS_NF_V1 || nf_feat == DLP_CONVWS_NF) {
+            double p = 0, mib = 0;
+            CHECK(st == DLP_OK && m && dlp_convws_predict(m, false, x, &p, &mib));
+            CHECK_CLOSE(p, 1 / (1 + exp(-3.0)), 1e-6);
+            CHECK_CLOSE(mib, 32, 1e-4);
+            dlp_convws_free(m);
+        } else {
+            CHECK_MSG(st == DLP_ERR_FORMAT && !m && strstr(err.msg, "features"),
+                      "%d features: status %d", nf_feat, (int)st);
+        }
+        dlp_nn_file_free(&nf);
+    }
+}
+
 int main(void) {
     RUN(test_forest_matches_xgboost);
     RUN(test_forest_corrupt);
     RUN(test_convws_decision);
     RUN(test_probe_reader);
     RUN(test_convws_fit);
+    RUN(test_convws_fft_features);
     return CHECK_DONE();
 }

@@ -987,12 +987,14 @@ static void test_train_saved_torchvision(void) {
  * tensor, channels-last (feature 11). */
 static void test_conv_records(void) {
     static const float pw[DLP_CONVWS_NF] = {
-        0, 4, 3, 3, 3, 1, 1, 1, 1, 1, 0, 0, 3, 3, -7.414791f, 6.022368f, 7, 13};
+        0, 4, 3, 3, 3, 1, 1, 1, 1, 1, 0, 0, 3, 3, -7.414791f, 6.022368f, 7, 13,
+        -3.430144f, 3.984647f};
     static const float c3[DLP_CONVWS_NF] = {
         0, 3, 3, 3, 2, 3, 3, 1, 1, 1, 1, 0, 3, 3, -8.414545f, 6.022368f,
-        8.169925f, 14.169925f};
+        8.169925f, 14.169925f, -3.370643f, 5.043902f};
     static const float cl[DLP_CONVWS_NF] = {
-        1, 4, 3, 3, 5, 2, 2, 2, 2, 1, 0, 1, 2, 2, -6.414914f, 7.011227f, 11, 16};
+        1, 4, 3, 3, 5, 2, 2, 2, 2, 1, 0, 1, 2, 2, -6.414914f, 7.011227f, 11, 16,
+        -1.430144f, 4.984770f};
     dlp_feat_graph fg;
     CHECK(build("tests/fixtures/memest/memest_convbn.onnx", &fg));
     CHECK(fg.n_convs == 2);

@@ -75,11 +75,17 @@ typedef struct {
     bool cl;                /* input channels-last (a permute's result or
                                1x1 spatial) */
 } dlp_conv_shape;
-#define DLP_CONVWS_NF 18
+#define DLP_CONVWS_NF 20
+/* The first DLP_CONVWS_NF_V1 features are those of files written before
+ * the fortieth session, whose forests read only them */
+#define DLP_CONVWS_NF_V1 18
 /* The model's features of one shape: log2 of N, C, H, W, K; kh, kw, sh,
  * sw, dh, ph, cl; log2 of Ho, Wo, the fp32 input + output MiB, N*H*W, the
  * weight's and the MAC count (the order of
- * tools/collect/convws_learnability.py). */
+ * tools/collect/convws_learnability.py); then log2 of the MiB of cuDNN's
+ * FFT workspace for the shape, (N C + K C + N K) complex planes of the
+ * padded input rounded up to powers of two, and of its ratio to the
+ * input + output (docs/COST.md, "Fortieth session"). */
 void dlp_conv_shape_features(const dlp_conv_shape *s, float *x);
 /* The shape of node n when it is a dense (groups 1) 2-D Conv with known
  * input, weight and output shapes; false for any other node. */

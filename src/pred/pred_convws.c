@@ -264,11 +264,13 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
     return st;
 }
 
-/* FNV-1a over the features' bytes. */
+/* FNV-1a over the bytes of the first DLP_CONVWS_NF_V1 features: they
+ * identify the shape (the later ones are functions of it), and the keys
+ * of files written before the FFT features stay valid. */
 static int64_t shape_key(const float *x) {
     uint64_t h = 1469598103934665603ULL;
     const unsigned char *b = (const unsigned char *)x;
-    for (size_t i = 0; i < DLP_CONVWS_NF * sizeof *x; i++) {
+    for (size_t i = 0; i < DLP_CONVWS_NF_V1 * sizeof *x; i++) {
         h ^= b[i];
         h *= 1099511628211ULL;
     }
@@ -508,11 +510,15 @@ static dlp_status load_part(const dlp_nn_file *in, const char *prefix,
     if (!st && (!m->cls) != (!m->reg))
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: one of its two forests is missing",
                       prefix);
-    if (!st && m->cls && (m->cls->n_features != DLP_CONVWS_NF ||
-                          m->reg->n_features != DLP_CONVWS_NF))
+    /* forests of files before the FFT features read the first
+     * DLP_CONVWS_NF_V1 of the same vector (their node indices are checked
+     * against their own count) */
+    if (!st && m->cls && (m->cls->n_features != m->reg->n_features ||
+                          (m->cls->n_features != DLP_CONVWS_NF &&
+                           m->cls->n_features != DLP_CONVWS_NF_V1)))
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: forests take %d / %d features, "
-                      "not %d", prefix, m->cls->n_features, m->reg->n_features,
-                      DLP_CONVWS_NF);
+                      "not %d (or %d)", prefix, m->cls->n_features,
+                      m->reg->n_features, DLP_CONVWS_NF, DLP_CONVWS_NF_V1);
     if (!st && m->cls) st = load_exact(in, prefix, m, err);
     return st;
 }

@@ -107,7 +107,23 @@ def features(c):
             kh, kw, c["s"][0], c["s"][1], c["d"][0], p[0], float(c["cl"]),
             math.log2(Ho), math.log2(Wo), math.log2(io + 1e-6),
             math.log2(N * H * W + 1), math.log2(C * K * kh * kw),
-            math.log2(N * Ho * Wo * K * C * kh * kw)]
+            math.log2(N * Ho * Wo * K * C * kh * kw)] + fft_features(N, C, H, W, K, p[0], io)
+
+
+def pow2_at_least(v):
+    p = 1
+    while p < v:
+        p *= 2
+    return p
+
+
+def fft_features(N, C, H, W, K, pad, io):
+    """log2 of cuDNN's FFT workspace in MiB, (N C + K C + N K) complex
+    planes of the padded input rounded up to powers of two, and of its
+    ratio to the input + output MiB (fortieth session)."""
+    ph, pw = pow2_at_least(H + 2 * pad), pow2_at_least(W + 2 * pad)
+    mib = (N * C + K * C + N * K) * ph * (pw // 2 + 1) * 16 / 2 ** 20
+    return [math.log2(mib), math.log2(mib / (io + 1e-6))]
 
 
 def main():
