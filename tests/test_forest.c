@@ -228,13 +228,19 @@ static void test_probe_reader(void) {
         "{\"x\": [1, 64, 8, 8], \"w\": [32, 64, 1, 1], \"y\": [1, 32, 8, 8], \"s\": [1, 1],"
         " \"p\": \"same\", \"d\": [1, 1], \"g\": 1, \"cl\": true, \"extra_mib\": 0.5,"
         " \"in_mib\": 0.016, \"out_mib\": 0.008}]}\n"
+        "{\"spec\": \"grid:convgrid\", \"prec\": \"fp16\", \"seed\": 40, \"convs\": ["
+        "{\"x\": [4, 16, 8, 8], \"w\": [32, 16, 3, 3], \"y\": [4, 32, 8, 8], \"s\": [1, 1],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false, \"extra_mib\": 0,"
+        " \"in_mib\": 0.016, \"out_mib\": 0.031}]}\n"
         "{\"spec\": \"timm:bad\", \"error\": \"unknown spec\"}\n");
     snprintf(path, sizeof path, "%s/b-other.jsonl.xz", dir);   /* not a convws file */
     write_xz(path, "not json\n");
     CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_OK);
     /* the grouped conv and the error record are left out */
-    CHECK(c.n_files == 1 && c.n == 3 && c.n_names == 2);
-    if (c.n == 3) {
+    CHECK(c.n_files == 1 && c.n == 4 && c.n_names == 3);
+    if (c.n == 4) {
+        CHECK(!c.call[0].grid && !c.call[2].grid && c.call[3].grid &&
+              c.call[3].half && !strcmp(c.names[c.call[3].model], "convgrid"));
         const dlp_conv_shape *h = &c.call[0].shape;
         CHECK(h->n == 2 && h->c == 3 && h->k == 8 && h->kh == 3 && h->ho == 16 &&
               h->sh == 2 && h->ph == 1 && !h->cl && !c.call[0].half);
@@ -325,6 +331,17 @@ static void test_convws_fit(void) {
     CHECK_MSG(p == 1 && mib == c.call[hit].extra_mib, "p %g, %g MiB vs %g", p, mib,
               (double)c.call[hit].extra_mib);
     dlp_convws_free(m);
+    /* the same calls as grid shapes: the forests only, no measured-shape
+     * table in the file */
+    for (size_t i = 0; i < c.n; i++) c.call[i].grid = true;
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    dlp_nn_file gf = {0};
+    DLP_ASSERT(dlp_convws_save(m, &gf, &err) == DLP_OK);
+    CHECK(dlp_nn_file_get(&gf, "convws/cls/trees", DLP_NN_I64) &&
+          !dlp_nn_file_get(&gf, "convws/exact_keys", DLP_NN_I64));
+    dlp_nn_file_free(&gf);
+    dlp_convws_free(m);
+    for (size_t i = 0; i < c.n; i++) c.call[i].grid = false;
     /* keys out of order: refused */
     for (int i = 0; i < nf.n; i++)
         if (!strcmp(nf.e[i].name, "convws/exact_keys") && nf.e[i].count > 1) {

@@ -179,6 +179,8 @@ typedef struct {
     float extra_mib, io_mib;   /* io: input + output at the call's type */
     int32_t model;             /* index into dlp_convws_calls.names */
     bool half;                 /* fp16 (else fp32) */
+    bool grid;                 /* a shape of probe_convgrid.py's grid (spec
+                                  "grid:..."): trains the forests only */
 } dlp_convws_call;
 typedef struct dlp_convws_calls {
     dlp_convws_call *call;
