@@ -8,15 +8,17 @@
  * about their input and output (NCHW -> NHWC copies), most 1x1 nothing,
  * and some stems hundreds of MiB. The walk cannot derive that; the
  * per-convolution probes (tools/collect/probe_convws.py, the convws files
- * of data/probes) measured it, and gradient-boosted trees on the shape
- * (feat_convws.c's 18 features), one set per type, learn it: a classifier
+ * of data/probes; probe_convgrid.py's shapes of a fixed grid, no model
+ * behind them) measured it, and gradient-boosted trees on the shape
+ * (feat_convws.c's 20 features), one set per type, learn it: a classifier
  * (has a workspace) and a regressor of its log2 size, XGBoost to train
  * (dlp_tree_train), evaluated by tree_forest.c. bf16 takes the fp16 model
  * (cuDNN runs both on the same tensor-core paths; one bf16 probe).
  *
  * The roofline predictor fits it in training (pred_roofline.c) on the
- * probes of the models it trains on, so held-out models' probes never
- * reach it, and stores it in its model file ("convws/...").
+ * probes of the models it trains on and on the grid's (a "model" no
+ * dataset row has), so held-out models' probes never reach it, and
+ * stores it in its model file ("convws/...").
  */
 #include "pred_train.h"
 #include "../tree/tree.h"
