@@ -1164,6 +1164,14 @@ def test_convgrid_sampler():
                 or ho < 1 or wo < 1):
             bad += 1
     check(bad == 0, "convgrid: %d of 120 shapes off torch's output size or over the limits" % bad)
+    # --focus fft: fp32 3x3 stride-1 shapes several times as often; the
+    # same seed gives another stream than without it
+    f = list(itertools.islice(pg.shapes(40, "fft"), 2000))
+    g = list(itertools.islice(pg.shapes(40), 2000))
+    share = lambda v: sum(x["prec"] == "fp32" and x["kh"] == 3 and x["s"] == 1
+                          for x in v) / len(v)
+    check(share(f) > 2.5 * share(g) and f[:300] != a,
+          "convgrid: --focus fft draws fp32 3x3 (%.2f vs %.2f)" % (share(f), share(g)))
     # too large for the limits: never drawn
     rng = pg.random.Random(0)
     drawn = [pg.sample(rng) for _ in range(2000)]
