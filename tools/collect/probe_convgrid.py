@@ -37,6 +37,7 @@ so that its shapes add to the committed ones instead of repeating them.
 """
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -149,7 +150,7 @@ def main(argv):
             print(json.dumps(next(stream)))
         return 0
     import torch
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import measure
     t_end = time.time() + a.seconds
     pending = {"fp32": [], "fp16": []}
