@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,16 +22,11 @@ static bool ends_with(const char *s, size_t l, const char *suffix) {
     return l > sl && !strcmp(s + l - sl, suffix);
 }
 
-/* Whether dir/name is a directory (stat follows links). */
-static bool is_subdir(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (!p) return false;
-    snprintf(p, n, "%s/%s", dir, name);
+/* Whether entry name of the open directory d is a directory (links
+ * followed): fstatat on d, no path to build. */
+static bool is_subdir(DIR *d, const char *name) {
     struct stat sb;
-    bool d = stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-    free(p);
-    return d;
+    return fstatat(dirfd(d), name, &sb, 0) == 0 && S_ISDIR(sb.st_mode);
 }
 
 dlp_status dlp_dir_list(const char *dir, const dlp_dir_filter *f,
@@ -51,7 +47,7 @@ dlp_status dlp_dir_list(const char *dir, const dlp_dir_filter *f,
         size_t l = strlen(nm);
         if (nm[0] == '.' || (f->suffix && !ends_with(nm, l, f->suffix)) ||
             (f->contains && !strstr(nm, f->contains)) ||
-            (f->dirs_only && !is_subdir(dir, nm)))
+            (f->dirs_only && !is_subdir(d, nm)))
             continue;
         if (n == INT32_MAX || !dlp_grow((void **)&v, &cap, (size_t)n + 1, sizeof *v) ||
             !(v[n] = strdup(nm))) {

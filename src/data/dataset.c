@@ -12,7 +12,6 @@
 #include "data/dataset.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -346,7 +345,6 @@ static char *join(dlp_dataset *ds, const char *a, const char *b,
         snprintf(p, n, "%s/%s", a, b);
     return p;
 }
-
 
 static dlp_status load_env(dlp_dataset *ds, dlp_batch_env *b, const char *path,
                            dlp_error *err) {
