@@ -205,8 +205,9 @@ typedef struct dlp_convws dlp_convws;
 dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
                           dlp_convws **out, dlp_error *err);
 /* One convolution's probability of a workspace (the classifier, clamped
- * to [0, 1]) and its size if it has one, MiB, at fp32 (half false) or
- * half precision; false when m has no model of that type. */
+ * to [0, 1]) and its size if it has one, MiB (0 when the classifier says
+ * p < 0.5: its size is then not predicted), at fp32 (half false) or half
+ * precision; false when m has no model of that type. */
 bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
                         double *p, double *mib);
 /* dlp_feat_roofline_ws of fg under c with the workspaces the model

@@ -94,13 +94,21 @@ dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
  * base score + the leaf reached in each tree, x[f] < threshold going left,
  * a NaN feature the tree's default way; through the logistic function for
  * a binary:logistic booster. */
+/* One node, 16 bytes, so that a visit reads one cache line (the
+ * forty-first session's fp32 workspace forests are 160,000 nodes, and
+ * separate arrays per field cost a miss each). */
+typedef struct {
+    float value;             /* threshold, or the leaf's value */
+    int32_t left, right;     /* children (global indices) */
+    int16_t feat;            /* split feature, -1 at a leaf */
+    uint8_t dleft;           /* NaN goes left */
+    uint8_t pad_;
+} dlp_forest_node;
+
 typedef struct {
     int n_trees, n_nodes, n_features;
     int32_t *root;           /* [n_trees] first node of each tree */
-    int32_t *feat;           /* [n_nodes] split feature, -1 at a leaf */
-    int32_t *left, *right;   /* [n_nodes] children (global indices) */
-    uint8_t *dleft;          /* [n_nodes] NaN goes left */
-    float *value;            /* [n_nodes] threshold, or the leaf's value */
+    dlp_forest_node *node;   /* [n_nodes] */
     float base;              /* base score (a margin: logit of XGBoost's
                                 base_score for binary:logistic) */
     int logistic;            /* 1: eval returns sigmoid(margin) */

@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,8 @@
 
 void dlp_forest_free(dlp_forest *f) {
     if (!f) return;
-    free(f->root); free(f->feat); free(f->left); free(f->right);
-    free(f->dleft); free(f->value);
+    free(f->root);
+    free(f->node);
     free(f);
 }
 
@@ -28,12 +30,8 @@ static dlp_forest *forest_alloc(int n_trees, int n_nodes) {
     if (!f) return NULL;
     size_t t = n_trees ? (size_t)n_trees : 1, n = n_nodes ? (size_t)n_nodes : 1;
     f->root = malloc(t * sizeof *f->root);
-    f->feat = malloc(n * sizeof *f->feat);
-    f->left = malloc(n * sizeof *f->left);
-    f->right = malloc(n * sizeof *f->right);
-    f->dleft = malloc(n);
-    f->value = malloc(n * sizeof *f->value);
-    if (!f->root || !f->feat || !f->left || !f->right || !f->dleft || !f->value) {
+    f->node = malloc(n * sizeof *f->node);
+    if (!f->root || !f->node) {
         dlp_forest_free(f);
         return NULL;
     }
@@ -42,33 +40,35 @@ static dlp_forest *forest_alloc(int n_trees, int n_nodes) {
     return f;
 }
 
-/* Every internal node's children after it and before end, its feature in
- * range; every leaf's value finite. */
-static dlp_status check_tree(const dlp_forest *f, int begin, int end,
-                             dlp_error *err) {
-    for (int i = begin; i < end; i++) {
-        if (f->feat[i] < 0) {
-            if (!isfinite(f->value[i]))
-                return dlp_fail(err, DLP_ERR_FORMAT, "forest: leaf %d not finite", i);
-            continue;
-        }
-        if (f->feat[i] >= f->n_features || f->left[i] <= i || f->left[i] >= end ||
-            f->right[i] <= i || f->right[i] >= end || isnan(f->value[i]))
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest: node %d of tree "
-                            "[%d, %d) out of range", i, begin, end);
-    }
-    return DLP_OK;
+/* Node i of the tree [begin, end): an internal node's children after it
+ * and before end, its feature in range; a leaf's value finite. */
+static bool node_ok(const dlp_forest *f, int i, int end) {
+    const dlp_forest_node *n = &f->node[i];
+    if (n->feat < 0) return n->feat == -1 && isfinite(n->value);
+    return n->feat < f->n_features && n->left > i && n->left < end &&
+           n->right > i && n->right < end && !isnan(n->value);
+}
+
+/* Tree t's nodes [*begin, *end), or false when the roots do not split
+ * [0, n_nodes) in order. */
+static bool tree_span(const dlp_forest *f, int t, int *begin, int *end) {
+    *begin = f->root[t];
+    *end = t + 1 < f->n_trees ? f->root[t + 1] : f->n_nodes;
+    return *begin >= 0 && *end > *begin && *end <= f->n_nodes &&
+           (t > 0 || *begin == 0);
 }
 
 static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
-    if (f->n_features < 1)
+    if (f->n_features < 1 || f->n_features > INT16_MAX)
         return dlp_fail(err, DLP_ERR_FORMAT, "forest: %d features", f->n_features);
     for (int t = 0; t < f->n_trees; t++) {
-        int b = f->root[t], e = t + 1 < f->n_trees ? f->root[t + 1] : f->n_nodes;
-        if (b < 0 || e <= b || e > f->n_nodes || (t == 0 && b != 0))
+        int b, e;
+        if (!tree_span(f, t, &b, &e))
             return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d spans [%d, %d)", t, b, e);
-        dlp_status st = check_tree(f, b, e, err);
-        if (st) return st;
+        for (int i = b; i < e; i++)
+            if (!node_ok(f, i, e))
+                return dlp_fail(err, DLP_ERR_FORMAT, "forest: node %d of tree "
+                                "[%d, %d) out of range", i, b, e);
     }
     if (!isfinite(f->base))
         return dlp_fail(err, DLP_ERR_FORMAT, "forest: base score not finite");
@@ -76,15 +76,16 @@ static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
 }
 
 float dlp_forest_eval(const dlp_forest *f, const float *x) {
+    const dlp_forest_node *nd = f->node;
     float s = f->base;
     for (int t = 0; t < f->n_trees; t++) {
-        int i = f->root[t];
-        while (f->feat[i] >= 0) {
-            float v = x[f->feat[i]];
-            i = isnan(v) ? (f->dleft[i] ? f->left[i] : f->right[i])
-                         : v < f->value[i] ? f->left[i] : f->right[i];
+        const dlp_forest_node *n = &nd[f->root[t]];
+        while (n->feat >= 0) {
+            float v = x[n->feat];
+            n = &nd[isnan(v) ? (n->dleft ? n->left : n->right)
+                             : v < n->value ? n->left : n->right];
         }
-        s += f->value[i];
+        s += n->value;
     }
     return f->logistic ? 1.0f / (1.0f + expf(-s)) : s;
 }
@@ -148,13 +149,17 @@ static dlp_status from_json(const cJSON *root, int nf, dlp_forest **out,
         }
         f->root[k++] = at;
         for (int i = 0; i < n; i++) {
+            dlp_forest_node *o = &f->node[at + i];
             int li = cJSON_GetArrayItem(l, i)->valueint;
-            f->left[at + i] = li < 0 ? -1 : at + li;
             int ri = cJSON_GetArrayItem(r, i)->valueint;
-            f->right[at + i] = ri < 0 ? -1 : at + ri;
-            f->feat[at + i] = li < 0 ? -1 : cJSON_GetArrayItem(si, i)->valueint;
-            f->value[at + i] = (float)cJSON_GetArrayItem(sc, i)->valuedouble;
-            f->dleft[at + i] = cJSON_GetArrayItem(dl, i)->valueint != 0;
+            int fi = cJSON_GetArrayItem(si, i)->valueint;
+            *o = (dlp_forest_node){
+                .value = (float)cJSON_GetArrayItem(sc, i)->valuedouble,
+                .left = li < 0 ? -1 : at + li,
+                .right = ri < 0 ? -1 : at + ri,
+                /* out of range: check_forest refuses it */
+                .feat = (int16_t)(li < 0 ? -1 : fi >= 0 && fi < INT16_MAX ? fi : INT16_MAX),
+                .dleft = cJSON_GetArrayItem(dl, i)->valueint != 0};
         }
         at += n;
     }
@@ -192,12 +197,13 @@ dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
     tr[1] = f->logistic;
     for (int t = 0; t < f->n_trees; t++) tr[t + 2] = f->root[t];
     for (int i = 0; i < f->n_nodes; i++) {
+        const dlp_forest_node *n = &f->node[i];
         float *o = nd + 5 * (size_t)i;
-        o[0] = (float)f->feat[i];
-        o[1] = f->value[i];
-        o[2] = (float)f->left[i];
-        o[3] = (float)f->right[i];
-        o[4] = f->dleft[i];
+        o[0] = (float)n->feat;
+        o[1] = n->value;
+        o[2] = (float)n->left;
+        o[3] = (float)n->right;
+        o[4] = n->dleft;
     }
     snprintf(name, sizeof name, "%s/trees", prefix);
     dlp_status st = dlp_nn_file_add_i64(out, name, tr, (uint64_t)f->n_trees + 2, err);
@@ -207,6 +213,28 @@ dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
     if (!st) st = dlp_nn_file_add_f32(out, name, &f->base, 1, err);
     free(tr); free(nd);
     return st;
+}
+
+/* Value k of f32 entry e, where it lies: a small entry's copy, or a large
+ * one's little-endian bytes in the file's mapping (read in place: the
+ * fp32 workspace forests are 3 MiB, and a copy of them first cost more
+ * than the conversion). */
+static inline float entry_f32(const dlp_nn_entry *e, size_t k) {
+    if (e->data) return ((const float *)e->data)[k];
+    const uint8_t *b = e->raw + 4 * k;
+    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                 (uint32_t)b[3] << 24;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* A stored index (an integer as float32: exact below 2^24), or `bad`
+ * when it is not one in [-1, lim). */
+static inline int32_t stored_index(float v, float lim, int32_t bad) {
+    if (!(v >= -1 && v < lim)) return bad;
+    int32_t k = (int32_t)v;
+    return (float)k == v ? k : bad;
 }
 
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
@@ -223,35 +251,44 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
         return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': trees or nodes "
                         "missing or malformed", prefix);
     int nt = (int)tr->count - 2, nn = (int)(nd->count / 5);
-    float *v = malloc((size_t)nd->count * sizeof *v);
     dlp_forest *f = forest_alloc(nt, nn);
-    if (!v || !f) {
-        free(v); dlp_forest_free(f);
-        return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
-    }
-    dlp_status st = dlp_nn_file_read_f32(in, name, v, nd->count, err);
+    if (!f) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
     snprintf(name, sizeof name, "%s/base", prefix);
-    if (!st) st = dlp_nn_file_read_f32(in, name, &f->base, 1, err);
+    dlp_status st = dlp_nn_file_read_f32(in, name, &f->base, 1, err);
     const int64_t *ti = tr->data;
-    f->n_features = ti[0] > 0 && ti[0] < 100000 ? (int)ti[0] : 0;
+    f->n_features = ti[0] > 0 && ti[0] <= INT16_MAX ? (int)ti[0] : 0;
     f->logistic = ti[1] == 1;
     if (!st && ti[1] != 0 && ti[1] != 1)
         st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': objective %lld", prefix,
                       (long long)ti[1]);
     for (int t = 0; !st && t < nt; t++)
         f->root[t] = ti[t + 2] >= 0 && ti[t + 2] < nn ? (int32_t)ti[t + 2] : -1;
-    for (int i = 0; !st && i < nn; i++) {
-        const float *o = v + 5 * (size_t)i;
-        /* integers as float32: exact below 2^24; anything else fails the
-         * range checks */
-        f->feat[i] = o[0] >= -1 && o[0] < 1e6f ? (int32_t)o[0] : INT32_MAX;
-        f->value[i] = o[1];
-        f->left[i] = o[2] >= -1 && o[2] < (float)FOREST_MAX_NODES ? (int32_t)o[2] : -1;
-        f->right[i] = o[3] >= -1 && o[3] < (float)FOREST_MAX_NODES ? (int32_t)o[3] : -1;
-        f->dleft[i] = o[4] != 0;
+    if (!st && (f->n_features < 1 || !isfinite(f->base)))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features, base %g",
+                      prefix, f->n_features, (double)f->base);
+    /* one pass: each node converted and checked while in cache */
+    for (int t = 0; !st && t < nt; t++) {
+        int b, e;
+        if (!tree_span(f, t, &b, &e)) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d spans [%d, %d)",
+                          prefix, t, b, e);
+            break;
+        }
+        for (int i = b; i < e; i++) {
+            size_t k = 5 * (size_t)i;
+            f->node[i] = (dlp_forest_node){
+                .feat = (int16_t)stored_index(entry_f32(nd, k), INT16_MAX, INT16_MAX),
+                .value = entry_f32(nd, k + 1),
+                .left = stored_index(entry_f32(nd, k + 2), FOREST_MAX_NODES, -1),
+                .right = stored_index(entry_f32(nd, k + 3), FOREST_MAX_NODES, -1),
+                .dleft = entry_f32(nd, k + 4) != 0};
+            if (!node_ok(f, i, e)) {
+                st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of tree "
+                              "[%d, %d) out of range", prefix, i, b, e);
+                break;
+            }
+        }
     }
-    free(v);
-    if (!st) st = check_forest(f, err);
     if (st) {
         dlp_forest_free(f);
         return st;

@@ -28,6 +28,7 @@ every fold.
 
     python3 tools/collect/probe_convgrid.py --seconds S [--seed K]
                                              [--chunk N] [--focus fft]
+                                             [--cache-gib G]
                                              [--dry-run N]
 
 A later session should draw with another seed (the fortieth used 40),
@@ -141,6 +142,11 @@ def main(argv):
                     help="calls per JSON line (per precision)")
     ap.add_argument("--focus", choices=("", "fft"), default="",
                     help="fft: mostly fp32 3x3 stride-1 shapes (FOCUS_*)")
+    ap.add_argument("--cache-gib", type=float, default=40,
+                    help="empty torch's cache when it reserves more; set it "
+                         "low when several probes share the GPU, so that no "
+                         "process's cache starves another's workspace (cuDNN "
+                         "would then fall back to another algorithm)")
     ap.add_argument("--dry-run", type=int, default=0,
                     help="print this many sampled shapes and stop (no GPU)")
     a = ap.parse_args(argv)
@@ -176,7 +182,7 @@ def main(argv):
         done += 1
         if len(pending[sh["prec"]]) >= a.chunk:
             flush(sh["prec"])
-        if done % 200 == 0 and torch.cuda.memory_reserved() > 40 * 2 ** 30:
+        if torch.cuda.memory_reserved() > a.cache_gib * 2 ** 30:
             torch.cuda.empty_cache()
     for prec in pending:
         flush(prec)
