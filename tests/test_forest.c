@@ -77,6 +77,23 @@ static void test_forest_matches_xgboost(void) {
         dlp_forest *none = (dlp_forest *)1;
         CHECK(dlp_forest_load(&nf, "other", &none, &err) == DLP_OK && !none);
         dlp_forest_free(g);
+        /* and through a file on disk: the nodes (more than DLP_NN_LAZY_MIN
+         * values) are read where they lie in the file's mapping */
+        char path[] = "/tmp/dlp_forest_XXXXXX";
+        int fd = mkstemp(path);
+        DLP_ASSERT(fd >= 0);
+        close(fd);
+        DLP_ASSERT(dlp_nn_file_save(&nf, path, &err) == DLP_OK);
+        dlp_nn_file_free(&nf);
+        DLP_ASSERT(dlp_nn_file_load(&nf, path, &err) == DLP_OK);
+        const dlp_nn_entry *ne = dlp_nn_file_get(&nf, "fx/nodes", DLP_NN_F32);
+        CHECK(ne && !ne->data && ne->count >= DLP_NN_LAZY_MIN);
+        g = NULL;
+        CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_OK && g);
+        for (int i = 0; g && i < NT; i++)
+            CHECK(dlp_forest_eval(g, xt + i * D) == dlp_forest_eval(f, xt + i * D));
+        dlp_forest_free(g);
+        unlink(path);
         dlp_nn_file_free(&nf);
         dlp_forest_free(f);
         dlp_tree_free(t);
@@ -85,13 +102,16 @@ static void test_forest_matches_xgboost(void) {
 
 /* A corrupt stored forest: a child pointing back (a loop), a feature out
  * of range, a root outside the nodes, a node count not a multiple of 5, an
- * unknown objective: each DLP_ERR_FORMAT, none evaluated. */
+ * unknown objective, a child index that is not an integer, a leaf that is
+ * not finite, a NaN threshold: each DLP_ERR_FORMAT, none evaluated. */
 static void test_forest_corrupt(void) {
     dlp_tree *t;
     dlp_forest *f;
     fit(0, 5, &t, &f);
     dlp_error err;
-    for (int k = 0; k < 5; k++) {
+    int leaf = 0;   /* the first leaf */
+    while (f->node[leaf].feat >= 0) leaf++;
+    for (int k = 0; k < 8; k++) {
         dlp_nn_file nf = {0};
         DLP_ASSERT(dlp_forest_save(f, &nf, "fx", &err) == DLP_OK);
         dlp_nn_entry *tr = NULL, *nd = NULL;
@@ -107,6 +127,9 @@ static void test_forest_corrupt(void) {
         if (k == 2) ti[2 + f->n_trees - 1] = f->n_nodes + 3;
         if (k == 3) nd->count -= 2;
         if (k == 4) ti[1] = 7;
+        if (k == 5) v[3] += 0.5f;                  /* root's right child 1.5 */
+        if (k == 6) v[5 * leaf + 1] = INFINITY;
+        if (k == 7) v[1] = NAN;                    /* root's threshold */
         dlp_forest *g = NULL;
         dlp_status st = dlp_forest_load(&nf, "fx", &g, &err);
         CHECK_MSG(st == DLP_ERR_FORMAT && !g, "case %d: status %d", k, (int)st);

@@ -44,8 +44,8 @@
  * inference memory 2.2282 -> 2.0878% (fp32 rows 2.948 -> 2.524%), while
  * fp16 rows did not move (1.907 -> 1.917%): its forests stay small, since
  * every prediction reads the file. */
-static const struct { int rounds, depth; } CONVWS_FIT[2] = {{200, 10}, {100, 6}};
-#define CONVWS_ETA 0.1
+static const struct { int rounds, depth; double eta; } CONVWS_FIT[2] = {
+    {200, 10, 0.2}, {100, 6, 0.1}};
 
 /* The probes' shapes, measured: cuDNN's choice is a function of the
  * shape, and CNN zoos share shapes (a ResNet stage's 3x3 conv at a batch
@@ -261,7 +261,7 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
     dlp_tree_params_default(&p);
     p.rounds = CONVWS_FIT[half].rounds;
     p.max_depth = CONVWS_FIT[half].depth;
-    p.eta = CONVWS_ETA;
+    p.eta = CONVWS_FIT[half].eta;
     p.subsample = 1;
     p.colsample = 1;
     p.logistic = logistic;
