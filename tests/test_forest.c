@@ -158,8 +158,11 @@ static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
     add_const_forest_nf(nf, prefix, value, logistic, DLP_CONVWS_NF);
 }
 
-static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
-                       double logit, double log2_mib) {
+/* The estimate of fg on device dev (and MIG profile mig, or NULL) with
+ * constant forests: every convolution's p = sigmoid(logit), its workspace
+ * 2^log2_mib MiB. */
+static double mem_on(const dlp_feat_graph *fg, const char *dev, const char *mig,
+                     dlp_precision prec, double logit, double log2_mib) {
     dlp_nn_file nf = {0};
     add_const_forest(&nf, "convws/cls", (float)logit, 1);
     add_const_forest(&nf, "convws/reg", (float)log2_mib, 0);
@@ -168,13 +171,22 @@ static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
     DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
     dlp_pred_config c;
     dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    DLP_ASSERT(dlp_device_find(dev, &c.device, &err) == DLP_OK);
+    if (mig) {
+        DLP_ASSERT(dlp_device_mig(&c.device, mig, &c.mig, &err) == DLP_OK);
+        c.has_mig = true;
+    }
     c.precision = prec;
     dlp_feat_roofline r;
     dlp_convws_roofline(m, fg, &c, &r);
     dlp_convws_free(m);
     dlp_nn_file_free(&nf);
     return r.mem_mib;
+}
+
+static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
+                       double logit, double log2_mib) {
+    return mem_on(fg, "H100-SXM5-80GB", NULL, prec, logit, log2_mib);
 }
 
 /* memest_convbn (test_memest.c): without workspaces B = weights + 8192 B;
@@ -210,6 +222,18 @@ static void test_convws_decision(void) {
     /* a workspace of 4 KiB at p = 0.9: the peak 7168 + 4096 B, d = 3072 B
      * against B = 8192 B + 1664 B of weights: threshold 0.57, counts */
     CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, log(9.0), -8), B + 3072 / 1048576.0, 1e-9);
+    /* a workspace larger than the card: PyTorch cannot allocate it and
+     * cuDNN runs another plan, counted as none. 100 GiB: not on the H100
+     * (80 GB), on the H200 (141 GB); 12 GiB: on the H100, not in its
+     * 1g.10gb MIG instance (p = 1: against this graph's few KiB any
+     * smaller p is below the threshold) */
+    double ws = 102400.0, wd = fg.weight_bytes / 1048576.0 + 7168 / 1048576.0 + ws - B;
+    CHECK_CLOSE(mem_with(&fg, DLP_PREC_FP32, 40, log2(ws)), B, 1e-9);
+    CHECK_CLOSE(mem_on(&fg, "H200-SXM-141GB", NULL, DLP_PREC_FP32, 40, log2(ws)),
+                B + wd, 1e-6);
+    CHECK(mem_with(&fg, DLP_PREC_FP32, 40, log2(12288.0)) > 12000);
+    CHECK_CLOSE(mem_on(&fg, "H100-SXM5-80GB", "1g.10gb", DLP_PREC_FP32, 40, log2(12288.0)),
+                B, 1e-9);
     dlp_feat_graph_free(&fg);
 }
 

@@ -433,6 +433,13 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
     }
     double acc[2] = {0, 0};
     double base = dlp_feat_inference_mem_mib(fg, c, acc);
+    /* The memory a workspace must fit in beside the rest: the card's (or
+     * the MIG instance's) as named, the context not taken off. PyTorch
+     * tries cuDNN's first plan and on running out of memory the next, so
+     * on a smaller card a shape's workspace of tens of GiB (fp32 FFT
+     * plans; the grid measured up to 137 GiB on the H200) is not taken,
+     * and another plan's, not measured, is counted as none. */
+    double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
         double p, mib;
@@ -443,6 +450,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
         double d = dlp_feat_inference_mem_mib(fg, c, one) - base;
         if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;
+        if (room > 0 && base + d > room) continue;   /* cannot be allocated */
         acc[cv->post] = one[cv->post];
     }
     dlp_feat_roofline_ws(fg, c, acc, r);
