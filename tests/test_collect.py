@@ -1136,8 +1136,9 @@ def test_probe_configs():
 
 def test_convgrid_sampler():
     """probe_convgrid.py: the shape stream is fixed by its seed, every shape
-    is within the limits, and the output size it checks the limits with is
-    the one torch's conv2d gives (meta tensors: shapes only)."""
+    is within the limits, --skip resumes it, a lost CUDA context is told
+    from an out-of-memory skip, and the output size it checks the limits
+    with is the one torch's conv2d gives (meta tensors: shapes only)."""
     import itertools
     import probe_convgrid as pg
     a = list(itertools.islice(pg.shapes(40), 300))
@@ -1146,6 +1147,22 @@ def test_convgrid_sampler():
     check(a == b and a != c, "convgrid: the stream is a function of the seed")
     check({s["prec"] for s in a} == {"fp32", "fp16"} and any(s["cl"] for s in a)
           and len({s["kh"] for s in a}) >= 8, "convgrid: precisions, layouts and kernels mixed")
+    # --skip N starts the stream at index N (to go on after a lost context)
+    import contextlib
+    import json
+    from io import StringIO
+    out = StringIO()
+    with contextlib.redirect_stdout(out):
+        pg.main(["--seed", "40", "--skip", "7", "--dry-run", "3"])
+    check([json.loads(l) for l in out.getvalue().splitlines()] == a[7:10],
+          "convgrid: --skip 7 gives the stream from its 8th shape")
+    # a sticky CUDA error ends the run; out of memory does not
+    class AcceleratorError(RuntimeError):
+        pass
+    check(pg.context_lost(AcceleratorError("CUDA error")) and
+          pg.context_lost(RuntimeError("CUDA error: an illegal memory access was encountered")) and
+          not pg.context_lost(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")),
+          "convgrid: lost contexts told from out-of-memory skips")
     try:
         import torch
     except ImportError:

@@ -258,6 +258,67 @@ static void test_linreg_exact(void) {
     free(E.ex);
 }
 
+/* The roofline's eager inference memory factor: labels of every eager
+ * example at F x the estimate (CUDA-graph ones at the estimate) give the
+ * factor F, applied to eager predictions only and kept through a model
+ * file; F below 1 gives 1 (a memory estimate is never lowered), above the
+ * cap the cap; a file with a factor outside [1, 1.05] is refused. */
+static void test_roofline_eager_scale(void) {
+    dlp_examples E;
+    int nb = 4;
+    if (!resnet18_examples(&E, nb, 2 * nb)) return;
+    dlp_error err;
+    double est[8];
+    const double F[3] = {1.02, 0.97, 1.2}, want[3] = {1.02, 1, 1.05};
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < 2 * nb; i++) {
+            dlp_example *x = &E.ex[i];
+            dlp_pred_config_init(&x->cfg);
+            dlp_device_find("H100", &x->cfg.device, &err);
+            x->fg = i / 2;
+            x->model = i / 2;
+            x->cfg.batch = 1 << (i / 2);
+            x->cfg.runtime = i % 2 ? DLP_RT_GRAPH : DLP_RT_EAGER;
+            dlp_feat_roofline r;
+            dlp_convws_roofline(NULL, &E.fg[x->fg], &x->cfg, &r);
+            est[i] = r.mem_mib;
+            for (int t = 0; t < DLP_T_COUNT; t++) x->y[t] = NAN;
+            x->y[DLP_T_INF_MEMORY_MIB] = r.mem_mib * (i % 2 ? 1 : F[f]);
+        }
+        E.n = 2 * nb;
+        E.n_fg = nb;
+        int32_t tr[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        dlp_predictor *p = NULL, *q = NULL;
+        dlp_nn_file file = {0};
+        CHECK(dlp_pred_train("roofline", &E, tr, 2 * nb, NULL, 0, NULL, &p, &file,
+                             &err) == DLP_OK);
+        CHECK(dlp_predictor_from_file(&file, NULL, &q, &err) == DLP_OK);
+        for (int i = 0; p && q && i < 2 * nb; i++) {
+            dlp_pred_result r, rq;
+            CHECK(dlp_pred_example(p, &E, i, &r, &err) == DLP_OK);
+            CHECK(dlp_pred_example(q, &E, i, &rq, &err) == DLP_OK);
+            double m = r.v[DLP_T_INF_MEMORY_MIB].value;
+            CHECK_MSG(fabs(m / (est[i] * (i % 2 ? 1 : want[f])) - 1) < 1e-6,
+                      "labels x%g, %s: %g vs estimate %g", F[f], i % 2 ? "graph" : "eager",
+                      m, est[i]);
+            CHECK(rq.v[DLP_T_INF_MEMORY_MIB].value == m);
+        }
+        dlp_predictor_free(p);
+        dlp_predictor_free(q);
+        if (f == 0) {   /* a factor below 1 in the file: refused */
+            for (int i = 0; i < file.n; i++)
+                if (!strcmp(file.e[i].name, "roofline/eager_mem_scale"))
+                    *(float *)file.e[i].data = 0.5f;
+            q = NULL;
+            CHECK(dlp_predictor_from_file(&file, NULL, &q, &err) == DLP_ERR_FORMAT && !q);
+        }
+        dlp_nn_file_free(&file);
+    }
+    for (int k = 0; k < nb; k++) dlp_feat_graph_free(&E.fg[k]);
+    free(E.fg);
+    free(E.ex);
+}
+
 /* sum_i |c f_i - y_i| / y_i */
 static double ape_sum(const double *y, const double *f, int n, double c) {
     double s = 0;
@@ -839,6 +900,7 @@ int main(void) {
     RUN(test_config_check);
     RUN(test_meta_blob_roundtrip);
     RUN(test_linreg_exact);
+    RUN(test_roofline_eager_scale);
     RUN(test_mape_factor);
     RUN(test_linreg_calibrated);
     RUN(test_examples);

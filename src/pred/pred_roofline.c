@@ -1,4 +1,4 @@
-/* pred_roofline.c — the analytical baseline: no fitted parameters. Time is
+/* pred_roofline.c — the analytical baseline. Time is
  * the roofline sum over kernel nodes (not view/shape ops),
  * sum_i max(launch latency, FLOPs_i / peak, bytes_i / BW) (tensor-core peak
  * for matmul-like nodes at fp16/bf16, CUDA-core peak otherwise; bytes
@@ -17,6 +17,52 @@
 #include <string.h>
 
 #define POWER_FRACTION 0.6
+/* The eager inference memory factor's bounds: never below 1 (a low
+ * memory estimate is an out-of-memory failure, not a smaller error: the
+ * calibration of pred_train.c leaves memory alone for that reason), and
+ * never more than this. */
+#define EAGER_MEM_SCALE_MAX 1.05
+
+/* What the estimate learns besides its workspace model: one factor for
+ * eager inference memory. Eager PyTorch holds blocks the graph walk does
+ * not see (Python locals and lists, docs/COST.md), so its estimate is low
+ * by a fraction of a percent on most rows, while CUDA-graph replays are
+ * centred; the factor is MAPE's best constant (dlp_mape_factor) over the
+ * training examples' eager rows, at least 1. */
+typedef struct {
+    dlp_convws *ws;         /* NULL: no workspace model */
+    double eager_mem_scale; /* 1 in files before it */
+} roofline_impl;
+
+/* dlp_mape_factor of the eager inference memory rows of E in tr and va,
+ * estimated with ws, in [1, EAGER_MEM_SCALE_MAX]; 1 without such rows. */
+static dlp_status eager_mem_scale(const dlp_examples *E, const int32_t *tr,
+                                  int ntr, const int32_t *va, int nva,
+                                  const dlp_convws *ws, double *out,
+                                  dlp_error *err) {
+    *out = 1;
+    int cap = ntr + nva > 0 ? ntr + nva : 1, n = 0;
+    double *y = malloc((size_t)cap * sizeof *y), *f = malloc((size_t)cap * sizeof *f);
+    if (!y || !f) {
+        free(y); free(f);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < ntr + nva; i++) {
+        const dlp_example *x = &E->ex[i < ntr ? tr[i] : va[i - ntr]];
+        double yi = x->y[DLP_T_INF_MEMORY_MIB];
+        if (x->cfg.mode != DLP_MODE_INFERENCE || x->cfg.runtime != DLP_RT_EAGER ||
+            !(yi > 0))
+            continue;
+        dlp_feat_roofline r;
+        dlp_convws_roofline(ws, &E->fg[x->fg], &x->cfg, &r);
+        if (!(r.mem_mib > 0)) continue;
+        y[n] = yi;
+        f[n++] = r.mem_mib;
+    }
+    if (n > 0) *out = fmin(fmax(dlp_mape_factor(y, f, n), 1.0), EAGER_MEM_SCALE_MAX);
+    free(y); free(f);
+    return DLP_OK;
+}
 
 dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
                                    int ntr, const int32_t *va, int nva,
@@ -29,7 +75,14 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
     for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
     meta->feat_schema = DLP_FEAT_SCHEMA;
     dlp_status st = dlp_nn_file_add_str(out, "roofline/version", "1", err);
-    if (st || !E->convws || !E->convws->n) return st;
+    if (st || E->mode != DLP_MODE_INFERENCE) return st;
+    if (!E->convws || !E->convws->n) {
+        float sc = 1;
+        double d;
+        st = eager_mem_scale(E, tr, ntr, va, nva, NULL, &d, err);
+        sc = (float)d;
+        return st ? st : dlp_nn_file_add_f32(out, "roofline/eager_mem_scale", &sc, 1, err);
+    }
     /* the fp32 workspace model, on the probes of the models trained on:
      * a probed model that has examples but none in tr / va is held out */
     const dlp_convws_calls *c = E->convws;
@@ -54,6 +107,10 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
     dlp_convws *ws = NULL;
     st = dlp_convws_fit(c, use, &ws, err);
     if (!st && ws) st = dlp_convws_save(ws, out, err);
+    double d = 1;
+    if (!st) st = eager_mem_scale(E, tr, ntr, va, nva, ws, &d, err);
+    float sc = (float)d;   /* as stored, so a loaded file predicts the same */
+    if (!st) st = dlp_nn_file_add_f32(out, "roofline/eager_mem_scale", &sc, 1, err);
     dlp_convws_free(ws);
     free(use); free(seen); free(kept);
     return st;
@@ -63,10 +120,26 @@ static dlp_status roofline_load(dlp_predictor *p, const dlp_nn_file *f,
                                 dlp_error *err) {
     if (!dlp_nn_file_get(f, "roofline/version", DLP_NN_STR))
         return dlp_fail(err, DLP_ERR_FORMAT, "roofline: no 'roofline/version'");
-    dlp_convws *ws = NULL;   /* files without one predict without it */
-    dlp_status st = dlp_convws_load(f, &ws, err);
-    p->impl = ws;
-    return st;
+    roofline_impl *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    m->eager_mem_scale = 1;
+    /* files without a workspace model or the factor predict without them */
+    dlp_status st = dlp_convws_load(f, &m->ws, err);
+    if (!st && dlp_nn_file_get(f, "roofline/eager_mem_scale", DLP_NN_F32)) {
+        float sc;
+        st = dlp_nn_file_read_f32(f, "roofline/eager_mem_scale", &sc, 1, err);
+        if (!st && !(sc >= 1 && sc <= EAGER_MEM_SCALE_MAX))
+            st = dlp_fail(err, DLP_ERR_FORMAT, "roofline: eager memory factor %g "
+                          "outside [1, %g]", (double)sc, EAGER_MEM_SCALE_MAX);
+        m->eager_mem_scale = sc;
+    }
+    if (st) {
+        dlp_convws_free(m->ws);
+        free(m);
+        return st;
+    }
+    p->impl = m;
+    return DLP_OK;
 }
 
 static void set(dlp_pred_result *r, const dlp_predictor *p, dlp_target t,
@@ -84,8 +157,9 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
     if (st) return st;
     const dlp_pred_config *c = in->cfg;
+    const roofline_impl *m = p->impl;
     dlp_feat_roofline r;
-    dlp_convws_roofline(p->impl, fg, c, &r);
+    dlp_convws_roofline(m->ws, fg, c, &r);
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
@@ -97,7 +171,8 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     double mem = r.mem_mib;
     if (c->mode == DLP_MODE_INFERENCE) {
         set(out, p, DLP_T_INF_LATENCY_MS, fwd_ms);
-        set(out, p, DLP_T_INF_MEMORY_MIB, mem);
+        set(out, p, DLP_T_INF_MEMORY_MIB,
+            mem * (c->runtime == DLP_RT_EAGER ? m->eager_mem_scale : 1));
         set(out, p, DLP_T_INF_POWER_W, power);
         set(out, p, DLP_T_INF_ENERGY_J, power * fwd_ms / 1e3);
     } else if (c->mode == DLP_MODE_TRAINING) {
@@ -116,7 +191,9 @@ static dlp_status roofline_predict(const dlp_predictor *p,
 }
 
 static void roofline_free(dlp_predictor *p) {
-    dlp_convws_free(p->impl);
+    roofline_impl *m = p->impl;
+    if (m) dlp_convws_free(m->ws);
+    free(m);
     p->impl = NULL;
 }
 
