@@ -36,16 +36,20 @@
  * output), the threshold of tools/collect/convws_learnability.py (below
  * it, the walk's own terms cover what the call allocates). */
 #define CONVWS_LABEL_IO 0.5
-/* Boosting, per type: rounds and depth at eta 0.1 (convws_learnability.py,
- * 5-fold by model on the probes: precision 0.930, recall 0.826 at 0.5 for
- * 100 rounds of depth 6, as good as 300 of depth 8: 0.933 / 0.817, before
- * the grid's shapes). With the grid's 57,437 shapes (forty-first session)
- * fp32 learns more from deeper trees: 100 x 6 -> 200 x 10 took held-out
- * inference memory 2.2282 -> 2.0878% (fp32 rows 2.948 -> 2.524%), while
- * fp16 rows did not move (1.907 -> 1.917%): its forests stay small, since
- * every prediction reads the file. */
-static const struct { int rounds, depth; double eta; } CONVWS_FIT[2] = {
-    {200, 10, 0.2}, {100, 6, 0.1}};
+/* Boosting, per type and forest: rounds, depth, eta. The first models
+ * took 100 rounds of depth 6 at eta 0.1 (convws_learnability.py, 5-fold
+ * by model on the probes: precision 0.930, recall 0.826 at 0.5, as good
+ * as 300 of depth 8, before the grid's shapes). With the grid's 66,301
+ * shapes (forty-first session, docs/COST.md) larger forests learn more:
+ * held-out inference memory 2.2282% with 100 x 6 everywhere, 2.0802% with
+ * the fp32 forests at 200 x 10 (eta 0.2), 2.0342% with the eager factor
+ * (pred_roofline.c), then larger classifiers: fp32 500 x 14 (fp32 rows
+ * 2.4768 -> 2.3886%), fp16 300 x 12 (fp16 rows 1.8577 -> 1.8498%; 500 x
+ * 14 did worse, 1.8562%). The fp16 regressor stays small (deeper ones
+ * did not help), and a small fp32 regressor cost 0.02 points. */
+static const struct { int rounds, depth; double eta; } CONVWS_FIT[2][2] = {
+    {{500, 14, 0.2}, {200, 10, 0.2}},    /* fp32: classifier, regressor */
+    {{300, 12, 0.2}, {100, 6, 0.1}}};    /* half */
 
 /* The probes' shapes, measured: cuDNN's choice is a function of the
  * shape, and CNN zoos share shapes (a ResNet stage's 3x3 conv at a batch
@@ -259,9 +263,9 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
                              dlp_error *err) {
     dlp_tree_params p;
     dlp_tree_params_default(&p);
-    p.rounds = CONVWS_FIT[half].rounds;
-    p.max_depth = CONVWS_FIT[half].depth;
-    p.eta = CONVWS_FIT[half].eta;
+    p.rounds = CONVWS_FIT[half][!logistic].rounds;
+    p.max_depth = CONVWS_FIT[half][!logistic].depth;
+    p.eta = CONVWS_FIT[half][!logistic].eta;
     p.subsample = 1;
     p.colsample = 1;
     p.logistic = logistic;
@@ -423,6 +427,26 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
     return true;
 }
 
+/* One distinct convolution's answer: conv, the first with its features
+ * (-1: an empty slot). */
+typedef struct {
+    int conv;
+    double p, mib;
+} convws_memo;
+
+/* The slot of features x in the table memo[cap] (open addressing): the
+ * entry whose convolution has exactly x, or the empty one to fill. */
+static convws_memo *memo_slot(convws_memo *memo, int cap,
+                              const dlp_feat_graph *fg, const float *x) {
+    unsigned k = (unsigned)((uint64_t)shape_key(x) & (unsigned)(cap - 1));
+    for (;; k = (k + 1) & (unsigned)(cap - 1)) {
+        convws_memo *e = &memo[k];
+        if (e->conv < 0 ||
+            !memcmp(fg->convs[e->conv].x, x, DLP_CONVWS_NF * sizeof *x))
+            return e;
+    }
+}
+
 void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
                          const dlp_pred_config *c, dlp_feat_roofline *r) {
     bool half = c->precision != DLP_PREC_FP32;
@@ -440,10 +464,24 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
      * plans; the grid measured up to 137 GiB on the H200) is not taken,
      * and another plan's, not measured, is counted as none. */
     double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
+    /* a network repeats its shapes (ResNet-50's 53 convolutions are 23):
+     * each distinct one walks the forests once (without memory for the
+     * table, every one does) */
+    int cap = 1;
+    while (cap < 2 * fg->n_convs) cap *= 2;
+    convws_memo *memo = malloc((size_t)cap * sizeof *memo);
+    for (int k = 0; memo && k < cap; k++) memo[k].conv = -1;
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
         double p, mib;
-        dlp_convws_predict(m, half, cv->x, &p, &mib);
+        convws_memo *e = memo ? memo_slot(memo, cap, fg, cv->x) : NULL;
+        if (e && e->conv >= 0) {
+            p = e->p;
+            mib = e->mib;
+        } else {
+            dlp_convws_predict(m, half, cv->x, &p, &mib);
+            if (e) *e = (convws_memo){i, p, mib};
+        }
         if (p < 0.5) continue;
         double one[2] = {0, 0};
         one[cv->post] = dlp_feat_conv_live_bytes(cv, c->precision) + mib * 1048576.0;
@@ -453,6 +491,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         if (room > 0 && base + d > room) continue;   /* cannot be allocated */
         acc[cv->post] = one[cv->post];
     }
+    free(memo);
     dlp_feat_roofline_ws(fg, c, acc, r);
 }
 
