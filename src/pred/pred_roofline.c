@@ -64,28 +64,15 @@ static dlp_status eager_mem_scale(const dlp_examples *E, const int32_t *tr,
     return DLP_OK;
 }
 
-dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
-                                   int ntr, const int32_t *va, int nva,
-                                   const dlp_train_opts *o,
-                                   dlp_pred_meta *meta, dlp_nn_file *out,
-                                   dlp_error *err) {
-    (void)o;
-    dlp_target ts[DLP_T_COUNT];
-    int nt = dlp_mode_targets(E->mode, ts);
-    for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
-    meta->feat_schema = DLP_FEAT_SCHEMA;
-    dlp_status st = dlp_nn_file_add_str(out, "roofline/version", "1", err);
-    if (st || E->mode != DLP_MODE_INFERENCE) return st;
-    if (!E->convws || !E->convws->n) {
-        float sc = 1;
-        double d;
-        st = eager_mem_scale(E, tr, ntr, va, nva, NULL, &d, err);
-        sc = (float)d;
-        return st ? st : dlp_nn_file_add_f32(out, "roofline/eager_mem_scale", &sc, 1, err);
-    }
-    /* the fp32 workspace model, on the probes of the models trained on:
-     * a probed model that has examples but none in tr / va is held out */
+/* The workspace model, on the probes of the models trained on (a probed
+ * model that has examples but none in tr / va is held out); *ws NULL
+ * without probes. */
+static dlp_status fit_workspaces(const dlp_examples *E, const int32_t *tr,
+                                 int ntr, const int32_t *va, int nva,
+                                 dlp_convws **ws, dlp_error *err) {
+    *ws = NULL;
     const dlp_convws_calls *c = E->convws;
+    if (!c || !c->n) return DLP_OK;
     bool *use = malloc((size_t)(c->n_names ? c->n_names : 1) * sizeof *use);
     bool *seen = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
     bool *kept = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
@@ -104,15 +91,31 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
                 break;
             }
     }
+    dlp_status st = dlp_convws_fit(c, use, ws, err);
+    free(use); free(seen); free(kept);
+    return st;
+}
+
+dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
+                                   int ntr, const int32_t *va, int nva,
+                                   const dlp_train_opts *o,
+                                   dlp_pred_meta *meta, dlp_nn_file *out,
+                                   dlp_error *err) {
+    (void)o;
+    dlp_target ts[DLP_T_COUNT];
+    int nt = dlp_mode_targets(E->mode, ts);
+    for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
+    meta->feat_schema = DLP_FEAT_SCHEMA;
+    dlp_status st = dlp_nn_file_add_str(out, "roofline/version", "1", err);
+    if (st || E->mode != DLP_MODE_INFERENCE) return st;
     dlp_convws *ws = NULL;
-    st = dlp_convws_fit(c, use, &ws, err);
+    st = fit_workspaces(E, tr, ntr, va, nva, &ws, err);
     if (!st && ws) st = dlp_convws_save(ws, out, err);
     double d = 1;
     if (!st) st = eager_mem_scale(E, tr, ntr, va, nva, ws, &d, err);
     float sc = (float)d;   /* as stored, so a loaded file predicts the same */
     if (!st) st = dlp_nn_file_add_f32(out, "roofline/eager_mem_scale", &sc, 1, err);
     dlp_convws_free(ws);
-    free(use); free(seen); free(kept);
     return st;
 }
 
