@@ -567,6 +567,11 @@ bool dlp_nn_file_remove(dlp_nn_file *f, const char *name,
                         dlp_nn_entry_kind kind);
 const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
                                     dlp_nn_entry_kind kind);
+/* Values [k, k + n) of f32 entry e (k + n <= e->count) as float32, from
+ * its copy or, for a large entry of a loaded file, from the mapping (a
+ * reader that converts a large entry block by block needs no copy of it
+ * all first). */
+void dlp_nn_entry_f32s(const dlp_nn_entry *e, uint64_t k, uint64_t n, float *dst);
 /* Copies an f32 entry of exactly n elements into x, or fails naming it. */
 dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
                                 nn_real *x, uint64_t n, dlp_error *err);

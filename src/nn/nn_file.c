@@ -137,6 +137,12 @@ const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
     return NULL;
 }
 
+void dlp_nn_entry_f32s(const dlp_nn_entry *e, uint64_t k, uint64_t n, float *dst) {
+    if (!n) return;
+    if (e->data) memcpy(dst, (const float *)e->data + k, (size_t)n * sizeof *dst);
+    else copy_le(dst, e->raw + 4 * k, (size_t)n, 4);
+}
+
 dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
                                 nn_real *x, uint64_t n, dlp_error *err) {
     const dlp_nn_entry *e = dlp_nn_file_get(f, name, DLP_NN_F32);
@@ -145,21 +151,15 @@ dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
         return dlp_fail(err, DLP_ERR_SHAPE,
                         "model file: tensor '%s' has %llu values, model expects %llu",
                         name, (unsigned long long)e->count, (unsigned long long)n);
-    const float *d = e->data;
-    if (!d) {
-#if !defined(DLP_NN_DOUBLE) && defined(__BYTE_ORDER__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        if (n) memcpy(x, e->raw, (size_t)n * sizeof(float));
+#if !defined(DLP_NN_DOUBLE)
+    dlp_nn_entry_f32s(e, 0, n, x);
 #else
-        for (uint64_t k = 0; k < n; k++) {
-            float v;
-            copy_le(&v, e->raw + 4 * k, 1, 4);
-            x[k] = (nn_real)v;
-        }
-#endif
-        return DLP_OK;
+    for (uint64_t k = 0; k < n; k++) {
+        float v;
+        dlp_nn_entry_f32s(e, k, 1, &v);
+        x[k] = (nn_real)v;
     }
-    for (uint64_t k = 0; k < n; k++) x[k] = (nn_real)d[k];
+#endif
     return DLP_OK;
 }
 

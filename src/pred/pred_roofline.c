@@ -50,9 +50,7 @@ static dlp_status eager_mem_scale(const dlp_examples *E, const int32_t *tr,
     for (int i = 0; i < ntr + nva; i++) {
         const dlp_example *x = &E->ex[i < ntr ? tr[i] : va[i - ntr]];
         double yi = x->y[DLP_T_INF_MEMORY_MIB];
-        if (x->cfg.mode != DLP_MODE_INFERENCE || x->cfg.runtime != DLP_RT_EAGER ||
-            !(yi > 0))
-            continue;
+        if (x->cfg.runtime != DLP_RT_EAGER || !(yi > 0)) continue;   /* E: inference */
         dlp_feat_roofline r;
         dlp_convws_roofline(ws, &E->fg[x->fg], &x->cfg, &r);
         if (!(r.mem_mib > 0)) continue;

@@ -216,27 +216,6 @@ dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
     return st;
 }
 
-/* Values [k, k + n) of f32 entry e into dst, from where they lie: a small
- * entry's copy, or a large one's little-endian bytes in the file's
- * mapping (the fp32 workspace forests are 3 MiB: read once, in blocks
- * that stay in cache, instead of a copy of the whole entry first). */
-static void entry_f32s(const dlp_nn_entry *e, size_t k, size_t n, float *dst) {
-    if (e->data) {
-        memcpy(dst, (const float *)e->data + k, n * sizeof *dst);
-        return;
-    }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(dst, e->raw + 4 * k, n * sizeof *dst);
-#else
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *b = e->raw + 4 * (k + i);
-        uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                     (uint32_t)b[3] << 24;
-        memcpy(dst + i, &u, sizeof u);
-    }
-#endif
-}
-
 /* A stored index (an integer as float32: exact below 2^24), or `bad`
  * when it is not one in [-1, lim). */
 static inline int32_t stored_index(float v, float lim, int32_t bad) {
@@ -271,38 +250,24 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
                       (long long)ti[1]);
     for (int t = 0; !st && t < nt; t++)
         f->root[t] = ti[t + 2] >= 0 && ti[t + 2] < nn ? (int32_t)ti[t + 2] : -1;
-    if (!st && (f->n_features < 1 || !isfinite(f->base)))
-        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features, base %g",
-                      prefix, f->n_features, (double)f->base);
-    /* one pass: each node converted and checked while in cache */
-    for (int t = 0; !st && t < nt; t++) {
-        int b, e;
-        if (!tree_span(f, t, &b, &e)) {
-            st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d spans [%d, %d)",
-                          prefix, t, b, e);
-            break;
-        }
-        for (int i0 = b; !st && i0 < e; i0 += LOAD_BLOCK) {
-            float o[5 * LOAD_BLOCK];
-            int nb = e - i0 < LOAD_BLOCK ? e - i0 : LOAD_BLOCK;
-            entry_f32s(nd, 5 * (size_t)i0, 5 * (size_t)nb, o);
-            for (int j = 0; j < nb; j++) {
-                const float *q = o + 5 * j;
-                int i = i0 + j;
-                f->node[i] = (dlp_forest_node){
-                    .feat = (int16_t)stored_index(q[0], INT16_MAX, INT16_MAX),
-                    .value = q[1],
-                    .left = stored_index(q[2], FOREST_MAX_NODES, -1),
-                    .right = stored_index(q[3], FOREST_MAX_NODES, -1),
-                    .dleft = q[4] != 0};
-                if (!node_ok(f, i, e)) {
-                    st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of "
-                                  "tree [%d, %d) out of range", prefix, i, b, e);
-                    break;
-                }
-            }
+    /* the nodes converted in blocks read from where they lie (a large
+     * entry in the file's mapping: the fp32 workspace forests are 4 MB,
+     * no copy of them all first), then checked */
+    for (int i0 = 0; !st && i0 < nn; i0 += LOAD_BLOCK) {
+        float o[5 * LOAD_BLOCK];
+        int nb = nn - i0 < LOAD_BLOCK ? nn - i0 : LOAD_BLOCK;
+        dlp_nn_entry_f32s(nd, 5 * (uint64_t)i0, 5 * (uint64_t)nb, o);
+        for (int j = 0; j < nb; j++) {
+            const float *q = o + 5 * j;
+            f->node[i0 + j] = (dlp_forest_node){
+                .feat = (int16_t)stored_index(q[0], INT16_MAX, INT16_MAX),
+                .value = q[1],
+                .left = stored_index(q[2], FOREST_MAX_NODES, -1),
+                .right = stored_index(q[3], FOREST_MAX_NODES, -1),
+                .dleft = q[4] != 0};
         }
     }
+    if (!st) st = check_forest(f, err);
     if (st) {
         dlp_forest_free(f);
         return st;

@@ -31,8 +31,10 @@ every fold.
                                              [--cache-gib G] [--skip N]
                                              [--dry-run N]
 
-A later session should draw with another seed (the fortieth used 40),
-so that its shapes add to the committed ones instead of repeating them.
+A later session should draw with another seed (the fortieth used 40, the
+forty-first 41-44), so that its shapes add to the committed ones instead
+of repeating them. Run one probe at a time on a GPU: a second process's
+memory makes cuDNN fall back to other plans (data/probes/README.md).
 
 --dry-run N prints N sampled shapes (JSON) without a GPU or torch.
 """
