@@ -807,6 +807,52 @@ static void test_late_column(void) {
     run_rc(cmd);
 }
 
+/* Training memory measured after CUDA-graph inference in the same worker
+ * (src/data/dataset.c, withdraw_train_memory): valid/'s vision batch
+ * holds fp32 graph inference of each of its four models, so every
+ * training row's memory_mib is withdrawn and its step time kept. Without
+ * one model's fp32 graph rows (a copy, sed), that model's training memory
+ * stands; in a batch named from 20261201T12 on, every row's does. */
+static int train_mem_counts(const char *dir, const char *hash, int *kept_hash,
+                            int *steps) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    *kept_hash = *steps = 0;
+    if (dlp_dataset_open(dir, &ds, &err) != DLP_OK) return -1;
+    int kept = 0;
+    const dlp_training_row *t;
+    for (size_t i = 0; (t = dlp_dataset_training(ds, i)); i++) {
+        if (!isnan(t->memory_mib)) {
+            kept++;
+            if (hash && !strcmp(t->c.hash, hash)) (*kept_hash)++;
+        }
+        if (isfinite(t->step_ms)) (*steps)++;
+    }
+    dlp_dataset_free(ds);
+    return kept;
+}
+
+static void test_train_memory_withdrawn(void) {
+    const char *h = "2d9105cb3fcd5924", *b = "20261126T0400-vision-a";
+    int kh, steps;
+    CHECK(train_mem_counts(FIX "/valid", NULL, &kh, &steps) == 0);
+    CHECK(steps == 16);
+    char dir[] = "/tmp/dlp_trmem_XXXXXX", cmd[1400];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cp -r " FIX "/valid/. %s && sed -i '/,%s,.*,graph,fp32,/d' "
+             "%s/batches/%s/inference.csv", dir, h, dir, b);
+    CHECK(run_rc(cmd) == 0);
+    CHECK(train_mem_counts(dir, h, &kh, &steps) == 4);   /* 2 sizes x 2 reps */
+    CHECK(kh == 4 && steps == 16);
+    snprintf(cmd, sizeof cmd, "cd %s/batches && mv %s 20261202T0400-vision-a && "
+             "sed -i 's/%s/20261202T0400-vision-a/' 20261202T0400-vision-a/*.csv",
+             dir, b, b);
+    CHECK(run_rc(cmd) == 0);
+    CHECK(train_mem_counts(dir, NULL, &kh, &steps) == 16);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_rc(cmd);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -918,6 +964,7 @@ int main(int argc, char **argv) {
     RUN(test_dir_list);
     RUN(test_fixture_cases);
     RUN(test_late_column);
+    RUN(test_train_memory_withdrawn);
     RUN(test_valid_rows_and_graphs);
     RUN(test_bad_arguments);
     RUN(test_csv_quoting);

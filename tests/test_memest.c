@@ -211,27 +211,34 @@ static void test_conv(void) {
                (w / 2 + 3072 / MIB)) < 1e-9);
     CHECK(fabs(mem(&fg, DLP_RT_GRAPH, DLP_PREC_FP32) -
                (w + 5120 / MIB)) < 1e-9);
-    /* training: saved X (dense conv input) and A = R (ReLU output, the
-     * depthwise conv's input): 3072; the largest workspace 3072, counted
-     * DLP_MEM_TRAIN_CONV_WS times (gradients + workspace), and the
-     * forward's and the backward's cuBLAS workspaces */
+    /* training (feat.c, train_curve): saved X (dense conv input) and A =
+     * R (ReLU output, the depthwise conv's input): 3072. The backward,
+     * node by node from the last, on top of weights and momentum (2 W):
+     * the depthwise conv (t2) holds the saved 3072, the gradients of Y
+     * and of A (4096) and its weight's gradient (0.2 W); the dense conv
+     * (t0) holds X (its saver, 1024), A's gradient (2048), its workspace
+     * (3072) and every weight's gradient (W): 3 W + 6144, the peak with
+     * W = 1440 (against 2.2 W + 7168). Plus the forward's and the
+     * backward's cuBLAS workspaces. */
     CHECK(fg.max_conv_ws_bytes == 3072);
     CHECK(fg.saved_act_bytes == 3072);
+    CHECK(fg.mem_weight_bytes == 1440);
     dlp_pred_config c;
     dlp_pred_config_init(&c);
     dlp_error err;
     DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
     c.mode = DLP_MODE_TRAINING;
     CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
-               (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB +
-                (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / MIB)) < 1e-9);
+               (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB + 6144 / MIB)) < 1e-9);
     /* a mixed-precision step (autocast): weights, gradients and momentum
-     * stay fp32, the saved blocks and the workspace are half */
+     * stay fp32; A, R and Y are half (the convs run in half), X stays
+     * fp32 and the dense conv saves a half copy of it (512) and of its
+     * weight (0.4 W, till its backward). At t0: copy 512 + A's gradient
+     * 1024 + the half workspace 1536 and 3.4 W; at t2: 3584 and 2.7 W */
     for (int p = DLP_PREC_FP16; p <= DLP_PREC_BF16; p++) {
         c.precision = (dlp_precision)p;
         CHECK(fabs(dlp_feat_mem_estimate_mib(&fg, &c) -
-                   (3 * w + 2 * DLP_MEM_CUBLAS_WS_MIB +
-                    (3072 + DLP_MEM_TRAIN_CONV_WS * 3072) / 2 / MIB)) < 1e-9);
+                   (3.4 * w + 2 * DLP_MEM_CUBLAS_WS_MIB + 3072 / MIB)) < 1e-9);
     }
     c.precision = DLP_PREC_FP32;
     c.mode = DLP_MODE_INFERENCE;

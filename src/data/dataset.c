@@ -392,9 +392,41 @@ static const rowkind K_FAIL = {FAIL_COLS, NCOLS(FAIL_COLS),
                                offsetof(dlp_failure_row, file),
                                offsetof(dlp_failure_row, line), false};
 
+/* Training steps measured, in the same worker, right after CUDA-graph
+ * inference of their model (tools/collect/measure.py until the
+ * forty-second session): the capture's side stream left its cuBLAS
+ * workspaces allocated, and the step's peak counted them. Three such
+ * configurations measured again alone (tools/collect/probe_train.py,
+ * docs/COST.md "Peak memory (training)") were 64.6-66.0 MiB lower; over
+ * the dataset, such rows sat a median 54 MiB above the others against the
+ * same estimate. Their memory_mib is withdrawn (NAN), their step time and
+ * energy stand. Batches from DLP_TRAIN_MEM_CLEAN_FROM on free the
+ * workspaces before each step. */
+#define DLP_TRAIN_MEM_CLEAN_FROM "20261201T12"
+
+static void withdraw_train_memory(dlp_dataset *ds, const char *batch_id,
+                                  size_t inf0, size_t trn0) {
+    if (strcmp(batch_id, DLP_TRAIN_MEM_CLEAN_FROM) >= 0) return;
+    for (size_t i = trn0; i < ds->ntrn; i++) {
+        dlp_training_row *t = &ds->trn[i];
+        for (size_t j = inf0; j < ds->ninf; j++) {
+            const dlp_inference_row *r = &ds->inf[j];
+            /* strings are interned: equal text, equal pointer */
+            if (r->c.hash == t->c.hash && r->c.device == t->c.device &&
+                r->runtime && !strcmp(r->runtime, "graph") && r->precision &&
+                !strcmp(r->precision, "fp32")) {
+                if (!isnan(t->memory_mib)) ds->ntrn_mem_withdrawn++;
+                t->memory_mib = NAN;
+                break;
+            }
+        }
+    }
+}
+
 static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
                              dlp_batch_env *b, dlp_error *err) {
     dlp_status s = DLP_OK;
+    size_t inf0 = ds->ninf, trn0 = ds->ntrn;
     b->memory_mib = NAN;
     struct {
         const char *file;
@@ -424,6 +456,7 @@ static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
                       files[i].n, files[i].cap, err);
         if (s) return s;
     }
+    withdraw_train_memory(ds, b->batch_id, inf0, trn0);
     return DLP_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #include "../model/model.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,7 +315,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->half_f32); free(fg->clamp_elems);
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
-    free(fg->convs);
+    free(fg->convs); free(fg->train_curve);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -1810,6 +1811,207 @@ static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
 
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
+/* What autograd keeps of the attention around Softmax s in a training
+ * step, where the exported pattern misleads the saved-block rules. An
+ * SDPA call with a learned bias (mark_sdpa: not hit, qk and pv set; timm's
+ * relative position biases of ViT-relpos, MaxViT, TinyViT) runs the
+ * memory-efficient kernel, which saves q, k, v, the bias, its output and
+ * the log-sum-exp: the softmax and what follows it to the PV product are
+ * never built (nosave[]). A fused call on operands that are not 4-D
+ * (NesT's [B, heads, blocks, N, D]) runs the math path
+ * (math_sdpa_bytes), which saves the scaled query and the float softmax,
+ * and at half precision float copies of key and value too (out[0]: the
+ * graph's bytes, out[1]: an autocast step's). */
+static void train_attention(const dlp_graph *g, int s, bool hit, int qk, int pv,
+                            uint8_t *nosave, double out[2]) {
+    const dlp_node *sm = &g->nodes[s];
+    if (qk < 0 || pv < 0 || sm->n_inputs < 1 || sm->n_outputs < 1 ||
+        sm->outputs[0] < 0)
+        return;
+    if (!hit) {
+        int fc[8], nf = 0, u = -1;
+        nosave[sm->outputs[0]] = 1;
+        if (pv_after(g, sm->outputs[0], fc, &nf, &u) >= 0)
+            for (int i = 0; i < nf; i++) nosave[fc[i]] = 1;
+        return;
+    }
+    const dlp_node *a = &g->nodes[qk], *b = &g->nodes[pv];
+    if (g->values[sm->inputs[0]].shape.rank == 4 || a->n_inputs < 2 ||
+        b->n_inputs < 2 || a->inputs[0] < 0 || a->inputs[1] < 0 || b->inputs[1] < 0)
+        return;
+    double sc = (double)vbytes(&g->values[sm->inputs[0]]),
+           q = (double)vbytes(&g->values[a->inputs[0]]),
+           k = (double)vbytes(&g->values[a->inputs[1]]),
+           v = (double)vbytes(&g->values[b->inputs[1]]);
+    out[0] += sc + q;
+    out[1] += sc + q + k + v;
+}
+
+/* Lower-precision and float32 ops of torch.autocast (CUDA) as ONNX
+ * exports them: the first run in half precision whatever their inputs,
+ * the second in float32. */
+static const char *const amp_half_ops[] = {"Conv", "ConvTranspose", "Gemm",
+                                           "MatMul", "Einsum", NULL};
+static const char *const amp_f32_ops[] = {
+    "Softmax", "LogSoftmax", "LayerNormalization", "GroupNormalization",
+    "Exp", "Log", "Pow", "ReduceSum", "ReduceL2", "ReduceLogSumExp",
+    "Softplus", "Reciprocal", "Cast", NULL};
+
+/* af[v]: the factor on value v's graph bytes in an autocast step (fp16 /
+ * bf16 training, tools/collect/measure.py): 0.5 for a float activation
+ * the step holds in half precision, 1 otherwise. A lower-precision op
+ * (and the bias Add of a Linear) gives half; a float32 op (and an
+ * explicit Cast) float32; BatchNormalization keeps its input's type;
+ * any other op promotes: float32 when an activation or a parameter
+ * (is_weight_init: not a scalar, not a Resize's scales) among its float
+ * inputs is float32 (a half token stream plus a float32 position
+ * embedding, or a residual Add of a float32 stream, gives float32). The
+ * model's input is float32. */
+static void amp_factors(const dlp_graph *g, double *af) {
+    for (size_t v = 0; v < g->n_values; v++) af[v] = 1;
+    for (size_t t = 0; t < g->n_nodes; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        bool half;
+        if (dlp_feat_in_list(n->op_type, amp_half_ops) || dlp_feat_linear_bias(g, n)) {
+            half = true;
+        } else if (dlp_feat_in_list(n->op_type, amp_f32_ops)) {
+            half = false;
+        } else if (!strcmp(n->op_type, "BatchNormalization")) {
+            half = n->n_inputs > 0 && n->inputs[0] >= 0 && af[n->inputs[0]] < 1;
+        } else {
+            /* a Resize's scales and roi are arguments, not operands */
+            int nh = 0, nf = 0, nk = !strcmp(n->op_type, "Resize") ? 1 : n->n_inputs;
+            for (int k = 0; k < nk; k++) {
+                int v = n->inputs[k];
+                if (v < 0 || g->values[v].dtype != DLP_DT_FLOAT) continue;
+                if (!is_act(g, &g->values[v]) && !is_weight_init(&g->values[v]))
+                    continue;
+                if (af[v] < 1) nh++;
+                else nf++;
+            }
+            half = nh > 0 && nf == 0;
+        }
+        for (int k = 0; k < n->n_outputs; k++) {
+            int v = n->outputs[k];
+            if (v >= 0 && half && g->values[v].dtype == DLP_DT_FLOAT) af[v] = 0.5;
+        }
+    }
+}
+
+/* ---- the training step's memory through its backward -------------------
+ * (docs/COST.md, "Peak memory (training)", forty-second session.) The
+ * collector's step (tools/collect/measure.py) starts with the gradients
+ * set to None and the momentum buffers of the step before: weights and
+ * momentum (2 W) are held throughout. The forward leaves the saved blocks;
+ * the backward then runs the nodes in reverse. At node t's backward the
+ * step holds, besides 2 W: the weight gradients of the nodes from t on
+ * (each weight's gradient is made by its last user's backward), the saved
+ * blocks whose earliest saver is at or before t (that saver's backward
+ * frees them), the gradient of every block that needs one and is live in
+ * the forward at t (made by the backward of its last user, consumed by
+ * its producer's), and t's convolution workspace. Under autocast (fp16 /
+ * bf16 steps) a Conv / MatMul / Gemm also saves the half copy of its
+ * weight, freed by its backward. fg->train_curve gets one point per node;
+ * dlp_feat_mem_estimate_of takes the largest. Blocks in the walk's bytes
+ * (the graph's fp32 types); weights as shares of the weights. */
+static bool train_curve(dlp_feat_graph *fg, const dlp_graph *g,
+                        const int *troot, const uint8_t *saved, const int *smin,
+                        const double *xs, const double *af, const uint8_t *virt,
+                        const uint8_t *hostv, const int *last, const int *tpos) {
+    static const char *const halfw[] = {"Conv", "ConvTranspose", "Gemm",
+                                        "MatMul", "Einsum", NULL};
+    size_t N = g->n_nodes, V = g->n_values ? g->n_values : 1;
+    free(fg->train_curve);
+    fg->train_curve = NULL;
+    fg->n_train_curve = 0;
+    if (!N) return true;
+    double *sv = calloc(2 * N, sizeof *sv), *gd = calloc(2 * (N + 1), sizeof *gd),
+           *wb = calloc(N, sizeof *wb), *hb = calloc(N, sizeof *hb);
+    int *wl = malloc(V * sizeof *wl), *wf = malloc(V * sizeof *wf),
+        *lc = malloc(V * sizeof *lc);
+    uint8_t *rg = calloc(V, 1);
+    dlp_feat_train_point *c = malloc(N * sizeof *c);
+    bool ok = sv && gd && wb && hb && wl && wf && lc && rg && c;
+    if (!ok) goto out;
+    for (size_t v = 0; v < V; v++) { wl[v] = lc[v] = -1; wf[v] = INT_MAX; }
+    /* what needs a gradient: whatever a weight flows into (the input
+     * does not); each weight's last user, and the first user of one a
+     * half-precision product casts */
+    for (size_t t = 0; t < N; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        bool r = false, hw = dlp_feat_in_list(n->op_type, halfw);
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0) continue;
+            if (is_weight_init(&g->values[v])) {
+                r = true;
+                wl[v] = (int)t;
+                if (hw && (int)t < wf[v]) wf[v] = (int)t;
+            } else if (rg[v]) {
+                r = true;
+            }
+        }
+        for (int k = 0; k < n->n_outputs; k++)
+            if (r && n->outputs[k] >= 0) rg[n->outputs[k]] = 1;
+    }
+    double wtot = 0;
+    for (size_t v = 0; v < g->n_values; v++) {
+        if (wl[v] < 0) continue;
+        double b = init_bytes(&g->values[v]);
+        wb[wl[v]] += b;
+        wtot += b;
+        if (wf[v] < INT_MAX) hb[wf[v]] += b;
+    }
+    for (size_t v = 0; v < g->n_values; v++) {
+        if ((saved[v] & 8) && smin[v] < INT_MAX)
+            sv[smin[v]] += (double)vbytes(&g->values[v]);
+        if ((saved[v] & 4) && smin[V + v] < INT_MAX)
+            sv[N + smin[V + v]] += (double)vbytes(&g->values[v]) * af[v];
+        /* the gradients, per storage block: from the producer of the
+         * block to the last user of any value in it */
+        if (rg[v] && !virt[v] && !hostv[v] && is_act(g, &g->values[v]) &&
+            last[v] > lc[troot[v]])
+            lc[troot[v]] = last[v];
+    }
+    for (size_t v = 0; v < g->n_values; v++) {
+        int p = g->values[v].producer;
+        if (lc[v] < 0 || troot[v] != (int)v || p < 0) continue;
+        int a = tpos[p], e = lc[v] < (int)N ? lc[v] : (int)N - 1;
+        if (e < a) continue;
+        double b = (double)vbytes(&g->values[v]);
+        gd[a] += b;
+        gd[e + 1] -= b;
+        gd[N + 1 + a] += b * af[v];
+        gd[N + 1 + e + 1] -= b * af[v];
+    }
+    double s = 0, gr = 0, h = 0, sa = 0, ga = 0;
+    for (size_t t = 0; t < N; t++) {   /* prefix sums: what is live at t */
+        s += sv[t] + xs[t];
+        sa += sv[N + t] + xs[N + t];
+        gr += gd[t];
+        ga += gd[N + 1 + t];
+        h += hb[t];
+        bool dense, pointwise;
+        double ws = DLP_MEM_CONV_WS_FACTOR *
+                    conv_io_bytes(g, &g->nodes[g->topo[t]], &dense, &pointwise);
+        c[t].act = s + gr + ws;
+        c[t].act_amp = sa + ga + 0.5 * ws;
+        c[t].half_w = wtot > 0 ? h / wtot : 0;
+    }
+    double w = 0;
+    for (size_t t = N; t-- > 0;) {     /* suffix sums: gradients made */
+        w += wb[t];
+        c[t].grad_w = wtot > 0 ? w / wtot : 1;
+    }
+    fg->train_curve = c;
+    fg->n_train_curve = (int)N;
+    c = NULL;
+out:
+    free(sv); free(gd); free(wb); free(hb); free(wl); free(wf); free(lc);
+    free(rg); free(c);
+    return ok;
+}
+
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     static const char *const views[] = VIEW_OPS;
     static const char *const host[] = HOST_OPS;
@@ -1848,8 +2050,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * (without the inference walk's group-norm and layout rules) */
     int *gnal = malloc(V * sizeof *gnal), *troot = malloc(V * sizeof *troot);
     uint8_t *silugn = calloc(N ? N : 1, 1);
+    /* the training count's attention rules: tnosave[v], a value an SDPA
+     * call with a learned bias never builds; tmath[2 i + a], the blocks
+     * the math path of the attention around Softmax i saves (a 0: the
+     * graph's bytes, 1: an autocast step's) */
+    uint8_t *tnosave = calloc(V, 1);
+    double *tmath = calloc(2 * (N ? N : 1), sizeof *tmath);
     bool ok = lsdpa && lcopy && lact && fixed && ltmp && keep && gnal && troot &&
-              silugn &&
+              silugn && tnosave && tmath &&
               last && root && rlast && nuse && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
               fseen && cstart && silu_x;
@@ -1916,6 +2124,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                              &biased, &qk, &pv, &fb);
         int64_t ne = 0;
         const dlp_node *sm = &g->nodes[i];
+        train_attention(g, (int)i, hit, qk, pv, tnosave, &tmath[2 * i]);
         const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
         if (!dlp_shape_numel(ss, &ne)) ne = 0;
         if (pv >= 0 && ss->rank == 4) lsdpa[pv] = 2;
@@ -2224,7 +2433,23 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
      * saves_input / saves_output), counted once per storage block */
     {
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
-        if (!saved || !gtmp) { free(saved); free(gtmp); ok = false; goto out; }
+        /* smin[r]: the position of block r's earliest saver, whose
+         * backward frees it; xs[t]: bytes node t saves outside the
+         * blocks (indices, a folded BN's output, a clone) */
+        int *smin = malloc(2 * V * sizeof *smin);
+        double *xs = calloc(2 * (N ? N : 1), sizeof *xs), *af = malloc(V * sizeof *af);
+        if (!saved || !gtmp || !smin || !xs || !af) {
+            free(saved); free(gtmp); free(smin); free(xs); free(af);
+            ok = false;
+            goto out;
+        }
+        /* the same for an autocast step (amp_factors): smin[V + r], and
+         * xs[N + t] in its own bytes, with the copies an op casting its
+         * input saves (a Linear's half copy of a float32 input, a
+         * Softmax's float32 copy of a half one) */
+        double *xa = xs + (N ? N : 1);
+        for (size_t v = 0; v < 2 * V; v++) smin[v] = INT_MAX;
+        amp_factors(g, af);
         mark_gelu_temps(g, nuse, cstart, cnode, gtmp);
         mark_gelu_tanh_temps(g, gtmp);
         mark_group_norm_temps(g, gtmp);
@@ -2245,15 +2470,39 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                      * keeps its whole base alive (ShuffleNetV2's chunk of
                      * the shuffled tensor, saved by the branch's conv) */
                     saved[troot[v]] |= 1;
-                    if (!gtmp[v]) saved[troot[slice_base(g, v, virt, hostv)]] |= 2;
+                    if (!gtmp[v]) {
+                        int r = troot[slice_base(g, v, virt, hostv)];
+                        saved[r] |= 2;
+                    }
+                    /* bits 8 and 4: the step's blocks for train_curve,
+                     * fp32 and autocast (train_attention's rules too) */
+                    if (!gtmp[v] && !tnosave[v]) {
+                        int r = troot[slice_base(g, v, virt, hostv)];
+                        saved[r] |= 8;
+                        if ((int)t < smin[r]) smin[r] = (int)t;
+                        bool fl = g->values[v].dtype == DLP_DT_FLOAT,
+                             to_half = dlp_feat_in_list(n->op_type, amp_half_ops),
+                             to_f32 = dlp_feat_in_list(n->op_type, amp_f32_ops);
+                        if (in && fl && ((to_half && af[v] == 1) || (to_f32 && af[v] < 1))) {
+                            xa[t] += (double)vbytes(&g->values[v]) * (to_half ? 0.5 : 1);
+                        } else {
+                            saved[r] |= 4;
+                            if ((int)t < smin[V + r]) smin[V + r] = (int)t;
+                        }
+                    }
                 }
             }
+            xs[t] += tmath[2 * g->topo[t]];
+            xa[t] += tmath[2 * g->topo[t] + 1];
             /* MaxPool saves its int64 argmax indices, one per output */
             int64_t ne;
             if (!strcmp(n->op_type, "MaxPool") && n->n_outputs > 0 &&
                 n->outputs[0] >= 0 && is_act(g, &g->values[n->outputs[0]]) &&
-                dlp_shape_numel(&g->values[n->outputs[0]].shape, &ne))
+                dlp_shape_numel(&g->values[n->outputs[0]].shape, &ne)) {
                 fg->saved_train_bytes += 8.0 * (double)ne;
+                xs[t] += 8.0 * (double)ne;
+                xa[t] += 8.0 * (double)ne;
+            }
             /* BatchNormalization folded into this Conv by the eval-mode
              * export (the legacy exporter names the folded weight
              * "onnx::Conv_<n>"; a conv of its own keeps "<module>.weight"):
@@ -2266,6 +2515,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                 double b = (double)vbytes(&g->values[n->outputs[0]]);
                 fg->saved_act_bytes += b;
                 fg->saved_train_bytes += b;
+                xs[t] += b;
+                xa[t] += b * af[n->outputs[0]];
             }
             /* an in-place activation whose derivative reads its input
              * (SiLU, Clip as ReLU6, HardSwish, HardSigmoid; not ReLU or
@@ -2277,15 +2528,20 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                     : dlp_feat_in_list(n->op_type, clone_inpl) && n->n_inputs > 0
                         ? n->inputs[0] : -1;
             if (x >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
-                !virt[x] && troot[n->outputs[0]] == troot[x])
+                !virt[x] && troot[n->outputs[0]] == troot[x]) {
                 fg->saved_train_bytes += (double)vbytes(&g->values[x]);
+                xs[t] += (double)vbytes(&g->values[x]);
+                xa[t] += (double)vbytes(&g->values[x]) * af[x];
+            }
         }
         for (size_t v = 0; v < g->n_values; v++) {
             if (saved[v] & 1) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
             if (saved[v] & 2)
                 fg->saved_train_bytes += (double)vbytes(&g->values[v]);
         }
-        free(saved); free(gtmp);
+        ok = train_curve(fg, g, troot, saved, smin, xs, af, virt, hostv, last, tpos);
+        free(saved); free(gtmp); free(smin); free(xs); free(af);
+        if (!ok) goto out;
     }
     for (int h = 0; h < 2; h++) {
         fg->peak_pre_blas_bytes[h] = peak_pre[h];
@@ -2300,7 +2556,7 @@ out:
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
     free(lsdpa); free(lcopy); free(lact); free(fixed); free(ltmp); free(keep);
-    free(gnal); free(troot); free(silugn);
+    free(gnal); free(troot); free(silugn); free(tnosave); free(tmath);
     free(cstart);
     free(silu_x);
     free(alias1k);
@@ -2676,6 +2932,23 @@ static double train_mem_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r
                act_scale / 1048576.0;
 }
 
+/* The training step's peak (MiB) on fg->train_curve (train_curve): the
+ * largest of 2 W + its gradients made + act_scale x the blocks and, at
+ * half precision, the half copies of the weights; the buffers and the two
+ * cuBLAS workspaces on top. */
+static double train_peak_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
+                             double act_scale) {
+    if (!fg->n_train_curve) return train_mem_mib(fg, r, 1.0, act_scale);
+    double W = fg->mem_weight_bytes, best = 0;
+    for (int t = 0; t < fg->n_train_curve; t++) {
+        const dlp_feat_train_point *p = &fg->train_curve[t];
+        double b = act_scale < 1 ? W * (2 + p->grad_w + 0.5 * p->half_w) + p->act_amp
+                                 : W * (2 + p->grad_w) + p->act;
+        if (b > best) best = b;
+    }
+    return best / 1048576.0 + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
+}
+
 double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
@@ -2683,7 +2956,7 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
      * collector measures, tools/collect/measure.py): fp32 weights,
      * gradients and momentum, the saved blocks at half (docs/COST.md) */
     if (c->mode == DLP_MODE_TRAINING)
-        return train_mem_mib(fg, r, 1.0, prec_scale(c->precision));
+        return train_peak_mib(fg, r, prec_scale(c->precision));
     return r->mem_mib;
 }
 

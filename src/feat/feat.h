@@ -99,6 +99,15 @@ typedef struct {
                                units of peak_pre_blas_bytes[1] */
     bool post;              /* at or after the first cuBLAS node */
 } dlp_feat_conv;
+
+/* One node's backward in the training step (feat.c: train_curve): the
+ * share of the weights whose gradients exist by then, the activation
+ * blocks live (saved blocks, gradients, its convolution workspace; the
+ * graph's bytes; act_amp: those of an autocast step, in its own bytes), and the share of the weights whose half copies an
+ * autocast step still holds. */
+typedef struct {
+    double grad_w, act, act_amp, half_w;
+} dlp_feat_train_point;
 /* The bytes live while conv record r runs, at precision p (the walk's
  * units scaled as its peaks are). */
 double dlp_feat_conv_live_bytes(const dlp_feat_conv *r, dlp_precision p);
@@ -157,6 +166,10 @@ typedef struct dlp_feat_graph {
      * workspace model's inputs */
     dlp_feat_conv *convs;
     int n_convs;
+    /* the training step through its backward (feat.c: train_curve), one
+     * point per node in topological order */
+    dlp_feat_train_point *train_curve;
+    int n_train_curve;
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */

@@ -428,6 +428,11 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                 break
             key = "train|%s|%s|%s|%s|%s" % (spec["id"], prec, b, h, w)
             try:
+                # the inference before it captured CUDA graphs on a side
+                # stream, whose cuBLAS workspaces stay allocated: the
+                # step's peak counted them (~65 MiB; data/README.md,
+                # training memory withdrawn)
+                _clear_workspaces(torch)
                 x = torch.randn(b, 3, h, w, device="cuda", dtype=dtype)
                 with torch.autocast("cuda", dtype=amp or torch.float32,
                                     enabled=amp is not None):

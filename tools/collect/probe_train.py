@@ -1,0 +1,144 @@
+"""probe_train.py - what is live at a training step's peak memory
+(forty-second session, docs/COST.md "Peak memory (training)"). On the GPU
+machine, for a few specs of the zoo, builds the model as the collector
+does, runs its training step (measure.py, measure_train: SGD with
+momentum, gradients set to None first, fp16 / bf16 as autocast of the
+fp32 model with a GradScaler at fp16), two steps to warm up, then records
+the caching allocator's history over one more step, replays it to the
+moment of the peak and sorts the blocks live then: the parameters, their
+gradients, the momentum buffers, and the rest by the phase that
+allocated it (forward, backward, optimizer step), the largest of them
+with their frames. What the training estimate of src/feat/feat.c
+(train_curve) misses or adds shows there.
+
+    python3 tools/collect/probe_train.py SPEC_ID:PREC:BATCH:RES ...
+
+One JSON line per configuration (RES: the square input resolution).
+"""
+import gc
+import os
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import measure  # noqa: E402
+import probe_common  # noqa: E402
+import probe_memory  # noqa: E402
+import zoo  # noqa: E402
+
+MIB = 2 ** 20
+
+
+def phase_of(ev):
+    """forward, backward or step: the phase whose code allocated ev. The
+    autograd engine runs a CUDA backward on a thread of its own, without
+    Python frames."""
+    names = [os.path.basename(f.get("filename", "")) for f in ev.get("frames", [])]
+    if not names or "_tensor.py" in names or "graph.py" in names:
+        return "backward"
+    if any(n in ("sgd.py", "grad_scaler.py", "optimizer.py") for n in names):
+        return "step"
+    return "forward"
+
+
+def storages(tensors):
+    return {t.untyped_storage().data_ptr() for t in tensors
+            if t is not None and t.device.type == "cuda"}
+
+
+def probe(torch, spec, prec, batch, res, _rt):
+    out = dict(spec=spec["id"], prec=prec, batch=batch, res=res)
+
+    def body(o):
+        probe_common.settle(torch)
+        base0 = torch.cuda.memory_allocated()
+        torch.manual_seed(0)
+        with torch.device("cuda"):
+            model = zoo.build(spec, dtype=None)
+        model = zoo.wrap(model, spec["kind"])
+        measure.set_precision(torch, "fp32")
+        model.train()
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+        lossf = torch.nn.CrossEntropyLoss()
+        amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+        scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
+        x = torch.randn(batch, 3, res, res, device="cuda")
+        with torch.autocast("cuda", dtype=amp or torch.float32,
+                            enabled=amp is not None):
+            ncls = zoo._first_tensor(model(x)).shape[-1]
+        lab = torch.randint(0, ncls, (batch,), device="cuda")
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=amp or torch.float32,
+                                enabled=amp is not None):
+                y = zoo._first_tensor(model(x))
+                loss = lossf(y.float(), lab)
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            else:
+                loss.backward()
+                opt.step()
+
+        step()
+        step()
+        peak, base, trace, _ = probe_memory.recorded(torch, step)
+        params = storages(model.parameters())
+        grads = storages(p.grad for p in model.parameters())
+        moms = storages(s.get("momentum_buffer") for s in opt.state.values())
+        best, _, _, _ = probe_memory.peak_blocks(trace, base, top=0)
+        # the blocks live at the peak: replay once more to its index
+        live, cur, bi = {}, base, -1
+        for i, ev in enumerate(trace):
+            a = ev.get("action")
+            if a == "alloc":
+                live[ev["addr"]] = ev
+                cur += ev["size"]
+            elif a == "free_requested" and ev["addr"] in live:
+                cur -= live.pop(ev["addr"])["size"]
+            if cur == best:
+                bi = i
+                break
+        live = {}
+        for ev in trace[:bi + 1]:
+            a = ev.get("action")
+            if a == "alloc":
+                live[ev["addr"]] = ev
+            elif a == "free_requested":
+                live.pop(ev["addr"], None)
+        cat = dict(forward=0, backward=0, step=0, grads=0)
+        rows = []
+        for ev in sorted(live.values(), key=lambda e: -e["size"]):
+            if ev["addr"] in grads:
+                cat["grads"] += ev["size"]
+                continue
+            ph = phase_of(ev)
+            cat[ph] += ev["size"]
+            if len(rows) < 16:
+                rows.append(dict(mib=round(ev["size"] / MIB, 3), phase=ph,
+                                 at=probe_memory.frames_of(ev, keep=3)))
+        n_fwd = sum(1 for ev in trace if ev.get("action") == "alloc" and
+                    phase_of(ev) == "forward")
+        o.update(memory_mib=round((peak - base0) / MIB, 2),
+                 before_mib=round((base - base0) / MIB, 2),
+                 state_mib=round(probe_memory.state_bytes(model) / MIB, 2),
+                 momentum_mib=round(sum(s["momentum_buffer"].untyped_storage().nbytes()
+                                        for s in opt.state.values()
+                                        if s.get("momentum_buffer") is not None) / MIB, 2),
+                 n_params=len(params), n_moms=len(moms),
+                 peak_event=bi, events=len(trace), forward_allocs=n_fwd,
+                 peak_phase=phase_of(trace[bi]) if bi >= 0 else None,
+                 live_mib={k: round(v / MIB, 2) for k, v in cat.items()},
+                 top=rows)
+        del model, opt, x, lab
+
+    res_ = probe_common.guarded(torch, out, body)
+    gc.collect()
+    return res_
+
+
+if __name__ == "__main__":
+    probe_common.main(probe)
