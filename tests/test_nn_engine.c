@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char tmpdir[256];
 
@@ -583,6 +584,39 @@ static void test_model_file_lazy(void) {
     unlink(p2);
 }
 
+/* dlp_nn_crc32 (nn_crc.c: PCLMULQDQ folding where the CPU has it) against
+ * zlib's crc32 itself: random bytes, every length 0..1200 and some large
+ * ones, at every offset 0..15, from a non-zero start, and split in two
+ * calls at random points (the value must chain as zlib's does) */
+static void test_crc32_vs_zlib(void) {
+    size_t cap = (1u << 20) + 64;
+    unsigned char *buf = malloc(cap);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < cap; i++) {
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        buf[i] = (unsigned char)s;
+    }
+    int bad = 0;
+    size_t big[] = {4096, 65536 + 7, 1u << 20};
+    for (size_t n = 0; n <= 1200 + 3; n++) {
+        size_t len = n <= 1200 ? n : big[n - 1201];
+        for (size_t off = 0; off < 16; off += (len > 4096 ? 5 : 1)) {
+            uint32_t start = (uint32_t)(len * 2654435761u);
+            uint32_t want = (uint32_t)crc32(start, buf + off, (uInt)len);
+            if (dlp_nn_crc32(start, buf + off, len) != want) bad++;
+            size_t cut = len ? (size_t)(s % len) : 0;
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            uint32_t two = dlp_nn_crc32(dlp_nn_crc32(start, buf + off, cut),
+                                        buf + off + cut, len - cut);
+            if (two != want) bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d CRC mismatches against zlib", bad);
+    free(buf);
+}
+
 static void test_early_stop(void) {
     dlp_nn_params p = {0};
     dlp_error err;
@@ -652,6 +686,7 @@ int main(void) {
     RUN(test_model_file_bad);
     RUN(test_model_file_fuzz);
     RUN(test_model_file_lazy);
+    RUN(test_crc32_vs_zlib);
     RUN(test_early_stop);
     RUN(test_params_limits);
     RUN(test_schedules_and_opt);

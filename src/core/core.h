@@ -33,6 +33,9 @@ dlp_status dlp_read_line(FILE *fp, char *buf, size_t cap,
                          const char *path, int *ln, bool *got, dlp_error *err);
 dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
                         dlp_error *err);
+/* The same, every page mapped at once: for readers of the whole file. */
+dlp_status dlp_file_map_all(const char *path, const void **bytes, size_t *len,
+                            dlp_error *err);
 void dlp_file_unmap(const void *bytes, size_t len);
 
 /* The names in directory dir (dir_list.c) that pass f, sorted by strcmp,

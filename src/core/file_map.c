@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
-                        dlp_error *err) {
+static dlp_status map_file(const char *path, int flags, const void **bytes,
+                           size_t *len, dlp_error *err) {
     *bytes = NULL;
     *len = 0;
     /* O_NONBLOCK: a FIFO must not block us; regular files ignore it */
@@ -42,7 +42,7 @@ dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
         return DLP_OK;
     }
     size_t n = (size_t)sb.st_size;
-    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE | flags, fd, 0);
     int e = errno;
     close(fd);
     if (p == MAP_FAILED)
@@ -51,6 +51,25 @@ dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
     *bytes = p;
     *len = n;
     return DLP_OK;
+}
+
+dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
+                        dlp_error *err) {
+    return map_file(path, 0, bytes, len, err);
+}
+
+/* For a reader of every byte (a model file's checksum): the pages are
+ * mapped in one call (MAP_POPULATE) instead of a fault per 16 of them as
+ * they are read; on the project's VM, where a page fault costs ~10-30 us,
+ * that took ~1 ms off a ResNet-50 `dlperf predict` (forty-second
+ * session, docs/PREDICT.md "Speed"). */
+dlp_status dlp_file_map_all(const char *path, const void **bytes, size_t *len,
+                            dlp_error *err) {
+#ifdef MAP_POPULATE
+    return map_file(path, MAP_POPULATE, bytes, len, err);
+#else
+    return map_file(path, 0, bytes, len, err);
+#endif
 }
 
 void dlp_file_unmap(const void *bytes, size_t len) {

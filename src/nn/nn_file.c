@@ -20,21 +20,7 @@
 #define NN_MAX_FILE ((uint64_t)1 << 31)
 #define NN_MAX_ENTRIES 100000
 
-/* CRC-32 (IEEE, the zlib/PNG polynomial) through zlib: its table-driven
- * code is ~8x cheaper than the bitwise loop this replaced (~3 ms per shipped
- * model file at every `dlperf predict`). Same values, so files stay valid.
- * zlib takes a uInt length: feed it in 1 GiB pieces. */
-uint32_t dlp_nn_crc32(uint32_t crc, const void *data, size_t n) {
-    const Bytef *p = data;
-    uLong c = crc;
-    while (n > 0) {
-        uInt piece = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        c = crc32(c, p, piece);
-        p += piece;
-        n -= piece;
-    }
-    return (uint32_t)c;
-}
+/* dlp_nn_crc32: nn_crc.c */
 
 static void copy_le(void *dst, const uint8_t *src, size_t n, size_t es);
 
@@ -324,7 +310,7 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     const void *map = NULL;
     size_t n = 0;
     dlp_error me;
-    dlp_status st = dlp_file_map(path, &map, &n, &me);
+    dlp_status st = dlp_file_map_all(path, &map, &n, &me);
     if (st) return dlp_fail(err, st, "model file: %s", me.msg);
     const uint8_t *buf = map;
     if ((uint64_t)n > NN_MAX_FILE) {
