@@ -154,6 +154,10 @@ static void print_report(const cJSON *r, bool all) {
            "kernel traces %g; failures %g\n", num(r, "labeled_inference"),
            num(r, "labeled_training"), num(r, "labeled_llm"),
            num(r, "kernel_traces"), num(r, "failures"));
+    if (num(r, "training_memory_withdrawn") > 0)
+        printf("training memory withdrawn (measured after CUDA-graph "
+               "inference in the same worker, data/README.md): %g rows\n",
+               num(r, "training_memory_withdrawn"));
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(r, "devices");
     printf("devices:");
     const cJSON *it;

@@ -736,6 +736,9 @@ dlp_status dlp_dataset_check(const dlp_dataset *ds, char **json,
         cJSON_AddNumberToObject(r, "labeled_graphs", (double)labeled.n);
         cJSON_AddNumberToObject(r, "labeled_inference", (double)cfg[K_INF]);
         cJSON_AddNumberToObject(r, "labeled_training", (double)cfg[K_TRN]);
+        /* rows whose memory_mib the loader withdrew (dataset.c) */
+        cJSON_AddNumberToObject(r, "training_memory_withdrawn",
+                                (double)ds->ntrn_mem_withdrawn);
         cJSON_AddNumberToObject(r, "labeled_llm", (double)cfg[K_LLM]);
         cJSON_AddNumberToObject(r, "kernel_traces", (double)kcfg);
         cJSON_AddNumberToObject(r, "failures", (double)ds->nfail);
