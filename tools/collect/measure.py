@@ -410,6 +410,32 @@ def measure_infer(c, spec, model, prec, dtype, cfgs):
                 torch.cuda.empty_cache()
 
 
+def train_step(torch, model, opt, lossf, x, amp, scaler):
+    """(step, labels): the PROTOCOL training step on input x, random labels
+    of the model's class count, autocast at `amp` (None: fp32) with
+    `scaler` (a GradScaler at fp16, else None); also probe_train.py's."""
+    with torch.autocast("cuda", dtype=amp or torch.float32, enabled=amp is not None):
+        y0 = model(x)
+    ncls = zoo._first_tensor(y0).shape[-1]
+    y0 = None
+    lab = torch.randint(0, ncls, (x.shape[0],), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=amp or torch.float32,
+                            enabled=amp is not None):
+            out = zoo._first_tensor(model(x))
+            loss = lossf(out.float(), lab)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+    return step, lab
+
+
 def measure_train(c, spec, model, prec, dtype, cfgs):
     """Training steps of cfgs [(batch, h, w)] at prec: fp32, or fp16 / bf16
     as automatic mixed precision (what people train with): the fp32 model
@@ -434,26 +460,7 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                 # training memory withdrawn)
                 _clear_workspaces(torch)
                 x = torch.randn(b, 3, h, w, device="cuda", dtype=dtype)
-                with torch.autocast("cuda", dtype=amp or torch.float32,
-                                    enabled=amp is not None):
-                    y0 = model(x)
-                ncls = zoo._first_tensor(y0).shape[-1]
-                y0 = None
-                lab = torch.randint(0, ncls, (b,), device="cuda")
-
-                def step():
-                    opt.zero_grad(set_to_none=True)
-                    with torch.autocast("cuda", dtype=amp or torch.float32,
-                                        enabled=amp is not None):
-                        out = zoo._first_tensor(model(x))
-                        loss = lossf(out.float(), lab)
-                    if scaler is not None:
-                        scaler.scale(loss).backward()
-                        scaler.step(opt)
-                        scaler.update()
-                    else:
-                        loss.backward()
-                        opt.step()
+                step, lab = train_step(torch, model, opt, lossf, x, amp, scaler)
                 # the cap reads the second step: the first one loads and
                 # picks the backward's (and, under autocast, the half
                 # precision) kernels (t33a: alexnet's bf16 step at batch 8

@@ -44,9 +44,21 @@ def frames_of(ev, keep=4):
     return out
 
 
-def peak_blocks(trace, base, top=14):
+def live_at(trace, idx):
+    """The blocks allocated and not freed by event idx of trace, by address."""
+    live = {}
+    for ev in trace[:idx + 1]:
+        a = ev.get("action")
+        if a == "alloc":
+            live[ev["addr"]] = ev
+        elif a == "free_requested":
+            live.pop(ev["addr"], None)
+    return live
+
+
+def peak_index(trace, base):
     """Replays allocator events (alloc / free_requested) from `base` bytes;
-    returns (peak bytes, the blocks live at the peak, largest first)."""
+    returns (peak bytes, the index of the event that first reached it)."""
     live, cur, best, best_i = {}, base, base, -1
     for i, ev in enumerate(trace):
         a = ev.get("action")
@@ -57,14 +69,14 @@ def peak_blocks(trace, base, top=14):
             cur -= live.pop(ev["addr"])["size"]
         if cur > best:
             best, best_i = cur, i
-    live = {}
-    for ev in trace[:best_i + 1]:
-        a = ev.get("action")
-        if a == "alloc":
-            live[ev["addr"]] = ev
-        elif a == "free_requested":
-            live.pop(ev["addr"], None)
-    blocks = sorted(live.values(), key=lambda e: -e["size"])
+    return best, best_i
+
+
+def peak_blocks(trace, base, top=14):
+    """(peak bytes, the blocks live at the peak, largest first, their count,
+    the bytes of those past the top)."""
+    best, best_i = peak_index(trace, base)
+    blocks = sorted(live_at(trace, best_i).values(), key=lambda e: -e["size"])
     rows = [dict(mib=round(e["size"] / MIB, 3), at=frames_of(e)) for e in blocks[:top]]
     rest = sum(e["size"] for e in blocks[top:])
     return best, rows, len(blocks), rest

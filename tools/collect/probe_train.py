@@ -64,24 +64,7 @@ def probe(torch, spec, prec, batch, res, _rt):
         amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
         scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
         x = torch.randn(batch, 3, res, res, device="cuda")
-        with torch.autocast("cuda", dtype=amp or torch.float32,
-                            enabled=amp is not None):
-            ncls = zoo._first_tensor(model(x)).shape[-1]
-        lab = torch.randint(0, ncls, (batch,), device="cuda")
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=amp or torch.float32,
-                                enabled=amp is not None):
-                y = zoo._first_tensor(model(x))
-                loss = lossf(y.float(), lab)
-            if scaler is not None:
-                scaler.scale(loss).backward()
-                scaler.step(opt)
-                scaler.update()
-            else:
-                loss.backward()
-                opt.step()
+        step, lab = measure.train_step(torch, model, opt, lossf, x, amp, scaler)
 
         step()
         step()
@@ -89,26 +72,8 @@ def probe(torch, spec, prec, batch, res, _rt):
         params = storages(model.parameters())
         grads = storages(p.grad for p in model.parameters())
         moms = storages(s.get("momentum_buffer") for s in opt.state.values())
-        best, _, _, _ = probe_memory.peak_blocks(trace, base, top=0)
-        # the blocks live at the peak: replay once more to its index
-        live, cur, bi = {}, base, -1
-        for i, ev in enumerate(trace):
-            a = ev.get("action")
-            if a == "alloc":
-                live[ev["addr"]] = ev
-                cur += ev["size"]
-            elif a == "free_requested" and ev["addr"] in live:
-                cur -= live.pop(ev["addr"])["size"]
-            if cur == best:
-                bi = i
-                break
-        live = {}
-        for ev in trace[:bi + 1]:
-            a = ev.get("action")
-            if a == "alloc":
-                live[ev["addr"]] = ev
-            elif a == "free_requested":
-                live.pop(ev["addr"], None)
+        best, bi = probe_memory.peak_index(trace, base)
+        live = probe_memory.live_at(trace, bi)
         cat = dict(forward=0, backward=0, step=0, grads=0)
         rows = []
         for ev in sorted(live.values(), key=lambda e: -e["size"]):
