@@ -57,10 +57,15 @@ void cli_heap_hugepages(void) {
     void *p = malloc(HEAP_BYTES); /* grows the heap that much, touches none */
     char *top = sbrk(0);
     bool ours = p && (char *)p >= base && (char *)p < top;
-    uintptr_t start = (uintptr_t)p;
+    /* the block's address as a number, through a volatile: GCC's
+     * -Wuse-after-free (at -O1, the sanitizer build) reads any use after
+     * the free of a value computed from p as a use of p */
+    volatile uintptr_t addr = (uintptr_t)p;
     free(p);                   /* back to the heap's top: reused, not trimmed */
     if (!ours) return;
+    uintptr_t start = addr;
     uintptr_t lo = (start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t gap = (size_t)(lo - start);
     uintptr_t hi = (uintptr_t)top & ~(HUGE_PAGE - 1);
     if (hi <= lo) return;
     /* The next blocks come from the heap's top, at start; start lies
@@ -71,8 +76,7 @@ void cli_heap_hugepages(void) {
      * fortieth session's VM). A block from start to lo, never
      * touched, makes the next one start at lo. (A malloc chunk's header is
      * 2 size_t in front of its bytes; start is 16-byte aligned.) */
-    if (lo - start > 2 * sizeof(size_t))
-        heap_pad = malloc(lo - start - 2 * sizeof(size_t));
+    if (gap > 2 * sizeof(size_t)) heap_pad = malloc(gap - 2 * sizeof(size_t));
     (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
 }
