@@ -1918,8 +1918,6 @@ static bool train_curve(dlp_feat_graph *fg, const dlp_graph *g,
                         const int *troot, const uint8_t *saved, const int *smin,
                         const double *xs, const double *af, const uint8_t *virt,
                         const uint8_t *hostv, const int *last, const int *tpos) {
-    static const char *const halfw[] = {"Conv", "ConvTranspose", "Gemm",
-                                        "MatMul", "Einsum", NULL};
     size_t N = g->n_nodes, V = g->n_values ? g->n_values : 1;
     free(fg->train_curve);
     fg->train_curve = NULL;
@@ -1939,7 +1937,7 @@ static bool train_curve(dlp_feat_graph *fg, const dlp_graph *g,
      * half-precision product casts */
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
-        bool r = false, hw = dlp_feat_in_list(n->op_type, halfw);
+        bool r = false, hw = dlp_feat_in_list(n->op_type, amp_half_ops);
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
             if (v < 0) continue;
