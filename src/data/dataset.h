@@ -34,9 +34,9 @@ struct dlp_dataset {
     dlp_inference_row *inf;
     size_t ninf, cinf;
     dlp_training_row *trn;
+    size_t ntrn, ctrn;
     size_t ntrn_mem_withdrawn; /* memory_mib set to NAN (dataset.c:
                                   withdraw_train_memory) */
-    size_t ntrn, ctrn;
     dlp_llm_row *llm;
     size_t nllm, cllm;
     dlp_kernel_row *ker;

@@ -1809,8 +1809,6 @@ static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
     return true;
 }
 
-/* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
- * n_blas, n_sdpa. Returns false when out of memory. */
 /* What autograd keeps of the attention around Softmax s in a training
  * step, where the exported pattern misleads the saved-block rules. An
  * SDPA call with a learned bias (mark_sdpa: not hit, qk and pv set; timm's
@@ -2010,6 +2008,8 @@ out:
     return ok;
 }
 
+/* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
+ * n_blas, n_sdpa. Returns false when out of memory. */
 static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     static const char *const views[] = VIEW_OPS;
     static const char *const host[] = HOST_OPS;
@@ -2468,14 +2468,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                      * keeps its whole base alive (ShuffleNetV2's chunk of
                      * the shuffled tensor, saved by the branch's conv) */
                     saved[troot[v]] |= 1;
-                    if (!gtmp[v]) {
-                        int r = troot[slice_base(g, v, virt, hostv)];
-                        saved[r] |= 2;
-                    }
+                    int r = gtmp[v] ? -1 : troot[slice_base(g, v, virt, hostv)];
+                    if (r >= 0) saved[r] |= 2;
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
-                    if (!gtmp[v] && !tnosave[v]) {
-                        int r = troot[slice_base(g, v, virt, hostv)];
+                    if (r >= 0 && !tnosave[v]) {
                         saved[r] |= 8;
                         if ((int)t < smin[r]) smin[r] = (int)t;
                         bool fl = g->values[v].dtype == DLP_DT_FLOAT,

@@ -103,8 +103,9 @@ typedef struct {
 /* One node's backward in the training step (feat.c: train_curve): the
  * share of the weights whose gradients exist by then, the activation
  * blocks live (saved blocks, gradients, its convolution workspace; the
- * graph's bytes; act_amp: those of an autocast step, in its own bytes), and the share of the weights whose half copies an
- * autocast step still holds. */
+ * graph's bytes; act_amp: those of an autocast step, in its own bytes),
+ * and the share of the weights whose half copies an autocast step still
+ * holds. */
 typedef struct {
     double grad_w, act, act_amp, half_w;
 } dlp_feat_train_point;

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define NN_MAGIC "DLPNNMDL"
 #define NN_HDR 24
