@@ -77,8 +77,9 @@ static void test_forest_matches_xgboost(void) {
         dlp_forest *none = (dlp_forest *)1;
         CHECK(dlp_forest_load(&nf, "other", &none, &err) == DLP_OK && !none);
         dlp_forest_free(g);
-        /* and through a file on disk: the nodes (more than DLP_NN_LAZY_MIN
-         * values) are read where they lie in the file's mapping */
+        /* and through a file on disk: the words (more than DLP_NN_LAZY_MIN
+         * bytes) are read where they lie in the file's mapping, which the
+         * forest keeps after the file is freed */
         char path[] = "/tmp/dlp_forest_XXXXXX";
         int fd = mkstemp(path);
         DLP_ASSERT(fd >= 0);
@@ -86,55 +87,91 @@ static void test_forest_matches_xgboost(void) {
         DLP_ASSERT(dlp_nn_file_save(&nf, path, &err) == DLP_OK);
         dlp_nn_file_free(&nf);
         DLP_ASSERT(dlp_nn_file_load(&nf, path, &err) == DLP_OK);
-        const dlp_nn_entry *ne = dlp_nn_file_get(&nf, "fx/nodes", DLP_NN_F32);
+        const dlp_nn_entry *ne = dlp_nn_file_get(&nf, "fx/words", DLP_NN_U8);
         CHECK(ne && !ne->data && ne->count >= DLP_NN_LAZY_MIN);
         g = NULL;
         CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_OK && g);
-        for (int i = 0; g && i < NT; i++)
-            CHECK(dlp_forest_eval(g, xt + i * D) == dlp_forest_eval(f, xt + i * D));
-        dlp_forest_free(g);
+        CHECK(g && ne && g->map && !g->own && g->node == ne->raw);
         unlink(path);
         dlp_nn_file_free(&nf);
+        for (int i = 0; g && i < NT; i++)
+            CHECK(dlp_forest_eval(g, xt + i * D) == dlp_forest_eval(f, xt + i * D));
+        /* many rows at once: the same values, bit for bit */
+        const float *rows[NT];
+        static float many[NT];
+        for (int i = 0; i < NT; i++) rows[i] = xt + i * D;
+        if (g) dlp_forest_eval_many(g, rows, NT, many);
+        for (int i = 0; g && i < NT; i++)
+            CHECK(many[i] == dlp_forest_eval(f, xt + i * D));
+        dlp_forest_free(g);
         dlp_forest_free(f);
         dlp_tree_free(t);
     }
 }
 
-/* A corrupt stored forest: a child pointing back (a loop), a feature out
- * of range, a root outside the nodes, a node count not a multiple of 5, an
- * unknown objective, a child index that is not an integer, a leaf that is
- * not finite, a NaN threshold: each DLP_ERR_FORMAT, none evaluated. */
+/* Word i of the byte array b set to w (little-endian). */
+static void set_word(uint8_t *b, int i, uint64_t w) {
+    for (int k = 0; k < 8; k++) b[8 * i + k] = (uint8_t)(w >> (8 * k));
+}
+
+/* A corrupt stored forest: a right child pointing at its parent (a loop),
+ * a feature out of range, a tree starting outside the nodes, a byte count
+ * not a multiple of 8, an unknown objective, a right child past its tree's
+ * end, a leaf that is not finite, a NaN threshold, two trees starting at
+ * the same node, a tree cut one node short (a child in the next tree):
+ * each DLP_ERR_FORMAT, none evaluated. A forest in the first
+ * layout (five float32 a node) is refused as unsupported. */
 static void test_forest_corrupt(void) {
     dlp_tree *t;
     dlp_forest *f;
     fit(0, 5, &t, &f);
     dlp_error err;
     int leaf = 0;   /* the first leaf */
-    while (f->node[leaf].feat >= 0) leaf++;
-    for (int k = 0; k < 8; k++) {
+    while (dlp_forest_feat(dlp_forest_word(f->node, leaf)) != DLP_FOREST_LEAF) leaf++;
+    DLP_ASSERT(leaf > 0 && f->n_trees > 2);
+    const uint64_t split_bits = 0xFFFFFFFFull;   /* threshold or value */
+    for (int k = 0; k < 10; k++) {
         dlp_nn_file nf = {0};
         DLP_ASSERT(dlp_forest_save(f, &nf, "fx", &err) == DLP_OK);
         dlp_nn_entry *tr = NULL, *nd = NULL;
         for (int i = 0; i < nf.n; i++) {
             if (!strcmp(nf.e[i].name, "fx/trees")) tr = &nf.e[i];
-            if (!strcmp(nf.e[i].name, "fx/nodes")) nd = &nf.e[i];
+            if (!strcmp(nf.e[i].name, "fx/words")) nd = &nf.e[i];
         }
         DLP_ASSERT(tr && nd && nd->data);
-        float *v = nd->data;
+        uint8_t *b = nd->data;
         int64_t *ti = tr->data;
-        if (k == 0) v[2] = 0;                      /* root's left child: itself */
-        if (k == 1) v[0] = D;                      /* feature 5 of 5 */
+        uint64_t root = dlp_forest_word(b, 0);
+        float inf = INFINITY, nan = NAN;
+        uint32_t ui, un;
+        memcpy(&ui, &inf, 4);
+        memcpy(&un, &nan, 4);
+        if (k == 0) set_word(b, 0, root & ~(0xFFFFull << 48));   /* right: itself */
+        if (k == 1) set_word(b, 0, (root & ~(0x7FFFull << 32)) | (uint64_t)D << 32);
         if (k == 2) ti[2 + f->n_trees - 1] = f->n_nodes + 3;
         if (k == 3) nd->count -= 2;
         if (k == 4) ti[1] = 7;
-        if (k == 5) v[3] += 0.5f;                  /* root's right child 1.5 */
-        if (k == 6) v[5 * leaf + 1] = INFINITY;
-        if (k == 7) v[1] = NAN;                    /* root's threshold */
+        if (k == 5) set_word(b, 0, (root & ~(0xFFFFull << 48)) |
+                                   (uint64_t)(f->root[1] + 1) << 48);
+        if (k == 6) set_word(b, leaf, (dlp_forest_word(b, leaf) & ~split_bits) | ui);
+        if (k == 7) set_word(b, 0, (root & ~split_bits) | un);
+        if (k == 8) ti[3] = ti[2];
+        if (k == 9) ti[3] -= 1;   /* tree 0's last leaf: tree 1's */
         dlp_forest *g = NULL;
         dlp_status st = dlp_forest_load(&nf, "fx", &g, &err);
         CHECK_MSG(st == DLP_ERR_FORMAT && !g, "case %d: status %d", k, (int)st);
         dlp_nn_file_free(&nf);
     }
+    /* the first layout */
+    dlp_nn_file nf = {0};
+    int64_t tr[3] = {D, 0, 0};
+    float nd[5] = {-1, 1, -1, -1, 0};
+    DLP_ASSERT(dlp_nn_file_add_i64(&nf, "fx/trees", tr, 3, &err) == DLP_OK);
+    DLP_ASSERT(dlp_nn_file_add_f32(&nf, "fx/nodes", nd, 5, &err) == DLP_OK);
+    dlp_forest *g = NULL;
+    CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_ERR_UNSUPPORTED && !g);
+    CHECK(strstr(err.msg, "retrain") != NULL);
+    dlp_nn_file_free(&nf);
     dlp_forest_free(f);
     dlp_tree_free(t);
 }
@@ -145,11 +182,15 @@ static void add_const_forest_nf(dlp_nn_file *nf, const char *prefix, float value
     dlp_error err;
     char name[64];
     int64_t tr[3] = {n_features, logistic, 0};
-    float nd[5] = {-1, value, -1, -1, 0}, base = 0;
+    float base = 0;
+    uint32_t u;
+    memcpy(&u, &value, 4);
+    uint8_t word[8];
+    set_word(word, 0, (uint64_t)u | (uint64_t)DLP_FOREST_LEAF << 32);
     snprintf(name, sizeof name, "%s/trees", prefix);
     DLP_ASSERT(dlp_nn_file_add_i64(nf, name, tr, 3, &err) == DLP_OK);
-    snprintf(name, sizeof name, "%s/nodes", prefix);
-    DLP_ASSERT(dlp_nn_file_add_f32(nf, name, nd, 5, &err) == DLP_OK);
+    snprintf(name, sizeof name, "%s/words", prefix);
+    DLP_ASSERT(dlp_nn_file_add_u8(nf, name, word, 8, &err) == DLP_OK);
     snprintf(name, sizeof name, "%s/base", prefix);
     DLP_ASSERT(dlp_nn_file_add_f32(nf, name, &base, 1, &err) == DLP_OK);
 }

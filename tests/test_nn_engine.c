@@ -496,6 +496,56 @@ static void test_model_file_bad(void) {
     unlink(p2);
 }
 
+/* Sets the version field of the model file at p and its checksum. */
+static void set_version(const char *p, uint32_t v) {
+    long n = file_size(p);
+    DLP_ASSERT(n > 28);
+    uint8_t *b = malloc((size_t)n);
+    FILE *f = fopen(p, "r+b");
+    DLP_ASSERT(b && f && fread(b, 1, (size_t)n, f) == (size_t)n);
+    for (int i = 0; i < 4; i++) b[8 + i] = (uint8_t)(v >> (8 * i));
+    uint32_t c = dlp_nn_crc32(0, b, (size_t)n - 4);
+    for (int i = 0; i < 4; i++) b[n - 4 + i] = (uint8_t)(c >> (8 * i));
+    rewind(f);
+    DLP_ASSERT(fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    free(b);
+}
+
+/* Files of format version 1 (no byte arrays) still load; a byte array in
+ * one is refused, as is version 0 or one past this build's. */
+static void test_model_file_versions(void) {
+    char path[512];
+    path_in_tmp(path, sizeof path, "v1.dlpnn");
+    dlp_nn_file f = {0};
+    dlp_error err;
+    float w[2] = {1.5f, -2};
+    uint8_t u[2] = {9, 8};
+    CHECK(dlp_nn_file_add_f32(&f, "w", w, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    set_version(path, 1);
+    dlp_nn_file_free(&f);
+    float back[2];
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    CHECK(dlp_nn_file_read_f32(&f, "w", back, 2, &err) == DLP_OK && back[1] == -2);
+    dlp_nn_file_free(&f);
+    set_version(path, 0);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_ERR_UNSUPPORTED);
+    set_version(path, DLP_NN_FILE_VERSION + 1);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "version") != NULL);
+    CHECK(dlp_nn_file_add_u8(&f, "u", u, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
+    const dlp_nn_entry *e = dlp_nn_file_get(&f, "u", DLP_NN_U8);
+    CHECK(e && e->count == 2 && dlp_nn_entry_bytes(e)[1] == 8);
+    dlp_nn_file_free(&f);
+    set_version(path, 1);
+    CHECK(dlp_nn_file_load(&f, path, &err) == DLP_ERR_FORMAT);
+    unlink(path);
+}
+
 /* Every single-byte corruption of a small file is rejected, never crashes. */
 static void test_model_file_fuzz(void) {
     char path[512];
@@ -507,6 +557,7 @@ static void test_model_file_fuzz(void) {
     CHECK(dlp_nn_file_add_f32(&f, "w", w, 3, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_i64(&f, "a", a, 2, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_str(&f, "s", "hi", &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&f, "u", "\x01\x02\x03", 3, &err) == DLP_OK);
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
     dlp_nn_file_free(&f);
     long n = file_size(path);
@@ -528,11 +579,12 @@ static void test_model_file_fuzz(void) {
     CHECK(dlp_nn_crc32(0, "123456789", 9) == 0xCBF43926u);
 }
 
-/* Float32 arrays of DLP_NN_LAZY_MIN values or more stay in the loaded
- * file's mapping (data NULL, raw set); smaller ones are copied. Each reads
- * back the values saved, a copy of a lazy entry holds them, and a loaded
- * file saved again (lazy entries included) is byte-identical to the first
- * save: the same bytes a load without the lazy path wrote. */
+/* Float32 and byte arrays of DLP_NN_LAZY_MIN values or more stay in the
+ * loaded file's mapping (data NULL, raw set); smaller ones are copied. Each
+ * reads back the values saved, a copy of a lazy entry holds them, a kept
+ * reference to the mapping outlives the file, and a loaded file saved
+ * again (lazy entries included) is byte-identical to the first save: the
+ * same bytes a load without the lazy path wrote. */
 static void test_model_file_lazy(void) {
     char path[512], p2[512];
     path_in_tmp(path, sizeof path, "lazy.dlpnn");
@@ -542,10 +594,14 @@ static void test_model_file_lazy(void) {
     for (int i = 0; i < BIG; i++) big[i] = (float)i * 0.25f - 100.5f;
     float small[DLP_NN_LAZY_MIN - 1];
     for (int i = 0; i < DLP_NN_LAZY_MIN - 1; i++) small[i] = -(float)i;
+    static uint8_t bytes[BIG];
+    for (int i = 0; i < BIG; i++) bytes[i] = (uint8_t)(i * 7 + 3);
     int64_t a[2] = {7, -8};
     dlp_nn_file f = {0}, g = {0};
     dlp_error err;
     CHECK(dlp_nn_file_add_f32(&f, "big", big, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&f, "bytes", bytes, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&f, "few", bytes, 3, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_f32(&f, "small", small, DLP_NN_LAZY_MIN - 1, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_i64(&f, "a", a, 2, &err) == DLP_OK);
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
@@ -555,7 +611,15 @@ static void test_model_file_lazy(void) {
     const dlp_nn_entry *es = dlp_nn_file_get(&f, "small", DLP_NN_F32);
     CHECK(eb && eb->data == NULL && eb->raw != NULL && eb->count == BIG);
     CHECK(es && es->data != NULL && es->count == DLP_NN_LAZY_MIN - 1);
-    CHECK(f.map != NULL && f.map_len == (size_t)file_size(path));
+    const dlp_nn_entry *ey = dlp_nn_file_get(&f, "bytes", DLP_NN_U8);
+    const dlp_nn_entry *ef = dlp_nn_file_get(&f, "few", DLP_NN_U8);
+    CHECK(ey && ey->data == NULL && ey->raw != NULL && ey->count == BIG);
+    CHECK(ef && ef->data != NULL && ef->count == 3);
+    CHECK(ey && !memcmp(dlp_nn_entry_bytes(ey), bytes, BIG));
+    CHECK(ef && !memcmp(dlp_nn_entry_bytes(ef), bytes, 3));
+    CHECK(f.map != NULL);
+    dlp_nn_map *kept = dlp_nn_file_keep(&f);
+    const uint8_t *kept_bytes = ey ? dlp_nn_entry_bytes(ey) : NULL;
     CHECK(dlp_nn_file_read_f32(&f, "big", back, BIG, &err) == DLP_OK);
     CHECK(memcmp(back, big, sizeof big) == 0);
     CHECK(dlp_nn_file_read_f32(&f, "big", back, BIG - 1, &err) == DLP_ERR_SHAPE);
@@ -564,6 +628,9 @@ static void test_model_file_lazy(void) {
     CHECK(dlp_nn_file_add_copy(&g, "big2", eb, &err) == DLP_OK);
     const dlp_nn_entry *ec = dlp_nn_file_get(&g, "big2", DLP_NN_F32);
     CHECK(ec && ec->data && memcmp(ec->data, big, sizeof big) == 0);
+    CHECK(ey && dlp_nn_file_add_copy(&g, "bytes2", ey, &err) == DLP_OK);
+    const dlp_nn_entry *ecy = dlp_nn_file_get(&g, "bytes2", DLP_NN_U8);
+    CHECK(ecy && ecy->data && ecy->count == BIG && !memcmp(ecy->data, bytes, BIG));
     /* saved again from the loaded file: the same bytes */
     CHECK(dlp_nn_file_save(&f, p2, &err) == DLP_OK);
     dlp_nn_file_free(&f);
@@ -577,8 +644,12 @@ static void test_model_file_lazy(void) {
     CHECK(same);
     if (x) fclose(x);
     if (y) fclose(y);
-    /* the copy outlives the file it came from */
+    /* the copy outlives the file it came from, and so does the mapping
+     * while a reference is kept */
     CHECK(((const float *)ec->data)[BIG - 1] == big[BIG - 1]);
+    CHECK(kept && kept_bytes && !memcmp(kept_bytes, bytes, BIG));
+    dlp_nn_map_release(kept);
+    CHECK(dlp_nn_file_keep(&f) == NULL);   /* a freed file has none */
     dlp_nn_file_free(&g);
     unlink(path);
     unlink(p2);
@@ -686,6 +757,7 @@ int main(void) {
     RUN(test_model_file_bad);
     RUN(test_model_file_fuzz);
     RUN(test_model_file_lazy);
+    RUN(test_model_file_versions);
     RUN(test_crc32_vs_zlib);
     RUN(test_early_stop);
     RUN(test_params_limits);

@@ -521,42 +521,62 @@ void dlp_nn_early_stop_free(dlp_nn_early_stop *s);
 /* ---- model files (nn_file.c) ------------------------------------------- */
 /* A model file is a list of named entries: float32 arrays (weights,
  * normalisation statistics), int64 arrays (architecture), strings
- * (metadata). Layout, all little-endian:
- *   "DLPNNMDL" u32 version(=1) u32 n_entries u64 payload_bytes
+ * (metadata), byte arrays (data laid out for reading in place: the
+ * workspace forests' nodes). Layout, all little-endian:
+ *   "DLPNNMDL" u32 version u32 n_entries u64 payload_bytes
  *   entries: u8 kind, u16 name_len, name, u64 count, data
- *            (kind 1: count f32; 2: count i64; 3: count bytes)
+ *            (kind 1: count f32; 2: count i64; 3: count bytes of text;
+ *             4: count bytes, version 2 on)
  *   u32 CRC-32 (IEEE) of everything before it.
- * Written to a temp file in the same directory, fsync'd, then renamed. */
-typedef enum { DLP_NN_F32 = 1, DLP_NN_I64 = 2, DLP_NN_STR = 3 } dlp_nn_entry_kind;
+ * Written to a temp file in the same directory, fsync'd, then renamed.
+ * Version 1 files (no byte arrays) still load. */
+typedef enum {
+    DLP_NN_F32 = 1, DLP_NN_I64 = 2, DLP_NN_STR = 3, DLP_NN_U8 = 4
+} dlp_nn_entry_kind;
 typedef struct {
     char *name;
     dlp_nn_entry_kind kind;
     uint64_t count;
-    void *data;     /* float[count], int64_t[count] or char[count+1] */
-    /* data NULL: a float32 array of a loaded file (DLP_NN_LAZY_MIN values
-     * or more) left in the file's mapping, raw its little-endian bytes;
-     * dlp_nn_file_read_f32 (and read_params, add_copy, save) read it there */
+    void *data;     /* float[count], int64_t[count], char[count+1] or
+                       uint8_t[count] */
+    /* data NULL: a float32 or byte array of a loaded file (DLP_NN_LAZY_MIN
+     * values or more) left in the file's mapping, raw its little-endian
+     * bytes; dlp_nn_file_read_f32 / dlp_nn_entry_bytes (and read_params,
+     * add_copy, save) read it there */
     const uint8_t *raw;
 } dlp_nn_entry;
+/* A loaded file's mapping, shared by whoever reads entries in place: the
+ * file holds one reference, dlp_nn_file_keep hands out more, and the last
+ * dlp_nn_map_release unmaps it. */
+typedef struct dlp_nn_map dlp_nn_map;
 typedef struct {
     dlp_nn_entry *e;
     int n, cap;
-    const void *map;   /* the loaded file's mapping (lazy entries), or NULL */
-    size_t map_len;
+    dlp_nn_map *map;   /* the loaded file's mapping (lazy entries), or NULL */
 } dlp_nn_file;
-/* Loaded float32 arrays of at least this many values stay in the mapping
- * until read: the weights are copied once (into the network's parameters),
- * not twice (nn_file.c says why). */
+/* Loaded float32 and byte arrays of at least this many values stay in the
+ * mapping until read: the weights are copied once (into the network's
+ * parameters), not twice, and byte arrays are read in place (nn_file.c
+ * says why). */
 #define DLP_NN_LAZY_MIN 1024
 
-#define DLP_NN_FILE_VERSION 1u
+#define DLP_NN_FILE_VERSION 2u
 dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
                                const nn_real *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
                                const int64_t *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err);
-/* Bytes per element of an entry of kind k (4, 8; 1 for a string). */
+dlp_status dlp_nn_file_add_u8(dlp_nn_file *f, const char *name,
+                              const void *x, uint64_t n, dlp_error *err);
+/* A byte entry's count bytes, from its copy or from the mapping. */
+const uint8_t *dlp_nn_entry_bytes(const dlp_nn_entry *e);
+/* A new reference to f's mapping (NULL when f was not loaded from a
+ * file): what an entry's raw bytes point into stays mapped until it is
+ * released, after dlp_nn_file_free too. */
+dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f);
+void dlp_nn_map_release(dlp_nn_map *m);
+/* Bytes per element of an entry of kind k (4, 8; 1 for a string or bytes). */
 size_t dlp_nn_elem_size(dlp_nn_entry_kind k);
 /* Adds a copy of src's data under another name (any kind). */
 dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,

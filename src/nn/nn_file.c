@@ -1,5 +1,5 @@
 /* nn_file.c — the model file: a versioned, little-endian, CRC-checked list
- * of named float32 / int64 / string entries (layout in nn.h). Saving builds
+ * of named float32 / int64 / string / byte entries (layout in nn.h). Saving builds
  * the image in memory, writes it to a temp file next to the target, fsyncs
  * and renames, so a crash leaves either the old file or the new one. Loading
  * checks size, magic, version, length and checksum before parsing, and
@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,12 @@
 #define NN_HDR 24
 #define NN_MAX_FILE ((uint64_t)1 << 31)
 #define NN_MAX_ENTRIES 100000
+
+struct dlp_nn_map {
+    atomic_int refs;
+    const void *bytes;
+    size_t len;
+};
 
 /* dlp_nn_crc32: nn_crc.c */
 
@@ -73,6 +80,31 @@ dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
     if (st) return st;
     if (n) memcpy(e->data, x, (size_t)n * sizeof(int64_t));
     return DLP_OK;
+}
+
+dlp_status dlp_nn_file_add_u8(dlp_nn_file *f, const char *name,
+                              const void *x, uint64_t n, dlp_error *err) {
+    dlp_nn_entry *e;
+    dlp_status st = add_entry(f, name, DLP_NN_U8, n, 1, NULL, &e, err);
+    if (st) return st;
+    if (n) memcpy(e->data, x, (size_t)n);
+    return DLP_OK;
+}
+
+const uint8_t *dlp_nn_entry_bytes(const dlp_nn_entry *e) {
+    return e->data ? e->data : e->raw;
+}
+
+dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f) {
+    if (!f->map) return NULL;
+    atomic_fetch_add(&f->map->refs, 1);
+    return f->map;
+}
+
+void dlp_nn_map_release(dlp_nn_map *m) {
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    dlp_file_unmap(m->bytes, m->len);
+    free(m);
 }
 
 dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
@@ -152,7 +184,7 @@ void dlp_nn_file_free(dlp_nn_file *f) {
     if (!f) return;
     for (int i = 0; i < f->n; i++) { free(f->e[i].name); free(f->e[i].data); }
     free(f->e);
-    dlp_file_unmap(f->map, f->map_len);
+    dlp_nn_map_release(f->map);
     memset(f, 0, sizeof *f);
 }
 
@@ -250,9 +282,10 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
         put_u16(p, (uint16_t)nl); p += 2;
         memcpy(p, e->name, nl); p += nl;
         put_u64(p, e->count); p += 8;
-        if (!e->data) { /* a lazy float32 array: already little-endian */
-            memcpy(p, e->raw, (size_t)e->count * 4);
-            p += (size_t)e->count * 4;
+        if (!e->data) { /* a lazy array: already little-endian */
+            size_t nb = (size_t)e->count * dlp_nn_elem_size(e->kind);
+            memcpy(p, e->raw, nb);
+            p += nb;
             continue;
         }
         for (uint64_t k = 0; k < e->count; k++) {
@@ -303,7 +336,8 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
  * dlp_nn_file_free, and are read from there into the network's parameters.
  * Copying them here first touched ~60 fresh heap pages per `dlperf predict`
  * (perf record -e page-faults: 46 in the copy, 11 in malloc), ~15 us each
- * on this VM. */
+ * on this VM. Byte arrays that large are never copied: their reader keeps
+ * the mapping (dlp_nn_file_keep) and reads them where they lie. */
 dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     memset(f, 0, sizeof *f);
     const void *map = NULL;
@@ -326,9 +360,9 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     }
     uint32_t ver = get_u32(buf + 8), n_ent = get_u32(buf + 12);
     uint64_t payload = get_u64(buf + 16);
-    if (ver != DLP_NN_FILE_VERSION) {
+    if (ver < 1 || ver > DLP_NN_FILE_VERSION) {
         st = dlp_fail(err, DLP_ERR_UNSUPPORTED,
-                      "model file: %s has format version %u, this build reads %u",
+                      "model file: %s has format version %u, this build reads 1 to %u",
                       path, ver, DLP_NN_FILE_VERSION);
         goto done;
     }
@@ -352,7 +386,7 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         if (end - p < 3) goto bad;
         uint8_t kind = *p++;
         uint16_t nl = get_u16(p); p += 2;
-        if (kind < 1 || kind > 3 || nl == 0 || (size_t)(end - p) < (size_t)nl + 8) goto bad;
+        if (kind < 1 || kind > (ver == 1 ? 3 : 4) || nl == 0 || (size_t)(end - p) < (size_t)nl + 8) goto bad;
         char name[65536];
         memcpy(name, p, nl); name[nl] = 0; p += nl;
         if (strlen(name) != nl) goto bad;
@@ -360,7 +394,8 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         size_t es = dlp_nn_elem_size((dlp_nn_entry_kind)kind);
         if (cnt > (uint64_t)(end - p) / es) goto bad;
         dlp_nn_entry *e;
-        bool lazy = kind == DLP_NN_F32 && cnt >= DLP_NN_LAZY_MIN;
+        bool lazy = (kind == DLP_NN_F32 || kind == DLP_NN_U8) &&
+                    cnt >= DLP_NN_LAZY_MIN;
         st = add_entry(f, name, (dlp_nn_entry_kind)kind, cnt, es, lazy ? p : NULL,
                        &e, err);
         if (st) {
@@ -377,12 +412,19 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
 bad:
     st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: malformed entry table", path);
 done:
+    if (!st) {   /* the lazy entries' bytes; unmapped by the last release */
+        f->map = malloc(sizeof *f->map);
+        if (!f->map)
+            st = dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
+        else {
+            atomic_init(&f->map->refs, 1);
+            f->map->bytes = map;
+            f->map->len = n;
+        }
+    }
     if (st) {
         dlp_nn_file_free(f);
         dlp_file_unmap(map, n);
-    } else {
-        f->map = map;   /* the lazy entries' bytes; unmapped by _free */
-        f->map_len = n;
     }
     return st;
 }

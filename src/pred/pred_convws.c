@@ -407,23 +407,44 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
     return st;
 }
 
+/* The measured answer for features x, or NULL. */
+static const convws_exact *exact_of(const convws_part *t, const float *x) {
+    if (!t->n_exact) return NULL;
+    convws_exact q = {shape_key(x), 0, 0};
+    return bsearch(&q, t->exact, (size_t)t->n_exact, sizeof q, cmp_key);
+}
+
+/* The forests' answers for the n feature vectors x[k] (no measured
+ * answer): the classifier's probability, and the regressor's size where it
+ * is one half or more (most calls: the regressor's trees not walked).
+ * tmp: n floats. */
+static void forest_answers(const convws_part *t, const float **x, int n,
+                           double *p, double *mib, float *tmp) {
+    dlp_forest_eval_many(t->cls, x, n, tmp);
+    int npos = 0;
+    for (int k = 0; k < n; k++) {
+        p[k] = fmin(1.0, fmax(0.0, (double)tmp[k]));
+        mib[k] = 0;
+        if (p[k] >= 0.5) x[npos++] = x[k];   /* x[npos] is done with */
+    }
+    if (!npos) return;
+    dlp_forest_eval_many(t->reg, x, npos, tmp);
+    for (int k = n - 1, j = npos - 1; j >= 0; k--)   /* <= 1 TiB */
+        if (p[k] >= 0.5) mib[k] = exp2(fmin((double)tmp[j--], 20.0));
+}
+
 bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
                         double *p, double *mib) {
     const convws_part *t = &m->part[half];
     if (!t->cls) return false;
-    if (t->n_exact) {
-        convws_exact q = {shape_key(x), 0, 0};
-        const convws_exact *f = bsearch(&q, t->exact, (size_t)t->n_exact,
-                                        sizeof q, cmp_key);
-        if (f) {
-            *p = f->p;
-            *mib = f->mib;
-            return true;
-        }
+    const convws_exact *f = exact_of(t, x);
+    if (f) {
+        *p = f->p;
+        *mib = f->mib;
+    } else {
+        float tmp;
+        forest_answers(t, &x, 1, p, mib, &tmp);
     }
-    *p = fmin(1.0, fmax(0.0, (double)dlp_forest_eval(t->cls, x)));
-    *mib = *p < 0.5 ? 0   /* most calls: the regressor's trees not walked */
-                    : exp2(fmin((double)dlp_forest_eval(t->reg, x), 20.0));   /* <= 1 TiB */
     return true;
 }
 
@@ -433,6 +454,12 @@ typedef struct {
     int conv;
     double p, mib;
 } convws_memo;
+
+/* A distinct convolution the forests answer: its features, its slot. */
+typedef struct {
+    const float *x;
+    convws_memo *slot;
+} convws_batch;
 
 /* The slot of features x in the table memo[cap] (open addressing): the
  * entry whose convolution has exactly x, or the empty one to fill. */
@@ -465,22 +492,53 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
      * and another plan's, not measured, is counted as none. */
     double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
     /* a network repeats its shapes (ResNet-50's 53 convolutions are 23):
-     * each distinct one walks the forests once (without memory for the
-     * table, every one does) */
+     * each distinct one is answered once (without memory for the table,
+     * every one is), the forests walked for all of them together */
     int cap = 1;
     while (cap < 2 * fg->n_convs) cap *= 2;
     convws_memo *memo = malloc((size_t)cap * sizeof *memo);
+    convws_batch *todo = malloc((size_t)fg->n_convs * sizeof *todo);
+    if (!todo) {
+        free(memo);
+        memo = NULL;
+    }
     for (int k = 0; memo && k < cap; k++) memo[k].conv = -1;
+    int n_todo = 0;
+    for (int i = 0; memo && i < fg->n_convs; i++) {
+        const float *x = fg->convs[i].x;
+        convws_memo *e = memo_slot(memo, cap, fg, x);
+        if (e->conv >= 0) continue;
+        const convws_exact *f = exact_of(&m->part[half], x);
+        *e = (convws_memo){i, f ? f->p : 0, f ? f->mib : 0};
+        if (!f) todo[n_todo++] = (convws_batch){x, e};
+    }
+    if (n_todo) {
+        const float **xs = malloc((size_t)n_todo * sizeof *xs);
+        double *pm = malloc(2 * (size_t)n_todo * sizeof *pm);
+        float *tmp = malloc((size_t)n_todo * sizeof *tmp);
+        for (int k = 0; xs && pm && tmp && k < n_todo; k++) xs[k] = todo[k].x;
+        if (xs && pm && tmp)
+            forest_answers(&m->part[half], xs, n_todo, pm, pm + n_todo, tmp);
+        for (int k = 0; k < n_todo; k++)
+            if (xs && pm && tmp) {
+                todo[k].slot->p = pm[k];
+                todo[k].slot->mib = pm[n_todo + k];
+            } else {   /* out of memory: one at a time */
+                dlp_convws_predict(m, half, todo[k].x, &todo[k].slot->p,
+                                   &todo[k].slot->mib);
+            }
+        free(xs); free(pm); free(tmp);
+    }
+    free(todo);
     for (int i = 0; i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
         double p, mib;
-        convws_memo *e = memo ? memo_slot(memo, cap, fg, cv->x) : NULL;
-        if (e && e->conv >= 0) {
+        if (memo) {
+            const convws_memo *e = memo_slot(memo, cap, fg, cv->x);
             p = e->p;
             mib = e->mib;
         } else {
             dlp_convws_predict(m, half, cv->x, &p, &mib);
-            if (e) *e = (convws_memo){i, p, mib};
         }
         if (p < 0.5) continue;
         double one[2] = {0, 0};

@@ -327,21 +327,8 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         if (file) {
             memset(file, 0, sizeof *file);
             st = dlp_pred_meta_write(&p->meta, file, err);
-            for (int i = 0; i < payload.n && !st; i++) {
-                const dlp_nn_entry *e = &payload.e[i];
-                if (e->kind == DLP_NN_F32) {
-                    /* copy through nn_real */
-                    nn_real *tmp = malloc((size_t)(e->count ? e->count : 1) * sizeof *tmp);
-                    if (!tmp) { st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); break; }
-                    for (uint64_t q = 0; q < e->count; q++) tmp[q] = ((float *)e->data)[q];
-                    st = dlp_nn_file_add_f32(file, e->name, tmp, e->count, err);
-                    free(tmp);
-                } else if (e->kind == DLP_NN_I64) {
-                    st = dlp_nn_file_add_i64(file, e->name, e->data, e->count, err);
-                } else {
-                    st = dlp_nn_file_add_str(file, e->name, e->data, err);
-                }
-            }
+            for (int i = 0; i < payload.n && !st; i++)
+                st = dlp_nn_file_add_copy(file, payload.e[i].name, &payload.e[i], err);
             if (st) dlp_nn_file_free(file);
         }
     }

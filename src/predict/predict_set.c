@@ -87,10 +87,11 @@ static dlp_status scan(const char *path, scan_reader *r, dlp_pred_meta *m,
     dlp_pred_meta_init(m, "", DLP_MODE_INFERENCE);
     const uint8_t *b = scan_at(r, 0, HDR);
     if (!b || r->size < HDR + 4 || memcmp(b, "DLPNNMDL", 8) ||
-        rd32(b + 8) != DLP_NN_FILE_VERSION || rd64(b + 16) != r->size - HDR - 4)
+        rd32(b + 8) < 1 || rd32(b + 8) > DLP_NN_FILE_VERSION ||
+        rd64(b + 16) != r->size - HDR - 4)
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: not a dlperf model file "
                         "(bad magic, version or length)", path);
-    uint32_t entries = rd32(b + 12);
+    uint32_t entries = rd32(b + 12), version = rd32(b + 8);
     uint64_t p = HDR, end = r->size - 4;
     bool have_kind = false, have_header = false, have_dev = false,
          have_err = false;
@@ -114,7 +115,8 @@ static dlp_status scan(const char *path, scan_reader *r, dlp_pred_meta *m,
         if (!c) goto bad;
         uint64_t count = rd64(c);
         p += 8;
-        uint64_t es = kind == 1 ? 4 : kind == 2 ? 8 : kind == 3 ? 1 : 0;
+        uint64_t es = kind == 1 ? 4 : kind == 2 ? 8 : kind == 3 ? 1
+                    : kind == 4 && version >= 2 ? 1 : 0;
         if (!es || count > (end - p) / es) goto bad;
         uint64_t at = p;
         p += count * es;

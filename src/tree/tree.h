@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- boosters (tree_xgb.c) --------------------------------------------- */
 
@@ -94,36 +95,64 @@ dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
  * base score + the leaf reached in each tree, x[f] < threshold going left,
  * a NaN feature the tree's default way; through the logistic function for
  * a binary:logistic booster. */
-/* One node, 16 bytes, so that a visit reads one cache line (the
- * forty-first session's fp32 workspace forests are 202,814 nodes, and
- * separate arrays per field cost a miss each). */
-typedef struct {
-    float value;             /* threshold, or the leaf's value */
-    int32_t left, right;     /* children (global indices) */
-    int16_t feat;            /* split feature, -1 at a leaf */
-    uint8_t dleft;           /* NaN goes left */
-    uint8_t pad_;
-} dlp_forest_node;
+/* A node is one 64-bit little-endian word, the trees laid out in
+ * pre-order (a node's left child is the next node):
+ *   bits  0-31  the threshold, or the leaf's value (float32 bits)
+ *   bits 32-46  the split feature; DLP_FOREST_LEAF at a leaf
+ *   bit  47     a missing (NaN) feature goes left
+ *   bits 48-63  the right child's distance from the node (0 at a leaf)
+ * Eight bytes a node where the first layout stored twenty (five float32
+ * fields) and a loaded copy sixteen: the shipped workspace forests are
+ * 270,000 nodes, and `dlperf predict` spent most of its time reading,
+ * converting and checking them (docs/PREDICT.md, "Speed, forty-third
+ * session"); the words of a model file are read where they lie in its
+ * mapping. A tree is at most 65,536 nodes (depth 15). */
+#define DLP_FOREST_LEAF 0x7FFF
+static inline uint64_t dlp_forest_word(const uint8_t *nodes, int i) {
+    uint64_t w;
+    memcpy(&w, nodes + 8 * (size_t)i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+static inline int dlp_forest_feat(uint64_t w) { return (int)(w >> 32) & 0x7FFF; }
+static inline float dlp_forest_value(uint64_t w) {
+    uint32_t u = (uint32_t)w;
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
 
 typedef struct {
     int n_trees, n_nodes, n_features;
-    int32_t *root;           /* [n_trees] first node of each tree */
-    dlp_forest_node *node;   /* [n_nodes] */
+    int32_t *root;           /* [n_trees + 1]: tree t is nodes
+                                [root[t], root[t + 1]) */
+    const uint8_t *node;     /* [8 * n_nodes]: the words */
     float base;              /* base score (a margin: logit of XGBoost's
                                 base_score for binary:logistic) */
     int logistic;            /* 1: eval returns sigmoid(margin) */
+    void *own;               /* the words when this forest holds them */
+    dlp_nn_map *map;         /* else the model file's mapping they lie in */
 } dlp_forest;
 
 /* The trees of booster t (trained on n_features columns). */
 dlp_status dlp_forest_from_tree(dlp_tree *t, int n_features, dlp_forest **out,
                                 dlp_error *err);
 float dlp_forest_eval(const dlp_forest *f, const float *x);
+/* out[k] = dlp_forest_eval(f, x[k]) for k < n, bit for bit, walking the
+ * forest tree by tree: a tree's nodes are read from memory once for all
+ * n rows (a model's distinct convolutions, ResNet-50's 23), not n times. */
+void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
+                          float *out);
 void dlp_forest_free(dlp_forest *f);
 /* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
- * then each tree's root), "<prefix>/nodes" (f32, 5 per node: feature, threshold or
- * value, left, right, default left) and "<prefix>/base" (f32); loading
- * checks every index (children after their parent, inside the tree), so
- * evaluation always ends. */
+ * then each tree's first node), "<prefix>/words" (bytes: the nodes'
+ * words) and "<prefix>/base" (f32); loading checks every node (children
+ * after their parent and inside the tree, features in range, values
+ * finite), so evaluation always ends, and keeps the file's mapping rather
+ * than copying the words. Files before the words ("<prefix>/nodes", five
+ * float32 a node) are refused: retrain them. */
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err);
 /* *out NULL (and DLP_OK) when the file has no "<prefix>/trees". */

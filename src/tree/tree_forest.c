@@ -1,8 +1,8 @@
 /*
- * tree_forest.c — a booster's trees as flat arrays and their evaluation
- * without XGBoost (tree.h says why), built from the booster's JSON
- * (XGBoost 1.7: learner.gradient_booster.model.trees[], each with
- * left_children / right_children (-1 at a leaf), split_indices,
+ * tree_forest.c — a booster's trees as packed node words (tree.h gives the
+ * layout and says why) and their evaluation without XGBoost, built from
+ * the booster's JSON (XGBoost 1.7: learner.gradient_booster.model.trees[],
+ * each with left_children / right_children (-1 at a leaf), split_indices,
  * split_conditions (the leaf's value at a leaf), default_left; and
  * learner.learner_model_param.base_score, a string).
  */
@@ -16,58 +16,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FOREST_MAX_NODES (1 << 24)   /* node indices stay exact in float32 */
-#define LOAD_BLOCK 256               /* nodes converted per block (5 KiB) */
+#define FOREST_MAX_NODES (1 << 24)
+#define TREE_MAX_NODES (1 << 16)     /* a right child at most 65,535 on */
 
 void dlp_forest_free(dlp_forest *f) {
     if (!f) return;
     free(f->root);
-    free(f->node);
+    free(f->own);
+    dlp_nn_map_release(f->map);
     free(f);
 }
 
-static dlp_forest *forest_alloc(int n_trees, int n_nodes) {
+static dlp_forest *forest_alloc(int n_trees) {
     dlp_forest *f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    size_t t = n_trees ? (size_t)n_trees : 1, n = n_nodes ? (size_t)n_nodes : 1;
-    f->root = malloc(t * sizeof *f->root);
-    f->node = malloc(n * sizeof *f->node);
-    if (!f->root || !f->node) {
-        dlp_forest_free(f);
+    f->root = malloc((size_t)(n_trees + 1) * sizeof *f->root);
+    if (!f->root) {
+        free(f);
         return NULL;
     }
     f->n_trees = n_trees;
-    f->n_nodes = n_nodes;
     return f;
 }
 
-/* Node i of the tree [begin, end): an internal node's children after it
- * and before end, its feature in range; a leaf's value finite. */
-static bool node_ok(const dlp_forest *f, int i, int end) {
-    const dlp_forest_node *n = &f->node[i];
-    if (n->feat < 0) return n->feat == -1 && isfinite(n->value);
-    return n->feat < f->n_features && n->left > i && n->left < end &&
-           n->right > i && n->right < end && !isnan(n->value);
+static uint64_t make_word(float value, int feat, bool dleft, unsigned right) {
+    uint32_t u;
+    memcpy(&u, &value, 4);
+    return (uint64_t)u | (uint64_t)feat << 32 | (uint64_t)dleft << 47 |
+           (uint64_t)right << 48;
 }
 
-/* Tree t's nodes [*begin, *end), or false when the roots do not split
- * [0, n_nodes) in order. */
-static bool tree_span(const dlp_forest *f, int t, int *begin, int *end) {
-    *begin = f->root[t];
-    *end = t + 1 < f->n_trees ? f->root[t + 1] : f->n_nodes;
-    return *begin >= 0 && *end > *begin && *end <= f->n_nodes &&
-           (t > 0 || *begin == 0);
+static void put_word(uint8_t *nodes, int i, uint64_t w) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    memcpy(nodes + 8 * (size_t)i, &w, 8);
+}
+
+/* Node i of the tree [.., end) is sound: a leaf's value finite; an
+ * internal node's feature below n_features, its threshold not NaN, its
+ * children (i + 1 and i + distance) after it and before end. Without
+ * branches (leaves and splits alternate unpredictably: a branchy check of
+ * the 270,000 shipped nodes took longer than reading them). */
+static inline bool node_ok(const uint8_t *nodes, int nf, int i, int end) {
+    uint64_t w = dlp_forest_word(nodes, i);
+    uint32_t mag = (uint32_t)w & 0x7fffffffu;
+    unsigned feat = (unsigned)dlp_forest_feat(w), right = (unsigned)(w >> 48);
+    bool leaf = (feat == DLP_FOREST_LEAF) & (mag < 0x7f800000u);
+    bool split = (feat < (unsigned)nf) & (mag <= 0x7f800000u) & (i + 1 < end) &
+                 (right >= 2) & (right < (unsigned)(end - i));
+    return leaf | split;
 }
 
 static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
-    if (f->n_features < 1 || f->n_features > INT16_MAX)
+    if (f->n_features < 1 || f->n_features >= DLP_FOREST_LEAF)
         return dlp_fail(err, DLP_ERR_FORMAT, "forest: %d features", f->n_features);
+    if (f->root[0] != 0 || f->root[f->n_trees] != f->n_nodes)
+        return dlp_fail(err, DLP_ERR_FORMAT, "forest: the trees do not cover "
+                        "the %d nodes", f->n_nodes);
     for (int t = 0; t < f->n_trees; t++) {
-        int b, e;
-        if (!tree_span(f, t, &b, &e))
+        int b = f->root[t], e = f->root[t + 1];
+        if (!(e > b && e - b <= TREE_MAX_NODES))
             return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d spans [%d, %d)", t, b, e);
-        for (int i = b; i < e; i++)
-            if (!node_ok(f, i, e))
+        bool ok = true;
+        for (int i = b; i < e; i++) ok &= node_ok(f->node, f->n_features, i, e);
+        for (int i = b; !ok && i < e; i++)
+            if (!node_ok(f->node, f->n_features, i, e))
                 return dlp_fail(err, DLP_ERR_FORMAT, "forest: node %d of tree "
                                 "[%d, %d) out of range", i, b, e);
     }
@@ -76,25 +90,97 @@ static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
     return DLP_OK;
 }
 
-float dlp_forest_eval(const dlp_forest *f, const float *x) {
-    const dlp_forest_node *nd = f->node;
-    float s = f->base;
-    for (int t = 0; t < f->n_trees; t++) {
-        const dlp_forest_node *n = &nd[f->root[t]];
-        while (n->feat >= 0) {
-            float v = x[n->feat];
-            n = &nd[isnan(v) ? (n->dleft ? n->left : n->right)
-                             : v < n->value ? n->left : n->right];
+void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
+                          float *out) {
+    for (int k = 0; k < n; k++) out[k] = f->base;
+    for (int t = 0; t < f->n_trees; t++)
+        for (int k = 0; k < n; k++) {
+            int i = f->root[t];
+            uint64_t w = dlp_forest_word(f->node, i);
+            for (int j; (j = dlp_forest_feat(w)) != DLP_FOREST_LEAF;) {
+                float v = x[k][j];
+                bool left = isnan(v) ? (w >> 47) & 1 : v < dlp_forest_value(w);
+                i += left ? 1 : (int)(w >> 48);
+                w = dlp_forest_word(f->node, i);
+            }
+            out[k] += dlp_forest_value(w);
         }
-        s += n->value;
-    }
-    return f->logistic ? 1.0f / (1.0f + expf(-s)) : s;
+    if (f->logistic)
+        for (int k = 0; k < n; k++) out[k] = 1.0f / (1.0f + expf(-out[k]));
 }
+
+float dlp_forest_eval(const dlp_forest *f, const float *x) {
+    float s;
+    dlp_forest_eval_many(f, &x, 1, &s);
+    return s;
+}
+
+/* ---- from XGBoost's JSON ---- */
+
+/* One tree's arrays as XGBoost numbers its nodes (0 the root). */
+typedef struct {
+    int n;
+    int *left, *right, *feat, *pos, *stack;
+    float *value;
+    bool *dleft;
+} json_tree;
 
 /* The n-element numeric array `name` of tree object t, or NULL. */
 static const cJSON *arr(const cJSON *t, const char *name, int n) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, name);
     return cJSON_IsArray(a) && cJSON_GetArraySize(a) == n ? a : NULL;
+}
+
+static bool read_tree(const cJSON *t, json_tree *j) {
+    const cJSON *l = arr(t, "left_children", j->n), *r = arr(t, "right_children", j->n),
+                *si = arr(t, "split_indices", j->n), *sc = arr(t, "split_conditions", j->n),
+                *dl = arr(t, "default_left", j->n);
+    if (!l || !r || !si || !sc || !dl) return false;
+    l = l->child; r = r->child; si = si->child; sc = sc->child; dl = dl->child;
+    for (int i = 0; i < j->n; i++) {
+        j->left[i] = l->valueint;
+        j->right[i] = r->valueint;
+        j->feat[i] = si->valueint;
+        j->value[i] = (float)sc->valuedouble;
+        j->dleft[i] = dl->valueint != 0;
+        l = l->next; r = r->next; si = si->next; sc = sc->next; dl = dl->next;
+    }
+    return true;
+}
+
+/* Tree j's nodes in pre-order as words at out[0..j->n): every node
+ * reached once from the root, children in range, features below nf. */
+static dlp_status pack_tree(json_tree *j, int nf, uint8_t *out, int t,
+                            dlp_error *err) {
+    int n = j->n, k = 0, top = 0;
+    for (int i = 0; i < n; i++) j->pos[i] = -1;
+    j->stack[top++] = 0;
+    while (top) {
+        int v = j->stack[--top];
+        if (v < 0 || v >= n || j->pos[v] >= 0)
+            return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d is not a tree "
+                            "(node %d)", t, v);
+        j->pos[v] = k++;
+        bool leaf = j->left[v] < 0;
+        if (!leaf && (j->right[v] < 0 || j->feat[v] < 0 || j->feat[v] >= nf))
+            return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d node %d: "
+                            "children %d, %d, feature %d", t, v, j->left[v],
+                            j->right[v], j->feat[v]);
+        if (!leaf) {   /* n nodes: the stack never holds more than n */
+            j->stack[top++] = j->right[v];
+            j->stack[top++] = j->left[v];
+        }
+    }
+    if (k != n)
+        return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d reaches %d of its "
+                        "%d nodes", t, k, n);
+    for (int v = 0; v < n; v++) {
+        bool leaf = j->left[v] < 0;
+        unsigned right = leaf ? 0 : (unsigned)(j->pos[j->right[v]] - j->pos[v]);
+        put_word(out, j->pos[v], make_word(j->value[v], leaf ? DLP_FOREST_LEAF
+                                           : j->feat[v], !leaf && j->dleft[v], right));
+    }
+    return DLP_OK;
 }
 
 static dlp_status from_json(const cJSON *root, int nf, dlp_forest **out,
@@ -108,64 +194,73 @@ static dlp_status from_json(const cJSON *root, int nf, dlp_forest **out,
     if (!cJSON_IsString(bs) || !cJSON_IsArray(trees))
         return dlp_fail(err, DLP_ERR_FORMAT, "forest: booster JSON lacks "
                         "base_score or trees");
-    int nt = cJSON_GetArraySize(trees), nn = 0;
+    if (nf < 1 || nf >= DLP_FOREST_LEAF)
+        return dlp_fail(err, DLP_ERR_ARG, "forest: %d features", nf);
+    int nt = cJSON_GetArraySize(trees), nn = 0, most = 0;
     const cJSON *t;
     cJSON_ArrayForEach(t, trees) {
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "left_children");
-        if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) < 1 ||
-            cJSON_GetArraySize(l) > FOREST_MAX_NODES - nn)
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest: a tree without nodes "
-                            "or too many nodes");
-        nn += cJSON_GetArraySize(l);
+        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "left_children"));
+        if (n < 1 || n > TREE_MAX_NODES || n > FOREST_MAX_NODES - nn)
+            return dlp_fail(err, DLP_ERR_FORMAT, "forest: a tree of %d nodes "
+                            "(1 to %d)", n, TREE_MAX_NODES);
+        nn += n;
+        if (n > most) most = n;
     }
-    dlp_forest *f = forest_alloc(nt, nn);
-    if (!f) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
-    f->n_features = nf;
-    f->base = strtof(bs->valuestring, NULL);
-    const cJSON *ob = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(lr, "objective"), "name");
-    if (cJSON_IsString(ob) && !strcmp(ob->valuestring, "binary:logistic")) {
-        if (!(f->base > 0 && f->base < 1)) {
-            dlp_forest_free(f);
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest: logistic base score "
-                            "outside (0, 1)");
+    dlp_forest *f = forest_alloc(nt);
+    json_tree j = {0};
+    size_t m = (size_t)most + 1;
+    j.left = malloc(m * sizeof *j.left);
+    j.right = malloc(m * sizeof *j.right);
+    j.feat = malloc(m * sizeof *j.feat);
+    j.pos = malloc(m * sizeof *j.pos);
+    j.stack = malloc(m * sizeof *j.stack);
+    j.value = malloc(m * sizeof *j.value);
+    j.dleft = malloc(m * sizeof *j.dleft);
+    dlp_status st = DLP_OK;
+    if (!f || !(f->own = malloc(8 * (size_t)(nn ? nn : 1))) || !j.left || !j.right ||
+        !j.feat || !j.pos || !j.stack || !j.value || !j.dleft)
+        st = dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
+    if (!st) {
+        f->node = f->own;
+        f->n_nodes = nn;
+        f->n_features = nf;
+        f->base = strtof(bs->valuestring, NULL);
+        const cJSON *ob = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(lr, "objective"), "name");
+        if (cJSON_IsString(ob) && !strcmp(ob->valuestring, "binary:logistic")) {
+            if (!(f->base > 0 && f->base < 1))
+                st = dlp_fail(err, DLP_ERR_FORMAT, "forest: logistic base score "
+                              "outside (0, 1)");
+            f->logistic = 1;
+            f->base = logf(f->base / (1 - f->base));
+        } else if (!cJSON_IsString(ob) || strcmp(ob->valuestring, "reg:squarederror")) {
+            st = dlp_fail(err, DLP_ERR_UNSUPPORTED, "forest: objective not "
+                          "reg:squarederror or binary:logistic");
         }
-        f->logistic = 1;
-        f->base = logf(f->base / (1 - f->base));
-    } else if (!cJSON_IsString(ob) || strcmp(ob->valuestring, "reg:squarederror")) {
-        dlp_forest_free(f);
-        return dlp_fail(err, DLP_ERR_UNSUPPORTED, "forest: objective not "
-                        "reg:squarederror or binary:logistic");
     }
     int k = 0, at = 0;
-    cJSON_ArrayForEach(t, trees) {
-        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "left_children"));
-        const cJSON *l = arr(t, "left_children", n), *r = arr(t, "right_children", n),
-                    *si = arr(t, "split_indices", n), *sc = arr(t, "split_conditions", n),
-                    *dl = arr(t, "default_left", n);
-        if (!l || !r || !si || !sc || !dl) {
-            dlp_forest_free(f);
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d's arrays differ "
-                            "in length", k);
+    for (t = st ? NULL : trees->child; t; t = t->next, k++) {
+        j.n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "left_children"));
+        if (!read_tree(t, &j)) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d's arrays differ "
+                          "in length", k);
+            break;
         }
-        f->root[k++] = at;
-        for (int i = 0; i < n; i++) {
-            dlp_forest_node *o = &f->node[at + i];
-            int li = cJSON_GetArrayItem(l, i)->valueint;
-            int ri = cJSON_GetArrayItem(r, i)->valueint;
-            int fi = cJSON_GetArrayItem(si, i)->valueint;
-            *o = (dlp_forest_node){
-                .value = (float)cJSON_GetArrayItem(sc, i)->valuedouble,
-                .left = li < 0 ? -1 : at + li,
-                .right = ri < 0 ? -1 : at + ri,
-                /* out of range: check_forest refuses it */
-                .feat = (int16_t)(li < 0 ? -1 : fi >= 0 && fi < INT16_MAX ? fi : INT16_MAX),
-                .dleft = cJSON_GetArrayItem(dl, i)->valueint != 0};
-        }
-        at += n;
+        f->root[k] = at;
+        st = pack_tree(&j, nf, (uint8_t *)f->own + 8 * (size_t)at, k, err);
+        if (st) break;
+        at += j.n;
     }
-    dlp_status st = check_forest(f, err);
-    if (st) { dlp_forest_free(f); return st; }
+    if (!st) {
+        f->root[nt] = nn;
+        st = check_forest(f, err);
+    }
+    free(j.left); free(j.right); free(j.feat); free(j.pos); free(j.stack);
+    free(j.value); free(j.dleft);
+    if (st) {
+        dlp_forest_free(f);
+        return st;
+    }
     *out = f;
     return DLP_OK;
 }
@@ -185,43 +280,24 @@ dlp_status dlp_forest_from_tree(dlp_tree *t, int n_features, dlp_forest **out,
     return st;
 }
 
+/* ---- model files ---- */
+
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err) {
     char name[96];
     int64_t *tr = malloc((size_t)(f->n_trees + 2) * sizeof *tr);
-    float *nd = malloc((size_t)f->n_nodes * 5 * sizeof *nd);
-    if (!tr || !nd) {
-        free(tr); free(nd);
-        return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
-    }
+    if (!tr) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
     tr[0] = f->n_features;
     tr[1] = f->logistic;
     for (int t = 0; t < f->n_trees; t++) tr[t + 2] = f->root[t];
-    for (int i = 0; i < f->n_nodes; i++) {
-        const dlp_forest_node *n = &f->node[i];
-        float *o = nd + 5 * (size_t)i;
-        o[0] = (float)n->feat;
-        o[1] = n->value;
-        o[2] = (float)n->left;
-        o[3] = (float)n->right;
-        o[4] = n->dleft;
-    }
     snprintf(name, sizeof name, "%s/trees", prefix);
     dlp_status st = dlp_nn_file_add_i64(out, name, tr, (uint64_t)f->n_trees + 2, err);
-    snprintf(name, sizeof name, "%s/nodes", prefix);
-    if (!st) st = dlp_nn_file_add_f32(out, name, nd, (uint64_t)f->n_nodes * 5, err);
+    snprintf(name, sizeof name, "%s/words", prefix);
+    if (!st) st = dlp_nn_file_add_u8(out, name, f->node, 8 * (uint64_t)f->n_nodes, err);
     snprintf(name, sizeof name, "%s/base", prefix);
     if (!st) st = dlp_nn_file_add_f32(out, name, &f->base, 1, err);
-    free(tr); free(nd);
+    free(tr);
     return st;
-}
-
-/* A stored index (an integer as float32: exact below 2^24), or `bad`
- * when it is not one in [-1, lim). */
-static inline int32_t stored_index(float v, float lim, int32_t bad) {
-    if (!(v >= -1 && v < lim)) return bad;
-    int32_t k = (int32_t)v;
-    return (float)k == v ? k : bad;
 }
 
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
@@ -231,41 +307,52 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
     snprintf(name, sizeof name, "%s/trees", prefix);
     const dlp_nn_entry *tr = dlp_nn_file_get(in, name, DLP_NN_I64);
     if (!tr) return DLP_OK;
+    snprintf(name, sizeof name, "%s/words", prefix);
+    const dlp_nn_entry *nd = dlp_nn_file_get(in, name, DLP_NN_U8);
     snprintf(name, sizeof name, "%s/nodes", prefix);
-    const dlp_nn_entry *nd = dlp_nn_file_get(in, name, DLP_NN_F32);
-    if (tr->count < 3 || tr->count > FOREST_MAX_NODES || !nd || nd->count % 5 ||
-        nd->count / 5 > FOREST_MAX_NODES || nd->count == 0)
+    if (!nd && dlp_nn_file_get(in, name, DLP_NN_F32))
+        return dlp_fail(err, DLP_ERR_UNSUPPORTED, "forest '%s' is stored in the "
+                        "format before packed nodes (2026-12-01): retrain the "
+                        "model (make models)", prefix);
+    if (tr->count < 3 || tr->count > FOREST_MAX_NODES || !nd || nd->count % 8 ||
+        nd->count / 8 > FOREST_MAX_NODES || nd->count == 0)
         return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': trees or nodes "
                         "missing or malformed", prefix);
-    int nt = (int)tr->count - 2, nn = (int)(nd->count / 5);
-    dlp_forest *f = forest_alloc(nt, nn);
+    int nt = (int)tr->count - 2;
+    dlp_forest *f = forest_alloc(nt);
     if (!f) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
+    f->n_nodes = (int)(nd->count / 8);
     snprintf(name, sizeof name, "%s/base", prefix);
     dlp_status st = dlp_nn_file_read_f32(in, name, &f->base, 1, err);
     const int64_t *ti = tr->data;
-    f->n_features = ti[0] > 0 && ti[0] <= INT16_MAX ? (int)ti[0] : 0;
+    f->n_features = ti[0] > 0 && ti[0] < DLP_FOREST_LEAF ? (int)ti[0] : 0;
     f->logistic = ti[1] == 1;
     if (!st && ti[1] != 0 && ti[1] != 1)
         st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': objective %lld", prefix,
                       (long long)ti[1]);
-    for (int t = 0; !st && t < nt; t++)
-        f->root[t] = ti[t + 2] >= 0 && ti[t + 2] < nn ? (int32_t)ti[t + 2] : -1;
-    /* the nodes converted in blocks read from where they lie (a large
-     * entry in the file's mapping: the fp32 workspace forests are 4 MB,
-     * no copy of them all first), then checked */
-    for (int i0 = 0; !st && i0 < nn; i0 += LOAD_BLOCK) {
-        float o[5 * LOAD_BLOCK];
-        int nb = nn - i0 < LOAD_BLOCK ? nn - i0 : LOAD_BLOCK;
-        dlp_nn_entry_f32s(nd, 5 * (uint64_t)i0, 5 * (uint64_t)nb, o);
-        for (int j = 0; j < nb; j++) {
-            const float *q = o + 5 * j;
-            f->node[i0 + j] = (dlp_forest_node){
-                .feat = (int16_t)stored_index(q[0], INT16_MAX, INT16_MAX),
-                .value = q[1],
-                .left = stored_index(q[2], FOREST_MAX_NODES, -1),
-                .right = stored_index(q[3], FOREST_MAX_NODES, -1),
-                .dleft = q[4] != 0};
-        }
+    /* each tree starts after the one before */
+    for (int t = 0; !st && t < nt; t++) {
+        int64_t r = ti[t + 2];
+        if (r < (t ? f->root[t - 1] + 1 : 0) || r >= f->n_nodes)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d starts at "
+                          "node %lld", prefix, t, (long long)r);
+        else
+            f->root[t] = (int32_t)r;
+    }
+    f->root[nt] = f->n_nodes;
+    /* the words stay where they lie in the file's mapping (the fp32
+     * workspace forests are 1.6 MB); an entry of a file built in memory is
+     * copied, since that file may be freed first */
+    if (!st && !nd->data) f->map = dlp_nn_file_keep(in);
+    if (!st && f->map) {
+        f->node = nd->raw;
+    } else if (!st) {
+        f->own = malloc((size_t)nd->count);
+        if (!f->own)
+            st = dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
+        else
+            memcpy(f->own, dlp_nn_entry_bytes(nd), (size_t)nd->count);
+        f->node = f->own;
     }
     if (!st) st = check_forest(f, err);
     if (st) {
