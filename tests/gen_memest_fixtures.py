@@ -37,7 +37,9 @@ memest_encoder.onnx / memest_encoder_bert.onnx (a three-layer encoder
 named as DeBERTa-v2 and as BERT export it), memest_linear4d.onnx /
 memest_linear4d_perm.onnx (a Linear with a bias over a 4-D input:
 ConvNeXt's channels-last MLP; and over a permuted one, which matmul
-copies first)."""
+copies first), memest_mobileone.onnx / memest_csp.onnx / memest_osa.onnx /
+memest_star.onnx (the locals timm's MobileOneBlock, CrossStage3, VoVNet
+OSA block and StarNet block keep until they return)."""
 import os
 import numpy as np, onnx
 from onnx import helper as h, TensorProto as T, numpy_helper as nh
@@ -582,3 +584,58 @@ save([h.make_node("MaxPool", ["X"], ["Y", "I"], kernel_shape=[2, 2], strides=[2,
      [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 16, 16])],
      [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 8, 8]),
       h.make_tensor_value_info("I", T.INT64, [1, 8, 8, 8])], [], "memest_maxpool_idx")
+
+# Locals a timm module keeps until it returns (feat.c, hold_branch_locals
+# and the conv_mid rule of hold_module_inputs). memest_mobileone: a
+# MobileOneBlock /m/b0 without an identity: B = conv_scale(X), C = B + 0,
+# E = conv_kxk.0(X), F = C + E, Sigmoid; X [1, 8, 4, 4] (512 B a tensor).
+W8 = lambda n: nh.from_array(np.zeros((8, 8, 1, 1), np.float32), n)
+save([h.make_node("Conv", ["X", "ws"], ["B"], name="/m/b0/conv_scale/conv/Conv"),
+      h.make_node("Add", ["B", "zero"], ["C"], name="/m/b0/Add"),
+      h.make_node("Conv", ["X", "wk"], ["E"], name="/m/b0/conv_kxk.0/conv/Conv"),
+      h.make_node("Add", ["C", "E"], ["F"], name="/m/b0/Add_1"),
+      h.make_node("Sigmoid", ["F"], ["Y"], name="/m/b0/act/Sigmoid")],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 4, 4])],
+     [W8("ws"), W8("wk"), nh.from_array(np.array(0.0, np.float32), "zero")],
+     "memest_mobileone")
+# memest_csp: a CrossStage3 /m/s0: E = conv_exp(X) [1, 8, 4, 4], split in
+# two views E1, E2 [1, 4, 4, 4], B1 = blocks(E1), C = Concat(B1, E2),
+# Y = conv_transition(C).
+save([h.make_node("Conv", ["X", "we"], ["E"], name="/m/s0/conv_exp/conv/Conv"),
+      h.make_node("Split", ["E", "sp"], ["E1", "E2"], axis=1, name="/m/s0/Split"),
+      h.make_node("Conv", ["E1", "wb"], ["B1"], name="/m/s0/blocks/blocks.0/conv/Conv"),
+      h.make_node("Concat", ["B1", "E2"], ["C"], axis=1, name="/m/s0/Concat"),
+      h.make_node("Conv", ["C", "wt"], ["Y"], name="/m/s0/conv_transition/conv/Conv")],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 8, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 8, 4, 4])],
+     [W8("we"), W8("wt"), nh.from_array(np.zeros((4, 4, 1, 1), np.float32), "wb"),
+      nh.from_array(np.array([4, 4], np.int64), "sp")], "memest_csp")
+# memest_osa: a VoVNet OSA block /m/b0 whose conv_mid appends M0, M1 to
+# the block's list [X] and concatenates it; conv_concat, then attn.
+# X [1, 4, 4, 4] (256 B).
+W4 = lambda n, c=4: nh.from_array(np.zeros((4, c, 1, 1), np.float32), n)
+save([h.make_node("Conv", ["X", "w0"], ["M0"], name="/m/b0/conv_mid/conv_mid.0/Conv"),
+      h.make_node("Conv", ["M0", "w1"], ["M1"], name="/m/b0/conv_mid/conv_mid.1/Conv"),
+      h.make_node("Concat", ["X", "M0", "M1"], ["C"], axis=1, name="/m/b0/conv_mid/Concat"),
+      h.make_node("Conv", ["C", "wc"], ["Z"], name="/m/b0/conv_concat/Conv"),
+      h.make_node("Conv", ["Z", "wa"], ["Y"], name="/m/b0/attn/Conv")],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 4, 4, 4])],
+     [W4("w0"), W4("w1"), W4("wc", 12), W4("wa")], "memest_osa")
+# memest_star: a StarNet block /m/b0: D = dwconv(X), A1, A2 = f1(D), f2(D)
+# [1, 8, 4, 4] (512 B), P = sigmoid(A1) * A2, Z = dwconv2(g(P)), Y = X + Z;
+# X [1, 4, 4, 4] (256 B).
+save([h.make_node("Conv", ["X", "wd"], ["D"], name="/m/b0/dwconv/Conv"),
+      h.make_node("Conv", ["D", "w1"], ["A1"], name="/m/b0/f1/Conv"),
+      h.make_node("Conv", ["D", "w2"], ["A2"], name="/m/b0/f2/Conv"),
+      h.make_node("Sigmoid", ["A1"], ["R"], name="/m/b0/act/Sigmoid"),
+      h.make_node("Mul", ["R", "A2"], ["P"], name="/m/b0/Mul"),
+      h.make_node("Conv", ["P", "wg"], ["G"], name="/m/b0/g/Conv"),
+      h.make_node("Conv", ["G", "wz"], ["Z"], name="/m/b0/dwconv2/Conv"),
+      h.make_node("Add", ["X", "Z"], ["Y"], name="/m/b0/Add")],
+     [h.make_tensor_value_info("X", T.FLOAT, [1, 4, 4, 4])],
+     [h.make_tensor_value_info("Y", T.FLOAT, [1, 4, 4, 4])],
+     [W4("wd"), nh.from_array(np.zeros((8, 4, 1, 1), np.float32), "w1"),
+      nh.from_array(np.zeros((8, 4, 1, 1), np.float32), "w2"),
+      W4("wg", 8), W4("wz")], "memest_star")

@@ -473,6 +473,35 @@ static void test_shared_local(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* Locals timm modules keep until they return (tests/gen_memest_fixtures.py;
+ * X is the caller's, held throughout):
+ * - memest_mobileone, X [1,8,4,4] 512 B a tensor: B = conv_scale(X), C =
+ *   B + 0, E = conv_kxk.0(X), F = C + E: at F, X + B + C + E + F = 2560
+ *   (2048 if B died at C);
+ * - memest_csp: E = conv_exp(X) 512, its split views, B1 = blocks(E1) 256,
+ *   C = Concat(B1, E2) 512, Y = conv_transition(C) 512: at Y, X + E + B1
+ *   + C + Y = 2304 (1792 at the Concat if E and B1 died there);
+ * - memest_osa, X [1,4,4,4] 256: conv_mid appends M0, M1 to the block's
+ *   list and concatenates (C 768); at conv_concat's Z, X + M0 + M1 + C + Z
+ *   = 1792 (1536 at the Concat if the parts died there);
+ * - memest_star: D = dwconv(X) 256 (read by f1 and f2: held), A1, A2 =
+ *   f1(D), f2(D) 512 each, R = sigmoid(A1), P = R * A2: at P, X + D + A1
+ *   + R + A2 + P = 2560 (2048 if A1 died at the sigmoid). */
+static void test_module_locals(void) {
+    static const struct { const char *f; double peak; } cases[] = {
+        {"memest_mobileone", 2560}, {"memest_csp", 2304},
+        {"memest_osa", 1792}, {"memest_star", 2560}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "tests/fixtures/memest/%s.onnx", cases[i].f);
+        dlp_feat_graph fg;
+        CHECK(build(path, &fg));
+        CHECK_MSG(fg.peak_act_bytes == cases[i].peak, "%s: peak %.0f, want %.0f",
+                  cases[i].f, fg.peak_act_bytes, cases[i].peak);
+        dlp_feat_graph_free(&fg);
+    }
+}
+
 /* memest_group_norm: X [1,8,4,4] 512 B, C = conv(X) 512, then GroupNorm
  * as exported (Reshape, InstanceNormalization, Reshape, Mul, Add) and
  * SiLU (Sigmoid, Mul). PyTorch: one native_group_norm output (512) and
@@ -1083,6 +1112,7 @@ int main(void) {
     RUN(test_window_copy);
     RUN(test_matmul_copy);
     RUN(test_shared_local);
+    RUN(test_module_locals);
     RUN(test_group_norm);
     RUN(test_int64_half);
     RUN(test_const_float_half);

@@ -1504,6 +1504,90 @@ static size_t gpt2_block_len(const char *s) {
     return *p == '/' ? (size_t)(p - s) : 0;
 }
 
+/* True when node name q lies in scope s (length L) / `branch` / ... */
+static bool in_branch(const char *q, const char *s, size_t L,
+                      const char *branch) {
+    size_t b = strlen(branch);
+    return q && !strncmp(q, s, L) && q[L] == '/' && !strncmp(q + L + 1, branch, b) &&
+           q[L + 1 + b] == '/';
+}
+
+/* Submodule outputs a module keeps in locals until it returns, though the
+ * export reads them last earlier, named by the module's child scopes
+ * (timm; forty-third session, tools/collect/probe_memory.py on an H200):
+ * - MobileOneBlock (FastViT, MobileOne; the train-time branches, as the
+ *   collector runs it) binds identity_out = identity(x) and scale_out =
+ *   conv_scale(x), sums them into out (`scale_out + 0` without an
+ *   identity: a new tensor) and adds each conv_kxk branch into out in
+ *   place. fastvit_sa12 fp16 64 x 256 peaks in the stem's first block
+ *   with scale_out, out, the conv_kxk conv output and its BatchNorm's
+ *   live, 4 x 128 MiB; the walk had three.
+ * - CrossStage / CrossStage3 (CSPNet, CS3-DarkNet) bind x = conv_exp(x),
+ *   split it, x1 = blocks(x1) (CrossStage: xb = conv_transition_b(...))
+ *   and call conv_transition on their concatenation: x and x1 (xb) stay
+ *   through conv_transition. cs3sedarknet_xdw fp16 64 x 256 peaks at
+ *   conv_transition's BatchNorm with conv_exp's 128 MiB output and the
+ *   blocks' 64 MiB output live (data/probes/20261130-probe-memory-36list).
+ *   Only where the module itself reads them (CrossStage rebinds xb, the
+ *   blocks' output, by conv_transition_b's).
+ * - StarNet's Block binds x1, x2 = f1(x), f2(x) and keeps both through
+ *   act(x1) * x2, g and dwconv2: starnet_s2 fp16 64 x 160 peaks at the
+ *   product with x1, x2, act(x1) and the product live (4 x 25 MiB).
+ * An output of S/<branch>/ read in S outside that branch (by S's own
+ * nodes only, where so marked) is held to S's last node that computes,
+ * when S has the child scope S/<marker>; end maps each scope to its last
+ * position (hold_module_inputs' map). */
+static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
+                               int *last, int *ext_next) {
+    static const struct {
+        const char *marker, *branch[3];
+        bool own_reader;   /* only a node of S itself reads it */
+    } mods[] = {{"conv_kxk.0", {"identity", "conv_scale", NULL}, true},
+                {"conv_exp", {"conv_exp", "blocks", "conv_transition_b"}, true},
+                {"dwconv2", {"f1", "f2", NULL}, false}};
+    char *key = NULL;
+    size_t cap = 0;
+    for (size_t t = 0; t < g->n_nodes; t++) {
+        const dlp_node *n = &g->nodes[g->topo[t]];
+        size_t L = n->name ? scope_len(n->name) : 0;
+        for (int k = 0; L && k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            const dlp_node *p = v >= 0 ? dlp_feat_producer_of(g, v) : NULL;
+            if (!p || !p->name || !is_act(g, &g->values[v])) continue;
+            for (size_t m = 0; m < sizeof mods / sizeof *mods; m++)
+                for (int b = 0; b < 3 && mods[m].branch[b]; b++) {
+                    /* S: p's scope up to "/<branch>/", n in S, not in the branch */
+                    size_t bl = strlen(mods[m].branch[b]);
+                    const char *at = p->name;
+                    while ((at = strstr(at + 1, mods[m].branch[b])) != NULL) {
+                        size_t S = (size_t)(at - p->name) - 1;
+                        if (p->name[S] != '/' || at[bl] != '/' ||
+                            strncmp(n->name, p->name, S) || n->name[S] != '/' ||
+                            in_branch(n->name, p->name, S, mods[m].branch[b]) ||
+                            (mods[m].own_reader && L != S))
+                            continue;
+                        size_t need = S + strlen(mods[m].marker) + 2;
+                        if (need > cap) {
+                            char *q = realloc(key, need);
+                            if (!q) { free(key); return false; }
+                            key = q;
+                            cap = need;
+                        }
+                        memcpy(key, p->name, S);
+                        key[S] = '/';
+                        strcpy(key + S + 1, mods[m].marker);
+                        if (dlp_strmap_get(end, key, need - 1) < 0) continue;
+                        hold_until(last, ext_next, v,
+                                   last_compute(g, p->name, S,
+                                                dlp_strmap_get(end, p->name, S), (int)t));
+                    }
+                }
+        }
+    }
+    free(key);
+    return true;
+}
+
 /* Hugging Face's GPT-2 keeps two locals the export reads last earlier
  * (allocator history, thirty-first session: gpt2 bf16 16 x 1024 peaks in
  * the first block's MLP with the token embedding `inputs_embeds` of
@@ -1661,6 +1745,12 @@ static bool hold_shared_locals(const dlp_graph *g, int *last, int *ext_next) {
  *   it builds (timm's HGNet / VoVNet `output.append(x)`, Res2Net's `spo`,
  *   SelecSLS' d1, d2, d3), alive until it returns, i.e. its last node that
  *   computes (not the model's root scope, whose Concat parts are tokens);
+ *   timm VoVNet's `conv_mid` (SequentialAppendList) appends to a list its
+ *   caller, the OSA block, made and holds through conv_concat and the
+ *   attention gate: its parts live until the block returns (forty-third
+ *   session: ese_vovnet19b_dw fp16 32 x 224 peaks at conv_concat with the
+ *   three [32, 128, 56, 56] parts live, 329.2 MiB measured, 251.8
+ *   estimated without them);
  * - a concatenation that a chain of leaf submodules reads, BatchNorm
  *   first: torchvision DenseNet's bn_function keeps `concated_features`
  *   while it calls conv1(relu1(norm1(...))) and returns after conv1.
@@ -1704,10 +1794,15 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
             if (v < 0 || !is_act(g, &g->values[v])) continue;
             const dlp_node *p = dlp_feat_producer_of(g, v);
             if (parts && p && p->name && scope_len(p->name) > L &&
-                !strncmp(p->name, n->name, L) && p->name[L] == '/')
+                !strncmp(p->name, n->name, L) && p->name[L] == '/') {
+                size_t H = L;   /* VoVNet's conv_mid: its caller's list */
+                if (L >= 9 && !strncmp(n->name + L - 9, "/conv_mid", 9))
+                    while (H > 0 && n->name[--H] != '/') {}
+                if (!H) H = L;
                 hold_until(last, ext_next, v,
-                           last_compute(g, n->name, L,
-                                        dlp_strmap_get(&end, n->name, L), (int)t));
+                           last_compute(g, n->name, H,
+                                        dlp_strmap_get(&end, n->name, H), (int)t));
+            }
             size_t c = p ? common_scope(n->name, L, p->name, scope_len(p->name)) : 0;
             /* DenseNet's concatenation, held through the leaf calls after
              * its BatchNorm up to the first Conv */
@@ -1732,6 +1827,7 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
         }
     }
     if (ok) hold_gpt2_locals(g, &end, last, ext_next);
+    if (ok) ok = hold_branch_locals(g, &end, last, ext_next);
     if (ok) ok = hold_shared_locals(g, last, ext_next);
     /* the walk frees a block at a node that reads or writes it; a value
      * held past its last reader is freed from these lists instead */
