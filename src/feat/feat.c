@@ -1545,17 +1545,27 @@ static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
     } mods[] = {{"conv_kxk.0", {"identity", "conv_scale", NULL}, true},
                 {"conv_exp", {"conv_exp", "blocks", "conv_transition_b"}, true},
                 {"dwconv2", {"f1", "f2", NULL}, false}};
+    enum { NMOD = sizeof mods / sizeof *mods };
+    /* the modules the graph has at all (most have none: a transformer's
+     * 4,000 edges would each search three names for nothing) */
+    bool has[NMOD] = {false}, any = false;
+    for (size_t i = 0; i < g->n_nodes; i++)
+        for (size_t m = 0; m < NMOD && g->nodes[i].name; m++)
+            for (const char *nm = g->nodes[i].name, *at = nm; !has[m] &&
+                 (at = strstr(at + 1, mods[m].marker)) != NULL;)
+                if (at[-1] == '/' && at[strlen(mods[m].marker)] == '/')
+                    has[m] = any = true;
     char *key = NULL;
     size_t cap = 0;
-    for (size_t t = 0; t < g->n_nodes; t++) {
+    for (size_t t = 0; any && t < g->n_nodes; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         size_t L = n->name ? scope_len(n->name) : 0;
         for (int k = 0; L && k < n->n_inputs; k++) {
             int v = n->inputs[k];
             const dlp_node *p = v >= 0 ? dlp_feat_producer_of(g, v) : NULL;
             if (!p || !p->name || !is_act(g, &g->values[v])) continue;
-            for (size_t m = 0; m < sizeof mods / sizeof *mods; m++)
-                for (int b = 0; b < 3 && mods[m].branch[b]; b++) {
+            for (size_t m = 0; m < NMOD; m++)
+                for (int b = 0; has[m] && b < 3 && mods[m].branch[b]; b++) {
                     /* S: p's scope up to "/<branch>/", n in S, not in the branch */
                     size_t bl = strlen(mods[m].branch[b]);
                     const char *at = p->name;
