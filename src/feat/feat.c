@@ -1552,8 +1552,8 @@ static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
     for (size_t i = 0; i < g->n_nodes; i++)
         for (size_t m = 0; m < NMOD && g->nodes[i].name; m++)
             for (const char *nm = g->nodes[i].name, *at = nm; !has[m] &&
-                 (at = strstr(at + 1, mods[m].marker)) != NULL;)
-                if (at[-1] == '/' && at[strlen(mods[m].marker)] == '/')
+                 (at = strstr(at, mods[m].marker)) != NULL; at++)
+                if (at > nm && at[-1] == '/' && at[strlen(mods[m].marker)] == '/')
                     has[m] = any = true;
     char *key = NULL;
     size_t cap = 0;
@@ -1568,10 +1568,10 @@ static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
                 for (int b = 0; has[m] && b < 3 && mods[m].branch[b]; b++) {
                     /* S: p's scope up to "/<branch>/", n in S, not in the branch */
                     size_t bl = strlen(mods[m].branch[b]);
-                    const char *at = p->name;
-                    while ((at = strstr(at + 1, mods[m].branch[b])) != NULL) {
+                    for (const char *at = p->name;
+                         (at = strstr(at, mods[m].branch[b])) != NULL; at++) {
                         size_t S = (size_t)(at - p->name) - 1;
-                        if (p->name[S] != '/' || at[bl] != '/' ||
+                        if (at == p->name || p->name[S] != '/' || at[bl] != '/' ||
                             strncmp(n->name, p->name, S) || n->name[S] != '/' ||
                             in_branch(n->name, p->name, S, mods[m].branch[b]) ||
                             (mods[m].own_reader && L != S))
