@@ -516,17 +516,18 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         const float **xs = malloc((size_t)n_todo * sizeof *xs);
         double *pm = malloc(2 * (size_t)n_todo * sizeof *pm);
         float *tmp = malloc((size_t)n_todo * sizeof *tmp);
-        for (int k = 0; xs && pm && tmp && k < n_todo; k++) xs[k] = todo[k].x;
-        if (xs && pm && tmp)
-            forest_answers(&m->part[half], xs, n_todo, pm, pm + n_todo, tmp);
-        for (int k = 0; k < n_todo; k++)
-            if (xs && pm && tmp) {
-                todo[k].slot->p = pm[k];
-                todo[k].slot->mib = pm[n_todo + k];
+        bool ok = xs && pm && tmp;
+        for (int k = 0; ok && k < n_todo; k++) xs[k] = todo[k].x;
+        if (ok) forest_answers(&m->part[half], xs, n_todo, pm, pm + n_todo, tmp);
+        for (int k = 0; k < n_todo; k++) {
+            convws_memo *e = todo[k].slot;
+            if (ok) {
+                e->p = pm[k];
+                e->mib = pm[n_todo + k];
             } else {   /* out of memory: one at a time */
-                dlp_convws_predict(m, half, todo[k].x, &todo[k].slot->p,
-                                   &todo[k].slot->mib);
+                dlp_convws_predict(m, half, todo[k].x, &e->p, &e->mib);
             }
+        }
         free(xs); free(pm); free(tmp);
     }
     free(todo);
