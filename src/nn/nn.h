@@ -578,6 +578,10 @@ dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f);
 void dlp_nn_map_release(dlp_nn_map *m);
 /* Bytes per element of an entry of kind k (4, 8; 1 for a string or bytes). */
 size_t dlp_nn_elem_size(dlp_nn_entry_kind k);
+/* The same for kind byte k of a file of format version ver, 0 when that
+ * version has no such kind (byte arrays came with version 2): the one
+ * rule the loader and predict_set.c's header scan read entries by. */
+size_t dlp_nn_kind_size(uint32_t ver, unsigned k);
 /* Adds a copy of src's data under another name (any kind). */
 dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
                                 const dlp_nn_entry *src, dlp_error *err);

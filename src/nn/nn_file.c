@@ -122,6 +122,11 @@ size_t dlp_nn_elem_size(dlp_nn_entry_kind k) {
                                                             : 1;
 }
 
+size_t dlp_nn_kind_size(uint32_t ver, unsigned k) {
+    if (k < DLP_NN_F32 || k > (ver >= 2 ? DLP_NN_U8 : DLP_NN_STR)) return 0;
+    return dlp_nn_elem_size((dlp_nn_entry_kind)k);
+}
+
 dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
                                 const dlp_nn_entry *src, dlp_error *err) {
     size_t elem = dlp_nn_elem_size(src->kind);
@@ -386,12 +391,12 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         if (end - p < 3) goto bad;
         uint8_t kind = *p++;
         uint16_t nl = get_u16(p); p += 2;
-        if (kind < 1 || kind > (ver == 1 ? 3 : 4) || nl == 0 || (size_t)(end - p) < (size_t)nl + 8) goto bad;
+        size_t es = dlp_nn_kind_size(ver, kind);
+        if (!es || nl == 0 || (size_t)(end - p) < (size_t)nl + 8) goto bad;
         char name[65536];
         memcpy(name, p, nl); name[nl] = 0; p += nl;
         if (strlen(name) != nl) goto bad;
         uint64_t cnt = get_u64(p); p += 8;
-        size_t es = dlp_nn_elem_size((dlp_nn_entry_kind)kind);
         if (cnt > (uint64_t)(end - p) / es) goto bad;
         dlp_nn_entry *e;
         bool lazy = (kind == DLP_NN_F32 || kind == DLP_NN_U8) &&

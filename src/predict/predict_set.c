@@ -115,8 +115,7 @@ static dlp_status scan(const char *path, scan_reader *r, dlp_pred_meta *m,
         if (!c) goto bad;
         uint64_t count = rd64(c);
         p += 8;
-        uint64_t es = kind == 1 ? 4 : kind == 2 ? 8 : kind == 3 ? 1
-                    : kind == 4 && version >= 2 ? 1 : 0;
+        uint64_t es = dlp_nn_kind_size(version, kind);
         if (!es || count > (end - p) / es) goto bad;
         uint64_t at = p;
         p += count * es;
