@@ -1512,6 +1512,16 @@ static bool in_branch(const char *q, const char *s, size_t L,
            q[L + 1 + b] == '/';
 }
 
+/* The first place at or after `from` in node name nm where `word` is a
+ * whole scope component ("/word/"), or NULL. */
+static const char *scope_component(const char *nm, const char *from,
+                                   const char *word) {
+    size_t w = strlen(word);
+    for (const char *at = from; (at = strstr(at, word)) != NULL; at++)
+        if (at > nm && at[-1] == '/' && at[w] == '/') return at;
+    return NULL;
+}
+
 /* Submodule outputs a module keeps in locals until it returns, though the
  * export reads them last earlier, named by the module's child scopes
  * (timm; forty-third session, tools/collect/probe_memory.py on an H200):
@@ -1551,10 +1561,9 @@ static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
     bool has[NMOD] = {false}, any = false;
     for (size_t i = 0; i < g->n_nodes; i++)
         for (size_t m = 0; m < NMOD && g->nodes[i].name; m++)
-            for (const char *nm = g->nodes[i].name, *at = nm; !has[m] &&
-                 (at = strstr(at, mods[m].marker)) != NULL; at++)
-                if (at > nm && at[-1] == '/' && at[strlen(mods[m].marker)] == '/')
-                    has[m] = any = true;
+            if (!has[m] && scope_component(g->nodes[i].name, g->nodes[i].name,
+                                           mods[m].marker))
+                has[m] = any = true;
     char *key = NULL;
     size_t cap = 0;
     for (size_t t = 0; any && t < g->n_nodes; t++) {
@@ -1567,13 +1576,12 @@ static bool hold_branch_locals(const dlp_graph *g, const dlp_strmap *end,
             for (size_t m = 0; m < NMOD; m++)
                 for (int b = 0; has[m] && b < 3 && mods[m].branch[b]; b++) {
                     /* S: p's scope up to "/<branch>/", n in S, not in the branch */
-                    size_t bl = strlen(mods[m].branch[b]);
-                    for (const char *at = p->name;
-                         (at = strstr(at, mods[m].branch[b])) != NULL; at++) {
+                    const char *br = mods[m].branch[b];
+                    for (const char *at = scope_component(p->name, p->name, br); at;
+                         at = scope_component(p->name, at + 1, br)) {
                         size_t S = (size_t)(at - p->name) - 1;
-                        if (at == p->name || p->name[S] != '/' || at[bl] != '/' ||
-                            strncmp(n->name, p->name, S) || n->name[S] != '/' ||
-                            in_branch(n->name, p->name, S, mods[m].branch[b]) ||
+                        if (strncmp(n->name, p->name, S) || n->name[S] != '/' ||
+                            in_branch(n->name, p->name, S, br) ||
                             (mods[m].own_reader && L != S))
                             continue;
                         size_t need = S + strlen(mods[m].marker) + 2;
