@@ -13,8 +13,8 @@
  * Polynomials Using PCLMULQDQ Instruction", 2009: fold by four 128-bit
  * lanes, fold to one, reduce 128 -> 64 -> 32 bits, Barrett reduction),
  * and zlib does the head, the tail and every other machine. The values
- * are zlib's (tests/test_nn.c compares them on random lengths, offsets and
- * chained calls), so files stay valid.
+ * are zlib's (tests/test_nn_engine.c, test_crc32_vs_zlib, compares them
+ * on many lengths, offsets and chained calls), so files stay valid.
  */
 #include "nn/nn.h"
 
@@ -87,13 +87,11 @@ FOLD_TARGET static uint32_t crc_fold(uint32_t crc, const uint8_t *p, size_t n) {
     return (uint32_t)_mm_extract_epi32(x1, 1);
 }
 
+/* libgcc fills the CPU model in a constructor before main, so this only
+ * reads it: no cache of our own, which two threads loading model files
+ * at once (directory mode) would race on. */
 static int have_clmul(void) {
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-    }
-    return have;
+    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
 }
 
 uint32_t dlp_nn_crc32(uint32_t crc, const void *data, size_t n) {
