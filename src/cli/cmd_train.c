@@ -34,6 +34,8 @@ const char *learn_opts_help(void) {
            "  --no-calibration   keep the learned kinds' predictions as fitted (by\n"
            "                     default each target but peak memory is multiplied\n"
            "                     by the factor minimising its validation MAPE)\n"
+           "  --no-optime        DIPPM/TraPPM: node times from the roofline, not\n"
+           "                     the operator-time model of data/probes (A/B)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
            "  --readout R        DIPPM/TraPPM graph readout: mean (of the node\n"
@@ -72,6 +74,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     if (!strcmp(a, "--quiet")) { o->quiet = true; o->train.progress = NULL; return 1; }
     if (!strcmp(a, "--no-prior")) { o->train.no_prior = true; return 1; }
     if (!strcmp(a, "--no-calibration")) { o->train.no_calibration = true; return 1; }
+    if (!strcmp(a, "--no-optime")) { o->train.no_optime = true; return 1; }
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",

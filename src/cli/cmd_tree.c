@@ -3,6 +3,9 @@
  * XGBoost predictor (src/tree/) of one mode on a dataset's labels, prints
  * its leave-models-out cross-validation next to the kinds asked for with
  * --compare (same folds), and writes the model file (models/xgb-M.dlpm).
+ * `dlperf tree optime DATA_DIR [--folds K] [--seed S] [--threads N]`: the
+ * operator-time model's cross-validated error on the probes (data/probes
+ * optime files) next to the roofline's.
  * `dlperf tree convert FILE [-o OUT] [--json]`: re-encodes the XGBoost
  * boosters of a model file as UBJSON (or JSON), for files written before
  * boosters were stored as UBJSON.
@@ -13,6 +16,7 @@
 
 #include "cli.h"
 #include "eval/eval.h"
+#include "pred/pred_train.h"
 #include "tree/tree.h"
 
 static void usage(FILE *f) {
@@ -31,6 +35,12 @@ static void usage(FILE *f) {
 "same folds. With -o it also writes the model trained on every example.\n"
 "Boosters: --rounds, --depth, --eta (default the mode's: llm 300 rounds of\n"
 "depth 5 at eta 0.08, inference and training 200 of depth 3 at 0.05).\n"
+"\n"
+"usage: dlperf tree optime DATA_DIR [--folds K] [--seed S] [--threads N]\n\n"
+"Cross-validates the operator-time model (the roofline predictor's times of\n"
+"convolutions and products, docs/COST.md) on DATA_DIR/probes' optime files:\n"
+"random K folds (default 5), MAPE of its time and of the roofline alone,\n"
+"per kind and precision.\n"
 "\n"
 "usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json]\n\n"
 "Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
@@ -73,6 +83,53 @@ static int convert(int argc, char **argv) {
     return 0;
 }
 
+static int optime(int argc, char **argv) {
+    const char *dir = NULL;
+    int folds = 5, threads = 1;
+    long long seed = 1;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--folds") && i + 1 < argc) folds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+        else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "dlperf tree optime: unexpected '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else dir = argv[i];
+    }
+    if (!dir || folds < 2 || folds > 100 || threads < 1 || threads > 256) {
+        usage(stderr);
+        return 2;
+    }
+    char pdir[4096];
+    snprintf(pdir, sizeof pdir, "%s/probes", dir);
+    dlp_error err = {0};
+    dlp_optime_probes p;
+    dlp_optime_heldout_stats s;
+    dlp_status st = dlp_optime_probes_read(pdir, &p, &err);
+    if (!st && !p.n)
+        st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "no operator-time probes in %s", pdir);
+    if (!st) st = dlp_optime_heldout(&p, folds, (uint64_t)seed, threads, &s, &err);
+    if (st) {
+        fprintf(stderr, "dlperf tree optime: %s\n", err.msg);
+        dlp_optime_probes_free(&p);
+        return 1;
+    }
+    printf("%zu probes from %d file(s) (%d malformed, %d of unknown cards); "
+           "%d-fold random split, seed %lld\n", p.n, p.n_files, p.n_bad,
+           p.n_unknown_gpu, folds, seed);
+    printf("%-5s %-5s %7s %10s %10s\n", "kind", "prec", "probes", "model", "roofline");
+    static const char *const kind[2] = {"conv", "mm"};
+    for (int k = 0; k < 2; k++)
+        for (int pr = 0; pr < DLP_PREC_COUNT; pr++)
+            if (s.n[k][pr])
+                printf("%-5s %-5s %7d %9.2f%% %9.2f%%\n", kind[k],
+                       dlp_precision_name((dlp_precision)pr), s.n[k][pr],
+                       s.mape[k][pr], s.roof_mape[k][pr]);
+    dlp_optime_probes_free(&p);
+    return 0;
+}
+
 static void progress(void *user, const char *line) {
     (void)user;
     fprintf(stderr, "tree: %s\n", line);
@@ -84,6 +141,7 @@ int cmd_tree(int argc, char **argv) {
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "convert")) return convert(argc, argv);
+    if (!strcmp(argv[1], "optime")) return optime(argc, argv);
     if (strcmp(argv[1], "fit")) {
         fprintf(stderr, "dlperf tree: unknown subcommand '%s'\n", argv[1]);
         usage(stderr);

@@ -315,7 +315,8 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->half_f32); free(fg->clamp_elems);
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
-    free(fg->convs); free(fg->train_curve);
+    free(fg->convs); free(fg->train_curve); free(fg->ops); free(fg->node_op);
+    free(fg->op_eff);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -2675,6 +2676,27 @@ out:
     return ok;
 }
 
+/* fg->ops: the convolutions and the products outside fused attention
+ * (in_sdpa, set by the walk); false when out of memory. */
+static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
+    int n = 0;
+    dlp_op_shape s;
+    for (int i = 0; i < fg->n_nodes; i++)
+        n += !fg->in_sdpa[i] && dlp_feat_op_shape(g, &g->nodes[i], &s);
+    if (!n) return true;
+    fg->ops = malloc((size_t)n * sizeof *fg->ops);
+    fg->node_op = malloc((size_t)fg->n_nodes * sizeof *fg->node_op);
+    if (!fg->ops || !fg->node_op) return false;
+    for (int i = 0; i < fg->n_nodes; i++) {
+        fg->node_op[i] = -1;
+        if (!fg->in_sdpa[i] && dlp_feat_op_shape(g, &g->nodes[i], &s)) {
+            fg->node_op[i] = fg->n_ops;
+            fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
+        }
+    }
+    return true;
+}
+
 #define DLP_FEAT_MAX_NODES 2000000
 
 dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
@@ -2793,6 +2815,10 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
     if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
+    if (!op_records(fg, g)) {
+        dlp_feat_graph_free(fg);
+        return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
+    }
     if (!dlp_feat_count_kernels(fg, g)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
@@ -2861,6 +2887,17 @@ static void node_times(const dlp_feat_graph *fg, int i,
     else *tmem += tc;
 }
 
+/* Node i's time, seconds: the operator-time model's (fg->op_eff) for a
+ * convolution or product, else max(compute, memory). */
+static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
+                        dlp_precision p, double tcmp, double tmem) {
+    int k = fg->op_eff ? fg->node_op[i] : -1;
+    if (k >= 0)
+        return dlp_op_shape_roof_us(&fg->ops[k].shape, p, d) * 1e-6 *
+               exp2((double)fg->op_eff[(size_t)k * DLP_PREC_COUNT + p]);
+    return tcmp > tmem ? tcmp : tmem;
+}
+
 void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
                                const dlp_pred_config *c, double *out) {
     dlp_feat_device d;
@@ -2868,7 +2905,7 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, NULL);
-        out[i] = (tcmp > tmem ? tcmp : tmem) * 1e6;
+        out[i] = node_time(fg, i, &d, c->precision, tcmp, tmem) * 1e6;
     }
 }
 
@@ -2900,7 +2937,8 @@ void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem, tcl;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
-        double t0 = tcmp > tmem ? tcmp : tmem, t = t0 + tcl;
+        double t0 = node_time(fg, i, &d, c->precision, tcmp, tmem),
+               t = t0 + tcl;
         comp += tcmp;
         mem += tmem + tcl;
         roof += t;
@@ -3098,7 +3136,7 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
         float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;
         r[0] = lg(tcmp);
         r[1] = lg(tmem);
-        r[2] = lg(tcmp > tmem ? tcmp : tmem);
+        r[2] = lg(node_time(fg, i, &d, c->precision, tcmp * 1e-6, tmem * 1e-6) * 1e6);
     }
 }
 

@@ -100,6 +100,44 @@ typedef struct {
     bool post;              /* at or after the first cuBLAS node */
 } dlp_feat_conv;
 
+/* ---- operator times (feat_optime.c) --------------------------------------
+ * How long cuDNN's convolution or cuBLAS's product of one shape takes is
+ * its kernel choice for the shape and type (benchmark off), often far
+ * from the roofline (depthwise and grouped convolutions, products with
+ * a dimension below a tile); probes of shapes without a model
+ * (tools/collect/probe_optime.py) measured it, and a model fitted on them
+ * (src/pred/pred_optime.c) predicts each such node's time relative to its
+ * roofline. */
+typedef enum { DLP_OP_CONV = 0, DLP_OP_MM = 1 } dlp_op_kind;
+typedef struct {
+    uint8_t kind;             /* dlp_op_kind */
+    bool cl;                  /* conv: channels-last input */
+    bool bw;                  /* mm: B batched ([b, kk, nn]), else [kk, nn] */
+    int64_t n, c, h, w, k, kh, kw, ho, wo, s, p, g; /* conv: input
+                                 [n, c, h, w], weight [k, c/g, kh, kw],
+                                 output [n, k, ho, wo], stride, padding
+                                 (height), groups */
+    int64_t b, m, kk, nn;     /* mm: [b, m, kk] x [kk, nn] or [b, kk, nn] */
+} dlp_op_shape;
+#define DLP_OPTIME_NF 22
+/* The model's features of shape s at precision p: fp16 and bf16 flags,
+ * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
+ * w, k; kh, kw, stride, padding; log2 groups, channels per group;
+ * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
+ * 8. mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
+ * log2 min(m, nn). */
+void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
+/* Its FLOPs (2 x MACs) and bytes (operands and result, at p's size). */
+void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
+                       double *bytes);
+/* The shape of node n when it is a Conv of known 4-D shapes (any groups)
+ * or a MatMul / Gemm of known shapes; false for any other node. */
+bool dlp_feat_op_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *out);
+typedef struct {
+    int32_t node;             /* index of the node in the graph */
+    dlp_op_shape shape;
+} dlp_feat_op;
+
 /* One node's backward in the training step (feat.c: train_curve): the
  * share of the weights whose gradients exist by then, the activation
  * blocks live (saved blocks, gradients, its convolution workspace; the
@@ -167,6 +205,18 @@ typedef struct dlp_feat_graph {
      * workspace model's inputs */
     dlp_feat_conv *convs;
     int n_convs;
+    /* the convolutions and the products cuBLAS runs (not those inside a
+     * fused attention), one record each (dlp_feat_op): the operator-time
+     * model's inputs */
+    dlp_feat_op *ops;
+    int n_ops;
+    int32_t *node_op;       /* [N] index into ops, -1: none */
+    /* [n_ops, DLP_PREC_COUNT]: log2 of each op's time over its roofline
+     * time at each precision, from the operator-time model
+     * (dlp_optime_annotate); NULL: the roofline. Every node time of the
+     * features (node columns, the roofline sums, the readout's weights)
+     * reads it. */
+    float *op_eff;
     /* the training step through its backward (feat.c: train_curve), one
      * point per node in topological order */
     dlp_feat_train_point *train_curve;
@@ -585,6 +635,10 @@ void dlp_feat_device_of(const dlp_pred_config *c, dlp_feat_device *out);
 /* Roofline time of every node of fg under c, microseconds: max(FLOPs /
  * peak, bytes / bandwidth), the node columns' third roofline feature
  * before its log (kind kern's split weights and target base). */
+/* The roofline time of shape s at precision p on d, microseconds:
+ * max(FLOPs / the precision's peak, bytes / bandwidth) (feat_optime.c). */
+double dlp_op_shape_roof_us(const dlp_op_shape *s, dlp_precision p,
+                            const dlp_feat_device *d);
 void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
                                const dlp_pred_config *c, double *out);
 

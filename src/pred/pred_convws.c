@@ -87,8 +87,7 @@ void dlp_convws_calls_free(dlp_convws_calls *c) {
     memset(c, 0, sizeof *c);
 }
 
-/* Decompresses the .xz file at path into *text (NUL-terminated). */
-static dlp_status read_xz(const char *path, char **text, size_t *len,
+dlp_status dlp_probe_read_xz(const char *path, char **text, size_t *len,
                           dlp_error *err) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return dlp_fail(err, DLP_ERR_IO, "cannot open %s", path);
@@ -237,7 +236,7 @@ dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
         char path[4096], *text = NULL;
         size_t len = 0;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        st = read_xz(path, &text, &len, err);
+        st = dlp_probe_read_xz(path, &text, &len, err);
         if (!st) st = parse_lines(out, text, path, err);
         free(text);
         out->n_files++;

@@ -90,6 +90,8 @@ void dlp_examples_free(dlp_examples *E) {
     dlp_traces_free(E);
     dlp_convws_calls_free(E->convws);
     free(E->convws);
+    dlp_optime_probes_free(E->optime);
+    free(E->optime);
     memset(E, 0, sizeof *E);
 }
 
@@ -298,6 +300,12 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         E->convws = calloc(1, sizeof *E->convws);
         if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_convws_calls_read(dir, E->convws, err);
+        if (!st) {
+            E->optime = calloc(1, sizeof *E->optime);
+            if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            else st = dlp_optime_probes_read(dir, E->optime, err);
+        }
+
     }
     if (st) { dlp_examples_free(E); return st; }
 

@@ -84,6 +84,8 @@ typedef struct {
     size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap, w_cap;
     double *roof;
     size_t roof_cap;
+    dlp_optime *ot;         /* operator times its features read (NULL:
+                               the roofline's; files before them) */
 } gnn;
 
 /* ---- per-thread prediction scratch ----------------------------------------
@@ -170,6 +172,7 @@ static void gnn_release(gnn *m) {
     for (int k = 0; m->net && k < m->n_net; k++) dlp_nn_sage_model_free(&m->net[k]);
     free(m->net);
     dlp_gae_free(m->gae);
+    dlp_optime_free(m->ot);
     free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
     free(m->w); free(m->roof);
     free(m);
@@ -675,6 +678,7 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
             return st;
     }
     if (m->gae && (st = dlp_gae_save(m->gae, f, err))) return st;
+    if (m->ot && (st = dlp_optime_save(m->ot, f, err))) return st;
     return DLP_OK;
 }
 
@@ -805,6 +809,7 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
         if (!st && dlp_gae_dim(m->gae) != m->edim)
             st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: embedding size mismatch");
     }
+    if (!st) st = dlp_optime_load(f, &m->ot, err);
     if (st) { gnn_release(m); return st; }
     *out = m;
     return DLP_OK;
@@ -1179,6 +1184,15 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         m->st_std = malloc((size_t)m->sdim * sizeof *m->st_std);
         if (!m->st_mean || !m->st_std) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
+    /* inference: the convolutions' and products' times from the
+     * operator-time model, in every feature while it trains (a transfer
+     * keeps the model it starts from) */
+    if (!st && !o->init_from && !o->no_optime)
+        st = dlp_optime_examples_fit(E, &m->ot, err);
+    else if (!st && m->ot)
+        for (int f = 0; f < E->n_fg && !st; f++)
+            if (!dlp_optime_annotate(m->ot, &E->fg[f]))
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st) st = embed_all(m, E, &embs, err);
     if (!st && !o->init_from) st = set_stats(m, E, tr, ntr, embs, err);
     if (!st && !o->init_from && !o->no_prior)
@@ -1193,6 +1207,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         for (int j = 0; j < m->nt; j++) meta->targets |= 1u << m->ts[j];
         st = gnn_save(m, out, err);
     }
+    dlp_optime_examples_clear(E);
     free(embs);
     gnn_release(m);
     return st;
@@ -1220,12 +1235,20 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     const dlp_feat_graph *fg;
     dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
     if (st) return st;
+    dlp_feat_graph view;   /* with the operator times it was trained on */
+    float *eff = NULL;
+    st = dlp_optime_view(m->ot, fg, in->cfg->precision, &view, &eff, err);
+    if (st) {
+        if (fg == &local) dlp_feat_graph_free(&local);
+        return st;
+    }
+    const dlp_feat_graph *vg = &view;
     float emb[MAX_EMB];
     const float *eb[1] = {emb};
     gnn_scratch *sc = scratch_get();
     if (m->edim) {
         if (sc) dlp_gae_swap_ws(m->gae, &sc->ws, &sc->ws_cap);
-        st = dlp_gae_embed(m->gae, fg, emb, err);
+        st = dlp_gae_embed(m->gae, vg, emb, err);
         if (sc) dlp_gae_swap_ws(m->gae, &sc->ws, &sc->ws_cap);
     }
     double logy[DLP_T_COUNT];
@@ -1234,13 +1257,14 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
         swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
-    if (!st) st = gnn_forward(m, &fg, &in->cfg, m->edim ? eb : NULL, 1, -1,
+    if (!st) st = gnn_forward(m, &vg, &in->cfg, m->edim ? eb : NULL, 1, -1,
                               false, &g, logy, err);
     if (sc) {
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
         swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
     dlp_nn_graph_free(&g);
+    free(eff);
     if (fg == &local) dlp_feat_graph_free(&local);
     if (st) return st;
     for (int j = 0; j < m->nt; j++) {

@@ -80,6 +80,10 @@ typedef struct {
      * when data/probes holds no convws file): the fp32 workspace model's
      * training rows (pred_convws.c) */
     struct dlp_convws_calls *convws;
+    /* the operator-time probes (mode inference; none when data/probes
+     * holds no optime file): the roofline's times of convolutions and
+     * products (pred_optime.c) */
+    struct dlp_optime_probes_s *optime;
     dlp_trace *trace;
     int n_trace, cap_trace;
     int n_trace_dropped;       /* graph failed, or no kernel maps to a node */
@@ -230,6 +234,80 @@ dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
                            dlp_error *err);
 void dlp_convws_free(dlp_convws *m);
 
+/* Decompresses the .xz probe file at path into *text (NUL-terminated,
+ * malloc'd; at most 512 MiB of text). */
+dlp_status dlp_probe_read_xz(const char *path, char **text, size_t *len,
+                             dlp_error *err);
+
+/* ---- operator times (pred_optime.c) --------------------------------------
+ * The probes' convolutions and products (data/probes/ optime files,
+ * tools/collect/probe_optime.py): shape, precision, the CUDA-graph time
+ * per call and its roofline on the probed card. */
+typedef struct {
+    dlp_op_shape shape;
+    uint8_t prec;              /* dlp_precision */
+    float us, roof_us;
+} dlp_optime_probe;
+typedef struct dlp_optime_probes_s {
+    dlp_optime_probe *rec;
+    size_t n, cap;
+    int n_files;
+    int n_bad;                 /* records kept out: malformed, or a time
+                                  outside [0.5 us, 10 s] */
+    int n_unknown_gpu;         /* lines of a card the device table lacks */
+} dlp_optime_probes;
+/* Reads every *optime*.jsonl.xz of dir (sorted by name) into *out (zeroed
+ * first); none found is not an error (n_files 0). */
+dlp_status dlp_optime_probes_read(const char *dir, dlp_optime_probes *out,
+                                  dlp_error *err);
+void dlp_optime_probes_free(dlp_optime_probes *p);
+
+/* The model: per kind (convolution, product) a forest of log2(time /
+ * roofline time) on dlp_op_shape_features. */
+typedef struct dlp_optime dlp_optime;
+/* Fits on the probes with use[i] (NULL: all), XGBoost on `threads`
+ * threads; *out NULL when neither kind has 16 probes. */
+dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
+                          int threads, dlp_optime **out, dlp_error *err);
+/* Shape s's time at precision p on d, microseconds: its roofline there
+ * times 2^forest (clamped to 2^[-12, 12]); the roofline when m has no
+ * forest of its kind. */
+double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
+                     dlp_precision p, const dlp_feat_device *d);
+/* Sets fg->op_eff from m (every op at every precision; m NULL: frees
+ * it, the roofline); false when out of memory. */
+bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
+/* *view: fg with its own op_eff, m's answers at precision p (the other
+ * precisions' columns 0), *eff that array (the caller frees it; NULL when
+ * m is NULL or fg has no op: view is then fg without op times). What a
+ * predictor trained on the operator times reads, whatever fg carries. */
+dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
+                           dlp_precision p, dlp_feat_graph *view, float **eff,
+                           dlp_error *err);
+/* Fits the model on E's probes (inference examples only; *out NULL
+ * otherwise) and annotates every E->fg with it, for a kind whose training
+ * reads the operator times (the xgb trees); dlp_optime_examples_clear
+ * takes the annotations off again, so that the next kind trains on the
+ * roofline's times. */
+dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
+                                   dlp_error *err);
+void dlp_optime_examples_clear(const dlp_examples *E);
+dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
+                           dlp_error *err);
+/* *out NULL (DLP_OK) when the file holds no operator-time model. */
+dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
+                           dlp_error *err);
+void dlp_optime_free(dlp_optime *m);
+/* k-fold cross-validation over the probes (random folds of `seed`): MAPE
+ * of the model's time and of the roofline alone, per kind and precision. */
+typedef struct {
+    int n[2][DLP_PREC_COUNT];
+    double mape[2][DLP_PREC_COUNT], roof_mape[2][DLP_PREC_COUNT];
+} dlp_optime_heldout_stats;
+dlp_status dlp_optime_heldout(const dlp_optime_probes *p, int folds,
+                              uint64_t seed, int threads,
+                              dlp_optime_heldout_stats *out, dlp_error *err);
+
 /* ---- training ------------------------------------------------------------ */
 typedef struct {
     const char *kind;
@@ -248,6 +326,8 @@ typedef struct {
     int threads;               /* 0: 1 */
     bool no_prior;             /* DIPPM/TraPPM: no ridge prior */
     bool no_calibration;       /* no MAPE calibration factor (pred_train.c) */
+    bool no_optime;            /* DIPPM/TraPPM: node times from the roofline,
+                                  not the operator-time model (pred_optime.c) */
     const char *init_from;     /* transfer: start from this model file */
     int shots;                 /* > 0: train on this many random examples of
                                   the training part only (few-shot) */

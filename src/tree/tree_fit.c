@@ -83,6 +83,8 @@ typedef struct {
     float *x;
     double *base;
     int n, nf;
+    dlp_optime *ot;        /* the operator times the features read (NULL:
+                              the roofline's; inference only) */
 } feats;
 
 static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
@@ -101,6 +103,14 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
         free(done);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
+    /* inference: the convolutions' and products' times from the
+     * operator-time model (docs/COST.md), fitted on the probes */
+    dlp_status st = dlp_optime_examples_fit(E, &F->ot, err);
+    if (st) {
+        free(arch);
+        free(done);
+        return st;
+    }
     for (int i = 0; i < E->n; i++) {
         int g = E->ex[i].fg;
         if (!done[g] && E->mode == DLP_MODE_LLM) {
@@ -111,6 +121,7 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
                           F->x + (size_t)i * F->nf,
                           F->base + (size_t)i * DLP_TREE_NT);
     }
+    dlp_optime_examples_clear(E);
     free(arch);
     free(done);
     return DLP_OK;
@@ -119,6 +130,7 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
 static void feats_free(feats *F) {
     free(F->x);
     free(F->base);
+    dlp_optime_free(F->ot);
 }
 
 /* Additive offset of target t's base, fitted on the listed examples: peak
@@ -242,6 +254,7 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
         offs[t] = (nn_real)fit_offset(E, F, idx, n, t);
     if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
                                       err);
+    if (!st && F->ot) st = dlp_optime_save(F->ot, out, err);
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
         dlp_tree *tree = NULL;
         if ((st = train_target(E, F, idx, n, t, offs[t], tp, &tree, err)))

@@ -138,12 +138,14 @@ typedef struct {
     dlp_tree *t[DLP_TREE_NT];
     double offset[DLP_TREE_NT];  /* added to the base ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
+    dlp_optime *ot;          /* operator times (NULL: files before them) */
 } tree_impl;
 
 static void tree_free(dlp_predictor *p) {
     tree_impl *im = p->impl;
     if (!im) return;
     for (int i = 0; i < DLP_TREE_NT; i++) dlp_tree_free(im->t[i]);
+    dlp_optime_free(im->ot);
     pthread_mutex_destroy(&im->lock);
     free(im);
     p->impl = NULL;
@@ -183,6 +185,11 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
             }
             im->offset[i] = v;
         }
+    dlp_status ost = dlp_optime_load(f, &im->ot, err);
+    if (ost) {
+        tree_free(p);
+        return ost;
+    }
     for (int i = 0; i < DLP_TREE_NT; i++) {
         dlp_target t = L->targets[i];
         if (!(p->meta.targets >> t & 1)) continue;
@@ -222,7 +229,15 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     if (L->mode == DLP_MODE_LLM) dlp_llm_arch_from_feat(fg, &a);
     float x[DLP_TREE_NFEAT_MAX];
     double base[DLP_TREE_NT];
-    dlp_tree_features(L, fg, c, &a, x, base);
+    dlp_feat_graph view;   /* with the operator times it was trained on */
+    float *eff = NULL;
+    st = dlp_optime_view(im->ot, fg, c->precision, &view, &eff, err);
+    if (st) {
+        if (fg == &local) dlp_feat_graph_free(&local);
+        return st;
+    }
+    dlp_tree_features(L, &view, c, &a, x, base);
+    free(eff);
     double macs = fg->macs;
     if (fg == &local) dlp_feat_graph_free(&local);
     if (L->mode == DLP_MODE_LLM && (!a.layers || !a.hidden))

@@ -1,0 +1,399 @@
+/*
+ * pred_optime.c — the operator-time model (docs/COST.md, "Convolution and
+ * product times"): how long one convolution or one product runs on the
+ * GPU, relative to its roofline. The roofline sum is far from the
+ * CUDA-graph latency (held out 36%), and the learned predictors' error is
+ * mostly one level per network and precision (docs/EVAL.md, seventeenth
+ * session): how far its kernels run from their FLOPs and bytes. cuDNN and
+ * cuBLAS pick a kernel per shape and type (benchmark off), a function of
+ * the shape that probes of random shapes of a fixed grid, with no model
+ * behind them, measure (tools/collect/probe_optime.py: CUDA-graph replays,
+ * the collector's settings). Gradient-boosted trees on the shape
+ * (feat_optime.c's features), one forest per kind (convolution, product),
+ * learn the log2 of measured time over roofline time on the probes' card;
+ * a node's time on a device is its roofline there times 2^forest, so a
+ * shape larger than the grid's keeps the roofline's growth and another
+ * card the roofline's ratio.
+ *
+ * The roofline predictor fits it in training (pred_roofline.c) on every
+ * probe (no dataset model is behind them, so no fold's held-out models
+ * reach it) and stores it in its model file ("optime/...").
+ */
+#include "pred_train.h"
+#include "../tree/tree.h"
+#include "../device/device.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Boosting per kind: rounds, depth, eta (the forty-fourth session's
+ * first choice; docs/COST.md has the held-out error). */
+#define OPTIME_ROUNDS 300
+#define OPTIME_DEPTH 8
+#define OPTIME_ETA 0.1
+/* A probed time outside these bounds (microseconds) is a broken record. */
+#define OPTIME_MIN_US 0.5
+#define OPTIME_MAX_US 1e7
+/* The forest's answer is clamped to 2^[-OPTIME_MAX_LOG2, +...] of the
+ * roofline: no kernel runs faster than its roofline by more than the
+ * probes' noise, none 2^12 slower. */
+#define OPTIME_MAX_LOG2 12.0f
+
+static const char *const KIND_PREFIX[2] = {"optime/conv", "optime/mm"};
+
+struct dlp_optime {
+    dlp_forest *f[2];          /* per dlp_op_kind; NULL: roofline */
+};
+
+void dlp_optime_probes_free(dlp_optime_probes *p) {
+    if (!p) return;
+    free(p->rec);
+    memset(p, 0, sizeof *p);
+}
+
+/* The i-th integer of JSON array a (>= 1), or -1. */
+static int64_t pos_at(const cJSON *a, int i) {
+    const cJSON *v = cJSON_GetArrayItem(a, i);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e9 ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (int64_t)v->valuedouble;
+}
+
+static int64_t pos_of(const cJSON *o, const char *name, int64_t lo) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo ||
+        v->valuedouble > 1e9 || v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (int64_t)v->valuedouble;
+}
+
+/* The shape of record v (conv or mm); false when malformed. */
+static bool record_shape(const cJSON *v, dlp_op_shape *s) {
+    memset(s, 0, sizeof *s);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
+    if (!cJSON_IsString(op)) return false;
+    if (!strcmp(op->valuestring, "conv")) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
+                    *w = cJSON_GetObjectItemCaseSensitive(v, "w");
+        if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4) return false;
+        s->kind = DLP_OP_CONV;
+        s->n = pos_at(x, 0); s->c = pos_at(x, 1); s->h = pos_at(x, 2);
+        s->w = pos_at(x, 3); s->k = pos_at(w, 0); s->kh = pos_at(w, 2);
+        s->kw = pos_at(w, 3);
+        s->s = pos_of(v, "s", 1); s->p = pos_of(v, "p", 0);
+        s->g = pos_of(v, "g", 1);
+        s->cl = pos_of(v, "cl", 0) == 1;
+        if (s->n < 0 || s->c < 0 || s->h < 0 || s->w < 0 || s->k < 0 ||
+            s->kh < 0 || s->kw < 0 || s->s < 0 || s->p < 0 || s->g < 0 ||
+            s->c % s->g || pos_at(w, 1) != s->c / s->g ||
+            s->h + 2 * s->p < s->kh || s->w + 2 * s->p < s->kw)
+            return false;
+        s->ho = (s->h + 2 * s->p - s->kh) / s->s + 1;
+        s->wo = (s->w + 2 * s->p - s->kw) / s->s + 1;
+        return true;
+    }
+    if (!strcmp(op->valuestring, "mm")) {
+        s->kind = DLP_OP_MM;
+        s->b = pos_of(v, "b", 1); s->m = pos_of(v, "m", 1);
+        s->kk = pos_of(v, "k", 1); s->nn = pos_of(v, "n", 1);
+        s->bw = pos_of(v, "bw", 0) == 1;
+        return s->b > 0 && s->m > 0 && s->kk > 0 && s->nn > 0;
+    }
+    return false;
+}
+
+/* One line's records appended (a line of another card's probes is read
+ * with that card: its roofline normalises them). */
+static dlp_status parse_line(dlp_optime_probes *p, const cJSON *r) {
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
+                *gpu = cJSON_GetObjectItemCaseSensitive(r, "gpu"),
+                *ops = cJSON_GetObjectItemCaseSensitive(r, "ops");
+    if (!cJSON_IsString(spec) || strcmp(spec->valuestring, "grid:optime") ||
+        !cJSON_IsString(gpu) || !cJSON_IsArray(ops))
+        return DLP_OK;
+    dlp_device dev;
+    if (dlp_device_find(gpu->valuestring, &dev, NULL)) {
+        p->n_unknown_gpu++;
+        return DLP_OK;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, ops) {
+        const cJSON *prec = cJSON_GetObjectItemCaseSensitive(v, "prec"),
+                    *us = cJSON_GetObjectItemCaseSensitive(v, "us");
+        dlp_precision pr;
+        dlp_optime_probe q;
+        if (!cJSON_IsString(prec) || dlp_precision_parse(prec->valuestring, &pr, NULL) ||
+            !cJSON_IsNumber(us) || !(us->valuedouble >= OPTIME_MIN_US &&
+                                     us->valuedouble <= OPTIME_MAX_US) ||
+            !record_shape(v, &q.shape)) {
+            p->n_bad++;
+            continue;
+        }
+        dlp_pred_config c;
+        dlp_pred_config_init(&c);
+        c.device = dev;
+        c.precision = pr;
+        dlp_feat_device d;
+        dlp_feat_device_of(&c, &d);
+        q.prec = (uint8_t)pr;
+        q.us = (float)us->valuedouble;
+        q.roof_us = (float)dlp_op_shape_roof_us(&q.shape, pr, &d);
+        if (!(q.roof_us > 0)) { p->n_bad++; continue; }
+        if (!dlp_grow((void **)&p->rec, &p->cap, p->n + 1, sizeof *p->rec))
+            return DLP_ERR_NOMEM;
+        p->rec[p->n++] = q;
+    }
+    return DLP_OK;
+}
+
+dlp_status dlp_optime_probes_read(const char *dir, dlp_optime_probes *out,
+                                  dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    char **names = NULL;
+    int n = 0;
+    dlp_dir_filter f = {".jsonl.xz", "optime", false};
+    dlp_status st = dlp_dir_list(dir, &f, &names, &n, err);
+    if (st == DLP_ERR_NOT_FOUND) return DLP_OK;   /* no probes: no model */
+    for (int i = 0; !st && i < n; i++) {
+        char path[4096], *text = NULL;
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        st = dlp_probe_read_xz(path, &text, &len, err);
+        int line = 0;
+        for (char *q = text, *nl; !st && q && *q; q = nl ? nl + 1 : q + strlen(q)) {
+            nl = strchr(q, '\n');
+            if (nl) *nl = 0;
+            line++;
+            if (!*q) continue;
+            cJSON *r = cJSON_Parse(q);
+            if (!r) {
+                st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not JSON", path, line);
+                break;
+            }
+            if (parse_line(out, r))
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            cJSON_Delete(r);
+        }
+        free(text);
+        out->n_files++;
+    }
+    dlp_dir_list_free(names, n);
+    if (st) dlp_optime_probes_free(out);
+    return st;
+}
+
+/* The target of probe q: log2 of measured over roofline time. */
+static float probe_target(const dlp_optime_probe *q) {
+    return (float)log2((double)q->us / (double)q->roof_us);
+}
+
+/* Trains kind k's forest on the probes with use[i] (NULL: all); *out NULL
+ * with fewer than 16 such probes. */
+static dlp_status fit_kind(const dlp_optime_probes *p, const bool *use, int k,
+                           int threads, dlp_forest **out, dlp_error *err) {
+    *out = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        n += p->rec[i].shape.kind == k && (!use || use[i]);
+    if (n < 16) return DLP_OK;
+    float *x = malloc(n * DLP_OPTIME_NF * sizeof *x), *y = malloc(n * sizeof *y);
+    if (!x || !y) {
+        free(x); free(y);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const dlp_optime_probe *q = &p->rec[i];
+        if (q->shape.kind != k || (use && !use[i])) continue;
+        dlp_op_shape_features(&q->shape, (dlp_precision)q->prec, x + j * DLP_OPTIME_NF);
+        y[j++] = probe_target(q);
+    }
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.rounds = OPTIME_ROUNDS;
+    tp.max_depth = OPTIME_DEPTH;
+    tp.eta = OPTIME_ETA;
+    tp.hist = 1;
+    tp.threads = threads > 0 ? threads : 1;
+    dlp_tree *t = NULL;
+    dlp_status st = dlp_tree_train(x, n, DLP_OPTIME_NF, y, &tp, &t, err);
+    if (!st) st = dlp_forest_from_tree(t, DLP_OPTIME_NF, out, err);
+    dlp_tree_free(t);
+    free(x); free(y);
+    return st;
+}
+
+dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
+                          int threads, dlp_optime **out, dlp_error *err) {
+    *out = NULL;
+    dlp_optime *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int k = 0; !st && k < 2; k++) st = fit_kind(p, use, k, threads, &m->f[k], err);
+    if (!st && (m->f[0] || m->f[1])) {
+        *out = m;
+        return DLP_OK;
+    }
+    dlp_optime_free(m);
+    return st;
+}
+
+/* log2 of shape s's time over its roofline at precision p, clamped; 0
+ * (the roofline) when m has no forest of its kind. */
+static float op_eff(const dlp_optime *m, const dlp_op_shape *s, dlp_precision p) {
+    const dlp_forest *f = m && s->kind < 2 ? m->f[s->kind] : NULL;
+    if (!f) return 0;
+    float x[DLP_OPTIME_NF];
+    dlp_op_shape_features(s, p, x);
+    float e = dlp_forest_eval(f, x);
+    if (!(e > -OPTIME_MAX_LOG2)) e = -OPTIME_MAX_LOG2;   /* NaN too */
+    if (e > OPTIME_MAX_LOG2) e = OPTIME_MAX_LOG2;
+    return e;
+}
+
+double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
+                     dlp_precision p, const dlp_feat_device *d) {
+    return dlp_op_shape_roof_us(s, p, d) * exp2((double)op_eff(m, s, p));
+}
+
+bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
+    free(fg->op_eff);
+    fg->op_eff = NULL;
+    if (!m || !fg->n_ops) return true;
+    float *e = malloc((size_t)fg->n_ops * DLP_PREC_COUNT * sizeof *e);
+    if (!e) return false;
+    for (int i = 0; i < fg->n_ops; i++)
+        for (int p = 0; p < DLP_PREC_COUNT; p++)
+            e[(size_t)i * DLP_PREC_COUNT + p] =
+                op_eff(m, &fg->ops[i].shape, (dlp_precision)p);
+    fg->op_eff = e;
+    return true;
+}
+
+dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
+                           dlp_precision p, dlp_feat_graph *view, float **eff,
+                           dlp_error *err) {
+    *view = *fg;
+    *eff = NULL;
+    view->op_eff = NULL;
+    if (!m || !fg->n_ops) return DLP_OK;
+    float *e = calloc((size_t)fg->n_ops * DLP_PREC_COUNT, sizeof *e);
+    if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < fg->n_ops; i++)
+        e[(size_t)i * DLP_PREC_COUNT + p] = op_eff(m, &fg->ops[i].shape, p);
+    view->op_eff = *eff = e;
+    return DLP_OK;
+}
+
+dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
+                                   dlp_error *err) {
+    *out = NULL;
+    if (E->mode != DLP_MODE_INFERENCE || !E->optime || !E->optime->n)
+        return DLP_OK;
+    /* one thread: the same probes give the same forests, whatever the
+     * caller's thread count */
+    dlp_status st = dlp_optime_fit(E->optime, NULL, 1, out, err);
+    for (int f = 0; !st && f < E->n_fg; f++)
+        if (!dlp_optime_annotate(*out, &E->fg[f]))
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (st) {
+        dlp_optime_examples_clear(E);
+        dlp_optime_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void dlp_optime_examples_clear(const dlp_examples *E) {
+    for (int f = 0; f < E->n_fg; f++) {
+        free(E->fg[f].op_eff);
+        E->fg[f].op_eff = NULL;
+    }
+}
+
+dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
+                           dlp_error *err) {
+    dlp_status st = DLP_OK;
+    for (int k = 0; !st && k < 2; k++)
+        if (m->f[k]) st = dlp_forest_save(m->f[k], out, KIND_PREFIX[k], err);
+    return st;
+}
+
+dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
+                           dlp_error *err) {
+    *out = NULL;
+    dlp_optime *m = calloc(1, sizeof *m);
+    if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int k = 0; !st && k < 2; k++) {
+        st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);
+        if (!st && m->f[k] && m->f[k]->n_features != DLP_OPTIME_NF)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: forest takes %d features, "
+                          "not %d", KIND_PREFIX[k], m->f[k]->n_features,
+                          DLP_OPTIME_NF);
+    }
+    if (st || (!m->f[0] && !m->f[1])) {
+        dlp_optime_free(m);
+        return st;
+    }
+    *out = m;
+    return DLP_OK;
+}
+
+void dlp_optime_free(dlp_optime *m) {
+    if (!m) return;
+    for (int k = 0; k < 2; k++) dlp_forest_free(m->f[k]);
+    free(m);
+}
+
+dlp_status dlp_optime_heldout(const dlp_optime_probes *p, int folds,
+                              uint64_t seed, int threads,
+                              dlp_optime_heldout_stats *out, dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    if (folds < 2 || p->n < (size_t)folds)
+        return dlp_fail(err, DLP_ERR_ARG, "optime: %zu probes for %d folds",
+                        p->n, folds);
+    int *fold = malloc(p->n * sizeof *fold);
+    bool *use = malloc(p->n * sizeof *use);
+    if (!fold || !use) {
+        free(fold); free(use);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    for (size_t i = 0; i < p->n; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        fold[i] = (int)((s >> 33) % (uint64_t)folds);
+    }
+    dlp_status st = DLP_OK;
+    for (int f = 0; !st && f < folds; f++) {
+        for (size_t i = 0; i < p->n; i++) use[i] = fold[i] != f;
+        dlp_optime *m = NULL;
+        st = dlp_optime_fit(p, use, threads, &m, err);
+        for (size_t i = 0; !st && i < p->n; i++) {
+            if (use[i]) continue;
+            const dlp_optime_probe *q = &p->rec[i];
+            int k = q->shape.kind, pr = q->prec;
+            float x[DLP_OPTIME_NF];
+            dlp_op_shape_features(&q->shape, (dlp_precision)pr, x);
+            double e = m && m->f[k] ? dlp_forest_eval(m->f[k], x) : 0;
+            double pred = q->roof_us * exp2(e), ape = fabs(pred / q->us - 1);
+            double rape = fabs(q->roof_us / q->us - 1);
+            out->n[k][pr]++;
+            out->mape[k][pr] += ape;
+            out->roof_mape[k][pr] += rape;
+        }
+        dlp_optime_free(m);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int pr = 0; pr < DLP_PREC_COUNT; pr++)
+            if (out->n[k][pr]) {
+                out->mape[k][pr] *= 100.0 / out->n[k][pr];
+                out->roof_mape[k][pr] *= 100.0 / out->n[k][pr];
+            }
+    free(fold); free(use);
+    return st;
+}

@@ -1,0 +1,251 @@
+"""probe_optime.py - how long one convolution or matrix product takes on
+the GPU, for shapes drawn at random from a grid of typical sizes, with no
+model behind them (forty-fourth session, docs/COST.md "Convolution and
+matrix-product times").
+
+The held-out CUDA-graph latency error is mostly a network's level at one
+precision (docs/EVAL.md, seventeenth session: 11.22% -> 4.43% once each
+graph-and-precision's mean log error is taken out): how fast its
+convolutions and products run relative to their FLOPs and bytes. cuDNN and
+cuBLAS pick a kernel per shape and type (benchmark off), so, as for the
+workspaces (probe_convgrid.py), shapes sampled without any model teach the
+rule and a held-out model's own shapes enter only where they coincide.
+
+Each call is timed as the collector times a CUDA-graph forward (PROTOCOL
+p1: TF32 off, cudnn.benchmark off, inference mode): one warm-up call, one
+eager call timed to choose R (calls per graph, about 2 ms of work, 1-64),
+R calls captured in one CUDA graph, three replays timed with CUDA events;
+the record keeps the median replay's time per call (`us`). Convolutions
+have no bias (the Conv of an exported graph is a conv followed by
+BatchNorm in PyTorch) and are dense (groups 1), depthwise (groups = C) or
+grouped; products are torch.matmul of [B, M, K] by [K, N] (a Linear's
+weight) or by [B, K, N] (attention's batched product).
+
+    python3 tools/collect/probe_optime.py --seconds S [--seed K]
+                                          [--dry-run N]
+
+One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
+"gpu": NAME, "ops": [...]}; a record is {"op": "conv", "prec", "x":
+[N, C, H, W], "w": [K, C/g, kh, kw], "s", "p", "g", "cl", "us"} or {"op":
+"mm", "prec", "b", "m", "k", "n", "bw": 1 when the second operand is
+batched, "us"}.
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+PRECS = ("fp32", "fp16", "bf16")
+PREC_W = (4, 4, 2)
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+SIZES = (4, 7, 8, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
+         128, 160, 192, 224, 256, 320, 384)
+CHANNELS = (8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512,
+            640, 768, 1024, 1280, 1536, 2048)
+# (kernel, stride, padding): weight; dense convolutions
+KSP = (((1, 1, 0), 35), ((3, 1, 1), 25), ((3, 2, 1), 10), ((1, 2, 0), 4),
+       ((5, 1, 2), 3), ((5, 2, 2), 2), ((7, 1, 3), 3), ((7, 2, 3), 4),
+       ((2, 2, 0), 3), ((4, 4, 0), 3), ((8, 8, 0), 2), ((14, 14, 0), 2),
+       ((16, 16, 0), 3), ((32, 32, 0), 1))
+# depthwise and grouped: kernels 3, 5, 7 (and 9, 11) at stride 1 or 2
+KSP_DW = (((3, 1, 1), 35), ((3, 2, 1), 15), ((5, 1, 2), 12), ((5, 2, 2), 8),
+          ((7, 1, 3), 20), ((7, 2, 3), 3), ((9, 1, 4), 3), ((11, 1, 5), 2),
+          ((1, 1, 0), 2))
+GROUP_WIDTH = (4, 8, 16, 24, 32, 48, 64, 128)   # channels per group
+# products: rows M (batch x tokens, or tokens of one head), inner K, N
+MM_DIMS = (1, 2, 4, 8, 16, 32, 49, 64, 96, 128, 196, 197, 256, 384, 512,
+           576, 768, 1024, 1536, 2048, 3072, 4096, 5120, 8192, 11008, 16384)
+MM_B = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512,
+        768, 1024)
+# limits per call: operand + result bytes, multiply-accumulates
+MAX_IO = 2 * 2 ** 30
+MAX_MACS = 6e11
+TARGET_MS = 2.0   # work per captured graph
+MAX_R = 64
+CHUNK = 500
+
+
+def sample_conv(rng, prec):
+    kind = rng.choices(("dense", "dw", "group"), (55, 30, 15))[0]
+    table = KSP if kind == "dense" else KSP_DW
+    (kh, s, p), = rng.choices([k for k, _ in table], [w for _, w in table])
+    n = rng.choice(BATCHES)
+    h = rng.choice(SIZES)
+    w = h if rng.random() < 0.9 else rng.choice(SIZES)
+    if kind == "dense":
+        c = 3 if (kh >= 4 or s == 2) and rng.random() < 0.2 else rng.choice(CHANNELS)
+        k, g = rng.choice(CHANNELS), 1
+    elif kind == "dw":
+        c = rng.choice(CHANNELS)
+        g = c
+        k = c if rng.random() < 0.85 else 2 * c
+    else:
+        gw = rng.choice(GROUP_WIDTH)
+        c = rng.choice([x for x in CHANNELS if x % gw == 0 and x > gw] or [2 * gw])
+        g = c // gw
+        k = c if rng.random() < 0.7 else rng.choice(
+            [x for x in CHANNELS if x % g == 0] or [c])
+    cl = rng.random() < 0.25
+    if h + 2 * p < kh or w + 2 * p < kh:
+        return None
+    ho = (h + 2 * p - kh) // s + 1
+    wo = (w + 2 * p - kh) // s + 1
+    es = 4 if prec == "fp32" else 2
+    io = es * (n * (c * h * w + k * ho * wo) + k * (c // g) * kh * kh)
+    macs = float(n) * k * ho * wo * (c // g) * kh * kh
+    if io > MAX_IO or macs > MAX_MACS:
+        return None
+    return dict(op="conv", prec=prec, n=n, c=c, h=h, w=w, k=k, kh=kh, s=s,
+                p=p, g=g, cl=cl)
+
+
+def sample_mm(rng, prec):
+    bw = rng.random() < 0.35
+    b = rng.choice(MM_B) if bw or rng.random() < 0.5 else 1
+    m, k, n = rng.choice(MM_DIMS), rng.choice(MM_DIMS), rng.choice(MM_DIMS)
+    if not bw and rng.random() < 0.5:   # a Linear over batch x tokens rows
+        m = rng.choice(BATCHES) * rng.choice((1, 16, 49, 64, 128, 196, 197, 256, 512))
+        b = 1
+    if bw:
+        k, n = (rng.choice((32, 64, 80, 96, 128)), n) if rng.random() < 0.5 \
+            else (k, rng.choice((32, 64, 80, 96, 128)))
+    es = 4 if prec == "fp32" else 2
+    io = es * (b * m * k + (b if bw else 1) * k * n + b * m * n)
+    macs = float(b) * m * k * n
+    if io > MAX_IO or macs > MAX_MACS:
+        return None
+    return dict(op="mm", prec=prec, b=b, m=m, k=k, n=n, bw=int(bw))
+
+
+def shapes(seed):
+    rng = random.Random(seed)
+    while True:
+        prec = rng.choices(PRECS, PREC_W)[0]
+        sh = sample_conv(rng, prec) if rng.random() < 0.6 else sample_mm(rng, prec)
+        if sh is not None:
+            yield sh
+
+
+def context_lost(e):
+    text = str(e)
+    return type(e).__name__ == "AcceleratorError" or \
+        "illegal memory access" in text or "unspecified launch failure" in text
+
+
+def build(torch, sh):
+    dtype = {"fp32": torch.float32, "fp16": torch.float16,
+             "bf16": torch.bfloat16}[sh["prec"]]
+    if sh["op"] == "conv":
+        conv = torch.nn.Conv2d(sh["c"], sh["k"], sh["kh"], sh["s"], sh["p"],
+                               groups=sh["g"], bias=False, device="cuda",
+                               dtype=dtype)
+        x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda",
+                        dtype=dtype)
+        if sh["cl"]:
+            x = x.contiguous(memory_format=torch.channels_last)
+            conv = conv.to(memory_format=torch.channels_last)
+        rec = dict(op="conv", prec=sh["prec"], x=list(x.shape),
+                   w=list(conv.weight.shape), s=sh["s"], p=sh["p"], g=sh["g"],
+                   cl=int(sh["cl"]))
+        return (lambda: conv(x)), rec
+    a = torch.randn(sh["b"], sh["m"], sh["k"], device="cuda", dtype=dtype)
+    wshape = (sh["b"], sh["k"], sh["n"]) if sh["bw"] else (sh["k"], sh["n"])
+    w = torch.randn(*wshape, device="cuda", dtype=dtype)
+    rec = dict(op="mm", prec=sh["prec"], b=sh["b"], m=sh["m"], k=sh["k"],
+               n=sh["n"], bw=sh["bw"])
+    return (lambda: torch.matmul(a, w)), rec
+
+
+def measure_one(torch, sh):
+    fn, rec = build(torch, sh)
+    with torch.inference_mode():
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        ev0 = torch.cuda.Event(enable_timing=True)
+        ev1 = torch.cuda.Event(enable_timing=True)
+        ev0.record()
+        fn()
+        ev1.record()
+        ev1.synchronize()
+        t1 = ev0.elapsed_time(ev1)
+        reps = max(1, min(MAX_R, int(TARGET_MS / max(t1, 1e-3))))
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(reps):
+                fn()
+        g.replay()
+        times = []
+        for _ in range(3):
+            ev0.record()
+            g.replay()
+            ev1.record()
+            ev1.synchronize()
+            times.append(ev0.elapsed_time(ev1) * 1e3 / reps)
+        del g
+    times.sort()
+    rec["us"] = round(times[1], 3)
+    rec["r"] = reps
+    return rec
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip", type=int, default=0)
+    ap.add_argument("--dry-run", type=int, default=0)
+    a = ap.parse_args(argv)
+    stream = shapes(a.seed)
+    for _ in range(a.skip):
+        next(stream)
+    if a.dry_run:
+        for _ in range(a.dry_run):
+            print(json.dumps(next(stream)))
+        return 0
+    import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import measure
+    measure.set_precision(torch, "fp32")   # TF32 off, benchmark off
+    gpu = torch.cuda.get_device_name(0)
+    t_end = time.time() + a.seconds
+    pending, done, errors, lost = [], 0, 0, None
+
+    def flush():
+        if pending:
+            print(json.dumps(dict(spec="grid:optime", seed=a.seed, gpu=gpu,
+                                  torch=torch.__version__, ops=pending)),
+                  flush=True)
+            pending.clear()
+
+    for sh in stream:
+        if time.time() > t_end:
+            break
+        try:
+            pending.append(measure_one(torch, sh))
+        except Exception as e:  # out of memory, unsupported: skipped, counted
+            errors += 1
+            if errors <= 50:
+                print("skip %s: %s" % (json.dumps(sh), str(e)[:200]),
+                      file=sys.stderr)
+            if context_lost(e):
+                lost = sh
+                break
+        done += 1
+        if len(pending) >= CHUNK:
+            flush()
+        if done % 200 == 0:
+            torch.cuda.empty_cache()
+    flush()
+    print("optime: %d shapes, %d skipped, seed %d, stream index %d"
+          % (done, errors, a.seed, a.skip + done), file=sys.stderr)
+    return 3 if lost is not None else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
