@@ -10,12 +10,12 @@
  * roofline's.
  */
 #include "check.h"
+#include "xz_write.h"
 #include "feat/feat.h"
 #include "model/model.h"
 #include "pred/pred_train.h"
 #include "tree/tree.h"
 
-#include <lzma.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,18 +87,6 @@ static void test_op_shapes(void) {
     dlp_feat_graph_free(&fg);
 }
 
-/* Writes text as an .xz file. */
-static void write_xz(const char *path, const char *text) {
-    size_t n = strlen(text), cap = n + 1024, pos = 0;
-    uint8_t *out = malloc(cap);
-    DLP_ASSERT(out && lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL,
-                                              (const uint8_t *)text, n, out,
-                                              &pos, cap) == LZMA_OK);
-    FILE *fp = fopen(path, "wb");
-    DLP_ASSERT(fp && fwrite(out, 1, pos, fp) == pos);
-    fclose(fp);
-    free(out);
-}
 
 static void test_probe_reader(void) {
     char dir[] = "/tmp/dlp_optime_XXXXXX", path[256];

@@ -24,14 +24,11 @@
 #include "../tree/tree.h"
 
 #include <cjson/cJSON.h>
-#include <lzma.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A probe file decompresses to a few MiB; refuse more than this. */
-#define CONVWS_MAX_TEXT (512u << 20)
 /* The classifier's label: a workspace above max(1 MiB, this x input +
  * output), the threshold of tools/collect/convws_learnability.py (below
  * it, the walk's own terms cover what the call allocates). */
@@ -87,57 +84,6 @@ void dlp_convws_calls_free(dlp_convws_calls *c) {
     memset(c, 0, sizeof *c);
 }
 
-dlp_status dlp_probe_read_xz(const char *path, char **text, size_t *len,
-                          dlp_error *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return dlp_fail(err, DLP_ERR_IO, "cannot open %s", path);
-    lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK) {
-        fclose(fp);
-        return dlp_fail(err, DLP_ERR_NOMEM, "%s: lzma decoder", path);
-    }
-    size_t cap = 1 << 20, n = 0;
-    char *out = malloc(cap + 1);
-    uint8_t in[1 << 16];
-    dlp_status st = DLP_OK;
-    lzma_ret r = LZMA_OK;
-    s.next_out = (uint8_t *)out;
-    s.avail_out = cap;
-    while (out && r == LZMA_OK) {
-        if (s.avail_in == 0 && !feof(fp)) {
-            s.next_in = in;
-            s.avail_in = fread(in, 1, sizeof in, fp);
-            if (ferror(fp)) { st = dlp_fail(err, DLP_ERR_IO, "%s: read error", path); break; }
-        }
-        r = lzma_code(&s, feof(fp) && s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
-        n = cap - s.avail_out;
-        if (r == LZMA_OK && s.avail_out == 0) {
-            if (cap >= CONVWS_MAX_TEXT) {
-                st = dlp_fail(err, DLP_ERR_LIMIT, "%s: more than %u MiB of text",
-                              path, CONVWS_MAX_TEXT >> 20);
-                break;
-            }
-            char *p = realloc(out, 2 * cap + 1);
-            if (!p) { free(out); out = NULL; break; }
-            out = p;
-            s.next_out = (uint8_t *)out + cap;
-            s.avail_out = cap;
-            cap *= 2;
-        }
-    }
-    lzma_end(&s);
-    fclose(fp);
-    if (!out) return dlp_fail(err, DLP_ERR_NOMEM, "%s: out of memory", path);
-    if (!st && r != LZMA_STREAM_END)
-        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: not a valid .xz stream (lzma "
-                      "code %d)", path, (int)r);
-    if (st) { free(out); return st; }
-    out[n] = 0;
-    *text = out;
-    *len = n;
-    return DLP_OK;
-}
-
 /* The i-th integer of JSON array a (>= lo), or -1. */
 static int64_t int_at(const cJSON *a, int i, int64_t lo) {
     const cJSON *v = cJSON_GetArrayItem(a, i);
@@ -186,62 +132,35 @@ static int add_call(dlp_convws_calls *c, const cJSON *v, int model, bool half,
     return 1;
 }
 
-/* The lines of text: every fp32 and fp16 record's calls. */
-static dlp_status parse_lines(dlp_convws_calls *c, char *text, const char *path,
-                              dlp_error *err) {
-    int line = 0;
-    for (char *p = text, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
-        nl = strchr(p, '\n');
-        if (nl) *nl = 0;
-        line++;
-        if (!*p) continue;
-        cJSON *r = cJSON_Parse(p);
-        if (!r) return dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not JSON", path, line);
-        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
-                    *prec = cJSON_GetObjectItemCaseSensitive(r, "prec"),
-                    *convs = cJSON_GetObjectItemCaseSensitive(r, "convs");
-        /* "timm:NAME", "tv:NAME", "timmv:NAME:VARIANT": the model is NAME */
-        const char *a = cJSON_IsString(spec) ? strchr(spec->valuestring, ':') : NULL;
-        bool f32 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp32"),
-             f16 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp16");
-        if (a && (f32 || f16) && cJSON_IsArray(convs)) {
-            char name[256];
-            snprintf(name, sizeof name, "%s", a + 1);
-            name[strcspn(name, ":")] = 0;
-            int m = dlp_examples_intern(&c->names, &c->n_names, name);
-            if (m < 0) { cJSON_Delete(r); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
-            const cJSON *v;
-            bool grid = !strncmp(spec->valuestring, "grid:", 5);
-            cJSON_ArrayForEach(v, convs) {
-                if (add_call(c, v, m, f16, grid) < 0) {
-                    cJSON_Delete(r);
-                    return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-                }
-            }
-        }
-        cJSON_Delete(r);
-    }
+/* One probe record: an fp32 or fp16 record's calls appended. */
+static dlp_status add_record(const cJSON *r, void *user, dlp_error *err) {
+    dlp_convws_calls *c = user;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
+                *prec = cJSON_GetObjectItemCaseSensitive(r, "prec"),
+                *convs = cJSON_GetObjectItemCaseSensitive(r, "convs");
+    /* "timm:NAME", "tv:NAME", "timmv:NAME:VARIANT": the model is NAME */
+    const char *a = cJSON_IsString(spec) ? strchr(spec->valuestring, ':') : NULL;
+    bool f32 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp32"),
+         f16 = cJSON_IsString(prec) && !strcmp(prec->valuestring, "fp16");
+    if (!a || !(f32 || f16) || !cJSON_IsArray(convs)) return DLP_OK;
+    char name[256];
+    snprintf(name, sizeof name, "%s", a + 1);
+    name[strcspn(name, ":")] = 0;
+    int m = dlp_examples_intern(&c->names, &c->n_names, name);
+    if (m < 0) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    const cJSON *v;
+    bool grid = !strncmp(spec->valuestring, "grid:", 5);
+    cJSON_ArrayForEach(v, convs)
+        if (add_call(c, v, m, f16, grid) < 0)
+            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     return DLP_OK;
 }
 
 dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
                                  dlp_error *err) {
     memset(out, 0, sizeof *out);
-    char **names = NULL;
-    int n = 0;
-    dlp_dir_filter f = {".jsonl.xz", "convws", false};
-    dlp_status st = dlp_dir_list(dir, &f, &names, &n, err);
-    if (st == DLP_ERR_NOT_FOUND) return DLP_OK;   /* no probes: no model */
-    for (int i = 0; !st && i < n; i++) {
-        char path[4096], *text = NULL;
-        size_t len = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        st = dlp_probe_read_xz(path, &text, &len, err);
-        if (!st) st = parse_lines(out, text, path, err);
-        free(text);
-        out->n_files++;
-    }
-    dlp_dir_list_free(names, n);
+    dlp_status st = dlp_probe_records(dir, "convws", add_record, out,
+                                      &out->n_files, err);
     if (st) dlp_convws_calls_free(out);
     return st;
 }

@@ -300,12 +300,16 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         E->convws = calloc(1, sizeof *E->convws);
         if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_convws_calls_read(dir, E->convws, err);
-        if (!st) {
-            E->optime = calloc(1, sizeof *E->optime);
-            if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            else st = dlp_optime_probes_read(dir, E->optime, err);
-        }
-
+    }
+    /* the operator-time probes: the times of convolutions and products
+     * (pred_optime.c). Inference only: on the language models' XGBoost
+     * they moved throughput 19.73 -> 19.69% (docs/COST.md) */
+    if (!st && mode == DLP_MODE_INFERENCE) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
+        E->optime = calloc(1, sizeof *E->optime);
+        if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        else st = dlp_optime_probes_read(dir, E->optime, err);
     }
     if (st) { dlp_examples_free(E); return st; }
 

@@ -108,7 +108,8 @@ static bool record_shape(const cJSON *v, dlp_op_shape *s) {
 
 /* One line's records appended (a line of another card's probes is read
  * with that card: its roofline normalises them). */
-static dlp_status parse_line(dlp_optime_probes *p, const cJSON *r) {
+static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
+    dlp_optime_probes *p = user;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
                 *gpu = cJSON_GetObjectItemCaseSensitive(r, "gpu"),
                 *ops = cJSON_GetObjectItemCaseSensitive(r, "ops");
@@ -144,7 +145,7 @@ static dlp_status parse_line(dlp_optime_probes *p, const cJSON *r) {
         q.roof_us = (float)dlp_op_shape_roof_us(&q.shape, pr, &d);
         if (!(q.roof_us > 0)) { p->n_bad++; continue; }
         if (!dlp_grow((void **)&p->rec, &p->cap, p->n + 1, sizeof *p->rec))
-            return DLP_ERR_NOMEM;
+            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         p->rec[p->n++] = q;
     }
     return DLP_OK;
@@ -153,35 +154,8 @@ static dlp_status parse_line(dlp_optime_probes *p, const cJSON *r) {
 dlp_status dlp_optime_probes_read(const char *dir, dlp_optime_probes *out,
                                   dlp_error *err) {
     memset(out, 0, sizeof *out);
-    char **names = NULL;
-    int n = 0;
-    dlp_dir_filter f = {".jsonl.xz", "optime", false};
-    dlp_status st = dlp_dir_list(dir, &f, &names, &n, err);
-    if (st == DLP_ERR_NOT_FOUND) return DLP_OK;   /* no probes: no model */
-    for (int i = 0; !st && i < n; i++) {
-        char path[4096], *text = NULL;
-        size_t len = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        st = dlp_probe_read_xz(path, &text, &len, err);
-        int line = 0;
-        for (char *q = text, *nl; !st && q && *q; q = nl ? nl + 1 : q + strlen(q)) {
-            nl = strchr(q, '\n');
-            if (nl) *nl = 0;
-            line++;
-            if (!*q) continue;
-            cJSON *r = cJSON_Parse(q);
-            if (!r) {
-                st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%d: not JSON", path, line);
-                break;
-            }
-            if (parse_line(out, r))
-                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            cJSON_Delete(r);
-        }
-        free(text);
-        out->n_files++;
-    }
-    dlp_dir_list_free(names, n);
+    dlp_status st = dlp_probe_records(dir, "optime", add_line, out,
+                                      &out->n_files, err);
     if (st) dlp_optime_probes_free(out);
     return st;
 }
@@ -292,7 +266,7 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err) {
     *out = NULL;
-    if (E->mode != DLP_MODE_INFERENCE || !E->optime || !E->optime->n)
+    if (!E->optime || !E->optime->n)
         return DLP_OK;
     /* one thread: the same probes give the same forests, whatever the
      * caller's thread count */

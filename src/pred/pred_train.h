@@ -234,9 +234,20 @@ dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
                            dlp_error *err);
 void dlp_convws_free(dlp_convws *m);
 
+/* ---- probe files (pred_probes.c) ----------------------------------------- */
 /* Decompresses the .xz probe file at path into *text (NUL-terminated,
  * malloc'd; at most 512 MiB of text). */
 dlp_status dlp_probe_read_xz(const char *path, char **text, size_t *len,
+                             dlp_error *err);
+/* Calls fn on every line (a JSON object) of every *contains*.jsonl.xz of
+ * dir, sorted by name; stops at fn's first error. A line that is not JSON
+ * is DLP_ERR_FORMAT naming the file and line. No dir, or no such file,
+ * is not an error. *n_files (may be NULL) counts the files read. */
+struct cJSON;
+typedef dlp_status (*dlp_probe_record_fn)(const struct cJSON *r, void *user,
+                                          dlp_error *err);
+dlp_status dlp_probe_records(const char *dir, const char *contains,
+                             dlp_probe_record_fn fn, void *user, int *n_files,
                              dlp_error *err);
 
 /* ---- operator times (pred_optime.c) --------------------------------------

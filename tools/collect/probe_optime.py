@@ -39,16 +39,9 @@ import time
 
 PRECS = ("fp32", "fp16", "bf16")
 PREC_W = (4, 4, 2)
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-SIZES = (4, 7, 8, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
-         128, 160, 192, 224, 256, 320, 384)
-CHANNELS = (8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512,
-            640, 768, 1024, 1280, 1536, 2048)
-# (kernel, stride, padding): weight; dense convolutions
-KSP = (((1, 1, 0), 35), ((3, 1, 1), 25), ((3, 2, 1), 10), ((1, 2, 0), 4),
-       ((5, 1, 2), 3), ((5, 2, 2), 2), ((7, 1, 3), 3), ((7, 2, 3), 4),
-       ((2, 2, 0), 3), ((4, 4, 0), 3), ((8, 8, 0), 2), ((14, 14, 0), 2),
-       ((16, 16, 0), 3), ((32, 32, 0), 1))
+# the workspace probe's grid of sizes, channels and dense kernels
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_convgrid import BATCHES, CHANNELS, KSP, SIZES, context_lost  # noqa: E402
 # depthwise and grouped: kernels 3, 5, 7 (and 9, 11) at stride 1 or 2
 KSP_DW = (((3, 1, 1), 35), ((3, 2, 1), 15), ((5, 1, 2), 12), ((5, 2, 2), 8),
           ((7, 1, 3), 20), ((7, 2, 3), 3), ((9, 1, 4), 3), ((11, 1, 5), 2),
@@ -128,12 +121,6 @@ def shapes(seed):
             yield sh
 
 
-def context_lost(e):
-    text = str(e)
-    return type(e).__name__ == "AcceleratorError" or \
-        "illegal memory access" in text or "unspecified launch failure" in text
-
-
 def build(torch, sh):
     dtype = {"fp32": torch.float32, "fp16": torch.float16,
              "bf16": torch.bfloat16}[sh["prec"]]
@@ -209,7 +196,6 @@ def main(argv):
             print(json.dumps(next(stream)))
         return 0
     import torch
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import measure
     measure.set_precision(torch, "fp32")   # TF32 off, benchmark off
     gpu = torch.cuda.get_device_name(0)
