@@ -2888,13 +2888,20 @@ static void node_times(const dlp_feat_graph *fg, int i,
 }
 
 /* Node i's time, seconds: the operator-time model's (fg->op_eff) for a
- * convolution or product, else max(compute, memory). */
+ * convolution or product, else max(compute, memory). A half_f32 node runs
+ * in float at fp16 / bf16 (node_times): its fp32 time. */
 static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
                         dlp_precision p, double tcmp, double tmem) {
     int k = fg->op_eff ? fg->node_op[i] : -1;
-    if (k >= 0)
-        return dlp_op_shape_roof_us(&fg->ops[k].shape, p, d) * 1e-6 *
-               exp2((double)fg->op_eff[(size_t)k * DLP_PREC_COUNT + p]);
+    if (k >= 0) {
+        dlp_precision q = p != DLP_PREC_FP32 && fg->half_f32[i] ? DLP_PREC_FP32 : p;
+        dlp_feat_device dq = *d;
+        if (q != p) {   /* the float peak, as node_times takes it */
+            dq.peak_tc_flops = d->peak_fp32_flops;
+        }
+        return dlp_op_shape_roof_us(&fg->ops[k].shape, q, &dq) * 1e-6 *
+               exp2((double)fg->op_eff[(size_t)k * DLP_PREC_COUNT + q]);
+    }
     return tcmp > tmem ? tcmp : tmem;
 }
 

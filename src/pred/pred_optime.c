@@ -257,8 +257,14 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     if (!m || !fg->n_ops) return DLP_OK;
     float *e = calloc((size_t)fg->n_ops * DLP_PREC_COUNT, sizeof *e);
     if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < fg->n_ops; i++)
+    for (int i = 0; i < fg->n_ops; i++) {
         e[(size_t)i * DLP_PREC_COUNT + p] = op_eff(m, &fg->ops[i].shape, p);
+        /* a product kept in float at half precision (T5's attention:
+         * half_f32) takes the fp32 time */
+        if (p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node])
+            e[(size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32] =
+                op_eff(m, &fg->ops[i].shape, DLP_PREC_FP32);
+    }
     view->op_eff = *eff = e;
     return DLP_OK;
 }

@@ -289,7 +289,7 @@ double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
  * it, the roofline); false when out of memory. */
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
 /* *view: fg with its own op_eff, m's answers at precision p (the other
- * precisions' columns 0), *eff that array (the caller frees it; NULL when
+ * precisions' columns 0, but fp32's for the half_f32 nodes), *eff that array (the caller frees it; NULL when
  * m is NULL or fg has no op: view is then fg without op times). What a
  * predictor trained on the operator times reads, whatever fg carries. */
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
