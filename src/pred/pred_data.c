@@ -302,8 +302,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         else st = dlp_convws_calls_read(dir, E->convws, err);
     }
     /* the operator-time probes: the times of convolutions and products
-     * (pred_optime.c). Inference only: on the language models' XGBoost
-     * they moved throughput 19.73 -> 19.69% (docs/COST.md) */
+     * (pred_optime.c). Inference only: a trial on the language models'
+     * XGBoost moved throughput 19.73 -> 19.69% (docs/COST.md) */
     if (!st && mode == DLP_MODE_INFERENCE) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
