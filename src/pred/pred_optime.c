@@ -15,9 +15,11 @@
  * shape larger than the grid's keeps the roofline's growth and another
  * card the roofline's ratio.
  *
- * The roofline predictor fits it in training (pred_roofline.c) on every
- * probe (no dataset model is behind them, so no fold's held-out models
- * reach it) and stores it in its model file ("optime/...").
+ * The kinds that read it (the trees, DIPPM, TraPPM) fit it in training on
+ * every probe (no dataset model is behind them, so no fold's held-out
+ * models reach it: dlp_optime_examples_fit) and store it in their model
+ * files ("optime/..."); at prediction each reads a view of the request's
+ * graph with its own model's times (dlp_optime_view).
  */
 #include "pred_train.h"
 #include "../tree/tree.h"

@@ -31,7 +31,6 @@
  * training examples' eager rows, at least 1. */
 typedef struct {
     dlp_convws *ws;         /* NULL: no workspace model */
-    dlp_optime *ot;         /* NULL: no operator-time model (the roofline) */
     double eager_mem_scale; /* 1 in files before it */
 } roofline_impl;
 
@@ -100,6 +99,7 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
                                    const dlp_train_opts *o,
                                    dlp_pred_meta *meta, dlp_nn_file *out,
                                    dlp_error *err) {
+    (void)o;
     dlp_target ts[DLP_T_COUNT];
     int nt = dlp_mode_targets(E->mode, ts);
     for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
@@ -114,13 +114,6 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
     float sc = (float)d;   /* as stored, so a loaded file predicts the same */
     if (!st) st = dlp_nn_file_add_f32(out, "roofline/eager_mem_scale", &sc, 1, err);
     dlp_convws_free(ws);
-    /* the operator times: every probe (grid shapes, no dataset model) */
-    dlp_optime *ot = NULL;
-    if (!st && E->optime && E->optime->n)
-        st = dlp_optime_fit(E->optime, NULL, o && o->threads > 0 ? o->threads : 1,
-                            &ot, err);
-    if (!st && ot) st = dlp_optime_save(ot, out, err);
-    dlp_optime_free(ot);
     return st;
 }
 
@@ -133,7 +126,6 @@ static dlp_status roofline_load(dlp_predictor *p, const dlp_nn_file *f,
     m->eager_mem_scale = 1;
     /* files without a workspace model or the factor predict without them */
     dlp_status st = dlp_convws_load(f, &m->ws, err);
-    if (!st) st = dlp_optime_load(f, &m->ot, err);
     if (!st && dlp_nn_file_get(f, "roofline/eager_mem_scale", DLP_NN_F32)) {
         float sc;
         st = dlp_nn_file_read_f32(f, "roofline/eager_mem_scale", &sc, 1, err);
@@ -144,7 +136,6 @@ static dlp_status roofline_load(dlp_predictor *p, const dlp_nn_file *f,
     }
     if (st) {
         dlp_convws_free(m->ws);
-        dlp_optime_free(m->ot);
         free(m);
         return st;
     }
@@ -169,17 +160,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     const dlp_pred_config *c = in->cfg;
     const roofline_impl *m = p->impl;
     dlp_feat_roofline r;
-    /* the convolutions' and products' times from the operator-time
-     * model (files before it: the roofline's) */
-    dlp_feat_graph view;
-    float *eff = NULL;
-    st = dlp_optime_view(m->ot, fg, c->precision, &view, &eff, err);
-    if (st) {
-        if (fg == &local) dlp_feat_graph_free(&local);
-        return st;
-    }
-    dlp_convws_roofline(m->ws, &view, c, &r);
-    free(eff);
+    dlp_convws_roofline(m->ws, fg, c, &r);
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;
@@ -212,10 +193,7 @@ static dlp_status roofline_predict(const dlp_predictor *p,
 
 static void roofline_free(dlp_predictor *p) {
     roofline_impl *m = p->impl;
-    if (m) {
-        dlp_convws_free(m->ws);
-        dlp_optime_free(m->ot);
-    }
+    if (m) dlp_convws_free(m->ws);
     free(m);
     p->impl = NULL;
 }
