@@ -255,6 +255,33 @@ static void test_fit_and_file(void) {
             CHECK(dlp_optime_us(m, &t.rec[i].shape, DLP_PREC_FP16, &d100) ==
                   dlp_optime_us(m2, &t.rec[i].shape, DLP_PREC_FP16, &d100));
     dlp_optime_free(m2);
+    /* a forest of another width under the model's name is refused */
+    {
+        float x[64 * 5], y[64];
+        for (int i = 0; i < 64; i++) {
+            for (int k = 0; k < 5; k++) x[i * 5 + k] = (float)((i * 7 + k * 3) % 11);
+            y[i] = x[i * 5] > 5 ? 1.f : 0.f;
+        }
+        dlp_tree_params tp;
+        dlp_tree_params_default(&tp);
+        tp.rounds = 3;
+        dlp_tree *tr = NULL;
+        dlp_forest *fr = NULL;
+        DLP_ASSERT(dlp_tree_train(x, 64, 5, y, &tp, &tr, &err) == DLP_OK);
+        DLP_ASSERT(dlp_forest_from_tree(tr, 5, &fr, &err) == DLP_OK);
+        dlp_nn_file h = {0};
+        DLP_ASSERT(dlp_forest_save(fr, &h, "optime/conv", &err) == DLP_OK);
+        DLP_ASSERT(dlp_nn_file_save(&h, path, &err) == DLP_OK);
+        dlp_nn_file_free(&h);
+        dlp_nn_file g2 = {0};
+        DLP_ASSERT(dlp_nn_file_load(&g2, path, &err) == DLP_OK);
+        dlp_optime *bad = NULL;
+        CHECK(dlp_optime_load(&g2, &bad, &err) == DLP_ERR_FORMAT && !bad &&
+              strstr(err.msg, "optime/conv"));
+        dlp_nn_file_free(&g2);
+        dlp_forest_free(fr);
+        dlp_tree_free(tr);
+    }
     unlink(path);
     /* no probes of a kind: no forest for it, the roofline answers */
     dlp_optime_probes conv_only = p;
