@@ -81,8 +81,8 @@ typedef struct {
      * training rows (pred_convws.c) */
     struct dlp_convws_calls *convws;
     /* the operator-time probes (mode inference; none when data/probes
-     * holds no optime file): the roofline's times of convolutions and
-     * products (pred_optime.c) */
+     * holds no optime file): the training rows of the model of the
+     * convolutions' and products' times (pred_optime.c) */
     struct dlp_optime_probes_s *optime;
     dlp_trace *trace;
     int n_trace, cap_trace;
@@ -289,17 +289,19 @@ double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
  * it, the roofline); false when out of memory. */
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
 /* *view: fg with its own op_eff, m's answers at precision p (the other
- * precisions' columns 0, but fp32's for the half_f32 nodes), *eff that array (the caller frees it; NULL when
- * m is NULL or fg has no op: view is then fg without op times). What a
- * predictor trained on the operator times reads, whatever fg carries. */
+ * precisions' columns 0, but fp32's for the half_f32 nodes), *eff that
+ * array (the caller frees it; NULL when m is NULL or fg has no op: view
+ * is then fg without op times). What a predictor trained on the operator
+ * times reads, whatever fg carries. */
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
                            dlp_precision p, dlp_feat_graph *view, float **eff,
                            dlp_error *err);
-/* Fits the model on E's probes (inference examples only; *out NULL
- * otherwise) and annotates every E->fg with it, for a kind whose training
- * reads the operator times (the xgb trees); dlp_optime_examples_clear
- * takes the annotations off again, so that the next kind trains on the
- * roofline's times. */
+/* Fits the model on E's probes (*out NULL when E has none: only
+ * inference examples read them) on one thread, so the same probes give
+ * the same forests, and annotates every E->fg with it, for a kind whose
+ * training reads the operator times (the xgb trees, DIPPM, TraPPM);
+ * dlp_optime_examples_clear takes the annotations off again, so that the
+ * next kind trains on the roofline's times. */
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err);
 void dlp_optime_examples_clear(const dlp_examples *E);
