@@ -2679,20 +2679,17 @@ out:
 /* fg->ops: the convolutions and the products outside fused attention
  * (in_sdpa, set by the walk); false when out of memory. */
 static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
-    int n = 0;
+    size_t cap = 0;
     dlp_op_shape s;
-    for (int i = 0; i < fg->n_nodes; i++)
-        n += !fg->in_sdpa[i] && dlp_feat_op_shape(g, &g->nodes[i], &s);
-    if (!n) return true;
-    fg->ops = malloc((size_t)n * sizeof *fg->ops);
-    fg->node_op = malloc((size_t)fg->n_nodes * sizeof *fg->node_op);
-    if (!fg->ops || !fg->node_op) return false;
+    fg->node_op = malloc((size_t)(fg->n_nodes ? fg->n_nodes : 1) * sizeof *fg->node_op);
+    if (!fg->node_op) return false;
     for (int i = 0; i < fg->n_nodes; i++) {
         fg->node_op[i] = -1;
-        if (!fg->in_sdpa[i] && dlp_feat_op_shape(g, &g->nodes[i], &s)) {
-            fg->node_op[i] = fg->n_ops;
-            fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
-        }
+        if (fg->in_sdpa[i] || !dlp_feat_op_shape(g, &g->nodes[i], &s)) continue;
+        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
+            return false;
+        fg->node_op[i] = fg->n_ops;
+        fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
     }
     return true;
 }

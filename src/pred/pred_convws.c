@@ -86,11 +86,7 @@ void dlp_convws_calls_free(dlp_convws_calls *c) {
 
 /* The i-th integer of JSON array a (>= lo), or -1. */
 static int64_t int_at(const cJSON *a, int i, int64_t lo) {
-    const cJSON *v = cJSON_GetArrayItem(a, i);
-    if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > 1e12 ||
-        v->valuedouble != floor(v->valuedouble))
-        return -1;
-    return (int64_t)v->valuedouble;
+    return dlp_probe_int(cJSON_GetArrayItem(a, i), lo, 1e12);
 }
 
 /* One dense 2-D conv call (JSON object v) appended: 1; 0 when it is not

@@ -58,19 +58,12 @@ void dlp_optime_probes_free(dlp_optime_probes *p) {
 
 /* The i-th integer of JSON array a (>= 1), or -1. */
 static int64_t pos_at(const cJSON *a, int i) {
-    const cJSON *v = cJSON_GetArrayItem(a, i);
-    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e9 ||
-        v->valuedouble != floor(v->valuedouble))
-        return -1;
-    return (int64_t)v->valuedouble;
+    return dlp_probe_int(cJSON_GetArrayItem(a, i), 1, 1e9);
 }
 
+/* Member name of object o, an integer >= lo, or -1. */
 static int64_t pos_of(const cJSON *o, const char *name, int64_t lo) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo ||
-        v->valuedouble > 1e9 || v->valuedouble != floor(v->valuedouble))
-        return -1;
-    return (int64_t)v->valuedouble;
+    return dlp_probe_int(cJSON_GetObjectItemCaseSensitive(o, name), lo, 1e9);
 }
 
 /* The shape of record v (conv or mm); false when malformed. */

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <lzma.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,13 @@ dlp_status dlp_probe_read_xz(const char *path, char **text, size_t *len,
     *text = out;
     *len = n;
     return DLP_OK;
+}
+
+int64_t dlp_probe_int(const struct cJSON *v, int64_t lo, double hi) {
+    if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > hi ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (int64_t)v->valuedouble;
 }
 
 dlp_status dlp_probe_records(const char *dir, const char *contains,

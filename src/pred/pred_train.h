@@ -249,6 +249,9 @@ typedef dlp_status (*dlp_probe_record_fn)(const struct cJSON *r, void *user,
 dlp_status dlp_probe_records(const char *dir, const char *contains,
                              dlp_probe_record_fn fn, void *user, int *n_files,
                              dlp_error *err);
+/* v as an integer in [lo, hi] (a whole JSON number), or -1: the probes'
+ * dims and attributes. */
+int64_t dlp_probe_int(const struct cJSON *v, int64_t lo, double hi);
 
 /* ---- operator times (pred_optime.c) --------------------------------------
  * The probes' convolutions and products (data/probes/ optime files,
