@@ -2891,12 +2891,16 @@ static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *
                         dlp_precision p, double tcmp, double tmem) {
     int k = fg->op_eff ? fg->node_op[i] : -1;
     if (k >= 0) {
-        dlp_precision q = p != DLP_PREC_FP32 && fg->half_f32[i] ? DLP_PREC_FP32 : p;
-        dlp_feat_device dq = *d;
-        if (q != p) {   /* the float peak, as node_times takes it */
-            dq.peak_tc_flops = d->peak_fp32_flops;
+        dlp_precision q = p;
+        dlp_feat_device f32;
+        if (p != DLP_PREC_FP32 && fg->half_f32[i]) {   /* the float peak, as
+                                                          node_times takes it */
+            q = DLP_PREC_FP32;
+            f32 = *d;
+            f32.peak_tc_flops = d->peak_fp32_flops;
+            d = &f32;
         }
-        return dlp_op_shape_roof_us(&fg->ops[k].shape, q, &dq) * 1e-6 *
+        return dlp_op_shape_roof_us(&fg->ops[k].shape, q, d) * 1e-6 *
                exp2((double)fg->op_eff[(size_t)k * DLP_PREC_COUNT + q]);
     }
     return tcmp > tmem ? tcmp : tmem;
