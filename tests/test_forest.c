@@ -119,7 +119,9 @@ static void set_word(uint8_t *b, int i, uint64_t w) {
  * not a multiple of 8, an unknown objective, a right child past its tree's
  * end, a leaf that is not finite, a NaN threshold, two trees starting at
  * the same node, a tree cut one node short (a child in the next tree):
- * each DLP_ERR_FORMAT, none evaluated. A forest in the first
+ * each DLP_ERR_FORMAT, at load (the trees' table) or at the first
+ * dlp_forest_ready (the nodes, checked when first walked), and then
+ * never walked: eval answers NaN. A forest in the first
  * layout (five float32 a node) is refused as unsupported. */
 static void test_forest_corrupt(void) {
     dlp_tree *t;
@@ -159,7 +161,20 @@ static void test_forest_corrupt(void) {
         if (k == 9) ti[3] -= 1;   /* tree 0's last leaf: tree 1's */
         dlp_forest *g = NULL;
         dlp_status st = dlp_forest_load(&nf, "fx", &g, &err);
-        CHECK_MSG(st == DLP_ERR_FORMAT && !g, "case %d: status %d", k, (int)st);
+        bool at_load = k == 2 || k == 3 || k == 4 || k == 8;
+        CHECK_MSG(at_load ? st == DLP_ERR_FORMAT && !g : st == DLP_OK && g,
+                  "case %d: status %d", k, (int)st);
+        if (g) {
+            float x[D] = {0}, y[2];
+            const float *rows[2] = {x, x};
+            CHECK_MSG(dlp_forest_ready(g, &err) == DLP_ERR_FORMAT &&
+                      strstr(err.msg, "'fx'") != NULL, "case %d", k);
+            CHECK(dlp_forest_ready(g, &err) == DLP_ERR_FORMAT);   /* remembered */
+            CHECK(isnan(dlp_forest_eval(g, x)));
+            dlp_forest_eval_many(g, rows, 2, y);
+            CHECK(isnan(y[0]) && isnan(y[1]));
+        }
+        dlp_forest_free(g);
         dlp_nn_file_free(&nf);
     }
     /* the first layout */
@@ -172,6 +187,90 @@ static void test_forest_corrupt(void) {
     CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_ERR_UNSUPPORTED && !g);
     CHECK(strstr(err.msg, "retrain") != NULL);
     dlp_nn_file_free(&nf);
+    dlp_forest_free(f);
+    dlp_tree_free(t);
+}
+
+/* A forest's words in a model file on disk (format 3): the file's CRC
+ * leaves them out and their own CRC is checked when the forest is first
+ * walked. A flipped bit in them loads, then fails dlp_forest_ready naming
+ * the checksum, answers NaN, and is neither saved nor copied into another
+ * file (that would give it a fresh CRC); a flipped bit outside them fails
+ * the load. */
+static void test_forest_file_crc(void) {
+    dlp_tree *t;
+    dlp_forest *f;
+    fit(0, 9, &t, &f);
+    dlp_error err;
+    dlp_nn_file nf = {0};
+    DLP_ASSERT(dlp_forest_save(f, &nf, "fx", &err) == DLP_OK);
+    char path[] = "/tmp/dlp_forest_crc_XXXXXX", out[64];
+    int fd = mkstemp(path);
+    DLP_ASSERT(fd >= 0);
+    close(fd);
+    snprintf(out, sizeof out, "%s.2", path);
+    DLP_ASSERT(dlp_nn_file_save(&nf, path, &err) == DLP_OK);
+    dlp_nn_file_free(&nf);
+    /* the words' offset in the file: they follow their name and count */
+    FILE *fp = fopen(path, "rb");
+    DLP_ASSERT(fp);
+    static uint8_t buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    DLP_ASSERT(n > 0 && n < sizeof buf);
+    long words = -1;
+    for (size_t i = 0; i + 8 < n; i++)
+        if (!memcmp(buf + i, "fx/words", 8)) words = (long)i + 8 + 8;
+    DLP_ASSERT(words > 0 && words + 8L * f->n_nodes + 4 <= (long)n);
+    float x[D] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+    for (int k = 0; k < 3; k++) {
+        /* 0: sound; 1: a bit of a middle word; 2: a bit of the int64
+         * tree table (outside the words) */
+        long off = k == 1 ? words + 4L * f->n_nodes : k == 2 ? words - 40 : -1;
+        fp = fopen(path, "r+b");
+        DLP_ASSERT(fp);
+        if (off >= 0) {
+            buf[off] ^= 0x10;
+            DLP_ASSERT(fseek(fp, off, SEEK_SET) == 0 && fputc(buf[off], fp) != EOF);
+            buf[off] ^= 0x10;
+        }
+        fclose(fp);
+        dlp_status st = dlp_nn_file_load(&nf, path, &err);
+        if (k == 2) {
+            CHECK(st == DLP_ERR_FORMAT && strstr(err.msg, "checksum") != NULL);
+            break;
+        }
+        DLP_ASSERT(st == DLP_OK);
+        const dlp_nn_entry *e = dlp_nn_file_get(&nf, "fx/words", DLP_NN_U8);
+        CHECK(e && e->crc_pending);
+        dlp_forest *g = NULL;
+        CHECK(dlp_forest_load(&nf, "fx", &g, &err) == DLP_OK && g);
+        if (!g || !e) break;
+        st = dlp_forest_ready(g, &err);
+        if (k == 0) {
+            CHECK(st == DLP_OK && dlp_nn_entry_verify(e, &err) == DLP_OK);
+            CHECK(dlp_forest_eval(g, x) == dlp_forest_eval(f, x));
+            CHECK(dlp_nn_file_save(&nf, out, &err) == DLP_OK);
+        } else {
+            CHECK(st == DLP_ERR_FORMAT && strstr(err.msg, "checksum") &&
+                  strstr(err.msg, "'fx'"));
+            CHECK(isnan(dlp_forest_eval(g, x)));
+            CHECK(dlp_nn_entry_verify(e, &err) == DLP_ERR_FORMAT &&
+                  strstr(err.msg, "fx/words"));
+            CHECK(dlp_nn_file_save(&nf, out, &err) == DLP_ERR_FORMAT);
+            dlp_nn_file cp = {0};
+            CHECK(dlp_nn_file_add_copy(&cp, "w", e, &err) == DLP_ERR_FORMAT);
+            dlp_nn_file_free(&cp);
+            /* restore the bit for case 2 */
+            fp = fopen(path, "r+b");
+            DLP_ASSERT(fp && fseek(fp, off, SEEK_SET) == 0 && fputc(buf[off], fp) != EOF);
+            fclose(fp);
+        }
+        dlp_forest_free(g);
+        dlp_nn_file_free(&nf);
+    }
+    unlink(path);
+    unlink(out);
     dlp_forest_free(f);
     dlp_tree_free(t);
 }
@@ -219,7 +318,7 @@ static double mem_on(const dlp_feat_graph *fg, const char *dev, const char *mig,
     }
     c.precision = prec;
     dlp_feat_roofline r;
-    dlp_convws_roofline(m, fg, &c, &r);
+    DLP_ASSERT(dlp_convws_roofline(m, fg, &c, &r, &err) == DLP_OK);
     dlp_convws_free(m);
     dlp_nn_file_free(&nf);
     return r.mem_mib;
@@ -522,6 +621,7 @@ static void test_convws_fft_features(void) {
 int main(void) {
     RUN(test_forest_matches_xgboost);
     RUN(test_forest_corrupt);
+    RUN(test_forest_file_crc);
     RUN(test_convws_decision);
     RUN(test_probe_reader);
     RUN(test_convws_fit);

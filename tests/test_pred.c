@@ -280,7 +280,7 @@ static void test_roofline_eager_scale(void) {
             x->cfg.batch = 1 << (i / 2);
             x->cfg.runtime = i % 2 ? DLP_RT_GRAPH : DLP_RT_EAGER;
             dlp_feat_roofline r;
-            dlp_convws_roofline(NULL, &E.fg[x->fg], &x->cfg, &r);
+            DLP_ASSERT(dlp_convws_roofline(NULL, &E.fg[x->fg], &x->cfg, &r, &err) == DLP_OK);
             est[i] = r.mem_mib;
             for (int t = 0; t < DLP_T_COUNT; t++) x->y[t] = NAN;
             x->y[DLP_T_INF_MEMORY_MIB] = r.mem_mib * (i % 2 ? 1 : F[f]);

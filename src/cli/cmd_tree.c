@@ -8,7 +8,9 @@
  * optime files) next to the roofline's.
  * `dlperf tree convert FILE [-o OUT] [--json]`: re-encodes the XGBoost
  * boosters of a model file as UBJSON (or JSON), for files written before
- * boosters were stored as UBJSON.
+ * boosters were stored as UBJSON, and writes a file of an older format
+ * version in this build's (nn.h: version 3 checks large byte arrays when
+ * first read).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,9 @@ static void usage(FILE *f) {
 "usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json]\n\n"
 "Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
 "faster than the JSON of files written before; --json: back to JSON) and\n"
-"writes the file to OUT (default: FILE itself). Predictions are unchanged.\n");
+"writes the file to OUT (default: FILE itself), in this build's file format\n"
+"when it was older (format 3: a prediction reads only the forests it walks).\n"
+"Predictions are unchanged.\n");
 }
 
 static int convert(int argc, char **argv) {
@@ -70,15 +74,16 @@ static int convert(int argc, char **argv) {
     int nb = 0, nc = 0;
     dlp_status st = dlp_nn_file_load(&f, in, &err);
     if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
-    bool write = nc > 0 || strcmp(out, in) != 0;
+    uint32_t ver = f.version;
+    bool write = nc > 0 || strcmp(out, in) != 0 || ver < DLP_NN_FILE_VERSION;
     if (!st && write) st = dlp_nn_file_save(&f, out, &err);
     dlp_nn_file_free(&f);
     if (st) {
         fprintf(stderr, "dlperf tree convert: %s: %s\n", in, err.msg);
         return 1;
     }
-    printf("%s: %d of %d booster(s) re-encoded as %s%s%s\n", in, nc, nb,
-           to == DLP_TREE_JSON ? "JSON" : "UBJSON",
+    printf("%s: %d of %d booster(s) re-encoded as %s, file format %u%s%s\n", in,
+           nc, nb, to == DLP_TREE_JSON ? "JSON" : "UBJSON", ver,
            write ? ", written to " : " (unchanged)", write ? out : "");
     return 0;
 }

@@ -527,9 +527,18 @@ void dlp_nn_early_stop_free(dlp_nn_early_stop *s);
  *   entries: u8 kind, u16 name_len, name, u64 count, data
  *            (kind 1: count f32; 2: count i64; 3: count bytes of text;
  *             4: count bytes, version 2 on)
- *   u32 CRC-32 (IEEE) of everything before it.
+ *            version 3 on: a byte array of DLP_NN_LAZY_MIN bytes or
+ *            more is followed by the u32 CRC-32 of its bytes
+ *   u32 CRC-32 (IEEE) of everything before it, version 3 on save those
+ *   large byte arrays' bytes (their own CRCs are inside it).
  * Written to a temp file in the same directory, fsync'd, then renamed.
- * Version 1 files (no byte arrays) still load. */
+ * Version 1 files (no byte arrays) and version 2 (one CRC for all) still
+ * load. Why version 3: a request reads a few of the forests its model
+ * files hold (the fp32 workspace forests, not the fp16 ones; a
+ * classifier whose answer is "no workspace" leaves the regressor's trees
+ * alone), and checking the whole file first read every byte of the 4.2 MB
+ * an inference request loads; the arrays it never reads are now never
+ * touched (docs/PREDICT.md, "Speed, forty-fifth session"). */
 typedef enum {
     DLP_NN_F32 = 1, DLP_NN_I64 = 2, DLP_NN_STR = 3, DLP_NN_U8 = 4
 } dlp_nn_entry_kind;
@@ -544,6 +553,10 @@ typedef struct {
      * bytes; dlp_nn_file_read_f32 / dlp_nn_entry_bytes (and read_params,
      * add_copy, save) read it there */
     const uint8_t *raw;
+    /* a large byte array of a version-3 file: the CRC-32 of its bytes,
+     * not checked at load (dlp_nn_entry_verify checks it) */
+    bool crc_pending;
+    uint32_t crc;
 } dlp_nn_entry;
 /* A loaded file's mapping, shared by whoever reads entries in place: the
  * file holds one reference, dlp_nn_file_keep hands out more, and the last
@@ -553,6 +566,7 @@ typedef struct {
     dlp_nn_entry *e;
     int n, cap;
     dlp_nn_map *map;   /* the loaded file's mapping (lazy entries), or NULL */
+    uint32_t version;  /* a loaded file's format version; 0 when built */
 } dlp_nn_file;
 /* Loaded float32 and byte arrays of at least this many values stay in the
  * mapping until read: the weights are copied once (into the network's
@@ -560,7 +574,7 @@ typedef struct {
  * says why). */
 #define DLP_NN_LAZY_MIN 1024
 
-#define DLP_NN_FILE_VERSION 2u
+#define DLP_NN_FILE_VERSION 3u
 dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
                                const nn_real *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
@@ -569,8 +583,19 @@ dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err);
 dlp_status dlp_nn_file_add_u8(dlp_nn_file *f, const char *name,
                               const void *x, uint64_t n, dlp_error *err);
-/* A byte entry's count bytes, from its copy or from the mapping. */
+/* A byte entry's count bytes, from its copy or from the mapping; a large
+ * one of a version-3 file unchecked (dlp_nn_entry_verify). */
 const uint8_t *dlp_nn_entry_bytes(const dlp_nn_entry *e);
+/* DLP_OK when e's bytes match the CRC stored with them (or e has none
+ * pending: its bytes were covered by the file's CRC at load); else
+ * DLP_ERR_FORMAT naming the entry. Computed at every call: a reader that
+ * checks once keeps the answer (tree_forest.c). */
+dlp_status dlp_nn_entry_verify(const dlp_nn_entry *e, dlp_error *err);
+/* Bytes after an entry's count values in a file of format version ver:
+ * 4 (its CRC) for a byte array of DLP_NN_LAZY_MIN bytes or more from
+ * version 3 on, else 0; the loader and predict_set.c's scan both read
+ * entries by it. */
+size_t dlp_nn_entry_tail(uint32_t ver, unsigned kind, uint64_t count);
 /* A new reference to f's mapping (NULL when f was not loaded from a
  * file): what an entry's raw bytes point into stays mapped until it is
  * released, after dlp_nn_file_free too. */

@@ -58,6 +58,8 @@ static dlp_status add_entry(dlp_nn_file *f, const char *name,
     e->kind = kind;
     e->count = count;
     e->raw = raw;
+    e->crc_pending = false;
+    e->crc = 0;
     f->n++;
     *out = e;
     return DLP_OK;
@@ -93,6 +95,18 @@ dlp_status dlp_nn_file_add_u8(dlp_nn_file *f, const char *name,
 
 const uint8_t *dlp_nn_entry_bytes(const dlp_nn_entry *e) {
     return e->data ? e->data : e->raw;
+}
+
+dlp_status dlp_nn_entry_verify(const dlp_nn_entry *e, dlp_error *err) {
+    if (!e->crc_pending ||
+        dlp_nn_crc32(0, dlp_nn_entry_bytes(e), (size_t)e->count) == e->crc)
+        return DLP_OK;
+    return dlp_fail(err, DLP_ERR_FORMAT, "model file: entry '%s' is corrupt "
+                    "(checksum mismatch)", e->name);
+}
+
+size_t dlp_nn_entry_tail(uint32_t ver, unsigned kind, uint64_t count) {
+    return ver >= 3 && kind == DLP_NN_U8 && count >= DLP_NN_LAZY_MIN ? 4 : 0;
 }
 
 dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f) {
@@ -131,7 +145,8 @@ dlp_status dlp_nn_file_add_copy(dlp_nn_file *f, const char *name,
                                 const dlp_nn_entry *src, dlp_error *err) {
     size_t elem = dlp_nn_elem_size(src->kind);
     dlp_nn_entry *e;
-    dlp_status st = add_entry(f, name, src->kind, src->count, elem, NULL, &e, err);
+    dlp_status st = dlp_nn_entry_verify(src, err);   /* no copy launders it */
+    if (!st) st = add_entry(f, name, src->kind, src->count, elem, NULL, &e, err);
     if (st) return st;
     if (src->count && !src->data) copy_le(e->data, src->raw, (size_t)src->count, elem);
     else if (src->count) memcpy(e->data, src->data, (size_t)src->count * elem);
@@ -268,8 +283,13 @@ static dlp_status write_all(int fd, const uint8_t *b, size_t n) {
 dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
                             dlp_error *err) {
     uint64_t payload = 0;
-    for (int i = 0; i < f->n; i++)
-        payload += 1 + 2 + strlen(f->e[i].name) + 8 + f->e[i].count * dlp_nn_elem_size(f->e[i].kind);
+    for (int i = 0; i < f->n; i++) {
+        const dlp_nn_entry *e = &f->e[i];
+        dlp_status st = dlp_nn_entry_verify(e, err);   /* no save launders it */
+        if (st) return st;
+        payload += 1 + 2 + strlen(e->name) + 8 + e->count * dlp_nn_elem_size(e->kind) +
+                   dlp_nn_entry_tail(DLP_NN_FILE_VERSION, e->kind, e->count);
+    }
     if (payload + NN_HDR + 4 > NN_MAX_FILE)
         return dlp_fail(err, DLP_ERR_LIMIT, "model file: %s would exceed 2 GiB", path);
     size_t total = (size_t)payload + NN_HDR + 4;
@@ -279,7 +299,9 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
     put_u32(buf + 8, DLP_NN_FILE_VERSION);
     put_u32(buf + 12, (uint32_t)f->n);
     put_u64(buf + 16, payload);
-    uint8_t *p = buf + NN_HDR;
+    uint8_t *p = buf + NN_HDR, *span = buf;   /* span: start of what the
+                                                  file's CRC covers next */
+    uint32_t crc = 0;
     for (int i = 0; i < f->n; i++) {
         const dlp_nn_entry *e = &f->e[i];
         size_t nl = strlen(e->name);
@@ -287,6 +309,17 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
         put_u16(p, (uint16_t)nl); p += 2;
         memcpy(p, e->name, nl); p += nl;
         put_u64(p, e->count); p += 8;
+        if (dlp_nn_entry_tail(DLP_NN_FILE_VERSION, e->kind, e->count)) {
+            /* bytes, own CRC: outside the file's */
+            size_t nb = (size_t)e->count;
+            memcpy(p, dlp_nn_entry_bytes(e), nb);
+            crc = dlp_nn_crc32(crc, span, (size_t)(p - span));
+            put_u32(p + nb, dlp_nn_crc32(0, p, nb));
+            p += nb;
+            span = p;
+            p += 4;
+            continue;
+        }
         if (!e->data) { /* a lazy array: already little-endian */
             size_t nb = (size_t)e->count * dlp_nn_elem_size(e->kind);
             memcpy(p, e->raw, nb);
@@ -304,7 +337,7 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
             }
         }
     }
-    put_u32(p, dlp_nn_crc32(0, buf, (size_t)(p - buf)));
+    put_u32(p, dlp_nn_crc32(crc, span, (size_t)(p - span)));
     /* temp file in the same directory, then rename over the target */
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 16);
@@ -378,15 +411,17 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
                       path, (unsigned long long)payload, n - NN_HDR - 4);
         goto done;
     }
-    if (dlp_nn_crc32(0, buf, n - 4) != get_u32(buf + n - 4)) {
-        st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is corrupt (checksum mismatch)", path);
-        goto done;
-    }
+    /* before version 3 the CRC covers every byte: checked before the
+     * entries are read; from 3 on, what lies outside the large byte
+     * arrays, summed while they are read and checked after */
+    if (ver < 3 && dlp_nn_crc32(0, buf, n - 4) != get_u32(buf + n - 4))
+        goto corrupt;
     if (n_ent > NN_MAX_ENTRIES) {
         st = dlp_fail(err, DLP_ERR_LIMIT, "model file: %s has too many entries", path);
         goto done;
     }
-    const uint8_t *p = buf + NN_HDR, *end = buf + n - 4;
+    const uint8_t *p = buf + NN_HDR, *end = buf + n - 4, *span = buf;
+    uint32_t crc = 0;
     for (uint32_t i = 0; i < n_ent; i++) {
         if (end - p < 3) goto bad;
         uint8_t kind = *p++;
@@ -397,7 +432,8 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
         memcpy(name, p, nl); name[nl] = 0; p += nl;
         if (strlen(name) != nl) goto bad;
         uint64_t cnt = get_u64(p); p += 8;
-        if (cnt > (uint64_t)(end - p) / es) goto bad;
+        size_t tail = dlp_nn_entry_tail(ver, kind, cnt);
+        if ((size_t)(end - p) < tail || cnt > (uint64_t)(end - p - (ptrdiff_t)tail) / es) goto bad;
         dlp_nn_entry *e;
         bool lazy = (kind == DLP_NN_F32 || kind == DLP_NN_U8) &&
                     cnt >= DLP_NN_LAZY_MIN;
@@ -409,13 +445,25 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
             goto done;
         }
         if (!lazy) copy_le(e->data, p, (size_t)cnt, es);
-        p += (size_t)cnt * es;
+        if (tail) {
+            crc = dlp_nn_crc32(crc, span, (size_t)(p - span));
+            e->crc_pending = true;
+            e->crc = get_u32(p + cnt);
+            span = p + cnt;
+        }
+        p += (size_t)cnt * es + tail;
         if (kind == DLP_NN_STR) ((char *)e->data)[cnt] = 0;
     }
     if (p != end) goto bad;
+    if (ver >= 3 && dlp_nn_crc32(crc, span, (size_t)(end - span)) != get_u32(end))
+        goto corrupt;
+    f->version = ver;
     goto done;
 bad:
     st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s: malformed entry table", path);
+    goto done;
+corrupt:
+    st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is corrupt (checksum mismatch)", path);
 done:
     if (!st) {   /* the lazy entries' bytes; unmapped by the last release */
         f->map = malloc(sizeof *f->map);

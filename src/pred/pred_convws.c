@@ -331,9 +331,13 @@ static const convws_exact *exact_of(const convws_part *t, const float *x) {
 /* The forests' answers for the n feature vectors x[k] (no measured
  * answer): the classifier's probability, and the regressor's size where it
  * is one half or more (most calls: the regressor's trees not walked).
- * tmp: n floats. */
-static void forest_answers(const convws_part *t, const float **x, int n,
-                           double *p, double *mib, float *tmp) {
+ * tmp: n floats. Fails, answering nothing, when a forest it walks is
+ * broken (each is checked when first walked: dlp_forest_ready). */
+static dlp_status forest_answers(const convws_part *t, const float **x, int n,
+                                 double *p, double *mib, float *tmp,
+                                 dlp_error *err) {
+    dlp_status st = dlp_forest_ready(t->cls, err);
+    if (st) return st;
     dlp_forest_eval_many(t->cls, x, n, tmp);
     int npos = 0;
     for (int k = 0; k < n; k++) {
@@ -341,10 +345,12 @@ static void forest_answers(const convws_part *t, const float **x, int n,
         mib[k] = 0;
         if (p[k] >= 0.5) x[npos++] = x[k];   /* x[npos] is done with */
     }
-    if (!npos) return;
+    if (!npos) return DLP_OK;
+    if ((st = dlp_forest_ready(t->reg, err))) return st;
     dlp_forest_eval_many(t->reg, x, npos, tmp);
     for (int k = n - 1, j = npos - 1; j >= 0; k--)   /* <= 1 TiB */
         if (p[k] >= 0.5) mib[k] = exp2(fmin((double)tmp[j--], 20.0));
+    return DLP_OK;
 }
 
 bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
@@ -357,7 +363,8 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
         *mib = f->mib;
     } else {
         float tmp;
-        forest_answers(t, &x, 1, p, mib, &tmp);
+        dlp_error err;
+        if (forest_answers(t, &x, 1, p, mib, &tmp, &err)) return false;
     }
     return true;
 }
@@ -388,13 +395,17 @@ static convws_memo *memo_slot(convws_memo *memo, int cap,
     }
 }
 
-void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
-                         const dlp_pred_config *c, dlp_feat_roofline *r) {
+dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
+                               const dlp_pred_config *c, dlp_feat_roofline *r,
+                               dlp_error *err) {
     bool half = c->precision != DLP_PREC_FP32;
-    if (!m || !m->part[half].cls || c->mode != DLP_MODE_INFERENCE ||
-        !fg->n_convs) {   /* a training step's memory is dlp_feat_mem_estimate_mib's */
+    const convws_part *t = m ? &m->part[half] : NULL;
+    dlp_status st = DLP_OK;
+    if (!t || !t->cls || c->mode != DLP_MODE_INFERENCE || !fg->n_convs ||
+        (st = dlp_forest_ready(t->cls, err))) {
+        /* a training step's memory is dlp_feat_mem_estimate_mib's */
         dlp_feat_roofline_of(fg, c, r);
-        return;
+        return st;
     }
     double acc[2] = {0, 0};
     double base = dlp_feat_inference_mem_mib(fg, c, acc);
@@ -422,7 +433,7 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         const float *x = fg->convs[i].x;
         convws_memo *e = memo_slot(memo, cap, fg, x);
         if (e->conv >= 0) continue;
-        const convws_exact *f = exact_of(&m->part[half], x);
+        const convws_exact *f = exact_of(t, x);
         *e = (convws_memo){i, f ? f->p : 0, f ? f->mib : 0};
         if (!f) todo[n_todo++] = (convws_batch){x, e};
     }
@@ -432,28 +443,29 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         float *tmp = malloc((size_t)n_todo * sizeof *tmp);
         bool ok = xs && pm && tmp;
         for (int k = 0; ok && k < n_todo; k++) xs[k] = todo[k].x;
-        if (ok) forest_answers(&m->part[half], xs, n_todo, pm, pm + n_todo, tmp);
-        for (int k = 0; k < n_todo; k++) {
+        if (ok) st = forest_answers(t, xs, n_todo, pm, pm + n_todo, tmp, err);
+        for (int k = 0; !st && k < n_todo; k++) {
             convws_memo *e = todo[k].slot;
             if (ok) {
                 e->p = pm[k];
                 e->mib = pm[n_todo + k];
-            } else {   /* out of memory: one at a time */
-                dlp_convws_predict(m, half, todo[k].x, &e->p, &e->mib);
+            } else if (!dlp_convws_predict(m, half, todo[k].x, &e->p, &e->mib)) {
+                st = dlp_forest_ready(t->reg, err);   /* out of memory: one at a time */
             }
         }
         free(xs); free(pm); free(tmp);
     }
     free(todo);
-    for (int i = 0; i < fg->n_convs; i++) {
+    for (int i = 0; !st && i < fg->n_convs; i++) {
         const dlp_feat_conv *cv = &fg->convs[i];
         double p, mib;
         if (memo) {
             const convws_memo *e = memo_slot(memo, cap, fg, cv->x);
             p = e->p;
             mib = e->mib;
-        } else {
-            dlp_convws_predict(m, half, cv->x, &p, &mib);
+        } else if (!dlp_convws_predict(m, half, cv->x, &p, &mib)) {
+            st = dlp_forest_ready(t->reg, err);   /* the cls forest is sound */
+            break;
         }
         if (p < 0.5) continue;
         double one[2] = {0, 0};
@@ -465,7 +477,11 @@ void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
         acc[cv->post] = one[cv->post];
     }
     free(memo);
-    dlp_feat_roofline_ws(fg, c, acc, r);
+    if (st)
+        dlp_feat_roofline_of(fg, c, r);
+    else
+        dlp_feat_roofline_ws(fg, c, acc, r);
+    return st;
 }
 
 /* Part t's forests and measured shapes, "<prefix>/...". */

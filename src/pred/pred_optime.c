@@ -211,6 +211,13 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
     return st;
 }
 
+/* A forest's answer clamped (NaN to the lower bound). */
+static float clamp_eff(float e) {
+    if (!(e > -OPTIME_MAX_LOG2)) e = -OPTIME_MAX_LOG2;
+    if (e > OPTIME_MAX_LOG2) e = OPTIME_MAX_LOG2;
+    return e;
+}
+
 /* log2 of shape s's time over its roofline at precision p, clamped; 0
  * (the roofline) when m has no forest of its kind. */
 static float op_eff(const dlp_optime *m, const dlp_op_shape *s, dlp_precision p) {
@@ -218,10 +225,7 @@ static float op_eff(const dlp_optime *m, const dlp_op_shape *s, dlp_precision p)
     if (!f) return 0;
     float x[DLP_OPTIME_NF];
     dlp_op_shape_features(s, p, x);
-    float e = dlp_forest_eval(f, x);
-    if (!(e > -OPTIME_MAX_LOG2)) e = -OPTIME_MAX_LOG2;   /* NaN too */
-    if (e > OPTIME_MAX_LOG2) e = OPTIME_MAX_LOG2;
-    return e;
+    return clamp_eff(dlp_forest_eval(f, x));
 }
 
 double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
@@ -229,16 +233,80 @@ double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
     return dlp_op_shape_roof_us(s, p, d) * exp2((double)op_eff(m, s, p));
 }
 
+/* One answer to find: op `op` of the graph at precision `prec`, written
+ * to out[at]; row: its features. */
+typedef struct {
+    const float *row;
+    int kind, op, prec;
+    size_t at;
+} eff_job;
+
+static int job_cmp(const void *a, const void *b) {
+    const eff_job *x = a, *y = b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return memcmp(x->row, y->row, DLP_OPTIME_NF * sizeof *x->row);
+}
+
+/* Answers jobs j[0..n) (their op, prec and at set) for graph fg into out:
+ * each distinct shape and precision walks its kind's forest once, all of
+ * a kind in one pass (a network repeats its shapes: ResNet-50's 53
+ * convolutions are 23 shapes), and each tree is walked for every row
+ * while its nodes are in cache. The answers are those of op_eff, bit for
+ * bit: one row's sum runs over the trees in the same order. Fails on a
+ * forest of a loaded file that is broken (dlp_forest_ready). */
+static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
+                            eff_job *j, size_t n, float *out, dlp_error *err) {
+    float *x = malloc(n * DLP_OPTIME_NF * sizeof *x);
+    const float **rows = malloc(n * sizeof *rows);
+    float *y = malloc(n * sizeof *y);
+    dlp_status st = DLP_OK;
+    if (!x || !rows || !y) {
+        free(x); free(rows); free(y);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+        const dlp_op_shape *s = &fg->ops[j[k].op].shape;
+        j[k].kind = s->kind;
+        dlp_op_shape_features(s, (dlp_precision)j[k].prec, x + k * DLP_OPTIME_NF);
+        j[k].row = x + k * DLP_OPTIME_NF;
+    }
+    qsort(j, n, sizeof *j, job_cmp);
+    for (size_t b = 0, e; !st && b < n; b = e) {
+        for (e = b; e < n && j[e].kind == j[b].kind; e++) {}
+        const dlp_forest *f = j[b].kind < 2 ? m->f[j[b].kind] : NULL;
+        if (f && (st = dlp_forest_ready(f, err))) break;
+        int u = 0;                                     /* distinct rows */
+        for (size_t k = b; k < e; k++)
+            if (k == b || job_cmp(&j[k - 1], &j[k])) rows[u++] = j[k].row;
+        if (f) dlp_forest_eval_many(f, rows, u, y);
+        u = -1;
+        for (size_t k = b; k < e; k++) {
+            if (k == b || job_cmp(&j[k - 1], &j[k])) u++;
+            out[j[k].at] = f ? clamp_eff(y[u]) : 0;
+        }
+    }
+    free(x); free(rows); free(y);
+    return st;
+}
+
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
     free(fg->op_eff);
     fg->op_eff = NULL;
     if (!m || !fg->n_ops) return true;
-    float *e = malloc((size_t)fg->n_ops * DLP_PREC_COUNT * sizeof *e);
-    if (!e) return false;
-    for (int i = 0; i < fg->n_ops; i++)
-        for (int p = 0; p < DLP_PREC_COUNT; p++)
-            e[(size_t)i * DLP_PREC_COUNT + p] =
-                op_eff(m, &fg->ops[i].shape, (dlp_precision)p);
+    size_t n = (size_t)fg->n_ops * DLP_PREC_COUNT;
+    float *e = malloc(n * sizeof *e);
+    eff_job *j = malloc(n * sizeof *j);
+    bool ok = e && j;
+    for (size_t k = 0; ok && k < n; k++)
+        j[k] = (eff_job){.op = (int)(k / DLP_PREC_COUNT),
+                         .prec = (int)(k % DLP_PREC_COUNT), .at = k};
+    dlp_error err;
+    ok = ok && eval_jobs(m, fg, j, n, e, &err) == DLP_OK;
+    free(j);
+    if (!ok) {
+        free(e);
+        return false;
+    }
     fg->op_eff = e;
     return true;
 }
@@ -251,14 +319,23 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     view->op_eff = NULL;
     if (!m || !fg->n_ops) return DLP_OK;
     float *e = calloc((size_t)fg->n_ops * DLP_PREC_COUNT, sizeof *e);
-    if (!e) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < fg->n_ops; i++) {
-        e[(size_t)i * DLP_PREC_COUNT + p] = op_eff(m, &fg->ops[i].shape, p);
+    eff_job *j = malloc((size_t)fg->n_ops * 2 * sizeof *j);
+    size_t n = 0;
+    for (int i = 0; e && j && i < fg->n_ops; i++) {
+        j[n++] = (eff_job){.op = i, .prec = p,
+                           .at = (size_t)i * DLP_PREC_COUNT + p};
         /* a product kept in float at half precision (T5's attention:
          * half_f32) takes the fp32 time */
         if (p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node])
-            e[(size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32] =
-                op_eff(m, &fg->ops[i].shape, DLP_PREC_FP32);
+            j[n++] = (eff_job){.op = i, .prec = DLP_PREC_FP32,
+                               .at = (size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32};
+    }
+    dlp_status st = e && j ? eval_jobs(m, fg, j, n, e, err)
+                           : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    free(j);
+    if (st) {
+        free(e);
+        return st;
     }
     view->op_eff = *eff = e;
     return DLP_OK;

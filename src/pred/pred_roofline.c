@@ -52,7 +52,8 @@ static dlp_status eager_mem_scale(const dlp_examples *E, const int32_t *tr,
         double yi = x->y[DLP_T_INF_MEMORY_MIB];
         if (x->cfg.runtime != DLP_RT_EAGER || !(yi > 0)) continue;   /* E: inference */
         dlp_feat_roofline r;
-        dlp_convws_roofline(ws, &E->fg[x->fg], &x->cfg, &r);
+        dlp_error me;   /* ws was fitted here: its forests are sound */
+        if (dlp_convws_roofline(ws, &E->fg[x->fg], &x->cfg, &r, &me)) continue;
         if (!(r.mem_mib > 0)) continue;
         y[n] = yi;
         f[n++] = r.mem_mib;
@@ -160,7 +161,11 @@ static dlp_status roofline_predict(const dlp_predictor *p,
     const dlp_pred_config *c = in->cfg;
     const roofline_impl *m = p->impl;
     dlp_feat_roofline r;
-    dlp_convws_roofline(m->ws, fg, c, &r);
+    st = dlp_convws_roofline(m->ws, fg, c, &r, err);
+    if (st) {
+        if (fg == &local) dlp_feat_graph_free(&local);
+        return st;
+    }
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double tdp = c->device.tdp_w > 0 ? c->device.tdp_w : 300;

@@ -211,7 +211,8 @@ dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
 /* One convolution's probability of a workspace (the classifier, clamped
  * to [0, 1]) and its size if it has one, MiB (0 when the classifier says
  * p < 0.5: its size is then not predicted), at fp32 (half false) or half
- * precision; false when m has no model of that type. */
+ * precision; false when m has no model of that type or its forests are
+ * broken (dlp_forest_ready: a loaded file's are checked when walked). */
 bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
                         double *p, double *mib);
 /* dlp_feat_roofline_ws of fg under c with the workspaces the model
@@ -224,9 +225,11 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
  * estimate without it and d what it adds, counting it costs (1 - p) d / B
  * and leaving it out p d / (B + d), so it counts when
  * p > (B + d) / (2B + d): a workspace as large as the rest of the model
- * needs p > 2/3, ten times as large p > 11/12. */
-void dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
-                         const dlp_pred_config *c, dlp_feat_roofline *r);
+ * needs p > 2/3, ten times as large p > 11/12. DLP_ERR_FORMAT (r that of
+ * dlp_feat_roofline_of) when a forest it walks is broken. */
+dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
+                               const dlp_pred_config *c, dlp_feat_roofline *r,
+                               dlp_error *err);
 dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
                            dlp_error *err);
 /* *out NULL (DLP_OK) when the file holds no workspace model. */
@@ -289,13 +292,16 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
 double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
                      dlp_precision p, const dlp_feat_device *d);
 /* Sets fg->op_eff from m (every op at every precision; m NULL: frees
- * it, the roofline); false when out of memory. */
+ * it, the roofline); false when out of memory or a forest of a loaded
+ * model is broken (dlp_forest_ready; the training kinds annotate with
+ * forests they fitted). */
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
 /* *view: fg with its own op_eff, m's answers at precision p (the other
  * precisions' columns 0, but fp32's for the half_f32 nodes), *eff that
  * array (the caller frees it; NULL when m is NULL or fg has no op: view
  * is then fg without op times). What a predictor trained on the operator
- * times reads, whatever fg carries. */
+ * times reads, whatever fg carries. DLP_ERR_FORMAT when a forest it
+ * walks is broken (dlp_forest_ready: a loaded file's are checked then). */
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
                            dlp_precision p, dlp_feat_graph *view, float **eff,
                            dlp_error *err);

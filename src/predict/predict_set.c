@@ -116,9 +116,10 @@ static dlp_status scan(const char *path, scan_reader *r, dlp_pred_meta *m,
         uint64_t count = rd64(c);
         p += 8;
         uint64_t es = dlp_nn_kind_size(version, kind);
-        if (!es || count > (end - p) / es) goto bad;
+        uint64_t tail = dlp_nn_entry_tail(version, kind, count);
+        if (!es || end - p < tail || count > (end - p - tail) / es) goto bad;
         uint64_t at = p;
-        p += count * es;
+        p += count * es + tail;
         const uint8_t *d;
 #define IS(s) (nl == sizeof(s) - 1 && !strcmp(name, s))
         if (kind == 3 && IS("pred/kind") && count < sizeof m->kind) {

@@ -19,6 +19,7 @@
 #include "../pred/pred.h"
 #include "../feat/feat.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,11 +135,28 @@ typedef struct {
     int logistic;            /* 1: eval returns sigmoid(margin) */
     void *own;               /* the words when this forest holds them */
     dlp_nn_map *map;         /* else the model file's mapping they lie in */
+    /* A loaded forest is checked when first walked, not at load
+     * (dlp_forest_ready): FOREST_UNCHECKED, _SOUND or _BROKEN; crc the
+     * words' CRC-32 to compare first, when has_crc (a version-3 file) */
+    atomic_int state;
+    bool has_crc;
+    uint32_t crc;
+    char name[64];           /* the prefix it was loaded from, for errors */
 } dlp_forest;
 
 /* The trees of booster t (trained on n_features columns). */
 dlp_status dlp_forest_from_tree(dlp_tree *t, int n_features, dlp_forest **out,
                                 dlp_error *err);
+/* DLP_OK when f may be walked: a built forest always; a loaded one once
+ * its words match their CRC (version-3 files) and every node is sound
+ * (children after their parent and inside the tree, features in range,
+ * values finite, so a walk always ends inside the words). Checked at the
+ * first call and remembered, thread-safely: a request checks only the
+ * forests it walks. Else DLP_ERR_FORMAT naming the forest and why. */
+dlp_status dlp_forest_ready(const dlp_forest *f, dlp_error *err);
+/* The sum of f's trees at x. A forest that is not ready (a broken one;
+ * callers check dlp_forest_ready first to say why) answers NaN: its
+ * nodes are never walked. */
 float dlp_forest_eval(const dlp_forest *f, const float *x);
 /* out[k] = dlp_forest_eval(f, x[k]) for k < n, bit for bit, walking the
  * forest tree by tree: a tree's nodes are read from memory once for all
@@ -148,11 +166,11 @@ void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
 void dlp_forest_free(dlp_forest *f);
 /* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
  * then each tree's first node), "<prefix>/words" (bytes: the nodes'
- * words) and "<prefix>/base" (f32); loading checks every node (children
- * after their parent and inside the tree, features in range, values
- * finite), so evaluation always ends, and keeps the file's mapping rather
- * than copying the words. Files before the words ("<prefix>/nodes", five
- * float32 a node) are refused: retrain them. */
+ * words) and "<prefix>/base" (f32); loading checks the trees' bounds and
+ * keeps the file's mapping rather than copying the words, whose CRC and
+ * nodes dlp_forest_ready checks when the forest is first walked. Files
+ * before the words ("<prefix>/nodes", five float32 a node) are refused:
+ * retrain them. */
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err);
 /* *out NULL (and DLP_OK) when the file has no "<prefix>/trees". */

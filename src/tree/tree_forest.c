@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* dlp_forest.state */
+enum { FOREST_UNCHECKED, FOREST_SOUND, FOREST_BROKEN };
+
 #define FOREST_MAX_NODES (1 << 24)
 #define TREE_MAX_NODES (1 << 16)     /* a right child at most 65,535 on */
 
@@ -36,6 +39,7 @@ static dlp_forest *forest_alloc(int n_trees) {
         return NULL;
     }
     f->n_trees = n_trees;
+    atomic_init(&f->state, FOREST_UNCHECKED);
     return f;
 }
 
@@ -69,29 +73,55 @@ static inline bool node_ok(const uint8_t *nodes, int nf, int i, int end) {
 }
 
 static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
+    const char *nm = f->name[0] ? f->name : "built";
     if (f->n_features < 1 || f->n_features >= DLP_FOREST_LEAF)
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest: %d features", f->n_features);
+        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features", nm,
+                        f->n_features);
     if (f->root[0] != 0 || f->root[f->n_trees] != f->n_nodes)
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest: the trees do not cover "
-                        "the %d nodes", f->n_nodes);
+        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': the trees do not "
+                        "cover the %d nodes", nm, f->n_nodes);
     for (int t = 0; t < f->n_trees; t++) {
         int b = f->root[t], e = f->root[t + 1];
         if (!(e > b && e - b <= TREE_MAX_NODES))
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest: tree %d spans [%d, %d)", t, b, e);
+            return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d spans "
+                            "[%d, %d)", nm, t, b, e);
         bool ok = true;
         for (int i = b; i < e; i++) ok &= node_ok(f->node, f->n_features, i, e);
         for (int i = b; !ok && i < e; i++)
             if (!node_ok(f->node, f->n_features, i, e))
-                return dlp_fail(err, DLP_ERR_FORMAT, "forest: node %d of tree "
-                                "[%d, %d) out of range", i, b, e);
+                return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of "
+                                "tree [%d, %d) out of range", nm, i, b, e);
     }
     if (!isfinite(f->base))
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest: base score not finite");
+        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': base score not "
+                        "finite", nm);
     return DLP_OK;
+}
+
+dlp_status dlp_forest_ready(const dlp_forest *f, dlp_error *err) {
+    /* the state is the one field a reader writes: the forest was
+     * allocated writable (forest_alloc), and two threads that check it
+     * at once store the same answer */
+    atomic_int *state = (atomic_int *)&f->state;
+    if (atomic_load_explicit(state, memory_order_acquire) == FOREST_SOUND)
+        return DLP_OK;
+    dlp_status st = DLP_OK;
+    if (f->has_crc && dlp_nn_crc32(0, f->node, 8 * (size_t)f->n_nodes) != f->crc)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' is corrupt (its words' "
+                      "checksum does not match)", f->name);
+    if (!st) st = check_forest(f, err);
+    atomic_store_explicit(state, st ? FOREST_BROKEN : FOREST_SOUND,
+                          memory_order_release);
+    return st;
 }
 
 void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
                           float *out) {
+    dlp_error e;
+    if (n > 0 && dlp_forest_ready(f, &e)) {
+        for (int k = 0; k < n; k++) out[k] = NAN;
+        return;
+    }
     for (int k = 0; k < n; k++) out[k] = f->base;
     for (int t = 0; t < f->n_trees; t++)
         for (int k = 0; k < n; k++) {
@@ -253,7 +283,7 @@ static dlp_status from_json(const cJSON *root, int nf, dlp_forest **out,
     }
     if (!st) {
         f->root[nt] = nn;
-        st = check_forest(f, err);
+        st = dlp_forest_ready(f, err);
     }
     free(j.left); free(j.right); free(j.feat); free(j.pos); free(j.stack);
     free(j.value); free(j.dleft);
@@ -344,6 +374,9 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
      * workspace forests are 1.6 MB); an entry of a file built in memory is
      * copied, since that file may be freed first */
     if (!st && !nd->data) f->map = dlp_nn_file_keep(in);
+    f->has_crc = nd->crc_pending;
+    f->crc = nd->crc;
+    snprintf(f->name, sizeof f->name, "%s", prefix);
     if (!st && f->map) {
         f->node = nd->raw;
     } else if (!st) {
@@ -354,7 +387,6 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
             memcpy(f->own, dlp_nn_entry_bytes(nd), (size_t)nd->count);
         f->node = f->own;
     }
-    if (!st) st = check_forest(f, err);
     if (st) {
         dlp_forest_free(f);
         return st;
