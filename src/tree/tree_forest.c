@@ -72,30 +72,50 @@ static inline bool node_ok(const uint8_t *nodes, int nf, int i, int end) {
     return leaf | split;
 }
 
+/* The checks of dlp_forest_ready. With f->has_crc the words' CRC is
+ * summed tree by tree in the same pass, while a tree's nodes are in the
+ * first-level cache: one read of the words from memory, not two (the
+ * operator-time forests are 1.6 MB); a mismatch is reported before any
+ * fault of the nodes it explains. */
 static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
     const char *nm = f->name[0] ? f->name : "built";
+    dlp_status st = DLP_OK;
+    uint32_t crc = 0;
+    bool summed = false;   /* crc covers every word */
     if (f->n_features < 1 || f->n_features >= DLP_FOREST_LEAF)
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features", nm,
-                        f->n_features);
-    if (f->root[0] != 0 || f->root[f->n_trees] != f->n_nodes)
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': the trees do not "
-                        "cover the %d nodes", nm, f->n_nodes);
-    for (int t = 0; t < f->n_trees; t++) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features", nm,
+                      f->n_features);
+    else if (f->root[0] != 0 || f->root[f->n_trees] != f->n_nodes)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': the trees do not "
+                      "cover the %d nodes", nm, f->n_nodes);
+    for (int t = 0; !st && t < f->n_trees; t++) {
         int b = f->root[t], e = f->root[t + 1];
-        if (!(e > b && e - b <= TREE_MAX_NODES))
-            return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d spans "
-                            "[%d, %d)", nm, t, b, e);
+        if (!(e > b && e - b <= TREE_MAX_NODES)) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': tree %d spans "
+                          "[%d, %d)", nm, t, b, e);
+            break;
+        }
+        if (f->has_crc)   /* the trees follow one another from word 0 */
+            crc = dlp_nn_crc32(crc, f->node + 8 * (size_t)b, 8 * (size_t)(e - b));
         bool ok = true;
         for (int i = b; i < e; i++) ok &= node_ok(f->node, f->n_features, i, e);
         for (int i = b; !ok && i < e; i++)
-            if (!node_ok(f->node, f->n_features, i, e))
-                return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of "
-                                "tree [%d, %d) out of range", nm, i, b, e);
+            if (!node_ok(f->node, f->n_features, i, e)) {
+                st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of "
+                              "tree [%d, %d) out of range", nm, i, b, e);
+                break;
+            }
+        summed = t == f->n_trees - 1;
     }
-    if (!isfinite(f->base))
-        return dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': base score not "
-                        "finite", nm);
-    return DLP_OK;
+    if (!st && !isfinite(f->base))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': base score not "
+                      "finite", nm);
+    if (f->has_crc && !summed)
+        crc = dlp_nn_crc32(0, f->node, 8 * (size_t)f->n_nodes);
+    if (f->has_crc && crc != f->crc)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' is corrupt (its "
+                      "words' checksum does not match)", nm);
+    return st;
 }
 
 dlp_status dlp_forest_ready(const dlp_forest *f, dlp_error *err) {
@@ -105,11 +125,7 @@ dlp_status dlp_forest_ready(const dlp_forest *f, dlp_error *err) {
     atomic_int *state = (atomic_int *)&f->state;
     if (atomic_load_explicit(state, memory_order_acquire) == FOREST_SOUND)
         return DLP_OK;
-    dlp_status st = DLP_OK;
-    if (f->has_crc && dlp_nn_crc32(0, f->node, 8 * (size_t)f->n_nodes) != f->crc)
-        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' is corrupt (its words' "
-                      "checksum does not match)", f->name);
-    if (!st) st = check_forest(f, err);
+    dlp_status st = check_forest(f, err);
     atomic_store_explicit(state, st ? FOREST_BROKEN : FOREST_SOUND,
                           memory_order_release);
     return st;
