@@ -21,7 +21,7 @@ BatchNorm in PyTorch) and are dense (groups 1), depthwise (groups = C) or
 grouped; products are torch.matmul of [B, M, K] by [K, N] (a Linear's
 weight) or by [B, K, N] (attention's batched product).
 
-    python3 tools/collect/probe_optime.py --seconds S [--seed K]
+    python3 tools/collect/probe_optime.py --seconds S [--seed K] [--train]
                                           [--dry-run N]
 
 One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
@@ -29,6 +29,14 @@ One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
 [N, C, H, W], "w": [K, C/g, kh, kw], "s", "p", "g", "cl", "us"} or {"op":
 "mm", "prec", "b", "m", "k", "n", "bw": 1 when the second operand is
 batched, "us"}.
+
+--train (forty-fifth session; spec "grid:optrain"): each shape also gets
+`train_us`, the time of its forward and backward (the input's and the
+weight's gradients, `torch.autograd.grad` of the output against a random
+output gradient) in a CUDA graph of R such calls, timed the same way:
+what a training step spends on the op's kernels (the collector's step at
+fp16 / bf16 is autocast, which runs these ops on half operands; the
+gradient's cast back to the fp32 weight is not included).
 """
 import argparse
 import json
@@ -121,7 +129,7 @@ def shapes(seed):
             yield sh
 
 
-def build(torch, sh):
+def build(torch, sh, grad=False):
     dtype = {"fp32": torch.float32, "fp16": torch.float16,
              "bf16": torch.bfloat16}[sh["prec"]]
     if sh["op"] == "conv":
@@ -136,47 +144,68 @@ def build(torch, sh):
         rec = dict(op="conv", prec=sh["prec"], x=list(x.shape),
                    w=list(conv.weight.shape), s=sh["s"], p=sh["p"], g=sh["g"],
                    cl=int(sh["cl"]))
-        return (lambda: conv(x)), rec
-    a = torch.randn(sh["b"], sh["m"], sh["k"], device="cuda", dtype=dtype)
-    wshape = (sh["b"], sh["k"], sh["n"]) if sh["bw"] else (sh["k"], sh["n"])
-    w = torch.randn(*wshape, device="cuda", dtype=dtype)
-    rec = dict(op="mm", prec=sh["prec"], b=sh["b"], m=sh["m"], k=sh["k"],
-               n=sh["n"], bw=sh["bw"])
-    return (lambda: torch.matmul(a, w)), rec
+        fwd = lambda: conv(x)   # noqa: E731
+        leaves = (x.requires_grad_(), conv.weight)
+    else:
+        a = torch.randn(sh["b"], sh["m"], sh["k"], device="cuda", dtype=dtype)
+        wshape = (sh["b"], sh["k"], sh["n"]) if sh["bw"] else (sh["k"], sh["n"])
+        w = torch.randn(*wshape, device="cuda", dtype=dtype)
+        rec = dict(op="mm", prec=sh["prec"], b=sh["b"], m=sh["m"], k=sh["k"],
+                   n=sh["n"], bw=sh["bw"])
+        fwd = lambda: torch.matmul(a, w)   # noqa: E731
+        leaves = (a.requires_grad_(), w.requires_grad_())
+    if not grad:
+        return fwd, None, rec
+    with torch.no_grad():
+        gout = torch.randn_like(fwd())
+    return fwd, (lambda: torch.autograd.grad(fwd(), leaves, gout)), rec
 
 
-def measure_one(torch, sh):
-    fn, rec = build(torch, sh)
-    with torch.inference_mode():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
+def graph_us(torch, fn, warm):
+    """(microseconds per call, R): fn timed as the collector times a
+    CUDA-graph forward, after `warm` calls on a side stream."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(warm):
             fn()
-        torch.cuda.current_stream().wait_stream(s)
-        torch.cuda.synchronize()
-        ev0 = torch.cuda.Event(enable_timing=True)
-        ev1 = torch.cuda.Event(enable_timing=True)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    ev0 = torch.cuda.Event(enable_timing=True)
+    ev1 = torch.cuda.Event(enable_timing=True)
+    ev0.record()
+    fn()
+    ev1.record()
+    ev1.synchronize()
+    t1 = ev0.elapsed_time(ev1)
+    reps = max(1, min(MAX_R, int(TARGET_MS / max(t1, 1e-3))))
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(reps):
+            fn()
+    g.replay()
+    times = []
+    for _ in range(3):
         ev0.record()
-        fn()
+        g.replay()
         ev1.record()
         ev1.synchronize()
-        t1 = ev0.elapsed_time(ev1)
-        reps = max(1, min(MAX_R, int(TARGET_MS / max(t1, 1e-3))))
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for _ in range(reps):
-                fn()
-        g.replay()
-        times = []
-        for _ in range(3):
-            ev0.record()
-            g.replay()
-            ev1.record()
-            ev1.synchronize()
-            times.append(ev0.elapsed_time(ev1) * 1e3 / reps)
-        del g
+        times.append(ev0.elapsed_time(ev1) * 1e3 / reps)
+    del g
     times.sort()
-    rec["us"] = round(times[1], 3)
+    return times[1], reps
+
+
+def measure_one(torch, sh, train=False):
+    fn, step, rec = build(torch, sh, train)
+    if train:   # autograd needs its warm-up outside inference mode
+        with torch.enable_grad():
+            us, reps = graph_us(torch, step, 3)
+        rec["train_us"] = round(us, 3)
+        rec["train_r"] = reps
+    with torch.inference_mode():
+        us, reps = graph_us(torch, fn, 1)
+    rec["us"] = round(us, 3)
     rec["r"] = reps
     return rec
 
@@ -187,6 +216,8 @@ def main(argv):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip", type=int, default=0)
     ap.add_argument("--dry-run", type=int, default=0)
+    ap.add_argument("--train", action="store_true",
+                    help="also time each shape's forward + backward")
     a = ap.parse_args(argv)
     stream = shapes(a.seed)
     for _ in range(a.skip):
@@ -204,7 +235,8 @@ def main(argv):
 
     def flush():
         if pending:
-            print(json.dumps(dict(spec="grid:optime", seed=a.seed, gpu=gpu,
+            print(json.dumps(dict(spec="grid:optrain" if a.train else "grid:optime",
+                                  seed=a.seed, gpu=gpu,
                                   torch=torch.__version__, ops=pending)),
                   flush=True)
             pending.clear()
@@ -213,7 +245,7 @@ def main(argv):
         if time.time() > t_end:
             break
         try:
-            pending.append(measure_one(torch, sh))
+            pending.append(measure_one(torch, sh, a.train))
         except Exception as e:  # out of memory, unsupported: skipped, counted
             errors += 1
             if errors <= 50:
@@ -223,6 +255,9 @@ def main(argv):
                 lost = sh
                 break
         done += 1
+        if done == 20 and errors == done:   # a broken setup: stop early
+            print("optime: the first 20 shapes all failed", file=sys.stderr)
+            return 4
         if len(pending) >= CHUNK:
             flush()
         if done % 200 == 0:
