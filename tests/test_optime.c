@@ -93,7 +93,7 @@ static void test_probe_reader(void) {
     DLP_ASSERT(mkdtemp(dir));
     dlp_optime_probes p;
     dlp_error err;
-    CHECK(dlp_optime_probes_read("/nonexistent/probes", &p, &err) == DLP_OK && p.n == 0);
+    CHECK(dlp_optime_probes_read("/nonexistent/probes", false, &p, &err) == DLP_OK && p.n == 0);
     snprintf(path, sizeof path, "%s/x-optime-1.jsonl.xz", dir);
     write_xz(path,
         "{\"spec\": \"grid:optime\", \"seed\": 1, \"gpu\": \"NVIDIA H200\", \"ops\": ["
@@ -112,7 +112,7 @@ static void test_probe_reader(void) {
         "{\"spec\": \"grid:convgrid\", \"gpu\": \"NVIDIA H200\", \"ops\": []}\n");
     snprintf(path, sizeof path, "%s/y-convws.jsonl.xz", dir);   /* not ours */
     write_xz(path, "not json\n");
-    CHECK(dlp_optime_probes_read(dir, &p, &err) == DLP_OK);
+    CHECK(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     /* kept: the depthwise conv and the batched product; malformed: a time
      * below 0.5 us, channels not divisible by the groups, an unknown op
      * and an unknown precision; one line of an unknown card */
@@ -132,10 +132,34 @@ static void test_probe_reader(void) {
               p.rec[0].prec == DLP_PREC_FP16);
     }
     dlp_optime_probes_free(&p);
+    /* training times (probe_optime.py --train): an optrain file, read only
+     * with train; each record's time its train_us, its roofline three
+     * forward rooflines; a record without train_us is malformed there. An
+     * optrain file does not reach the forward model, nor an optime file
+     * the training one. */
+    snprintf(path, sizeof path, "%s/z-optrain-2.jsonl.xz", dir);
+    write_xz(path,
+        "{\"spec\": \"grid:optrain\", \"seed\": 2, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 4, \"m\": 128, \"k\": 64, \"n\": 256,"
+        " \"bw\": 1, \"us\": 9.25, \"r\": 20, \"train_us\": 30.5, \"train_r\": 6},"
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 4, \"m\": 128, \"k\": 64, \"n\": 256,"
+        " \"bw\": 1, \"us\": 9.25}]}\n");
+    dlp_optime_probes t;
+    CHECK(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
+    CHECK(t.train && t.n_files == 1 && t.n == 1 && t.n_bad == 1);
+    CHECK(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
+    CHECK(!p.train && p.n_files == 1 && p.n == 2);
+    if (t.n == 1 && p.n == 2) {
+        CHECK(t.rec[0].us == 30.5f);
+        CHECK_CLOSE(t.rec[0].roof_us, 3.0 * p.rec[1].roof_us, 1e-6);
+    }
+    dlp_optime_probes_free(&t);
+    dlp_optime_probes_free(&p);
+    unlink(path);
     /* a line that is not JSON: an error naming the file and line */
     snprintf(path, sizeof path, "%s/x-optime-1.jsonl.xz", dir);
     write_xz(path, "{\"spec\": \"grid:optime\", \"gpu\": \"h200\", \"ops\": []}\n{oops\n");
-    CHECK(dlp_optime_probes_read(dir, &p, &err) == DLP_ERR_FORMAT &&
+    CHECK(dlp_optime_probes_read(dir, false, &p, &err) == DLP_ERR_FORMAT &&
           strstr(err.msg, "x-optime-1.jsonl.xz:2"));
     unlink(path);
     snprintf(path, sizeof path, "%s/y-convws.jsonl.xz", dir);

@@ -3,9 +3,10 @@
  * XGBoost predictor (src/tree/) of one mode on a dataset's labels, prints
  * its leave-models-out cross-validation next to the kinds asked for with
  * --compare (same folds), and writes the model file (models/xgb-M.dlpm).
- * `dlperf tree optime DATA_DIR [--folds K] [--seed S] [--threads N]`: the
- * operator-time model's cross-validated error on the probes (data/probes
- * optime files) next to the roofline's.
+ * `dlperf tree optime DATA_DIR [--train] [--folds K] [--seed S]
+ * [--threads N]`: the operator-time model's cross-validated error on the
+ * probes (data/probes optime files; --train: the optrain files' forward +
+ * backward times) next to the roofline's.
  * `dlperf tree convert FILE [-o OUT] [--json]`: re-encodes the XGBoost
  * boosters of a model file as UBJSON (or JSON), for files written before
  * boosters were stored as UBJSON, and writes a file of an older format
@@ -38,11 +39,13 @@ static void usage(FILE *f) {
 "Boosters: --rounds, --depth, --eta (default the mode's: llm 300 rounds of\n"
 "depth 5 at eta 0.08, inference and training 200 of depth 3 at 0.05).\n"
 "\n"
-"usage: dlperf tree optime DATA_DIR [--folds K] [--seed S] [--threads N]\n\n"
+"usage: dlperf tree optime DATA_DIR [--train] [--folds K] [--seed S]\n"
+"                          [--threads N]\n\n"
 "Cross-validates the operator-time model (the roofline predictor's times of\n"
 "convolutions and products, docs/COST.md) on DATA_DIR/probes' optime files:\n"
 "random K folds (default 5), MAPE of its time and of the roofline alone,\n"
-"per kind and precision.\n"
+"per kind and precision. --train: the training-step model, on the optrain\n"
+"files' forward + backward times (the roofline: three forward rooflines).\n"
 "\n"
 "usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json]\n\n"
 "Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
@@ -92,8 +95,10 @@ static int optime(int argc, char **argv) {
     const char *dir = NULL;
     int folds = 5, threads = 1;
     long long seed = 1;
+    bool train = false;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--folds") && i + 1 < argc) folds = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--train")) train = true;
+        else if (!strcmp(argv[i], "--folds") && i + 1 < argc) folds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (argv[i][0] == '-' || dir) {
@@ -111,17 +116,19 @@ static int optime(int argc, char **argv) {
     dlp_error err = {0};
     dlp_optime_probes p;
     dlp_optime_heldout_stats s;
-    dlp_status st = dlp_optime_probes_read(pdir, &p, &err);
+    dlp_status st = dlp_optime_probes_read(pdir, train, &p, &err);
     if (!st && !p.n)
-        st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "no operator-time probes in %s", pdir);
+        st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "no operator-time probes%s in %s",
+                      train ? " with training times" : "", pdir);
     if (!st) st = dlp_optime_heldout(&p, folds, (uint64_t)seed, threads, &s, &err);
     if (st) {
         fprintf(stderr, "dlperf tree optime: %s\n", err.msg);
         dlp_optime_probes_free(&p);
         return 1;
     }
-    printf("%zu probes from %d file(s) (%d malformed, %d of unknown cards); "
-           "%d-fold random split, seed %lld\n", p.n, p.n_files, p.n_bad,
+    printf("%zu probes%s from %d file(s) (%d malformed, %d of unknown cards); "
+           "%d-fold random split, seed %lld\n", p.n,
+           train ? " (forward + backward times)" : "", p.n_files, p.n_bad,
            p.n_unknown_gpu, folds, seed);
     printf("%-5s %-5s %7s %10s %10s\n", "kind", "prec", "probes", "model", "roofline");
     static const char *const kind[2] = {"conv", "mm"};

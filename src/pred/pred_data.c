@@ -302,14 +302,16 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         else st = dlp_convws_calls_read(dir, E->convws, err);
     }
     /* the operator-time probes: the times of convolutions and products
-     * (pred_optime.c). Inference only: a trial on the language models'
-     * XGBoost moved throughput 19.73 -> 19.69% (docs/COST.md) */
-    if (!st && mode == DLP_MODE_INFERENCE) {
+     * (pred_optime.c), a training step's (forward + backward) in training
+     * mode. Not for the language models: a trial on their XGBoost moved
+     * throughput 19.73 -> 19.69% (docs/COST.md) */
+    if (!st && mode != DLP_MODE_LLM) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
         E->optime = calloc(1, sizeof *E->optime);
         if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        else st = dlp_optime_probes_read(dir, E->optime, err);
+        else st = dlp_optime_probes_read(dir, mode == DLP_MODE_TRAINING,
+                                         E->optime, err);
     }
     if (st) { dlp_examples_free(E); return st; }
 

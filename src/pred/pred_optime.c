@@ -108,7 +108,8 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
                 *gpu = cJSON_GetObjectItemCaseSensitive(r, "gpu"),
                 *ops = cJSON_GetObjectItemCaseSensitive(r, "ops");
-    if (!cJSON_IsString(spec) || strcmp(spec->valuestring, "grid:optime") ||
+    if (!cJSON_IsString(spec) ||
+        strcmp(spec->valuestring, p->train ? "grid:optrain" : "grid:optime") ||
         !cJSON_IsString(gpu) || !cJSON_IsArray(ops))
         return DLP_OK;
     dlp_device dev;
@@ -119,7 +120,8 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
     const cJSON *v;
     cJSON_ArrayForEach(v, ops) {
         const cJSON *prec = cJSON_GetObjectItemCaseSensitive(v, "prec"),
-                    *us = cJSON_GetObjectItemCaseSensitive(v, "us");
+                    *us = cJSON_GetObjectItemCaseSensitive(
+                        v, p->train ? "train_us" : "us");
         dlp_precision pr;
         dlp_optime_probe q;
         if (!cJSON_IsString(prec) || dlp_precision_parse(prec->valuestring, &pr, NULL) ||
@@ -137,7 +139,7 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
         dlp_feat_device_of(&c, &d);
         q.prec = (uint8_t)pr;
         q.us = (float)us->valuedouble;
-        q.roof_us = (float)dlp_op_shape_roof_us(&q.shape, pr, &d);
+        q.roof_us = (float)((p->train ? 3 : 1) * dlp_op_shape_roof_us(&q.shape, pr, &d));
         if (!(q.roof_us > 0)) { p->n_bad++; continue; }
         if (!dlp_grow((void **)&p->rec, &p->cap, p->n + 1, sizeof *p->rec))
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -146,11 +148,12 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
     return DLP_OK;
 }
 
-dlp_status dlp_optime_probes_read(const char *dir, dlp_optime_probes *out,
-                                  dlp_error *err) {
+dlp_status dlp_optime_probes_read(const char *dir, bool train,
+                                  dlp_optime_probes *out, dlp_error *err) {
     memset(out, 0, sizeof *out);
-    dlp_status st = dlp_probe_records(dir, "optime", add_line, out,
-                                      &out->n_files, err);
+    out->train = train;
+    dlp_status st = dlp_probe_records(dir, train ? "optrain" : "optime",
+                                      add_line, out, &out->n_files, err);
     if (st) dlp_optime_probes_free(out);
     return st;
 }

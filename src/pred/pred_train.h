@@ -268,15 +268,23 @@ typedef struct {
 typedef struct dlp_optime_probes_s {
     dlp_optime_probe *rec;
     size_t n, cap;
+    bool train;                /* the training times (below) */
     int n_files;
     int n_bad;                 /* records kept out: malformed, or a time
                                   outside [0.5 us, 10 s] */
     int n_unknown_gpu;         /* lines of a card the device table lacks */
 } dlp_optime_probes;
 /* Reads every *optime*.jsonl.xz of dir (sorted by name) into *out (zeroed
- * first); none found is not an error (n_files 0). */
-dlp_status dlp_optime_probes_read(const char *dir, dlp_optime_probes *out,
-                                  dlp_error *err);
+ * first); none found is not an error (n_files 0). train: the *optrain*
+ * files' training times instead (probe_optime.py --train): us is a
+ * shape's forward + backward time (train_us) and roof_us three forward
+ * rooflines (the forward, the input's and the weight's gradient: as many
+ * FLOPs each), so a model fitted on them answers, as its "time", a third
+ * of the forward + backward: the op's forward-scale share of a training
+ * step, which is what a training example's node times then read
+ * (docs/COST.md, "Training times"). */
+dlp_status dlp_optime_probes_read(const char *dir, bool train,
+                                  dlp_optime_probes *out, dlp_error *err);
 void dlp_optime_probes_free(dlp_optime_probes *p);
 
 /* The model: per kind (convolution, product) a forest of log2(time /
