@@ -1233,15 +1233,11 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     gnn *m = p->impl;
     dlp_feat_graph local;
     const dlp_feat_graph *fg;
-    dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
-    if (st) return st;
     dlp_feat_graph view;   /* with the operator times it was trained on */
-    float *eff = NULL;
-    st = dlp_optime_view(m->ot, fg, in->cfg->precision, &view, &eff, err);
-    if (st) {
-        if (fg == &local) dlp_feat_graph_free(&local);
-        return st;
-    }
+    float *eff;
+    dlp_status st = dlp_optime_pred_feat(m->ot, in, &local, &fg, &view, &eff,
+                                         out, err);
+    if (st) return st;
     const dlp_feat_graph *vg = &view;
     float emb[MAX_EMB];
     const float *eb[1] = {emb};

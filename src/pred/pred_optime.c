@@ -344,6 +344,18 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     return DLP_OK;
 }
 
+dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
+                                dlp_feat_graph *local, const dlp_feat_graph **fg,
+                                dlp_feat_graph *view, float **eff,
+                                dlp_pred_result *out, dlp_error *err) {
+    *eff = NULL;
+    dlp_status st = dlp_pred_feat(in, local, fg, out, err);
+    if (st) return st;
+    st = dlp_optime_view(m, *fg, in->cfg->precision, view, eff, err);
+    if (st && *fg == local) dlp_feat_graph_free(local);
+    return st;
+}
+
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err) {
     *out = NULL;

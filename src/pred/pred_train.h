@@ -313,6 +313,15 @@ bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
                            dlp_precision p, dlp_feat_graph *view, float **eff,
                            dlp_error *err);
+/* A request's graph as a kind with operator-time model m reads it:
+ * dlp_pred_feat (*fg, built into *local when the request has none), then
+ * dlp_optime_view at the request's precision (*view, *eff). On success
+ * the caller frees *eff, and *local when *fg == local; on failure
+ * nothing is left to free. */
+dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
+                                dlp_feat_graph *local, const dlp_feat_graph **fg,
+                                dlp_feat_graph *view, float **eff,
+                                dlp_pred_result *out, dlp_error *err);
 /* Fits the model on E's probes (*out NULL when E has none: only
  * inference examples read them) on one thread, so the same probes give
  * the same forests, and annotates every E->fg with it, for a kind whose

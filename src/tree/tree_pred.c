@@ -223,19 +223,15 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     const dlp_pred_config *c = in->cfg;
     dlp_feat_graph local;
     const dlp_feat_graph *fg;
-    dlp_status st = dlp_pred_feat(in, &local, &fg, out, err);
+    dlp_feat_graph view;   /* with the operator times it was trained on */
+    float *eff;
+    dlp_status st = dlp_optime_pred_feat(im->ot, in, &local, &fg, &view, &eff,
+                                         out, err);
     if (st) return st;
     dlp_llm_arch a = {0};
     if (L->mode == DLP_MODE_LLM) dlp_llm_arch_from_feat(fg, &a);
     float x[DLP_TREE_NFEAT_MAX];
     double base[DLP_TREE_NT];
-    dlp_feat_graph view;   /* with the operator times it was trained on */
-    float *eff = NULL;
-    st = dlp_optime_view(im->ot, fg, c->precision, &view, &eff, err);
-    if (st) {
-        if (fg == &local) dlp_feat_graph_free(&local);
-        return st;
-    }
     dlp_tree_features(L, &view, c, &a, x, base);
     free(eff);
     double macs = fg->macs;
