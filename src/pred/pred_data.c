@@ -294,23 +294,21 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     if (!st && mode == DLP_MODE_INFERENCE)
         st = dlp_traces_collect(E, ds, o, fg_slot, err);
     /* the per-convolution probes: the fp32 workspace model's rows */
+    char probes[4096];
+    snprintf(probes, sizeof probes, "%s/probes", dlp_dataset_dir(ds));
     if (!st && mode == DLP_MODE_INFERENCE) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
         E->convws = calloc(1, sizeof *E->convws);
         if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        else st = dlp_convws_calls_read(dir, E->convws, err);
+        else st = dlp_convws_calls_read(probes, E->convws, err);
     }
     /* the operator-time probes: the times of convolutions and products
      * (pred_optime.c), a training step's (forward + backward) in training
      * mode. Not for the language models: a trial on their XGBoost moved
      * throughput 19.73 -> 19.69% (docs/COST.md) */
     if (!st && mode != DLP_MODE_LLM) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/probes", dlp_dataset_dir(ds));
         E->optime = calloc(1, sizeof *E->optime);
         if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        else st = dlp_optime_probes_read(dir, mode == DLP_MODE_TRAINING,
+        else st = dlp_optime_probes_read(probes, mode == DLP_MODE_TRAINING,
                                          E->optime, err);
     }
     if (st) { dlp_examples_free(E); return st; }

@@ -81,7 +81,6 @@ static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
     const char *nm = f->name[0] ? f->name : "built";
     dlp_status st = DLP_OK;
     uint32_t crc = 0;
-    bool summed = false;   /* crc covers every word */
     if (f->n_features < 1 || f->n_features >= DLP_FOREST_LEAF)
         st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': %d features", nm,
                       f->n_features);
@@ -105,8 +104,8 @@ static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
                               "tree [%d, %d) out of range", nm, i, b, e);
                 break;
             }
-        summed = t == f->n_trees - 1;
     }
+    bool summed = !st;   /* the loop ran through: crc covers every word */
     if (!st && !isfinite(f->base))
         st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': base score not "
                       "finite", nm);
