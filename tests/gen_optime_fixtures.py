@@ -12,8 +12,21 @@ operator-time model times, one of each form, with a dynamic batch:
     -> ReduceMean over the last two axes [B, 4] -> Flatten [B, 4]
     -> Gemm by a [10, 4] weight, transB (a Linear)           [B, 10]
 
-onnx's shape inference checks every shape the test expects, so the file
-is also checked against an implementation other than ours.
+and tests/fixtures/optime/memop_ops.onnx, the memory-bound nodes, batch
+dynamic:
+
+  x [B, 8, 16, 16] -> BatchNormalization -> Relu
+    -> MaxPool 3x3 stride 2 pad 1                          [B, 8, 8, 8]
+    -> Mul by a [1, 8, 1, 1] scale (per channel)
+    -> GlobalAveragePool [B, 8, 1, 1] -> Flatten            [B, 8] = f
+  t [B, 32, 64] -> LayerNormalization (last axis)
+    -> Sigmoid, Mul by it (same shape)
+    -> Add a [64] bias (along the rows) -> Mul by a scalar
+    -> InstanceNormalization (32 channels of 64)
+    -> Softmax (last axis)                                  [B, 32, 64] = u
+
+onnx's shape inference checks every shape the test expects, so the files
+are also checked against an implementation other than ours.
 """
 import os
 
@@ -72,6 +85,53 @@ def main():
     onnx.checker.check_model(m)
     os.makedirs(HERE, exist_ok=True)
     onnx.save(m, os.path.join(HERE, "optime_ops.onnx"))
+    memops()
+
+
+def memops():
+    f32 = np.float32
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "bn_s", "bn_b", "bn_m", "bn_v"],
+                         ["b1"], name="bn"),
+        helper.make_node("Relu", ["b1"], ["a1"], name="relu"),
+        helper.make_node("MaxPool", ["a1"], ["p1"], kernel_shape=[3, 3],
+                         strides=[2, 2], pads=[1, 1, 1, 1], name="maxpool"),
+        helper.make_node("Mul", ["p1", "chs"], ["m1"], name="chan_scale"),
+        helper.make_node("GlobalAveragePool", ["m1"], ["g1"], name="gap"),
+        helper.make_node("Flatten", ["g1"], ["f"], name="flat"),
+        helper.make_node("LayerNormalization", ["t", "ln_s", "ln_b"], ["l1"],
+                         axis=-1, name="ln"),
+        helper.make_node("Sigmoid", ["l1"], ["s1"], name="sigmoid"),
+        helper.make_node("Mul", ["l1", "s1"], ["w1"], name="swish_mul"),
+        helper.make_node("Add", ["w1", "rowb"], ["w2"], name="row_bias"),
+        helper.make_node("Mul", ["w2", "half"], ["w3"], name="scalar_mul"),
+        helper.make_node("InstanceNormalization", ["w3", "in_s", "in_b"], ["w4"],
+                         name="instnorm"),
+        helper.make_node("Softmax", ["w4"], ["u"], axis=-1, name="softmax"),
+    ]
+    inits = [numpy_helper.from_array(np.ones(n, f32), name) for name, n in
+             (("bn_s", 8), ("bn_b", 8), ("bn_m", 8), ("bn_v", 8),
+              ("ln_s", 64), ("ln_b", 64), ("rowb", 64), ("in_s", 32), ("in_b", 32))]
+    inits += [numpy_helper.from_array(np.ones((1, 8, 1, 1), f32), "chs"),
+              numpy_helper.from_array(np.array(0.5, f32), "half")]
+    g = helper.make_graph(
+        nodes, "memop_ops",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, 16, 16]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, ["batch", 32, 64])],
+        [helper.make_tensor_value_info("f", TensorProto.FLOAT, ["batch", 8]),
+         helper.make_tensor_value_info("u", TensorProto.FLOAT, ["batch", 32, 64])],
+        inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    dims = {v.name: [d.dim_value or d.dim_param for d in v.type.tensor_type.shape.dim]
+            for v in inferred.graph.value_info}
+    assert dims["p1"] == ["batch", 8, 8, 8], dims["p1"]
+    assert dims["g1"] == ["batch", 8, 1, 1], dims["g1"]
+    assert dims["w3"] == ["batch", 32, 64], dims["w3"]
+    assert dims["w4"] == ["batch", 32, 64], dims["w4"]
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "memop_ops.onnx"))
 
 
 if __name__ == "__main__":

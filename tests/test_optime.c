@@ -23,17 +23,26 @@
 #include <unistd.h>
 
 #define FIXTURE "tests/fixtures/optime/optime_ops.onnx"
+#define MEM_FIXTURE "tests/fixtures/optime/memop_ops.onnx"
+#define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
+#define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 
-static bool build(int64_t batch, dlp_feat_graph *fg) {
+static bool build_file(const char *path, int64_t batch, int64_t seq,
+                       dlp_feat_graph *fg) {
     dlp_model *m = NULL;
     dlp_error err;
-    bool ok = dlp_model_open(FIXTURE, &m, &err) == DLP_OK &&
+    bool ok = dlp_model_open(path, &m, &err) == DLP_OK &&
               dlp_model_set_batch(m, batch, &err) == DLP_OK &&
+              (!seq || dlp_model_bind_dim(m, "seq", seq, &err) == DLP_OK) &&
               dlp_model_analyze(m, &err) == DLP_OK &&
-              dlp_feat_graph_build(fg, &m->graph, batch, 0, 0, 0, &err) == DLP_OK;
-    if (!ok) fprintf(stderr, "  %s: %s\n", FIXTURE, err.msg);
+              dlp_feat_graph_build(fg, &m->graph, batch, seq, 0, 0, &err) == DLP_OK;
+    if (!ok) fprintf(stderr, "  %s: %s\n", path, err.msg);
     dlp_model_free(m);
     return ok;
+}
+
+static bool build(int64_t batch, dlp_feat_graph *fg) {
+    return build_file(FIXTURE, batch, 0, fg);
 }
 
 /* The five ops of the fixture, in graph order, as the generator's
@@ -87,6 +96,104 @@ static void test_op_shapes(void) {
     dlp_feat_graph_free(&fg);
 }
 
+
+/* The memory-bound nodes of the second fixture (batch 16: every output
+ * above the 64 elements a kernel needs), in graph order, as
+ * gen_optime_fixtures.py lays them out; the Flatten launches none. */
+static void test_memop_shapes(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(MEM_FIXTURE, 16, 0, &fg));
+    CHECK(fg.n_ops == 12);
+    if (fg.n_ops != 12) {
+        dlp_feat_graph_free(&fg);
+        return;
+    }
+    const dlp_op_shape *s;
+    for (int i = 0; i < 12; i++) CHECK(fg.ops[i].shape.kind == DLP_OP_MEM);
+    s = &fg.ops[0].shape;                        /* BatchNormalization */
+    CHECK(s->cat == DLP_MEM_BN && s->n == 16 && s->c == 8 && s->h == 16 &&
+          s->w == 16 && s->e == 16 * 8 * 256);
+    s = &fg.ops[1].shape;                        /* Relu */
+    CHECK(s->cat == DLP_MEM_UNARY && s->fn == DLP_FN_RELU && s->e == 16 * 8 * 256);
+    s = &fg.ops[2].shape;                        /* MaxPool 3x3 s2 p1 */
+    CHECK(s->cat == DLP_MEM_POOL && s->fn == DLP_FN_MAX && s->kh == 3 &&
+          s->s == 2 && s->p == 1 && s->ho == 8 && s->wo == 8 && s->h == 16);
+    s = &fg.ops[3].shape;                        /* per-channel Mul */
+    CHECK(s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL && s->e == 16 * 8 * 64 &&
+          s->ye == 8 && s->bc == 1);
+    s = &fg.ops[4].shape;                        /* GlobalAveragePool */
+    CHECK(s->cat == DLP_MEM_POOL && s->fn == DLP_FN_GAVG && s->ho == 1 &&
+          s->wo == 1 && s->e == 16 * 8 * 64);
+    s = &fg.ops[5].shape;                        /* LayerNormalization */
+    CHECK(s->cat == DLP_MEM_LN && s->r == 16 * 32 && s->d == 64);
+    s = &fg.ops[6].shape;                        /* Sigmoid */
+    CHECK(s->cat == DLP_MEM_UNARY && s->fn == DLP_FN_SIGMOID && s->e == 16 * 32 * 64);
+    s = &fg.ops[7].shape;                        /* Mul, same shapes */
+    CHECK(s->cat == DLP_MEM_BINARY && s->bc == 0 && s->ye == s->e);
+    s = &fg.ops[8].shape;                        /* Add of a row bias */
+    CHECK(s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_ADD && s->bc == 2 && s->ye == 64);
+    s = &fg.ops[9].shape;                        /* Mul by a rank-0 scalar */
+    CHECK(s->cat == DLP_MEM_BINARY && s->bc == 3 && s->ye == 1);
+    s = &fg.ops[10].shape;                       /* InstanceNormalization */
+    CHECK(s->cat == DLP_MEM_GN && s->n == 16 && s->c == 32 && s->g == 32 &&
+          s->h == 64 && s->w == 1);
+    s = &fg.ops[11].shape;                       /* Softmax */
+    CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 16 * 32 && s->d == 64);
+    /* bytes by hand: the pooling reads its input and writes a quarter; the
+     * per-channel Mul reads its input, the 8 scales, writes its output */
+    double fl, by;
+    dlp_op_shape_work(&fg.ops[2].shape, DLP_PREC_FP16, &fl, &by);
+    CHECK_CLOSE(by, 2.0 * (16 * 8 * 256 + 16 * 8 * 64), 1e-12);
+    CHECK_CLOSE(fl, 16.0 * 8 * 64 * 9, 1e-12);
+    dlp_op_shape_work(&fg.ops[3].shape, DLP_PREC_FP32, &fl, &by);
+    CHECK_CLOSE(by, 4.0 * (2 * 16 * 8 * 64 + 8), 1e-12);
+    dlp_feat_graph_free(&fg);
+    /* at batch 4 the pooled [4, 8] (32 elements) launches no kernel by
+     * the kernel count's rule, and is no op */
+    DLP_ASSERT(build_file(MEM_FIXTURE, 4, 0, &fg));
+    CHECK(fg.n_ops == 11);
+    for (int i = 0; i < fg.n_ops; i++)
+        CHECK(fg.ops[i].shape.cat != DLP_MEM_POOL || fg.ops[i].shape.fn != DLP_FN_GAVG);
+    dlp_feat_graph_free(&fg);
+}
+
+/* The exported attention: one op at each matched Softmax, with the
+ * scores' [b, heads, L, S] and the values' head width; the nodes inside
+ * it are no ops. memest_sdpa (gen_memest_fixtures.py): Q, K, V [1, 2,
+ * 64, 16]; hf_distilbert at batch 2, 128 tokens: every attention's
+ * heads x head width is the hidden size its LayerNorms normalise. */
+static void test_attn_shapes(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(SDPA, 1, 0, &fg));
+    CHECK(fg.n_sdpa == 1 && fg.n_ops == 1);
+    if (fg.n_ops == 1) {
+        const dlp_op_shape *s = &fg.ops[0].shape;
+        CHECK(s->kind == DLP_OP_ATTN && s->b == 1 && s->m == 2 && s->kk == 64 &&
+              s->d == 64 && s->nn == 16 && !s->causal);
+        CHECK(fg.in_sdpa[fg.ops[0].node] == 2);
+        double fl, by;     /* QK^T and PV: 2 x 2 x (64 x 64 x 16) MACs */
+        dlp_op_shape_work(s, DLP_PREC_FP32, &fl, &by);
+        CHECK_CLOSE(fl, 4.0 * 2 * 64 * 64 * 16, 1e-12);
+        CHECK_CLOSE(by, 4.0 * 4 * 2 * 64 * 16, 1e-12);   /* q, k, v, out */
+    }
+    for (int i = 0; i < fg.n_nodes; i++)
+        if (fg.in_sdpa[i] == 1) CHECK(fg.node_op[i] < 0);
+    dlp_feat_graph_free(&fg);
+    DLP_ASSERT(build_file(DISTILBERT, 2, 128, &fg));
+    int attn = 0;
+    int64_t hidden = 0;
+    for (int i = 0; i < fg.n_ops; i++)
+        if (fg.ops[i].shape.kind == DLP_OP_MEM && fg.ops[i].shape.cat == DLP_MEM_LN)
+            hidden = fg.ops[i].shape.d;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_ATTN) continue;
+        attn++;
+        CHECK(s->b == 2 && s->kk == 128 && s->d == 128 && s->m * s->nn == hidden);
+    }
+    CHECK(attn > 0 && attn == fg.n_sdpa && hidden > 0);
+    dlp_feat_graph_free(&fg);
+}
 
 static void test_probe_reader(void) {
     char dir[] = "/tmp/dlp_optime_XXXXXX", path[256];
@@ -163,6 +270,63 @@ static void test_probe_reader(void) {
           strstr(err.msg, "x-optime-1.jsonl.xz:2"));
     unlink(path);
     snprintf(path, sizeof path, "%s/y-convws.jsonl.xz", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A memop file (probe_memop.py --train): read for inference (us) and
+ * training (train_us); its copies skipped, not counted as malformed; a
+ * grid:memop line (no training times) read for inference only. */
+static void test_memop_reader(void) {
+    char dir[] = "/tmp/dlp_memop_XXXXXX", path[256];
+    DLP_ASSERT(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x-memop-1.jsonl.xz", dir);
+    write_xz(path,
+        "{\"spec\": \"grid:memtrain\", \"seed\": 1, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"gelu\", \"x\": [64, 768],"
+        " \"us\": 2.5, \"r\": 64, \"train_us\": 6.0, \"train_r\": 64},"
+        "{\"op\": \"binary\", \"prec\": \"fp32\", \"fn\": \"mul\", \"x\": [8, 64, 14, 14],"
+        " \"y\": [8, 64, 1, 1], \"us\": 3.0, \"train_us\": 9.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"bf16\", \"x\": [2, 12, 197, 64], \"s\": 197,"
+        " \"causal\": 0, \"us\": 20.0, \"train_us\": 70.0},"
+        "{\"op\": \"pool\", \"prec\": \"fp16\", \"fn\": \"max\", \"x\": [8, 64, 56, 56],"
+        " \"k\": 3, \"s\": 2, \"p\": 1, \"us\": 12.0, \"train_us\": 40.0},"
+        "{\"op\": \"copy\", \"prec\": \"fp16\", \"x\": [2, 8, 4, 64], \"us\": 2.0,"
+        " \"train_us\": 3.0},"
+        "{\"op\": \"ln\", \"prec\": \"fp16\", \"x\": [2, 64, 768], \"us\": 4.0,"
+        " \"train_us\": 9.0},"
+        "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"cube\", \"x\": [64],"
+        " \"us\": 2.0, \"train_us\": 5.0}]}\n"
+        "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
+    dlp_optime_probes p, t;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
+    DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
+    /* kept: unary, binary, sdpa, pool (+ the softmax for inference);
+     * malformed: a 3-D layer norm, an unknown function */
+    CHECK(p.n_files == 1 && p.n == 5 && p.n_bad == 2);
+    CHECK(t.n_files == 1 && t.n == 4 && t.n_bad == 2);
+    if (p.n == 5 && t.n == 4) {
+        const dlp_op_shape *s = &p.rec[1].shape;
+        CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
+              s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
+        s = &p.rec[2].shape;
+        CHECK(s->kind == DLP_OP_ATTN && s->b == 2 && s->m == 12 && s->kk == 197 &&
+              s->d == 197 && s->nn == 64 && p.rec[2].prec == DLP_PREC_BF16);
+        s = &p.rec[3].shape;
+        CHECK(s->cat == DLP_MEM_POOL && s->fn == DLP_FN_MAX && s->ho == 28 && s->wo == 28);
+        s = &p.rec[4].shape;
+        CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
+        CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
+        CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
+        /* the GELU's roofline on the H200, by hand: bytes over bandwidth */
+        dlp_device d;
+        DLP_ASSERT(dlp_device_find("h200", &d, &err) == DLP_OK);
+        CHECK_CLOSE(p.rec[0].roof_us, 2.0 * 2 * 64 * 768 / (d.mem_bw_gbs * 1e9) * 1e6, 1e-6);
+    }
+    dlp_optime_probes_free(&p);
+    dlp_optime_probes_free(&t);
     unlink(path);
     rmdir(dir);
 }
@@ -367,6 +531,146 @@ static void test_fit_and_file(void) {
     dlp_optime_probes_free(&t);
 }
 
+/* Probes of memory-bound ops and attentions whose time is the roofline
+ * times a known factor: unary 4x, binary 2x, layer norm 6x, attention
+ * 3x at fp32 and 1.5x at fp16. */
+static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
+    if (s->kind == DLP_OP_ATTN) return p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5);
+    return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
+}
+
+static void synth_mem(dlp_optime_probes *p, int n, uint64_t seed) {
+    memset(p, 0, sizeof *p);
+    p->rec = calloc((size_t)n, sizeof *p->rec);
+    DLP_ASSERT(p->rec);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("h200", &c.device, &err) == DLP_OK);
+    uint64_t s = seed;
+    for (int i = 0; i < n; i++) {
+        dlp_optime_probe *q = &p->rec[i];
+        dlp_op_shape *sh = &q->shape;
+        q->prec = u01(&s) < 0.5 ? DLP_PREC_FP32 : DLP_PREC_FP16;
+        double u = u01(&s);
+        if (u < 0.3) {
+            sh->kind = DLP_OP_ATTN;
+            sh->b = 1 + (int64_t)(u01(&s) * 4);
+            sh->m = 1 + (int64_t)(u01(&s) * 8);
+            sh->kk = sh->d = 16 << (int)(u01(&s) * 5);
+            sh->nn = 16 << (int)(u01(&s) * 3);
+        } else {
+            sh->kind = DLP_OP_MEM;
+            sh->cat = u < 0.55 ? DLP_MEM_UNARY : u < 0.8 ? DLP_MEM_BINARY : DLP_MEM_LN;
+            sh->d = 16 << (int)(u01(&s) * 6);
+            sh->r = 1 + (int64_t)(u01(&s) * 4000);
+            sh->e = sh->r * sh->d;
+            if (sh->cat == DLP_MEM_BINARY) {   /* same, per channel, bias,
+                                                   scalar */
+                sh->bc = (uint8_t)(u01(&s) * 4);
+                sh->ye = sh->bc == 0 ? sh->e : sh->bc == 1 ? 8
+                         : sh->bc == 2 ? sh->d : 1;
+            }
+            if (sh->cat != DLP_MEM_LN) sh->r = 0;
+        }
+        c.precision = (dlp_precision)q->prec;
+        dlp_feat_device d;
+        dlp_feat_device_of(&c, &d);
+        q->roof_us = (float)dlp_op_shape_roof_us(sh, c.precision, &d);
+        q->us = (float)(q->roof_us * exp2(mem_rule(sh, c.precision)));
+    }
+    p->n = p->cap = (size_t)n;
+}
+
+/* Node times of fg read through m's view at precision p into t (the
+ * caller frees it). */
+static double *view_times(const dlp_optime *m, const dlp_feat_graph *fg,
+                          const dlp_pred_config *c, bool *attn_eff) {
+    dlp_feat_graph view;
+    float *eff = NULL;
+    dlp_error err;
+    double *t = malloc((size_t)fg->n_nodes * sizeof *t);
+    DLP_ASSERT(t);
+    DLP_ASSERT(dlp_optime_view(m, fg, c->precision, &view, &eff, &err) == DLP_OK);
+    dlp_feat_node_roofline_us(&view, c, t);
+    *attn_eff = view.attn_eff;
+    free(eff);
+    return t;
+}
+
+/* A model of the memory-bound ops and attentions: their nodes take its
+ * times; the other nodes of a timed attention take none; a model without
+ * those forests (files trained before them) leaves every node its own
+ * roofline, as does an attention whose shape is not read (5-D). */
+static void test_mem_view(void) {
+    dlp_optime_probes p, cm;
+    synth_mem(&p, 3000, 11);
+    synth(&cm, 1500, 5);
+    dlp_optime *m = NULL, *mc = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_fit(&p, NULL, 1, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_optime_fit(&cm, NULL, 1, &mc, &err) == DLP_OK && mc);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.precision = DLP_PREC_FP16;
+    dlp_feat_device d;
+    dlp_feat_device_of(&c, &d);
+    static const char *const files[] = {MEM_FIXTURE, SDPA};
+    for (int f = 0; f < 2; f++) {
+        dlp_feat_graph fg;
+        DLP_ASSERT(build_file(files[f], 16, 0, &fg));
+        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
+        DLP_ASSERT(own);
+        dlp_feat_node_roofline_us(&fg, &c, own);
+        bool ae, aec;
+        double *t = view_times(m, &fg, &c, &ae), *tc = view_times(mc, &fg, &c, &aec);
+        CHECK(ae && !aec);   /* (no attention in the first: none left out) */
+        for (int i = 0; i < fg.n_nodes; i++) {
+            int o = fg.node_op[i];
+            CHECK(tc[i] == own[i]);
+            if (o >= 0 && fg.ops[o].shape.kind >= DLP_OP_MEM) {
+                const dlp_op_shape *s = &fg.ops[o].shape;
+                double want = dlp_op_shape_roof_us(s, c.precision, &d) *
+                              exp2(mem_rule(s, c.precision));
+                if (s->cat == DLP_MEM_UNARY || s->cat == DLP_MEM_BINARY ||
+                    s->cat == DLP_MEM_LN || s->kind == DLP_OP_ATTN)
+                {
+                    if (fabs(t[i] / want - 1) >= 0.1)
+                        fprintf(stderr, "kind %d cat %d bc %d: %g us, want %g\n",
+                                s->kind, s->cat, s->bc, t[i], want);
+                    CHECK(fabs(t[i] / want - 1) < 0.1);
+                }
+            } else if (fg.in_sdpa[i] == 1) {
+                CHECK(t[i] == 0 && own[i] > 0);
+            } else {
+                CHECK(t[i] == own[i]);
+            }
+        }
+        free(own); free(t); free(tc);
+        dlp_feat_graph_free(&fg);
+    }
+    /* the 5-D pattern (the math path): its Softmax has no attention op,
+     * so its nodes keep their times */
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file("tests/fixtures/memest/memest_sdpa5.onnx", 1, 0, &fg));
+    CHECK(fg.n_sdpa == 1);
+    double *own = malloc((size_t)fg.n_nodes * sizeof *own);
+    DLP_ASSERT(own);
+    dlp_feat_node_roofline_us(&fg, &c, own);
+    bool ae;
+    double *t = view_times(m, &fg, &c, &ae);
+    CHECK(!ae);
+    for (int i = 0; i < fg.n_nodes; i++)
+        if (fg.in_sdpa[i]) CHECK(t[i] == own[i]);
+    free(own); free(t);
+    dlp_feat_graph_free(&fg);
+    dlp_optime_free(m);
+    dlp_optime_free(mc);
+    dlp_optime_probes_free(&p);
+    dlp_optime_probes_free(&cm);
+}
+
 /* The cross-validation on the rule's probes: the model within a few
  * percent, the roofline off by the rule's factors. */
 static void test_heldout(void) {
@@ -377,7 +681,7 @@ static void test_heldout(void) {
     CHECK(dlp_optime_heldout(&p, 1, 1, 1, &s, &err) == DLP_ERR_ARG);
     DLP_ASSERT(dlp_optime_heldout(&p, 3, 1, 1, &s, &err) == DLP_OK);
     int n = 0;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < DLP_OP_NKIND; k++)
         for (int q = 0; q < DLP_PREC_COUNT; q++) {
             n += s.n[k][q];
             if (!s.n[k][q]) continue;
@@ -390,8 +694,12 @@ static void test_heldout(void) {
 
 int main(void) {
     RUN(test_op_shapes);
+    RUN(test_memop_shapes);
+    RUN(test_attn_shapes);
     RUN(test_probe_reader);
+    RUN(test_memop_reader);
     RUN(test_fit_and_file);
+    RUN(test_mem_view);
     RUN(test_heldout);
     return CHECK_DONE();
 }

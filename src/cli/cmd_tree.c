@@ -130,14 +130,20 @@ static int optime(int argc, char **argv) {
            "%d-fold random split, seed %lld\n", p.n,
            train ? " (forward + backward times)" : "", p.n_files, p.n_bad,
            p.n_unknown_gpu, folds, seed);
-    printf("%-5s %-5s %7s %10s %10s\n", "kind", "prec", "probes", "model", "roofline");
-    static const char *const kind[2] = {"conv", "mm"};
-    for (int k = 0; k < 2; k++)
+    printf("%-7s %-5s %7s %10s %10s\n", "kind", "prec", "probes", "model", "roofline");
+    static const char *const kind[DLP_OP_NKIND] = {"conv", "mm", "mem", "attn"};
+    for (int k = 0; k < DLP_OP_NKIND; k++)
         for (int pr = 0; pr < DLP_PREC_COUNT; pr++)
             if (s.n[k][pr])
-                printf("%-5s %-5s %7d %9.2f%% %9.2f%%\n", kind[k],
+                printf("%-7s %-5s %7d %9.2f%% %9.2f%%\n", kind[k],
                        dlp_precision_name((dlp_precision)pr), s.n[k][pr],
                        s.mape[k][pr], s.roof_mape[k][pr]);
+    static const char *const cat[DLP_MEM_NCAT] = {
+        "unary", "binary", "bn", "ln", "gn", "softmax", "pool"};
+    for (int c = 0; c < DLP_MEM_NCAT; c++)
+        if (s.n_cat[c])
+            printf("mem %-7s %7d %9.2f%% %9.2f%%\n", cat[c], s.n_cat[c],
+                   s.mape_cat[c], s.roof_mape_cat[c]);
     dlp_optime_probes_free(&p);
     return 0;
 }

@@ -316,7 +316,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
     free(fg->convs); free(fg->train_curve); free(fg->ops); free(fg->node_op);
-    free(fg->op_eff);
+    free(fg->sdpa_pv); free(fg->op_eff);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -2244,6 +2244,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (qk >= 0 && !lsdpa[qk]) lsdpa[qk] = 1;
         if (hit) {
             fg->in_sdpa[i] = 2;
+            fg->sdpa_pv[i] = pv;
             fg->n_sdpa++;
             if ((double)ne > fg->max_scores_elems)
                 fg->max_scores_elems = (double)ne;
@@ -2677,7 +2678,9 @@ out:
 }
 
 /* fg->ops: the convolutions and the products outside fused attention
- * (in_sdpa, set by the walk); false when out of memory. */
+ * (in_sdpa, set by the walk), the memory-bound nodes that launch a
+ * kernel (eager_kern: dlp_feat_count_kernels first) and each fused
+ * attention at its Softmax; false when out of memory. */
 static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
     size_t cap = 0;
     dlp_op_shape s;
@@ -2685,7 +2688,15 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
     if (!fg->node_op) return false;
     for (int i = 0; i < fg->n_nodes; i++) {
         fg->node_op[i] = -1;
-        if (fg->in_sdpa[i] || !dlp_feat_op_shape(g, &g->nodes[i], &s)) continue;
+        const dlp_node *n = &g->nodes[i];
+        bool ok;
+        if (fg->in_sdpa[i] == 2)
+            ok = fg->sdpa_pv[i] >= 0 &&
+                 dlp_feat_attn_shape(g, n, &g->nodes[fg->sdpa_pv[i]], &s);
+        else
+            ok = !fg->in_sdpa[i] && dlp_feat_op_shape(g, n, &s) &&
+                 (s.kind != DLP_OP_MEM || fg->eager_kern[i] > 0);
+        if (!ok) continue;
         if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
             return false;
         fg->node_op[i] = fg->n_ops;
@@ -2716,6 +2727,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->node_cat = calloc(n1, 1);
     fg->half_f32 = calloc(n1, 1);
     fg->in_sdpa = calloc(n1, 1);
+    fg->sdpa_pv = malloc(n1 * sizeof *fg->sdpa_pv);
     fg->eager_kern = calloc(n1, 1);
     fg->half_kern = calloc(n1, 1);
     fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
@@ -2733,10 +2745,11 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
     if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems ||
-        !fg->in_sdpa || !fg->eager_kern || !fg->half_kern) {
+        !fg->in_sdpa || !fg->sdpa_pv || !fg->eager_kern || !fg->half_kern) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
+    for (size_t i = 0; i < N; i++) fg->sdpa_pv[i] = -1;
     for (size_t i = 0; i < N; i++) {
         const dlp_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
@@ -2812,11 +2825,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
     if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
-    if (!op_records(fg, g)) {
-        dlp_feat_graph_free(fg);
-        return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
-    }
-    if (!dlp_feat_count_kernels(fg, g)) {
+    if (!dlp_feat_count_kernels(fg, g) || !op_records(fg, g)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
@@ -2885,11 +2894,14 @@ static void node_times(const dlp_feat_graph *fg, int i,
 }
 
 /* Node i's time, seconds: the operator-time model's (fg->op_eff) for a
- * convolution or product, else max(compute, memory). A half_f32 node runs
+ * node it times, 0 for the other nodes of an attention it times, else
+ * max(compute, memory). A half_f32 node runs
  * in float at fp16 / bf16 (node_times): its fp32 time. */
 static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
                         dlp_precision p, double tcmp, double tmem) {
     int k = fg->op_eff ? fg->node_op[i] : -1;
+    if (fg->op_eff && fg->attn_eff && fg->in_sdpa[i] == 1)
+        return 0;                 /* inside an attention the model times */
     if (k >= 0) {
         dlp_precision q = p;
         dlp_feat_device f32;
@@ -2900,8 +2912,9 @@ static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *
             f32.peak_tc_flops = d->peak_fp32_flops;
             d = &f32;
         }
-        return dlp_op_shape_roof_us(&fg->ops[k].shape, q, d) * 1e-6 *
-               exp2((double)fg->op_eff[(size_t)k * DLP_PREC_COUNT + q]);
+        double e = fg->op_eff[(size_t)k * DLP_PREC_COUNT + q];
+        if (!isnan(e))          /* NaN: a kind the model has no forest for */
+            return dlp_op_shape_roof_us(&fg->ops[k].shape, q, d) * 1e-6 * exp2(e);
     }
     return tcmp > tmem ? tcmp : tmem;
 }

@@ -107,8 +107,25 @@ typedef struct {
  * a dimension below a tile); probes of shapes without a model
  * (tools/collect/probe_optime.py) measured it, and a model fitted on them
  * (src/pred/pred_optime.c) predicts each such node's time relative to its
- * roofline. */
-typedef enum { DLP_OP_CONV = 0, DLP_OP_MM = 1 } dlp_op_kind;
+ * roofline. The other kernels (elementwise, normalizations, softmax,
+ * pooling: memory-bound, near a floor of about a microsecond when small)
+ * and the fused attention of an exported SDPA were probed the same way
+ * (tools/collect/probe_memop.py). */
+typedef enum {
+    DLP_OP_CONV = 0, DLP_OP_MM = 1, DLP_OP_MEM = 2, DLP_OP_ATTN = 3
+} dlp_op_kind;
+#define DLP_OP_NKIND 4
+/* The memory-bound operators (dlp_op_shape.cat) and their functions. */
+typedef enum {
+    DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
+    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_NCAT
+} dlp_mem_cat;
+/* unary fn: the probe's functions; binary fn: add, mul; pool fn: max,
+ * avg, global average */
+enum { DLP_FN_RELU = 0, DLP_FN_GELU, DLP_FN_SILU, DLP_FN_SIGMOID, DLP_FN_TANH,
+       DLP_FN_HARDSWISH, DLP_FN_HARDSIGMOID, DLP_FN_EXP };
+enum { DLP_FN_ADD = 0, DLP_FN_MUL };
+enum { DLP_FN_MAX = 0, DLP_FN_AVG, DLP_FN_GAVG };
 typedef struct {
     uint8_t kind;             /* dlp_op_kind */
     bool cl;                  /* conv: channels-last input */
@@ -116,8 +133,21 @@ typedef struct {
     int64_t n, c, h, w, k, kh, kw, ho, wo, s, p, g; /* conv: input
                                  [n, c, h, w], weight [k, c/g, kh, kw],
                                  output [n, k, ho, wo], stride, padding
-                                 (height), groups */
-    int64_t b, m, kk, nn;     /* mm: [b, m, kk] x [kk, nn] or [b, kk, nn] */
+                                 (height), groups; mem bn, gn, pool:
+                                 n, c, h, w (gn: g groups), pool kh, s, p,
+                                 ho, wo */
+    int64_t b, m, kk, nn;     /* mm: [b, m, kk] x [kk, nn] or [b, kk, nn];
+                                 attn: q [b, m (heads), kk (L), nn (D)] */
+    uint8_t cat, fn;          /* mem: dlp_mem_cat and its function */
+    uint8_t bc;               /* mem binary: the other operand broadcast
+                                 0 same shape, 1 constant along the last
+                                 dim (per channel), 2 along the rows (a
+                                 bias), 3 a scalar, 4 other */
+    bool causal;              /* attn */
+    int64_t e, ye, r, d;      /* mem: elements of the input (binary: of the
+                                 output) and of a binary's other operand
+                                 (1: a scalar); ln, softmax: rows r of d;
+                                 attn: d keys (S) */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 /* The model's features of shape s at precision p: fp16 and bf16 flags,
@@ -125,14 +155,26 @@ typedef struct {
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;
  * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
  * 8. mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
- * log2 min(m, nn). */
+ * log2 min(m, nn). mem: cat, fn; log2 e, ye, e / ye; log2 r, d; log2 n,
+ * c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
+ * log2 of an unset size 0). attn: log2
+ * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
+ * 8. */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
-/* Its FLOPs (2 x MACs) and bytes (operands and result, at p's size). */
+/* Its FLOPs (2 x MACs; mem: one per element read) and bytes (operands
+ * and result, at p's size). */
 void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
                        double *bytes);
-/* The shape of node n when it is a Conv of known 4-D shapes (any groups)
- * or a MatMul / Gemm of known shapes; false for any other node. */
+/* The shape of node n when it is a Conv of known 4-D shapes (any groups),
+ * a MatMul / Gemm of known shapes or one of the memory-bound operators
+ * (dlp_mem_cat) of known shape; false for any other node. The fused
+ * attention's shape (DLP_OP_ATTN) comes from its Softmax and products
+ * (dlp_feat_attn_shape). */
 bool dlp_feat_op_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *out);
+/* The attention shape of an exported SDPA whose scores [b, h, L, S] feed
+ * Softmax sm and whose PV product is node pv ([.., S, D] values). */
+bool dlp_feat_attn_shape(const dlp_graph *g, const dlp_node *sm,
+                         const dlp_node *pv, dlp_op_shape *out);
 typedef struct {
     int32_t node;             /* index of the node in the graph */
     dlp_op_shape shape;
@@ -206,17 +248,24 @@ typedef struct dlp_feat_graph {
     dlp_feat_conv *convs;
     int n_convs;
     /* the convolutions and the products cuBLAS runs (not those inside a
-     * fused attention), one record each (dlp_feat_op): the operator-time
-     * model's inputs */
+     * fused attention), the memory-bound nodes that launch a kernel, and
+     * each fused attention (at its Softmax), one record each
+     * (dlp_feat_op): the operator-time model's inputs */
     dlp_feat_op *ops;
     int n_ops;
     int32_t *node_op;       /* [N] index into ops, -1: none */
+    int32_t *sdpa_pv;       /* [N] a matched SDPA's Softmax: its PV
+                               product's node, else -1 */
     /* [n_ops, DLP_PREC_COUNT]: log2 of each op's time over its roofline
      * time at each precision, from the operator-time model
-     * (dlp_optime_annotate); NULL: the roofline. Every node time of the
-     * features (node columns, the roofline sums, the readout's weights)
-     * reads it. */
+     * (dlp_optime_annotate); NULL: the roofline; NaN for an op whose kind
+     * the model has no forest for: that node's own roofline. Every node
+     * time of the features (node columns, the roofline sums, the
+     * readout's weights) reads it. With attn_eff the attentions' times
+     * come from the model, and the other nodes of their patterns take
+     * none. */
     float *op_eff;
+    bool attn_eff;
     /* the training step through its backward (feat.c: train_curve), one
      * point per node in topological order */
     dlp_feat_train_point *train_curve;

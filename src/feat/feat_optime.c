@@ -1,11 +1,13 @@
 /*
- * feat_optime.c — the shape of a convolution (any group count) or of a
- * matrix product as the operator-time model sees it (feat.h:
- * dlp_op_shape), from a graph node or from a probe's record
- * (tools/collect/probe_optime.py, read by src/pred/pred_optime.c): one
- * feature function for both, so that the model is trained and applied on
- * the same numbers, and one work count (FLOPs, bytes) for the roofline
- * time the model's target is relative to.
+ * feat_optime.c — the shape of a convolution (any group count), a matrix
+ * product, a memory-bound operator (elementwise, normalization, softmax,
+ * pooling) or a fused attention as the operator-time model sees it
+ * (feat.h: dlp_op_shape), from a graph node or from a probe's record
+ * (tools/collect/probe_optime.py and probe_memop.py, read by
+ * src/pred/pred_optime.c): one feature function for both, so that the
+ * model is trained and applied on the same numbers, and one work count
+ * (FLOPs, bytes) for the roofline time the model's target is relative
+ * to.
  */
 #include "feat.h"
 
@@ -13,6 +15,9 @@
 #include <string.h>
 
 static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
+
+/* log2 of a size, 0 for an unset (0) one */
+static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
 
 static double elem_size(dlp_precision p) { return p == DLP_PREC_FP32 ? 4 : 2; }
 
@@ -25,11 +30,22 @@ void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
         *bytes = es * ((double)s->n * s->c * s->h * s->w +
                        (double)s->n * s->k * s->ho * s->wo +
                        (double)s->k * cg * s->kh * s->kw);
-    } else {
+    } else if (s->kind == DLP_OP_MM) {
         *flops = 2.0 * s->b * s->m * s->kk * s->nn;
         *bytes = es * ((double)s->b * s->m * s->kk +
                        (double)(s->bw ? s->b : 1) * s->kk * s->nn +
                        (double)s->b * s->m * s->nn);
+    } else if (s->kind == DLP_OP_ATTN) {   /* QK^T and PV; q, k, v, out */
+        double bh = (double)s->b * s->m;
+        *flops = 4.0 * bh * s->kk * s->d * s->nn;
+        *bytes = es * 2.0 * bh * s->nn * (double)(s->kk + s->d);
+    } else {
+        double e = (double)s->e, out = e;
+        if (s->cat == DLP_MEM_POOL)
+            out = (double)s->n * s->c * s->ho * s->wo;
+        *flops = s->cat == DLP_MEM_POOL && s->fn != DLP_FN_GAVG
+                     ? out * s->kh * s->kh : e;
+        *bytes = es * (e + out + (s->cat == DLP_MEM_BINARY ? (double)s->ye : 0));
     }
 }
 
@@ -68,7 +84,7 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[19] = lg2((double)s->wo);
         x[20] = lg2((double)s->n * s->ho * s->wo);
         x[21] = (s->c / s->g) % 8 == 0 && s->k % 8 == 0 ? 1.f : 0.f;
-    } else {
+    } else if (s->kind == DLP_OP_MM) {
         x[5] = lg2((double)s->b);
         x[6] = lg2((double)s->m);
         x[7] = lg2((double)s->kk);
@@ -79,6 +95,34 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[12] = s->kk % 8 == 0 ? 1.f : 0.f;
         x[13] = s->nn % 8 == 0 ? 1.f : 0.f;
         x[14] = lg2((double)(s->m < s->nn ? s->m : s->nn));
+    } else if (s->kind == DLP_OP_ATTN) {
+        x[5] = lgz(s->b);
+        x[6] = lgz(s->m);
+        x[7] = lgz(s->kk);
+        x[8] = lgz(s->d);
+        x[9] = (float)s->nn;
+        x[10] = s->causal ? 1.f : 0.f;
+        x[11] = lgz(s->b * s->m);
+        x[12] = lgz(s->b * s->m * s->kk);
+        x[13] = s->nn % 8 == 0 ? 1.f : 0.f;
+    } else {
+        x[5] = (float)s->cat;
+        x[6] = (float)s->fn;
+        x[7] = lgz(s->e);
+        x[8] = lgz(s->ye);
+        x[9] = s->ye > 0 ? lgz(s->e) - lgz(s->ye) : 0.f;
+        x[10] = lgz(s->r);
+        x[11] = lgz(s->d);
+        x[12] = lgz(s->n);
+        x[13] = lgz(s->c);
+        x[14] = lgz(s->h * s->w);
+        x[15] = lgz(s->g);
+        x[16] = (float)s->kh;
+        x[17] = (float)s->s;
+        x[18] = (float)s->p;
+        x[19] = lgz(s->ho * s->wo);
+        x[20] = s->d > 0 && s->d % 8 == 0 ? 1.f : 0.f;
+        x[21] = (float)s->bc;
     }
 }
 
@@ -157,10 +201,186 @@ static bool mm_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     return true;
 }
 
+/* Input i's shape when known, else NULL. */
+static const dlp_shape *in_shape(const dlp_graph *g, const dlp_node *n, int i) {
+    if (n->n_inputs <= i || n->inputs[i] < 0) return NULL;
+    const dlp_shape *s = &g->values[n->inputs[i]].shape;
+    return known(s) ? s : NULL;
+}
+
+static const dlp_shape *out_shape(const dlp_graph *g, const dlp_node *n) {
+    if (n->n_outputs < 1 || n->outputs[0] < 0) return NULL;
+    const dlp_shape *s = &g->values[n->outputs[0]].shape;
+    return known(s) ? s : NULL;
+}
+
+static int64_t numel(const dlp_shape *s) {
+    int64_t e;
+    return dlp_shape_numel(s, &e) ? e : -1;
+}
+
+/* [n, c, h, w] of a rank 2-4 tensor (rank 3: w 1; rank 2: h = w = 1) */
+static bool nchw(const dlp_shape *x, dlp_op_shape *o) {
+    if (x->rank < 2 || x->rank > 4) return false;
+    o->n = x->dims[0].value; o->c = x->dims[1].value;
+    o->h = x->rank > 2 ? x->dims[2].value : 1;
+    o->w = x->rank > 3 ? x->dims[3].value : 1;
+    return true;
+}
+
+/* The probe's unary functions, by the ONNX operators that run as one
+ * such kernel: the cheap ones as relu, the transcendental ones as exp
+ * (the erf of a GELU chain carries its one kernel: feat_kern.c) */
+static int unary_fn(const char *op) {
+    static const struct { const char *op; int fn; } tab[] = {
+        {"Relu", DLP_FN_RELU}, {"LeakyRelu", DLP_FN_RELU}, {"Clip", DLP_FN_RELU},
+        {"Abs", DLP_FN_RELU}, {"Neg", DLP_FN_RELU}, {"PRelu", DLP_FN_RELU},
+        {"Gelu", DLP_FN_GELU}, {"Erf", DLP_FN_GELU},
+        {"Sigmoid", DLP_FN_SIGMOID}, {"Tanh", DLP_FN_TANH},
+        {"HardSwish", DLP_FN_HARDSWISH}, {"HardSigmoid", DLP_FN_HARDSIGMOID},
+        {"Exp", DLP_FN_EXP}, {"Log", DLP_FN_EXP}, {"Sqrt", DLP_FN_EXP},
+        {"Reciprocal", DLP_FN_EXP}, {"Softplus", DLP_FN_EXP},
+        {"Elu", DLP_FN_EXP}, {"Selu", DLP_FN_EXP}, {"Mish", DLP_FN_EXP},
+        {"Sin", DLP_FN_EXP}, {"Cos", DLP_FN_EXP}, {"Pow", DLP_FN_EXP}};
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
+        if (!strcmp(op, tab[i].op)) return tab[i].fn;
+    return -1;
+}
+
+/* Elements of input i: a rank-0 scalar 1, unknown -1. */
+static int64_t in_numel(const dlp_graph *g, const dlp_node *n, int i) {
+    if (n->n_inputs <= i || n->inputs[i] < 0) return -1;
+    const dlp_shape *s = &g->values[n->inputs[i]].shape;
+    if (s->rank == 0) return 1;
+    return known(s) ? numel(s) : -1;
+}
+
+/* Add, Sub, Mul, Div of known shapes: the output's elements, the smaller
+ * operand's and how it is broadcast (dlp_op_shape.bc). */
+static bool binary_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_shape *y = out_shape(g, n);
+    int64_t ea = in_numel(g, n, 0), eb = in_numel(g, n, 1);
+    if (!y || ea < 1 || eb < 1) return false;
+    const dlp_shape *sm = &g->values[n->inputs[ea <= eb ? 0 : 1]].shape;
+    o->e = numel(y);
+    o->ye = ea < eb ? ea : eb;
+    o->d = y->dims[y->rank - 1].value;
+    if (o->e < 1) return false;
+    if (o->ye == o->e) o->bc = 0;
+    else if (o->ye == 1) o->bc = 3;
+    else if (sm->dims[sm->rank - 1].value == 1) o->bc = 1;
+    else if (sm->dims[sm->rank - 1].value == o->d) o->bc = 2;
+    else o->bc = 4;
+    o->fn = !strcmp(n->op_type, "Add") || !strcmp(n->op_type, "Sub")
+                ? DLP_FN_ADD : DLP_FN_MUL;
+    return true;
+}
+
+/* A pooling of a 4-D tensor: MaxPool / AveragePool of a square or
+ * rectangular window (its height's), GlobalAveragePool, GlobalMaxPool, a
+ * ReduceMean over the last two dims. */
+static bool pool_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_shape *x = in_shape(g, n, 0), *y = out_shape(g, n);
+    if (!x || !y || x->rank != 4 || y->rank != 4 || !nchw(x, o)) return false;
+    o->ho = y->dims[2].value;
+    o->wo = y->dims[3].value;
+    const char *op = n->op_type;
+    if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) {
+        if (n->n_outputs > 1 && n->outputs[1] >= 0) return false;  /* indices */
+        o->fn = op[0] == 'M' ? DLP_FN_MAX : DLP_FN_AVG;
+        o->kh = attr_at(n, "kernel_shape", 0, 0);
+        o->s = attr_at(n, "strides", 0, 1);
+        o->p = attr_at(n, "pads", 0, 0);
+        return o->kh > 0;
+    }
+    if (!strcmp(op, "ReduceMean")) {
+        const dlp_attr *ax = dlp_node_attr(n, "axes");
+        if (!ax || ax->type != DLP_ATTR_INTS || ax->n != 2) return false;
+        for (int i = 0; i < 2; i++) {
+            int64_t a = ax->ints[i] < 0 ? ax->ints[i] + 4 : ax->ints[i];
+            if (a != 2 && a != 3) return false;
+        }
+        if (ax->ints[0] == ax->ints[1]) return false;
+    }
+    o->fn = DLP_FN_GAVG;
+    return o->ho == 1 && o->wo == 1;
+}
+
+/* The memory-bound operators of dlp_mem_cat; false for any other node or
+ * an unknown shape. */
+static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const char *op = n->op_type;
+    const dlp_shape *x = in_shape(g, n, 0);
+    o->kind = DLP_OP_MEM;
+    int fn = unary_fn(op);
+    if (fn >= 0) {
+        if (!x || (!strcmp(op, "Pow") && in_numel(g, n, 1) != 1)) return false;
+        o->cat = DLP_MEM_UNARY;
+        o->fn = (uint8_t)fn;
+        o->e = numel(x);
+        o->d = x->dims[x->rank - 1].value;
+        return o->e > 0;
+    }
+    if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") ||
+        !strcmp(op, "Div")) {
+        o->cat = DLP_MEM_BINARY;
+        return binary_shape(g, n, o);
+    }
+    if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") ||
+        !strcmp(op, "GlobalAveragePool") || !strcmp(op, "GlobalMaxPool") ||
+        !strcmp(op, "ReduceMean")) {
+        o->cat = DLP_MEM_POOL;
+        o->e = x ? numel(x) : -1;
+        return o->e > 0 && pool_shape(g, n, o);
+    }
+    if (!x) return false;
+    o->e = numel(x);
+    if (o->e < 1) return false;
+    if (!strcmp(op, "BatchNormalization")) {
+        o->cat = DLP_MEM_BN;
+        return nchw(x, o);
+    }
+    if (!strcmp(op, "InstanceNormalization") ||
+        !strcmp(op, "GroupNormalization")) {
+        o->cat = DLP_MEM_GN;
+        if (!nchw(x, o)) return false;
+        o->h = o->e / (o->n * o->c);   /* the spatial size, flattened */
+        o->w = 1;
+        o->g = op[0] == 'I' ? o->c : dlp_node_attr_int(n, "num_groups", 0);
+        return o->g > 0 && o->c % o->g == 0;
+    }
+    bool ln = !strcmp(op, "LayerNormalization");
+    if (ln || !strcmp(op, "Softmax")) {
+        int64_t ax = dlp_node_attr_int(n, "axis", -1);
+        if (ax < 0) ax += x->rank;
+        if (ax < 0 || ax >= x->rank || (!ln && ax != x->rank - 1)) return false;
+        o->cat = ln ? DLP_MEM_LN : DLP_MEM_SOFTMAX;
+        o->d = 1;
+        for (int i = (int)ax; i < x->rank; i++) o->d *= x->dims[i].value;
+        o->r = o->e / o->d;
+        return true;
+    }
+    return false;
+}
+
 bool dlp_feat_op_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     memset(o, 0, sizeof *o);
     if (!strcmp(n->op_type, "Conv")) return conv_shape(g, n, o);
     if (!strcmp(n->op_type, "MatMul") || !strcmp(n->op_type, "Gemm"))
         return mm_shape(g, n, o);
-    return false;
+    return mem_shape(g, n, o);
+}
+
+bool dlp_feat_attn_shape(const dlp_graph *g, const dlp_node *sm,
+                         const dlp_node *pv, dlp_op_shape *o) {
+    memset(o, 0, sizeof *o);
+    const dlp_shape *x = in_shape(g, sm, 0), *v = in_shape(g, pv, 1);
+    if (!x || !v || x->rank < 3 || x->rank > 4 || v->rank < 2) return false;
+    o->kind = DLP_OP_ATTN;
+    o->b = x->dims[0].value;
+    o->m = x->rank == 4 ? x->dims[1].value : 1;
+    o->kk = x->dims[x->rank - 2].value;
+    o->d = x->dims[x->rank - 1].value;
+    o->nn = v->dims[v->rank - 1].value;
+    return v->dims[v->rank - 2].value == o->d;
 }

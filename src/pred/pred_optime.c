@@ -44,10 +44,12 @@
  * probes' noise, none 2^12 slower. */
 #define OPTIME_MAX_LOG2 12.0f
 
-static const char *const KIND_PREFIX[2] = {"optime/conv", "optime/mm"};
+static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
+    "optime/conv", "optime/mm", "optime/mem", "optime/attn"};
 
 struct dlp_optime {
-    dlp_forest *f[2];          /* per dlp_op_kind; NULL: roofline */
+    dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's
+                                      own roofline */
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -66,15 +68,129 @@ static int64_t pos_of(const cJSON *o, const char *name, int64_t lo) {
     return dlp_probe_int(cJSON_GetObjectItemCaseSensitive(o, name), lo, 1e9);
 }
 
-/* The shape of record v (conv or mm); false when malformed. */
-static bool record_shape(const cJSON *v, dlp_op_shape *s) {
+/* Elements of a JSON shape array, 1 for [], -1 when malformed. */
+static int64_t arr_numel(const cJSON *a, int *rank) {
+    *rank = cJSON_GetArraySize(a);
+    if (!cJSON_IsArray(a) || *rank > 8) return -1;
+    int64_t e = 1;
+    for (int i = 0; i < *rank; i++) {
+        int64_t d = pos_at(a, i);
+        if (d < 0 || e > (int64_t)1 << 40) return -1;
+        e *= d;
+    }
+    return e;
+}
+
+/* Index of string member `name` of v in list (NULL-terminated), or -1. */
+static int name_in(const cJSON *v, const char *name, const char *const *list) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(v, name);
+    if (!cJSON_IsString(s)) return -1;
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(s->valuestring, list[i])) return i;
+    return -1;
+}
+
+/* A memory-bound or attention record of probe_memop.py (op names its
+ * category); the same fields feat_optime.c sets from a graph node. 1: a
+ * shape, 0: malformed, -1: an op the model does not read (copy). */
+static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
+    static const char *const cats[] = {"unary", "binary", "bn", "ln", "gn",
+                                       "softmax", "pool", NULL};
+    static const char *const unary[] = {"relu", "gelu", "silu", "sigmoid",
+                                        "tanh", "hardswish", "hardsigmoid",
+                                        "exp", NULL};
+    static const char *const binary[] = {"add", "mul", NULL};
+    static const char *const pool[] = {"max", "avg", "gavg", NULL};
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x");
+    int rank;
+    int64_t e = arr_numel(x, &rank);
+    if (e < 1 || rank < 1) return 0;
+    int64_t last = pos_at(x, rank - 1);
+    if (!strcmp(op, "copy")) return -1;
+    if (!strcmp(op, "sdpa")) {
+        if (rank != 4) return 0;
+        s->kind = DLP_OP_ATTN;
+        s->b = pos_at(x, 0); s->m = pos_at(x, 1); s->kk = pos_at(x, 2);
+        s->nn = last;
+        s->d = pos_of(v, "s", 1);
+        s->causal = pos_of(v, "causal", 0) == 1;
+        return s->d > 0 ? 1 : 0;
+    }
+    int cat = -1;
+    for (int i = 0; cats[i]; i++)
+        if (!strcmp(op, cats[i])) cat = i;
+    if (cat < 0) return 0;
+    s->kind = DLP_OP_MEM;
+    s->cat = (uint8_t)cat;
+    s->e = e;
+    s->d = last;
+    if (rank == 4) {
+        s->n = pos_at(x, 0); s->c = pos_at(x, 1);
+        s->h = pos_at(x, 2); s->w = pos_at(x, 3);
+    }
+    switch (cat) {
+    case DLP_MEM_UNARY: {
+        int fn = name_in(v, "fn", unary);
+        s->fn = (uint8_t)fn;
+        s->n = s->c = s->h = s->w = 0;
+        return fn >= 0;
+    }
+    case DLP_MEM_BINARY: {
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(v, "y");
+        int yr, fn = name_in(v, "fn", binary);
+        int64_t ye = arr_numel(y, &yr);
+        if (fn < 0 || ye < 1 || ye > e) return 0;
+        s->n = s->c = s->h = s->w = 0;
+        s->fn = (uint8_t)fn;
+        s->ye = ye;
+        int64_t ylast = yr ? pos_at(y, yr - 1) : 1;
+        s->bc = ye == e ? 0 : ye == 1 ? 3 : ylast == 1 ? 1 : ylast == last ? 2 : 4;
+        return 1;
+    }
+    case DLP_MEM_BN:
+        s->d = 0;
+        return rank == 4;
+    case DLP_MEM_GN:
+        s->g = pos_of(v, "groups", 1);
+        s->h *= s->w;     /* the spatial size flattened, as from a graph */
+        s->w = 1;
+        s->d = 0;
+        return rank == 4 && s->g > 0 && s->c % s->g == 0;
+    case DLP_MEM_LN: case DLP_MEM_SOFTMAX:
+        if (rank != 2) return 0;
+        s->r = pos_at(x, 0);
+        return 1;
+    default: {                                     /* pool */
+        int fn = name_in(v, "fn", pool);
+        if (rank != 4 || fn < 0) return 0;
+        s->fn = (uint8_t)fn;
+        s->d = 0;
+        if (fn == DLP_FN_GAVG) {
+            s->ho = s->wo = 1;
+            return 1;
+        }
+        s->kh = pos_of(v, "k", 1); s->s = pos_of(v, "s", 1);
+        s->p = pos_of(v, "p", 0);
+        if (s->kh < 0 || s->s < 0 || s->p < 0 || s->h + 2 * s->p < s->kh ||
+            s->w + 2 * s->p < s->kh)
+            return 0;
+        s->ho = (s->h + 2 * s->p - s->kh) / s->s + 1;
+        s->wo = (s->w + 2 * s->p - s->kh) / s->s + 1;
+        return 1;
+    }
+    }
+}
+
+/* The shape of record v: 1, 0 when malformed, -1 for an op the model
+ * does not read. */
+static int record_shape(const cJSON *v, dlp_op_shape *s) {
     memset(s, 0, sizeof *s);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
-    if (!cJSON_IsString(op)) return false;
+    if (!cJSON_IsString(op)) return 0;
     if (!strcmp(op->valuestring, "conv")) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
                     *w = cJSON_GetObjectItemCaseSensitive(v, "w");
-        if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4) return false;
+        if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4) return 0;
         s->kind = DLP_OP_CONV;
         s->n = pos_at(x, 0); s->c = pos_at(x, 1); s->h = pos_at(x, 2);
         s->w = pos_at(x, 3); s->k = pos_at(w, 0); s->kh = pos_at(w, 2);
@@ -86,10 +202,10 @@ static bool record_shape(const cJSON *v, dlp_op_shape *s) {
             s->kh < 0 || s->kw < 0 || s->s < 0 || s->p < 0 || s->g < 0 ||
             s->c % s->g || pos_at(w, 1) != s->c / s->g ||
             s->h + 2 * s->p < s->kh || s->w + 2 * s->p < s->kw)
-            return false;
+            return 0;
         s->ho = (s->h + 2 * s->p - s->kh) / s->s + 1;
         s->wo = (s->w + 2 * s->p - s->kw) / s->s + 1;
-        return true;
+        return 1;
     }
     if (!strcmp(op->valuestring, "mm")) {
         s->kind = DLP_OP_MM;
@@ -98,7 +214,16 @@ static bool record_shape(const cJSON *v, dlp_op_shape *s) {
         s->bw = pos_of(v, "bw", 0) == 1;
         return s->b > 0 && s->m > 0 && s->kk > 0 && s->nn > 0;
     }
-    return false;
+    return memop_shape(v, op->valuestring, s);
+}
+
+/* Whether a line of spec `spec` is read: inference the forward times of
+ * the optime, memop and memtrain probes, training the forward +
+ * backward times of the optrain and memtrain ones. */
+static bool spec_read(const char *spec, bool train) {
+    if (!strcmp(spec, "grid:memtrain")) return true;
+    return train ? !strcmp(spec, "grid:optrain")
+                 : !strcmp(spec, "grid:optime") || !strcmp(spec, "grid:memop");
 }
 
 /* One line's records appended (a line of another card's probes is read
@@ -108,8 +233,7 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
                 *gpu = cJSON_GetObjectItemCaseSensitive(r, "gpu"),
                 *ops = cJSON_GetObjectItemCaseSensitive(r, "ops");
-    if (!cJSON_IsString(spec) ||
-        strcmp(spec->valuestring, p->train ? "grid:optrain" : "grid:optime") ||
+    if (!cJSON_IsString(spec) || !spec_read(spec->valuestring, p->train) ||
         !cJSON_IsString(gpu) || !cJSON_IsArray(ops))
         return DLP_OK;
     dlp_device dev;
@@ -124,10 +248,12 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
                         v, p->train ? "train_us" : "us");
         dlp_precision pr;
         dlp_optime_probe q;
+        int shape = record_shape(v, &q.shape);
+        if (shape < 0) continue;
         if (!cJSON_IsString(prec) || dlp_precision_parse(prec->valuestring, &pr, NULL) ||
             !cJSON_IsNumber(us) || !(us->valuedouble >= OPTIME_MIN_US &&
                                      us->valuedouble <= OPTIME_MAX_US) ||
-            !record_shape(v, &q.shape)) {
+            !shape) {
             p->n_bad++;
             continue;
         }
@@ -154,6 +280,7 @@ dlp_status dlp_optime_probes_read(const char *dir, bool train,
     out->train = train;
     dlp_status st = dlp_probe_records(dir, train ? "optrain" : "optime",
                                       add_line, out, &out->n_files, err);
+    if (!st) st = dlp_probe_records(dir, "memop", add_line, out, &out->n_files, err);
     if (st) dlp_optime_probes_free(out);
     return st;
 }
@@ -199,14 +326,31 @@ static dlp_status fit_kind(const dlp_optime_probes *p, const bool *use, int k,
     return st;
 }
 
+/* Whether m has a forest of any kind. */
+static bool any_forest(const dlp_optime *m) {
+    for (int k = 0; k < DLP_OP_NKIND; k++)
+        if (m->f[k]) return true;
+    return false;
+}
+
+/* Whether m times fg's attentions: it has their forest and each matched
+ * SDPA has its op (else the pattern's nodes keep their own times). */
+static bool attn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
+    if (!m->f[DLP_OP_ATTN]) return false;
+    for (int i = 0; i < fg->n_nodes; i++)
+        if (fg->in_sdpa[i] == 2 && fg->node_op[i] < 0) return false;
+    return true;
+}
+
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
                           int threads, dlp_optime **out, dlp_error *err) {
     *out = NULL;
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     dlp_status st = DLP_OK;
-    for (int k = 0; !st && k < 2; k++) st = fit_kind(p, use, k, threads, &m->f[k], err);
-    if (!st && (m->f[0] || m->f[1])) {
+    for (int k = 0; !st && k < DLP_OP_NKIND; k++)
+        st = fit_kind(p, use, k, threads, &m->f[k], err);
+    if (!st && any_forest(m)) {
         *out = m;
         return DLP_OK;
     }
@@ -224,7 +368,7 @@ static float clamp_eff(float e) {
 /* log2 of shape s's time over its roofline at precision p, clamped; 0
  * (the roofline) when m has no forest of its kind. */
 static float op_eff(const dlp_optime *m, const dlp_op_shape *s, dlp_precision p) {
-    const dlp_forest *f = m && s->kind < 2 ? m->f[s->kind] : NULL;
+    const dlp_forest *f = m && s->kind < DLP_OP_NKIND ? m->f[s->kind] : NULL;
     if (!f) return 0;
     float x[DLP_OPTIME_NF];
     dlp_op_shape_features(s, p, x);
@@ -276,7 +420,7 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
     qsort(j, n, sizeof *j, job_cmp);
     for (size_t b = 0, e; !st && b < n; b = e) {
         for (e = b; e < n && j[e].kind == j[b].kind; e++) {}
-        const dlp_forest *f = j[b].kind < 2 ? m->f[j[b].kind] : NULL;
+        const dlp_forest *f = j[b].kind < DLP_OP_NKIND ? m->f[j[b].kind] : NULL;
         if (f && (st = dlp_forest_ready(f, err))) break;
         int u = 0;                                     /* distinct rows */
         for (size_t k = b; k < e; k++)
@@ -285,7 +429,7 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
         u = -1;
         for (size_t k = b; k < e; k++) {
             if (k == b || job_cmp(&j[k - 1], &j[k])) u++;
-            out[j[k].at] = f ? clamp_eff(y[u]) : 0;
+            out[j[k].at] = f ? clamp_eff(y[u]) : NAN;
         }
     }
     free(x); free(rows); free(y);
@@ -311,6 +455,7 @@ bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
         return false;
     }
     fg->op_eff = e;
+    fg->attn_eff = attn_timed(m, fg);
     return true;
 }
 
@@ -341,6 +486,7 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
         return st;
     }
     view->op_eff = *eff = e;
+    view->attn_eff = attn_timed(m, fg);
     return DLP_OK;
 }
 
@@ -379,13 +525,14 @@ void dlp_optime_examples_clear(const dlp_examples *E) {
     for (int f = 0; f < E->n_fg; f++) {
         free(E->fg[f].op_eff);
         E->fg[f].op_eff = NULL;
+        E->fg[f].attn_eff = false;
     }
 }
 
 dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
                            dlp_error *err) {
     dlp_status st = DLP_OK;
-    for (int k = 0; !st && k < 2; k++)
+    for (int k = 0; !st && k < DLP_OP_NKIND; k++)
         if (m->f[k]) st = dlp_forest_save(m->f[k], out, KIND_PREFIX[k], err);
     return st;
 }
@@ -396,14 +543,14 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     dlp_status st = DLP_OK;
-    for (int k = 0; !st && k < 2; k++) {
+    for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);
         if (!st && m->f[k] && m->f[k]->n_features != DLP_OPTIME_NF)
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s: forest takes %d features, "
                           "not %d", KIND_PREFIX[k], m->f[k]->n_features,
                           DLP_OPTIME_NF);
     }
-    if (st || (!m->f[0] && !m->f[1])) {
+    if (st || !any_forest(m)) {
         dlp_optime_free(m);
         return st;
     }
@@ -413,7 +560,7 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
 
 void dlp_optime_free(dlp_optime *m) {
     if (!m) return;
-    for (int k = 0; k < 2; k++) dlp_forest_free(m->f[k]);
+    for (int k = 0; k < DLP_OP_NKIND; k++) dlp_forest_free(m->f[k]);
     free(m);
 }
 
@@ -452,15 +599,25 @@ dlp_status dlp_optime_heldout(const dlp_optime_probes *p, int folds,
             out->n[k][pr]++;
             out->mape[k][pr] += ape;
             out->roof_mape[k][pr] += rape;
+            if (k == DLP_OP_MEM) {
+                out->n_cat[q->shape.cat]++;
+                out->mape_cat[q->shape.cat] += ape;
+                out->roof_mape_cat[q->shape.cat] += rape;
+            }
         }
         dlp_optime_free(m);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < DLP_OP_NKIND; k++)
         for (int pr = 0; pr < DLP_PREC_COUNT; pr++)
             if (out->n[k][pr]) {
                 out->mape[k][pr] *= 100.0 / out->n[k][pr];
                 out->roof_mape[k][pr] *= 100.0 / out->n[k][pr];
             }
+    for (int c = 0; c < DLP_MEM_NCAT; c++)
+        if (out->n_cat[c]) {
+            out->mape_cat[c] *= 100.0 / out->n_cat[c];
+            out->roof_mape_cat[c] *= 100.0 / out->n_cat[c];
+        }
     free(fold); free(use);
     return st;
 }

@@ -258,8 +258,9 @@ int64_t dlp_probe_int(const struct cJSON *v, int64_t lo, double hi);
 
 /* ---- operator times (pred_optime.c) --------------------------------------
  * The probes' convolutions and products (data/probes/ optime files,
- * tools/collect/probe_optime.py): shape, precision, the CUDA-graph time
- * per call and its roofline on the probed card. */
+ * tools/collect/probe_optime.py) and memory-bound operators and fused
+ * attentions (memop files, probe_memop.py): shape, precision, the
+ * CUDA-graph time per call and its roofline on the probed card. */
 typedef struct {
     dlp_op_shape shape;
     uint8_t prec;              /* dlp_precision */
@@ -274,9 +275,11 @@ typedef struct dlp_optime_probes_s {
                                   outside [0.5 us, 10 s] */
     int n_unknown_gpu;         /* lines of a card the device table lacks */
 } dlp_optime_probes;
-/* Reads every *optime*.jsonl.xz of dir (sorted by name) into *out (zeroed
- * first); none found is not an error (n_files 0). train: the *optrain*
- * files' training times instead (probe_optime.py --train): us is a
+/* Reads every *optime*.jsonl.xz of dir (sorted by name), then every
+ * *memop*.jsonl.xz, into *out (zeroed first); none found is not an error
+ * (n_files 0); a memop file's layout copies are not read. train: the
+ * *optrain* files' and the memop files' training times instead
+ * (probe_optime.py and probe_memop.py --train): us is a
  * shape's forward + backward time (train_us) and roof_us three forward
  * rooflines (the forward, the input's and the weight's gradient: as many
  * FLOPs each), so a model fitted on them answers, as its "time", a third
@@ -287,11 +290,11 @@ dlp_status dlp_optime_probes_read(const char *dir, bool train,
                                   dlp_optime_probes *out, dlp_error *err);
 void dlp_optime_probes_free(dlp_optime_probes *p);
 
-/* The model: per kind (convolution, product) a forest of log2(time /
- * roofline time) on dlp_op_shape_features. */
+/* The model: per kind (convolution, product, memory-bound, attention) a
+ * forest of log2(time / roofline time) on dlp_op_shape_features. */
 typedef struct dlp_optime dlp_optime;
 /* Fits on the probes with use[i] (NULL: all), XGBoost on `threads`
- * threads; *out NULL when neither kind has 16 probes. */
+ * threads; *out NULL when no kind has 16 probes. */
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
                           int threads, dlp_optime **out, dlp_error *err);
 /* Shape s's time at precision p on d, microseconds: its roofline there
@@ -340,8 +343,10 @@ void dlp_optime_free(dlp_optime *m);
 /* k-fold cross-validation over the probes (random folds of `seed`): MAPE
  * of the model's time and of the roofline alone, per kind and precision. */
 typedef struct {
-    int n[2][DLP_PREC_COUNT];
-    double mape[2][DLP_PREC_COUNT], roof_mape[2][DLP_PREC_COUNT];
+    int n[DLP_OP_NKIND][DLP_PREC_COUNT];
+    double mape[DLP_OP_NKIND][DLP_PREC_COUNT], roof_mape[DLP_OP_NKIND][DLP_PREC_COUNT];
+    int n_cat[DLP_MEM_NCAT];   /* the memory-bound kind per dlp_mem_cat */
+    double mape_cat[DLP_MEM_NCAT], roof_mape_cat[DLP_MEM_NCAT];
 } dlp_optime_heldout_stats;
 dlp_status dlp_optime_heldout(const dlp_optime_probes *p, int folds,
                               uint64_t seed, int threads,

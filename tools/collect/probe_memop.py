@@ -1,0 +1,282 @@
+"""probe_memop.py - how long the operators that are not convolutions or
+matrix products take on the GPU: elementwise functions, broadcast
+arithmetic, normalizations, softmax, pooling, layout copies and fused
+attention (F.scaled_dot_product_attention), for shapes drawn at random from
+a grid of typical sizes with no model behind them (forty-sixth session,
+docs/COST.md "Memory-bound and attention times").
+
+probe_optime.py measured the convolutions and products, whose kernels
+cuDNN and cuBLAS choose; the roofline node time of every other operator is
+max(FLOPs / peak, bytes / bandwidth), which for a small tensor is far below
+the kernel's floor and for a large one ignores how close each kernel gets to
+the bandwidth. These records measure that, the same way: each call timed as
+the collector times a CUDA-graph forward (PROTOCOL p1: TF32 off,
+cudnn.benchmark off, inference mode), R calls captured in one graph (about
+2 ms of work, 1-64), three replays, the median replay's time per call.
+
+    python3 tools/collect/probe_memop.py --seconds S [--seed K] [--train]
+                                         [--dry-run N]
+
+One JSON line per chunk of records: {"spec": "grid:memop" (or
+"grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
+"ops": [...]}. A record is {"op", "prec", "fn", "x": input shape, ...,
+"us", "r"}:
+  op "unary"   fn relu|gelu|silu|sigmoid|tanh|hardswish|hardsigmoid|exp
+  op "binary"  fn add|mul, "y": the second operand's shape (broadcast)
+  op "bn"      batch_norm in eval mode over x [N, C, H, W]
+  op "ln"      layer_norm over the last dim of x [R, D]
+  op "gn"      group_norm of x [N, C, H, W] in "groups"
+  op "softmax" softmax over the last dim of x [R, D]
+  op "pool"    fn max|avg with "k", "s", "p", or fn gavg (adaptive to 1x1)
+  op "copy"    x [A, B, C, D] permuted by (0, 2, 1, 3) made contiguous
+  op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"
+--train adds "train_us": the forward and the backward (the gradients of
+every floating input, and of the normalizations' weights, against a random
+output gradient), batch_norm then in training mode, timed the same way.
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_convgrid import BATCHES, CHANNELS, SIZES, context_lost  # noqa: E402
+from probe_optime import graph_us  # noqa: E402
+
+PRECS = ("fp32", "fp16", "bf16")
+PREC_W = (4, 4, 2)
+OPS = (("unary", 16), ("binary", 18), ("bn", 8), ("ln", 10), ("gn", 4),
+       ("softmax", 10), ("pool", 8), ("copy", 8), ("sdpa", 18))
+UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "hardswish",
+         "hardsigmoid", "exp")
+TOKENS = (1, 16, 49, 50, 64, 128, 196, 197, 256, 384, 512, 577, 1024, 2048,
+          4096)
+WIDTH = (64, 96, 128, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536,
+         2048, 3072, 4096, 5120, 8192, 11008, 16384, 32000, 50257)
+HEAD_DIM = (32, 40, 48, 64, 80, 96, 128)
+HEADS = (1, 2, 3, 4, 6, 8, 12, 16, 20, 32)
+SEQ = (16, 49, 50, 64, 128, 196, 197, 256, 384, 512, 577, 1024, 2048, 4096)
+MAX_ELEMS = 2 ** 28        # per tensor
+MAX_FLOPS = 4e11           # attention
+CHUNK = 500
+
+
+def nchw(rng):
+    n, c, h = rng.choice(BATCHES), rng.choice(CHANNELS), rng.choice(SIZES)
+    return [n, c, h, h if rng.random() < 0.9 else rng.choice(SIZES)]
+
+
+def rows(rng):
+    return [rng.choice(BATCHES) * rng.choice(TOKENS), rng.choice(WIDTH)]
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def sample(rng, prec):
+    op = rng.choices([o for o, _ in OPS], [w for _, w in OPS])[0]
+    sh = dict(op=op, prec=prec)
+    if op == "unary":
+        sh["fn"] = rng.choice(UNARY)
+        sh["x"] = nchw(rng) if rng.random() < 0.5 else rows(rng)
+    elif op == "binary":
+        sh["fn"] = rng.choice(("add", "mul"))
+        form = rng.choice(("same", "same", "chan", "row", "scalar"))
+        if form == "chan":     # a per-channel scale, as squeeze-excitation's
+            x = nchw(rng)
+            y = [x[0] if rng.random() < 0.5 else 1, x[1], 1, 1]
+        elif form == "row":    # a bias over the last dim
+            x = rows(rng)
+            y = [x[1]]
+        else:
+            x = nchw(rng) if rng.random() < 0.5 else rows(rng)
+            y = list(x) if form == "same" else []
+        sh["x"], sh["y"] = x, y
+    elif op in ("bn", "gn"):
+        sh["x"] = nchw(rng)
+        if op == "gn":
+            c = sh["x"][1]
+            sh["groups"] = rng.choice([g for g in (1, 8, 16, 32) if c % g == 0])
+    elif op in ("ln", "softmax"):
+        sh["x"] = rows(rng)
+        if op == "softmax" and rng.random() < 0.5:   # attention scores
+            s = rng.choice(SEQ)
+            sh["x"] = [rng.choice(BATCHES) * rng.choice(HEADS) * s, s]
+    elif op == "pool":
+        sh["x"] = nchw(rng)
+        sh["fn"] = rng.choice(("max", "max", "avg", "gavg", "gavg"))
+        if sh["fn"] != "gavg":
+            sh["k"], sh["s"], sh["p"] = rng.choice(
+                ((3, 2, 1), (2, 2, 0), (3, 1, 1), (5, 1, 2), (7, 1, 3)))
+            if sh["x"][2] + 2 * sh["p"] < sh["k"] or \
+                    sh["x"][3] + 2 * sh["p"] < sh["k"]:
+                return None
+    elif op == "copy":
+        b, h, s = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(SEQ)
+        sh["x"] = [b, s, h, rng.choice(HEAD_DIM)] if rng.random() < 0.5 \
+            else [b, h, s, rng.choice(HEAD_DIM)]
+    else:
+        b, h, d = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(HEAD_DIM)
+        seq = rng.choice(SEQ)
+        s = seq if rng.random() < 0.8 else rng.choice(SEQ)
+        sh["x"], sh["s"] = [b, h, seq, d], s
+        sh["causal"] = int(rng.random() < 0.3 and s == seq)
+        if 4.0 * b * h * seq * s * d > MAX_FLOPS:
+            return None
+    if numel(sh["x"]) > MAX_ELEMS:
+        return None
+    return sh
+
+
+def shapes(seed):
+    rng = random.Random(seed)
+    while True:
+        sh = sample(rng, rng.choices(PRECS, PREC_W)[0])
+        if sh is not None:
+            yield sh
+
+
+def build(torch, sh, train):
+    """(forward, forward + backward or None, record)."""
+    F = torch.nn.functional
+    dtype = {"fp32": torch.float32, "fp16": torch.float16,
+             "bf16": torch.bfloat16}[sh["prec"]]
+    dev = "cuda"
+
+    def rand(*shape):
+        return torch.randn(*shape, device=dev, dtype=dtype)
+
+    op, x = sh["op"], rand(*sh["x"])
+    leaves = [x]
+    if op == "unary":
+        f = {"relu": F.relu, "gelu": F.gelu, "silu": F.silu,
+             "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+             "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
+             "exp": torch.exp}[sh["fn"]]
+        fwd = lambda: f(x)   # noqa: E731
+    elif op == "binary":
+        y = rand(*sh["y"]) if sh["y"] else 0.5
+        if sh["y"]:
+            leaves.append(y)
+        fwd = (lambda: x + y) if sh["fn"] == "add" else (lambda: x * y)
+    elif op == "bn":
+        c = sh["x"][1]
+        mean, var = rand(c), rand(c).abs() + 1
+        w, b = rand(c), rand(c)
+        leaves += [w, b]
+        fwd = lambda: F.batch_norm(x, mean, var, w, b, training=train)  # noqa: E731
+    elif op == "gn":
+        c = sh["x"][1]
+        w, b = rand(c), rand(c)
+        leaves += [w, b]
+        fwd = lambda: F.group_norm(x, sh["groups"], w, b)   # noqa: E731
+    elif op == "ln":
+        d = sh["x"][-1]
+        w, b = rand(d), rand(d)
+        leaves += [w, b]
+        fwd = lambda: F.layer_norm(x, (d,), w, b)   # noqa: E731
+    elif op == "softmax":
+        fwd = lambda: torch.softmax(x, -1)   # noqa: E731
+    elif op == "pool":
+        if sh["fn"] == "gavg":
+            fwd = lambda: F.adaptive_avg_pool2d(x, 1)   # noqa: E731
+        else:
+            pf = F.max_pool2d if sh["fn"] == "max" else F.avg_pool2d
+            fwd = lambda: pf(x, sh["k"], sh["s"], sh["p"])   # noqa: E731
+    elif op == "copy":
+        fwd = lambda: x.permute(0, 2, 1, 3).contiguous()   # noqa: E731
+    else:
+        b, h, _, d = sh["x"]
+        k, v = rand(b, h, sh["s"], d), rand(b, h, sh["s"], d)
+        leaves += [k, v]
+        fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
+            x, k, v, is_causal=bool(sh["causal"]))
+    rec = dict(sh)
+    if not train:
+        return fwd, None, rec
+    for t in leaves:
+        t.requires_grad_()
+    with torch.no_grad():
+        gout = torch.randn_like(fwd())
+    return fwd, (lambda: torch.autograd.grad(fwd(), leaves, gout)), rec
+
+
+def measure_one(torch, sh, train):
+    if train:
+        _, step, rec = build(torch, sh, True)
+        with torch.enable_grad():
+            us, reps = graph_us(torch, step, 3)
+        train_us, train_r = round(us, 3), reps
+    fn, _, rec = build(torch, sh, False)
+    with torch.inference_mode():
+        us, reps = graph_us(torch, fn, 1)
+    rec["us"] = round(us, 3)
+    rec["r"] = reps
+    if train:
+        rec["train_us"], rec["train_r"] = train_us, train_r
+    return rec
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dry-run", type=int, default=0)
+    ap.add_argument("--train", action="store_true",
+                    help="also time each shape's forward + backward")
+    a = ap.parse_args(argv)
+    stream = shapes(a.seed)
+    if a.dry_run:
+        for _ in range(a.dry_run):
+            print(json.dumps(next(stream)))
+        return 0
+    import torch
+    import measure
+    measure.set_precision(torch, "fp32")   # TF32 off, benchmark off
+    gpu = torch.cuda.get_device_name(0)
+    t_end = time.time() + a.seconds
+    pending, done, errors, lost = [], 0, 0, False
+    spec = "grid:memtrain" if a.train else "grid:memop"
+
+    def flush():
+        if pending:
+            print(json.dumps(dict(spec=spec, seed=a.seed, gpu=gpu,
+                                  torch=torch.__version__, ops=pending)),
+                  flush=True)
+            pending.clear()
+
+    for sh in stream:
+        if time.time() > t_end:
+            break
+        try:
+            pending.append(measure_one(torch, sh, a.train))
+        except Exception as e:  # out of memory, unsupported: skipped, counted
+            errors += 1
+            if errors <= 50:
+                print("skip %s: %s" % (json.dumps(sh), str(e)[:200]),
+                      file=sys.stderr)
+            if context_lost(e):
+                lost = True
+                break
+        done += 1
+        if done == 20 and errors == done:   # a broken setup: stop early
+            print("memop: the first 20 shapes all failed", file=sys.stderr)
+            return 4
+        if len(pending) >= CHUNK:
+            flush()
+        if done % 200 == 0:
+            torch.cuda.empty_cache()
+    flush()
+    print("memop: %d shapes, %d skipped, seed %d" % (done, errors, a.seed),
+          file=sys.stderr)
+    return 3 if lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
