@@ -239,11 +239,11 @@ static void test_probe_reader(void) {
               p.rec[0].prec == DLP_PREC_FP16);
     }
     dlp_optime_probes_free(&p);
-    /* training times (probe_optime.py --train): an optrain file, read only
-     * with train; each record's time its train_us, its roofline three
-     * forward rooflines; a record without train_us is malformed there. An
-     * optrain file does not reach the forward model, nor an optime file
-     * the training one. */
+    /* training times (probe_optime.py --train): an optrain file; with
+     * train each record's time its train_us, its roofline three forward
+     * rooflines, and a record without train_us is malformed there;
+     * without, the forward times of both records. An optime file does
+     * not reach the training model. */
     snprintf(path, sizeof path, "%s/z-optrain-2.jsonl.xz", dir);
     write_xz(path,
         "{\"spec\": \"grid:optrain\", \"seed\": 2, \"gpu\": \"NVIDIA H200\", \"ops\": ["
@@ -255,10 +255,12 @@ static void test_probe_reader(void) {
     CHECK(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
     CHECK(t.train && t.n_files == 1 && t.n == 1 && t.n_bad == 1);
     CHECK(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
-    CHECK(!p.train && p.n_files == 1 && p.n == 2);
-    if (t.n == 1 && p.n == 2) {
+    CHECK(!p.train && p.n_files == 2 && p.n == 4);
+    if (t.n == 1 && p.n == 4) {
         CHECK(t.rec[0].us == 30.5f);
         CHECK_CLOSE(t.rec[0].roof_us, 3.0 * p.rec[1].roof_us, 1e-6);
+        CHECK(p.rec[2].us == 9.25f && p.rec[3].us == 9.25f &&
+              p.rec[2].roof_us == p.rec[1].roof_us);
     }
     dlp_optime_probes_free(&t);
     dlp_optime_probes_free(&p);

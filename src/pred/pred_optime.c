@@ -221,9 +221,8 @@ static int record_shape(const cJSON *v, dlp_op_shape *s) {
  * the optime, memop and memtrain probes, training the forward +
  * backward times of the optrain and memtrain ones. */
 static bool spec_read(const char *spec, bool train) {
-    if (!strcmp(spec, "grid:memtrain")) return true;
-    return train ? !strcmp(spec, "grid:optrain")
-                 : !strcmp(spec, "grid:optime") || !strcmp(spec, "grid:memop");
+    if (!strcmp(spec, "grid:memtrain") || !strcmp(spec, "grid:optrain")) return true;
+    return !train && (!strcmp(spec, "grid:optime") || !strcmp(spec, "grid:memop"));
 }
 
 /* One line's records appended (a line of another card's probes is read
@@ -278,8 +277,10 @@ dlp_status dlp_optime_probes_read(const char *dir, bool train,
                                   dlp_optime_probes *out, dlp_error *err) {
     memset(out, 0, sizeof *out);
     out->train = train;
-    dlp_status st = dlp_probe_records(dir, train ? "optrain" : "optime",
-                                      add_line, out, &out->n_files, err);
+    dlp_status st = train ? DLP_OK
+                          : dlp_probe_records(dir, "optime", add_line, out,
+                                              &out->n_files, err);
+    if (!st) st = dlp_probe_records(dir, "optrain", add_line, out, &out->n_files, err);
     if (!st) st = dlp_probe_records(dir, "memop", add_line, out, &out->n_files, err);
     if (st) dlp_optime_probes_free(out);
     return st;

@@ -276,10 +276,11 @@ typedef struct dlp_optime_probes_s {
     int n_unknown_gpu;         /* lines of a card the device table lacks */
 } dlp_optime_probes;
 /* Reads every *optime*.jsonl.xz of dir (sorted by name), then every
- * *memop*.jsonl.xz, into *out (zeroed first); none found is not an error
- * (n_files 0); a memop file's layout copies are not read. train: the
- * *optrain* files' and the memop files' training times instead
- * (probe_optime.py and probe_memop.py --train): us is a
+ * *optrain* and *memop* one, into *out (zeroed first): each record's
+ * forward time; none found is not an error (n_files 0); a memop file's
+ * layout copies are not read. train: the *optrain* files' and the memop
+ * files' training times instead (probe_optime.py and probe_memop.py
+ * --train): us is a
  * shape's forward + backward time (train_us) and roof_us three forward
  * rooflines (the forward, the input's and the weight's gradient: as many
  * FLOPs each), so a model fitted on them answers, as its "time", a third
