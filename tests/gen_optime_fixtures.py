@@ -45,6 +45,16 @@ def const64(name, vals):
     return numpy_helper.from_array(np.array(vals, dtype=np.int64), name)
 
 
+def model_and_dims(g):
+    """The opset-17 model of graph g and its value shapes as onnx's strict
+    shape inference gives them."""
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    return m, {v.name: [d.dim_value or d.dim_param for d in v.type.tensor_type.shape.dim]
+               for v in inferred.graph.value_info}
+
+
 def main():
     nodes = [
         helper.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[3, 3],
@@ -74,11 +84,7 @@ def main():
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, 32, 32])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 10])],
         inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
-    dims = {v.name: [d.dim_value or d.dim_param for d in v.type.tensor_type.shape.dim]
-            for v in inferred.graph.value_info}
+    m, dims = model_and_dims(g)
     assert dims["c2"] == ["batch", 32, 16, 16], dims["c2"]
     assert dims["c3"] == ["batch", 64, 16, 16], dims["c3"]
     assert dims["sc"] == ["batch", 4, 256, 256], dims["sc"]
@@ -121,11 +127,7 @@ def memops():
         [helper.make_tensor_value_info("f", TensorProto.FLOAT, ["batch", 8]),
          helper.make_tensor_value_info("u", TensorProto.FLOAT, ["batch", 32, 64])],
         inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
-    dims = {v.name: [d.dim_value or d.dim_param for d in v.type.tensor_type.shape.dim]
-            for v in inferred.graph.value_info}
+    m, dims = model_and_dims(g)
     assert dims["p1"] == ["batch", 8, 8, 8], dims["p1"]
     assert dims["g1"] == ["batch", 8, 1, 1], dims["g1"]
     assert dims["w3"] == ["batch", 32, 64], dims["w3"]

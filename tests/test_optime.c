@@ -346,7 +346,36 @@ static double rule(const dlp_op_shape *s, dlp_precision p) {
     return p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5);
 }
 
-static void synth(dlp_optime_probes *p, int n, uint64_t seed) {
+/* A convolution (dense or depthwise) or a product drawn with state s. */
+static void draw_conv_mm(dlp_op_shape *sh, uint64_t *s) {
+    static const int64_t ch[] = {16, 32, 64, 128, 256};
+    if (u01(s) < 0.5) {
+        sh->kind = DLP_OP_CONV;
+        sh->n = 1 + (int64_t)(u01(s) * 8);
+        sh->c = ch[(int)(u01(s) * 5)];
+        sh->h = sh->w = 8 + (int64_t)(u01(s) * 40);
+        sh->kh = sh->kw = 3;
+        sh->s = 1;
+        sh->p = 1;
+        sh->g = u01(s) < 0.5 ? sh->c : 1;
+        sh->k = sh->g > 1 ? sh->c : ch[(int)(u01(s) * 5)];
+        sh->ho = sh->h;
+        sh->wo = sh->w;
+    } else {
+        sh->kind = DLP_OP_MM;
+        sh->b = 1 + (int64_t)(u01(s) * 4);
+        sh->m = 16 + (int64_t)(u01(s) * 1000);
+        sh->kk = ch[(int)(u01(s) * 5)];
+        sh->nn = ch[(int)(u01(s) * 5)];
+        sh->bw = u01(s) < 0.5;
+    }
+}
+
+/* The probes' set p of n shapes drawn by draw (seed), each timed at its
+ * roofline on the H200 times 2^rule. */
+static void synth_by(dlp_optime_probes *p, int n, uint64_t seed,
+                     void (*draw)(dlp_op_shape *, uint64_t *),
+                     double (*rule_of)(const dlp_op_shape *, dlp_precision)) {
     memset(p, 0, sizeof *p);
     p->rec = calloc((size_t)n, sizeof *p->rec);
     DLP_ASSERT(p->rec);
@@ -355,38 +384,21 @@ static void synth(dlp_optime_probes *p, int n, uint64_t seed) {
     dlp_error err;
     DLP_ASSERT(dlp_device_find("h200", &c.device, &err) == DLP_OK);
     uint64_t s = seed;
-    static const int64_t ch[] = {16, 32, 64, 128, 256};
     for (int i = 0; i < n; i++) {
         dlp_optime_probe *q = &p->rec[i];
-        dlp_op_shape *sh = &q->shape;
         q->prec = u01(&s) < 0.5 ? DLP_PREC_FP32 : DLP_PREC_FP16;
-        if (u01(&s) < 0.5) {
-            sh->kind = DLP_OP_CONV;
-            sh->n = 1 + (int64_t)(u01(&s) * 8);
-            sh->c = ch[(int)(u01(&s) * 5)];
-            sh->h = sh->w = 8 + (int64_t)(u01(&s) * 40);
-            sh->kh = sh->kw = 3;
-            sh->s = 1;
-            sh->p = 1;
-            sh->g = u01(&s) < 0.5 ? sh->c : 1;
-            sh->k = sh->g > 1 ? sh->c : ch[(int)(u01(&s) * 5)];
-            sh->ho = sh->h;
-            sh->wo = sh->w;
-        } else {
-            sh->kind = DLP_OP_MM;
-            sh->b = 1 + (int64_t)(u01(&s) * 4);
-            sh->m = 16 + (int64_t)(u01(&s) * 1000);
-            sh->kk = ch[(int)(u01(&s) * 5)];
-            sh->nn = ch[(int)(u01(&s) * 5)];
-            sh->bw = u01(&s) < 0.5;
-        }
+        draw(&q->shape, &s);
         c.precision = (dlp_precision)q->prec;
         dlp_feat_device d;
         dlp_feat_device_of(&c, &d);
-        q->roof_us = (float)dlp_op_shape_roof_us(sh, c.precision, &d);
-        q->us = (float)(q->roof_us * exp2(rule(sh, c.precision)));
+        q->roof_us = (float)dlp_op_shape_roof_us(&q->shape, c.precision, &d);
+        q->us = (float)(q->roof_us * exp2(rule_of(&q->shape, c.precision)));
     }
     p->n = p->cap = (size_t)n;
+}
+
+static void synth(dlp_optime_probes *p, int n, uint64_t seed) {
+    synth_by(p, n, seed, draw_conv_mm, rule);
 }
 
 static void test_fit_and_file(void) {
@@ -541,47 +553,33 @@ static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
 
-static void synth_mem(dlp_optime_probes *p, int n, uint64_t seed) {
-    memset(p, 0, sizeof *p);
-    p->rec = calloc((size_t)n, sizeof *p->rec);
-    DLP_ASSERT(p->rec);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    dlp_error err;
-    DLP_ASSERT(dlp_device_find("h200", &c.device, &err) == DLP_OK);
-    uint64_t s = seed;
-    for (int i = 0; i < n; i++) {
-        dlp_optime_probe *q = &p->rec[i];
-        dlp_op_shape *sh = &q->shape;
-        q->prec = u01(&s) < 0.5 ? DLP_PREC_FP32 : DLP_PREC_FP16;
-        double u = u01(&s);
-        if (u < 0.3) {
-            sh->kind = DLP_OP_ATTN;
-            sh->b = 1 + (int64_t)(u01(&s) * 4);
-            sh->m = 1 + (int64_t)(u01(&s) * 8);
-            sh->kk = sh->d = 16 << (int)(u01(&s) * 5);
-            sh->nn = 16 << (int)(u01(&s) * 3);
-        } else {
-            sh->kind = DLP_OP_MEM;
-            sh->cat = u < 0.55 ? DLP_MEM_UNARY : u < 0.8 ? DLP_MEM_BINARY : DLP_MEM_LN;
-            sh->d = 16 << (int)(u01(&s) * 6);
-            sh->r = 1 + (int64_t)(u01(&s) * 4000);
-            sh->e = sh->r * sh->d;
-            if (sh->cat == DLP_MEM_BINARY) {   /* same, per channel, bias,
-                                                   scalar */
-                sh->bc = (uint8_t)(u01(&s) * 4);
-                sh->ye = sh->bc == 0 ? sh->e : sh->bc == 1 ? 8
-                         : sh->bc == 2 ? sh->d : 1;
-            }
-            if (sh->cat != DLP_MEM_LN) sh->r = 0;
+/* A memory-bound op (unary, binary, layer norm) or an attention. */
+static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
+    double u = u01(s);
+    if (u < 0.3) {
+        sh->kind = DLP_OP_ATTN;
+        sh->b = 1 + (int64_t)(u01(s) * 4);
+        sh->m = 1 + (int64_t)(u01(s) * 8);
+        sh->kk = sh->d = 16 << (int)(u01(s) * 5);
+        sh->nn = 16 << (int)(u01(s) * 3);
+    } else {
+        sh->kind = DLP_OP_MEM;
+        sh->cat = u < 0.55 ? DLP_MEM_UNARY : u < 0.8 ? DLP_MEM_BINARY : DLP_MEM_LN;
+        sh->d = 16 << (int)(u01(s) * 6);
+        sh->r = 1 + (int64_t)(u01(s) * 4000);
+        sh->e = sh->r * sh->d;
+        if (sh->cat == DLP_MEM_BINARY) {   /* same, per channel, bias,
+                                               scalar */
+            sh->bc = (uint8_t)(u01(s) * 4);
+            sh->ye = sh->bc == 0 ? sh->e : sh->bc == 1 ? 8
+                     : sh->bc == 2 ? sh->d : 1;
         }
-        c.precision = (dlp_precision)q->prec;
-        dlp_feat_device d;
-        dlp_feat_device_of(&c, &d);
-        q->roof_us = (float)dlp_op_shape_roof_us(sh, c.precision, &d);
-        q->us = (float)(q->roof_us * exp2(mem_rule(sh, c.precision)));
+        if (sh->cat != DLP_MEM_LN) sh->r = 0;
     }
-    p->n = p->cap = (size_t)n;
+}
+
+static void synth_mem(dlp_optime_probes *p, int n, uint64_t seed) {
+    synth_by(p, n, seed, draw_mem, mem_rule);
 }
 
 /* Node times of fg read through m's view at precision p into t (the

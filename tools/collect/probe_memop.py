@@ -14,7 +14,7 @@ the collector times a CUDA-graph forward (PROTOCOL p1: TF32 off,
 cudnn.benchmark off, inference mode), R calls captured in one graph (about
 2 ms of work, 1-64), three replays, the median replay's time per call.
 
-    python3 tools/collect/probe_memop.py --seconds S [--seed K] [--train]
+    python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
                                          [--dry-run N]
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
@@ -34,16 +34,13 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
 every floating input, and of the normalizations' weights, against a random
 output gradient), batch_norm then in training mode, timed the same way.
 """
-import argparse
-import json
 import os
 import random
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_convgrid import BATCHES, CHANNELS, SIZES, context_lost  # noqa: E402
-from probe_optime import graph_us  # noqa: E402
+from probe_convgrid import BATCHES, CHANNELS, SIZES  # noqa: E402
+from probe_optime import graph_us, probe_main  # noqa: E402
 
 PRECS = ("fp32", "fp16", "bf16")
 PREC_W = (4, 4, 2)
@@ -60,7 +57,6 @@ HEADS = (1, 2, 3, 4, 6, 8, 12, 16, 20, 32)
 SEQ = (16, 49, 50, 64, 128, 196, 197, 256, 384, 512, 577, 1024, 2048, 4096)
 MAX_ELEMS = 2 ** 28        # per tensor
 MAX_FLOPS = 4e11           # attention
-CHUNK = 500
 
 
 def nchw(rng):
@@ -223,60 +219,6 @@ def measure_one(torch, sh, train):
     return rec
 
 
-def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=300)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--dry-run", type=int, default=0)
-    ap.add_argument("--train", action="store_true",
-                    help="also time each shape's forward + backward")
-    a = ap.parse_args(argv)
-    stream = shapes(a.seed)
-    if a.dry_run:
-        for _ in range(a.dry_run):
-            print(json.dumps(next(stream)))
-        return 0
-    import torch
-    import measure
-    measure.set_precision(torch, "fp32")   # TF32 off, benchmark off
-    gpu = torch.cuda.get_device_name(0)
-    t_end = time.time() + a.seconds
-    pending, done, errors, lost = [], 0, 0, False
-    spec = "grid:memtrain" if a.train else "grid:memop"
-
-    def flush():
-        if pending:
-            print(json.dumps(dict(spec=spec, seed=a.seed, gpu=gpu,
-                                  torch=torch.__version__, ops=pending)),
-                  flush=True)
-            pending.clear()
-
-    for sh in stream:
-        if time.time() > t_end:
-            break
-        try:
-            pending.append(measure_one(torch, sh, a.train))
-        except Exception as e:  # out of memory, unsupported: skipped, counted
-            errors += 1
-            if errors <= 50:
-                print("skip %s: %s" % (json.dumps(sh), str(e)[:200]),
-                      file=sys.stderr)
-            if context_lost(e):
-                lost = True
-                break
-        done += 1
-        if done == 20 and errors == done:   # a broken setup: stop early
-            print("memop: the first 20 shapes all failed", file=sys.stderr)
-            return 4
-        if len(pending) >= CHUNK:
-            flush()
-        if done % 200 == 0:
-            torch.cuda.empty_cache()
-    flush()
-    print("memop: %d shapes, %d skipped, seed %d" % (done, errors, a.seed),
-          file=sys.stderr)
-    return 3 if lost else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(probe_main(sys.argv[1:], shapes, measure_one,
+                        ("grid:memop", "grid:memtrain"), "memop"))

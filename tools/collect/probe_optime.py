@@ -210,7 +210,51 @@ def measure_one(torch, sh, train=False):
     return rec
 
 
-def main(argv):
+def run_probe(torch, stream, measure_one, spec, seed, seconds, tag):
+    """Measures the shapes of `stream` with measure_one(sh) until `seconds`
+    have passed, printing the records as JSON lines of CHUNK under `spec`;
+    (shapes done, skipped, the shape that lost the CUDA context or None),
+    or None when the first 20 shapes all failed (a broken setup)."""
+    gpu = torch.cuda.get_device_name(0)
+    t_end = time.time() + seconds
+    pending, done, errors, lost = [], 0, 0, None
+
+    def flush():
+        if pending:
+            print(json.dumps(dict(spec=spec, seed=seed, gpu=gpu,
+                                  torch=torch.__version__, ops=pending)),
+                  flush=True)
+            pending.clear()
+
+    for sh in stream:
+        if time.time() > t_end:
+            break
+        try:
+            pending.append(measure_one(sh))
+        except Exception as e:  # out of memory, unsupported: skipped, counted
+            errors += 1
+            if errors <= 50:
+                print("skip %s: %s" % (json.dumps(sh), str(e)[:200]),
+                      file=sys.stderr)
+            if context_lost(e):
+                lost = sh
+                break
+        done += 1
+        if done == 20 and errors == done:
+            print("%s: the first 20 shapes all failed" % tag, file=sys.stderr)
+            return None
+        if len(pending) >= CHUNK:
+            flush()
+        if done % 200 == 0:
+            torch.cuda.empty_cache()
+    flush()
+    return done, errors, lost
+
+
+def probe_main(argv, shapes, measure_one, specs, tag):
+    """The command line of a shape probe: shapes(seed) the stream,
+    measure_one(torch, sh, train) a record, specs the (forward, --train)
+    spec names."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=300)
     ap.add_argument("--seed", type=int, default=1)
@@ -229,44 +273,16 @@ def main(argv):
     import torch
     import measure
     measure.set_precision(torch, "fp32")   # TF32 off, benchmark off
-    gpu = torch.cuda.get_device_name(0)
-    t_end = time.time() + a.seconds
-    pending, done, errors, lost = [], 0, 0, None
-
-    def flush():
-        if pending:
-            print(json.dumps(dict(spec="grid:optrain" if a.train else "grid:optime",
-                                  seed=a.seed, gpu=gpu,
-                                  torch=torch.__version__, ops=pending)),
-                  flush=True)
-            pending.clear()
-
-    for sh in stream:
-        if time.time() > t_end:
-            break
-        try:
-            pending.append(measure_one(torch, sh, a.train))
-        except Exception as e:  # out of memory, unsupported: skipped, counted
-            errors += 1
-            if errors <= 50:
-                print("skip %s: %s" % (json.dumps(sh), str(e)[:200]),
-                      file=sys.stderr)
-            if context_lost(e):
-                lost = sh
-                break
-        done += 1
-        if done == 20 and errors == done:   # a broken setup: stop early
-            print("optime: the first 20 shapes all failed", file=sys.stderr)
-            return 4
-        if len(pending) >= CHUNK:
-            flush()
-        if done % 200 == 0:
-            torch.cuda.empty_cache()
-    flush()
-    print("optime: %d shapes, %d skipped, seed %d, stream index %d"
-          % (done, errors, a.seed, a.skip + done), file=sys.stderr)
+    r = run_probe(torch, stream, lambda sh: measure_one(torch, sh, a.train),
+                  specs[1] if a.train else specs[0], a.seed, a.seconds, tag)
+    if r is None:
+        return 4
+    done, errors, lost = r
+    print("%s: %d shapes, %d skipped, seed %d, stream index %d"
+          % (tag, done, errors, a.seed, a.skip + done), file=sys.stderr)
     return 3 if lost is not None else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(probe_main(sys.argv[1:], shapes, measure_one,
+                        ("grid:optime", "grid:optrain"), "optime"))
