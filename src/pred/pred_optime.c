@@ -404,6 +404,7 @@ static int job_cmp(const void *a, const void *b) {
  * forest of a loaded file that is broken (dlp_forest_ready). */
 static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
                             eff_job *j, size_t n, float *out, dlp_error *err) {
+    if (!n) return DLP_OK;
     float *x = malloc(n * DLP_OPTIME_NF * sizeof *x);
     const float **rows = malloc(n * sizeof *rows);
     float *y = malloc(n * sizeof *y);
@@ -471,11 +472,17 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     eff_job *j = malloc((size_t)fg->n_ops * 2 * sizeof *j);
     size_t n = 0;
     for (int i = 0; e && j && i < fg->n_ops; i++) {
+        bool f32 = p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node];
+        if (!m->f[fg->ops[i].shape.kind]) {   /* no forest: its own roofline */
+            e[(size_t)i * DLP_PREC_COUNT + p] = NAN;
+            if (f32) e[(size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32] = NAN;
+            continue;
+        }
         j[n++] = (eff_job){.op = i, .prec = p,
                            .at = (size_t)i * DLP_PREC_COUNT + p};
         /* a product kept in float at half precision (T5's attention:
          * half_f32) takes the fp32 time */
-        if (p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node])
+        if (f32)
             j[n++] = (eff_job){.op = i, .prec = DLP_PREC_FP32,
                                .at = (size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32};
     }
