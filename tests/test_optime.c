@@ -298,7 +298,9 @@ static void test_memop_reader(void) {
         "{\"op\": \"ln\", \"prec\": \"fp16\", \"x\": [2, 64, 768], \"us\": 4.0,"
         " \"train_us\": 9.0},"
         "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"cube\", \"x\": [64],"
-        " \"us\": 2.0, \"train_us\": 5.0}]}\n"
+        " \"us\": 2.0, \"train_us\": 5.0},"
+        "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"relu\","
+        " \"x\": [1000000000, 1000000000, 1000000000], \"us\": 2.0, \"train_us\": 5.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
     dlp_optime_probes p, t;
@@ -306,9 +308,9 @@ static void test_memop_reader(void) {
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
     /* kept: unary, binary, sdpa, pool (+ the softmax for inference);
-     * malformed: a 3-D layer norm, an unknown function */
-    CHECK(p.n_files == 1 && p.n == 5 && p.n_bad == 2);
-    CHECK(t.n_files == 1 && t.n == 4 && t.n_bad == 2);
+     * malformed: a 3-D layer norm, an unknown function, 10^27 elements */
+    CHECK(p.n_files == 1 && p.n == 5 && p.n_bad == 3);
+    CHECK(t.n_files == 1 && t.n == 4 && t.n_bad == 3);
     if (p.n == 5 && t.n == 4) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&

@@ -68,14 +68,15 @@ static int64_t pos_of(const cJSON *o, const char *name, int64_t lo) {
     return dlp_probe_int(cJSON_GetObjectItemCaseSensitive(o, name), lo, 1e9);
 }
 
-/* Elements of a JSON shape array, 1 for [], -1 when malformed. */
+/* Elements of a JSON shape array (at most 2^40), 1 for [], -1 when
+ * malformed or larger. */
 static int64_t arr_numel(const cJSON *a, int *rank) {
     *rank = cJSON_GetArraySize(a);
     if (!cJSON_IsArray(a) || *rank > 8) return -1;
     int64_t e = 1;
     for (int i = 0; i < *rank; i++) {
         int64_t d = pos_at(a, i);
-        if (d < 0 || e > (int64_t)1 << 40) return -1;
+        if (d < 1 || e > ((int64_t)1 << 40) / d) return -1;   /* at most 2^40 */
         e *= d;
     }
     return e;
