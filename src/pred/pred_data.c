@@ -301,10 +301,13 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_convws_calls_read(probes, E->convws, err);
     }
-    /* the operator-time probes: the times of convolutions and products
-     * (pred_optime.c), a training step's (forward + backward) in training
-     * mode. Not for the language models: a trial on their XGBoost moved
-     * throughput 19.73 -> 19.69% (docs/COST.md) */
+    /* the operator-time probes: the times of convolutions, products,
+     * memory-bound operators and fused attention (pred_optime.c), a
+     * training step's (forward + backward) in training mode. Not for the
+     * language models yet: with the convolutions and products alone a
+     * trial moved their XGBoost's throughput 19.73 -> 19.69%, with all
+     * four kinds 19.73 -> 18.51%, whose blend is still to be measured
+     * (docs/COST.md) */
     if (!st && mode != DLP_MODE_LLM) {
         E->optime = calloc(1, sizeof *E->optime);
         if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");

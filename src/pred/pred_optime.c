@@ -1,7 +1,9 @@
 /*
  * pred_optime.c — the operator-time model (docs/COST.md, "Convolution and
- * product times"): how long one convolution or one product runs on the
- * GPU, relative to its roofline. The roofline sum is far from the
+ * product times", "Memory-bound operators and attention"): how long one
+ * convolution, product, memory-bound operator (elementwise, norm,
+ * softmax, pooling) or fused attention runs on the GPU, relative to its
+ * roofline. The roofline sum is far from the
  * CUDA-graph latency (held out 36%), and the learned predictors' error is
  * mostly one level per network and precision (docs/EVAL.md, seventeenth
  * session): how far its kernels run from their FLOPs and bytes. cuDNN and
@@ -9,7 +11,9 @@
  * the shape that probes of random shapes of a fixed grid, with no model
  * behind them, measure (tools/collect/probe_optime.py: CUDA-graph replays,
  * the collector's settings). Gradient-boosted trees on the shape
- * (feat_optime.c's features), one forest per kind (convolution, product),
+ * (feat_optime.c's features), one forest per kind (convolution, product,
+ * memory-bound, attention; a file trained before the last two has none
+ * of them, and those nodes keep their own roofline times),
  * learn the log2 of measured time over roofline time on the probes' card;
  * a node's time on a device is its roofline there times 2^forest, so a
  * shape larger than the grid's keeps the roofline's growth and another
