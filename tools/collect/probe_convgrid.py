@@ -116,6 +116,16 @@ def shapes(seed, focus=""):
 MAX_SKIP_LINES = 50
 
 
+def dry_run_or_skip(stream, skip, dry_run):
+    """Skips the first `skip` shapes of `stream`; with dry_run > 0 prints
+    that many more as JSON and returns True (no GPU needed)."""
+    for _ in range(skip):
+        next(stream)
+    for _ in range(dry_run):
+        print(json.dumps(next(stream)))
+    return dry_run > 0
+
+
 def context_lost(e):
     """True when exception e leaves the CUDA context unusable."""
     text = str(e)
@@ -172,11 +182,7 @@ def main(argv):
                     help="print this many sampled shapes and stop (no GPU)")
     a = ap.parse_args(argv)
     stream = shapes(a.seed, a.focus)
-    for _ in range(a.skip):
-        next(stream)
-    if a.dry_run:
-        for _ in range(a.dry_run):
-            print(json.dumps(next(stream)))
+    if dry_run_or_skip(stream, a.skip, a.dry_run):
         return 0
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

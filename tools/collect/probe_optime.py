@@ -49,7 +49,8 @@ PRECS = ("fp32", "fp16", "bf16")
 PREC_W = (4, 4, 2)
 # the workspace probe's grid of sizes, channels and dense kernels
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_convgrid import BATCHES, CHANNELS, KSP, SIZES, context_lost  # noqa: E402
+from probe_convgrid import (BATCHES, CHANNELS, KSP, SIZES, context_lost,  # noqa: E402
+                            dry_run_or_skip)
 # depthwise and grouped: kernels 3, 5, 7 (and 9, 11) at stride 1 or 2
 KSP_DW = (((3, 1, 1), 35), ((3, 2, 1), 15), ((5, 1, 2), 12), ((5, 2, 2), 8),
           ((7, 1, 3), 20), ((7, 2, 3), 3), ((9, 1, 4), 3), ((11, 1, 5), 2),
@@ -264,11 +265,7 @@ def probe_main(argv, shapes, measure_one, specs, tag):
                     help="also time each shape's forward + backward")
     a = ap.parse_args(argv)
     stream = shapes(a.seed)
-    for _ in range(a.skip):
-        next(stream)
-    if a.dry_run:
-        for _ in range(a.dry_run):
-            print(json.dumps(next(stream)))
+    if dry_run_or_skip(stream, a.skip, a.dry_run):
         return 0
     import torch
     import measure
