@@ -140,11 +140,9 @@ static int optime(int argc, char **argv) {
                 printf("%-7s %-5s %7d %9.2f%% %9.2f%%\n", kind[k],
                        dlp_precision_name((dlp_precision)pr), s.n[k][pr],
                        s.mape[k][pr], s.roof_mape[k][pr]);
-    static const char *const cat[DLP_MEM_NCAT] = {
-        "unary", "binary", "bn", "ln", "gn", "softmax", "pool"};
     for (int c = 0; c < DLP_MEM_NCAT; c++)
         if (s.n_cat[c])
-            printf("mem %-7s %7d %9.2f%% %9.2f%%\n", cat[c], s.n_cat[c],
+            printf("mem %-7s %7d %9.2f%% %9.2f%%\n", dlp_mem_cat_name[c], s.n_cat[c],
                    s.mape_cat[c], s.roof_mape_cat[c]);
     dlp_optime_probes_free(&p);
     return 0;

@@ -2698,8 +2698,7 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound
                                                   node that launches a kernel,
                                                   or any conv or product */
-                 dlp_feat_op_shape(g, n, &s) &&
-                 (s.kind != DLP_OP_MEM || fg->eager_kern[i] > 0);
+                 dlp_feat_op_shape(g, n, &s);
         if (!ok) continue;
         if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
             return false;

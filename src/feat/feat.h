@@ -120,6 +120,8 @@ typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
     DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_NCAT
 } dlp_mem_cat;
+/* Their names, as the probes' records (probe_memop.py "op") spell them. */
+extern const char *const dlp_mem_cat_name[DLP_MEM_NCAT];
 /* unary fn: the probe's functions; binary fn: add, mul; pool fn: max,
  * avg, global average */
 enum { DLP_FN_RELU = 0, DLP_FN_GELU, DLP_FN_SILU, DLP_FN_SIGMOID, DLP_FN_TANH,

@@ -16,6 +16,9 @@
 
 static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
 
+const char *const dlp_mem_cat_name[DLP_MEM_NCAT] = {
+    "unary", "binary", "bn", "ln", "gn", "softmax", "pool"};
+
 /* log2 of a size, 0 for an unset (0) one */
 static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
 

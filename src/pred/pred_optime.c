@@ -99,8 +99,6 @@ static int name_in(const cJSON *v, const char *name, const char *const *list) {
  * category); the same fields feat_optime.c sets from a graph node. 1: a
  * shape, 0: malformed, -1: an op the model does not read (copy). */
 static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
-    static const char *const cats[] = {"unary", "binary", "bn", "ln", "gn",
-                                       "softmax", "pool", NULL};
     static const char *const unary[] = {"relu", "gelu", "silu", "sigmoid",
                                         "tanh", "hardswish", "hardsigmoid",
                                         "exp", NULL};
@@ -122,8 +120,8 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         return s->d > 0 ? 1 : 0;
     }
     int cat = -1;
-    for (int i = 0; cats[i]; i++)
-        if (!strcmp(op, cats[i])) cat = i;
+    for (int i = 0; i < DLP_MEM_NCAT; i++)
+        if (!strcmp(op, dlp_mem_cat_name[i])) cat = i;
     if (cat < 0) return 0;
     s->kind = DLP_OP_MEM;
     s->cat = (uint8_t)cat;
@@ -401,14 +399,24 @@ static int job_cmp(const void *a, const void *b) {
 }
 
 /* Answers jobs j[0..n) (their op, prec and at set) for graph fg into out:
- * each distinct shape and precision walks its kind's forest once, all of
- * a kind in one pass (a network repeats its shapes: ResNet-50's 53
- * convolutions are 23 shapes), and each tree is walked for every row
- * while its nodes are in cache. The answers are those of op_eff, bit for
- * bit: one row's sum runs over the trees in the same order. Fails on a
- * forest of a loaded file that is broken (dlp_forest_ready). */
+ * NaN for an op of a kind m has no forest for (the node keeps its own
+ * roofline time: feat.c, node_time), which is dropped before its
+ * features are computed; each distinct shape and precision walks its
+ * kind's forest once, all of a kind in one pass (a network repeats its
+ * shapes: ResNet-50's 53 convolutions are 23 shapes), and each tree is
+ * walked for every row while its nodes are in cache. The answers are
+ * those of op_eff, bit for bit: one row's sum runs over the trees in the
+ * same order. Fails on a forest of a loaded file that is broken
+ * (dlp_forest_ready). */
 static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
                             eff_job *j, size_t n, float *out, dlp_error *err) {
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        j[k].kind = fg->ops[j[k].op].shape.kind;
+        if (m->f[j[k].kind]) j[kept++] = j[k];
+        else out[j[k].at] = NAN;
+    }
+    n = kept;
     if (!n) return DLP_OK;
     float *x = malloc(n * DLP_OPTIME_NF * sizeof *x);
     const float **rows = malloc(n * sizeof *rows);
@@ -419,24 +427,23 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < n; k++) {
-        const dlp_op_shape *s = &fg->ops[j[k].op].shape;
-        j[k].kind = s->kind;
-        dlp_op_shape_features(s, (dlp_precision)j[k].prec, x + k * DLP_OPTIME_NF);
+        dlp_op_shape_features(&fg->ops[j[k].op].shape, (dlp_precision)j[k].prec,
+                              x + k * DLP_OPTIME_NF);
         j[k].row = x + k * DLP_OPTIME_NF;
     }
     qsort(j, n, sizeof *j, job_cmp);
     for (size_t b = 0, e; !st && b < n; b = e) {
         for (e = b; e < n && j[e].kind == j[b].kind; e++) {}
-        const dlp_forest *f = j[b].kind < DLP_OP_NKIND ? m->f[j[b].kind] : NULL;
-        if (f && (st = dlp_forest_ready(f, err))) break;
+        const dlp_forest *f = m->f[j[b].kind];
+        if ((st = dlp_forest_ready(f, err))) break;
         int u = 0;                                     /* distinct rows */
         for (size_t k = b; k < e; k++)
             if (k == b || job_cmp(&j[k - 1], &j[k])) rows[u++] = j[k].row;
-        if (f) dlp_forest_eval_many(f, rows, u, y);
+        dlp_forest_eval_many(f, rows, u, y);
         u = -1;
         for (size_t k = b; k < e; k++) {
             if (k == b || job_cmp(&j[k - 1], &j[k])) u++;
-            out[j[k].at] = f ? clamp_eff(y[u]) : NAN;
+            out[j[k].at] = clamp_eff(y[u]);
         }
     }
     free(x); free(rows); free(y);
@@ -446,6 +453,7 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
     free(fg->op_eff);
     fg->op_eff = NULL;
+    fg->attn_eff = false;
     if (!m || !fg->n_ops) return true;
     size_t n = (size_t)fg->n_ops * DLP_PREC_COUNT;
     float *e = malloc(n * sizeof *e);
@@ -477,17 +485,11 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     eff_job *j = malloc((size_t)fg->n_ops * 2 * sizeof *j);
     size_t n = 0;
     for (int i = 0; e && j && i < fg->n_ops; i++) {
-        bool f32 = p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node];
-        if (!m->f[fg->ops[i].shape.kind]) {   /* no forest: its own roofline */
-            e[(size_t)i * DLP_PREC_COUNT + p] = NAN;
-            if (f32) e[(size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32] = NAN;
-            continue;
-        }
         j[n++] = (eff_job){.op = i, .prec = p,
                            .at = (size_t)i * DLP_PREC_COUNT + p};
         /* a product kept in float at half precision (T5's attention:
          * half_f32) takes the fp32 time */
-        if (f32)
+        if (p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node])
             j[n++] = (eff_job){.op = i, .prec = DLP_PREC_FP32,
                                .at = (size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32};
     }
