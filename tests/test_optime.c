@@ -26,6 +26,7 @@
 #define MEM_FIXTURE "tests/fixtures/optime/memop_ops.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
+#define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
 
 static bool build_file(const char *path, int64_t batch, int64_t seq,
                        dlp_feat_graph *fg) {
@@ -169,7 +170,11 @@ static void test_attn_shapes(void) {
     if (fg.n_ops == 1) {
         const dlp_op_shape *s = &fg.ops[0].shape;
         CHECK(s->kind == DLP_OP_ATTN && s->b == 1 && s->m == 2 && s->kk == 64 &&
-              s->d == 64 && s->nn == 16 && !s->causal);
+              s->d == 64 && s->nn == 16 && !s->causal && !s->masked &&
+              s->gmask == 0);
+        /* no mask exported: the call is the same at either runtime */
+        dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH);
+        CHECK(!memcmp(&g, s, sizeof g));
         CHECK(fg.in_sdpa[fg.ops[0].node] == 2);
         double fl, by;     /* QK^T and PV: 2 x 2 x (64 x 64 x 16) MACs */
         dlp_op_shape_work(s, DLP_PREC_FP32, &fl, &by);
@@ -190,8 +195,34 @@ static void test_attn_shapes(void) {
         if (s->kind != DLP_OP_ATTN) continue;
         attn++;
         CHECK(s->b == 2 && s->kk == 128 && s->d == 128 && s->m * s->nn == hidden);
+        /* a bidirectional mask: materialized under a CUDA graph, dropped
+         * eagerly (probe_sdpa.py, BERT) */
+        dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
+                     e = dlp_op_shape_at(s, DLP_RT_EAGER);
+        CHECK(s->gmask == 1 && g.masked && !g.causal && !e.masked && !e.causal);
     }
     CHECK(attn > 0 && attn == fg.n_sdpa && hidden > 0);
+    /* a memory-bound shape is the same at either runtime */
+    for (int i = 0; i < fg.n_ops; i++)
+        if (fg.ops[i].shape.kind == DLP_OP_MEM) {
+            dlp_op_shape g = dlp_op_shape_at(&fg.ops[i].shape, DLP_RT_GRAPH);
+            CHECK(!memcmp(&g, &fg.ops[i].shape, sizeof g));
+            break;
+        }
+    dlp_feat_graph_free(&fg);
+    /* a causal one (Granite, grouped-query): is_causal eagerly, the
+     * materialized mask under a graph (Llama's) */
+    DLP_ASSERT(build_file(GQA, 2, 256, &fg));
+    attn = 0;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_ATTN) continue;
+        attn++;
+        dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
+                     e = dlp_op_shape_at(s, DLP_RT_EAGER);
+        CHECK(s->gmask == 2 && g.masked && !g.causal && !e.masked && e.causal);
+    }
+    CHECK(attn == 1);
     dlp_feat_graph_free(&fg);
 }
 
@@ -300,27 +331,42 @@ static void test_memop_reader(void) {
         "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"cube\", \"x\": [64],"
         " \"us\": 2.0, \"train_us\": 5.0},"
         "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"relu\","
-        " \"x\": [1000000000, 1000000000, 1000000000], \"us\": 2.0, \"train_us\": 5.0}]}\n"
+        " \"x\": [1000000000, 1000000000, 1000000000], \"us\": 2.0, \"train_us\": 5.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"bool\", \"causal\": 0, \"us\": 30.0, \"train_us\": 90.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"causal\", \"causal\": 1, \"us\": 12.0, \"train_us\": 40.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"causal\", \"causal\": 0, \"us\": 12.0, \"train_us\": 40.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"half\", \"causal\": 0, \"us\": 12.0, \"train_us\": 40.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
     dlp_optime_probes p, t;
     dlp_error err;
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
-    /* kept: unary, binary, sdpa, pool (+ the softmax for inference);
-     * malformed: a 3-D layer norm, an unknown function, 10^27 elements */
-    CHECK(p.n_files == 1 && p.n == 5 && p.n_bad == 3);
-    CHECK(t.n_files == 1 && t.n == 4 && t.n_bad == 3);
-    if (p.n == 5 && t.n == 4) {
+    /* kept: unary, binary, sdpa, pool, a masked and a causal sdpa (+ the
+     * softmax for inference); malformed: a 3-D layer norm, an unknown
+     * function, 10^27 elements, a "causal" mask without is_causal, an
+     * unknown mask */
+    CHECK(p.n_files == 1 && p.n == 7 && p.n_bad == 5);
+    CHECK(t.n_files == 1 && t.n == 6 && t.n_bad == 5);
+    if (p.n == 7 && t.n == 6) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
               s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
         s = &p.rec[2].shape;
         CHECK(s->kind == DLP_OP_ATTN && s->b == 2 && s->m == 12 && s->kk == 197 &&
-              s->d == 197 && s->nn == 64 && p.rec[2].prec == DLP_PREC_BF16);
+              s->d == 197 && s->nn == 64 && p.rec[2].prec == DLP_PREC_BF16 &&
+              !s->masked && !s->causal);
         s = &p.rec[3].shape;
         CHECK(s->cat == DLP_MEM_POOL && s->fn == DLP_FN_MAX && s->ho == 28 && s->wo == 28);
         s = &p.rec[4].shape;
+        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal);
+        s = &p.rec[5].shape;
+        CHECK(s->kind == DLP_OP_ATTN && !s->masked && s->causal);
+        s = &p.rec[6].shape;
         CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
         CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
         CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
@@ -510,7 +556,7 @@ static void test_fit_and_file(void) {
     DLP_ASSERT(build(2, &fg));
     float *eff = NULL;
     c.precision = DLP_PREC_FP16;
-    DLP_ASSERT(dlp_optime_view(m, &fg, c.precision, &view, &eff, &err) == DLP_OK);
+    DLP_ASSERT(dlp_optime_view(m, &fg, c.runtime, c.precision, &view, &eff, &err) == DLP_OK);
     CHECK(eff && view.op_eff == eff && !fg.op_eff);
     double *a = malloc((size_t)fg.n_nodes * sizeof *a), *b = malloc((size_t)fg.n_nodes * sizeof *b);
     DLP_ASSERT(a && b);
@@ -549,9 +595,10 @@ static void test_fit_and_file(void) {
 
 /* Probes of memory-bound ops and attentions whose time is the roofline
  * times a known factor: unary 4x, binary 2x, layer norm 6x, attention
- * 3x at fp32 and 1.5x at fp16. */
+ * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
-    if (s->kind == DLP_OP_ATTN) return p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5);
+    if (s->kind == DLP_OP_ATTN)
+        return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0);
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
 
@@ -564,6 +611,7 @@ static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
         sh->m = 1 + (int64_t)(u01(s) * 8);
         sh->kk = sh->d = 16 << (int)(u01(s) * 5);
         sh->nn = 16 << (int)(u01(s) * 3);
+        sh->masked = u01(s) < 0.5;
     } else {
         sh->kind = DLP_OP_MEM;
         sh->cat = u < 0.55 ? DLP_MEM_UNARY : u < 0.8 ? DLP_MEM_BINARY : DLP_MEM_LN;
@@ -593,7 +641,7 @@ static double *view_times(const dlp_optime *m, const dlp_feat_graph *fg,
     dlp_error err;
     double *t = malloc((size_t)fg->n_nodes * sizeof *t);
     DLP_ASSERT(t);
-    DLP_ASSERT(dlp_optime_view(m, fg, c->precision, &view, &eff, &err) == DLP_OK);
+    DLP_ASSERT(dlp_optime_view(m, fg, c->runtime, c->precision, &view, &eff, &err) == DLP_OK);
     dlp_feat_node_roofline_us(&view, c, t);
     *attn_eff = view.attn_eff;
     free(eff);
@@ -650,6 +698,32 @@ static void test_mem_view(void) {
             }
         }
         free(own); free(t); free(tc);
+        dlp_feat_graph_free(&fg);
+    }
+    /* DistilBERT's attentions run masked under a CUDA graph and unmasked
+     * eagerly: the view at each runtime takes the rule's time of each */
+    {
+        dlp_feat_graph fg;
+        DLP_ASSERT(build_file(DISTILBERT, 4, 128, &fg));
+        bool ae;
+        c.runtime = DLP_RT_GRAPH;
+        double *tg = view_times(m, &fg, &c, &ae);
+        c.runtime = DLP_RT_EAGER;
+        double *te = view_times(m, &fg, &c, &ae);
+        int n = 0;
+        for (int i = 0; i < fg.n_nodes; i++) {
+            int o = fg.node_op[i];
+            if (o < 0 || fg.ops[o].shape.kind != DLP_OP_ATTN) continue;
+            dlp_op_shape g = dlp_op_shape_at(&fg.ops[o].shape, DLP_RT_GRAPH);
+            double want = dlp_op_shape_roof_us(&g, c.precision, &d) *
+                          exp2(mem_rule(&g, c.precision));
+            CHECK_MSG(fabs(tg[i] / want - 1) < 0.1, "graph %g us, want %g", tg[i], want);
+            CHECK_MSG(fabs(tg[i] / te[i] / 2 - 1) < 0.1, "graph / eager %g",
+                      tg[i] / te[i]);
+            n++;
+        }
+        CHECK(n == fg.n_sdpa && n > 0);
+        free(tg); free(te);
         dlp_feat_graph_free(&fg);
     }
     /* the 5-D pattern (the math path): its Softmax has no attention op,

@@ -2690,10 +2690,11 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
         fg->node_op[i] = -1;
         const dlp_node *n = &g->nodes[i];
         bool ok;
-        if (fg->in_sdpa[i] == 2)
+        if (fg->in_sdpa[i] == 2) {
             ok = fg->sdpa_pv[i] >= 0 &&
                  dlp_feat_attn_shape(g, n, &g->nodes[fg->sdpa_pv[i]], &s);
-        else
+            s.gmask = fg->mask_causal ? 2 : fg->mask_bidir ? 1 : 0;
+        } else
             ok = !fg->in_sdpa[i] &&
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound
                                                   node that launches a kernel,
@@ -2896,12 +2897,13 @@ static void node_times(const dlp_feat_graph *fg, int i,
     else *tmem += tc;
 }
 
-/* Node i's time, seconds: the operator-time model's (fg->op_eff) for a
- * node it times, 0 for the other nodes of an attention it times, else
- * max(compute, memory). A half_f32 node runs
+/* Node i's time at runtime rt, seconds: the operator-time model's
+ * (fg->op_eff) for a node it times, 0 for the other nodes of an
+ * attention it times, else max(compute, memory). A half_f32 node runs
  * in float at fp16 / bf16 (node_times): its fp32 time. */
 static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
-                        dlp_precision p, double tcmp, double tmem) {
+                        dlp_runtime rt, dlp_precision p, double tcmp,
+                        double tmem) {
     int k = fg->op_eff ? fg->node_op[i] : -1;
     if (fg->op_eff && fg->attn_eff && fg->in_sdpa[i] == 1)
         return 0;                 /* inside an attention the model times */
@@ -2915,7 +2917,7 @@ static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *
             f32.peak_tc_flops = d->peak_fp32_flops;
             d = &f32;
         }
-        double e = fg->op_eff[(size_t)k * DLP_PREC_COUNT + q];
+        double e = fg->op_eff[dlp_op_eff_at(k, rt, q)];
         if (!isnan(e))          /* NaN: a kind the model has no forest for */
             return dlp_op_shape_roof_us(&fg->ops[k].shape, q, d) * 1e-6 * exp2(e);
     }
@@ -2929,7 +2931,7 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, NULL);
-        out[i] = node_time(fg, i, &d, c->precision, tcmp, tmem) * 1e6;
+        out[i] = node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem) * 1e6;
     }
 }
 
@@ -2961,7 +2963,7 @@ void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem, tcl;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
-        double t0 = node_time(fg, i, &d, c->precision, tcmp, tmem),
+        double t0 = node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem),
                t = t0 + tcl;
         comp += tcmp;
         mem += tmem + tcl;
@@ -3160,7 +3162,8 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
         float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;
         r[0] = lg(tcmp);
         r[1] = lg(tmem);
-        r[2] = lg(node_time(fg, i, &d, c->precision, tcmp * 1e-6, tmem * 1e-6) * 1e6);
+        r[2] = lg(node_time(fg, i, &d, c->runtime, c->precision, tcmp * 1e-6,
+                            tmem * 1e-6) * 1e6);
     }
 }
 

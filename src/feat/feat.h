@@ -145,7 +145,13 @@ typedef struct {
                                  0 same shape, 1 constant along the last
                                  dim (per channel), 2 along the rows (a
                                  bias), 3 a scalar, 4 other */
-    bool causal;              /* attn */
+    bool causal;              /* attn: is_causal */
+    bool masked;              /* attn: a materialized [b, 1, L, S] mask
+                                 (the probes' "bool" / "float") */
+    uint8_t gmask;            /* attn of a graph: its mask as exported,
+                                 0 none, 1 bidirectional, 2 causal; what
+                                 the call sees depends on the runtime
+                                 (dlp_op_shape_at) */
     int64_t e, ye, r, d;      /* mem: elements of the input (binary: of the
                                  output) and of a binary's other operand
                                  (1: a scalar); ln, softmax: rows r of d;
@@ -161,8 +167,18 @@ typedef struct {
  * c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
  * log2 of an unset size 0). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
- * 8. */
+ * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
+ * multiple of 16. */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
+/* Shape s as the call sees it at runtime rt: transformers (5.x, the
+ * collector's) drops an all-ones mask or passes is_causal when it runs
+ * eagerly, and passes a materialized [B, 1, L, S] boolean mask while a
+ * CUDA graph is captured (tools/collect/probe_sdpa.py, forty-seventh
+ * session: BERT and Llama both), which the SDPA converts to an additive
+ * float mask on every call. An attention of a graph whose mask is
+ * exported (gmask) is so masked under a CUDA graph, causal (a causal
+ * mask) or unmasked eagerly; every other shape is s. */
+dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt);
 /* Its FLOPs (2 x MACs; mem: one per element read) and bytes (operands
  * and result, at p's size). */
 void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
@@ -258,8 +274,9 @@ typedef struct dlp_feat_graph {
     int32_t *node_op;       /* [N] index into ops, -1: none */
     int32_t *sdpa_pv;       /* [N] a matched SDPA's Softmax: its PV
                                product's node, else -1 */
-    /* [n_ops, DLP_PREC_COUNT]: log2 of each op's time over its roofline
-     * time at each precision, from the operator-time model
+    /* [n_ops, DLP_RT_COUNT, DLP_PREC_COUNT] (dlp_op_eff_at): log2 of
+     * each op's time over its roofline time at each runtime and
+     * precision, from the operator-time model
      * (dlp_optime_annotate); NULL: the roofline; NaN for an op whose kind
      * the model has no forest for: that node's own roofline. Every node
      * time of the features (node columns, the roofline sums, the
@@ -352,6 +369,11 @@ typedef struct dlp_feat_graph {
                                (dlp_graph.n_shape_conflicts) */
     int64_t batch, seq, height, width;
 } dlp_feat_graph;
+
+/* Index of op k's answer at runtime rt and precision p in op_eff. */
+static inline size_t dlp_op_eff_at(int k, dlp_runtime rt, dlp_precision p) {
+    return ((size_t)k * DLP_RT_COUNT + (size_t)rt) * DLP_PREC_COUNT + (size_t)p;
+}
 
 /* Sets the spatial size of every rank-4 floating graph input [N, C, H, W]
  * to height x width before analysis (vision graphs are exported at one

@@ -108,6 +108,10 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[11] = lgz(s->b * s->m);
         x[12] = lgz(s->b * s->m * s->kk);
         x[13] = s->nn % 8 == 0 ? 1.f : 0.f;
+        x[14] = s->masked ? 1.f : 0.f;
+        x[15] = s->masked ? lgz(s->b * s->kk * s->d) : 0.f;   /* the mask */
+        x[16] = s->d % 16 == 0 ? 1.f : 0.f;   /* keys: the masked kernels
+                                                pad an unaligned mask */
     } else {
         x[5] = (float)s->cat;
         x[6] = (float)s->fn;
@@ -364,6 +368,15 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
         return true;
     }
     return false;
+}
+
+dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt) {
+    dlp_op_shape o = *s;
+    if (s->kind == DLP_OP_ATTN && s->gmask) {
+        o.masked = rt == DLP_RT_GRAPH;
+        o.causal = rt != DLP_RT_GRAPH && s->gmask == 2;
+    }
+    return o;
 }
 
 bool dlp_feat_op_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {

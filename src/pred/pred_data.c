@@ -303,12 +303,12 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     }
     /* the operator-time probes: the times of convolutions, products,
      * memory-bound operators and fused attention (pred_optime.c), a
-     * training step's (forward + backward) in training mode. Not for the
-     * language models yet: with the convolutions and products alone a
-     * trial moved their XGBoost's throughput 19.73 -> 19.69%, with all
-     * four kinds 19.73 -> 18.51%, whose blend is still to be measured
-     * (docs/COST.md) */
-    if (!st && mode != DLP_MODE_LLM) {
+     * training step's (forward + backward) in training mode. Language
+     * models read the forward's since the forty-seventh session (with
+     * the convolutions and products alone a trial had moved their
+     * XGBoost's throughput 19.73 -> 19.69%, with all four kinds 19.73 ->
+     * 18.51%; docs/COST.md) */
+    if (!st) {
         E->optime = calloc(1, sizeof *E->optime);
         if (!E->optime) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_optime_probes_read(probes, mode == DLP_MODE_TRAINING,

@@ -117,6 +117,15 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         s->nn = last;
         s->d = pos_of(v, "s", 1);
         s->causal = pos_of(v, "causal", 0) == 1;
+        /* "mask" (forty-seventh session's records): none, causal (as
+         * "causal"), bool or float, a materialized [B, 1, L, S] mask */
+        static const char *const masks[] = {"none", "causal", "bool", "float",
+                                            NULL};
+        if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
+            int m = name_in(v, "mask", masks);
+            if (m < 0 || (m == 1) != s->causal) return 0;
+            s->masked = m >= 2;
+        }
         return s->d > 0 ? 1 : 0;
     }
     int cat = -1;
@@ -384,11 +393,11 @@ double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
     return dlp_op_shape_roof_us(s, p, d) * exp2((double)op_eff(m, s, p));
 }
 
-/* One answer to find: op `op` of the graph at precision `prec`, written
- * to out[at]; row: its features. */
+/* One answer to find: op `op` of the graph at runtime `rt` and
+ * precision `prec`, written to out[at]; row: its features. */
 typedef struct {
     const float *row;
-    int kind, op, prec;
+    int kind, op, rt, prec;
     size_t at;
 } eff_job;
 
@@ -427,7 +436,9 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < n; k++) {
-        dlp_op_shape_features(&fg->ops[j[k].op].shape, (dlp_precision)j[k].prec,
+        dlp_op_shape s = dlp_op_shape_at(&fg->ops[j[k].op].shape,
+                                         (dlp_runtime)j[k].rt);
+        dlp_op_shape_features(&s, (dlp_precision)j[k].prec,
                               x + k * DLP_OPTIME_NF);
         j[k].row = x + k * DLP_OPTIME_NF;
     }
@@ -455,12 +466,13 @@ bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
     fg->op_eff = NULL;
     fg->attn_eff = false;
     if (!m || !fg->n_ops) return true;
-    size_t n = (size_t)fg->n_ops * DLP_PREC_COUNT;
+    size_t n = (size_t)fg->n_ops * DLP_RT_COUNT * DLP_PREC_COUNT;
     float *e = malloc(n * sizeof *e);
     eff_job *j = malloc(n * sizeof *j);
     bool ok = e && j;
-    for (size_t k = 0; ok && k < n; k++)
-        j[k] = (eff_job){.op = (int)(k / DLP_PREC_COUNT),
+    for (size_t k = 0; ok && k < n; k++)   /* dlp_op_eff_at's order */
+        j[k] = (eff_job){.op = (int)(k / (DLP_RT_COUNT * DLP_PREC_COUNT)),
+                         .rt = (int)(k / DLP_PREC_COUNT % DLP_RT_COUNT),
                          .prec = (int)(k % DLP_PREC_COUNT), .at = k};
     dlp_error err;
     ok = ok && eval_jobs(m, fg, j, n, e, &err) == DLP_OK;
@@ -475,23 +487,24 @@ bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
 }
 
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
-                           dlp_precision p, dlp_feat_graph *view, float **eff,
-                           dlp_error *err) {
+                           dlp_runtime rt, dlp_precision p,
+                           dlp_feat_graph *view, float **eff, dlp_error *err) {
     *view = *fg;
     *eff = NULL;
     view->op_eff = NULL;
     if (!m || !fg->n_ops) return DLP_OK;
-    float *e = calloc((size_t)fg->n_ops * DLP_PREC_COUNT, sizeof *e);
+    float *e = calloc((size_t)fg->n_ops * DLP_RT_COUNT * DLP_PREC_COUNT,
+                      sizeof *e);
     eff_job *j = malloc((size_t)fg->n_ops * 2 * sizeof *j);
     size_t n = 0;
     for (int i = 0; e && j && i < fg->n_ops; i++) {
-        j[n++] = (eff_job){.op = i, .prec = p,
-                           .at = (size_t)i * DLP_PREC_COUNT + p};
+        j[n++] = (eff_job){.op = i, .rt = rt, .prec = p,
+                           .at = dlp_op_eff_at(i, rt, p)};
         /* a product kept in float at half precision (T5's attention:
          * half_f32) takes the fp32 time */
         if (p != DLP_PREC_FP32 && fg->half_f32[fg->ops[i].node])
-            j[n++] = (eff_job){.op = i, .prec = DLP_PREC_FP32,
-                               .at = (size_t)i * DLP_PREC_COUNT + DLP_PREC_FP32};
+            j[n++] = (eff_job){.op = i, .rt = rt, .prec = DLP_PREC_FP32,
+                               .at = dlp_op_eff_at(i, rt, DLP_PREC_FP32)};
     }
     dlp_status st = e && j ? eval_jobs(m, fg, j, n, e, err)
                            : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -512,7 +525,8 @@ dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
     *eff = NULL;
     dlp_status st = dlp_pred_feat(in, local, fg, out, err);
     if (st) return st;
-    st = dlp_optime_view(m, *fg, in->cfg->precision, view, eff, err);
+    st = dlp_optime_view(m, *fg, in->cfg->runtime, in->cfg->precision, view,
+                         eff, err);
     if (st && *fg == local) dlp_feat_graph_free(local);
     return st;
 }

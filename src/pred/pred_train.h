@@ -303,23 +303,23 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
  * forest of its kind. */
 double dlp_optime_us(const dlp_optime *m, const dlp_op_shape *s,
                      dlp_precision p, const dlp_feat_device *d);
-/* Sets fg->op_eff from m (every op at every precision; m NULL: frees
+/* Sets fg->op_eff from m (every op at every runtime and precision; m NULL: frees
  * it, the roofline); false when out of memory or a forest of a loaded
  * model is broken (dlp_forest_ready; the training kinds annotate with
  * forests they fitted). */
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg);
-/* *view: fg with its own op_eff, m's answers at precision p (the other
- * precisions' columns 0, but fp32's for the half_f32 nodes), *eff that
+/* *view: fg with its own op_eff, m's answers at runtime rt and precision
+ * p (the other columns 0, but fp32's for the half_f32 nodes), *eff that
  * array (the caller frees it; NULL when m is NULL or fg has no op: view
  * is then fg without op times). What a predictor trained on the operator
  * times reads, whatever fg carries. DLP_ERR_FORMAT when a forest it
  * walks is broken (dlp_forest_ready: a loaded file's are checked then). */
 dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
-                           dlp_precision p, dlp_feat_graph *view, float **eff,
-                           dlp_error *err);
+                           dlp_runtime rt, dlp_precision p,
+                           dlp_feat_graph *view, float **eff, dlp_error *err);
 /* A request's graph as a kind with operator-time model m reads it:
  * dlp_pred_feat (*fg, built into *local when the request has none), then
- * dlp_optime_view at the request's precision (*view, *eff). On success
+ * dlp_optime_view at the request's runtime and precision (*view, *eff). On success
  * the caller frees *eff, and *local when *fg == local; on failure
  * nothing is left to free. */
 dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,

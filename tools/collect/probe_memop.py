@@ -15,7 +15,11 @@ cudnn.benchmark off, inference mode), R calls captured in one graph (about
 2 ms of work, 1-64), three replays, the median replay's time per call.
 
     python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
-                                         [--dry-run N]
+                                         [--dry-run N] [--ops OP,..] [--masks]
+
+--ops draws only those ops (their weights as below); --masks draws each
+attention's mask (forty-seventh session). Without either the stream of a
+seed is the one the earlier runs drew.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -29,11 +33,16 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
   op "softmax" softmax over the last dim of x [R, D]
   op "pool"    fn max|avg with "k", "s", "p", or fn gavg (adaptive to 1x1)
   op "copy"    x [A, B, C, D] permuted by (0, 2, 1, 3) made contiguous
-  op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"
+  op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"; with
+               --masks also "mask": none, causal (is_causal, as "causal"),
+               bool or float (a materialized [B, 1, L, S] mask: what
+               transformers passes while a CUDA graph is captured, where
+               eagerly it drops an all-ones mask or passes is_causal)
 --train adds "train_us": the forward and the backward (the gradients of
 every floating input, and of the normalizations' weights, against a random
 output gradient), batch_norm then in training mode, timed the same way.
 """
+import argparse
 import os
 import random
 import sys
@@ -75,8 +84,11 @@ def numel(shape):
     return n
 
 
-def sample(rng, prec):
-    op = rng.choices([o for o, _ in OPS], [w for _, w in OPS])[0]
+MASKS = ("none", "causal", "bool", "bool", "float")
+
+
+def sample(rng, prec, ops=OPS, masks=False):
+    op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
     sh = dict(op=op, prec=prec)
     if op == "unary":
         sh["fn"] = rng.choice(UNARY)
@@ -122,18 +134,23 @@ def sample(rng, prec):
         seq = rng.choice(SEQ)
         s = seq if rng.random() < 0.8 else rng.choice(SEQ)
         sh["x"], sh["s"] = [b, h, seq, d], s
-        sh["causal"] = int(rng.random() < 0.3 and s == seq)
-        if 4.0 * b * h * seq * s * d > MAX_FLOPS:
+        if masks:
+            sh["mask"] = rng.choice(MASKS if s == seq else MASKS[2:])
+            sh["causal"] = int(sh["mask"] == "causal")
+        else:
+            sh["causal"] = int(rng.random() < 0.3 and s == seq)
+        if 4.0 * b * h * seq * s * d > MAX_FLOPS or \
+                (sh.get("mask") in ("bool", "float") and b * seq * s > MAX_ELEMS):
             return None
     if numel(sh["x"]) > MAX_ELEMS:
         return None
     return sh
 
 
-def shapes(seed):
+def shapes(seed, ops=OPS, masks=False):
     rng = random.Random(seed)
     while True:
-        sh = sample(rng, rng.choices(PRECS, PREC_W)[0])
+        sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks)
         if sh is not None:
             yield sh
 
@@ -191,8 +208,16 @@ def build(torch, sh, train):
         b, h, _, d = sh["x"]
         k, v = rand(b, h, sh["s"], d), rand(b, h, sh["s"], d)
         leaves += [k, v]
+        m = sh.get("mask")
+        mask = None
+        if m == "bool":
+            mask = torch.ones(b, 1, sh["x"][2], sh["s"], device=dev,
+                              dtype=torch.bool)
+        elif m == "float":
+            mask = torch.zeros(b, 1, sh["x"][2], sh["s"], device=dev,
+                               dtype=dtype)
         fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
-            x, k, v, is_causal=bool(sh["causal"]))
+            x, k, v, attn_mask=mask, is_causal=bool(sh["causal"]))
     rec = dict(sh)
     if not train:
         return fwd, None, rec
@@ -219,6 +244,22 @@ def measure_one(torch, sh, train):
     return rec
 
 
+def main(argv):
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--masks", action="store_true")
+    a, rest = ap.parse_known_args(argv)
+    ops = OPS
+    if a.ops:
+        want = a.ops.split(",")
+        bad = [o for o in want if o not in dict(OPS)]
+        if bad:
+            print("probe_memop: unknown op %s" % bad[0], file=sys.stderr)
+            return 2
+        ops = tuple(o for o in OPS if o[0] in want)
+    return probe_main(rest, lambda seed: shapes(seed, ops, a.masks),
+                      measure_one, ("grid:memop", "grid:memtrain"), "memop")
+
+
 if __name__ == "__main__":
-    sys.exit(probe_main(sys.argv[1:], shapes, measure_one,
-                        ("grid:memop", "grid:memtrain"), "memop"))
+    sys.exit(main(sys.argv[1:]))

@@ -48,6 +48,8 @@ def probe(torch, spec, prec, batch, seq):
     def logged(q, k, v, attn_mask=None, *a, **kw):
         calls.append(dict(capturing=torch.cuda.is_current_stream_capturing(),
                           mask=None if attn_mask is None else list(attn_mask.shape),
+                          mask_dtype=None if attn_mask is None else str(attn_mask.dtype),
+                          mask_stride=None if attn_mask is None else list(attn_mask.stride()),
                           causal=bool(kw.get("is_causal", False))))
         return orig(q, k, v, attn_mask, *a, **kw)
     F.scaled_dot_product_attention = logged
