@@ -25,6 +25,15 @@ dynamic:
     -> InstanceNormalization (32 channels of 64)
     -> Softmax (last axis)                                  [B, 32, 64] = u
 
+and tests/fixtures/optime/copy_ops.onnx, layout copies (a Reshape or
+Flatten of a Transpose's output copies in PyTorch), batch dynamic:
+
+  x [B, 8, 16, 32] -> Transpose (0, 2, 1, 3) -> Reshape [B, 16, 256] = y1
+                      (rows of 32 moved whole)
+  x -> Transpose (0, 2, 3, 1) -> Flatten (axis 1) [B, 4096]        = y2
+                      (the last dim moved: a true transpose)
+  x -> Reshape [B, 8, 512] (a view, no copy)                        = y3
+
 onnx's shape inference checks every shape the test expects, so the files
 are also checked against an implementation other than ours.
 """
@@ -134,6 +143,29 @@ def memops():
     assert dims["w4"] == ["batch", 32, 64], dims["w4"]
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(HERE, "memop_ops.onnx"))
+    copyops()
+
+
+def copyops():
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t1"], perm=[0, 2, 1, 3], name="t1"),
+        helper.make_node("Reshape", ["t1", "s1"], ["y1"], name="rows_copy"),
+        helper.make_node("Transpose", ["x"], ["t2"], perm=[0, 2, 3, 1], name="t2"),
+        helper.make_node("Flatten", ["t2"], ["y2"], axis=1, name="transpose_copy"),
+        helper.make_node("Reshape", ["x", "s3"], ["y3"], name="view"),
+    ]
+    g = helper.make_graph(
+        nodes, "copy_ops",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, 16, 32])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["batch", 16, 256]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["batch", 4096]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, ["batch", 8, 512])],
+        [const64("s1", [0, 16, 256]), const64("s3", [0, 8, 512])])
+    m, dims = model_and_dims(g)
+    assert dims["t1"] == ["batch", 16, 8, 32], dims["t1"]
+    assert dims["t2"] == ["batch", 16, 32, 8], dims["t2"]
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "copy_ops.onnx"))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@
 
 #define FIXTURE "tests/fixtures/optime/optime_ops.onnx"
 #define MEM_FIXTURE "tests/fixtures/optime/memop_ops.onnx"
+#define COPY_FIXTURE "tests/fixtures/optime/copy_ops.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
@@ -163,6 +164,25 @@ static void test_memop_shapes(void) {
  * it are no ops. memest_sdpa (gen_memest_fixtures.py): Q, K, V [1, 2,
  * 64, 16]; hf_distilbert at batch 2, 128 tokens: every attention's
  * heads x head width is the hidden size its LayerNorms normalise. */
+/* The layout copies of the third fixture (batch 4): the Reshape and the
+ * Flatten of a Transpose's output each launch one copy kernel and are
+ * ops, with the run each moves whole; the plain Reshape is a view. */
+static void test_copy_shapes(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(COPY_FIXTURE, 4, 0, &fg));
+    CHECK(fg.n_ops == 2);
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        int node = fg.ops[i].node;
+        CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_COPY &&
+              s->e == 4 * 8 * 16 * 32 && fg.eager_kern[node] == 1);
+        CHECK(s->d == (i == 0 ? 32 : 1) && s->r == s->e / s->d);
+    }
+    for (int i = 0; i < fg.n_nodes; i++)       /* the view: no kernel, no op */
+        if (fg.node_op[i] < 0) CHECK(fg.eager_kern[i] == 0);
+    dlp_feat_graph_free(&fg);
+}
+
 static void test_attn_shapes(void) {
     dlp_feat_graph fg;
     DLP_ASSERT(build_file(SDPA, 1, 0, &fg));
@@ -346,13 +366,13 @@ static void test_memop_reader(void) {
     dlp_error err;
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
-    /* kept: unary, binary, sdpa, pool, a masked and a causal sdpa (+ the
-     * softmax for inference); malformed: a 3-D layer norm, an unknown
-     * function, 10^27 elements, a "causal" mask without is_causal, an
-     * unknown mask */
-    CHECK(p.n_files == 1 && p.n == 7 && p.n_bad == 5);
-    CHECK(t.n_files == 1 && t.n == 6 && t.n_bad == 5);
-    if (p.n == 7 && t.n == 6) {
+    /* kept: unary, binary, sdpa, pool, copy, a masked and a causal sdpa
+     * (+ the softmax for inference); malformed: a 3-D layer norm, an
+     * unknown function, 10^27 elements, a "causal" mask without
+     * is_causal, an unknown mask */
+    CHECK(p.n_files == 1 && p.n == 8 && p.n_bad == 5);
+    CHECK(t.n_files == 1 && t.n == 7 && t.n_bad == 5);
+    if (p.n == 8 && t.n == 7) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
               s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
@@ -362,11 +382,14 @@ static void test_memop_reader(void) {
               !s->masked && !s->causal);
         s = &p.rec[3].shape;
         CHECK(s->cat == DLP_MEM_POOL && s->fn == DLP_FN_MAX && s->ho == 28 && s->wo == 28);
-        s = &p.rec[4].shape;
-        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal);
+        s = &p.rec[4].shape;      /* [2, 8, 4, 64] permuted: rows of 64 */
+        CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_COPY &&
+              s->e == 2 * 8 * 4 * 64 && s->d == 64 && s->r == 2 * 8 * 4);
         s = &p.rec[5].shape;
-        CHECK(s->kind == DLP_OP_ATTN && !s->masked && s->causal);
+        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal);
         s = &p.rec[6].shape;
+        CHECK(s->kind == DLP_OP_ATTN && !s->masked && s->causal);
+        s = &p.rec[7].shape;
         CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
         CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
         CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
@@ -595,10 +618,12 @@ static void test_fit_and_file(void) {
 
 /* Probes of memory-bound ops and attentions whose time is the roofline
  * times a known factor: unary 4x, binary 2x, layer norm 6x, attention
- * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask. */
+ * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask, a
+ * copy 2^1.5 moving rows, 8x moving elements. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     if (s->kind == DLP_OP_ATTN)
         return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0);
+    if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
 
@@ -614,7 +639,8 @@ static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
         sh->masked = u01(s) < 0.5;
     } else {
         sh->kind = DLP_OP_MEM;
-        sh->cat = u < 0.55 ? DLP_MEM_UNARY : u < 0.8 ? DLP_MEM_BINARY : DLP_MEM_LN;
+        sh->cat = u < 0.5 ? DLP_MEM_UNARY : u < 0.7 ? DLP_MEM_BINARY
+                  : u < 0.85 ? DLP_MEM_LN : DLP_MEM_COPY;
         sh->d = 16 << (int)(u01(s) * 6);
         sh->r = 1 + (int64_t)(u01(s) * 4000);
         sh->e = sh->r * sh->d;
@@ -624,7 +650,11 @@ static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
             sh->ye = sh->bc == 0 ? sh->e : sh->bc == 1 ? 8
                      : sh->bc == 2 ? sh->d : 1;
         }
-        if (sh->cat != DLP_MEM_LN) sh->r = 0;
+        if (sh->cat == DLP_MEM_COPY && u01(s) < 0.5) {   /* a transpose */
+            sh->d = 1;
+            sh->r = sh->e;
+        }
+        if (sh->cat != DLP_MEM_LN && sh->cat != DLP_MEM_COPY) sh->r = 0;
     }
 }
 
@@ -666,8 +696,8 @@ static void test_mem_view(void) {
     c.precision = DLP_PREC_FP16;
     dlp_feat_device d;
     dlp_feat_device_of(&c, &d);
-    static const char *const files[] = {MEM_FIXTURE, SDPA};
-    for (int f = 0; f < 2; f++) {
+    static const char *const files[] = {MEM_FIXTURE, SDPA, COPY_FIXTURE};
+    for (int f = 0; f < 3; f++) {
         dlp_feat_graph fg;
         DLP_ASSERT(build_file(files[f], 16, 0, &fg));
         double *own = malloc((size_t)fg.n_nodes * sizeof *own);
@@ -684,7 +714,8 @@ static void test_mem_view(void) {
                 double want = dlp_op_shape_roof_us(s, c.precision, &d) *
                               exp2(mem_rule(s, c.precision));
                 if (s->cat == DLP_MEM_UNARY || s->cat == DLP_MEM_BINARY ||
-                    s->cat == DLP_MEM_LN || s->kind == DLP_OP_ATTN)
+                    s->cat == DLP_MEM_LN || s->cat == DLP_MEM_COPY ||
+                    s->kind == DLP_OP_ATTN)
                 {
                     if (fabs(t[i] / want - 1) >= 0.1)
                         fprintf(stderr, "kind %d cat %d bc %d: %g us, want %g\n",
@@ -771,6 +802,7 @@ static void test_heldout(void) {
 int main(void) {
     RUN(test_op_shapes);
     RUN(test_memop_shapes);
+    RUN(test_copy_shapes);
     RUN(test_attn_shapes);
     RUN(test_probe_reader);
     RUN(test_memop_reader);

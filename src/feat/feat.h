@@ -118,7 +118,7 @@ typedef enum {
 /* The memory-bound operators (dlp_op_shape.cat) and their functions. */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
-    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_NCAT
+    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_NCAT
 } dlp_mem_cat;
 /* Their names, as the probes' records (probe_memop.py "op") spell them. */
 extern const char *const dlp_mem_cat_name[DLP_MEM_NCAT];
@@ -155,7 +155,10 @@ typedef struct {
     int64_t e, ye, r, d;      /* mem: elements of the input (binary: of the
                                  output) and of a binary's other operand
                                  (1: a scalar); ln, softmax: rows r of d;
-                                 attn: d keys (S) */
+                                 attn: d keys (S); copy: d the
+                                 innermost run it moves whole (the last
+                                 dim when the permutation keeps it,
+                                 else 1), r = e / d */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 /* The model's features of shape s at precision p: fp16 and bf16 flags,

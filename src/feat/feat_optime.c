@@ -17,7 +17,7 @@
 static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
 
 const char *const dlp_mem_cat_name[DLP_MEM_NCAT] = {
-    "unary", "binary", "bn", "ln", "gn", "softmax", "pool"};
+    "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy"};
 
 /* log2 of a size, 0 for an unset (0) one */
 static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
@@ -315,6 +315,25 @@ static bool pool_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
 
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
  * an unknown shape. */
+/* A Reshape / Flatten of a Transpose's output: the layout copy PyTorch
+ * makes of a permuted tensor (feat_kern.c: reshape_copies decides that
+ * it launches one), the Transpose's input permuted. */
+static bool copy_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_node *t = n->n_inputs > 0 ? dlp_feat_producer_of(g, n->inputs[0]) : NULL;
+    const dlp_shape *x = t && !strcmp(t->op_type, "Transpose") ? in_shape(g, t, 0) : NULL;
+    if (!x) return false;
+    const dlp_attr *perm = dlp_node_attr(t, "perm");
+    int r = x->rank;
+    /* no perm: the dims reversed, the last one moved */
+    bool keeps_last = perm && perm->ints && perm->n == r &&
+                      perm->ints[r - 1] == r - 1;
+    o->cat = DLP_MEM_COPY;
+    o->e = numel(x);
+    o->d = keeps_last ? x->dims[r - 1].value : 1;
+    o->r = o->d > 0 ? o->e / o->d : 0;
+    return o->e > 0 && o->d > 0;
+}
+
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     const char *op = n->op_type;
     const dlp_shape *x = in_shape(g, n, 0);
@@ -356,6 +375,8 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
         o->g = op[0] == 'I' ? o->c : dlp_node_attr_int(n, "num_groups", 0);
         return o->g > 0 && o->c % o->g == 0;
     }
+    if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten"))
+        return copy_shape(g, n, o);
     bool ln = !strcmp(op, "LayerNormalization");
     if (ln || !strcmp(op, "Softmax")) {
         int64_t ax = dlp_node_attr_int(n, "axis", -1);

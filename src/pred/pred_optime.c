@@ -97,7 +97,7 @@ static int name_in(const cJSON *v, const char *name, const char *const *list) {
 
 /* A memory-bound or attention record of probe_memop.py (op names its
  * category); the same fields feat_optime.c sets from a graph node. 1: a
- * shape, 0: malformed, -1: an op the model does not read (copy). */
+ * shape, 0: malformed. */
 static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
     static const char *const unary[] = {"relu", "gelu", "silu", "sigmoid",
                                         "tanh", "hardswish", "hardsigmoid",
@@ -109,7 +109,6 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
     int64_t e = arr_numel(x, &rank);
     if (e < 1 || rank < 1) return 0;
     int64_t last = pos_at(x, rank - 1);
-    if (!strcmp(op, "copy")) return -1;
     if (!strcmp(op, "sdpa")) {
         if (rank != 4) return 0;
         s->kind = DLP_OP_ATTN;
@@ -172,6 +171,10 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         if (rank != 2) return 0;
         s->r = pos_at(x, 0);
         return 1;
+    case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
+        s->n = s->c = s->h = s->w = 0;
+        s->r = e / last;
+        return rank == 4;
     default: {                                     /* pool */
         int fn = name_in(v, "fn", pool);
         if (rank != 4 || fn < 0) return 0;
@@ -193,8 +196,7 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
     }
 }
 
-/* The shape of record v: 1, 0 when malformed, -1 for an op the model
- * does not read. */
+/* The shape of record v: 1, 0 when malformed. */
 static int record_shape(const cJSON *v, dlp_op_shape *s) {
     memset(s, 0, sizeof *s);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
@@ -260,7 +262,6 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
         dlp_precision pr;
         dlp_optime_probe q;
         int shape = record_shape(v, &q.shape);
-        if (shape < 0) continue;
         if (!cJSON_IsString(prec) || dlp_precision_parse(prec->valuestring, &pr, NULL) ||
             !cJSON_IsNumber(us) || !(us->valuedouble >= OPTIME_MIN_US &&
                                      us->valuedouble <= OPTIME_MAX_US) ||
