@@ -325,8 +325,8 @@ static bool copy_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     const dlp_attr *perm = dlp_node_attr(t, "perm");
     int r = x->rank;
     /* no perm: the dims reversed, the last one moved */
-    bool keeps_last = perm && perm->ints && perm->n == r &&
-                      perm->ints[r - 1] == r - 1;
+    bool keeps_last = perm && perm->type == DLP_ATTR_INTS && perm->ints &&
+                      perm->n == r && perm->ints[r - 1] == r - 1;
     o->cat = DLP_MEM_COPY;
     o->e = numel(x);
     o->d = keeps_last ? x->dims[r - 1].value : 1;
