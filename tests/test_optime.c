@@ -222,6 +222,10 @@ static void test_attn_shapes(void) {
         CHECK(s->gmask == 1 && g.masked && !g.causal && !e.masked && !e.causal);
     }
     CHECK(attn > 0 && attn == fg.n_sdpa && hidden > 0);
+    /* its Reshapes of a Transpose all take a fused attention's output,
+     * which the kernel writes contiguous: no copy */
+    for (int i = 0; i < fg.n_ops; i++)
+        CHECK(fg.ops[i].shape.kind != DLP_OP_MEM || fg.ops[i].shape.cat != DLP_MEM_COPY);
     /* a memory-bound shape is the same at either runtime */
     for (int i = 0; i < fg.n_ops; i++)
         if (fg.ops[i].shape.kind == DLP_OP_MEM) {
