@@ -313,8 +313,6 @@ static bool pool_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     return o->ho == 1 && o->wo == 1;
 }
 
-/* The memory-bound operators of dlp_mem_cat; false for any other node or
- * an unknown shape. */
 /* A Reshape / Flatten of a Transpose's output: the layout copy PyTorch
  * makes of a permuted tensor (feat_kern.c: reshape_copies decides that
  * it launches one), the Transpose's input permuted. */
@@ -334,6 +332,8 @@ static bool copy_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     return o->e > 0 && o->d > 0;
 }
 
+/* The memory-bound operators of dlp_mem_cat; false for any other node or
+ * an unknown shape. */
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     const char *op = n->op_type;
     const dlp_shape *x = in_shape(g, n, 0);

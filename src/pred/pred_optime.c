@@ -96,9 +96,9 @@ static int name_in(const cJSON *v, const char *name, const char *const *list) {
 }
 
 /* A memory-bound or attention record of probe_memop.py (op names its
- * category); the same fields feat_optime.c sets from a graph node. 1: a
- * shape, 0: malformed. */
-static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
+ * category); the same fields feat_optime.c sets from a graph node;
+ * false when malformed. */
+static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
     static const char *const unary[] = {"relu", "gelu", "silu", "sigmoid",
                                         "tanh", "hardswish", "hardsigmoid",
                                         "exp", NULL};
@@ -107,10 +107,10 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x");
     int rank;
     int64_t e = arr_numel(x, &rank);
-    if (e < 1 || rank < 1) return 0;
+    if (e < 1 || rank < 1) return false;
     int64_t last = pos_at(x, rank - 1);
     if (!strcmp(op, "sdpa")) {
-        if (rank != 4) return 0;
+        if (rank != 4) return false;
         s->kind = DLP_OP_ATTN;
         s->b = pos_at(x, 0); s->m = pos_at(x, 1); s->kk = pos_at(x, 2);
         s->nn = last;
@@ -122,15 +122,15 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
                                             NULL};
         if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
             int m = name_in(v, "mask", masks);
-            if (m < 0 || (m == 1) != s->causal) return 0;
+            if (m < 0 || (m == 1) != s->causal) return false;
             s->masked = m >= 2;
         }
-        return s->d > 0 ? 1 : 0;
+        return s->d > 0;
     }
     int cat = -1;
     for (int i = 0; i < DLP_MEM_NCAT; i++)
         if (!strcmp(op, dlp_mem_cat_name[i])) cat = i;
-    if (cat < 0) return 0;
+    if (cat < 0) return false;
     s->kind = DLP_OP_MEM;
     s->cat = (uint8_t)cat;
     s->e = e;
@@ -150,13 +150,13 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(v, "y");
         int yr, fn = name_in(v, "fn", binary);
         int64_t ye = arr_numel(y, &yr);
-        if (fn < 0 || ye < 1 || ye > e) return 0;
+        if (fn < 0 || ye < 1 || ye > e) return false;
         s->n = s->c = s->h = s->w = 0;
         s->fn = (uint8_t)fn;
         s->ye = ye;
         int64_t ylast = yr ? pos_at(y, yr - 1) : 1;
         s->bc = ye == e ? 0 : ye == 1 ? 3 : ylast == 1 ? 1 : ylast == last ? 2 : 4;
-        return 1;
+        return true;
     }
     case DLP_MEM_BN:
         s->d = 0;
@@ -168,43 +168,43 @@ static int memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         s->d = 0;
         return rank == 4 && s->g > 0 && s->c % s->g == 0;
     case DLP_MEM_LN: case DLP_MEM_SOFTMAX:
-        if (rank != 2) return 0;
+        if (rank != 2) return false;
         s->r = pos_at(x, 0);
-        return 1;
+        return true;
     case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
         s->n = s->c = s->h = s->w = 0;
         s->r = e / last;
         return rank == 4;
     default: {                                     /* pool */
         int fn = name_in(v, "fn", pool);
-        if (rank != 4 || fn < 0) return 0;
+        if (rank != 4 || fn < 0) return false;
         s->fn = (uint8_t)fn;
         s->d = 0;
         if (fn == DLP_FN_GAVG) {
             s->ho = s->wo = 1;
-            return 1;
+            return true;
         }
         s->kh = pos_of(v, "k", 1); s->s = pos_of(v, "s", 1);
         s->p = pos_of(v, "p", 0);
         if (s->kh < 0 || s->s < 0 || s->p < 0 || s->h + 2 * s->p < s->kh ||
             s->w + 2 * s->p < s->kh)
-            return 0;
+            return false;
         s->ho = (s->h + 2 * s->p - s->kh) / s->s + 1;
         s->wo = (s->w + 2 * s->p - s->kh) / s->s + 1;
-        return 1;
+        return true;
     }
     }
 }
 
-/* The shape of record v: 1, 0 when malformed. */
-static int record_shape(const cJSON *v, dlp_op_shape *s) {
+/* The shape of record v; false when malformed. */
+static bool record_shape(const cJSON *v, dlp_op_shape *s) {
     memset(s, 0, sizeof *s);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
-    if (!cJSON_IsString(op)) return 0;
+    if (!cJSON_IsString(op)) return false;
     if (!strcmp(op->valuestring, "conv")) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
                     *w = cJSON_GetObjectItemCaseSensitive(v, "w");
-        if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4) return 0;
+        if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4) return false;
         s->kind = DLP_OP_CONV;
         s->n = pos_at(x, 0); s->c = pos_at(x, 1); s->h = pos_at(x, 2);
         s->w = pos_at(x, 3); s->k = pos_at(w, 0); s->kh = pos_at(w, 2);
@@ -216,10 +216,10 @@ static int record_shape(const cJSON *v, dlp_op_shape *s) {
             s->kh < 0 || s->kw < 0 || s->s < 0 || s->p < 0 || s->g < 0 ||
             s->c % s->g || pos_at(w, 1) != s->c / s->g ||
             s->h + 2 * s->p < s->kh || s->w + 2 * s->p < s->kw)
-            return 0;
+            return false;
         s->ho = (s->h + 2 * s->p - s->kh) / s->s + 1;
         s->wo = (s->w + 2 * s->p - s->kw) / s->s + 1;
-        return 1;
+        return true;
     }
     if (!strcmp(op->valuestring, "mm")) {
         s->kind = DLP_OP_MM;
@@ -261,7 +261,7 @@ static dlp_status add_line(const cJSON *r, void *user, dlp_error *err) {
                         v, p->train ? "train_us" : "us");
         dlp_precision pr;
         dlp_optime_probe q;
-        int shape = record_shape(v, &q.shape);
+        bool shape = record_shape(v, &q.shape);
         if (!cJSON_IsString(prec) || dlp_precision_parse(prec->valuestring, &pr, NULL) ||
             !cJSON_IsNumber(us) || !(us->valuedouble >= OPTIME_MIN_US &&
                                      us->valuedouble <= OPTIME_MAX_US) ||
@@ -408,9 +408,9 @@ static int job_cmp(const void *a, const void *b) {
     return memcmp(x->row, y->row, DLP_OPTIME_NF * sizeof *x->row);
 }
 
-/* Answers jobs j[0..n) (their op, prec and at set) for graph fg into out:
- * NaN for an op of a kind m has no forest for (the node keeps its own
- * roofline time: feat.c, node_time), which is dropped before its
+/* Answers jobs j[0..n) (their op, rt, prec and at set) for graph fg
+ * into out: NaN for an op of a kind m has no forest for (the node keeps
+ * its own roofline time: feat.c, node_time), which is dropped before its
  * features are computed; each distinct shape and precision walks its
  * kind's forest once, all of a kind in one pass (a network repeats its
  * shapes: ResNet-50's 53 convolutions are 23 shapes), and each tree is

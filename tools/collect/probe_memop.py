@@ -244,21 +244,26 @@ def measure_one(torch, sh, train):
     return rec
 
 
+def op_list(text):
+    """--ops: a comma-separated subset of OPS, with their weights."""
+    want = text.split(",")
+    bad = [o for o in want if o not in dict(OPS)]
+    if bad:
+        raise argparse.ArgumentTypeError("unknown op %s" % bad[0])
+    return tuple(o for o in OPS if o[0] in want)
+
+
+def add_args(ap):
+    ap.add_argument("--ops", type=op_list, default=OPS,
+                    help="draw only these ops (comma-separated)")
+    ap.add_argument("--masks", action="store_true",
+                    help="draw each attention's mask")
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--ops", default="")
-    ap.add_argument("--masks", action="store_true")
-    a, rest = ap.parse_known_args(argv)
-    ops = OPS
-    if a.ops:
-        want = a.ops.split(",")
-        bad = [o for o in want if o not in dict(OPS)]
-        if bad:
-            print("probe_memop: unknown op %s" % bad[0], file=sys.stderr)
-            return 2
-        ops = tuple(o for o in OPS if o[0] in want)
-    return probe_main(rest, lambda seed: shapes(seed, ops, a.masks),
-                      measure_one, ("grid:memop", "grid:memtrain"), "memop")
+    return probe_main(argv, lambda seed, a: shapes(seed, a.ops, a.masks),
+                      measure_one, ("grid:memop", "grid:memtrain"), "memop",
+                      add_args)
 
 
 if __name__ == "__main__":

@@ -252,10 +252,11 @@ def run_probe(torch, stream, measure_one, spec, seed, seconds, tag):
     return done, errors, lost
 
 
-def probe_main(argv, shapes, measure_one, specs, tag):
-    """The command line of a shape probe: shapes(seed) the stream,
-    measure_one(torch, sh, train) a record, specs the (forward, --train)
-    spec names."""
+def probe_main(argv, shapes, measure_one, specs, tag, add_args=None):
+    """The command line of a shape probe: shapes(seed) the stream
+    (shapes(seed, args) when add_args(parser) adds the probe's own
+    options), measure_one(torch, sh, train) a record, specs the (forward,
+    --train) spec names."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=300)
     ap.add_argument("--seed", type=int, default=1)
@@ -263,8 +264,10 @@ def probe_main(argv, shapes, measure_one, specs, tag):
     ap.add_argument("--dry-run", type=int, default=0)
     ap.add_argument("--train", action="store_true",
                     help="also time each shape's forward + backward")
+    if add_args:
+        add_args(ap)
     a = ap.parse_args(argv)
-    stream = shapes(a.seed)
+    stream = shapes(a.seed, a) if add_args else shapes(a.seed)
     if dry_run_or_skip(stream, a.skip, a.dry_run):
         return 0
     import torch
