@@ -220,6 +220,8 @@ static void test_attn_shapes(void) {
         dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
                      e = dlp_op_shape_at(s, DLP_RT_EAGER);
         CHECK(s->gmask == 1 && g.masked && !g.causal && !e.masked && !e.causal);
+        /* ... as a broadcast view: the math path (probe_sdpa.py --kernels) */
+        CHECK(g.bcast && !e.bcast && !s->bcast);
     }
     CHECK(attn > 0 && attn == fg.n_sdpa && hidden > 0);
     /* its Reshapes of a Transpose all take a fused attention's output,
@@ -245,6 +247,7 @@ static void test_attn_shapes(void) {
         dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
                      e = dlp_op_shape_at(s, DLP_RT_EAGER);
         CHECK(s->gmask == 2 && g.masked && !g.causal && !e.masked && e.causal);
+        CHECK(!g.bcast && !e.bcast);    /* a contiguous block: fused */
     }
     CHECK(attn == 1);
     dlp_feat_graph_free(&fg);
@@ -363,20 +366,25 @@ static void test_memop_reader(void) {
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
         " \"mask\": \"causal\", \"causal\": 0, \"us\": 12.0, \"train_us\": 40.0},"
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
-        " \"mask\": \"half\", \"causal\": 0, \"us\": 12.0, \"train_us\": 40.0}]}\n"
+        " \"mask\": \"half\", \"causal\": 0, \"us\": 12.0, \"train_us\": 40.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"bcast\", \"causal\": 0, \"us\": 90.0, \"train_us\": 200.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"bcast\", \"causal\": 1, \"us\": 90.0, \"train_us\": 200.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
     dlp_optime_probes p, t;
     dlp_error err;
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
-    /* kept: unary, binary, sdpa, pool, copy, a masked and a causal sdpa
-     * (+ the softmax for inference); malformed: a 3-D layer norm, an
-     * unknown function, 10^27 elements, a "causal" mask without
-     * is_causal, an unknown mask */
-    CHECK(p.n_files == 1 && p.n == 8 && p.n_bad == 5);
-    CHECK(t.n_files == 1 && t.n == 7 && t.n_bad == 5);
-    if (p.n == 8 && t.n == 7) {
+    /* kept: unary, binary, sdpa, pool, copy, a masked, a causal and a
+     * broadcast-masked sdpa (+ the softmax for inference); malformed: a
+     * 3-D layer norm, an unknown function, 10^27 elements, a "causal"
+     * mask without is_causal, an unknown mask, a broadcast mask with
+     * is_causal */
+    CHECK(p.n_files == 1 && p.n == 9 && p.n_bad == 6);
+    CHECK(t.n_files == 1 && t.n == 8 && t.n_bad == 6);
+    if (p.n == 9 && t.n == 8) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
               s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
@@ -390,10 +398,13 @@ static void test_memop_reader(void) {
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_COPY &&
               s->e == 2 * 8 * 4 * 64 && s->d == 64 && s->r == 2 * 8 * 4);
         s = &p.rec[5].shape;
-        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal);
+        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal && !s->bcast);
         s = &p.rec[6].shape;
-        CHECK(s->kind == DLP_OP_ATTN && !s->masked && s->causal);
+        CHECK(s->kind == DLP_OP_ATTN && !s->masked && s->causal && !s->bcast);
         s = &p.rec[7].shape;
+        CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal && s->bcast &&
+              p.rec[7].us == 90.0f && t.rec[7].us == 200.0f);
+        s = &p.rec[8].shape;
         CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
         CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
         CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
@@ -622,11 +633,13 @@ static void test_fit_and_file(void) {
 
 /* Probes of memory-bound ops and attentions whose time is the roofline
  * times a known factor: unary 4x, binary 2x, layer norm 6x, attention
- * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask, a
- * copy 2^1.5 moving rows, 8x moving elements. */
+ * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask,
+ * four times more with a broadcast one (the math path), a copy 2^1.5
+ * moving rows, 8x moving elements. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     if (s->kind == DLP_OP_ATTN)
-        return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0);
+        return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0) +
+               (s->bcast ? 2 : 0);
     if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
@@ -641,6 +654,7 @@ static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
         sh->kk = sh->d = 16 << (int)(u01(s) * 5);
         sh->nn = 16 << (int)(u01(s) * 3);
         sh->masked = u01(s) < 0.5;
+        sh->bcast = sh->masked && u01(s) < 0.5;
     } else {
         sh->kind = DLP_OP_MEM;
         sh->cat = u < 0.5 ? DLP_MEM_UNARY : u < 0.7 ? DLP_MEM_BINARY
@@ -735,8 +749,9 @@ static void test_mem_view(void) {
         free(own); free(t); free(tc);
         dlp_feat_graph_free(&fg);
     }
-    /* DistilBERT's attentions run masked under a CUDA graph and unmasked
-     * eagerly: the view at each runtime takes the rule's time of each */
+    /* DistilBERT's attentions run masked (a broadcast mask: the math
+     * path) under a CUDA graph and unmasked eagerly: the view at each
+     * runtime takes the rule's time of each */
     {
         dlp_feat_graph fg;
         DLP_ASSERT(build_file(DISTILBERT, 4, 128, &fg));
@@ -753,7 +768,7 @@ static void test_mem_view(void) {
             double want = dlp_op_shape_roof_us(&g, c.precision, &d) *
                           exp2(mem_rule(&g, c.precision));
             CHECK_MSG(fabs(tg[i] / want - 1) < 0.1, "graph %g us, want %g", tg[i], want);
-            CHECK_MSG(fabs(tg[i] / te[i] / 2 - 1) < 0.1, "graph / eager %g",
+            CHECK_MSG(fabs(tg[i] / te[i] / 8 - 1) < 0.1, "graph / eager %g",
                       tg[i] / te[i]);
             n++;
         }

@@ -146,8 +146,12 @@ typedef struct {
                                  dim (per channel), 2 along the rows (a
                                  bias), 3 a scalar, 4 other */
     bool causal;              /* attn: is_causal */
-    bool masked;              /* attn: a materialized [b, 1, L, S] mask
-                                 (the probes' "bool" / "float") */
+    bool masked;              /* attn: a [b, 1, L, S] mask (the probes'
+                                 "bool" / "float" / "bcast") */
+    bool bcast;               /* attn, masked: a broadcast view whose last
+                                 stride is 0 (the probes' "bcast"), which
+                                 no fused kernel takes: PyTorch's math
+                                 path runs the attention */
     uint8_t gmask;            /* attn of a graph: its mask as exported,
                                  0 none, 1 bidirectional, 2 causal; what
                                  the call sees depends on the runtime
@@ -171,7 +175,7 @@ typedef struct {
  * log2 of an unset size 0). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
  * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
- * multiple of 16. */
+ * multiple of 16; bcast. */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
 /* Shape s as the call sees it at runtime rt: transformers (5.x, the
  * collector's) drops an all-ones mask or passes is_causal when it runs
@@ -180,7 +184,12 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
  * session: BERT and Llama both), which the SDPA converts to an additive
  * float mask on every call. An attention of a graph whose mask is
  * exported (gmask) is so masked under a CUDA graph, causal (a causal
- * mask) or unmasked eagerly; every other shape is s. */
+ * mask) or unmasked eagerly; every other shape is s. A bidirectional
+ * mask (BERT, RoBERTa, DistilBERT, ELECTRA, ALBERT, XLM-R, ModernBERT)
+ * is a broadcast view, strides [0, L, 1, 0], that no fused kernel takes:
+ * under a graph those attentions run PyTorch's math path (float products
+ * and softmax; probe_sdpa.py --kernels, forty-eighth session), so the
+ * shape is bcast too. A decoder's causal mask is a contiguous block. */
 dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt);
 /* Its FLOPs (2 x MACs; mem: one per element read) and bytes (operands
  * and result, at p's size). */

@@ -112,6 +112,7 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[15] = s->masked ? lgz(s->b * s->kk * s->d) : 0.f;   /* the mask */
         x[16] = s->d % 16 == 0 ? 1.f : 0.f;   /* keys: the masked kernels
                                                 pad an unaligned mask */
+        x[17] = s->bcast ? 1.f : 0.f;         /* the math path */
     } else {
         x[5] = (float)s->cat;
         x[6] = (float)s->fn;
@@ -395,6 +396,7 @@ dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt) {
     dlp_op_shape o = *s;
     if (s->kind == DLP_OP_ATTN && s->gmask) {
         o.masked = rt == DLP_RT_GRAPH;
+        o.bcast = rt == DLP_RT_GRAPH && s->gmask == 1;
         o.causal = rt != DLP_RT_GRAPH && s->gmask == 2;
     }
     return o;

@@ -117,13 +117,16 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         s->d = pos_of(v, "s", 1);
         s->causal = pos_of(v, "causal", 0) == 1;
         /* "mask" (forty-seventh session's records): none, causal (as
-         * "causal"), bool or float, a materialized [B, 1, L, S] mask */
+         * "causal"), bool or float, a materialized [B, 1, L, S] mask;
+         * (forty-eighth) bcast, a bool [B, 1, L, S] view of L elements */
         static const char *const masks[] = {"none", "causal", "bool", "float",
-                                            NULL};
+                                            "bcast", NULL};
         if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
             int m = name_in(v, "mask", masks);
-            if (m < 0 || (m == 1) != s->causal) return false;
+            if (m < 0 || (m == 1) != s->causal || (m == 4 && s->causal))
+                return false;
             s->masked = m >= 2;
+            s->bcast = m == 4;
         }
         return s->d > 0;
     }

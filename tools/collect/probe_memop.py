@@ -16,10 +16,13 @@ cudnn.benchmark off, inference mode), R calls captured in one graph (about
 
     python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
                                          [--dry-run N] [--ops OP,..] [--masks]
+                                         [--bcast]
 
 --ops draws only those ops (their weights as below); --masks draws each
-attention's mask (forty-seventh session). Without either the stream of a
-seed is the one the earlier runs drew.
+attention's mask (forty-seventh session); --bcast draws it from the
+broadcast mask (3 in 4) and the materialized bool one (forty-eighth
+session). Without these the stream of a seed is the one the earlier runs
+drew.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -36,8 +39,14 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
   op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"; with
                --masks also "mask": none, causal (is_causal, as "causal"),
                bool or float (a materialized [B, 1, L, S] mask: what
-               transformers passes while a CUDA graph is captured, where
-               eagerly it drops an all-ones mask or passes is_causal)
+               transformers passes a decoder while a CUDA graph is captured,
+               where eagerly it passes is_causal); with --bcast also
+               bcast: a bool [B, 1, L, S] view of L elements, strides
+               [0, L, 1, 0], what transformers passes an encoder (BERT,
+               RoBERTa, DistilBERT) while a graph is captured (eagerly it
+               drops the all-ones mask). No fused kernel takes a mask whose
+               last stride is 0: PyTorch's math path runs it (float
+               products and softmax; tools/collect/probe_sdpa.py --kernels)
 --train adds "train_us": the forward and the backward (the gradients of
 every floating input, and of the normalizations' weights, against a random
 output gradient), batch_norm then in training mode, timed the same way.
@@ -85,9 +94,11 @@ def numel(shape):
 
 
 MASKS = ("none", "causal", "bool", "bool", "float")
+BCAST_MASKS = ("bcast", "bcast", "bcast", "bool")
+MAX_SCORES = 2 ** 30       # the math path's float score blocks
 
 
-def sample(rng, prec, ops=OPS, masks=False):
+def sample(rng, prec, ops=OPS, masks=False, bcast=False):
     op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
     sh = dict(op=op, prec=prec)
     if op == "unary":
@@ -134,23 +145,26 @@ def sample(rng, prec, ops=OPS, masks=False):
         seq = rng.choice(SEQ)
         s = seq if rng.random() < 0.8 else rng.choice(SEQ)
         sh["x"], sh["s"] = [b, h, seq, d], s
-        if masks:
+        if bcast:
+            sh["mask"], sh["causal"] = rng.choice(BCAST_MASKS), 0
+        elif masks:
             sh["mask"] = rng.choice(MASKS if s == seq else MASKS[2:])
             sh["causal"] = int(sh["mask"] == "causal")
         else:
             sh["causal"] = int(rng.random() < 0.3 and s == seq)
         if 4.0 * b * h * seq * s * d > MAX_FLOPS or \
-                (sh.get("mask") in ("bool", "float") and b * seq * s > MAX_ELEMS):
+                (sh.get("mask") in ("bool", "float") and b * seq * s > MAX_ELEMS) or \
+                (sh.get("mask") == "bcast" and b * h * seq * s > MAX_SCORES):
             return None
     if numel(sh["x"]) > MAX_ELEMS:
         return None
     return sh
 
 
-def shapes(seed, ops=OPS, masks=False):
+def shapes(seed, ops=OPS, masks=False, bcast=False):
     rng = random.Random(seed)
     while True:
-        sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks)
+        sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks, bcast)
         if sh is not None:
             yield sh
 
@@ -216,6 +230,9 @@ def build(torch, sh, train):
         elif m == "float":
             mask = torch.zeros(b, 1, sh["x"][2], sh["s"], device=dev,
                                dtype=dtype)
+        elif m == "bcast":
+            mask = torch.ones(1, 1, sh["x"][2], 1, device=dev,
+                              dtype=torch.bool).expand(b, 1, sh["x"][2], sh["s"])
         fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
             x, k, v, attn_mask=mask, is_causal=bool(sh["causal"]))
     rec = dict(sh)
@@ -258,10 +275,13 @@ def add_args(ap):
                     help="draw only these ops (comma-separated)")
     ap.add_argument("--masks", action="store_true",
                     help="draw each attention's mask")
+    ap.add_argument("--bcast", action="store_true",
+                    help="draw each attention's mask: broadcast or bool")
 
 
 def main(argv):
-    return probe_main(argv, lambda seed, a: shapes(seed, a.ops, a.masks),
+    return probe_main(argv, lambda seed, a: shapes(seed, a.ops, a.masks,
+                                                      a.bcast),
                       measure_one, ("grid:memop", "grid:memtrain"), "memop",
                       add_args)
 

@@ -6,10 +6,14 @@ built and called as the collector does (measure.py: input ids only):
     capture: whether it got a mask (and its shape) and is_causal;
   - the host-device synchronizations of one eager forward
     (torch.cuda.set_sync_debug_mode("warn"), counted);
-  - the median eager and CUDA-graph-replay latency (CUDA events, 20 calls).
+  - the median eager and CUDA-graph-replay latency (CUDA events, 20 calls);
+  - with --kernels, the GPU kernels of one eager forward and of one replay
+    (torch.profiler), summed by name: which attention kernel each runtime
+    runs (forty-eighth session: the graph rows of BERT-style encoders at
+    long sequences are several times their eager time).
 Writes one JSON line per (spec, precision, batch, seq) to stdout.
 
-    python3 tools/collect/probe_sdpa.py [SPEC_ID:PREC:BATCH:SEQ ...]
+    python3 tools/collect/probe_sdpa.py [--kernels] [SPEC_ID:PREC:BATCH:SEQ ...]
 """
 import json
 import os
@@ -40,7 +44,28 @@ def median_ms(torch, fn, n=20):
     return statistics.median(ts)
 
 
-def probe(torch, spec, prec, batch, seq):
+def kernels(torch, fn, top=14):
+    """The kernels of one call of fn, summed by name (largest first):
+    [name (80 chars), launches, microseconds]."""
+    from torch.profiler import profile, ProfilerActivity
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as p:
+        fn()
+        torch.cuda.synchronize()
+    agg = {}
+    for e in p.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        k = agg.setdefault(e.name[:80], [0, 0.0])
+        k[0] += 1
+        k[1] += e.time_range.elapsed_us()
+    rows = sorted(([n, c, round(t, 1)] for n, (c, t) in agg.items()),
+                  key=lambda r: -r[2])
+    return dict(total_us=round(sum(r[2] for r in rows), 1),
+                launches=sum(r[1] for r in rows), top=rows[:top])
+
+
+def probe(torch, spec, prec, batch, seq, with_kernels=False):
     F = torch.nn.functional
     calls = []
     orig = F.scaled_dot_product_attention
@@ -77,11 +102,16 @@ def probe(torch, spec, prec, batch, seq):
                 types.SimpleNamespace(torch=torch, mem_base=0), fn)
             captured = [k for k in calls[n_eager:] if k["capturing"]]
             graph_ms = median_ms(torch, g.replay)
-        return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
-                    eager_ms=round(eager_ms, 3), graph_ms=round(graph_ms, 3),
-                    syncs_per_eager_forward=syncs,
-                    sdpa_eager=calls[:1], sdpa_calls_eager=n_eager // 3,
-                    sdpa_captured=captured[:1], sdpa_calls_captured=len(captured))
+            out = dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
+                       eager_ms=round(eager_ms, 3), graph_ms=round(graph_ms, 3),
+                       syncs_per_eager_forward=syncs,
+                       sdpa_eager=calls[:1], sdpa_calls_eager=n_eager // 3,
+                       sdpa_captured=captured[:1],
+                       sdpa_calls_captured=len(captured))
+            if with_kernels:
+                out["kernels_eager"] = kernels(torch, fn)
+                out["kernels_graph"] = kernels(torch, g.replay)
+        return out
     except Exception as e:  # one probe's failure is its result
         return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
                     error="%s: %s" % (type(e).__name__, e))
@@ -92,9 +122,13 @@ def probe(torch, spec, prec, batch, seq):
 def main():
     import torch
     byid = {s["id"]: s for s in zoo.all_specs()}
-    for arg in sys.argv[1:] or DEFAULT:
+    args = [a for a in sys.argv[1:] if a != "--kernels"]
+    with_kernels = len(args) < len(sys.argv) - 1
+    for arg in args or DEFAULT:
         sid, prec, b, s = arg.rsplit(":", 3)
-        print(json.dumps(probe(torch, byid[sid], prec, int(b), int(s))), flush=True)
+        print(json.dumps(probe(torch, byid[sid], prec, int(b), int(s),
+                               with_kernels)), flush=True)
+        torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":
