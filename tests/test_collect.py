@@ -1134,6 +1134,55 @@ def test_probe_configs():
         check(n > 0, "probe config: %s has %d configurations" % (name, n))
 
 
+def test_memop_sampler():
+    """probe_memop.py: --bcast draws attentions only, each with the
+    broadcast mask (3 in 4) or a materialized bool one, never causal, its
+    float scores within the limit; the streams of the earlier seeds are
+    the ones their files were measured from (a digest of the first 300
+    shapes, taken before --bcast existed); and the broadcast mask is an
+    all-true view of L elements with strides [0, L, 1, 0] (transformers'
+    under capture), which, where the torch has scaled_dot_product_attention
+    (not Debian's 1.13), gives its output without a mask on the CPU."""
+    import hashlib
+    import itertools
+    import json
+    import probe_memop as pm
+    ops = pm.op_list("sdpa")
+    a = list(itertools.islice(pm.shapes(7, ops, False, True), 400))
+    check(all(s["op"] == "sdpa" and s["mask"] in ("bcast", "bool") and
+              s["causal"] == 0 for s in a), "memop: --bcast masks")
+    n = sum(s["mask"] == "bcast" for s in a)
+    check(250 < n < 350, "memop: --bcast draws the broadcast mask 3 in 4 (%d)" % n)
+    check(all(s["x"][0] * s["x"][1] * s["x"][2] * s["s"] <= pm.MAX_SCORES
+              for s in a if s["mask"] == "bcast"), "memop: score limit")
+
+    def digest(it):
+        return hashlib.sha256(json.dumps(list(itertools.islice(it, 300)))
+                              .encode()).hexdigest()[:16]
+    check(digest(pm.shapes(1)) == "f858ff26d0a69ddb", "memop: seed 1's stream")
+    check(digest(pm.shapes(4, ops, True)) == "e3890b8dd419664c",
+          "memop: seed 4's stream (--ops sdpa --masks)")
+    try:
+        import torch
+    except ImportError:
+        return
+    sh = dict(op="sdpa", prec="fp32", x=[2, 3, 5, 8], s=5, mask="bcast",
+              causal=0)
+    m = pm.attn_mask(torch, sh, torch.float32, "cpu")
+    check(list(m.shape) == [2, 1, 5, 5] and m.stride() == (0, 5, 1, 0) and
+          bool(m.all()), "memop: the broadcast mask's view")
+    check(pm.attn_mask(torch, dict(sh, mask="none"), torch.float32, "cpu")
+          is None, "memop: no mask")
+    F = torch.nn.functional
+    if not hasattr(F, "scaled_dot_product_attention"):   # Debian's torch 1.13
+        return
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 3, 5, 8, generator=g) for _ in range(3))
+    d = (F.scaled_dot_product_attention(q, k, v, attn_mask=m) -
+         F.scaled_dot_product_attention(q, k, v)).abs().max().item()
+    check(d < 1e-6, "memop: the broadcast mask masks nothing (%g)" % d)
+
+
 def test_convgrid_sampler():
     """probe_convgrid.py: the shape stream is fixed by its seed, every shape
     is within the limits, --skip resumes it, a lost CUDA context is told
@@ -1206,7 +1255,8 @@ def main():
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,
-              test_probe_configs, test_convgrid_sampler, test_dataset):
+              test_probe_configs, test_convgrid_sampler, test_memop_sampler,
+              test_dataset):
         try:
             t()
         except Exception as e:

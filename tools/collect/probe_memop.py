@@ -169,6 +169,22 @@ def shapes(seed, ops=OPS, masks=False, bcast=False):
             yield sh
 
 
+def attn_mask(torch, sh, dtype, dev):
+    """The mask of an sdpa record: None, or the [B, 1, L, S] bool / float
+    block, or (bcast) a bool view of L elements with strides [0, L, 1, 0],
+    as transformers' encoder mask is while a graph is captured."""
+    b, _, l, _ = sh["x"]
+    m = sh.get("mask")
+    if m == "bool":
+        return torch.ones(b, 1, l, sh["s"], device=dev, dtype=torch.bool)
+    if m == "float":
+        return torch.zeros(b, 1, l, sh["s"], device=dev, dtype=dtype)
+    if m == "bcast":
+        return torch.ones(1, 1, l, 1, device=dev,
+                          dtype=torch.bool).expand(b, 1, l, sh["s"])
+    return None
+
+
 def build(torch, sh, train):
     """(forward, forward + backward or None, record)."""
     F = torch.nn.functional
@@ -222,17 +238,7 @@ def build(torch, sh, train):
         b, h, _, d = sh["x"]
         k, v = rand(b, h, sh["s"], d), rand(b, h, sh["s"], d)
         leaves += [k, v]
-        m = sh.get("mask")
-        mask = None
-        if m == "bool":
-            mask = torch.ones(b, 1, sh["x"][2], sh["s"], device=dev,
-                              dtype=torch.bool)
-        elif m == "float":
-            mask = torch.zeros(b, 1, sh["x"][2], sh["s"], device=dev,
-                               dtype=dtype)
-        elif m == "bcast":
-            mask = torch.ones(1, 1, sh["x"][2], 1, device=dev,
-                              dtype=torch.bool).expand(b, 1, sh["x"][2], sh["s"])
+        mask = attn_mask(torch, sh, dtype, dev)
         fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
             x, k, v, attn_mask=mask, is_causal=bool(sh["causal"]))
     rec = dict(sh)
