@@ -123,8 +123,7 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
                                             "bcast", NULL};
         if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
             int m = name_in(v, "mask", masks);
-            if (m < 0 || (m == 1) != s->causal || (m == 4 && s->causal))
-                return false;
+            if (m < 0 || (m == 1) != s->causal) return false;
             s->masked = m >= 2;
             s->bcast = m == 4;
         }
