@@ -122,8 +122,8 @@ def probe(torch, spec, prec, batch, seq, with_kernels=False):
 def main():
     import torch
     byid = {s["id"]: s for s in zoo.all_specs()}
+    with_kernels = "--kernels" in sys.argv[1:]
     args = [a for a in sys.argv[1:] if a != "--kernels"]
-    with_kernels = len(args) < len(sys.argv) - 1
     for arg in args or DEFAULT:
         sid, prec, b, s = arg.rsplit(":", 3)
         print(json.dumps(probe(torch, byid[sid], prec, int(b), int(s),
