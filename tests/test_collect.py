@@ -1142,7 +1142,10 @@ def test_memop_sampler():
     shapes, taken before --bcast existed); and the broadcast mask is an
     all-true view of L elements with strides [0, L, 1, 0] (transformers'
     under capture), which, where the torch has scaled_dot_product_attention
-    (not Debian's 1.13), gives its output without a mask on the CPU."""
+    (not Debian's 1.13), gives its output without a mask on the CPU.
+    --hbias (forty-ninth session) draws T5's position biases, eager's and
+    a graph's, half each, with the strides T5 passes (probe_sdpa.py:
+    [H, 1, S H, H] for [1, H, L, S] in t5-base)."""
     import hashlib
     import itertools
     import json
@@ -1162,6 +1165,15 @@ def test_memop_sampler():
     check(digest(pm.shapes(1)) == "f858ff26d0a69ddb", "memop: seed 1's stream")
     check(digest(pm.shapes(4, ops, True)) == "e3890b8dd419664c",
           "memop: seed 4's stream (--ops sdpa --masks)")
+    check(digest(pm.shapes(7, ops, False, True)) == "be103e683b3c3ca5",
+          "memop: seed 7's stream (--ops sdpa --bcast)")
+    check(digest(pm.shapes(8, ops, False, False, True)) == "c689166da4d96e68",
+          "memop: seed 8's stream (--ops sdpa --hbias)")
+    b = list(itertools.islice(pm.shapes(8, ops, False, False, True), 400))
+    n = sum(s["mask"] == "hbias" for s in b)
+    check(all(s["mask"] in ("hbias", "hbiasb") and s["causal"] == 0 and
+              s["x"][0] * s["x"][1] * s["x"][2] * s["s"] <= pm.MAX_SCORES
+              for s in b) and 150 < n < 250, "memop: --hbias (%d eager)" % n)
     try:
         import torch
     except ImportError:
@@ -1173,6 +1185,11 @@ def test_memop_sampler():
           bool(m.all()), "memop: the broadcast mask's view")
     check(pm.attn_mask(torch, dict(sh, mask="none"), torch.float32, "cpu")
           is None, "memop: no mask")
+    for kind, nb in (("hbias", 1), ("hbiasb", 2)):
+        m2 = pm.attn_mask(torch, dict(sh, mask=kind), torch.float16, "cpu")
+        check(list(m2.shape) == [nb, 3, 5, 5] and
+              m2.stride() == (3 * 5 * 5, 1, 5 * 3, 3) and
+              m2.dtype == torch.float16, "memop: %s, T5's layout" % kind)
     F = torch.nn.functional
     if not hasattr(F, "scaled_dot_product_attention"):   # Debian's torch 1.13
         return

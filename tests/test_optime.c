@@ -28,6 +28,7 @@
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
+#define T5 "tests/fixtures/memest/hf_t5.onnx"
 
 static bool build_file(const char *path, int64_t batch, int64_t seq,
                        dlp_feat_graph *fg) {
@@ -251,6 +252,46 @@ static void test_attn_shapes(void) {
     }
     CHECK(attn == 1);
     dlp_feat_graph_free(&fg);
+    /* T5 (4 layers, 6 heads of 64): each attention an SDPA call with its
+     * position bias as attn_mask, spelled out node by node (no fused
+     * pattern), one hbias record at its Softmax beside the nodes' own */
+    DLP_ASSERT(build_file(T5, 2, 128, &fg));
+    attn = 0;
+    int members = 0;
+    for (int i = 0; i < fg.n_nodes; i++) {
+        members += fg.battn[i] == 1;
+        if (fg.battn[i] != 2) continue;
+        CHECK(fg.in_sdpa[i] == 0 && fg.node_op[i] >= 0 &&
+              fg.ops[fg.node_op[i]].shape.kind == DLP_OP_MEM &&
+              fg.ops[fg.node_op[i]].shape.cat == DLP_MEM_SOFTMAX);
+        int o = fg.battn_op[i];
+        CHECK(o >= 0);
+        if (o < 0) continue;
+        attn++;
+        const dlp_op_shape *s = &fg.ops[o].shape;
+        CHECK(s->kind == DLP_OP_ATTN && fg.ops[o].node == i && s->hbias == 1 &&
+              s->b == 2 && s->m == 6 && s->kk == 128 && s->d == 128 &&
+              s->nn == 64 && !s->masked && !s->bcast && s->gmask == 0);
+        /* the bias [1, H, L, S] eagerly, [B, H, L, S] under a graph */
+        dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
+                     e = dlp_op_shape_at(s, DLP_RT_EAGER);
+        CHECK(g.hbias == 2 && e.hbias == 1 && !g.masked && !e.masked);
+        float xg[DLP_OPTIME_NF], xe[DLP_OPTIME_NF];
+        dlp_op_shape_features(&g, DLP_PREC_FP16, xg);
+        dlp_op_shape_features(&e, DLP_PREC_FP16, xe);
+        CHECK(xg[DLP_OPTIME_HBIAS_X] == 1 && xe[DLP_OPTIME_HBIAS_X] == 1);
+        CHECK_CLOSE(xe[19], log2(6.0 * 128 * 128), 1e-5);
+        CHECK_CLOSE(xg[19], log2(2.0 * 6 * 128 * 128), 1e-5);
+        CHECK(xg[14] == 0 && xg[17] == 0);     /* not a [B, 1, L, S] mask */
+    }
+    /* 4 x (QK^T, PV, Softmax's bias Add, the two scales at least) */
+    CHECK_MSG(attn == 4 && members >= 4 * 4, "%d attentions, %d nodes", attn, members);
+    CHECK(fg.n_sdpa == 0);
+    dlp_feat_graph_free(&fg);
+    /* DistilBERT's fused attentions are not biased ones */
+    DLP_ASSERT(build_file(DISTILBERT, 2, 128, &fg));
+    for (int i = 0; i < fg.n_nodes; i++) CHECK(!fg.battn[i] && fg.battn_op[i] < 0);
+    dlp_feat_graph_free(&fg);
 }
 
 static void test_probe_reader(void) {
@@ -370,21 +411,27 @@ static void test_memop_reader(void) {
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
         " \"mask\": \"bcast\", \"causal\": 0, \"us\": 90.0, \"train_us\": 200.0},"
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
-        " \"mask\": \"bcast\", \"causal\": 1, \"us\": 90.0, \"train_us\": 200.0}]}\n"
+        " \"mask\": \"bcast\", \"causal\": 1, \"us\": 90.0, \"train_us\": 200.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"hbias\", \"causal\": 0, \"us\": 70.0, \"train_us\": 150.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"hbiasb\", \"causal\": 0, \"us\": 71.0, \"train_us\": 151.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"hbias\", \"causal\": 1, \"us\": 70.0, \"train_us\": 150.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
     dlp_optime_probes p, t;
     dlp_error err;
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
-    /* kept: unary, binary, sdpa, pool, copy, a masked, a causal and a
-     * broadcast-masked sdpa (+ the softmax for inference); malformed: a
-     * 3-D layer norm, an unknown function, 10^27 elements, a "causal"
-     * mask without is_causal, an unknown mask, a broadcast mask with
-     * is_causal */
-    CHECK(p.n_files == 1 && p.n == 9 && p.n_bad == 6);
-    CHECK(t.n_files == 1 && t.n == 8 && t.n_bad == 6);
-    if (p.n == 9 && t.n == 8) {
+    /* kept: unary, binary, sdpa, pool, copy, a masked, a causal, a
+     * broadcast-masked sdpa and T5's two biases (+ the softmax for
+     * inference); malformed: a 3-D layer norm, an unknown function, 10^27
+     * elements, a "causal" mask without is_causal, an unknown mask, a
+     * broadcast mask and a bias with is_causal */
+    CHECK(p.n_files == 1 && p.n == 11 && p.n_bad == 7);
+    CHECK(t.n_files == 1 && t.n == 10 && t.n_bad == 7);
+    if (p.n == 11 && t.n == 10) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
               s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
@@ -405,6 +452,11 @@ static void test_memop_reader(void) {
         CHECK(s->kind == DLP_OP_ATTN && s->masked && !s->causal && s->bcast &&
               p.rec[7].us == 90.0f && t.rec[7].us == 200.0f);
         s = &p.rec[8].shape;
+        CHECK(s->kind == DLP_OP_ATTN && !s->masked && !s->causal && !s->bcast &&
+              s->hbias == 1 && p.rec[8].us == 70.0f && t.rec[8].us == 150.0f);
+        CHECK(p.rec[9].shape.hbias == 2 && !p.rec[9].shape.masked);
+        for (int k = 0; k < 8; k++) CHECK(!p.rec[k].shape.hbias);
+        s = &p.rec[10].shape;
         CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
         CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
         CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
@@ -634,12 +686,13 @@ static void test_fit_and_file(void) {
 /* Probes of memory-bound ops and attentions whose time is the roofline
  * times a known factor: unary 4x, binary 2x, layer norm 6x, attention
  * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask,
- * four times more with a broadcast one (the math path), a copy 2^1.5
- * moving rows, 8x moving elements. */
+ * four times more with a broadcast one (the math path), eight times
+ * with T5's bias (hbias), a copy 2^1.5 moving rows, 8x moving
+ * elements. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     if (s->kind == DLP_OP_ATTN)
         return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0) +
-               (s->bcast ? 2 : 0);
+               (s->bcast ? 2 : 0) + (s->hbias ? 3 : 0);
     if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
@@ -676,14 +729,24 @@ static void draw_mem(dlp_op_shape *sh, uint64_t *s) {
     }
 }
 
+/* draw_mem, half of its attentions given T5's bias instead of a mask */
+static void draw_mem_hbias(dlp_op_shape *sh, uint64_t *s) {
+    draw_mem(sh, s);
+    if (sh->kind == DLP_OP_ATTN && u01(s) < 0.5) {
+        sh->masked = sh->bcast = false;
+        sh->hbias = u01(s) < 0.5 ? 1 : 2;
+    }
+}
+
 static void synth_mem(dlp_optime_probes *p, int n, uint64_t seed) {
     synth_by(p, n, seed, draw_mem, mem_rule);
 }
 
 /* Node times of fg read through m's view at precision p into t (the
  * caller frees it). */
-static double *view_times(const dlp_optime *m, const dlp_feat_graph *fg,
-                          const dlp_pred_config *c, bool *attn_eff) {
+static double *view_times_b(const dlp_optime *m, const dlp_feat_graph *fg,
+                            const dlp_pred_config *c, bool *attn_eff,
+                            bool *battn_eff) {
     dlp_feat_graph view;
     float *eff = NULL;
     dlp_error err;
@@ -692,8 +755,14 @@ static double *view_times(const dlp_optime *m, const dlp_feat_graph *fg,
     DLP_ASSERT(dlp_optime_view(m, fg, c->runtime, c->precision, &view, &eff, &err) == DLP_OK);
     dlp_feat_node_roofline_us(&view, c, t);
     *attn_eff = view.attn_eff;
+    if (battn_eff) *battn_eff = view.battn_eff;
     free(eff);
     return t;
+}
+
+static double *view_times(const dlp_optime *m, const dlp_feat_graph *fg,
+                          const dlp_pred_config *c, bool *attn_eff) {
+    return view_times_b(m, fg, c, attn_eff, NULL);
 }
 
 /* A model of the memory-bound ops and attentions: their nodes take its
@@ -775,6 +844,59 @@ static void test_mem_view(void) {
         CHECK(n == fg.n_sdpa && n > 0);
         free(tg); free(te);
         dlp_feat_graph_free(&fg);
+    }
+    /* T5's attentions: a model fitted on hbias probes times each whole
+     * (the rule's 8x) at its Softmax and the other nodes of its pattern
+     * none, at either runtime; m, fitted before them (no row with the
+     * flag: its forest never splits on it), leaves every node the time
+     * it had, each its own operator */
+    {
+        dlp_optime_probes ph;
+        synth_by(&ph, 4000, 13, draw_mem_hbias, mem_rule);
+        dlp_optime *mh = NULL;
+        DLP_ASSERT(dlp_optime_fit(&ph, NULL, 1, &mh, &err) == DLP_OK && mh);
+        dlp_feat_graph fg;
+        DLP_ASSERT(build_file(T5, 4, 128, &fg));
+        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
+        DLP_ASSERT(own);
+        for (int r = 0; r < 2; r++) {
+            c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
+            dlp_feat_node_roofline_us(&fg, &c, own);
+            bool ae, be, aeh, beh;
+            double *t0 = view_times_b(m, &fg, &c, &ae, &be),
+                   *th = view_times_b(mh, &fg, &c, &aeh, &beh);
+            CHECK(!be && beh);
+            int n = 0, zero = 0;
+            for (int i = 0; i < fg.n_nodes; i++) {
+                int o = fg.node_op[i];
+                /* (no forest of products here: their own rooflines) */
+                bool mine = o < 0 || fg.ops[o].shape.kind < DLP_OP_MEM;
+                if (mine) CHECK(t0[i] == own[i]);
+                if (!fg.battn[i]) {
+                    if (mine) CHECK(th[i] == own[i]);
+                    continue;
+                }
+                CHECK(t0[i] > 0);        /* each its own operator */
+                if (fg.battn[i] == 1) {
+                    CHECK(th[i] == 0);
+                    zero++;
+                    continue;
+                }
+                dlp_op_shape s = dlp_op_shape_at(&fg.ops[fg.battn_op[i]].shape,
+                                                  c.runtime);
+                double want = dlp_op_shape_roof_us(&s, c.precision, &d) *
+                              exp2(mem_rule(&s, c.precision));
+                CHECK_MSG(fabs(th[i] / want - 1) < 0.1, "T5 %g us, want %g",
+                          th[i], want);
+                n++;
+            }
+            CHECK(n == 4 && zero >= 16);
+            free(t0); free(th);
+        }
+        free(own);
+        dlp_feat_graph_free(&fg);
+        dlp_optime_free(mh);
+        dlp_optime_probes_free(&ph);
     }
     /* the 5-D pattern (the math path): its Softmax has no attention op,
      * so its nodes keep their times */

@@ -316,7 +316,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->in_sdpa); free(fg->eager_kern); free(fg->half_kern);
     free(fg->bytes); free(fg->src); free(fg->dst);
     free(fg->convs); free(fg->train_curve); free(fg->ops); free(fg->node_op);
-    free(fg->sdpa_pv); free(fg->op_eff);
+    free(fg->sdpa_pv); free(fg->op_eff); free(fg->battn); free(fg->battn_op);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -628,13 +628,15 @@ static void alias_unmasked_bias(const dlp_graph *g, const uint8_t *dyn, int s,
     }
 }
 
-/* Marks half_f32[] for the nodes of an attention left unfused by a learned
+/* Marks mark[] (1) for the nodes of an attention left unfused by a learned
  * additive bias around the Softmax node s (mark_sdpa's *biased): back
  * through the bias Add / Where / Cast chain to the QK^T MatMul and the
  * Muls scaling its operands, forward through Cast / Dropout / the NaN
  * guard to the PV MatMul. PyTorch runs all of them in float at half
- * precision (DLP_FP16_CLAMP_BYTES in feat.h gives the trace evidence). */
-static double mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
+ * precision (half_f32; DLP_FP16_CLAMP_BYTES in feat.h gives the trace
+ * evidence), as one call of its math path (battn). Returns the query's
+ * elements. */
+static double mark_math_attn(const dlp_graph *g, int s, uint8_t *mark) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return 0;
     const dlp_node *p = dlp_feat_producer_of(g, sm->inputs[0]), *chain[4];
@@ -654,13 +656,13 @@ static double mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
     int64_t nq = 0;
     if (p->inputs[0] < 0 || !dlp_shape_numel(&g->values[p->inputs[0]].shape, &nq))
         nq = 0;
-    half_f32[p - g->nodes] = 1;
+    mark[p - g->nodes] = 1;
     for (int k = 0; k < 2; k++) {
         const dlp_node *m = dlp_feat_producer_of(g, p->inputs[k]);
-        if (m && !strcmp(m->op_type, "Mul")) half_f32[m - g->nodes] = 1;
+        if (m && !strcmp(m->op_type, "Mul")) mark[m - g->nodes] = 1;
     }
-    for (int i = 0; i < nc; i++) half_f32[chain[i] - g->nodes] = 1;
-    half_f32[s] = 1;
+    for (int i = 0; i < nc; i++) mark[chain[i] - g->nodes] = 1;
+    mark[s] = 1;
     int u = sm->outputs[0], cs[3];
     for (int steps = 0; steps < 6; steps++) {
         int m = consumers_of(g, u, cs, 3);
@@ -670,19 +672,19 @@ static double mark_half_f32(const dlp_graph *g, int s, uint8_t *half_f32) {
             if (strcmp(g->nodes[a].op_type, "IsNaN") ||
                 strcmp(g->nodes[b].op_type, "Where"))
                 return (double)nq;
-            half_f32[a] = half_f32[b] = 1;
+            mark[a] = mark[b] = 1;
             u = g->nodes[b].outputs[0];
             continue;
         }
         if (m != 1) return (double)nq;
         const dlp_node *n = &g->nodes[cs[0]];
         if (!strcmp(n->op_type, "MatMul") && n->inputs[0] == u) {
-            half_f32[cs[0]] = 1;          /* PV product */
+            mark[cs[0]] = 1;          /* PV product */
             return (double)nq;
         }
         if (strcmp(n->op_type, "Cast") && strcmp(n->op_type, "Dropout"))
             return (double)nq;
-        half_f32[cs[0]] = 1;
+        mark[cs[0]] = 1;
         u = n->outputs[0];
     }
     return (double)nq;
@@ -2257,7 +2259,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
              * its products and softmax in float (time, kernels) */
             if (ss->rank != 4) {
                 math_sdpa_bytes(g, qk, pv, &extra[2 * i]);
-                mark_half_f32(g, (int)i, fg->half_f32);
+                mark_math_attn(g, (int)i, fg->half_f32);
             }
             /* a folded relative position bias (timm's BEiT): the module
              * holds a small table and an int64 [Sq, Sk] index buffer, not
@@ -2289,9 +2291,21 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             /* float at half precision: language models only (Swin /
              * MaxViT keep theirs in the model's precision) */
             if (fg->seq > 0) {
-                double nq = mark_half_f32(g, (int)i, fg->half_f32);
+                double nq = mark_math_attn(g, (int)i, fg->half_f32);
                 if (nq > fg->max_biased_q_elems) fg->max_biased_q_elems = nq;
                 alias_unmasked_bias(g, dyn, (int)i, alias1k);
+                /* an SDPA call (its products found): one attention of
+                 * the operator-time model (op_records), T5's bias a
+                 * [1, H, L, S] mask whose head axis is innermost, which
+                 * no fused kernel takes (probe_sdpa.py --kernels,
+                 * forty-ninth session: t5-base fp16 8 x 512 runs float
+                 * SIMT products and a float softmax over the scores in
+                 * both runtimes, 7.2 of its 11.0 ms eagerly) */
+                if (pv >= 0) {
+                    mark_math_attn(g, (int)i, fg->battn);
+                    fg->battn[i] = 2;
+                    fg->sdpa_pv[i] = pv;
+                }
             }
         }
     }
@@ -2706,6 +2720,18 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
         fg->node_op[i] = fg->n_ops;
         fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
     }
+    /* the biased attentions, whole (their nodes keep their own records:
+     * a model fitted before the hbias probes times them one by one) */
+    for (int i = 0; i < fg->n_nodes; i++) {
+        if (fg->battn[i] != 2 ||
+            !dlp_feat_attn_shape(g, &g->nodes[i], &g->nodes[fg->sdpa_pv[i]], &s))
+            continue;
+        s.hbias = 1;
+        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
+            return false;
+        fg->battn_op[i] = fg->n_ops;
+        fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
+    }
     return true;
 }
 
@@ -2732,6 +2758,8 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->half_f32 = calloc(n1, 1);
     fg->in_sdpa = calloc(n1, 1);
     fg->sdpa_pv = malloc(n1 * sizeof *fg->sdpa_pv);
+    fg->battn = calloc(n1, 1);
+    fg->battn_op = malloc(n1 * sizeof *fg->battn_op);
     fg->eager_kern = calloc(n1, 1);
     fg->half_kern = calloc(n1, 1);
     fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
@@ -2749,11 +2777,12 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->dst = malloc((E ? E : 1) * sizeof *fg->dst);
     if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems ||
-        !fg->in_sdpa || !fg->sdpa_pv || !fg->eager_kern || !fg->half_kern) {
+        !fg->in_sdpa || !fg->sdpa_pv || !fg->eager_kern || !fg->half_kern ||
+        !fg->battn || !fg->battn_op) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
-    for (size_t i = 0; i < N; i++) fg->sdpa_pv[i] = -1;
+    for (size_t i = 0; i < N; i++) fg->sdpa_pv[i] = fg->battn_op[i] = -1;
     for (size_t i = 0; i < N; i++) {
         const dlp_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
@@ -2900,13 +2929,20 @@ static void node_times(const dlp_feat_graph *fg, int i,
 /* Node i's time at runtime rt, seconds: the operator-time model's
  * (fg->op_eff) for a node it times, 0 for the other nodes of an
  * attention it times, else max(compute, memory). A half_f32 node runs
- * in float at fp16 / bf16 (node_times): its fp32 time. */
+ * in float at fp16 / bf16 (node_times): its fp32 time. A biased
+ * attention (battn) the model times whole is its Softmax's time, at p
+ * (the probes ran it at p, on the math path). */
 static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
                         dlp_runtime rt, dlp_precision p, double tcmp,
                         double tmem) {
     int k = fg->op_eff ? fg->node_op[i] : -1;
     if (fg->op_eff && fg->attn_eff && fg->in_sdpa[i] == 1)
         return 0;                 /* inside an attention the model times */
+    if (fg->op_eff && fg->battn_eff && fg->battn[i]) {
+        int a = fg->battn_op[i];
+        return a < 0 ? 0 : dlp_op_shape_roof_us(&fg->ops[a].shape, p, d) * 1e-6 *
+                               exp2(fg->op_eff[dlp_op_eff_at(a, rt, p)]);
+    }
     if (k >= 0) {
         dlp_precision q = p;
         dlp_feat_device f32;

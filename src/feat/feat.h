@@ -152,6 +152,14 @@ typedef struct {
                                  stride is 0 (the probes' "bcast"), which
                                  no fused kernel takes: PyTorch's math
                                  path runs the attention */
+    uint8_t hbias;            /* attn: its mask an additive position bias
+                                 in the query's dtype whose head axis is
+                                 innermost in memory (T5's, strides
+                                 [.., 1, S H, H]), [1, H, L, S] (1, as
+                                 eagerly) or [B, H, L, S] (2, as under a
+                                 graph; the probes' "hbias" / "hbiasb"),
+                                 which no fused kernel takes: the math
+                                 path in both runtimes */
     uint8_t gmask;            /* attn of a graph: its mask as exported,
                                  0 none, 1 bidirectional, 2 causal; what
                                  the call sees depends on the runtime
@@ -165,6 +173,7 @@ typedef struct {
                                  else 1), r = e / d */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
+#define DLP_OPTIME_HBIAS_X 18     /* attn: the hbias flag's feature */
 /* The model's features of shape s at precision p: fp16 and bf16 flags,
  * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;
@@ -175,7 +184,8 @@ typedef struct {
  * log2 of an unset size 0). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
  * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
- * multiple of 16; bcast. */
+ * multiple of 16; bcast; hbias, log2 of its bias's elements (H L S, B H L
+ * S; 0 none). */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
 /* Shape s as the call sees it at runtime rt: transformers (5.x, the
  * collector's) drops an all-ones mask or passes is_causal when it runs
@@ -189,7 +199,9 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
  * is a broadcast view, strides [0, L, 1, 0], that no fused kernel takes:
  * under a graph those attentions run PyTorch's math path (float products
  * and softmax; probe_sdpa.py --kernels, forty-eighth session), so the
- * shape is bcast too. A decoder's causal mask is a contiguous block. */
+ * shape is bcast too. A decoder's causal mask is a contiguous block. An
+ * attention with a position bias (hbias, T5's) gets the bias [1, H, L, S]
+ * eagerly and [B, H, L, S] under a graph (the padding mask added; 2). */
 dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt);
 /* Its FLOPs (2 x MACs; mem: one per element read) and bytes (operands
  * and result, at p's size). */
@@ -284,8 +296,17 @@ typedef struct dlp_feat_graph {
     dlp_feat_op *ops;
     int n_ops;
     int32_t *node_op;       /* [N] index into ops, -1: none */
-    int32_t *sdpa_pv;       /* [N] a matched SDPA's Softmax: its PV
-                               product's node, else -1 */
+    int32_t *sdpa_pv;       /* [N] a matched SDPA's Softmax, or a biased
+                               one's (battn 2): its PV product's node,
+                               else -1 */
+    /* [N] an SDPA call of a language model with a learned position bias
+     * as attn_mask (T5's; mark_sdpa's *biased), which the graph spells
+     * out node by node and PyTorch runs on its math path: 2 at its
+     * Softmax, 1 at its other nodes (the products, their scales, the
+     * bias chain, casts), 0 elsewhere; battn_op[i] the DLP_OP_ATTN record
+     * (hbias) of Softmax i, -1 */
+    uint8_t *battn;
+    int32_t *battn_op;
     /* [n_ops, DLP_RT_COUNT, DLP_PREC_COUNT] (dlp_op_eff_at): log2 of
      * each op's time over its roofline time at each runtime and
      * precision, from the operator-time model
@@ -297,6 +318,11 @@ typedef struct dlp_feat_graph {
      * none. */
     float *op_eff;
     bool attn_eff;
+    /* the biased attentions' (battn) times come from the model's
+     * attention forest, whole: it was fitted on hbias records (it splits
+     * on their feature), and the other nodes of their patterns take
+     * none; else each node is timed as its own operator */
+    bool battn_eff;
     /* the training step through its backward (feat.c: train_curve), one
      * point per node in topological order */
     dlp_feat_train_point *train_curve;

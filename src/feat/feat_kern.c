@@ -34,7 +34,7 @@
 #include <string.h>
 
 /* the kernels an attention left in float at half precision adds
- * (mark_half_f32): q, k, v upcast, the output's downcast and copy, and
+ * (mark_math_attn): q, k, v upcast, the output's downcast and copy, and
  * the safe softmax's isneginf / all / fill / where (T5 encoder traces) */
 #define HALF_F32_ATTN_KERNELS 9
 

@@ -118,14 +118,17 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         s->causal = pos_of(v, "causal", 0) == 1;
         /* "mask" (forty-seventh session's records): none, causal (as
          * "causal"), bool or float, a materialized [B, 1, L, S] mask;
-         * (forty-eighth) bcast, a bool [B, 1, L, S] view of L elements */
+         * (forty-eighth) bcast, a bool [B, 1, L, S] view of L elements;
+         * (forty-ninth) hbias / hbiasb, T5's position bias [1 / B, H, L,
+         * S] */
         static const char *const masks[] = {"none", "causal", "bool", "float",
-                                            "bcast", NULL};
+                                            "bcast", "hbias", "hbiasb", NULL};
         if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
             int m = name_in(v, "mask", masks);
             if (m < 0 || (m == 1) != s->causal) return false;
-            s->masked = m >= 2;
+            s->masked = m >= 2 && m <= 4;
             s->bcast = m == 4;
+            s->hbias = m >= 5 ? (uint8_t)(m - 4) : 0;
         }
         return s->d > 0;
     }
@@ -358,6 +361,22 @@ static bool attn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
     return true;
 }
 
+/* Whether fg's biased attentions (battn) are timed whole: each has its
+ * record and m's attention forest splits on the hbias flag (x[18]), so
+ * it was fitted on T5-style probes; a forest fitted before them never
+ * does (the flag was 0 in every row), and its file's predictions stay
+ * what they were. */
+static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
+    const dlp_forest *f = m->f[DLP_OP_ATTN];
+    bool any = false;
+    for (int i = 0; f && i < fg->n_nodes; i++) {
+        if (fg->battn[i] != 2) continue;
+        if (fg->battn_op[i] < 0) return false;
+        any = true;
+    }
+    return any && dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X);
+}
+
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
                           int threads, dlp_optime **out, dlp_error *err) {
     *out = NULL;
@@ -467,7 +486,7 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
 bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
     free(fg->op_eff);
     fg->op_eff = NULL;
-    fg->attn_eff = false;
+    fg->attn_eff = fg->battn_eff = false;
     if (!m || !fg->n_ops) return true;
     size_t n = (size_t)fg->n_ops * DLP_RT_COUNT * DLP_PREC_COUNT;
     float *e = malloc(n * sizeof *e);
@@ -486,6 +505,7 @@ bool dlp_optime_annotate(const dlp_optime *m, dlp_feat_graph *fg) {
     }
     fg->op_eff = e;
     fg->attn_eff = attn_timed(m, fg);
+    fg->battn_eff = battn_timed(m, fg);
     return true;
 }
 
@@ -518,6 +538,7 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     }
     view->op_eff = *eff = e;
     view->attn_eff = attn_timed(m, fg);
+    view->battn_eff = battn_timed(m, fg);
     return DLP_OK;
 }
 
@@ -557,7 +578,7 @@ void dlp_optime_examples_clear(const dlp_examples *E) {
     for (int f = 0; f < E->n_fg; f++) {
         free(E->fg[f].op_eff);
         E->fg[f].op_eff = NULL;
-        E->fg[f].attn_eff = false;
+        E->fg[f].attn_eff = E->fg[f].battn_eff = false;
     }
 }
 

@@ -163,6 +163,10 @@ float dlp_forest_eval(const dlp_forest *f, const float *x);
  * n rows (a model's distinct convolutions, ResNet-50's 23), not n times. */
 void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
                           float *out);
+/* Whether some split of f reads feature j: a feature constant in every
+ * row it was fitted on never is (how a newer feature tells an older
+ * file's forest). Reads the words only (not their checks). */
+bool dlp_forest_splits_on(const dlp_forest *f, int j);
 void dlp_forest_free(dlp_forest *f);
 /* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
  * then each tree's first node), "<prefix>/words" (bytes: the nodes'

@@ -157,6 +157,12 @@ void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
         for (int k = 0; k < n; k++) out[k] = 1.0f / (1.0f + expf(-out[k]));
 }
 
+bool dlp_forest_splits_on(const dlp_forest *f, int j) {
+    for (int i = 0; i < f->n_nodes; i++)
+        if (dlp_forest_feat(dlp_forest_word(f->node, i)) == j) return true;
+    return false;
+}
+
 float dlp_forest_eval(const dlp_forest *f, const float *x) {
     float s;
     dlp_forest_eval_many(f, &x, 1, &s);

@@ -16,13 +16,14 @@ cudnn.benchmark off, inference mode), R calls captured in one graph (about
 
     python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
                                          [--dry-run N] [--ops OP,..] [--masks]
-                                         [--bcast]
+                                         [--bcast] [--hbias]
 
 --ops draws only those ops (their weights as below); --masks draws each
 attention's mask (forty-seventh session); --bcast draws it from the
 broadcast mask (3 in 4) and the materialized bool one (forty-eighth
-session). Without these the stream of a seed is the one the earlier runs
-drew.
+session); --hbias draws T5's relative position bias, eager's or a graph's
+(forty-ninth session). Without these the stream of a seed is the one the
+earlier runs drew.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -47,6 +48,13 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
                drops the all-ones mask). No fused kernel takes a mask whose
                last stride is 0: PyTorch's math path runs it (float
                products and softmax; tools/collect/probe_sdpa.py --kernels)
+               with --hbias "mask" is hbias or hbiasb: T5's additive
+               position bias in the query's dtype, [1, H, L, S] (eager) or
+               [B, H, L, S] (with the padding mask, while a graph is
+               captured), the head axis innermost in memory (strides
+               [.., 1, S H, H]: the bias table's embedding permuted), so
+               no fused kernel takes it either: the math path, in both
+               runtimes (probe_sdpa.py --kernels, forty-ninth session)
 --train adds "train_us": the forward and the backward (the gradients of
 every floating input, and of the normalizations' weights, against a random
 output gradient), batch_norm then in training mode, timed the same way.
@@ -95,10 +103,11 @@ def numel(shape):
 
 MASKS = ("none", "causal", "bool", "bool", "float")
 BCAST_MASKS = ("bcast", "bcast", "bcast", "bool")
+HBIAS_MASKS = ("hbias", "hbiasb")
 MAX_SCORES = 2 ** 30       # the math path's float score blocks
 
 
-def sample(rng, prec, ops=OPS, masks=False, bcast=False):
+def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False):
     op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
     sh = dict(op=op, prec=prec)
     if op == "unary":
@@ -145,7 +154,9 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False):
         seq = rng.choice(SEQ)
         s = seq if rng.random() < 0.8 else rng.choice(SEQ)
         sh["x"], sh["s"] = [b, h, seq, d], s
-        if bcast:
+        if hbias:
+            sh["mask"], sh["causal"] = rng.choice(HBIAS_MASKS), 0
+        elif bcast:
             sh["mask"], sh["causal"] = rng.choice(BCAST_MASKS), 0
         elif masks:
             sh["mask"] = rng.choice(MASKS if s == seq else MASKS[2:])
@@ -154,17 +165,19 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False):
             sh["causal"] = int(rng.random() < 0.3 and s == seq)
         if 4.0 * b * h * seq * s * d > MAX_FLOPS or \
                 (sh.get("mask") in ("bool", "float") and b * seq * s > MAX_ELEMS) or \
-                (sh.get("mask") == "bcast" and b * h * seq * s > MAX_SCORES):
+                (sh.get("mask") in ("bcast", "hbias", "hbiasb") and
+                 b * h * seq * s > MAX_SCORES):
             return None
     if numel(sh["x"]) > MAX_ELEMS:
         return None
     return sh
 
 
-def shapes(seed, ops=OPS, masks=False, bcast=False):
+def shapes(seed, ops=OPS, masks=False, bcast=False, hbias=False):
     rng = random.Random(seed)
     while True:
-        sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks, bcast)
+        sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks, bcast,
+                    hbias)
         if sh is not None:
             yield sh
 
@@ -172,8 +185,11 @@ def shapes(seed, ops=OPS, masks=False, bcast=False):
 def attn_mask(torch, sh, dtype, dev):
     """The mask of an sdpa record: None, or the [B, 1, L, S] bool / float
     block, or (bcast) a bool view of L elements with strides [0, L, 1, 0],
-    as transformers' encoder mask is while a graph is captured."""
-    b, _, l, _ = sh["x"]
+    as transformers' encoder mask is while a graph is captured, or (hbias,
+    hbiasb) T5's position bias: a [L, S, H] block permuted to [1, H, L, S]
+    ([B, L, S, H] to [B, H, L, S] as the padding mask broadcasts it under
+    capture), in the query's dtype."""
+    b, h, l, _ = sh["x"]
     m = sh.get("mask")
     if m == "bool":
         return torch.ones(b, 1, l, sh["s"], device=dev, dtype=torch.bool)
@@ -182,6 +198,10 @@ def attn_mask(torch, sh, dtype, dev):
     if m == "bcast":
         return torch.ones(1, 1, l, 1, device=dev,
                           dtype=torch.bool).expand(b, 1, l, sh["s"])
+    if m in ("hbias", "hbiasb"):
+        nb = b if m == "hbiasb" else 1
+        return torch.randn(nb, l, sh["s"], h, device=dev,
+                           dtype=dtype).permute(0, 3, 1, 2)
     return None
 
 
@@ -283,11 +303,13 @@ def add_args(ap):
                     help="draw each attention's mask")
     ap.add_argument("--bcast", action="store_true",
                     help="draw each attention's mask: broadcast or bool")
+    ap.add_argument("--hbias", action="store_true",
+                    help="draw each attention's mask: T5's position bias")
 
 
 def main(argv):
     return probe_main(argv, lambda seed, a: shapes(seed, a.ops, a.masks,
-                                                      a.bcast),
+                                                      a.bcast, a.hbias),
                       measure_one, ("grid:memop", "grid:memtrain"), "memop",
                       add_args)
 

@@ -13,7 +13,9 @@ built and called as the collector does (measure.py: input ids only):
     long sequences are several times their eager time).
 Writes one JSON line per (spec, precision, batch, seq) to stdout.
 
-    python3 tools/collect/probe_sdpa.py [--kernels] [SPEC_ID:PREC:BATCH:SEQ ...]
+    python3 tools/collect/probe_sdpa.py [--kernels] [--top N] [SPEC_ID:PREC:BATCH:SEQ ...]
+
+--top N keeps the N largest kernel names of each table (default 14).
 """
 import json
 import os
@@ -65,7 +67,7 @@ def kernels(torch, fn, top=14):
                 launches=sum(r[1] for r in rows), top=rows[:top])
 
 
-def probe(torch, spec, prec, batch, seq, with_kernels=False):
+def probe(torch, spec, prec, batch, seq, with_kernels=False, top=14):
     F = torch.nn.functional
     calls = []
     orig = F.scaled_dot_product_attention
@@ -109,8 +111,8 @@ def probe(torch, spec, prec, batch, seq, with_kernels=False):
                        sdpa_captured=captured[:1],
                        sdpa_calls_captured=len(captured))
             if with_kernels:
-                out["kernels_eager"] = kernels(torch, fn)
-                out["kernels_graph"] = kernels(torch, g.replay)
+                out["kernels_eager"] = kernels(torch, fn, top)
+                out["kernels_graph"] = kernels(torch, g.replay, top)
         return out
     except Exception as e:  # one probe's failure is its result
         return dict(spec=spec["id"], prec=prec, batch=batch, seq=seq,
@@ -122,12 +124,18 @@ def probe(torch, spec, prec, batch, seq, with_kernels=False):
 def main():
     import torch
     byid = {s["id"]: s for s in zoo.all_specs()}
-    with_kernels = "--kernels" in sys.argv[1:]
-    args = [a for a in sys.argv[1:] if a != "--kernels"]
+    args = sys.argv[1:]
+    top = 14
+    if "--top" in args:
+        i = args.index("--top")
+        top = int(args[i + 1])
+        del args[i:i + 2]
+    with_kernels = "--kernels" in args
+    args = [a for a in args if a != "--kernels"]
     for arg in args or DEFAULT:
         sid, prec, b, s = arg.rsplit(":", 3)
         print(json.dumps(probe(torch, byid[sid], prec, int(b), int(s),
-                               with_kernels)), flush=True)
+                               with_kernels, top)), flush=True)
         torch.cuda.empty_cache()
 
 
