@@ -1145,7 +1145,8 @@ def test_memop_sampler():
     (not Debian's 1.13), gives its output without a mask on the CPU.
     --hbias (forty-ninth session) draws T5's position biases, eager's and
     a graph's, half each, with the strides T5 passes (probe_sdpa.py:
-    [H, 1, S H, H] for [1, H, L, S] in t5-base)."""
+    [H, 1, S H, H] for [1, H, L, S] in t5-base); --hbiasw the bias as
+    eagerly, masked in the timed call."""
     import hashlib
     import itertools
     import json
@@ -1169,6 +1170,8 @@ def test_memop_sampler():
           "memop: seed 7's stream (--ops sdpa --bcast)")
     check(digest(pm.shapes(8, ops, False, False, True)) == "c689166da4d96e68",
           "memop: seed 8's stream (--ops sdpa --hbias)")
+    check(digest(pm.shapes(9, ops, False, False, False, True)) ==
+          "c6d3a2a4d5b416d4", "memop: seed 9's stream (--ops sdpa --hbiasw)")
     b = list(itertools.islice(pm.shapes(8, ops, False, False, True), 400))
     n = sum(s["mask"] == "hbias" for s in b)
     check(all(s["mask"] in ("hbias", "hbiasb") and s["causal"] == 0 and
@@ -1185,7 +1188,7 @@ def test_memop_sampler():
           bool(m.all()), "memop: the broadcast mask's view")
     check(pm.attn_mask(torch, dict(sh, mask="none"), torch.float32, "cpu")
           is None, "memop: no mask")
-    for kind, nb in (("hbias", 1), ("hbiasb", 2)):
+    for kind, nb in (("hbias", 1), ("hbiasb", 2), ("hbiasw", 1)):
         m2 = pm.attn_mask(torch, dict(sh, mask=kind), torch.float16, "cpu")
         check(list(m2.shape) == [nb, 3, 5, 5] and
               m2.stride() == (3 * 5 * 5, 1, 5 * 3, 3) and

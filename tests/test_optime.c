@@ -272,14 +272,15 @@ static void test_attn_shapes(void) {
         CHECK(s->kind == DLP_OP_ATTN && fg.ops[o].node == i && s->hbias == 1 &&
               s->b == 2 && s->m == 6 && s->kk == 128 && s->d == 128 &&
               s->nn == 64 && !s->masked && !s->bcast && s->gmask == 0);
-        /* the bias [1, H, L, S] eagerly, [B, H, L, S] under a graph */
+        /* the bias [1, H, L, S] eagerly; under a graph masked first,
+         * [B, H, L, S] */
         dlp_op_shape g = dlp_op_shape_at(s, DLP_RT_GRAPH),
                      e = dlp_op_shape_at(s, DLP_RT_EAGER);
-        CHECK(g.hbias == 2 && e.hbias == 1 && !g.masked && !e.masked);
+        CHECK(g.hbias == 3 && e.hbias == 1 && !g.masked && !e.masked);
         float xg[DLP_OPTIME_NF], xe[DLP_OPTIME_NF];
         dlp_op_shape_features(&g, DLP_PREC_FP16, xg);
         dlp_op_shape_features(&e, DLP_PREC_FP16, xe);
-        CHECK(xg[DLP_OPTIME_HBIAS_X] == 1 && xe[DLP_OPTIME_HBIAS_X] == 1);
+        CHECK(xg[DLP_OPTIME_HBIAS_X] == 3 && xe[DLP_OPTIME_HBIAS_X] == 1);
         CHECK_CLOSE(xe[19], log2(6.0 * 128 * 128), 1e-5);
         CHECK_CLOSE(xg[19], log2(2.0 * 6 * 128 * 128), 1e-5);
         CHECK(xg[14] == 0 && xg[17] == 0);     /* not a [B, 1, L, S] mask */
@@ -417,6 +418,8 @@ static void test_memop_reader(void) {
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
         " \"mask\": \"hbiasb\", \"causal\": 0, \"us\": 71.0, \"train_us\": 151.0},"
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
+        " \"mask\": \"hbiasw\", \"causal\": 0, \"us\": 78.0, \"train_us\": 160.0},"
+        "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
         " \"mask\": \"hbias\", \"causal\": 1, \"us\": 70.0, \"train_us\": 150.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
@@ -425,13 +428,13 @@ static void test_memop_reader(void) {
     DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
     DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
     /* kept: unary, binary, sdpa, pool, copy, a masked, a causal, a
-     * broadcast-masked sdpa and T5's two biases (+ the softmax for
+     * broadcast-masked sdpa and T5's three biases (+ the softmax for
      * inference); malformed: a 3-D layer norm, an unknown function, 10^27
      * elements, a "causal" mask without is_causal, an unknown mask, a
      * broadcast mask and a bias with is_causal */
-    CHECK(p.n_files == 1 && p.n == 11 && p.n_bad == 7);
-    CHECK(t.n_files == 1 && t.n == 10 && t.n_bad == 7);
-    if (p.n == 11 && t.n == 10) {
+    CHECK(p.n_files == 1 && p.n == 12 && p.n_bad == 7);
+    CHECK(t.n_files == 1 && t.n == 11 && t.n_bad == 7);
+    if (p.n == 12 && t.n == 11) {
         const dlp_op_shape *s = &p.rec[1].shape;
         CHECK(s->kind == DLP_OP_MEM && s->cat == DLP_MEM_BINARY && s->fn == DLP_FN_MUL &&
               s->e == 8 * 64 * 196 && s->ye == 8 * 64 && s->bc == 1);
@@ -455,8 +458,9 @@ static void test_memop_reader(void) {
         CHECK(s->kind == DLP_OP_ATTN && !s->masked && !s->causal && !s->bcast &&
               s->hbias == 1 && p.rec[8].us == 70.0f && t.rec[8].us == 150.0f);
         CHECK(p.rec[9].shape.hbias == 2 && !p.rec[9].shape.masked);
+        CHECK(p.rec[10].shape.hbias == 3 && t.rec[10].us == 160.0f);
         for (int k = 0; k < 8; k++) CHECK(!p.rec[k].shape.hbias);
-        s = &p.rec[10].shape;
+        s = &p.rec[11].shape;
         CHECK(s->cat == DLP_MEM_SOFTMAX && s->r == 4096 && s->d == 197);
         CHECK(p.rec[0].shape.fn == DLP_FN_GELU && p.rec[0].us == 2.5f && t.rec[0].us == 6.0f);
         CHECK_CLOSE(t.rec[2].roof_us, 3.0 * p.rec[2].roof_us, 1e-6);
@@ -734,7 +738,7 @@ static void draw_mem_hbias(dlp_op_shape *sh, uint64_t *s) {
     draw_mem(sh, s);
     if (sh->kind == DLP_OP_ATTN && u01(s) < 0.5) {
         sh->masked = sh->bcast = false;
-        sh->hbias = u01(s) < 0.5 ? 1 : 2;
+        sh->hbias = (uint8_t)(1 + u01(s) * 3);
     }
 }
 

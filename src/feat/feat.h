@@ -155,11 +155,13 @@ typedef struct {
     uint8_t hbias;            /* attn: its mask an additive position bias
                                  in the query's dtype whose head axis is
                                  innermost in memory (T5's, strides
-                                 [.., 1, S H, H]), [1, H, L, S] (1, as
-                                 eagerly) or [B, H, L, S] (2, as under a
-                                 graph; the probes' "hbias" / "hbiasb"),
-                                 which no fused kernel takes: the math
-                                 path in both runtimes */
+                                 [.., 1, S H, H]), which no fused kernel
+                                 takes: the math path in both runtimes;
+                                 1 [1, H, L, S] (eagerly), 2 [B, H, L, S],
+                                 3 the call under a graph: the bias masked
+                                 by the padding mask first, a where over
+                                 [B, H, L, S] (the probes' "hbias",
+                                 "hbiasb", "hbiasw") */
     uint8_t gmask;            /* attn of a graph: its mask as exported,
                                  0 none, 1 bidirectional, 2 causal; what
                                  the call sees depends on the runtime
@@ -185,7 +187,7 @@ typedef struct {
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
  * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
  * multiple of 16; bcast; hbias, log2 of its bias's elements (H L S, B H L
- * S; 0 none). */
+ * S; 0 none; hbias is 1, 2 or 3). */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
 /* Shape s as the call sees it at runtime rt: transformers (5.x, the
  * collector's) drops an all-ones mask or passes is_causal when it runs
@@ -201,7 +203,9 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
  * and softmax; probe_sdpa.py --kernels, forty-eighth session), so the
  * shape is bcast too. A decoder's causal mask is a contiguous block. An
  * attention with a position bias (hbias, T5's) gets the bias [1, H, L, S]
- * eagerly and [B, H, L, S] under a graph (the padding mask added; 2). */
+ * eagerly, and under a graph T5 first masks it with the padding mask in
+ * each layer (3: a where writing [B, H, L, S]; a profile of the capture,
+ * forty-ninth session). */
 dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt);
 /* Its FLOPs (2 x MACs; mem: one per element read) and bytes (operands
  * and result, at p's size). */

@@ -113,8 +113,8 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[16] = s->d % 16 == 0 ? 1.f : 0.f;   /* keys: the masked kernels
                                                 pad an unaligned mask */
         x[17] = s->bcast ? 1.f : 0.f;         /* the math path */
-        x[18] = s->hbias ? 1.f : 0.f;         /* the math path, biased */
-        x[19] = s->hbias ? lgz((s->hbias == 2 ? s->b : 1) * s->m * s->kk * s->d)
+        x[18] = (float)s->hbias;              /* the math path, biased */
+        x[19] = s->hbias ? lgz((s->hbias >= 2 ? s->b : 1) * s->m * s->kk * s->d)
                          : 0.f;
     } else {
         x[5] = (float)s->cat;
@@ -402,7 +402,7 @@ dlp_op_shape dlp_op_shape_at(const dlp_op_shape *s, dlp_runtime rt) {
         o.bcast = rt == DLP_RT_GRAPH && s->gmask == 1;
         o.causal = rt != DLP_RT_GRAPH && s->gmask == 2;
     }
-    if (s->kind == DLP_OP_ATTN && s->hbias) o.hbias = rt == DLP_RT_GRAPH ? 2 : 1;
+    if (s->kind == DLP_OP_ATTN && s->hbias) o.hbias = rt == DLP_RT_GRAPH ? 3 : 1;
     return o;
 }
 

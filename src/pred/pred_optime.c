@@ -120,9 +120,10 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
          * "causal"), bool or float, a materialized [B, 1, L, S] mask;
          * (forty-eighth) bcast, a bool [B, 1, L, S] view of L elements;
          * (forty-ninth) hbias / hbiasb, T5's position bias [1 / B, H, L,
-         * S] */
+         * S], hbiasw the bias masked by the padding mask in the call */
         static const char *const masks[] = {"none", "causal", "bool", "float",
-                                            "bcast", "hbias", "hbiasb", NULL};
+                                            "bcast", "hbias", "hbiasb",
+                                            "hbiasw", NULL};
         if (cJSON_GetObjectItemCaseSensitive(v, "mask")) {
             int m = name_in(v, "mask", masks);
             if (m < 0 || (m == 1) != s->causal) return false;

@@ -16,14 +16,15 @@ cudnn.benchmark off, inference mode), R calls captured in one graph (about
 
     python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
                                          [--dry-run N] [--ops OP,..] [--masks]
-                                         [--bcast] [--hbias]
+                                         [--bcast] [--hbias] [--hbiasw]
 
 --ops draws only those ops (their weights as below); --masks draws each
 attention's mask (forty-seventh session); --bcast draws it from the
 broadcast mask (3 in 4) and the materialized bool one (forty-eighth
 session); --hbias draws T5's relative position bias, eager's or a graph's
-(forty-ninth session). Without these the stream of a seed is the one the
-earlier runs drew.
+(forty-ninth session), --hbiasw the graph's with the padding mask applied
+in the timed call, as T5 does under capture. Without these the stream of
+a seed is the one the earlier runs drew.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -54,7 +55,12 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
                captured), the head axis innermost in memory (strides
                [.., 1, S H, H]: the bias table's embedding permuted), so
                no fused kernel takes it either: the math path, in both
-               runtimes (probe_sdpa.py --kernels, forty-ninth session)
+               runtimes (probe_sdpa.py --kernels, forty-ninth session);
+               with --hbiasw "mask" is hbiasw: the call T5 makes in each
+               layer while a graph is captured, the bias masked by the
+               padding mask first, torch.where(pad [B, 1, L, S], bias
+               [1, H, L, S], min), its [B, H, L, S] result the attn_mask
+               (a profile of the capture: aten::where per layer)
 --train adds "train_us": the forward and the backward (the gradients of
 every floating input, and of the normalizations' weights, against a random
 output gradient), batch_norm then in training mode, timed the same way.
@@ -107,7 +113,8 @@ HBIAS_MASKS = ("hbias", "hbiasb")
 MAX_SCORES = 2 ** 30       # the math path's float score blocks
 
 
-def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False):
+def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False,
+           hbiasw=False):
     op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
     sh = dict(op=op, prec=prec)
     if op == "unary":
@@ -154,7 +161,9 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False):
         seq = rng.choice(SEQ)
         s = seq if rng.random() < 0.8 else rng.choice(SEQ)
         sh["x"], sh["s"] = [b, h, seq, d], s
-        if hbias:
+        if hbiasw:
+            sh["mask"], sh["causal"] = "hbiasw", 0
+        elif hbias:
             sh["mask"], sh["causal"] = rng.choice(HBIAS_MASKS), 0
         elif bcast:
             sh["mask"], sh["causal"] = rng.choice(BCAST_MASKS), 0
@@ -165,7 +174,7 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False):
             sh["causal"] = int(rng.random() < 0.3 and s == seq)
         if 4.0 * b * h * seq * s * d > MAX_FLOPS or \
                 (sh.get("mask") in ("bool", "float") and b * seq * s > MAX_ELEMS) or \
-                (sh.get("mask") in ("bcast", "hbias", "hbiasb") and
+                (sh.get("mask") in ("bcast", "hbias", "hbiasb", "hbiasw") and
                  b * h * seq * s > MAX_SCORES):
             return None
     if numel(sh["x"]) > MAX_ELEMS:
@@ -173,11 +182,12 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False):
     return sh
 
 
-def shapes(seed, ops=OPS, masks=False, bcast=False, hbias=False):
+def shapes(seed, ops=OPS, masks=False, bcast=False, hbias=False,
+           hbiasw=False):
     rng = random.Random(seed)
     while True:
         sh = sample(rng, rng.choices(PRECS, PREC_W)[0], ops, masks, bcast,
-                    hbias)
+                    hbias, hbiasw)
         if sh is not None:
             yield sh
 
@@ -198,7 +208,7 @@ def attn_mask(torch, sh, dtype, dev):
     if m == "bcast":
         return torch.ones(1, 1, l, 1, device=dev,
                           dtype=torch.bool).expand(b, 1, l, sh["s"])
-    if m in ("hbias", "hbiasb"):
+    if m in ("hbias", "hbiasb", "hbiasw"):
         nb = b if m == "hbiasb" else 1
         return torch.randn(nb, l, sh["s"], h, device=dev,
                            dtype=dtype).permute(0, 3, 1, 2)
@@ -261,6 +271,12 @@ def build(torch, sh, train):
         mask = attn_mask(torch, sh, dtype, dev)
         fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
             x, k, v, attn_mask=mask, is_causal=bool(sh["causal"]))
+        if sh.get("mask") == "hbiasw":
+            pad = torch.ones(b, 1, sh["x"][2], sh["s"], device=dev,
+                             dtype=torch.bool)
+            low = torch.finfo(dtype).min
+            fwd = lambda: F.scaled_dot_product_attention(   # noqa: E731
+                x, k, v, attn_mask=torch.where(pad, mask, low))
     rec = dict(sh)
     if not train:
         return fwd, None, rec
@@ -305,11 +321,14 @@ def add_args(ap):
                     help="draw each attention's mask: broadcast or bool")
     ap.add_argument("--hbias", action="store_true",
                     help="draw each attention's mask: T5's position bias")
+    ap.add_argument("--hbiasw", action="store_true",
+                    help="each attention T5's under capture (bias masked)")
 
 
 def main(argv):
     return probe_main(argv, lambda seed, a: shapes(seed, a.ops, a.masks,
-                                                      a.bcast, a.hbias),
+                                                      a.bcast, a.hbias,
+                                                      a.hbiasw),
                       measure_one, ("grid:memop", "grid:memtrain"), "memop",
                       add_args)
 
