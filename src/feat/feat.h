@@ -175,7 +175,7 @@ typedef struct {
                                  else 1), r = e / d */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
-#define DLP_OPTIME_HBIAS_X 18     /* attn: the hbias flag's feature */
+#define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
 /* The model's features of shape s at precision p: fp16 and bf16 flags,
  * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;

@@ -363,7 +363,7 @@ static bool attn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
 }
 
 /* Whether fg's biased attentions (battn) are timed whole: each has its
- * record and m's attention forest splits on the hbias flag (x[18]), so
+ * record and m's attention forest splits on hbias (x[18]), so
  * it was fitted on T5-style probes; a forest fitted before them never
  * does (the flag was 0 in every row), and its file's predictions stay
  * what they were. */
