@@ -51,6 +51,34 @@ static void fit(int logistic, uint64_t seed, dlp_tree **t, dlp_forest **f) {
     DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
 }
 
+/* dlp_forest_splits_on: a feature constant in every row is never split
+ * on (what tells an older file's forest from one fitted on a newer
+ * feature), an informative one is; out of range is no feature */
+static void test_forest_splits_on(void) {
+    static float x[N * D], y[N];
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < D; k++) x[i * D + k] = (float)u01(&s);
+        x[i * D + 3] = 0;
+        y[i] = (float)((x[i * D] > 0.3f) + x[i * D + 1]);
+    }
+    dlp_tree_params p;
+    dlp_tree_params_default(&p);
+    p.rounds = 20;
+    p.max_depth = 4;
+    dlp_error err;
+    dlp_tree *t = NULL;
+    dlp_forest *f = NULL;
+    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, &t, &err) == DLP_OK);
+    DLP_ASSERT(dlp_forest_from_tree(t, D, &f, &err) == DLP_OK);
+    CHECK(dlp_forest_splits_on(f, 0) && dlp_forest_splits_on(f, 1));
+    CHECK(!dlp_forest_splits_on(f, 3));
+    CHECK(!dlp_forest_splits_on(f, -1) && !dlp_forest_splits_on(f, D) &&
+          !dlp_forest_splits_on(f, DLP_FOREST_LEAF));
+    dlp_forest_free(f);
+    dlp_tree_free(t);
+}
+
 static void test_forest_matches_xgboost(void) {
     for (int logistic = 0; logistic < 2; logistic++) {
         dlp_tree *t;
@@ -620,6 +648,7 @@ static void test_convws_fft_features(void) {
 
 int main(void) {
     RUN(test_forest_matches_xgboost);
+    RUN(test_forest_splits_on);
     RUN(test_forest_corrupt);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);

@@ -158,6 +158,7 @@ void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
 }
 
 bool dlp_forest_splits_on(const dlp_forest *f, int j) {
+    if (j < 0 || j >= f->n_features) return false;   /* (a leaf's mark) */
     for (int i = 0; i < f->n_nodes; i++)
         if (dlp_forest_feat(dlp_forest_word(f->node, i)) == j) return true;
     return false;
