@@ -10,6 +10,7 @@
 #include "check.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -458,6 +459,16 @@ static void test_model_file_bad(void) {
     CHECK(strstr(err.msg, "version") != NULL);
     /* missing file */
     CHECK(dlp_nn_sage_model_load(&l, p2, NULL, NULL, &err) == DLP_ERR_IO);
+    /* read whole (dlp_file_read_all), never a FIFO, a device or a
+     * directory: refused at once, no blocking or endless read */
+    dlp_nn_file g;
+    CHECK(mkfifo(p2, 0600) == 0);
+    CHECK(dlp_nn_file_load(&g, p2, &err) == DLP_ERR_IO &&
+          strstr(err.msg, "not a regular file") != NULL);
+    unlink(p2);
+    CHECK(dlp_nn_file_load(&g, "/dev/zero", &err) == DLP_ERR_IO &&
+          strstr(err.msg, "not a regular file") != NULL);
+    CHECK(dlp_nn_file_load(&g, "/tmp", &err) == DLP_ERR_IO);
     /* a valid file of another kind */
     dlp_nn_file f = {0};
     CHECK(dlp_nn_file_add_str(&f, "kind", "gat_model", &err) == DLP_OK);

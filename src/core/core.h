@@ -23,20 +23,22 @@ dlp_status dlp_fail(dlp_error *err, dlp_status code, const char *fmt, ...)
     do {                                                                     \
         if (!(x)) dlp_assert_fail(#x, __FILE__, __LINE__);                   \
     } while (0)
-/* path mapped read-only (file_map.c): *bytes NULL and *len 0 for an empty
- * file; errors name the path (cannot open / stat / map, not a regular
- * file, too large). dlp_file_unmap(NULL, 0) does nothing. */
 /* Reads the next line of a text file into buf[cap] without its line end
  * ("\n", "\r\n"), counting it in *ln. *got is false at the end of the
  * file. A line that does not fit is DLP_ERR_FORMAT "path:N: line too long". */
 dlp_status dlp_read_line(FILE *fp, char *buf, size_t cap,
                          const char *path, int *ln, bool *got, dlp_error *err);
+/* path mapped read-only (file_map.c): *bytes NULL and *len 0 for an empty
+ * file; errors name the path (cannot open / stat / map, not a regular
+ * file, too large). dlp_file_unmap(NULL, 0) does nothing. */
 dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
                         dlp_error *err);
-/* The same, every page mapped at once: for readers of the whole file. */
-dlp_status dlp_file_map_all(const char *path, const void **bytes, size_t *len,
-                            dlp_error *err);
 void dlp_file_unmap(const void *bytes, size_t len);
+/* path read whole into one malloc'd block (*bytes, the caller frees it):
+ * for readers of every byte; the same errors (cannot read, a short
+ * read) and an empty file as dlp_file_map. */
+dlp_status dlp_file_read_all(const char *path, void **bytes, size_t *len,
+                             dlp_error *err);
 
 /* The names in directory dir (dir_list.c) that pass f, sorted by strcmp,
  * each and the array malloc'd (dlp_dir_list_free): names starting with '.'

@@ -117,7 +117,7 @@ dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f) {
 
 void dlp_nn_map_release(dlp_nn_map *m) {
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
-    dlp_file_unmap(m->bytes, m->len);
+    free((void *)m->bytes);
     free(m);
 }
 
@@ -378,10 +378,10 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
  * the mapping (dlp_nn_file_keep) and reads them where they lie. */
 dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     memset(f, 0, sizeof *f);
-    const void *map = NULL;
+    void *map = NULL;
     size_t n = 0;
     dlp_error me;
-    dlp_status st = dlp_file_map_all(path, &map, &n, &me);
+    dlp_status st = dlp_file_read_all(path, &map, &n, &me);
     if (st) return dlp_fail(err, st, "model file: %s", me.msg);
     const uint8_t *buf = map;
     if ((uint64_t)n > NN_MAX_FILE) {
@@ -477,7 +477,7 @@ done:
     }
     if (st) {
         dlp_nn_file_free(f);
-        dlp_file_unmap(map, n);
+        free(map);
     }
     return st;
 }
