@@ -38,8 +38,12 @@
 #endif
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
-/* the heap growth advised: more than a 2,000-node prediction touches */
-#define HEAP_BYTES ((size_t)16 << 20)
+/* the heap growth advised: more than a 2,000-node prediction touches
+ * with the model files it reads whole (dlp_file_read_all: 16 MB held the
+ * inference files, not an LLM request's ~11 MB of them besides its work,
+ * whose excess took 4 KB faults, ~630 more; forty-ninth session); below
+ * M_MMAP_THRESHOLD, or malloc maps it apart and nothing is advised */
+#define HEAP_BYTES ((size_t)48 << 20)
 
 /* the block in front of the first huge page (see below): allocated once,
  * never touched or freed; volatile, or the compiler drops the malloc of a
