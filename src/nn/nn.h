@@ -549,7 +549,7 @@ typedef struct {
     void *data;     /* float[count], int64_t[count], char[count+1] or
                        uint8_t[count] */
     /* data NULL: a float32 or byte array of a loaded file (DLP_NN_LAZY_MIN
-     * values or more) left in the file's mapping, raw its little-endian
+     * values or more) left in the file's bytes (dlp_nn_map), raw its little-endian
      * bytes; dlp_nn_file_read_f32 / dlp_nn_entry_bytes (and read_params,
      * add_copy, save) read it there */
     const uint8_t *raw;
@@ -558,18 +558,19 @@ typedef struct {
     bool crc_pending;
     uint32_t crc;
 } dlp_nn_entry;
-/* A loaded file's mapping, shared by whoever reads entries in place: the
- * file holds one reference, dlp_nn_file_keep hands out more, and the last
- * dlp_nn_map_release unmaps it. */
+/* A loaded file's bytes, one block read from the file (a mapping of it
+ * until the forty-ninth session: nn_file.c says why), shared by whoever
+ * reads entries in place: the file holds one reference, dlp_nn_file_keep
+ * hands out more, and the last dlp_nn_map_release frees it. */
 typedef struct dlp_nn_map dlp_nn_map;
 typedef struct {
     dlp_nn_entry *e;
     int n, cap;
-    dlp_nn_map *map;   /* the loaded file's mapping (lazy entries), or NULL */
+    dlp_nn_map *map;   /* the loaded file's bytes (lazy entries), or NULL */
     uint32_t version;  /* a loaded file's format version; 0 when built */
 } dlp_nn_file;
 /* Loaded float32 and byte arrays of at least this many values stay in the
- * mapping until read: the weights are copied once (into the network's
+ * file's bytes until read: the weights are copied once (into the network's
  * parameters), not twice, and byte arrays are read in place (nn_file.c
  * says why). */
 #define DLP_NN_LAZY_MIN 1024
@@ -583,7 +584,7 @@ dlp_status dlp_nn_file_add_str(dlp_nn_file *f, const char *name,
                                const char *s, dlp_error *err);
 dlp_status dlp_nn_file_add_u8(dlp_nn_file *f, const char *name,
                               const void *x, uint64_t n, dlp_error *err);
-/* A byte entry's count bytes, from its copy or from the mapping; a large
+/* A byte entry's count bytes, from its copy or from the file's bytes; a large
  * one of a version-3 file unchecked (dlp_nn_entry_verify). */
 const uint8_t *dlp_nn_entry_bytes(const dlp_nn_entry *e);
 /* DLP_OK when e's bytes match the CRC stored with them (or e has none
@@ -596,8 +597,8 @@ dlp_status dlp_nn_entry_verify(const dlp_nn_entry *e, dlp_error *err);
  * version 3 on, else 0; the loader and predict_set.c's scan both read
  * entries by it. */
 size_t dlp_nn_entry_tail(uint32_t ver, unsigned kind, uint64_t count);
-/* A new reference to f's mapping (NULL when f was not loaded from a
- * file): what an entry's raw bytes point into stays mapped until it is
+/* A new reference to f's bytes (NULL when f was not loaded from a
+ * file): what an entry's raw bytes point into stays until it is
  * released, after dlp_nn_file_free too. */
 dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f);
 void dlp_nn_map_release(dlp_nn_map *m);
@@ -617,7 +618,7 @@ bool dlp_nn_file_remove(dlp_nn_file *f, const char *name,
 const dlp_nn_entry *dlp_nn_file_get(const dlp_nn_file *f, const char *name,
                                     dlp_nn_entry_kind kind);
 /* Values [k, k + n) of f32 entry e (k + n <= e->count) as float32, from
- * its copy or, for a large entry of a loaded file, from the mapping (a
+ * its copy or, for a large entry of a loaded file, from the file's bytes (a
  * reader that converts a large entry block by block needs no copy of it
  * all first). */
 void dlp_nn_entry_f32s(const dlp_nn_entry *e, uint64_t k, uint64_t n, float *dst);

@@ -31,7 +31,7 @@ struct dlp_nn_map {
 static void copy_le(void *dst, const uint8_t *src, size_t n, size_t es);
 
 /* ---- building the entry list ---- */
-/* raw non-NULL: the entry's values stay there (a loaded file's mapping,
+/* raw non-NULL: the entry's values stay there (a loaded file's bytes,
  * little-endian) and it gets no data block; else data holds count values */
 static dlp_status add_entry(dlp_nn_file *f, const char *name,
                             dlp_nn_entry_kind kind, uint64_t count,
@@ -365,17 +365,17 @@ dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
     return st;
 }
 
-/* The file is mapped, not read: the entries are copied out of the page
- * cache's pages directly, where a read() first copied the whole file into
- * fresh heap pages (for the two-network DIPPM file, 86 more page faults,
- * ~5-10 us each on the project's VM, at every `dlperf predict`). Float32
- * arrays of DLP_NN_LAZY_MIN values or more (the weights) are not copied at
- * all: they stay in the mapping, which the file keeps until
- * dlp_nn_file_free, and are read from there into the network's parameters.
- * Copying them here first touched ~60 fresh heap pages per `dlperf predict`
- * (perf record -e page-faults: 46 in the copy, 11 in malloc), ~15 us each
- * on this VM. Byte arrays that large are never copied: their reader keeps
- * the mapping (dlp_nn_file_keep) and reads them where they lie. */
+/* The file is read whole into one heap block (dlp_file_read_all), not
+ * mapped: on the project's VM a process pays ~1.6-8 us for its first
+ * touch of each 4 KB page of a mapping, populated or not, while the read
+ * copies through the kernel's large pages into a heap `dlperf predict`
+ * keeps on huge pages (forty-ninth session; the forty-third session had
+ * mapped it, when read() filled fresh 4 KB heap pages). Float32 arrays of
+ * DLP_NN_LAZY_MIN values or more (the weights) are not copied again: they
+ * stay in that block, which the file keeps until dlp_nn_file_free, and
+ * are read from there into the network's parameters. Byte arrays that
+ * large are never copied either: their reader keeps the block
+ * (dlp_nn_file_keep) and reads them where they lie. */
 dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     memset(f, 0, sizeof *f);
     void *map = NULL;
@@ -465,7 +465,7 @@ bad:
 corrupt:
     st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is corrupt (checksum mismatch)", path);
 done:
-    if (!st) {   /* the lazy entries' bytes; unmapped by the last release */
+    if (!st) {   /* the lazy entries' bytes; freed by the last release */
         f->map = malloc(sizeof *f->map);
         if (!f->map)
             st = dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");

@@ -107,7 +107,7 @@ dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
  * 270,000 nodes, and `dlperf predict` spent most of its time reading,
  * converting and checking them (docs/PREDICT.md, "Speed, forty-third
  * session"); the words of a model file are read where they lie in its
- * mapping. A tree is at most 65,536 nodes (depth 15). */
+ * bytes (dlp_nn_map). A tree is at most 65,536 nodes (depth 15). */
 #define DLP_FOREST_LEAF 0x7FFF
 static inline uint64_t dlp_forest_word(const uint8_t *nodes, int i) {
     uint64_t w;
@@ -134,7 +134,7 @@ typedef struct {
                                 base_score for binary:logistic) */
     int logistic;            /* 1: eval returns sigmoid(margin) */
     void *own;               /* the words when this forest holds them */
-    dlp_nn_map *map;         /* else the model file's mapping they lie in */
+    dlp_nn_map *map;         /* else the model file's bytes they lie in */
     /* A loaded forest is checked when first walked, not at load
      * (dlp_forest_ready): FOREST_UNCHECKED, _SOUND or _BROKEN; crc the
      * words' CRC-32 to compare first, when has_crc (a version-3 file) */
@@ -171,7 +171,7 @@ void dlp_forest_free(dlp_forest *f);
 /* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
  * then each tree's first node), "<prefix>/words" (bytes: the nodes'
  * words) and "<prefix>/base" (f32); loading checks the trees' bounds and
- * keeps the file's mapping rather than copying the words, whose CRC and
+ * keeps the file's bytes rather than copying the words, whose CRC and
  * nodes dlp_forest_ready checks when the forest is first walked. Files
  * before the words ("<prefix>/nodes", five float32 a node) are refused:
  * retrain them. */

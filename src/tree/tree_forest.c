@@ -395,7 +395,7 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
             f->root[t] = (int32_t)r;
     }
     f->root[nt] = f->n_nodes;
-    /* the words stay where they lie in the file's mapping (the fp32
+    /* the words stay where they lie in the file's bytes (the fp32
      * workspace forests are 1.6 MB); an entry of a file built in memory is
      * copied, since that file may be freed first */
     if (!st && !nd->data) f->map = dlp_nn_file_keep(in);
