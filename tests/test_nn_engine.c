@@ -469,6 +469,15 @@ static void test_model_file_bad(void) {
     CHECK(dlp_nn_file_load(&g, "/dev/zero", &err) == DLP_ERR_IO &&
           strstr(err.msg, "not a regular file") != NULL);
     CHECK(dlp_nn_file_load(&g, "/tmp", &err) == DLP_ERR_IO);
+    /* over the reader's limit: refused before a byte is read; at it, the
+     * bytes as written */
+    void *b = NULL;
+    size_t nb = 1;
+    CHECK(dlp_file_read_all(path, (size_t)n - 1, &b, &nb, &err) == DLP_ERR_LIMIT &&
+          b == NULL && nb == 0);
+    CHECK(dlp_file_read_all(path, (size_t)n, &b, &nb, &err) == DLP_OK &&
+          nb == (size_t)n && b && !memcmp(b, "DLPNNMDL", 8));
+    free(b);
     /* a valid file of another kind */
     dlp_nn_file f = {0};
     CHECK(dlp_nn_file_add_str(&f, "kind", "gat_model", &err) == DLP_OK);

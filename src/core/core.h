@@ -36,9 +36,10 @@ dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
 void dlp_file_unmap(const void *bytes, size_t len);
 /* path read whole into one malloc'd block (*bytes, the caller frees it):
  * for readers of every byte; the same errors (cannot read, a short
- * read) and an empty file as dlp_file_map. */
-dlp_status dlp_file_read_all(const char *path, void **bytes, size_t *len,
-                             dlp_error *err);
+ * read) and an empty file as dlp_file_map, and DLP_ERR_LIMIT for a file
+ * of more than max bytes, refused before it is read. */
+dlp_status dlp_file_read_all(const char *path, size_t max, void **bytes,
+                             size_t *len, dlp_error *err);
 
 /* The names in directory dir (dir_list.c) that pass f, sorted by strcmp,
  * each and the array malloc'd (dlp_dir_list_free): names starting with '.'

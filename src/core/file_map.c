@@ -43,8 +43,8 @@ static dlp_status open_regular(const char *path, int *fd_out, size_t *n_out,
     return DLP_OK;
 }
 
-static dlp_status map_file(const char *path, int flags, const void **bytes,
-                           size_t *len, dlp_error *err) {
+dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
+                        dlp_error *err) {
     *bytes = NULL;
     *len = 0;
     int fd;
@@ -55,7 +55,7 @@ static dlp_status map_file(const char *path, int flags, const void **bytes,
         close(fd);
         return DLP_OK;
     }
-    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE | flags, fd, 0);
+    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
     if (p == MAP_FAILED)
@@ -64,11 +64,6 @@ static dlp_status map_file(const char *path, int flags, const void **bytes,
     *bytes = p;
     *len = n;
     return DLP_OK;
-}
-
-dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
-                        dlp_error *err) {
-    return map_file(path, 0, bytes, len, err);
 }
 
 /* For a reader of every byte (a model file: its checksum, its entries):
@@ -80,14 +75,19 @@ dlp_status dlp_file_map(const char *path, const void **bytes, size_t *len,
  * pages (cli_heap.c): the 3.75 MB inference DIPPM file, populated and
  * touched page by page 2.5-3.2 ms, read into a huge-page block 1.1-1.2 ms
  * (forty-ninth session, docs/PREDICT.md "Speed, forty-ninth session"). */
-dlp_status dlp_file_read_all(const char *path, void **bytes, size_t *len,
-                             dlp_error *err) {
+dlp_status dlp_file_read_all(const char *path, size_t max, void **bytes,
+                             size_t *len, dlp_error *err) {
     *bytes = NULL;
     *len = 0;
     int fd;
     size_t n;
     dlp_status st = open_regular(path, &fd, &n, err);
     if (st) return st;
+    if (n > max) {
+        close(fd);
+        return dlp_fail(err, DLP_ERR_LIMIT, "'%s' is larger than %zu bytes",
+                        path, max);
+    }
     uint8_t *p = n ? malloc(n) : NULL;
     if (n && !p) {
         close(fd);

@@ -381,13 +381,11 @@ dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err) {
     void *map = NULL;
     size_t n = 0;
     dlp_error me;
-    dlp_status st = dlp_file_read_all(path, &map, &n, &me);
+    dlp_status st = dlp_file_read_all(path, (size_t)NN_MAX_FILE, &map, &n, &me);
+    if (st == DLP_ERR_LIMIT)
+        return dlp_fail(err, st, "model file: %s is larger than 2 GiB", path);
     if (st) return dlp_fail(err, st, "model file: %s", me.msg);
     const uint8_t *buf = map;
-    if ((uint64_t)n > NN_MAX_FILE) {
-        st = dlp_fail(err, DLP_ERR_LIMIT, "model file: %s is larger than 2 GiB", path);
-        goto done;
-    }
     if (n < 8 || memcmp(buf, NN_MAGIC, 8) != 0) {
         st = dlp_fail(err, DLP_ERR_FORMAT, "model file: %s is not a dlperf model (bad magic)", path);
         goto done;
