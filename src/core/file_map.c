@@ -36,7 +36,7 @@ static dlp_status open_regular(const char *path, int *fd_out, size_t *n_out,
     }
     if ((uint64_t)sb.st_size > SIZE_MAX) {
         close(fd);
-        return dlp_fail(err, DLP_ERR_LIMIT, "'%s' is too large to map", path);
+        return dlp_fail(err, DLP_ERR_LIMIT, "'%s' is too large", path);
     }
     *fd_out = fd;
     *n_out = (size_t)sb.st_size;

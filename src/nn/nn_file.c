@@ -22,8 +22,7 @@
 
 struct dlp_nn_map {
     atomic_int refs;
-    const void *bytes;
-    size_t len;
+    void *bytes;        /* the file, read whole (dlp_file_read_all) */
 };
 
 /* dlp_nn_crc32: nn_crc.c */
@@ -117,7 +116,7 @@ dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f) {
 
 void dlp_nn_map_release(dlp_nn_map *m) {
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
-    free((void *)m->bytes);
+    free(m->bytes);
     free(m);
 }
 
@@ -470,7 +469,6 @@ done:
         else {
             atomic_init(&f->map->refs, 1);
             f->map->bytes = map;
-            f->map->len = n;
         }
     }
     if (st) {

@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,11 @@ static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
 struct dlp_optime {
     dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's
                                       own roofline */
+    /* whether the attention forest splits on hbias (battn_timed): 0 not
+     * yet asked, 1 no, 2 yes; found at the first graph that asks, since
+     * it reads the whole forest, and kept (the one field a reader
+     * writes, as dlp_forest_ready's state; two threads store the same) */
+    atomic_int hbias;
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -375,7 +381,14 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
         if (fg->battn_op[i] < 0) return false;
         any = true;
     }
-    return any && dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X);
+    if (!any) return false;
+    atomic_int *known = (atomic_int *)&m->hbias;
+    int k = atomic_load_explicit(known, memory_order_relaxed);
+    if (!k) {
+        k = dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X) ? 2 : 1;
+        atomic_store_explicit(known, k, memory_order_relaxed);
+    }
+    return k == 2;
 }
 
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
@@ -383,6 +396,7 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
     *out = NULL;
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    atomic_init(&m->hbias, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++)
         st = fit_kind(p, use, k, threads, &m->f[k], err);
@@ -596,6 +610,7 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     *out = NULL;
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    atomic_init(&m->hbias, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);
