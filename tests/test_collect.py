@@ -1172,6 +1172,26 @@ def test_memop_sampler():
           "memop: seed 8's stream (--ops sdpa --hbias)")
     check(digest(pm.shapes(9, ops, False, False, False, True)) ==
           "c6d3a2a4d5b416d4", "memop: seed 9's stream (--ops sdpa --hbiasw)")
+    # --ops mfill (fiftieth session): masked fills of scores only, the
+    # mask broadcast to them, DeBERTa's [B, 1, L, S] the commonest form;
+    # seed 10's stream the one memop-10 was measured from; no default
+    # stream draws it
+    mf = list(itertools.islice(pm.shapes(10, pm.op_list("mfill")), 400))
+    check(all(s["op"] == "mfill" and len(s["y"]) == 4 and
+              all(y in (1, x) for x, y in zip(s["x"], s["y"])) and
+              pm.numel(s["x"]) <= pm.MAX_ELEMS for s in mf), "memop: mfill")
+    n = sum(s["y"] == [s["x"][0], 1] + s["x"][2:] for s in mf)
+    check(150 < n < 250, "memop: mfill's [B, 1, L, S] masks (%d)" % n)
+    check(digest(pm.shapes(10, pm.op_list("mfill"))) == "6f363f6c95b6c4c2",
+          "memop: seed 10's stream (--ops mfill)")
+    check(not any(s["op"] == "mfill"
+                  for s in itertools.islice(pm.shapes(1), 2000)),
+          "memop: the default ops draw no mfill")
+    try:
+        pm.op_list("mfill,cube")
+        check(False, "memop: an unknown op refused")
+    except Exception:
+        pass
     b = list(itertools.islice(pm.shapes(8, ops, False, False, True), 400))
     n = sum(s["mask"] == "hbias" for s in b)
     check(all(s["mask"] in ("hbias", "hbiasb") and s["causal"] == 0 and

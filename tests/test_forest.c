@@ -79,6 +79,43 @@ static void test_forest_splits_on(void) {
     dlp_tree_free(t);
 }
 
+/* dlp_forest_max_split: a category code (0-3, the histogram method the
+ * operator times fit with) whose last code changes the target is split
+ * off above the code before it; without rows of that code no split lies
+ * above the codes seen (what tells an older file's forest from one
+ * fitted on a category added later, pred_optime.c's mfill); a feature
+ * never read or out of range has none. */
+static void test_forest_max_split(void) {
+    for (int with = 0; with < 2; with++) {
+        static float x[N * D], y[N];
+        uint64_t s = 7;
+        for (int i = 0; i < N; i++) {
+            for (int k = 0; k < D; k++) x[i * D + k] = (float)u01(&s);
+            x[i * D + 3] = 0;
+            int code = (int)(u01(&s) * (with ? 4 : 3));
+            x[i * D + 2] = (float)code;
+            y[i] = (float)(x[i * D] + (code == 1) + 3 * (code == 3));
+        }
+        dlp_tree_params p;
+        dlp_tree_params_default(&p);
+        p.rounds = 20;
+        p.max_depth = 4;
+        p.hist = 1;
+        dlp_error err;
+        dlp_tree *t = NULL;
+        dlp_forest *f = NULL;
+        DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, &t, &err) == DLP_OK);
+        DLP_ASSERT(dlp_forest_from_tree(t, D, &f, &err) == DLP_OK);
+        float m = dlp_forest_max_split(f, 2);
+        if (with) CHECK_MSG(m > 2 && m <= 3, "split %g", m);
+        else CHECK_MSG(m > 0 && m <= 2, "split %g", m);
+        CHECK(isinf(dlp_forest_max_split(f, 3)) && dlp_forest_max_split(f, 3) < 0);
+        CHECK(isinf(dlp_forest_max_split(f, -1)) && isinf(dlp_forest_max_split(f, D)));
+        dlp_forest_free(f);
+        dlp_tree_free(t);
+    }
+}
+
 static void test_forest_matches_xgboost(void) {
     for (int logistic = 0; logistic < 2; logistic++) {
         dlp_tree *t;
@@ -649,6 +686,7 @@ static void test_convws_fft_features(void) {
 int main(void) {
     RUN(test_forest_matches_xgboost);
     RUN(test_forest_splits_on);
+    RUN(test_forest_max_split);
     RUN(test_forest_corrupt);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);

@@ -29,6 +29,9 @@
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
 #define T5 "tests/fixtures/memest/hf_t5.onnx"
+/* deberta-v3-base, one layer of 12 heads (H 384), stripped, from the
+ * dataset (data/graphs: b271a72e891e71d0) */
+#define DEBERTA "tests/fixtures/memest/hf_deberta.onnx"
 
 static bool build_file(const char *path, int64_t batch, int64_t seq,
                        dlp_feat_graph *fg) {
@@ -692,12 +695,13 @@ static void test_fit_and_file(void) {
  * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask,
  * four times more with a broadcast one (the math path), eight times
  * with T5's bias (hbias), a copy 2^1.5 moving rows, 8x moving
- * elements. */
+ * elements, a masked fill of scores 4x with a [B, 1, L, S] mask, else 2x. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     if (s->kind == DLP_OP_ATTN)
         return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0) +
                (s->bcast ? 2 : 0) + (s->hbias ? 3 : 0);
     if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
+    if (s->cat == DLP_MEM_MFILL) return s->bc == 1 ? 2.0 : 1.0;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
 
@@ -923,6 +927,139 @@ static void test_mem_view(void) {
     dlp_optime_probes_free(&cm);
 }
 
+/* draw_mem, a third of its memory-bound ops masked fills of scores
+ * [B, H, L, S] by a mask of each broadcast form */
+static void draw_mem_mfill(dlp_op_shape *sh, uint64_t *s) {
+    draw_mem(sh, s);
+    if (sh->kind != DLP_OP_MEM || u01(s) >= 1.0 / 3) return;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = DLP_OP_MEM;
+    sh->cat = DLP_MEM_MFILL;
+    sh->n = 1 + (int64_t)(u01(s) * 8);
+    sh->c = 1 + (int64_t)(u01(s) * 16);
+    sh->h = sh->w = sh->d = 16 << (int)(u01(s) * 6);
+    sh->e = sh->n * sh->c * sh->h * sh->w;
+    sh->bc = (uint8_t)(u01(s) * 4);
+    sh->ye = sh->bc == 0 ? sh->e : sh->bc == 1 ? sh->n * sh->h * sh->w
+             : sh->bc == 2 ? sh->n * sh->w : sh->h * sh->w;
+}
+
+/* The mfill records of probe_memop.py --ops mfill: the mask's broadcast
+ * form read from its shape, one that does not broadcast to the scores or
+ * has another rank refused; the roofline's bytes the scores read and
+ * written and the bool mask once. */
+static void test_mfill_reader(void) {
+    char dir[] = "/tmp/dlp_mfill_XXXXXX", path[256];
+    DLP_ASSERT(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x-memop-10.jsonl.xz", dir);
+    write_xz(path,
+        "{\"spec\": \"grid:memop\", \"seed\": 10, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [8, 12, 512, 512],"
+        " \"y\": [8, 1, 512, 512], \"us\": 107.6, \"r\": 18},"
+        "{\"op\": \"mfill\", \"prec\": \"fp32\", \"x\": [8, 12, 512, 256],"
+        " \"y\": [8, 1, 1, 256], \"us\": 90.0},"
+        "{\"op\": \"mfill\", \"prec\": \"bf16\", \"x\": [8, 12, 512, 512],"
+        " \"y\": [1, 1, 512, 512], \"us\": 80.0},"
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [2, 3, 64, 64],"
+        " \"y\": [2, 3, 64, 64], \"us\": 5.0},"
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [2, 3, 64, 64],"
+        " \"y\": [2, 1, 64, 32], \"us\": 5.0},"
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [2, 3, 64, 64],"
+        " \"y\": [2, 64, 64], \"us\": 5.0},"
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [2, 3, 64, 64], \"us\": 5.0},"
+        "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [6, 64, 64],"
+        " \"y\": [6, 64, 64], \"us\": 5.0}]}\n");
+    dlp_optime_probes p;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
+    CHECK(p.n == 4 && p.n_bad == 4);
+    if (p.n == 4) {
+        static const uint8_t bc[4] = {1, 2, 3, 0};
+        for (int k = 0; k < 4; k++)
+            CHECK(p.rec[k].shape.kind == DLP_OP_MEM &&
+                  p.rec[k].shape.cat == DLP_MEM_MFILL && p.rec[k].shape.bc == bc[k]);
+        const dlp_op_shape *s = &p.rec[0].shape;
+        CHECK(s->n == 8 && s->c == 12 && s->h == 512 && s->w == 512 &&
+              s->d == 512 && s->e == 8LL * 12 * 512 * 512 &&
+              s->ye == 8LL * 512 * 512 && p.rec[0].us == 107.6f);
+        CHECK(p.rec[1].shape.ye == 8 * 256 && p.rec[2].shape.ye == 512 * 512);
+        dlp_device d;
+        DLP_ASSERT(dlp_device_find("h200", &d, &err) == DLP_OK);
+        double e = 8.0 * 12 * 512 * 512;
+        CHECK_CLOSE(p.rec[0].roof_us, (2 * 2 * e + 8.0 * 512 * 512) /
+                                          (d.mem_bw_gbs * 1e9) * 1e6, 1e-6);
+        float x[DLP_OPTIME_NF];
+        dlp_op_shape_features(s, DLP_PREC_FP16, x);
+        CHECK(x[DLP_OPTIME_CAT_X] == DLP_MEM_MFILL && x[21] == 1);
+    }
+    dlp_optime_probes_free(&p);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* DeBERTa's scores masked before the Softmax, Where(mask, min, scores):
+ * one mfill record, the scores [B, 12, L, L] by the padding mask [B, 1,
+ * L, L], no kernel of its own in the count (as every Where: the files'
+ * features stay theirs); no Where of DistilBERT, GPT-2 or T5 (mask
+ * building, a bias) is one. A model fitted on mfill probes times it by
+ * the rule (4x its roofline) at either runtime; one fitted before leaves
+ * it, and every node, its own roofline time. */
+static void test_mfill(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(DEBERTA, 2, 128, &fg));
+    int n = 0, at = -1;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_MFILL) continue;
+        n++;
+        at = fg.ops[i].node;
+        CHECK(s->n == 2 && s->c == 12 && s->h == 128 && s->w == 128 &&
+              s->e == 2 * 12 * 128 * 128 && s->ye == 2 * 128 * 128 && s->bc == 1);
+    }
+    CHECK(n == 1 && at >= 0);
+    if (at >= 0) CHECK(fg.eager_kern[at] == 0 && fg.in_sdpa[at] == 0);
+    static const char *const others[] = {DISTILBERT, T5, "tests/fixtures/memest/hf_gpt2.onnx"};
+    for (int f = 0; f < 3; f++) {
+        dlp_feat_graph o;
+        DLP_ASSERT(build_file(others[f], 2, 128, &o));
+        for (int i = 0; i < o.n_ops; i++)
+            CHECK(o.ops[i].shape.kind != DLP_OP_MEM || o.ops[i].shape.cat != DLP_MEM_MFILL);
+        dlp_feat_graph_free(&o);
+    }
+    dlp_optime_probes p, pf;
+    synth_mem(&p, 3000, 11);
+    synth_by(&pf, 4000, 17, draw_mem_mfill, mem_rule);
+    dlp_optime *m = NULL, *mf = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_fit(&p, NULL, 1, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_optime_fit(&pf, NULL, 1, &mf, &err) == DLP_OK && mf);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    dlp_feat_device d;
+    for (int r = 0; r < 2 && at >= 0; r++) {
+        c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
+        c.precision = r ? DLP_PREC_FP16 : DLP_PREC_FP32;
+        dlp_feat_device_of(&c, &d);
+        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
+        DLP_ASSERT(own);
+        dlp_feat_node_roofline_us(&fg, &c, own);
+        bool ae;
+        double *t0 = view_times(m, &fg, &c, &ae), *tf = view_times(mf, &fg, &c, &ae);
+        const dlp_op_shape *s = &fg.ops[fg.node_op[at]].shape;
+        double want = dlp_op_shape_roof_us(s, c.precision, &d) * 4;
+        CHECK(t0[at] == own[at]);
+        CHECK_MSG(fabs(tf[at] / want - 1) < 0.1, "mfill %g us, want %g", tf[at], want);
+        CHECK(tf[at] > 3 * own[at]);
+        free(own); free(t0); free(tf);
+    }
+    dlp_feat_graph_free(&fg);
+    dlp_optime_free(m);
+    dlp_optime_free(mf);
+    dlp_optime_probes_free(&p);
+    dlp_optime_probes_free(&pf);
+}
+
 /* The cross-validation on the rule's probes: the model within a few
  * percent, the roofline off by the rule's factors. */
 static void test_heldout(void) {
@@ -953,6 +1090,8 @@ int main(void) {
     RUN(test_memop_reader);
     RUN(test_fit_and_file);
     RUN(test_mem_view);
+    RUN(test_mfill_reader);
+    RUN(test_mfill);
     RUN(test_heldout);
     return CHECK_DONE();
 }

@@ -2691,10 +2691,24 @@ out:
     return ok;
 }
 
+/* A Where masking attention scores that a Softmax reads next (the masked
+ * fill of an attention the exporter spelled out, DeBERTa's): its mfill
+ * shape. PyTorch runs it as two kernels, a copy and the fill, which the
+ * kernel count (feat_kern.c) leaves out like every Where's: a model's
+ * features stay the ones it was fitted on. */
+static bool mfill_scores(const dlp_graph *g, const dlp_node *n, dlp_op_shape *s) {
+    int c[2];
+    return dlp_feat_op_shape(g, n, s) && s->kind == DLP_OP_MEM &&
+           s->cat == DLP_MEM_MFILL && n->outputs[0] >= 0 &&
+           consumers_of(g, n->outputs[0], c, 2) == 1 &&
+           !strcmp(g->nodes[c[0]].op_type, "Softmax");
+}
+
 /* fg->ops: the convolutions and the products outside fused attention
  * (in_sdpa, set by the walk), the memory-bound nodes that launch a
- * kernel (eager_kern: dlp_feat_count_kernels first) and each fused
- * attention at its Softmax; false when out of memory. */
+ * kernel (eager_kern: dlp_feat_count_kernels first), the masked fills
+ * of scores (mfill_scores) and each fused attention at its Softmax;
+ * false when out of memory. */
 static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
     size_t cap = 0;
     dlp_op_shape s;
@@ -2708,7 +2722,9 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
             ok = fg->sdpa_pv[i] >= 0 &&
                  dlp_feat_attn_shape(g, n, &g->nodes[fg->sdpa_pv[i]], &s);
             s.gmask = fg->mask_causal ? 2 : fg->mask_bidir ? 1 : 0;
-        } else
+        } else if (!strcmp(n->op_type, "Where"))
+            ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s);
+        else
             ok = !fg->in_sdpa[i] &&
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound
                                                   node that launches a kernel,

@@ -115,10 +115,16 @@ typedef enum {
     DLP_OP_CONV = 0, DLP_OP_MM = 1, DLP_OP_MEM = 2, DLP_OP_ATTN = 3
 } dlp_op_kind;
 #define DLP_OP_NKIND 4
-/* The memory-bound operators (dlp_op_shape.cat) and their functions. */
+/* The memory-bound operators (dlp_op_shape.cat) and their functions.
+ * MFILL (fiftieth session): the scores' masked fill of an attention the
+ * exporter spelled out (DeBERTa's scores.masked_fill(~mask, min), exported
+ * as Where(mask, min, scores) before the Softmax): a copy of the scores,
+ * then a broadcasting fill in place, ~4x the roofline of its bytes. A
+ * forest fitted before its probes never separates it (dlp_optime's
+ * mfill gate), and such a node keeps its own roofline time. */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
-    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_NCAT
+    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_NCAT
 } dlp_mem_cat;
 /* Their names, as the probes' records (probe_memop.py "op") spell them. */
 extern const char *const dlp_mem_cat_name[DLP_MEM_NCAT];
@@ -144,7 +150,13 @@ typedef struct {
     uint8_t bc;               /* mem binary: the other operand broadcast
                                  0 same shape, 1 constant along the last
                                  dim (per channel), 2 along the rows (a
-                                 bias), 3 a scalar, 4 other */
+                                 bias), 3 a scalar, 4 other; mfill: the
+                                 mask [.., L, S] of scores [B, H, L, S]
+                                 0 the scores' shape, 1 broadcast over
+                                 the heads ([B, 1, L, S], DeBERTa's), 2
+                                 over heads and rows ([B, 1, 1, S]), 3
+                                 over batch and heads ([1, 1, L, S]), 4
+                                 other */
     bool causal;              /* attn: is_causal */
     bool masked;              /* attn: a [b, 1, L, S] mask (the probes'
                                  "bool" / "float" / "bcast") */
@@ -168,7 +180,9 @@ typedef struct {
                                  (dlp_op_shape_at) */
     int64_t e, ye, r, d;      /* mem: elements of the input (binary: of the
                                  output) and of a binary's other operand
-                                 (1: a scalar); ln, softmax: rows r of d;
+                                 (1: a scalar; mfill: the mask's); ln,
+                                 softmax: rows r of d; mfill: n, c, h, w
+                                 the scores' [B, H, L, S], d = S;
                                  attn: d keys (S); copy: d the
                                  innermost run it moves whole (the last
                                  dim when the permutation keeps it,
@@ -176,6 +190,7 @@ typedef struct {
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
+#define DLP_OPTIME_CAT_X 5        /* mem: the feature of cat */
 /* The model's features of shape s at precision p: fp16 and bf16 flags,
  * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;
@@ -189,6 +204,10 @@ typedef struct {
  * multiple of 16; bcast; hbias, log2 of its bias's elements (H L S, B H L
  * S; 0 none; hbias is 1, 2 or 3). */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
+/* The mfill code (dlp_op_shape.bc) of mask shape m against scores x
+ * (both [B, H, L, S], a lower rank's leading dims 1); -1 when m does
+ * not broadcast to x. */
+int dlp_mfill_bcast(const int64_t x[4], const int64_t m[4]);
 /* Shape s as the call sees it at runtime rt: transformers (5.x, the
  * collector's) drops an all-ones mask or passes is_causal when it runs
  * eagerly, and passes a materialized [B, 1, L, S] boolean mask while a

@@ -17,7 +17,7 @@
 static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
 
 const char *const dlp_mem_cat_name[DLP_MEM_NCAT] = {
-    "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy"};
+    "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy", "mfill"};
 
 /* log2 of a size, 0 for an unset (0) one */
 static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
@@ -49,6 +49,7 @@ void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
         *flops = s->cat == DLP_MEM_POOL && s->fn != DLP_FN_GAVG
                      ? out * s->kh * s->kh : e;
         *bytes = es * (e + out + (s->cat == DLP_MEM_BINARY ? (double)s->ye : 0));
+        if (s->cat == DLP_MEM_MFILL) *bytes += (double)s->ye;   /* bool mask */
     }
 }
 
@@ -117,7 +118,7 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[19] = s->hbias ? lgz((s->hbias >= 2 ? s->b : 1) * s->m * s->kk * s->d)
                          : 0.f;
     } else {
-        x[5] = (float)s->cat;
+        x[DLP_OPTIME_CAT_X] = (float)s->cat;
         x[6] = (float)s->fn;
         x[7] = lgz(s->e);
         x[8] = lgz(s->ye);
@@ -336,6 +337,47 @@ static bool copy_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     return o->e > 0 && o->d > 0;
 }
 
+int dlp_mfill_bcast(const int64_t x[4], const int64_t m[4]) {
+    bool same = true;
+    for (int i = 0; i < 4; i++) {
+        if (m[i] != x[i] && m[i] != 1) return -1;
+        same &= m[i] == x[i];
+    }
+    if (same) return 0;
+    bool b = m[0] == x[0], h = m[1] == x[1], l = m[2] == x[2], sq = m[3] == x[3];
+    if (b && !h && l && sq) return 1;
+    if (b && !h && !l && sq) return 2;
+    if (!b && !h && l && sq) return 3;
+    return 4;
+}
+
+/* A masked fill of attention scores, Where(mask, c, x) with c a scalar
+ * and x the output's shape, rank 4 (or its trailing dims padded with
+ * leading 1s), the mask broadcast to it. Whether x is a Softmax's scores
+ * is op_records' to decide (feat.c). */
+static bool mfill_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_shape *m = in_shape(g, n, 0), *x = in_shape(g, n, 2),
+                    *y = out_shape(g, n);
+    if (!m || !x || !y || in_numel(g, n, 1) != 1 || y->rank < 2 ||
+        y->rank > 4 || x->rank != y->rank || m->rank > y->rank)
+        return false;
+    int64_t xs[4] = {1, 1, 1, 1}, ms[4] = {1, 1, 1, 1};
+    for (int i = 0; i < y->rank; i++) {
+        if (x->dims[i].value != y->dims[i].value) return false;
+        xs[4 - y->rank + i] = y->dims[i].value;
+    }
+    for (int i = 0; i < m->rank; i++) ms[4 - m->rank + i] = m->dims[i].value;
+    int bc = dlp_mfill_bcast(xs, ms);
+    if (bc < 0) return false;
+    o->cat = DLP_MEM_MFILL;
+    o->bc = (uint8_t)bc;
+    o->n = xs[0]; o->c = xs[1]; o->h = xs[2]; o->w = xs[3];
+    o->e = numel(y);
+    o->ye = numel(m);
+    o->d = xs[3];
+    return o->e > 0 && o->ye > 0;
+}
+
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
  * an unknown shape. */
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
@@ -381,6 +423,7 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     }
     if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten"))
         return copy_shape(g, n, o);
+    if (!strcmp(op, "Where")) return mfill_shape(g, n, o);
     bool ln = !strcmp(op, "LayerNormalization");
     if (ln || !strcmp(op, "Softmax")) {
         int64_t ax = dlp_node_attr_int(n, "axis", -1);

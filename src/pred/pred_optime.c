@@ -60,6 +60,9 @@ struct dlp_optime {
      * it reads the whole forest, and kept (the one field a reader
      * writes, as dlp_forest_ready's state; two threads store the same) */
     atomic_int hbias;
+    /* likewise whether the memory-bound forest splits the mfill category
+     * off (mfill_timed) */
+    atomic_int mfill;
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -183,6 +186,18 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         if (rank != 2) return false;
         s->r = pos_at(x, 0);
         return true;
+    case DLP_MEM_MFILL: {   /* scores x [B, H, L, S], the mask "y" */
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(v, "y");
+        int yr;
+        int64_t ye = arr_numel(y, &yr);
+        if (rank != 4 || yr != 4 || ye < 1) return false;
+        int64_t xs[4] = {s->n, s->c, s->h, s->w}, ms[4];
+        for (int i = 0; i < 4; i++) ms[i] = pos_at(y, i);
+        int bc = dlp_mfill_bcast(xs, ms);
+        s->bc = (uint8_t)bc;
+        s->ye = ye;
+        return bc >= 0;
+    }
     case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
         s->n = s->c = s->h = s->w = 0;
         s->r = e / last;
@@ -391,12 +406,32 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
     return k == 2;
 }
 
+/* Whether m's memory-bound forest times the masked fills of scores
+ * (DLP_MEM_MFILL): some split of its category feature (x[5]) lies above
+ * the copy's code, the largest before mfill, which only a forest fitted
+ * on mfill probes has (dlp_forest_max_split); else those nodes keep their own roofline times
+ * and a file fitted before answers as it did. Found once per model, like
+ * hbias. */
+static bool mfill_timed(const dlp_optime *m) {
+    const dlp_forest *f = m->f[DLP_OP_MEM];
+    if (!f) return false;
+    atomic_int *known = (atomic_int *)&m->mfill;
+    int k = atomic_load_explicit(known, memory_order_relaxed);
+    if (!k) {
+        k = dlp_forest_max_split(f, DLP_OPTIME_CAT_X) > (float)DLP_MEM_COPY
+                ? 2 : 1;
+        atomic_store_explicit(known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
                           int threads, dlp_optime **out, dlp_error *err) {
     *out = NULL;
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
+    atomic_init(&m->mfill, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++)
         st = fit_kind(p, use, k, threads, &m->f[k], err);
@@ -446,7 +481,8 @@ static int job_cmp(const void *a, const void *b) {
 
 /* Answers jobs j[0..n) (their op, rt, prec and at set) for graph fg
  * into out: NaN for an op of a kind m has no forest for (the node keeps
- * its own roofline time: feat.c, node_time), which is dropped before its
+ * its own roofline time: feat.c, node_time) or a masked fill m does not
+ * time (mfill_timed), which is dropped before its
  * features are computed; each distinct shape and precision walks its
  * kind's forest once, all of a kind in one pass (a network repeats its
  * shapes: ResNet-50's 53 convolutions are 23 shapes), and each tree is
@@ -458,8 +494,11 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
                             eff_job *j, size_t n, float *out, dlp_error *err) {
     size_t kept = 0;
     for (size_t k = 0; k < n; k++) {
-        j[k].kind = fg->ops[j[k].op].shape.kind;
-        if (m->f[j[k].kind]) j[kept++] = j[k];
+        const dlp_op_shape *s = &fg->ops[j[k].op].shape;
+        j[k].kind = s->kind;
+        if (m->f[j[k].kind] &&
+            (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_MFILL || mfill_timed(m)))
+            j[kept++] = j[k];
         else out[j[k].at] = NAN;
     }
     n = kept;
@@ -611,6 +650,7 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
+    atomic_init(&m->mfill, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);

@@ -167,6 +167,11 @@ void dlp_forest_eval_many(const dlp_forest *f, const float *const *x, int n,
  * row it was fitted on never is (how a newer feature tells an older
  * file's forest). Reads the words only (not their checks). */
 bool dlp_forest_splits_on(const dlp_forest *f, int j);
+/* The largest threshold of f's splits on feature j, -INFINITY when none
+ * reads it: a code no row it was fitted on had (a category added later)
+ * is never split off, so no threshold lies above the largest code it
+ * saw. Reads the words only. */
+float dlp_forest_max_split(const dlp_forest *f, int j);
 void dlp_forest_free(dlp_forest *f);
 /* Stored in a model file as "<prefix>/trees" (i64: n_features, logistic,
  * then each tree's first node), "<prefix>/words" (bytes: the nodes'

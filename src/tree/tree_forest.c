@@ -164,6 +164,17 @@ bool dlp_forest_splits_on(const dlp_forest *f, int j) {
     return false;
 }
 
+float dlp_forest_max_split(const dlp_forest *f, int j) {
+    float m = -INFINITY;
+    if (j < 0 || j >= f->n_features) return m;
+    for (int i = 0; i < f->n_nodes; i++) {
+        uint64_t w = dlp_forest_word(f->node, i);
+        if (dlp_forest_feat(w) == j && dlp_forest_value(w) > m)
+            m = dlp_forest_value(w);
+    }
+    return m;
+}
+
 float dlp_forest_eval(const dlp_forest *f, const float *x) {
     float s;
     dlp_forest_eval_many(f, &x, 1, &s);

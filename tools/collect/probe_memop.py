@@ -17,6 +17,7 @@ cudnn.benchmark off, inference mode), R calls captured in one graph (about
     python3 tools/collect/probe_memop.py --seconds S [--seed K] [--skip N] [--train]
                                          [--dry-run N] [--ops OP,..] [--masks]
                                          [--bcast] [--hbias] [--hbiasw]
+    python3 tools/collect/probe_memop.py --ops mfill ...
 
 --ops draws only those ops (their weights as below); --masks draws each
 attention's mask (forty-seventh session); --bcast draws it from the
@@ -24,7 +25,8 @@ broadcast mask (3 in 4) and the materialized bool one (forty-eighth
 session); --hbias draws T5's relative position bias, eager's or a graph's
 (forty-ninth session), --hbiasw the graph's with the padding mask applied
 in the timed call, as T5 does under capture. Without these the stream of
-a seed is the one the earlier runs drew.
+a seed is the one the earlier runs drew. --ops mfill (fiftieth session)
+draws the masked fill of attention scores, an op no default stream draws.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -38,6 +40,11 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
   op "softmax" softmax over the last dim of x [R, D]
   op "pool"    fn max|avg with "k", "s", "p", or fn gavg (adaptive to 1x1)
   op "copy"    x [A, B, C, D] permuted by (0, 2, 1, 3) made contiguous
+  op "mfill"   x [B, H, L, S] scores .masked_fill(m, min) out of place (a
+               copy of x, then the fill in place: DeBERTa's scores in each
+               layer, exported as Where(m, min, x)), "y": the bool mask's
+               shape: [B, 1, L, S] (DeBERTa's), [B, 1, 1, S], [1, 1, L, S]
+               or x's
   op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"; with
                --masks also "mask": none, causal (is_causal, as "causal"),
                bool or float (a materialized [B, 1, L, S] mask: what
@@ -78,6 +85,9 @@ PRECS = ("fp32", "fp16", "bf16")
 PREC_W = (4, 4, 2)
 OPS = (("unary", 16), ("binary", 18), ("bn", 8), ("ln", 10), ("gn", 4),
        ("softmax", 10), ("pool", 8), ("copy", 8), ("sdpa", 18))
+# drawn only when --ops names them (the default streams stay as measured)
+EXTRA_OPS = (("mfill", 8),)
+MFILL_MASKS = ("b1ls", "b1ls", "b1ls", "b11s", "11ls", "same")
 UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "hardswish",
          "hardsigmoid", "exp")
 TOKENS = (1, 16, 49, 50, 64, 128, 196, 197, 256, 384, 512, 577, 1024, 2048,
@@ -156,6 +166,13 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False,
         b, h, s = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(SEQ)
         sh["x"] = [b, s, h, rng.choice(HEAD_DIM)] if rng.random() < 0.5 \
             else [b, h, s, rng.choice(HEAD_DIM)]
+    elif op == "mfill":
+        b, h, seq = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(SEQ)
+        s = seq if rng.random() < 0.8 else rng.choice(SEQ)
+        sh["x"] = [b, h, seq, s]
+        sh["y"] = {"b1ls": [b, 1, seq, s], "b11s": [b, 1, 1, s],
+                   "11ls": [1, 1, seq, s],
+                   "same": [b, h, seq, s]}[rng.choice(MFILL_MASKS)]
     else:
         b, h, d = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(HEAD_DIM)
         seq = rng.choice(SEQ)
@@ -264,6 +281,10 @@ def build(torch, sh, train):
             fwd = lambda: pf(x, sh["k"], sh["s"], sh["p"])   # noqa: E731
     elif op == "copy":
         fwd = lambda: x.permute(0, 2, 1, 3).contiguous()   # noqa: E731
+    elif op == "mfill":
+        m = torch.rand(*sh["y"], device=dev) < 0.1
+        low = torch.finfo(dtype).min
+        fwd = lambda: x.masked_fill(m, low)   # noqa: E731
     else:
         b, h, _, d = sh["x"]
         k, v = rand(b, h, sh["s"], d), rand(b, h, sh["s"], d)
@@ -307,10 +328,10 @@ def measure_one(torch, sh, train):
 def op_list(text):
     """--ops: a comma-separated subset of OPS, with their weights."""
     want = text.split(",")
-    bad = [o for o in want if o not in dict(OPS)]
+    bad = [o for o in want if o not in dict(OPS + EXTRA_OPS)]
     if bad:
         raise argparse.ArgumentTypeError("unknown op %s" % bad[0])
-    return tuple(o for o in OPS if o[0] in want)
+    return tuple(o for o in OPS + EXTRA_OPS if o[0] in want)
 
 
 def add_args(ap):
