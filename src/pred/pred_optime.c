@@ -194,9 +194,10 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         int64_t xs[4] = {s->n, s->c, s->h, s->w}, ms[4];
         for (int i = 0; i < 4; i++) ms[i] = pos_at(y, i);
         int bc = dlp_mfill_bcast(xs, ms);
+        if (bc < 0) return false;
         s->bc = (uint8_t)bc;
         s->ye = ye;
-        return bc >= 0;
+        return true;
     }
     case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
         s->n = s->c = s->h = s->w = 0;
@@ -409,9 +410,9 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
 /* Whether m's memory-bound forest times the masked fills of scores
  * (DLP_MEM_MFILL): some split of its category feature (x[5]) lies above
  * the copy's code, the largest before mfill, which only a forest fitted
- * on mfill probes has (dlp_forest_max_split); else those nodes keep their own roofline times
- * and a file fitted before answers as it did. Found once per model, like
- * hbias. */
+ * on mfill probes has (dlp_forest_max_split); else those nodes keep
+ * their own roofline times and a file fitted before answers as it did.
+ * Found once per model, like hbias. */
 static bool mfill_timed(const dlp_optime *m) {
     const dlp_forest *f = m->f[DLP_OP_MEM];
     if (!f) return false;
