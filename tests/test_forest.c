@@ -51,6 +51,22 @@ static void fit(int logistic, uint64_t seed, dlp_tree **t, dlp_forest **f) {
     DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
 }
 
+/* A small booster (20 rounds of depth 4; hist: the histogram method)
+ * on rows x, targets y, converted. */
+static void fit_small(const float *x, const float *y, int hist, dlp_tree **t,
+                      dlp_forest **f) {
+    dlp_tree_params p;
+    dlp_tree_params_default(&p);
+    p.rounds = 20;
+    p.max_depth = 4;
+    p.hist = hist;
+    dlp_error err;
+    *t = NULL;
+    *f = NULL;
+    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, t, &err) == DLP_OK);
+    DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
+}
+
 /* dlp_forest_splits_on: a feature constant in every row is never split
  * on (what tells an older file's forest from one fitted on a newer
  * feature), an informative one is; out of range is no feature */
@@ -62,15 +78,9 @@ static void test_forest_splits_on(void) {
         x[i * D + 3] = 0;
         y[i] = (float)((x[i * D] > 0.3f) + x[i * D + 1]);
     }
-    dlp_tree_params p;
-    dlp_tree_params_default(&p);
-    p.rounds = 20;
-    p.max_depth = 4;
-    dlp_error err;
-    dlp_tree *t = NULL;
-    dlp_forest *f = NULL;
-    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, &t, &err) == DLP_OK);
-    DLP_ASSERT(dlp_forest_from_tree(t, D, &f, &err) == DLP_OK);
+    dlp_tree *t;
+    dlp_forest *f;
+    fit_small(x, y, 0, &t, &f);
     CHECK(dlp_forest_splits_on(f, 0) && dlp_forest_splits_on(f, 1));
     CHECK(!dlp_forest_splits_on(f, 3));
     CHECK(!dlp_forest_splits_on(f, -1) && !dlp_forest_splits_on(f, D) &&
@@ -96,16 +106,9 @@ static void test_forest_max_split(void) {
             x[i * D + 2] = (float)code;
             y[i] = (float)(x[i * D] + (code == 1) + 3 * (code == 3));
         }
-        dlp_tree_params p;
-        dlp_tree_params_default(&p);
-        p.rounds = 20;
-        p.max_depth = 4;
-        p.hist = 1;
-        dlp_error err;
-        dlp_tree *t = NULL;
-        dlp_forest *f = NULL;
-        DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, &t, &err) == DLP_OK);
-        DLP_ASSERT(dlp_forest_from_tree(t, D, &f, &err) == DLP_OK);
+        dlp_tree *t;
+        dlp_forest *f;
+        fit_small(x, y, 1, &t, &f);
         float m = dlp_forest_max_split(f, 2);
         if (with) CHECK_MSG(m > 2 && m <= 3, "split %g", m);
         else CHECK_MSG(m > 0 && m <= 2, "split %g", m);

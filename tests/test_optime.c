@@ -379,14 +379,25 @@ static void test_probe_reader(void) {
     rmdir(dir);
 }
 
+/* Probe records `text` read from a memop file of a temporary directory,
+ * the forward times (train false) or the forward + backward ones, into
+ * *p; the directory removed after. */
+static void read_memop_text(const char *text, bool train, dlp_optime_probes *p) {
+    char dir[] = "/tmp/dlp_memop_XXXXXX", path[256];
+    DLP_ASSERT(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x-memop-1.jsonl.xz", dir);
+    write_xz(path, text);
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_probes_read(dir, train, p, &err) == DLP_OK);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A memop file (probe_memop.py --train): read for inference (us) and
  * training (train_us); its copies skipped, not counted as malformed; a
  * grid:memop line (no training times) read for inference only. */
 static void test_memop_reader(void) {
-    char dir[] = "/tmp/dlp_memop_XXXXXX", path[256];
-    DLP_ASSERT(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/x-memop-1.jsonl.xz", dir);
-    write_xz(path,
+    static const char *const text =
         "{\"spec\": \"grid:memtrain\", \"seed\": 1, \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"unary\", \"prec\": \"fp16\", \"fn\": \"gelu\", \"x\": [64, 768],"
         " \"us\": 2.5, \"r\": 64, \"train_us\": 6.0, \"train_r\": 64},"
@@ -425,11 +436,11 @@ static void test_memop_reader(void) {
         "{\"op\": \"sdpa\", \"prec\": \"fp16\", \"x\": [2, 12, 128, 64], \"s\": 128,"
         " \"mask\": \"hbias\", \"causal\": 1, \"us\": 70.0, \"train_us\": 150.0}]}\n"
         "{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
-        "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n");
+        "{\"op\": \"softmax\", \"prec\": \"fp32\", \"x\": [4096, 197], \"us\": 5.0}]}\n";
     dlp_optime_probes p, t;
     dlp_error err;
-    DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
-    DLP_ASSERT(dlp_optime_probes_read(dir, true, &t, &err) == DLP_OK);
+    read_memop_text(text, false, &p);
+    read_memop_text(text, true, &t);
     /* kept: unary, binary, sdpa, pool, copy, a masked, a causal, a
      * broadcast-masked sdpa and T5's three biases (+ the softmax for
      * inference); malformed: a 3-D layer norm, an unknown function, 10^27
@@ -474,8 +485,6 @@ static void test_memop_reader(void) {
     }
     dlp_optime_probes_free(&p);
     dlp_optime_probes_free(&t);
-    unlink(path);
-    rmdir(dir);
 }
 
 static double u01(uint64_t *s) {
@@ -949,10 +958,9 @@ static void draw_mem_mfill(dlp_op_shape *sh, uint64_t *s) {
  * has another rank refused; the roofline's bytes the scores read and
  * written and the bool mask once. */
 static void test_mfill_reader(void) {
-    char dir[] = "/tmp/dlp_mfill_XXXXXX", path[256];
-    DLP_ASSERT(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/x-memop-10.jsonl.xz", dir);
-    write_xz(path,
+    dlp_optime_probes p;
+    dlp_error err;
+    read_memop_text(
         "{\"spec\": \"grid:memop\", \"seed\": 10, \"gpu\": \"NVIDIA H200\", \"ops\": ["
         "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [8, 12, 512, 512],"
         " \"y\": [8, 1, 512, 512], \"us\": 107.6, \"r\": 18},"
@@ -968,10 +976,7 @@ static void test_mfill_reader(void) {
         " \"y\": [2, 64, 64], \"us\": 5.0},"
         "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [2, 3, 64, 64], \"us\": 5.0},"
         "{\"op\": \"mfill\", \"prec\": \"fp16\", \"x\": [6, 64, 64],"
-        " \"y\": [6, 64, 64], \"us\": 5.0}]}\n");
-    dlp_optime_probes p;
-    dlp_error err;
-    DLP_ASSERT(dlp_optime_probes_read(dir, false, &p, &err) == DLP_OK);
+        " \"y\": [6, 64, 64], \"us\": 5.0}]}\n", false, &p);
     CHECK(p.n == 4 && p.n_bad == 4);
     if (p.n == 4) {
         static const uint8_t bc[4] = {1, 2, 3, 0};
@@ -993,8 +998,6 @@ static void test_mfill_reader(void) {
         CHECK(x[DLP_OPTIME_CAT_X] == DLP_MEM_MFILL && x[21] == 1);
     }
     dlp_optime_probes_free(&p);
-    unlink(path);
-    rmdir(dir);
 }
 
 /* DeBERTa's scores masked before the Softmax, Where(mask, min, scores):
