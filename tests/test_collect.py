@@ -1134,6 +1134,34 @@ def test_probe_configs():
         check(n > 0, "probe config: %s has %d configurations" % (name, n))
 
 
+def test_optime_sampler():
+    """probe_optime.py: the default stream of a seed is the one its files
+    were measured from (seed 1's first 300 shapes, digest taken before
+    --bias existed); --bias (fiftieth session) draws products only, none
+    batched, 3 in 4 with a Linear's bias, seed 8's stream the one
+    optime-8 was measured from."""
+    import hashlib
+    import itertools
+    import json
+    import probe_optime as po
+
+    def digest(it):
+        return hashlib.sha256(json.dumps(list(itertools.islice(it, 300)))
+                              .encode()).hexdigest()[:16]
+
+    class Args:
+        bias = True
+    check(digest(po.shapes(1)) == "964132d53ceeb5c8", "optime: seed 1's stream")
+    check(digest(po.shapes(8, Args())) == "8b445f5f4c30f905",
+          "optime: seed 8's stream (--bias)")
+    a = list(itertools.islice(po.shapes(8, Args()), 400))
+    n = sum(s["bias"] for s in a)
+    check(all(s["op"] == "mm" and s["bw"] == 0 and s["bias"] in (0, 1)
+              for s in a) and 250 < n < 350, "optime: --bias draws (%d)" % n)
+    check(not any("bias" in s for s in itertools.islice(po.shapes(1), 400)),
+          "optime: no bias without --bias")
+
+
 def test_memop_sampler():
     """probe_memop.py: --bcast draws attentions only, each with the
     broadcast mask (3 in 4) or a materialized bool one, never causal, its
@@ -1296,6 +1324,7 @@ def main():
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,
               test_probe_configs, test_convgrid_sampler, test_memop_sampler,
+              test_optime_sampler,
               test_dataset):
         try:
             t()

@@ -80,6 +80,8 @@ static void test_op_shapes(void) {
     s = &fg.ops[5].shape;                       /* Gemm transB */
     CHECK(s->kind == DLP_OP_MM && s->b == 1 && s->m == 3 && s->kk == 4 &&
           s->nn == 10 && !s->bw);
+    /* none with a bias (no Gemm C, no Add after the MatMul) */
+    for (int i = 3; i < 6; i++) CHECK(!fg.ops[i].shape.bias);
     /* FLOPs and bytes by hand: the depthwise conv, 3 x 32 x 16 x 16 outputs
      * of 25 MACs each; its bytes at fp16 = 2 x (input + output + weight) */
     double fl, by;
@@ -1063,6 +1065,92 @@ static void test_mfill(void) {
     dlp_optime_probes_free(&pf);
 }
 
+/* A Linear's bias (fiftieth session): the probes' "bias" read (0 / 1,
+ * else malformed; never on a batched product), the mm feature x[15]; in
+ * a graph each Linear of DistilBERT (MatMul, then the Add of its bias)
+ * has it (the fixture of test_op_shapes: a MatMul and a Gemm without a
+ * bias and a batched product, none). A model fitted on
+ * probes where the bias doubles the time times those products 2x; one
+ * fitted before (no row with it: its forest never splits on x[15])
+ * answers as for the product alone. */
+static void test_mm_bias(void) {
+    dlp_optime_probes p;
+    read_memop_text(
+        "{\"spec\": \"grid:optime\", \"seed\": 8, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 1, \"m\": 128, \"k\": 3072,"
+        " \"n\": 768, \"bw\": 0, \"bias\": 1, \"us\": 63.0},"
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 1, \"m\": 128, \"k\": 3072,"
+        " \"n\": 768, \"bw\": 0, \"bias\": 0, \"us\": 22.0},"
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 1, \"m\": 128, \"k\": 3072,"
+        " \"n\": 768, \"bw\": 0, \"us\": 22.0},"
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 1, \"m\": 128, \"k\": 3072,"
+        " \"n\": 768, \"bw\": 0, \"bias\": 2, \"us\": 22.0},"
+        "{\"op\": \"mm\", \"prec\": \"fp32\", \"b\": 4, \"m\": 128, \"k\": 64,"
+        " \"n\": 128, \"bw\": 1, \"bias\": 1, \"us\": 9.0}]}\n", false, &p);
+    CHECK(p.n == 3 && p.n_bad == 2);
+    if (p.n == 3) {
+        CHECK(p.rec[0].shape.bias && !p.rec[1].shape.bias && !p.rec[2].shape.bias);
+        float x[DLP_OPTIME_NF], y[DLP_OPTIME_NF];
+        dlp_op_shape_features(&p.rec[0].shape, DLP_PREC_FP32, x);
+        dlp_op_shape_features(&p.rec[1].shape, DLP_PREC_FP32, y);
+        CHECK(x[DLP_OPTIME_BIAS_X] == 1 && y[DLP_OPTIME_BIAS_X] == 0);
+        x[DLP_OPTIME_BIAS_X] = 0;
+        CHECK(!memcmp(x, y, sizeof x));    /* the bias is the one difference */
+    }
+    dlp_optime_probes_free(&p);
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(DISTILBERT, 2, 128, &fg));
+    int lin = 0;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MM) continue;
+        CHECK(s->bias == !s->bw);
+        lin += !s->bw;
+    }
+    CHECK_MSG(lin >= 6 && lin % 6 == 0, "%d Linear products", lin);
+    /* the rule's probes, a third of the products with a bias taking twice
+     * the time */
+    dlp_optime_probes pc, pb;
+    synth(&pc, 1500, 5);
+    synth(&pb, 1500, 5);
+    uint64_t r = 9;
+    for (size_t i = 0; i < pb.n; i++) {
+        dlp_optime_probe *q = &pb.rec[i];
+        if (q->shape.kind == DLP_OP_MM && !q->shape.bw && u01(&r) < 1.0 / 3) {
+            q->shape.bias = true;
+            q->us *= 2;
+        }
+    }
+    dlp_optime *mc = NULL, *mb = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_fit(&pc, NULL, 1, &mc, &err) == DLP_OK && mc);
+    DLP_ASSERT(dlp_optime_fit(&pb, NULL, 1, &mb, &err) == DLP_OK && mb);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    dlp_feat_device d;
+    dlp_feat_device_of(&c, &d);
+    int n = 0;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MM || s->bw) continue;
+        dlp_op_shape plain = *s;
+        plain.bias = false;
+        double tb = dlp_optime_us(mb, s, DLP_PREC_FP32, &d),
+               tp = dlp_optime_us(mb, &plain, DLP_PREC_FP32, &d);
+        CHECK_MSG(fabs(tb / tp / 2 - 1) < 0.15, "bias / plain %g", tb / tp);
+        CHECK(dlp_optime_us(mc, s, DLP_PREC_FP32, &d) ==
+              dlp_optime_us(mc, &plain, DLP_PREC_FP32, &d));
+        n++;
+    }
+    CHECK(n == lin);   /* (its batched products are in fused attentions) */
+    dlp_feat_graph_free(&fg);
+    dlp_optime_free(mc);
+    dlp_optime_free(mb);
+    dlp_optime_probes_free(&pc);
+    dlp_optime_probes_free(&pb);
+}
+
 /* The cross-validation on the rule's probes: the model within a few
  * percent, the roofline off by the rule's factors. */
 static void test_heldout(void) {
@@ -1095,6 +1183,7 @@ int main(void) {
     RUN(test_mem_view);
     RUN(test_mfill_reader);
     RUN(test_mfill);
+    RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();
 }

@@ -2696,12 +2696,23 @@ out:
  * shape. PyTorch runs it as two kernels, a copy and the fill, which the
  * kernel count (feat_kern.c) leaves out like every Where's: a model's
  * features stay the ones it was fitted on. */
-static bool mfill_scores(const dlp_graph *g, const dlp_node *n, dlp_op_shape *s) {
-    int c[2];
+static bool mfill_scores(const dlp_graph *g, const dlp_node *n, dlp_op_shape *s,
+                         const int *nuse, const int *use1) {
+    int v = n->n_outputs > 0 ? n->outputs[0] : -1;
     return dlp_feat_op_shape(g, n, s) && s->kind == DLP_OP_MEM &&
-           s->cat == DLP_MEM_MFILL && n->outputs[0] >= 0 &&
-           consumers_of(g, n->outputs[0], c, 2) == 1 &&
-           !strcmp(g->nodes[c[0]].op_type, "Softmax");
+           s->cat == DLP_MEM_MFILL && v >= 0 && nuse[v] == 1 &&
+           !strcmp(g->nodes[use1[v]].op_type, "Softmax");
+}
+
+/* Whether product n (not batched) runs with a Linear's bias in cuBLAS's
+ * epilogue: a Gemm's C, or the bias Add (dlp_feat_linear_bias) that alone
+ * reads a MatMul's output. nuse[v]: v's readers, use1[v]: its first. */
+static bool product_bias(const dlp_graph *g, const dlp_node *n,
+                         const int *nuse, const int *use1) {
+    if (!strcmp(n->op_type, "Gemm")) return dlp_feat_linear_bias(g, n);
+    int v = n->n_outputs > 0 ? n->outputs[0] : -1;
+    return v >= 0 && nuse[v] == 1 &&
+           dlp_feat_linear_bias(g, &g->nodes[use1[v]]);
 }
 
 /* fg->ops: the convolutions and the products outside fused attention
@@ -2710,10 +2721,19 @@ static bool mfill_scores(const dlp_graph *g, const dlp_node *n, dlp_op_shape *s)
  * of scores (mfill_scores) and each fused attention at its Softmax;
  * false when out of memory. */
 static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
-    size_t cap = 0;
+    size_t cap = 0, V = g->n_values ? g->n_values : 1;
     dlp_op_shape s;
     fg->node_op = malloc((size_t)(fg->n_nodes ? fg->n_nodes : 1) * sizeof *fg->node_op);
-    if (!fg->node_op) return false;
+    int *nuse = calloc(V, sizeof *nuse), *use1 = malloc(V * sizeof *use1);
+    if (!fg->node_op || !nuse || !use1) {
+        free(nuse); free(use1);
+        return false;
+    }
+    for (int i = 0; i < fg->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            int v = g->nodes[i].inputs[k];
+            if (v >= 0 && !nuse[v]++) use1[v] = i;
+        }
     for (int i = 0; i < fg->n_nodes; i++) {
         fg->node_op[i] = -1;
         const dlp_node *n = &g->nodes[i];
@@ -2723,7 +2743,7 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
                  dlp_feat_attn_shape(g, n, &g->nodes[fg->sdpa_pv[i]], &s);
             s.gmask = fg->mask_causal ? 2 : fg->mask_bidir ? 1 : 0;
         } else if (!strcmp(n->op_type, "Where"))
-            ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s);
+            ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s, nuse, use1);
         else
             ok = !fg->in_sdpa[i] &&
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound
@@ -2731,11 +2751,15 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
                                                   or any conv or product */
                  dlp_feat_op_shape(g, n, &s);
         if (!ok) continue;
-        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
+        if (s.kind == DLP_OP_MM && !s.bw) s.bias = product_bias(g, n, nuse, use1);
+        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops)) {
+            free(nuse); free(use1);
             return false;
+        }
         fg->node_op[i] = fg->n_ops;
         fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
     }
+    free(nuse); free(use1);
     /* the biased attentions, whole (their nodes keep their own records:
      * a model fitted before the hbias probes times them one by one) */
     for (int i = 0; i < fg->n_nodes; i++) {

@@ -138,6 +138,13 @@ typedef struct {
     uint8_t kind;             /* dlp_op_kind */
     bool cl;                  /* conv: channels-last input */
     bool bw;                  /* mm: B batched ([b, kk, nn]), else [kk, nn] */
+    bool bias;                /* mm, not batched: a Linear's product with
+                                 its bias (a Gemm's C, or the Add of a
+                                 constant the product feeds alone), which
+                                 cuBLAS runs in its epilogue: another
+                                 kernel choice, at fp32 and few rows up to
+                                 ~3x the product's time alone (the probes'
+                                 "bias", fiftieth session) */
     int64_t n, c, h, w, k, kh, kw, ho, wo, s, p, g; /* conv: input
                                  [n, c, h, w], weight [k, c/g, kh, kw],
                                  output [n, k, ho, wo], stride, padding
@@ -191,12 +198,13 @@ typedef struct {
 #define DLP_OPTIME_NF 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
 #define DLP_OPTIME_CAT_X 5        /* mem: the feature of cat */
+#define DLP_OPTIME_BIAS_X 15      /* mm: the feature of bias */
 /* The model's features of shape s at precision p: fp16 and bf16 flags,
  * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;
  * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
  * 8. mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
- * log2 min(m, nn). mem: cat, fn; log2 e, ye, e / ye; log2 r, d; log2 n,
+ * log2 min(m, nn); bias. mem: cat, fn; log2 e, ye, e / ye; log2 r, d; log2 n,
  * c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
  * log2 of an unset size 0). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of

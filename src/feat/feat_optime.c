@@ -99,6 +99,7 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[12] = s->kk % 8 == 0 ? 1.f : 0.f;
         x[13] = s->nn % 8 == 0 ? 1.f : 0.f;
         x[14] = lg2((double)(s->m < s->nn ? s->m : s->nn));
+        x[DLP_OPTIME_BIAS_X] = s->bias ? 1.f : 0.f;   /* the epilogue */
     } else if (s->kind == DLP_OP_ATTN) {
         x[5] = lgz(s->b);
         x[6] = lgz(s->m);

@@ -254,7 +254,12 @@ static bool record_shape(const cJSON *v, dlp_op_shape *s) {
         s->b = pos_of(v, "b", 1); s->m = pos_of(v, "m", 1);
         s->kk = pos_of(v, "k", 1); s->nn = pos_of(v, "n", 1);
         s->bw = pos_of(v, "bw", 0) == 1;
-        return s->b > 0 && s->m > 0 && s->kk > 0 && s->nn > 0;
+        /* "bias" (fiftieth session's records): a Linear with its bias */
+        const cJSON *bias = cJSON_GetObjectItemCaseSensitive(v, "bias");
+        int64_t b = bias ? dlp_probe_int(bias, 0, 1) : 0;
+        s->bias = b == 1;
+        return s->b > 0 && s->m > 0 && s->kk > 0 && s->nn > 0 && b >= 0 &&
+               !(s->bias && s->bw);
     }
     return memop_shape(v, op->valuestring, s);
 }

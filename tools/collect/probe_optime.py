@@ -22,13 +22,21 @@ grouped; products are torch.matmul of [B, M, K] by [K, N] (a Linear's
 weight) or by [B, K, N] (attention's batched product).
 
     python3 tools/collect/probe_optime.py --seconds S [--seed K] [--train]
-                                          [--dry-run N]
+                                          [--dry-run N] [--bias]
 
 One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
 "gpu": NAME, "ops": [...]}; a record is {"op": "conv", "prec", "x":
 [N, C, H, W], "w": [K, C/g, kh, kw], "s", "p", "g", "cl", "us"} or {"op":
 "mm", "prec", "b", "m", "k", "n", "bw": 1 when the second operand is
 batched, "us"}.
+
+--bias (fiftieth session) draws products only, none batched, 3 in 4 of
+them a Linear with its bias, `F.linear(a, w [N, K], bias)` ("bias": 1;
+the others as without it, "bias": 0): cuBLAS's bias epilogue changes
+the kernel, at fp32 and few rows 1.2-2.9x the time of the product
+alone (an A/B on the H200, 192 shapes: fp32 median 1.10x, bf16 / fp16
+1.04x; the weight's layout, [K, N] or [N, K], median 1.00x). Without
+it the stream of a seed is the one the earlier runs drew.
 
 --train (forty-fifth session; spec "grid:optrain"): each shape also gets
 `train_us`, the time of its forward and backward (the input's and the
@@ -121,10 +129,18 @@ def sample_mm(rng, prec):
     return dict(op="mm", prec=prec, b=b, m=m, k=k, n=n, bw=int(bw))
 
 
-def shapes(seed):
+def shapes(seed, a=None):
     rng = random.Random(seed)
+    bias = bool(a is not None and getattr(a, "bias", False))
     while True:
         prec = rng.choices(PRECS, PREC_W)[0]
+        if bias:
+            sh = sample_mm(rng, prec)
+            if sh is None or sh["bw"]:
+                continue
+            sh["bias"] = int(rng.random() < 0.75)
+            yield sh
+            continue
         sh = sample_conv(rng, prec) if rng.random() < 0.6 else sample_mm(rng, prec)
         if sh is not None:
             yield sh
@@ -155,6 +171,14 @@ def build(torch, sh, grad=False):
                    n=sh["n"], bw=sh["bw"])
         fwd = lambda: torch.matmul(a, w)   # noqa: E731
         leaves = (a.requires_grad_(), w.requires_grad_())
+        if "bias" in sh:
+            rec["bias"] = sh["bias"]
+        if sh.get("bias"):   # a Linear: weight [N, K], bias [N]
+            w = torch.randn(sh["n"], sh["k"], device="cuda", dtype=dtype)
+            bias = torch.randn(sh["n"], device="cuda", dtype=dtype)
+            fwd = lambda: torch.nn.functional.linear(a, w, bias)   # noqa: E731
+            leaves = (a.requires_grad_(), w.requires_grad_(),
+                      bias.requires_grad_())
     if not grad:
         return fwd, None, rec
     with torch.no_grad():
@@ -283,6 +307,11 @@ def probe_main(argv, shapes, measure_one, specs, tag, add_args=None):
     return 3 if lost is not None else 0
 
 
+def add_args(ap):
+    ap.add_argument("--bias", action="store_true",
+                    help="products only, 3 in 4 a Linear with its bias")
+
+
 if __name__ == "__main__":
     sys.exit(probe_main(sys.argv[1:], shapes, measure_one,
-                        ("grid:optime", "grid:optrain"), "optime"))
+                        ("grid:optime", "grid:optrain"), "optime", add_args))
