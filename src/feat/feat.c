@@ -366,6 +366,32 @@ const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v) {
 }
 
 /* up to max consumer nodes of value v into c[]; returns their count */
+bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u) {
+    size_t V = g->n_values ? g->n_values : 1;
+    u->n = calloc(V, sizeof *u->n);
+    u->first = malloc(V * sizeof *u->first);
+    if (!u->n || !u->first) {
+        dlp_feat_uses_free(u);
+        return false;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            int v = g->nodes[i].inputs[k];
+            if (v >= 0 && !u->n[v]++) u->first[v] = (int)i;
+        }
+    return true;
+}
+
+void dlp_feat_uses_free(dlp_feat_uses *u) {
+    free(u->n);
+    free(u->first);
+    u->n = u->first = NULL;
+}
+
+int dlp_feat_sole_use(const dlp_feat_uses *u, int v) {
+    return v >= 0 && u->n[v] == 1 ? u->first[v] : -1;
+}
+
 static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
     int n = 0;
     for (size_t i = 0; i < g->n_nodes && n < max; i++)
@@ -2697,22 +2723,21 @@ out:
  * kernel count (feat_kern.c) leaves out like every Where's: a model's
  * features stay the ones it was fitted on. */
 static bool mfill_scores(const dlp_graph *g, const dlp_node *n, dlp_op_shape *s,
-                         const int *nuse, const int *use1) {
-    int v = n->n_outputs > 0 ? n->outputs[0] : -1;
+                         const dlp_feat_uses *u) {
+    int c = dlp_feat_sole_use(u, n->n_outputs > 0 ? n->outputs[0] : -1);
     return dlp_feat_op_shape(g, n, s) && s->kind == DLP_OP_MEM &&
-           s->cat == DLP_MEM_MFILL && v >= 0 && nuse[v] == 1 &&
-           !strcmp(g->nodes[use1[v]].op_type, "Softmax");
+           s->cat == DLP_MEM_MFILL && c >= 0 &&
+           !strcmp(g->nodes[c].op_type, "Softmax");
 }
 
 /* Whether product n (not batched) runs with a Linear's bias in cuBLAS's
  * epilogue: a Gemm's C, or the bias Add (dlp_feat_linear_bias) that alone
- * reads a MatMul's output. nuse[v]: v's readers, use1[v]: its first. */
+ * reads a MatMul's output. */
 static bool product_bias(const dlp_graph *g, const dlp_node *n,
-                         const int *nuse, const int *use1) {
+                         const dlp_feat_uses *u) {
     if (!strcmp(n->op_type, "Gemm")) return dlp_feat_linear_bias(g, n);
-    int v = n->n_outputs > 0 ? n->outputs[0] : -1;
-    return v >= 0 && nuse[v] == 1 &&
-           dlp_feat_linear_bias(g, &g->nodes[use1[v]]);
+    int c = dlp_feat_sole_use(u, n->n_outputs > 0 ? n->outputs[0] : -1);
+    return c >= 0 && dlp_feat_linear_bias(g, &g->nodes[c]);
 }
 
 /* fg->ops: the convolutions and the products outside fused attention
@@ -2720,20 +2745,12 @@ static bool product_bias(const dlp_graph *g, const dlp_node *n,
  * kernel (eager_kern: dlp_feat_count_kernels first), the masked fills
  * of scores (mfill_scores) and each fused attention at its Softmax;
  * false when out of memory. */
-static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
-    size_t cap = 0, V = g->n_values ? g->n_values : 1;
+static bool op_records(dlp_feat_graph *fg, const dlp_graph *g,
+                       const dlp_feat_uses *u) {
+    size_t cap = 0;
     dlp_op_shape s;
     fg->node_op = malloc((size_t)(fg->n_nodes ? fg->n_nodes : 1) * sizeof *fg->node_op);
-    int *nuse = calloc(V, sizeof *nuse), *use1 = malloc(V * sizeof *use1);
-    if (!fg->node_op || !nuse || !use1) {
-        free(nuse); free(use1);
-        return false;
-    }
-    for (int i = 0; i < fg->n_nodes; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-            int v = g->nodes[i].inputs[k];
-            if (v >= 0 && !nuse[v]++) use1[v] = i;
-        }
+    if (!fg->node_op) return false;
     for (int i = 0; i < fg->n_nodes; i++) {
         fg->node_op[i] = -1;
         const dlp_node *n = &g->nodes[i];
@@ -2743,7 +2760,7 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
                  dlp_feat_attn_shape(g, n, &g->nodes[fg->sdpa_pv[i]], &s);
             s.gmask = fg->mask_causal ? 2 : fg->mask_bidir ? 1 : 0;
         } else if (!strcmp(n->op_type, "Where"))
-            ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s, nuse, use1);
+            ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s, u);
         else
             ok = !fg->in_sdpa[i] &&
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound
@@ -2751,15 +2768,12 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g) {
                                                   or any conv or product */
                  dlp_feat_op_shape(g, n, &s);
         if (!ok) continue;
-        if (s.kind == DLP_OP_MM && !s.bw) s.bias = product_bias(g, n, nuse, use1);
-        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops)) {
-            free(nuse); free(use1);
+        if (s.kind == DLP_OP_MM && !s.bw) s.bias = product_bias(g, n, u);
+        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
             return false;
-        }
         fg->node_op[i] = fg->n_ops;
         fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
     }
-    free(nuse); free(use1);
     /* the biased attentions, whole (their nodes keep their own records:
      * a model fitted before the hbias probes times them one by one) */
     for (int i = 0; i < fg->n_nodes; i++) {
@@ -2898,7 +2912,11 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
     if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
-    if (!dlp_feat_count_kernels(fg, g) || !op_records(fg, g)) {
+    dlp_feat_uses u;
+    bool ok = dlp_feat_uses_of(g, &u) && dlp_feat_count_kernels(fg, g, &u) &&
+              op_records(fg, g, &u);
+    dlp_feat_uses_free(&u);
+    if (!ok) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }

@@ -472,6 +472,17 @@ void dlp_feat_graph_free(dlp_feat_graph *fg);
  * NULL-terminated list l; the node producing value v, or NULL. */
 bool dlp_feat_in_list(const char *op, const char *const *l);
 const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
+/* Who reads each value of g: n[v] the input slots that read value v,
+ * first[v] the first node that does (set where n[v] > 0). Built once per
+ * graph (dlp_feat_graph_build) for the kernel count and the operator
+ * records; false when out of memory. */
+typedef struct {
+    int *n, *first;
+} dlp_feat_uses;
+bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u);
+void dlp_feat_uses_free(dlp_feat_uses *u);
+/* The only node reading value v, or -1 (none, several, v < 0). */
+int dlp_feat_sole_use(const dlp_feat_uses *u, int v);
 
 /* Whether n is a Linear layer with a bias as exported: a Gemm with its C
  * input, or the Add / Sub of a constant to the output of a MatMul by a
@@ -504,9 +515,11 @@ int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
 bool dlp_feat_view_strides(const int64_t *osz, const int64_t *ost, int r,
                            const int64_t *nsz, int m, int64_t *nst);
 
-/* Fills fg->eager_kern / half_kern and their totals from g (feat_kern.c);
- * false when out of memory. Called by dlp_feat_graph_build. */
-bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g);
+/* Fills fg->eager_kern / half_kern and their totals from g and its
+ * readers u (feat_kern.c); false when out of memory. Called by
+ * dlp_feat_graph_build. */
+bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g,
+                            const dlp_feat_uses *u);
 
 /* Analytical roofline of the graph under c (ms). */
 typedef struct {

@@ -62,32 +62,27 @@ static bool select_view(const dlp_graph *g, const dlp_node *n) {
            is_const(g, n->inputs[1]) && g->values[n->inputs[1]].shape.rank == 0;
 }
 
-/* the only consumer of value v, or -1 (none, several) */
-static int sole_use(const int *nuse, const int *use1, int v) {
-    return v >= 0 && nuse[v] == 1 ? use1[v] : -1;
-}
-
 /* The erf form of GELU, Div|Mul(x, c) -> Erf -> Add(1) -> Mul(x | x/2, .)
  * [-> Mul(0.5)]: its elementwise nodes but the Erf get no kernel. */
-static void gelu_erf(const dlp_graph *g, int e, const int *nuse,
-                     const int *use1, uint8_t *none) {
+static void gelu_erf(const dlp_graph *g, int e, const dlp_feat_uses *u,
+                     uint8_t *none) {
     const dlp_node *n = &g->nodes[e];
     if (n->n_inputs != 1 || n->n_outputs != 1) return;
     const dlp_node *d = dlp_feat_producer_of(g, n->inputs[0]);
     if (!(is(d, "Div") || is(d, "Mul")) || d->n_inputs != 2) return;
-    int a = sole_use(nuse, use1, n->outputs[0]);
+    int a = dlp_feat_sole_use(u, n->outputs[0]);
     if (a < 0 || !is(&g->nodes[a], "Add") || g->nodes[a].n_outputs != 1) return;
-    int m = sole_use(nuse, use1, g->nodes[a].outputs[0]);
+    int m = dlp_feat_sole_use(u, g->nodes[a].outputs[0]);
     if (m < 0 || !is(&g->nodes[m], "Mul") || g->nodes[m].n_outputs != 1) return;
     none[d - g->nodes] = none[a] = none[m] = 1;
     /* the halving, before (0.5 * x) or after the product */
     const dlp_node *mn = &g->nodes[m];
     for (int k = 0; k < mn->n_inputs; k++) {
         const dlp_node *h = dlp_feat_producer_of(g, mn->inputs[k]);
-        if (is(h, "Mul") && h != &g->nodes[a] && nuse[mn->inputs[k]] == 1)
+        if (is(h, "Mul") && h != &g->nodes[a] && u->n[mn->inputs[k]] == 1)
             none[h - g->nodes] = 1;
     }
-    int h = sole_use(nuse, use1, mn->outputs[0]);
+    int h = dlp_feat_sole_use(u, mn->outputs[0]);
     if (h >= 0 && is(&g->nodes[h], "Mul") && g->nodes[h].n_inputs == 2 &&
         (is_const(g, g->nodes[h].inputs[0]) || is_const(g, g->nodes[h].inputs[1])))
         none[h] = 1;
@@ -121,13 +116,13 @@ bool dlp_feat_linear_bias(const dlp_graph *g, const dlp_node *n) {
  * reads strided q, k, v, and writes its output [B, S, heads, D], so the
  * transpose back is contiguous already. */
 static int reshape_copies(const dlp_feat_graph *fg, const dlp_graph *g,
-                          const dlp_node *n, const int *nuse, const int *use1) {
+                          const dlp_node *n, const dlp_feat_uses *u) {
     const dlp_node *t = n->n_inputs > 0 ? dlp_feat_producer_of(g, n->inputs[0]) : NULL;
     if (!is(t, "Transpose") || n->cost.out_elems <= 64 || n->n_outputs < 1)
         return 0;
     const dlp_node *src = t->n_inputs > 0 ? dlp_feat_producer_of(g, t->inputs[0]) : NULL;
     if (src && fg->in_sdpa[src - g->nodes]) return 0;
-    int c = sole_use(nuse, use1, n->outputs[0]);
+    int c = dlp_feat_sole_use(u, n->outputs[0]);
     return c >= 0 && fg->in_sdpa[c] ? 0 : 1;
 }
 
@@ -156,29 +151,19 @@ static int conv_kernels(const dlp_graph *g, const dlp_node *n, int *half) {
     return k;
 }
 
-bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g) {
+bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g,
+                            const dlp_feat_uses *u) {
     static const char *const none_ops[] = {
         "Constant", "Shape", "Size", "Reshape", "Flatten", "Squeeze",
         "Unsqueeze", "Identity", "Dropout", "Transpose", "Slice", "Split",
         "Expand", "Cast", "Where", "Equal", "ConstantOfShape", "Range",
         "IsNaN", "IsInf", "Not", "And", "Or", "Less", "Greater",
         "LessOrEqual", "GreaterOrEqual", "Mod", "Trilu", NULL};
-    size_t N = g->n_nodes, V = g->n_values;
-    int *nuse = calloc(V ? V : 1, sizeof *nuse);
-    int *use1 = malloc((V ? V : 1) * sizeof *use1);
+    size_t N = g->n_nodes;
     uint8_t *none = calloc(N ? N : 1, 1);
-    if (!nuse || !use1 || !none) {
-        free(nuse); free(use1); free(none);
-        return false;
-    }
+    if (!none) return false;
     for (size_t i = 0; i < N; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-            int v = g->nodes[i].inputs[k];
-            if (v < 0) continue;
-            if (!nuse[v]++) use1[v] = (int)i;
-        }
-    for (size_t i = 0; i < N; i++)
-        if (is(&g->nodes[i], "Erf")) gelu_erf(g, (int)i, nuse, use1, none);
+        if (is(&g->nodes[i], "Erf")) gelu_erf(g, (int)i, u, none);
     fg->n_eager_kernels = fg->n_half_kernels = 0;
     for (size_t i = 0; i < N; i++) {
         const dlp_node *n = &g->nodes[i];
@@ -192,7 +177,7 @@ bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g) {
         else if (fg->in_sdpa[i] || none[i] || bias_epilogue(g, n)) k = 0;
         else if (is(n, "Gather") && select_view(g, n)) k = 0;
         else if (is(n, "Reshape") || is(n, "Flatten"))
-            k = reshape_copies(fg, g, n, nuse, use1);
+            k = reshape_copies(fg, g, n, u);
         else if (is(n, "Cast") && dlp_node_attr_int(n, "to", 0) == 1 &&
                  n->cost.out_elems > 64)
             half = 1;                  /* .float() of a half tensor */
@@ -205,6 +190,6 @@ bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g) {
         fg->n_eager_kernels += k;
         fg->n_half_kernels += half;
     }
-    free(nuse); free(use1); free(none);
+    free(none);
     return true;
 }
