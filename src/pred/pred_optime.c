@@ -55,14 +55,10 @@ static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
 struct dlp_optime {
     dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's
                                       own roofline */
-    /* whether the attention forest splits on hbias (battn_timed): 0 not
-     * yet asked, 1 no, 2 yes; found at the first graph that asks, since
-     * it reads the whole forest, and kept (the one field a reader
-     * writes, as dlp_forest_ready's state; two threads store the same) */
-    atomic_int hbias;
-    /* likewise whether the memory-bound forest splits the mfill category
-     * off (mfill_timed) */
-    atomic_int mfill;
+    /* whether the attention forest splits on hbias (battn_timed) and the
+     * memory-bound forest splits the mfill category off (mfill_timed),
+     * each found once (forest_fact) */
+    atomic_int hbias, mfill;
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -389,6 +385,26 @@ static bool attn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
     return true;
 }
 
+/* ask(f), found at the first caller and kept in *slot (0 not yet asked,
+ * 1 no, 2 yes): ask reads the whole forest, and the answer depends on the
+ * model only (the one field of m a reader writes, as dlp_forest_ready's
+ * state; two threads store the same). */
+static bool forest_fact(const atomic_int *slot, const dlp_forest *f,
+                        bool (*ask)(const dlp_forest *)) {
+    atomic_int *known = (atomic_int *)slot;
+    int k = atomic_load_explicit(known, memory_order_relaxed);
+    if (!k) {
+        k = ask(f) ? 2 : 1;
+        atomic_store_explicit(known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
+/* Whether an attention forest splits on hbias (x[18]). */
+static bool splits_hbias(const dlp_forest *f) {
+    return dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X);
+}
+
 /* Whether fg's biased attentions (battn) are timed whole: each has its
  * record and m's attention forest splits on hbias (x[18]), so
  * it was fitted on T5-style probes; a forest fitted before them never
@@ -402,33 +418,23 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
         if (fg->battn_op[i] < 0) return false;
         any = true;
     }
-    if (!any) return false;
-    atomic_int *known = (atomic_int *)&m->hbias;
-    int k = atomic_load_explicit(known, memory_order_relaxed);
-    if (!k) {
-        k = dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X) ? 2 : 1;
-        atomic_store_explicit(known, k, memory_order_relaxed);
-    }
-    return k == 2;
+    return any && forest_fact(&m->hbias, f, splits_hbias);
+}
+
+/* Whether a memory-bound forest splits the mfill category off: some split
+ * of its category feature (x[5]) lies above the copy's code, the largest
+ * before mfill, which only a forest fitted on mfill probes has
+ * (dlp_forest_max_split). */
+static bool splits_mfill(const dlp_forest *f) {
+    return dlp_forest_max_split(f, DLP_OPTIME_CAT_X) > (float)DLP_MEM_COPY;
 }
 
 /* Whether m's memory-bound forest times the masked fills of scores
- * (DLP_MEM_MFILL): some split of its category feature (x[5]) lies above
- * the copy's code, the largest before mfill, which only a forest fitted
- * on mfill probes has (dlp_forest_max_split); else those nodes keep
- * their own roofline times and a file fitted before answers as it did.
- * Found once per model, like hbias. */
+ * (DLP_MEM_MFILL, splits_mfill); else those nodes keep their own
+ * roofline times and a file fitted before answers as it did. */
 static bool mfill_timed(const dlp_optime *m) {
     const dlp_forest *f = m->f[DLP_OP_MEM];
-    if (!f) return false;
-    atomic_int *known = (atomic_int *)&m->mfill;
-    int k = atomic_load_explicit(known, memory_order_relaxed);
-    if (!k) {
-        k = dlp_forest_max_split(f, DLP_OPTIME_CAT_X) > (float)DLP_MEM_COPY
-                ? 2 : 1;
-        atomic_store_explicit(known, k, memory_order_relaxed);
-    }
-    return k == 2;
+    return f && forest_fact(&m->mfill, f, splits_mfill);
 }
 
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
