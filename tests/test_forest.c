@@ -28,6 +28,16 @@ static double u01(uint64_t *s) {
 
 enum { N = 800, D = 5, NT = 300 };
 
+/* A booster of parameters p on rows x, targets y, converted. */
+static void train(const float *x, const float *y, const dlp_tree_params *p,
+                  dlp_tree **t, dlp_forest **f) {
+    dlp_error err;
+    *t = NULL;
+    *f = NULL;
+    DLP_ASSERT(dlp_tree_train(x, N, D, y, p, t, &err) == DLP_OK);
+    DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
+}
+
 /* A booster on y = [x0 > 0.3] + x1 x2 (or its 0/1 class), converted. */
 static void fit(int logistic, uint64_t seed, dlp_tree **t, dlp_forest **f) {
     static float x[N * D], y[N];
@@ -44,11 +54,7 @@ static void fit(int logistic, uint64_t seed, dlp_tree **t, dlp_forest **f) {
     p.max_depth = 5;
     p.eta = 0.2;
     p.logistic = logistic;
-    dlp_error err;
-    *t = NULL;
-    *f = NULL;
-    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, t, &err) == DLP_OK);
-    DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
+    train(x, y, &p, t, f);
 }
 
 /* A small booster (20 rounds of depth 4; hist: the histogram method)
@@ -60,11 +66,7 @@ static void fit_small(const float *x, const float *y, int hist, dlp_tree **t,
     p.rounds = 20;
     p.max_depth = 4;
     p.hist = hist;
-    dlp_error err;
-    *t = NULL;
-    *f = NULL;
-    DLP_ASSERT(dlp_tree_train(x, N, D, y, &p, t, &err) == DLP_OK);
-    DLP_ASSERT(dlp_forest_from_tree(*t, D, f, &err) == DLP_OK);
+    train(x, y, &p, t, f);
 }
 
 /* dlp_forest_splits_on: a feature constant in every row is never split

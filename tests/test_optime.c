@@ -527,6 +527,23 @@ static void draw_conv_mm(dlp_op_shape *sh, uint64_t *s) {
     }
 }
 
+
+/* The operator-time model fitted on p (one thread), asserted. */
+static dlp_optime *fit_on(const dlp_optime_probes *p) {
+    dlp_optime *m = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_optime_fit(p, NULL, 1, &m, &err) == DLP_OK && m);
+    return m;
+}
+
+/* A request's configuration on the H100, its defaults otherwise. */
+static dlp_pred_config h100_config(void) {
+    dlp_pred_config c;
+    dlp_error err;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    return c;
+}
 /* The probes' set p of n shapes drawn by draw (seed), each timed at its
  * roofline on the H200 times 2^rule. */
 static void synth_by(dlp_optime_probes *p, int n, uint64_t seed,
@@ -562,15 +579,13 @@ static void test_fit_and_file(void) {
     synth(&p, 3000, 7);
     dlp_optime *m = NULL;
     dlp_error err;
-    DLP_ASSERT(dlp_optime_fit(&p, NULL, 1, &m, &err) == DLP_OK && m);
+    m = fit_on(&p);
     /* fresh shapes of the same rule come back within 2% on average (10%
      * at worst: the boosting's row and column samples) on the H200, and
      * on the H100 as its own roofline times the same factor */
     dlp_optime_probes t;
     synth(&t, 200, 99);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    dlp_pred_config c = h100_config();
     double worst = 0, worst_h100 = 0, sum = 0;
     for (size_t i = 0; i < t.n; i++) {
         const dlp_optime_probe *q = &t.rec[i];
@@ -651,7 +666,7 @@ static void test_fit_and_file(void) {
     conv_only.rec = keep;
     conv_only.n = k;
     dlp_optime *mc = NULL;
-    DLP_ASSERT(dlp_optime_fit(&conv_only, NULL, 1, &mc, &err) == DLP_OK && mc);
+    mc = fit_on(&conv_only);
     for (size_t i = 0; i < t.n; i++)
         if (t.rec[i].shape.kind == DLP_OP_MM)
             CHECK(dlp_optime_us(mc, &t.rec[i].shape, DLP_PREC_FP32, &d100) ==
@@ -793,12 +808,9 @@ static void test_mem_view(void) {
     synth_mem(&p, 3000, 11);
     synth(&cm, 1500, 5);
     dlp_optime *m = NULL, *mc = NULL;
-    dlp_error err;
-    DLP_ASSERT(dlp_optime_fit(&p, NULL, 1, &m, &err) == DLP_OK && m);
-    DLP_ASSERT(dlp_optime_fit(&cm, NULL, 1, &mc, &err) == DLP_OK && mc);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    m = fit_on(&p);
+    mc = fit_on(&cm);
+    dlp_pred_config c = h100_config();
     c.precision = DLP_PREC_FP16;
     dlp_feat_device d;
     dlp_feat_device_of(&c, &d);
@@ -873,7 +885,7 @@ static void test_mem_view(void) {
         dlp_optime_probes ph;
         synth_by(&ph, 4000, 13, draw_mem_hbias, mem_rule);
         dlp_optime *mh = NULL;
-        DLP_ASSERT(dlp_optime_fit(&ph, NULL, 1, &mh, &err) == DLP_OK && mh);
+        mh = fit_on(&ph);
         dlp_feat_graph fg;
         DLP_ASSERT(build_file(T5, 4, 128, &fg));
         double *own = malloc((size_t)fg.n_nodes * sizeof *own);
@@ -1035,12 +1047,9 @@ static void test_mfill(void) {
     synth_mem(&p, 3000, 11);
     synth_by(&pf, 4000, 17, draw_mem_mfill, mem_rule);
     dlp_optime *m = NULL, *mf = NULL;
-    dlp_error err;
-    DLP_ASSERT(dlp_optime_fit(&p, NULL, 1, &m, &err) == DLP_OK && m);
-    DLP_ASSERT(dlp_optime_fit(&pf, NULL, 1, &mf, &err) == DLP_OK && mf);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    m = fit_on(&p);
+    mf = fit_on(&pf);
+    dlp_pred_config c = h100_config();
     dlp_feat_device d;
     for (int r = 0; r < 2 && at >= 0; r++) {
         c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
@@ -1122,12 +1131,9 @@ static void test_mm_bias(void) {
         }
     }
     dlp_optime *mc = NULL, *mb = NULL;
-    dlp_error err;
-    DLP_ASSERT(dlp_optime_fit(&pc, NULL, 1, &mc, &err) == DLP_OK && mc);
-    DLP_ASSERT(dlp_optime_fit(&pb, NULL, 1, &mb, &err) == DLP_OK && mb);
-    dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    mc = fit_on(&pc);
+    mb = fit_on(&pb);
+    dlp_pred_config c = h100_config();
     dlp_feat_device d;
     dlp_feat_device_of(&c, &d);
     int n = 0;
