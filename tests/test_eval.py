@@ -316,5 +316,83 @@ with tempfile.TemporaryDirectory() as tmp:
         check("cli_parts_bad_" + name, r.returncode == rc and msg in r.stderr
               and not os.path.exists(other), r.stderr[-300:])
 
+    # --models: trained files scored on every example, nothing trained;
+    # each prediction is what `dlperf predict` answers for the same graph
+    # and configuration, and the printed MAPE is the oracle's over the
+    # predictions file
+    mdir = os.path.join(tmp, "m")
+    os.makedirs(mdir)
+    for kind in ("dippm", "roofline"):
+        r = subprocess.run([DLPERF, "train", FIXDS, "--kind", kind, "--epochs",
+                            "2", "--hidden", "8", "--quiet", "-o",
+                            os.path.join(mdir, kind + "-inference.dlpm")],
+                           capture_output=True, text=True)
+        check("cli_models_train_" + kind, r.returncode == 0, r.stderr[-300:])
+    sp = os.path.join(tmp, "scored.csv")
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--models", mdir, "--kind",
+                        "dippm,roofline", "--quiet", "--top-models", "0",
+                        "--predictions", sp], capture_output=True, text=True)
+    rows = list(csv.DictReader(open(sp))) if os.path.exists(sp) else []
+    lab = [x for x in rows if x["kind"] == "dippm" and
+           x["target"] == "inference.latency_ms"]
+    check("cli_models_scored", r.returncode == 0 and
+          "== dippm, inference, the file in %s: 48 predictions ==" % mdir
+          in r.stdout and len(lab) == 48 and
+          all(x["split"] == "none" and x["fold"] == "0" for x in rows) and
+          {x["kind"] for x in rows} == {"dippm", "roofline"},
+          r.stdout[-300:] + r.stderr[-300:])
+    o = oracle([float(x["actual"]) for x in lab],
+               [float(x["predicted"]) for x in lab]) if lab else {"mape": -1}
+    line = [l for l in r.stdout.splitlines()
+            if l.startswith("inference.latency_ms") and " all " in l]
+    check("cli_models_mape", line and
+          ("%.2f%%" % (100 * o["mape"])) in line[0], repr(line[:1]) + repr(o))
+    idx = {x["hash"]: x for x in csv.DictReader(open(os.path.join(
+        FIXDS, "graphs", "index.csv")))}
+    import shutil
+    only = os.path.join(tmp, "only_dippm")   # predict's one file to choose
+    os.makedirs(only)
+    shutil.copy(os.path.join(mdir, "dippm-inference.dlpm"), only)
+    seen, agree = set(), 0
+    for x in lab:
+        if x["seq"] != "0" or x["graph"] in seen:
+            continue
+        seen.add(x["graph"])
+        subprocess.run(["tar", "--zstd", "-xf", os.path.join(
+            FIXDS, "graphs", idx[x["graph"]]["pack"] + ".tar.zst"), "-C", tmp,
+            x["graph"] + ".onnx"], check=True)
+        dev = "h100" if x["device"].startswith("H100") else "h200"
+        r = subprocess.run([DLPERF, "predict", os.path.join(tmp, x["graph"] +
+                            ".onnx"), "--device", dev, "--precision",
+                            x["precision"], "--runtime", x["runtime"],
+                            "--batch", x["batch"], "--resolution", "%sx%s" %
+                            (x["height"], x["width"]), "--models", only,
+                            "--json"], capture_output=True, text=True)
+        import json
+        got = json.loads(r.stdout)["latency_ms"] if r.returncode == 0 else -1
+        ok = abs(got - float(x["predicted"])) <= 1e-4 * float(x["predicted"])
+        agree += ok
+        check("cli_models_as_predict_" + x["graph"], ok,
+              "predict %s, eval %s" % (got, x["predicted"]))
+    check("cli_models_as_predict_count", agree >= 3, "%d graphs" % agree)
+    for name, extra, rc, msg in (
+            ("split", ["--split", "lmo"], 2, "no --split"),
+            ("record", ["--record", os.path.join(tmp, "h.csv")], 2, "--record"),
+            ("missing", ["--kind", "xgb"], 1, "xgb-inference.dlpm")):
+        r = subprocess.run([DLPERF, "eval", FIXDS, "--models", mdir, "--quiet"]
+                           + extra,
+                           capture_output=True, text=True)
+        check("cli_models_bad_" + name, r.returncode == rc and msg in r.stderr,
+              "rc %d: %s" % (r.returncode, r.stderr[-300:]))
+    # a file of another mode than the examples' is refused, naming both
+    shutil.copy(os.path.join(mdir, "roofline-inference.dlpm"),
+                os.path.join(mdir, "roofline-training.dlpm"))
+    r = subprocess.run([DLPERF, "eval", FIXDS, "--models", mdir, "--kind",
+                        "roofline", "--mode", "training", "--quiet"],
+                       capture_output=True, text=True)
+    check("cli_models_bad_mode", r.returncode == 1 and
+          "the roofline file predicts inference, the examples are training"
+          in r.stderr, r.stderr[-300:])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

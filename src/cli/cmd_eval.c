@@ -13,6 +13,9 @@
  * the same call, their records are blended instead of retrained. With
  * --predictions FILE every test record of every run goes to FILE as CSV
  * (src/eval/eval_predictions.c).
+ * With --models DIR nothing is trained: each kind's file of the mode,
+ * DIR/<kind>-<mode>.dlpm, is scored on every example of DATA (split
+ * "none"), e.g. the shipped models/ on a new batch of measurements.
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <math.h>
@@ -26,6 +29,7 @@
 #include "cli.h"
 #include "learn_cli.h"
 #include "eval/eval.h"
+#include "predict/predict.h"
 
 /* mkdir -p: every missing directory of path; 0 or -1 (errno set) */
 static int mkdir_p(const char *path) {
@@ -70,6 +74,10 @@ static void usage(FILE *f) {
                "                     share of the error (default 5, 0: none)\n"
                "  --split-seed N     the folds' seed (default: --seed), so runs\n"
                "                     that differ in --seed alone share the folds\n"
+               "  --models DIR       train nothing: score each kind's trained\n"
+               "                     file DIR/<kind>-<mode>.dlpm on every\n"
+               "                     example of DATA (split none; e.g. the\n"
+               "                     shipped models/ on a new batch)\n"
                "%s", learn_opts_help());
 }
 
@@ -192,11 +200,31 @@ static int write_record(const char *path, const learn_opts *o,
     return st ? 1 : 0;
 }
 
+/* --models: kind's file of E's mode in dir scored on every example of E
+ * (dlp_eval_score). 0 ok, 1 failure (said on stderr). */
+static int score_file(const char *dir, const char *kind, const dlp_examples *E,
+                      dlp_eval_result *out) {
+    char path[1024];
+    int w = snprintf(path, sizeof path, "%s/%s-%s%s", dir, kind,
+                     dlp_mode_name(E->mode), DLP_PRED_FILE_EXT);
+    dlp_error err;
+    dlp_predictor *p = NULL;
+    dlp_status st = w < 0 || (size_t)w >= sizeof path
+                        ? dlp_fail(&err, DLP_ERR_ARG, "path too long: %s/...", dir)
+                        : dlp_predictor_load(path, dlp_predict_extra_kinds(), &p, &err);
+    if (!st) st = dlp_eval_score(E, p, out, &err);
+    if (st) fprintf(stderr, "dlperf eval: --models: %s: %s\n", path, err.msg);
+    dlp_predictor_free(p);
+    return st ? 1 : 0;
+}
+
 int cmd_eval(int argc, char **argv) {
     learn_opts o;
     learn_opts_init(&o);
     char kinds_s[256] = "linreg,roofline,dippm", splits_s[64] = "lmo";
-    const char *plot_dir = NULL, *md = NULL, *record = NULL, *preds = NULL;
+    const char *plot_dir = NULL, *md = NULL, *record = NULL, *preds = NULL,
+               *models = NULL;
+    bool split_given = false;
     int top_models = 5;
     long long split_seed = -1;   /* -1: --seed */
     for (int i = 1; i < argc; i++) {
@@ -208,13 +236,18 @@ int cmd_eval(int argc, char **argv) {
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
                       !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
                       !strcmp(a, "--record") || !strcmp(a, "--predictions") ||
-                      !strcmp(a, "--top-models") || !strcmp(a, "--split-seed");
+                      !strcmp(a, "--top-models") || !strcmp(a, "--split-seed") ||
+                      !strcmp(a, "--models");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
         }
         if (!strcmp(a, "--kind")) snprintf(kinds_s, sizeof kinds_s, "%s", argv[++i]);
-        else if (!strcmp(a, "--split")) snprintf(splits_s, sizeof splits_s, "%s", argv[++i]);
+        else if (!strcmp(a, "--split")) {
+            snprintf(splits_s, sizeof splits_s, "%s", argv[++i]);
+            split_given = true;
+        }
+        else if (!strcmp(a, "--models")) models = argv[++i];
         else if (!strcmp(a, "--plot-dir")) plot_dir = argv[++i];
         else if (!strcmp(a, "--markdown")) md = argv[++i];
         else if (!strcmp(a, "--record")) record = argv[++i];
@@ -247,6 +280,12 @@ int cmd_eval(int argc, char **argv) {
         else { usage(stderr); return 2; }
     }
     if (!o.data) { usage(stderr); return 2; }
+    if (models && (split_given || record || split_seed >= 0)) {
+        fprintf(stderr, "dlperf eval: --models scores trained files on every "
+                "example: no --split, --split-seed or --record with it\n");
+        return 2;
+    }
+    if (models) snprintf(splits_s, sizeof splits_s, "none");
     if (!strcmp(splits_s, "all")) snprintf(splits_s, sizeof splits_s, "random,mc,lmo,lofo,lgo");
     const char *kinds[8];
     int nk = 0;
@@ -268,7 +307,8 @@ int cmd_eval(int argc, char **argv) {
     int ns = 0;
     for (char *s = strtok(splits_s, ","); s && ns < DLP_SPLIT_COUNT; s = strtok(NULL, ",")) {
         dlp_error err;
-        if (dlp_split_parse(s, &splits[ns], &err)) {
+        if (models) splits[ns] = DLP_SPLIT_NONE;
+        else if (dlp_split_parse(s, &splits[ns], &err)) {
             fprintf(stderr, "dlperf eval: %s\n", err.msg);
             return 2;
         }
@@ -313,6 +353,7 @@ int cmd_eval(int argc, char **argv) {
     dlp_target ts[DLP_T_COUNT];
     int nt = dlp_mode_targets(o.mode, ts);
     run *runs = calloc((size_t)(nk * ns), sizeof *runs);
+    int failed_files = 0;   /* --models: files that could not be scored */
     int rc = runs ? 0 : 1;
     for (int s = 0; s < ns && !rc; s++)
         for (int k = 0; k < nk && !rc; k++) {
@@ -335,7 +376,12 @@ int cmd_eval(int argc, char **argv) {
                         pr[found++] = &runs[s * nk + q].r;
                         break;
                     }
-            if (np > 1 && found == np) {
+            if (models) {
+                if (score_file(models, kinds[k], &E, &R->r)) {
+                    failed_files++;
+                    continue;   /* report the others, then exit 1 */
+                }
+            } else if (np > 1 && found == np) {
                 if (dlp_eval_blend(pr, np, kinds[k], &R->r, &err)) {
                     fprintf(stderr, "dlperf eval: %s\n", err.msg);
                     continue;
@@ -354,9 +400,13 @@ int cmd_eval(int argc, char **argv) {
         run *R = &runs[q];
         if (!R->ok) continue;
         const char *sn = dlp_split_name(R->split);
-        printf("\n== %s, %s, split %s: %d folds, %d test predictions, "
-               "training %.0f s ==\n", R->kind, dlp_mode_name(o.mode), sn,
-               R->r.n_folds, R->r.n, R->r.train_s);
+        if (models)
+            printf("\n== %s, %s, the file in %s: %d predictions ==\n",
+                   R->kind, dlp_mode_name(o.mode), models, R->r.n);
+        else
+            printf("\n== %s, %s, split %s: %d folds, %d test predictions, "
+                   "training %.0f s ==\n", R->kind, dlp_mode_name(o.mode), sn,
+                   R->r.n_folds, R->r.n, R->r.train_s);
         printf("%-26s %-14s %6s %8s %8s %10s %7s %8s\n", "target", "family",
                "n", "MAPE", "RMSPE", "RMSE", "tau", "in 10%");
         if (mdf)
@@ -487,6 +537,7 @@ int cmd_eval(int argc, char **argv) {
         } else if (!o.quiet)
             fprintf(stderr, "wrote %s\n", preds);
     }
+    if (failed_files && !rc) rc = 1;
     for (int q = 0; runs && q < nk * ns; q++) dlp_eval_result_free(&runs[q].r);
     free(runs);
     if (mdf) fclose(mdf);

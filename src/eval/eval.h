@@ -21,10 +21,14 @@ typedef enum {
     DLP_SPLIT_LGO,          /* 5 folds, whole graphs held out (every
                                configuration of a variant together; other
                                variants of its model stay in training) */
-    DLP_SPLIT_COUNT
+    DLP_SPLIT_COUNT,
+    /* no split: a trained model file scored on every example
+     * (dlp_eval_score); not a --split value */
+    DLP_SPLIT_NONE = DLP_SPLIT_COUNT
 } dlp_split_kind;
 
-const char *dlp_split_name(dlp_split_kind k);   /* random, mc, lmo, lofo, lgo */
+/* random, mc, lmo, lofo, lgo; "none" for DLP_SPLIT_NONE */
+const char *dlp_split_name(dlp_split_kind k);
 dlp_status dlp_split_parse(const char *s, dlp_split_kind *out, dlp_error *err);
 
 typedef struct {
@@ -108,6 +112,14 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
                         const dlp_train_opts *o, dlp_eval_fold_fn on_fold,
                         void *user, dlp_eval_result *out, dlp_error *err);
 void dlp_eval_result_free(dlp_eval_result *r);
+
+/* A trained predictor p (a model file, dlp_predictor_load) scored on every
+ * example of E, nothing trained: one record per example, fold 0 of one,
+ * split DLP_SPLIT_NONE, kind p's. How the shipped files do on
+ * measurements they never saw (another card's, a new batch's). p must
+ * predict E's mode (DLP_ERR_ARG naming both otherwise). */
+dlp_status dlp_eval_score(const dlp_examples *E, const dlp_predictor *p,
+                          dlp_eval_result *out, dlp_error *err);
 
 /* Metrics of target t over the records, all families (family < 0) or one. */
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,

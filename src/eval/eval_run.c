@@ -186,6 +186,43 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
     return st;
 }
 
+dlp_status dlp_eval_score(const dlp_examples *E, const dlp_predictor *p,
+                          dlp_eval_result *out, dlp_error *err) {
+    memset(out, 0, sizeof *out);
+    if (p->meta.mode != E->mode)
+        return dlp_fail(err, DLP_ERR_ARG, "the %s file predicts %s, the "
+                        "examples are %s", p->meta.kind,
+                        dlp_mode_name(p->meta.mode), dlp_mode_name(E->mode));
+    snprintf(out->kind, sizeof out->kind, "%s", p->meta.kind);
+    out->split = DLP_SPLIT_NONE;
+    out->n_folds = 1;
+    size_t m = (size_t)(E->n ? E->n : 1);
+    out->ex = malloc(m * sizeof *out->ex);
+    out->fold = calloc(m, sizeof *out->fold);
+    out->pred = malloc(m * DLP_T_COUNT * sizeof *out->pred);
+    out->raw = malloc(m * DLP_T_COUNT * sizeof *out->raw);
+    if (!out->ex || !out->fold || !out->pred || !out->raw) {
+        dlp_eval_result_free(out);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < E->n; i++) {
+        dlp_pred_result r;
+        dlp_status st = dlp_pred_example(p, E, i, &r, err);
+        if (st) {
+            dlp_eval_result_free(out);
+            return st;
+        }
+        out->ex[i] = i;
+        for (int t = 0; t < DLP_T_COUNT; t++) {
+            double v = r.v[t].valid ? r.v[t].value : NAN;
+            out->pred[(size_t)i * DLP_T_COUNT + t] = v;
+            out->raw[(size_t)i * DLP_T_COUNT + t] = v / p->meta.scale[t];
+        }
+        out->n++;
+    }
+    return DLP_OK;
+}
+
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
                       dlp_target t, int family, dlp_metrics *m) {
     double *y = malloc((size_t)(r->n ? r->n : 1) * sizeof *y);

@@ -17,6 +17,7 @@ static const char *const NAMES[DLP_SPLIT_COUNT] = {"random", "mc", "lmo",
                                                    "lofo", "lgo"};
 
 const char *dlp_split_name(dlp_split_kind k) {
+    if (k == DLP_SPLIT_NONE) return "none";
     return (unsigned)k < DLP_SPLIT_COUNT ? NAMES[k] : NULL;
 }
 
