@@ -394,5 +394,76 @@ with tempfile.TemporaryDirectory() as tmp:
           "the roofline file predicts inference, the examples are training"
           in r.stderr, r.stderr[-300:])
 
+    # dlperf host apply: a fitted host file applied as it is to the scored
+    # predictions of a copy of the fixture whose eager rows carry host_us;
+    # the corrected MAPE against this oracle of the formula
+    # (src/predict/predict_host.h), a missing file refused
+    hds = os.path.join(tmp, "hostds")
+    shutil.copytree(FIXDS, hds)
+    hrng = random.Random(9)
+    host_of = {}
+    for b in os.listdir(os.path.join(hds, "batches")):
+        f = os.path.join(hds, "batches", b, "inference.csv")
+        if not os.path.exists(f):
+            continue
+        rs = list(csv.DictReader(open(f)))
+        cols = list(rs[0].keys()) + ["host_us"]
+        for x in rs:
+            x["host_us"] = ""
+            if x["runtime"] == "eager":
+                x["host_us"] = "%.3f" % hrng.uniform(5, 14)
+                k = (x["hash"], x["device"], x["precision"], x["batch"],
+                     x["seq"] or "0", x["height"] or "0", x["width"] or "0")
+                host_of.setdefault(k, []).append(float(x["host_us"]))
+        with open(f, "w", newline="") as fo:
+            w = csv.DictWriter(fo, fieldnames=cols)
+            w.writeheader()
+            w.writerows(rs)
+    hp = os.path.join(tmp, "hostpred.csv")
+    r = subprocess.run([DLPERF, "eval", hds, "--models", mdir, "--kind",
+                        "dippm", "--quiet", "--top-models", "0",
+                        "--predictions", hp], capture_output=True, text=True)
+    hfile = os.path.join(tmp, "host.csv")
+    with open(hfile, "w") as f:
+        f.write("format,dlperf-host-1\nbeta,1.3\nref_us,7.5\n")
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile],
+                       capture_output=True, text=True)
+    lat = [x for x in csv.DictReader(open(hp))
+           if x["target"] == "inference.latency_ms"] if os.path.exists(hp) else []
+    key = lambda x: (x["graph"], x["device"], x["precision"], x["batch"],
+                     x["seq"], x["height"], x["width"])
+    graph = {key(x): float(x["predicted"]) for x in lat if x["runtime"] == "graph"}
+    blind = host = 0.0
+    n = 0
+    for x in lat:
+        k = key(x)
+        if x["runtime"] != "eager" or k not in graph or k not in host_of:
+            continue
+        e, a = float(x["predicted"]), float(x["actual"])
+        hu = sum(host_of[k]) / len(host_of[k])
+        h = min(1.0, max(0.0, 1 - graph[k] / e))
+        corr = e * math.exp(h * 1.3 * math.log(hu / 7.5))
+        blind += abs(e / a - 1)
+        host += abs(corr / a - 1)
+        n += 1
+    allrow = [l.split() for l in r.stdout.splitlines() if l.startswith("all ")]
+    check("cli_host_apply", r.returncode == 0 and n > 0 and allrow and
+          int(allrow[0][1]) == n and
+          abs(float(allrow[0][2]) - 100 * blind / n) < 0.006 and
+          abs(float(allrow[0][3]) - 100 * host / n) < 0.006 and
+          "beta 1.3, ref_us 7.5" in r.stdout,
+          "n %d oracle %.2f %.2f: %s %s" % (n, 100 * blind / max(n, 1),
+                                            100 * host / max(n, 1),
+                                            r.stdout[-400:], r.stderr[-300:]))
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host",
+                        os.path.join(tmp, "nosuch.csv")],
+                       capture_output=True, text=True)
+    check("cli_host_apply_missing_file", r.returncode == 1 and
+          "nosuch.csv" in r.stderr, r.stderr[-300:])
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "-o", hfile],
+                       capture_output=True, text=True)
+    check("cli_host_apply_no_output", r.returncode == 2 and
+          "-o" in r.stderr, r.stderr[-300:])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -3,7 +3,8 @@
  * factor's shape (1 when GPU-bound or at the reference host, d ln f / d ln
  * host = h beta by finite differences), the fit recovering known
  * parameters, cross-fitting equal to fits on the other folds done here, the
- * refusals, the file's round trip and errors, the join of a predictions
+ * refusals, a fitted file applied as it is, the file's round trip and
+ * errors, the join of a predictions
  * file with the host probes of data/ (checked against the dataset's rows),
  * and the predict path (--host-us on a roofline model directory: the
  * factor from the graph and eager latencies predicted separately).
@@ -145,6 +146,52 @@ static void test_fit_recovers(void) {
     }
     free(cor);
     free(use);
+    dlp_host_set_free(&s);
+}
+
+/* A fitted file applied as it is (dlp_host_apply, `dlperf host apply`):
+ * with the true parameters on noise-free samples every corrected latency
+ * is the measured one (MAPE 0), each sample's correction is the factor's,
+ * the MAPE as given is computed by hand here, and no samples is refused */
+static void test_apply(void) {
+    dlp_host_set s;
+    dlp_error err;
+    make_set(&s, 120, 0.8, 6.5, 0);
+    dlp_host_model m = {0.8, 6.5, 0, 0, 0, 0, 0}, off = {0.4, 9.0, 0, 0, 0, 0, 0};
+    double *cor = calloc((size_t)s.n, sizeof *cor);
+    dlp_host_cv cv;
+    CHECK(dlp_host_apply(&s, &m, &cv, cor, &err) == DLP_OK);
+    CHECK(cv.folds == 0);
+    CHECK_CLOSE(cv.host, 0, 1e-9);
+    double blind = 0, dev1 = 0;
+    int n1 = 0;
+    for (int i = 0; i < s.n; i++) {
+        CHECK_CLOSE(cor[i], s.s[i].actual_ms, 1e-9 * s.s[i].actual_ms);
+        double e = fabs(s.s[i].eager_ms / s.s[i].actual_ms - 1);
+        blind += e;
+        if (s.s[i].device == 1) dev1 += e, n1++;
+    }
+    CHECK(blind > 0);
+    CHECK_CLOSE(cv.blind, 100 * blind / s.n, 1e-9);
+    CHECK(cv.dev_n[1] == n1);
+    CHECK_CLOSE(cv.dev_blind[1], 100 * dev1 / n1, 1e-9);
+    /* another file: each sample by that file's factor, the MAPE over them */
+    CHECK(dlp_host_apply(&s, &off, &cv, cor, &err) == DLP_OK);
+    double host = 0;
+    for (int i = 0; i < s.n; i++) {
+        double want = s.s[i].eager_ms * dlp_host_factor(&off, s.s[i].host_us,
+                                                        s.s[i].eager_ms,
+                                                        s.s[i].graph_ms);
+        CHECK_CLOSE(cor[i], want, 1e-12 * want);
+        host += fabs(want / s.s[i].actual_ms - 1);
+    }
+    CHECK(cv.host > 0);
+    CHECK_CLOSE(cv.host, 100 * host / s.n, 1e-9);
+    CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_OK);   /* no array */
+    s.n = 0;
+    CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_ERR_ARG);
+    s.n = 120;
+    free(cor);
     dlp_host_set_free(&s);
 }
 
@@ -359,6 +406,7 @@ static void test_predict(void) {
 int main(void) {
     RUN(test_factor);
     RUN(test_fit_recovers);
+    RUN(test_apply);
     RUN(test_fit_refuses);
     RUN(test_file);
     RUN(test_join_with_data);

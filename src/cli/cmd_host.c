@@ -6,7 +6,11 @@
  * eager MAPE of those predictions as given and corrected (each fold by the
  * fit on the other folds), overall and per device, and with -o writes the
  * correction fitted on every sample (models/host.csv, which `dlperf
- * predict --host-us` loads). Exit: 0 ok, 1 failure, 2 usage.
+ * predict --host-us` loads). `dlperf host apply PREDICTIONS DATA_DIR
+ * [--host FILE] [--kind K]` applies a fitted file (default
+ * models/host.csv) as it is to such predictions, e.g. `dlperf eval
+ * --models`'s of a new batch, and prints the same table. Exit: 0 ok, 1
+ * failure, 2 usage.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +30,49 @@ static void usage(FILE *f) {
 "(each fold by the fit on the other folds). With -o it writes the fit on\n"
 "every sample (models/host.csv is what `dlperf predict --host-us` loads).\n"
 "--fit-device NAME fits the cross-fitting's corrections on that card's\n"
-"samples only (the others are corrected by it: a test on another card).\n");
+"samples only (the others are corrected by it: a test on another card).\n\n"
+"usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n\n"
+"Applies the fitted correction in FILE (default models/host.csv) as it is,\n"
+"refitting nothing, to the same kind of predictions (e.g. those of `dlperf\n"
+"eval --models` on a new batch) and prints their eager MAPE as predicted\n"
+"and corrected, overall and per device.\n");
+}
+
+/* The table of host fit / apply: per device and overall, n and the eager
+ * MAPE as given and corrected. */
+static void print_table(const char *kind, const dlp_host_set *set,
+                        const dlp_host_cv *cv, const char *how) {
+    printf("%s eager latency predictions %d: with host_us %d (%d models, "
+           "%s), %d without host_us, %d without a CUDA-graph prediction\n",
+           kind, set->n_eager, set->n, set->n_models, how, set->n_no_host,
+           set->n_no_graph);
+    printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
+    for (int d = 0; d < set->n_devices; d++)
+        if (cv->dev_n[d])
+            printf("%-16s %6d %12.2f %12.2f\n", set->devices[d], cv->dev_n[d],
+                   cv->dev_blind[d], cv->dev_host[d]);
+    printf("%-16s %6d %12.2f %12.2f\n", "all", set->n, cv->blind, cv->host);
+}
+
+/* host apply: the file's correction on set (freed here). 0 ok, 1 failure. */
+static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
+    dlp_host_model m;
+    dlp_host_cv cv;
+    dlp_error err = {0};
+    dlp_status st = dlp_host_load(path, &m, &err);
+    if (!st) st = dlp_host_apply(set, &m, &cv, NULL, &err);
+    if (!st) {
+        char how[600];
+        snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g",
+                 path, m.beta, m.ref_us);
+        print_table(kind, set, &cv, how);
+    }
+    dlp_host_set_free(set);
+    if (st) {
+        fprintf(stderr, "dlperf host: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
 }
 
 int cmd_host(int argc, char **argv) {
@@ -34,23 +80,26 @@ int cmd_host(int argc, char **argv) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (strcmp(argv[1], "fit")) {
+    bool apply = !strcmp(argv[1], "apply");
+    if (strcmp(argv[1], "fit") && !apply) {
         fprintf(stderr, "dlperf host: unknown subcommand '%s'\n", argv[1]);
         usage(stderr);
         return 2;
     }
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
-               *fit_dev = NULL;
+               *fit_dev = NULL, *host = "models/" DLP_HOST_FILE;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--kind") ||
-            !strcmp(a, "--fit-device")) {
+        bool mine = apply ? !strcmp(a, "--host")
+                          : !strcmp(a, "-o") || !strcmp(a, "--fit-device");
+        if (mine || !strcmp(a, "--kind")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "dlperf host: %s needs a value\n", a);
                 return 2;
             }
             if (!strcmp(a, "-o")) out = argv[++i];
             else if (!strcmp(a, "--kind")) kind = argv[++i];
+            else if (!strcmp(a, "--host")) host = argv[++i];
             else fit_dev = argv[++i];
         } else if (a[0] == '-') {
             fprintf(stderr, "dlperf host: unknown option '%s'\n", a);
@@ -80,6 +129,7 @@ int cmd_host(int argc, char **argv) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
+    if (apply) return apply_file(host, kind, &set);
     int fd = -1;
     if (fit_dev) {
         while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
@@ -93,17 +143,9 @@ int cmd_host(int argc, char **argv) {
     if (!st) st = dlp_host_cross_validate(&set, fd, &cv, NULL, &err);
     if (!st) st = dlp_host_fit(&set, NULL, &m, &err);
     if (!st) {
-        printf("%s eager latency predictions %d: with host_us %d (%d models, "
-               "%d folds), %d without host_us, %d without a CUDA-graph "
-               "prediction\n", kind, set.n_eager, set.n, set.n_models,
-               cv.folds, set.n_no_host, set.n_no_graph);
-        printf("%-16s %6s %12s %12s\n", "device", "n", "as given %",
-               "corrected %");
-        for (int d = 0; d < set.n_devices; d++)
-            if (cv.dev_n[d])
-                printf("%-16s %6d %12.2f %12.2f\n", set.devices[d],
-                       cv.dev_n[d], cv.dev_blind[d], cv.dev_host[d]);
-        printf("%-16s %6d %12.2f %12.2f\n", "all", set.n, cv.blind, cv.host);
+        char how[32];
+        snprintf(how, sizeof how, "%d folds", cv.folds);
+        print_table(kind, &set, &cv, how);
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);

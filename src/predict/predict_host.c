@@ -300,6 +300,27 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
 
 static double ape(double pred, double act) { return fabs(pred / act - 1); }
 
+/* The MAPE (%) of the samples as given and as corrected (cor[i]),
+ * overall and per device, into out's blind / host fields. */
+static void score(const dlp_host_set *s, const double *cor, dlp_host_cv *out) {
+    for (int i = 0; i < s->n; i++) {
+        const dlp_host_sample *x = &s->s[i];
+        double b = ape(x->eager_ms, x->actual_ms), h = ape(cor[i], x->actual_ms);
+        out->blind += b;
+        out->host += h;
+        out->dev_blind[x->device] += b;
+        out->dev_host[x->device] += h;
+        out->dev_n[x->device]++;
+    }
+    out->blind *= 100.0 / s->n;
+    out->host *= 100.0 / s->n;
+    for (int d = 0; d < s->n_devices; d++)
+        if (out->dev_n[d]) {
+            out->dev_blind[d] *= 100.0 / out->dev_n[d];
+            out->dev_host[d] *= 100.0 / out->dev_n[d];
+        }
+}
+
 dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
                                    dlp_host_cv *out, double *corrected,
                                    dlp_error *err) {
@@ -339,27 +360,28 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
                                                              x->graph_ms));
         }
     }
-    for (int i = 0; !st && i < s->n; i++) {
-        const dlp_host_sample *x = &s->s[i];
-        double b = ape(x->eager_ms, x->actual_ms), h = ape(cor[i], x->actual_ms);
-        out->blind += b;
-        out->host += h;
-        out->dev_blind[x->device] += b;
-        out->dev_host[x->device] += h;
-        out->dev_n[x->device]++;
-    }
-    if (!st) {
-        out->blind *= 100.0 / s->n;
-        out->host *= 100.0 / s->n;
-        for (int d = 0; d < s->n_devices; d++)
-            if (out->dev_n[d]) {
-                out->dev_blind[d] *= 100.0 / out->dev_n[d];
-                out->dev_host[d] *= 100.0 / out->dev_n[d];
-            }
-    }
+    if (!st) score(s, cor, out);
     free(use);
     if (!corrected) free(cor);
     return st;
+}
+
+dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
+                          dlp_host_cv *out, double *corrected,
+                          dlp_error *err) {
+    if (!s || !m || !out || s->n == 0)
+        return dlp_fail(err, DLP_ERR_ARG, "host correction: no samples");
+    memset(out, 0, sizeof *out);
+    double *cor = corrected ? corrected : malloc((size_t)s->n * sizeof *cor);
+    if (!cor) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < s->n; i++) {
+        const dlp_host_sample *x = &s->s[i];
+        cor[i] = x->eager_ms * dlp_host_factor(m, x->host_us, x->eager_ms,
+                                               x->graph_ms);
+    }
+    score(s, cor, out);
+    if (!corrected) free(cor);
+    return DLP_OK;
 }
 
 /* ---- file --------------------------------------------------------------- */

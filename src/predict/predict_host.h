@@ -105,6 +105,14 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
                                    dlp_host_cv *out, double *corrected,
                                    dlp_error *err);
 
+/* The fitted correction m applied to every sample as it is (no
+ * refitting: a test of a shipped models/host.csv on new measurements);
+ * out as dlp_host_cross_validate's with folds 0, corrected (may be NULL)
+ * each sample's corrected eager latency. */
+dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
+                          dlp_host_cv *out, double *corrected,
+                          dlp_error *err);
+
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                          dlp_error *err);
 /* DLP_ERR_IO when it cannot be opened, DLP_ERR_FORMAT when malformed or
