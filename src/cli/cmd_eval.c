@@ -335,7 +335,8 @@ int cmd_eval(int argc, char **argv) {
     if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
     dlp_dataset *ds = NULL;
     dlp_examples E;
-    if (learn_examples(&o, need_pool, &ds, &E)) return 1;
+    /* a scored TraPPM file carries its encoder: no pool to featurize */
+    if (learn_examples(&o, need_pool && !models, &ds, &E)) return 1;
     if (plot_dir && mkdir_p(plot_dir)) {
         fprintf(stderr, "dlperf eval: cannot create %s: %s\n", plot_dir,
                 strerror(errno));
