@@ -25,6 +25,37 @@ int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
     return n;
 }
 
+/* Room for cap records (at least one) in out's ex, fold, pred and raw;
+ * false when out of memory (what was allocated stays for
+ * dlp_eval_result_free). */
+static bool records_alloc(dlp_eval_result *out, size_t cap) {
+    if (!cap) cap = 1;
+    out->ex = malloc(cap * sizeof *out->ex);
+    out->fold = malloc(cap * sizeof *out->fold);
+    out->pred = malloc(cap * DLP_T_COUNT * sizeof *out->pred);
+    out->raw = malloc(cap * DLP_T_COUNT * sizeof *out->raw);
+    return out->ex && out->fold && out->pred && out->raw;
+}
+
+/* p's prediction of example ex appended to out as a record of fold: NAN
+ * where not predicted, raw without p's calibration factor. */
+static dlp_status record_example(dlp_eval_result *out, const dlp_predictor *p,
+                                 const dlp_examples *E, int ex, int fold,
+                                 dlp_error *err) {
+    dlp_pred_result r;
+    dlp_status st = dlp_pred_example(p, E, ex, &r, err);
+    if (st) return st;
+    out->ex[out->n] = ex;
+    out->fold[out->n] = fold;
+    for (int t = 0; t < DLP_T_COUNT; t++) {
+        double v = r.v[t].valid ? r.v[t].value : NAN;
+        out->pred[(size_t)out->n * DLP_T_COUNT + t] = v;
+        out->raw[(size_t)out->n * DLP_T_COUNT + t] = v / p->meta.scale[t];
+    }
+    out->n++;
+    return DLP_OK;
+}
+
 dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
                           const char *kind, dlp_eval_result *out,
                           dlp_error *err) {
@@ -39,12 +70,7 @@ dlp_status dlp_eval_blend(const dlp_eval_result *const *parts, int n,
             return dlp_fail(err, DLP_ERR_ARG, "blend '%s': the results of "
                             "'%s' and '%s' are not on the same folds", kind,
                             a->kind, parts[c]->kind);
-    size_t m = (size_t)(a->n ? a->n : 1);
-    out->ex = malloc(m * sizeof *out->ex);
-    out->fold = malloc(m * sizeof *out->fold);
-    out->pred = malloc(m * DLP_T_COUNT * sizeof *out->pred);
-    out->raw = malloc(m * DLP_T_COUNT * sizeof *out->raw);
-    if (!out->ex || !out->fold || !out->pred || !out->raw) {
+    if (!records_alloc(out, (size_t)a->n)) {
         dlp_eval_result_free(out);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
@@ -147,11 +173,7 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
     if (st) return st;
     size_t cap = 0;
     for (int k = 0; k < K; k++) cap += (size_t)F[k].nte;
-    out->ex = malloc((cap ? cap : 1) * sizeof *out->ex);
-    out->fold = malloc((cap ? cap : 1) * sizeof *out->fold);
-    out->pred = malloc((cap ? cap : 1) * DLP_T_COUNT * sizeof *out->pred);
-    out->raw = malloc((cap ? cap : 1) * DLP_T_COUNT * sizeof *out->raw);
-    if (!out->ex || !out->fold || !out->pred || !out->raw)
+    if (!records_alloc(out, cap))
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     out->n_folds = K;
     for (int k = 0; k < K && !st; k++) {
@@ -166,19 +188,8 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
                             &oo, &p, NULL, err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         out->train_s += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-        for (int i = 0; i < F[k].nte && !st; i++) {
-            dlp_pred_result r;
-            st = dlp_pred_example(p, E, F[k].test[i], &r, err);
-            if (st) break;
-            out->ex[out->n] = F[k].test[i];
-            out->fold[out->n] = k;
-            for (int t = 0; t < DLP_T_COUNT; t++) {
-                double v = r.v[t].valid ? r.v[t].value : NAN;
-                out->pred[(size_t)out->n * DLP_T_COUNT + t] = v;
-                out->raw[(size_t)out->n * DLP_T_COUNT + t] = v / p->meta.scale[t];
-            }
-            out->n++;
-        }
+        for (int i = 0; i < F[k].nte && !st; i++)
+            st = record_example(out, p, E, F[k].test[i], k, err);
         dlp_predictor_free(p);
     }
     dlp_folds_free(F, K);
@@ -196,31 +207,12 @@ dlp_status dlp_eval_score(const dlp_examples *E, const dlp_predictor *p,
     snprintf(out->kind, sizeof out->kind, "%s", p->meta.kind);
     out->split = DLP_SPLIT_NONE;
     out->n_folds = 1;
-    size_t m = (size_t)(E->n ? E->n : 1);
-    out->ex = malloc(m * sizeof *out->ex);
-    out->fold = calloc(m, sizeof *out->fold);
-    out->pred = malloc(m * DLP_T_COUNT * sizeof *out->pred);
-    out->raw = malloc(m * DLP_T_COUNT * sizeof *out->raw);
-    if (!out->ex || !out->fold || !out->pred || !out->raw) {
-        dlp_eval_result_free(out);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < E->n; i++) {
-        dlp_pred_result r;
-        dlp_status st = dlp_pred_example(p, E, i, &r, err);
-        if (st) {
-            dlp_eval_result_free(out);
-            return st;
-        }
-        out->ex[i] = i;
-        for (int t = 0; t < DLP_T_COUNT; t++) {
-            double v = r.v[t].valid ? r.v[t].value : NAN;
-            out->pred[(size_t)i * DLP_T_COUNT + t] = v;
-            out->raw[(size_t)i * DLP_T_COUNT + t] = v / p->meta.scale[t];
-        }
-        out->n++;
-    }
-    return DLP_OK;
+    dlp_status st = records_alloc(out, (size_t)E->n)
+                        ? DLP_OK : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < E->n && !st; i++)
+        st = record_example(out, p, E, i, 0, err);
+    if (st) dlp_eval_result_free(out);
+    return st;
 }
 
 void dlp_eval_metrics(const dlp_examples *E, const dlp_eval_result *r,
