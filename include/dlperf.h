@@ -442,9 +442,9 @@ typedef struct {
                                 error (directory mode: mixed models) */
     const char *dim_names[DLP_PREDICT_MAX_DIMS];
     int64_t dim_values[DLP_PREDICT_MAX_DIMS];
-    double host_us;          /* eager inference: the host's dispatch time per
-                                eager op, us (the collector's probe,
-                                docs/PREDICT.md); 0 = not given (the
+    double host_us;          /* eager inference or LLM: the host's dispatch
+                                time per eager op, us (the collector's
+                                probe, docs/PREDICT.md); 0 = not given (the
                                 prediction assumes the training hosts) */
     int64_t height, width;   /* > 0: rebind every 4-D float input's H x W
                                 (an image model exported at a fixed
@@ -465,7 +465,8 @@ typedef struct {
                                 or on its validation models; 0: unknown */
     const char *err_basis;   /* "heldout", "heldout-all" (rows over both
                                 runtimes), "validation", "heldout-host"
-                                (latency with host_us: models/host.csv's
+                                (latency / LLM throughput with host_us:
+                                models/host.csv's or host-llm.csv's
                                 corrected MAPE); NULL: unknown */
 } dlp_predict_value;
 

@@ -464,6 +464,16 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_apply_no_output", r.returncode == 2 and
           "-o" in r.stderr, r.stderr[-300:])
+    # --mode: llm reads the throughput rows (an inference run has none),
+    # training has no host correction
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
+                        "--mode", "llm"], capture_output=True, text=True)
+    check("cli_host_apply_llm_no_rows", r.returncode == 1 and
+          "eager throughput" in r.stderr, r.stderr[-300:])
+    r = subprocess.run([DLPERF, "host", "fit", hp, hds, "--mode", "training"],
+                       capture_output=True, text=True)
+    check("cli_host_fit_mode_training", r.returncode == 2 and
+          "training" in r.stderr, r.stderr[-300:])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -300,9 +300,27 @@ static void test_join_with_data(void) {
     ROW("linreg", 2, a, "eager", "inference.latency_ms", 3.0, 7.0);
     ROW("dippm", 1, u, "eager", "inference.latency_ms", 3.0, 2.0); /* no probe */
     ROW("dippm", 1, u, "graph", "inference.latency_ms", 1.0, 1.0);
+    /* an LLM run's throughput rows (samples/s), read as latencies */
+    ROW("xgb", 4, a, "eager", "llm.throughput_samples_s", 100.0, 80.0);
+    ROW("xgb", 4, a, "graph", "llm.throughput_samples_s", 300.0, 250.0);
+    ROW("xgb", 4, a, "eager", "inference.latency_ms", 3.0, 2.5);
     fclose(f);
     dlp_host_set s;
-    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_OK, "%s",
+    CHECK_MSG(dlp_host_set_load(p, ds, "xgb", true, &s, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK_MSG(s.n == 1 && s.n_eager == 1, "llm: n %d eager %d", s.n, s.n_eager);
+    if (s.n == 1) {
+        double b = (double)a->batch;
+        CHECK_CLOSE(s.s[0].host_us, sum / n, 1e-12);
+        CHECK_CLOSE(s.s[0].actual_ms, 1e3 * b / 100.0, 1e-9);
+        CHECK_CLOSE(s.s[0].eager_ms, 1e3 * b / 80.0, 1e-9);
+        CHECK_CLOSE(s.s[0].graph_ms, 1e3 * b / 250.0, 1e-9);
+        CHECK(s.s[0].fold == 4);
+    }
+    dlp_host_set_free(&s);
+    /* the inference reading takes xgb's latency row, not its throughput */
+    CHECK(dlp_host_set_load(p, ds, "xgb", false, &s, &err) == DLP_ERR_NOT_FOUND);
+    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_OK, "%s",
               err.msg);
     CHECK_MSG(s.n == 1 && s.n_eager == 2 && s.n_no_host == 1 &&
               s.n_no_graph == 0 && s.n_devices >= 1 && s.n_models == 1,
@@ -314,10 +332,10 @@ static void test_join_with_data(void) {
               s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
     }
     dlp_host_set_free(&s);
-    CHECK(dlp_host_set_load(p, ds, "linreg", &s, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(dlp_host_set_load(p, ds, "linreg", false, &s, &err) == DLP_ERR_NOT_FOUND);
     /* not a predictions file; a bad number */
     write_text(p, "kind,fold\ndippm,1\n");
-    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
     CHECK(strstr(err.msg, "no column") != NULL);
     f = fopen(p, "w");
     fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
@@ -325,12 +343,19 @@ static void test_join_with_data(void) {
     ROW("dippm", 2, a, "eager", "inference.latency_ms", 3.0, 2.5);
     fputs("dippm,lmo,x,m,f,g,d,eager,fp32,1,0,0,0,inference.latency_ms,1,1,0\n", f);
     fclose(f);
+    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
+    /* a throughput of 0 has no latency */
+    f = fopen(p, "w");
+    fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
+          "seq,height,width,target,actual,predicted,rel_err\n", f);
+    ROW("xgb", 4, a, "eager", "llm.throughput_samples_s", 100.0, 0.0);
+    fclose(f);
 #undef ROW
-    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "xgb", true, &s, &err) == DLP_ERR_FORMAT);
     write_text(p, "");
-    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
     unlink(p);
-    CHECK(dlp_host_set_load(p, ds, "dippm", &s, &err) == DLP_ERR_IO);
+    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_IO);
     rmdir(dir);
     dlp_dataset_free(ds);
 }

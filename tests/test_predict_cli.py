@@ -433,6 +433,40 @@ def main():
         check(rc == 0 and jl["predictors"].get("throughput_per_s") == "xgb" and
               abs(jl["latency_ms"] - 4 / jl["throughput_per_s"] * 1e3) < 1e-4 * jl["latency_ms"],
               "llm mode through xgb (%s)" % err.strip()[:80])
+        # host-aware LLM eager (--mode llm --host-us, models/host-llm.csv):
+        # the factor on the eager and CUDA-graph throughputs seen as
+        # latencies, throughput divided by it; refused without the file
+        # and for training (a roofline LLM file: the fixture's LLM rows are
+        # CUDA-graph only, so the trees above answer no eager request)
+        lm = os.path.join(tmp, "models_llm")
+        os.makedirs(lm)
+        write_model(os.path.join(lm, "llm.dlpm"), "roofline", "llm", TARGETS[7:10],
+                    "H100-SXM5-80GB", [entry(3, "roofline/version", "1")])
+        lb = ["predict", os.path.join(FIX, "models", "gpt_tiny.onnx"), "--device",
+              "h100", "--mode", "llm", "--precision", "bf16", "--batch", "4",
+              "--dim", "seq=64", "--json", "--models", lm]
+        rc, out, err = run(*lb, "--runtime", "eager", "--host-us", "12")
+        check(rc == 1 and "host-llm.csv" in err,
+              "llm --host-us without host-llm.csv: exit 1")
+        with open(os.path.join(lm, "host-llm.csv"), "w") as f:
+            f.write("format,dlperf-host-1\nbeta,0.75\nref_us,6\n")
+        le = json.loads(run(*lb, "--runtime", "eager")[1])
+        lg = json.loads(run(*lb, "--runtime", "graph")[1])
+        rc, out, err = run(*lb, "--runtime", "eager", "--host-us", "12")
+        lh = json.loads(out) if rc == 0 else {}
+        h = min(1, max(0, 1 - lg["latency_ms"] / le["latency_ms"]))
+        want = math.exp(h * 0.75 * math.log(2))
+        check(rc == 0 and lh["host_factor"] != 1 and
+              abs(lh["host_factor"] - want) < 1e-4 * want and
+              abs(lh["latency_ms"] / le["latency_ms"] - want) < 1e-4 * want and
+              abs(le["throughput_per_s"] / lh["throughput_per_s"] - want) < 1e-4 * want,
+              "llm --host-us 12 at ref 6: throughput / 2^(h beta), h %.3f (%s)"
+              % (h, err.strip()[:80]))
+        rc, out, err = run(*lb, "--runtime", "graph", "--host-us", "12")
+        check(rc == 1 and "eager" in err, "llm --host-us with the graph runtime: exit 1")
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--mode", "training",
+                           "--host-us", "12", *M)
+        check(rc == 1 and "eager" in err, "--host-us for training: exit 1")
         # the batch bound by its symbolic name, as any other dim: same
         # request as --batch 4 (the default batch 1 used to win)
         rc2, out2, err2 = run("predict", os.path.join(FIX, "models", "gpt_tiny.onnx"),

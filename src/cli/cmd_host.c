@@ -7,10 +7,11 @@
  * fit on the other folds), overall and per device, and with -o writes the
  * correction fitted on every sample (models/host.csv, which `dlperf
  * predict --host-us` loads). `dlperf host apply PREDICTIONS DATA_DIR
- * [--host FILE] [--kind K]` applies a fitted file (default
+ * [--host FILE] [--kind K] [--mode M]` applies a fitted file (default
  * models/host.csv) as it is to such predictions, e.g. `dlperf eval
- * --models`'s of a new batch, and prints the same table. Exit: 0 ok, 1
- * failure, 2 usage.
+ * --models`'s of a new batch, and prints the same table. `--mode llm`:
+ * the LLM predictors' eager throughput instead (models/host-llm.csv).
+ * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
-"                       [--fit-device NAME]\n\n"
+"                       [--fit-device NAME] [--mode inference|llm]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
@@ -30,22 +31,27 @@ static void usage(FILE *f) {
 "(each fold by the fit on the other folds). With -o it writes the fit on\n"
 "every sample (models/host.csv is what `dlperf predict --host-us` loads).\n"
 "--fit-device NAME fits the cross-fitting's corrections on that card's\n"
-"samples only (the others are corrected by it: a test on another card).\n\n"
-"usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n\n"
-"Applies the fitted correction in FILE (default models/host.csv) as it is,\n"
-"refitting nothing, to the same kind of predictions (e.g. those of `dlperf\n"
-"eval --models` on a new batch) and prints their eager MAPE as predicted\n"
-"and corrected, overall and per device.\n");
+"samples only (the others are corrected by it: a test on another card).\n"
+"--mode llm: the eager throughput predictions of an `eval --mode llm`\n"
+"run instead, as latencies batch / throughput (models/host-llm.csv is\n"
+"what `dlperf predict --mode llm --host-us` loads).\n\n"
+"usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
+"                         [--mode inference|llm]\n\n"
+"Applies the fitted correction in FILE (default models/host.csv, with\n"
+"--mode llm models/host-llm.csv) as it is, refitting nothing, to the same\n"
+"kind of predictions (e.g. those of `dlperf eval --models` on a new\n"
+"batch) and prints their eager MAPE as predicted and corrected, overall\n"
+"and per device.\n");
 }
 
 /* The table of host fit / apply: per device and overall, n and the eager
  * MAPE as given and corrected. */
-static void print_table(const char *kind, const dlp_host_set *set,
+static void print_table(const char *kind, bool llm, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
-    printf("%s eager latency predictions %d: with host_us %d (%d models, "
+    printf("%s eager %s predictions %d: with host_us %d (%d models, "
            "%s), %d without host_us, %d without a CUDA-graph prediction\n",
-           kind, set->n_eager, set->n, set->n_models, how, set->n_no_host,
-           set->n_no_graph);
+           kind, llm ? "throughput" : "latency", set->n_eager, set->n,
+           set->n_models, how, set->n_no_host, set->n_no_graph);
     printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_n[d])
@@ -55,7 +61,8 @@ static void print_table(const char *kind, const dlp_host_set *set,
 }
 
 /* host apply: the file's correction on set (freed here). 0 ok, 1 failure. */
-static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
+static int apply_file(const char *path, const char *kind, bool llm,
+                      dlp_host_set *set) {
     dlp_host_model m;
     dlp_host_cv cv;
     dlp_error err = {0};
@@ -65,7 +72,7 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
         char how[600];
         snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g",
                  path, m.beta, m.ref_us);
-        print_table(kind, set, &cv, how);
+        print_table(kind, llm, set, &cv, how);
     }
     dlp_host_set_free(set);
     if (st) {
@@ -87,12 +94,12 @@ int cmd_host(int argc, char **argv) {
         return 2;
     }
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
-               *fit_dev = NULL, *host = "models/" DLP_HOST_FILE;
+               *fit_dev = NULL, *host = NULL, *mode = "inference";
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         bool mine = apply ? !strcmp(a, "--host")
                           : !strcmp(a, "-o") || !strcmp(a, "--fit-device");
-        if (mine || !strcmp(a, "--kind")) {
+        if (mine || !strcmp(a, "--kind") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "dlperf host: %s needs a value\n", a);
                 return 2;
@@ -100,6 +107,7 @@ int cmd_host(int argc, char **argv) {
             if (!strcmp(a, "-o")) out = argv[++i];
             else if (!strcmp(a, "--kind")) kind = argv[++i];
             else if (!strcmp(a, "--host")) host = argv[++i];
+            else if (!strcmp(a, "--mode")) mode = argv[++i];
             else fit_dev = argv[++i];
         } else if (a[0] == '-') {
             fprintf(stderr, "dlperf host: unknown option '%s'\n", a);
@@ -117,19 +125,26 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    bool llm = !strcmp(mode, "llm");
+    if (!llm && strcmp(mode, "inference")) {
+        fprintf(stderr, "dlperf host: --mode %s: the host correction is for "
+                "eager inference or llm\n", mode);
+        return 2;
+    }
+    if (!host) host = llm ? "models/" DLP_HOST_LLM_FILE : "models/" DLP_HOST_FILE;
     dlp_dataset *ds = NULL;
     if (cli_open_dataset("host", dir, &ds)) return 1;
     dlp_error err = {0};
     dlp_host_set set;
     dlp_host_cv cv;
     dlp_host_model m;
-    dlp_status st = dlp_host_set_load(preds, ds, kind, &set, &err);
+    dlp_status st = dlp_host_set_load(preds, ds, kind, llm, &set, &err);
     dlp_dataset_free(ds);
     if (st) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
-    if (apply) return apply_file(host, kind, &set);
+    if (apply) return apply_file(host, kind, llm, &set);
     int fd = -1;
     if (fit_dev) {
         while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
@@ -145,7 +160,7 @@ int cmd_host(int argc, char **argv) {
     if (!st) {
         char how[32];
         snprintf(how, sizeof how, "%d folds", cv.folds);
-        print_table(kind, &set, &cv, how);
+        print_table(kind, llm, &set, &cv, how);
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);

@@ -50,9 +50,10 @@ static void usage(FILE *f) {
 "  --best            let slow predictors (kern, DIPPM+kern: ~50 ms per\n"
 "                    process instead of ~5) compete by held-out error too;\n"
 "                    with the shipped table DIPPM still wins (models/)\n"
-"  --host-us X       eager inference: the host's dispatch time per eager\n"
-"                    op, in us (docs/PREDICT.md has the probe); the eager\n"
-"                    latency is corrected for it (models/host.csv)\n"
+"  --host-us X       eager inference or LLM: the host's dispatch time per\n"
+"                    eager op, in us (docs/PREDICT.md has the probe); the\n"
+"                    eager latency is corrected for it (models/host.csv;\n"
+"                    --mode llm: models/host-llm.csv)\n"
 "  -h, --help        this text\n", DLP_PREDICT_MAX_SIDE);
 }
 
@@ -130,7 +131,8 @@ static void print_text(FILE *f, const char *name,
     print_value(f, "power", &r->power_w, "W");
     if (r->host_us > 0)
         fprintf(f, "  host         %.3g us per eager op: latency x %.3f "
-                "(models/host.csv)\n", r->host_us, r->host_factor);
+                "(models/%s)\n", r->host_us, r->host_factor,
+                strcmp(r->mode, "llm") ? "host.csv" : "host-llm.csv");
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",

@@ -47,12 +47,18 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
         st = dlp_part_load(path, &ps->part, err);
         ps->has_part = st == DLP_OK;
     }
-    /* the host-aware eager correction, likewise */
+    /* the host-aware eager corrections (inference, LLM), likewise */
     if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
                         DLP_HOST_FILE) < (int)sizeof path &&
         access(path, F_OK) == 0) {
         st = dlp_host_load(path, &ps->host, err);
         ps->has_host = st == DLP_OK;
+    }
+    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
+                        DLP_HOST_LLM_FILE) < (int)sizeof path &&
+        access(path, F_OK) == 0) {
+        st = dlp_host_load(path, &ps->host_llm, err);
+        ps->has_host_llm = st == DLP_OK;
     }
     if (st) {
         dlp_predictor_close(ps);
@@ -323,14 +329,17 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
             return dlp_fail(err, DLP_ERR_ARG, "host dispatch time %g us per "
                             "op is out of range (%g..%g)", c->host_us,
                             DLP_HOST_US_MIN, DLP_HOST_US_MAX);
-        if (pc.mode != DLP_MODE_INFERENCE || pc.runtime != DLP_RT_EAGER)
+        if (pc.mode == DLP_MODE_TRAINING || pc.runtime != DLP_RT_EAGER)
             return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies "
-                            "to eager inference only (--runtime eager --mode "
-                            "inference)");
-        if (!ps->has_host)
+                            "to eager inference and LLM only (--runtime "
+                            "eager, --mode inference or llm)");
+        bool llm = pc.mode == DLP_MODE_LLM;
+        if (!(llm ? ps->has_host_llm : ps->has_host))
             return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has "
-                            "no host-aware eager correction (%s; `dlperf host "
-                            "fit`)", DLP_HOST_FILE);
+                            "no host-aware eager correction for %s (%s; "
+                            "`dlperf host fit%s`)", dlp_mode_name(pc.mode),
+                            llm ? DLP_HOST_LLM_FILE : DLP_HOST_FILE,
+                            llm ? " --mode llm" : "");
     }
     if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
         return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
@@ -441,11 +450,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         dlp_pred_result gr;
         dlp_pred_result_init(&gr);
         st = dlp_predict_set_run(ps, &gin, &gr, err);
-        if (!st && gr.v[DLP_T_INF_LATENCY_MS].valid)
-            graph_ms = gr.v[DLP_T_INF_LATENCY_MS].value;
+        const dlp_pred_value *gv = &gr.v[DLP_T_INF_LATENCY_MS],
+                             *gt = &gr.v[DLP_T_LLM_THROUGHPUT];
+        if (!st && pc.mode == DLP_MODE_LLM && gt->valid && gt->value > 0)
+            graph_ms = (double)pc.batch / gt->value * 1e3;
+        else if (!st && pc.mode != DLP_MODE_LLM && gv->valid)
+            graph_ms = gv->value;
         else if (!st)
             st = dlp_fail(err, DLP_ERR_NOT_FOUND, "--host-us needs a CUDA-graph "
-                          "latency prediction, and no predictor covers it");
+                          "%s prediction, and no predictor covers it",
+                          pc.mode == DLP_MODE_LLM ? "throughput" : "latency");
     }
     dlp_feat_graph_free(&fg);
     if (st) return st;
@@ -501,13 +515,14 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                         dlp_runtime_name(pc.runtime),
                         dlp_precision_name(pc.precision));
 
+    const dlp_host_model *hm =
+        pc.mode == DLP_MODE_LLM ? &ps->host_llm : &ps->host;
     if (c->host_us != 0) {
         out->host_us = c->host_us;
-        out->host_factor = dlp_host_factor(&ps->host, c->host_us, L->value,
-                                           graph_ms);
+        out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);
         scale_val(L, out->host_factor);
-        if (ps->host.host_mape > 0) {   /* the corrected held-out error */
-            L->err_pct = ps->host.host_mape;
+        if (hm->host_mape > 0) {   /* the corrected held-out error */
+            L->err_pct = hm->host_mape;
             L->err_basis = "heldout-host";
         }
     }
@@ -527,6 +542,10 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         T->by = lat_by;
         T->err_pct = pr.v[DLP_T_LLM_THROUGHPUT].err_pct;
         T->err_basis = pr.v[DLP_T_LLM_THROUGHPUT].err_basis;
+        if (c->host_us != 0 && hm->host_mape > 0) {
+            T->err_pct = hm->host_mape;
+            T->err_basis = "heldout-host";
+        }
     }
     if (E->valid) {
         double p = E->value / L->value * 1e3;

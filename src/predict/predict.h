@@ -56,6 +56,9 @@ struct dlp_predictor_set {
     bool has_part;           /* false: partitions scale by roofline */
     dlp_host_model host;     /* <dir>/host.csv (predict_host.h) */
     bool has_host;           /* false: --host-us is refused */
+    dlp_host_model host_llm; /* <dir>/host-llm.csv: the same for LLM eager
+                                throughput */
+    bool has_host_llm;       /* false: --mode llm --host-us is refused */
     dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
                                 without one): the per-target choice */
     bool best;               /* slow kinds compete too

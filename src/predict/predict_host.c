@@ -99,7 +99,7 @@ static const char *const COLS[N_COL] = {
     "batch", "seq", "height", "width", "target", "actual", "predicted"};
 
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
-                             const char *kind, dlp_host_set *out,
+                             const char *kind, bool llm, dlp_host_set *out,
                              dlp_error *err) {
     if (!pred_csv || !ds || !kind || !out)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_load: NULL argument");
@@ -143,7 +143,9 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         }
         const char *f[N_COL];
         for (int k = 0; k < N_COL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
-        if (strcmp(f[C_KIND], kind) || strcmp(f[C_TARGET], "inference.latency_ms"))
+        if (strcmp(f[C_KIND], kind) ||
+            strcmp(f[C_TARGET], llm ? "llm.throughput_samples_s"
+                                    : "inference.latency_ms"))
             continue;
         bool eager = !strcmp(f[C_RUNTIME], "eager");
         if (!eager && strcmp(f[C_RUNTIME], "graph")) continue;
@@ -156,10 +158,14 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             !dlp_csv_parse_i64(f[C_WIDTH], &w) ||
             !dlp_csv_parse_f64(f[C_ACTUAL], &act) || !isfinite(act) ||
             !dlp_csv_parse_f64(f[C_PRED], &pr) || !isfinite(pr) || fold < 0 ||
-            fold > 1000000) {
+            fold > 1000000 || (llm && !(b >= 1 && act > 0 && pr > 0))) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", pred_csv,
                           (long long)csv.rec_line);
             break;
+        }
+        if (llm) {   /* throughput (samples/s) seen as a latency (ms) */
+            act = 1e3 * (double)b / act;
+            pr = 1e3 * (double)b / pr;
         }
         if (eager) out->n_eager++;
         config_key(key, sizeof key, f[C_FOLD], f[C_GRAPH], f[C_DEVICE],
@@ -235,10 +241,11 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     }
     if (!st && out->n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
-                      "%s: no %s eager latency prediction whose label has "
-                      "host_us and whose CUDA-graph latency is predicted too "
+                      "%s: no %s eager %s prediction whose label has "
+                      "host_us and whose CUDA-graph one is predicted too "
                       "(%d eager, %d without host_us)", pred_csv, kind,
-                      out->n_eager, out->n_no_host);
+                      llm ? "throughput" : "latency", out->n_eager,
+                      out->n_no_host);
     dlp_csv_free(&csv);
     dlp_strmap_free(&probes_map);
     dlp_strmap_free(&cfg_map);
@@ -399,7 +406,7 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
         "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies.\n"
-        "# Refit: dlperf host fit PREDICTIONS.csv data -o models/host.csv\n",
+        "# Refit: dlperf host fit PREDICTIONS.csv data [--mode llm] -o FILE\n",
         "dlperf-host-1", HOST_KEYS, v, err);
 }
 

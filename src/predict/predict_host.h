@@ -25,8 +25,15 @@
  * the host the blind predictor effectively assumes (the factor is 1
  * there).
  *
- * The file (models/host.csv): key,value lines after format,dlperf-host-1
- * (core's dlp_kv_read), written by `dlperf host fit`.
+ * Language models (`--mode llm`): the same model on the LLM predictors'
+ * eager throughput, seen as a latency (batch / throughput); the collector
+ * records host_us beside the eager inference row a language model's LLM
+ * row is the throughput view of, and a separate file holds the fit on the
+ * LLM predictors' held-out throughput (their "blind" host differs from the
+ * inference predictors').
+ *
+ * The files (models/host.csv, models/host-llm.csv): key,value lines after
+ * format,dlperf-host-1 (core's dlp_kv_read), written by `dlperf host fit`.
  */
 #ifndef DLP_PREDICT_HOST_H
 #define DLP_PREDICT_HOST_H
@@ -34,6 +41,7 @@
 #include "../core/core.h"
 
 #define DLP_HOST_FILE "host.csv"
+#define DLP_HOST_LLM_FILE "host-llm.csv"
 /* the --host-us values accepted, microseconds per op */
 #define DLP_HOST_US_MIN 0.1
 #define DLP_HOST_US_MAX 1000.0
@@ -74,12 +82,14 @@ typedef struct {
 } dlp_host_set;
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
- * joins the kind's inference.latency_ms rows with the host_us of the
- * dataset's eager labels (mean over reps) on graph, device, precision,
- * batch, seq, height and width. DLP_ERR_FORMAT for a file without the
- * columns, DLP_ERR_NOT_FOUND when no sample results. */
+ * joins the kind's inference.latency_ms rows (llm: its
+ * llm.throughput_samples_s rows, as latencies batch / throughput) with the
+ * host_us of the dataset's eager inference labels (mean over reps) on
+ * graph, device, precision, batch, seq, height and width. DLP_ERR_FORMAT
+ * for a file without the columns, DLP_ERR_NOT_FOUND when no sample
+ * results. */
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
-                             const char *kind, dlp_host_set *out,
+                             const char *kind, bool llm, dlp_host_set *out,
                              dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
 
