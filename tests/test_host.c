@@ -187,6 +187,19 @@ static void test_apply(void) {
     }
     CHECK(cv.host > 0);
     CHECK_CLOSE(cv.host, 100 * host / s.n, 1e-9);
+    /* an LLM set: the same corrections, the MAPE of the throughputs they
+     * stand for (actual / predicted latency) */
+    s.throughput = true;
+    CHECK(dlp_host_apply(&s, &off, &cv, cor, &err) == DLP_OK);
+    double tb = 0, th = 0;
+    for (int i = 0; i < s.n; i++) {
+        tb += fabs(s.s[i].actual_ms / s.s[i].eager_ms - 1);
+        th += fabs(s.s[i].actual_ms / cor[i] - 1);
+    }
+    CHECK_CLOSE(cv.blind, 100 * tb / s.n, 1e-9);
+    CHECK_CLOSE(cv.host, 100 * th / s.n, 1e-9);
+    CHECK(fabs(cv.blind - 100 * blind / s.n) > 1e-3);
+    s.throughput = false;
     CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_OK);   /* no array */
     s.n = 0;
     CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_ERR_ARG);

@@ -104,6 +104,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     if (!pred_csv || !ds || !kind || !out)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_load: NULL argument");
     memset(out, 0, sizeof *out);
+    out->throughput = llm;
     char *text = NULL;
     size_t len = 0;
     dlp_status st = dlp_read_file(pred_csv, MAX_PRED_BYTES, &text, &len, err);
@@ -305,14 +306,19 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     return DLP_OK;
 }
 
-static double ape(double pred, double act) { return fabs(pred / act - 1); }
+/* the absolute relative error of a predicted latency, or (throughput) of
+ * the throughput it stands for */
+static double ape(bool throughput, double pred_ms, double act_ms) {
+    return throughput ? fabs(act_ms / pred_ms - 1) : fabs(pred_ms / act_ms - 1);
+}
 
 /* The MAPE (%) of the samples as given and as corrected (cor[i]),
  * overall and per device, into out's blind / host fields. */
 static void score(const dlp_host_set *s, const double *cor, dlp_host_cv *out) {
     for (int i = 0; i < s->n; i++) {
         const dlp_host_sample *x = &s->s[i];
-        double b = ape(x->eager_ms, x->actual_ms), h = ape(cor[i], x->actual_ms);
+        double b = ape(s->throughput, x->eager_ms, x->actual_ms),
+               h = ape(s->throughput, cor[i], x->actual_ms);
         out->blind += b;
         out->host += h;
         out->dev_blind[x->device] += b;

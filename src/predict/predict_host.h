@@ -79,13 +79,18 @@ typedef struct {
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
                                 of the same fold and configuration */
+    bool throughput;         /* an LLM run's: the samples' latencies are
+                                batch / throughput, and the MAPE is the
+                                throughput's, |actual_ms / eager_ms - 1| */
 } dlp_host_set;
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
  * joins the kind's inference.latency_ms rows (llm: its
  * llm.throughput_samples_s rows, as latencies batch / throughput) with the
  * host_us of the dataset's eager inference labels (mean over reps) on
- * graph, device, precision, batch, seq, height and width. DLP_ERR_FORMAT
+ * graph, device, precision, batch, seq, height and width (llm: the set's
+ * MAPE figures are the throughput's, as `dlperf eval` reports an LLM
+ * run's). DLP_ERR_FORMAT
  * for a file without the columns, DLP_ERR_NOT_FOUND when no sample
  * results. */
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
