@@ -215,6 +215,28 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("ensemble_mape_usage", r.returncode == 2 and "usage" in r.stderr,
           r.stderr[-200:])
+    # one kind per file (KIND=xgb,dippm: file 1's xgb rows with file 2's
+    # dippm rows) and the ensemble's predictions written by OUT
+    fo = os.path.join(tmp, "eo.csv")
+    env = dict(os.environ, KIND="xgb,dippm", OUT=fo)
+    r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa, fb],
+                       capture_output=True, text=True, env=env)
+    line = [l.split() for l in r.stdout.splitlines() if l.startswith("inference.latency_ms")]
+    # g1 only (file 1 has no xgb g2): sqrt(1 * 12.5) = 3.5355 -> 64.64%;
+    # file 1 90%, file 2 25%
+    got = list(csv.DictReader(open(fo))) if os.path.exists(fo) else []
+    gm = math.sqrt(12.5)
+    check("ensemble_mape_kinds_out", r.returncode == 0 and
+          line == [["inference.latency_ms", "graph", "1", "64.64%", "90.00%", "25.00%"]] and
+          len(got) == 1 and got[0]["kind"] == "xgb+dippm" and got[0]["graph"] == "g1" and
+          abs(float(got[0]["predicted"]) - gm) < 1e-6 and
+          abs(float(got[0]["rel_err"]) - (gm / 10 - 1)) < 1e-6 and
+          got[0]["actual"] == "10", r.stdout + r.stderr + repr(got))
+    env = dict(os.environ, KIND="xgb,dippm,linreg")
+    r = subprocess.run(["sh", os.path.join("scripts", "ensemble_mape.sh"), fa, fb],
+                       capture_output=True, text=True, env=env)
+    check("ensemble_mape_kinds_count", r.returncode == 2 and "3 kinds for 2 files"
+          in r.stderr, r.stderr[-200:])
     # scripts/error_levels.sh: the MAPE after each group's mean log error
     # is taken out (hand-computed). g1 at two batch sizes, ln errors +ln 2
     # and -ln 2 (100% and 50%); g2 once, exact; all one model

@@ -521,7 +521,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         out->host_us = c->host_us;
         out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);
         scale_val(L, out->host_factor);
-        if (hm->host_mape > 0) {   /* the corrected held-out error */
+        /* the corrected held-out error (an LLM's is its throughput's,
+         * below: its latency is derived) */
+        if (hm->host_mape > 0 && pc.mode == DLP_MODE_INFERENCE) {
             L->err_pct = hm->host_mape;
             L->err_basis = "heldout-host";
         }
