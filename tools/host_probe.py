@@ -1,7 +1,8 @@
 """host_probe.py - the host's dispatch time per eager op, in microseconds,
 measured the way the collector measures it beside every eager label
 (tools/collect/measure.py host_dispatch_us), for `dlperf predict --runtime
-eager --host-us X` (docs/PREDICT.md, "Host-aware eager latency").
+eager --host-us X`, inference or `--mode llm` (docs/PREDICT.md,
+"Host-aware eager latency").
 
     python3 tools/host_probe.py [--device cuda:0] [--repeat 5]
 
