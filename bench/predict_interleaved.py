@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Two builds of dlperf timed side by side: each repetition runs
-`dlperf predict` on ResNet-50 and on the 2,000-node transformer with this
+`dlperf predict` on ResNet-50, on the 2,000-node transformer and on a
+tiny GPT as a language model (`--mode llm`, CUDA graph and eager) with this
 checkout's build and models, then with another checkout's (a worktree of
 an older commit, built), so both see the same machine state; prints the
 median and min wall time of each. The graphs are bench/predict_bench.py's
@@ -31,8 +32,12 @@ def main(argv):
         print("run bench/predict_bench.py first (it exports the graphs)")
         return 2
     builds = [("this", ROOT), ("other", os.path.abspath(other))]
+    gpt = os.path.join(ROOT, "tests", "fixtures", "models", "gpt_tiny.onnx")
+    llm = [gpt, "--mode", "llm", "--precision", "bf16", "--batch", "4",
+           "--dim", "seq=128", "--runtime"]
     cases = [("ResNet-50", [r50, "--batch", "8"]),
-             ("transformer", [tfm, "--batch", "8", "--dim", "seq=128"])]
+             ("transformer", [tfm, "--batch", "8", "--dim", "seq=128"]),
+             ("LLM graph", llm + ["graph"]), ("LLM eager", llm + ["eager"])]
     res = {}
     for _ in range(reps):
         for name, root in builds:
