@@ -21,8 +21,9 @@
 set -eu
 [ $# -ge 2 ] || { echo "usage: [KIND=k|k1,k2,..] [DEVICE=d] [OUT=file] $0 PRED.csv PRED.csv [...]" >&2; exit 2; }
 case "${KIND:-dippm}" in
-*,*) [ "$(echo "$KIND" | tr ',' '\n' | wc -l)" -eq $# ] ||
-        { echo "ensemble_mape: KIND=$KIND names $(echo "$KIND" | tr ',' '\n' | wc -l) kinds for $# files" >&2; exit 2; } ;;
+*,*) nk=$(echo "$KIND" | tr ',' '\n' | wc -l)
+     [ "$nk" -eq $# ] ||
+        { echo "ensemble_mape: KIND=$KIND names $nk kinds for $# files" >&2; exit 2; } ;;
 esac
 printf "%-28s %-7s %6s %10s" target runtime rows ensemble
 i=1
@@ -38,7 +39,12 @@ BEGIN {
 FNR == 1 {
     file++
     for (i = 1; i <= NF; i++) col[$i] = i
-    if (file == 1) header = $0
+    if (file == 1) {   # where the written predictions change
+        header = $0
+        c1["kind"] = col["kind"]; c1["predicted"] = col["predicted"]
+        c1["rel_err"] = col["rel_err"]
+        c1["uncalibrated"] = ("uncalibrated" in col) ? col["uncalibrated"] : 0
+    }
     next
 }
 $col["kind"] == kind[nk > 1 ? file : 1] && (dev == "" || $col["device"] == dev) {
@@ -54,14 +60,7 @@ $col["kind"] == kind[nk > 1 ? file : 1] && (dev == "" || $col["device"] == dev) 
     logsum[key] += log(p)
     own[key, file] = p
     grp[key] = $col["target"] " " $col["runtime"]
-    if (file == 1) {
-        line[key] = $0
-        if (!("predicted" in c1)) {
-            c1["kind"] = col["kind"]; c1["predicted"] = col["predicted"]
-            c1["rel_err"] = col["rel_err"]
-            c1["uncalibrated"] = ("uncalibrated" in col) ? col["uncalibrated"] : 0
-        }
-    }
+    if (file == 1) line[key] = $0
 }
 END {
     if (out != "") print header > out

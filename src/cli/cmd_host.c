@@ -46,12 +46,12 @@ static void usage(FILE *f) {
 
 /* The table of host fit / apply: per device and overall, n and the eager
  * MAPE as given and corrected. */
-static void print_table(const char *kind, bool llm, const dlp_host_set *set,
+static void print_table(const char *kind, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
     printf("%s eager %s predictions %d: with host_us %d (%d models, "
            "%s), %d without host_us, %d without a CUDA-graph prediction\n",
-           kind, llm ? "throughput" : "latency", set->n_eager, set->n,
-           set->n_models, how, set->n_no_host, set->n_no_graph);
+           kind, set->throughput ? "throughput" : "latency", set->n_eager,
+           set->n, set->n_models, how, set->n_no_host, set->n_no_graph);
     printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_n[d])
@@ -61,8 +61,7 @@ static void print_table(const char *kind, bool llm, const dlp_host_set *set,
 }
 
 /* host apply: the file's correction on set (freed here). 0 ok, 1 failure. */
-static int apply_file(const char *path, const char *kind, bool llm,
-                      dlp_host_set *set) {
+static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     dlp_host_model m;
     dlp_host_cv cv;
     dlp_error err = {0};
@@ -72,7 +71,7 @@ static int apply_file(const char *path, const char *kind, bool llm,
         char how[600];
         snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g",
                  path, m.beta, m.ref_us);
-        print_table(kind, llm, set, &cv, how);
+        print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
     if (st) {
@@ -144,7 +143,7 @@ int cmd_host(int argc, char **argv) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
-    if (apply) return apply_file(host, kind, llm, &set);
+    if (apply) return apply_file(host, kind, &set);
     int fd = -1;
     if (fit_dev) {
         while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
@@ -160,7 +159,7 @@ int cmd_host(int argc, char **argv) {
     if (!st) {
         char how[32];
         snprintf(how, sizeof how, "%d folds", cv.folds);
-        print_table(kind, llm, &set, &cv, how);
+        print_table(kind, &set, &cv, how);
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);

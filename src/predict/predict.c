@@ -28,6 +28,13 @@ const dlp_pred_vtable *const *dlp_predict_extra_kinds(void) {
     return EXTRA_KINDS;
 }
 
+/* path = dir/name; true when it fits and the file exists (an optional
+ * file of the models directory) */
+static bool present(char *path, size_t cap, const char *dir, const char *name) {
+    int w = snprintf(path, cap, "%s/%s", dir, name);
+    return w >= 0 && (size_t)w < cap && access(path, F_OK) == 0;
+}
+
 dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
                               dlp_error *err) {
     if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_predictor_open: NULL out");
@@ -41,22 +48,16 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     dlp_status st = dlp_predict_set_open(models_dir, ps, err);
     /* the learned partition model, when the directory has one */
     char path[4096];
-    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
-                        DLP_PART_FILE) < (int)sizeof path &&
-        access(path, F_OK) == 0) {
+    if (!st && present(path, sizeof path, models_dir, DLP_PART_FILE)) {
         st = dlp_part_load(path, &ps->part, err);
         ps->has_part = st == DLP_OK;
     }
     /* the host-aware eager corrections (inference, LLM), likewise */
-    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
-                        DLP_HOST_FILE) < (int)sizeof path &&
-        access(path, F_OK) == 0) {
+    if (!st && present(path, sizeof path, models_dir, DLP_HOST_FILE)) {
         st = dlp_host_load(path, &ps->host, err);
         ps->has_host = st == DLP_OK;
     }
-    if (!st && snprintf(path, sizeof path, "%s/%s", models_dir,
-                        DLP_HOST_LLM_FILE) < (int)sizeof path &&
-        access(path, F_OK) == 0) {
+    if (!st && present(path, sizeof path, models_dir, DLP_HOST_LLM_FILE)) {
         st = dlp_host_load(path, &ps->host_llm, err);
         ps->has_host_llm = st == DLP_OK;
     }

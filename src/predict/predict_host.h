@@ -90,9 +90,8 @@ typedef struct {
  * host_us of the dataset's eager inference labels (mean over reps) on
  * graph, device, precision, batch, seq, height and width (llm: the set's
  * MAPE figures are the throughput's, as `dlperf eval` reports an LLM
- * run's). DLP_ERR_FORMAT
- * for a file without the columns, DLP_ERR_NOT_FOUND when no sample
- * results. */
+ * run's). DLP_ERR_FORMAT for a file without the columns,
+ * DLP_ERR_NOT_FOUND when no sample results. */
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              const char *kind, bool llm, dlp_host_set *out,
                              dlp_error *err);
