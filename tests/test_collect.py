@@ -1215,6 +1215,21 @@ def test_memop_sampler():
     check(not any(s["op"] == "mfill"
                   for s in itertools.islice(pm.shapes(1), 2000)),
           "memop: the default ops draw no mfill")
+    # --ops gather (fifty-third session): rows of a table [R, W] (axis 0)
+    # or [O, R, W] (axis 1, 1 in 5) by n indices, the output within the
+    # element limit; seed 11's stream the one memop-11 was measured from
+    gt = list(itertools.islice(pm.shapes(11, pm.op_list("gather")), 1000))
+    check(all(s["op"] == "gather" and s["axis"] == len(s["x"]) - 2 and
+              len(s["x"]) in (2, 3) and s["n"] >= 1 and
+              s["n"] * pm.numel(s["x"]) // s["x"][-2] <= pm.MAX_ELEMS
+              for s in gt), "memop: gather")
+    n = sum(s["axis"] == 1 for s in gt)
+    check(120 < n < 280, "memop: gather's axis-1 share (%d)" % n)
+    check(digest(pm.shapes(11, pm.op_list("gather"))) == "085ff3b8c7bf4f4a",
+          "memop: seed 11's stream (--ops gather)")
+    check(not any(s["op"] == "gather"
+                  for s in itertools.islice(pm.shapes(1), 2000)),
+          "memop: the default ops draw no gather")
     try:
         pm.op_list("mfill,cube")
         check(False, "memop: an unknown op refused")

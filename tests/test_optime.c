@@ -721,13 +721,17 @@ static void test_fit_and_file(void) {
  * 3x at fp32 and 1.5x at fp16, twice that with a materialized mask,
  * four times more with a broadcast one (the math path), eight times
  * with T5's bias (hbias), a copy 2^1.5 moving rows, 8x moving
- * elements, a masked fill of scores 4x with a [B, 1, L, S] mask, else 2x. */
+ * elements, a masked fill of scores 4x with a [B, 1, L, S] mask, else 2x,
+ * a gather 32x when PyTorch's vectorized kernel takes its rows (rows of a
+ * multiple of 16 bytes, on the first axis), else 2x. */
 static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
     if (s->kind == DLP_OP_ATTN)
         return (p == DLP_PREC_FP32 ? log2(3.0) : log2(1.5)) + (s->masked ? 1 : 0) +
                (s->bcast ? 2 : 0) + (s->hbias ? 3 : 0);
     if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
     if (s->cat == DLP_MEM_MFILL) return s->bc == 1 ? 2.0 : 1.0;
+    if (s->cat == DLP_MEM_GATHER)   /* the vectorized kernel's rows */
+        return s->n == 1 && (p == DLP_PREC_FP32 ? 4 : 2) * s->d % 16 == 0 ? 5.0 : 1.0;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
 }
 
@@ -967,6 +971,72 @@ static void draw_mem_mfill(dlp_op_shape *sh, uint64_t *s) {
              : sh->bc == 2 ? sh->n * sh->w : sh->h * sh->w;
 }
 
+/* draw_mem_mfill, a quarter of its memory-bound ops gathers of a table
+ * [n, R, d] by r indices */
+static void draw_mem_gather(dlp_op_shape *sh, uint64_t *s) {
+    draw_mem_mfill(sh, s);
+    if (sh->kind != DLP_OP_MEM || u01(s) >= 0.25) return;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = DLP_OP_MEM;
+    sh->cat = DLP_MEM_GATHER;
+    sh->n = u01(s) < 0.7 ? 1 : 1 + (int64_t)(u01(s) * 8);
+    sh->d = (1 + (int64_t)(u01(s) * 3)) << (int)(u01(s) * 10);
+    sh->r = 64 << (int)(u01(s) * 12);
+    sh->ye = sh->n * (100 + (int64_t)(u01(s) * 4000)) * sh->d;
+    sh->e = sh->n * sh->r * sh->d;
+}
+
+/* The gather records of probe_memop.py --ops gather: a table [R, W] on
+ * axis 0 or [O, R, W] on axis 1 by "n" indices; another axis, rank or a
+ * missing count refused; the roofline's bytes the output written and
+ * read and the int64 index; the feature of PyTorch's vectorized kernel
+ * (x[21]) set for rows of a multiple of 16 bytes on the first axis. */
+static void test_gather_reader(void) {
+    dlp_optime_probes p;
+    dlp_error err;
+    read_memop_text(
+        "{\"spec\": \"grid:memop\", \"seed\": 11, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [3972, 16], \"n\": 1050625,"
+        " \"axis\": 0, \"us\": 637.4, \"r\": 2},"
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [732, 12], \"n\": 38809,"
+        " \"axis\": 0, \"us\": 3.5},"
+        "{\"op\": \"gather\", \"prec\": \"fp32\", \"x\": [4, 225, 16], \"n\": 2401,"
+        " \"axis\": 1, \"us\": 4.0},"
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [4, 225, 16], \"n\": 2401,"
+        " \"axis\": 0, \"us\": 4.0},"
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [225, 16], \"axis\": 0, \"us\": 4.0},"
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [2, 4, 225, 16], \"n\": 9,"
+        " \"axis\": 2, \"us\": 4.0},"
+        "{\"op\": \"gather\", \"prec\": \"fp16\", \"x\": [225], \"n\": 9,"
+        " \"axis\": 0, \"us\": 4.0}]}\n", false, &p);
+    CHECK(p.n == 3 && p.n_bad == 4);
+    if (p.n == 3) {
+        const dlp_op_shape *a = &p.rec[0].shape, *c = &p.rec[2].shape;
+        for (int k = 0; k < 3; k++)
+            CHECK(p.rec[k].shape.kind == DLP_OP_MEM &&
+                  p.rec[k].shape.cat == DLP_MEM_GATHER);
+        CHECK(a->n == 1 && a->r == 1050625 && a->d == 16 &&
+              a->e == 1050625LL * 16 && a->ye == 3972 * 16 && p.rec[0].us == 637.4f);
+        CHECK(c->n == 4 && c->r == 2401 && c->d == 16 && c->e == 4 * 2401 * 16 &&
+              c->ye == 4 * 225 * 16);
+        dlp_device d;
+        DLP_ASSERT(dlp_device_find("h200", &d, &err) == DLP_OK);
+        double e = 1050625.0 * 16;
+        CHECK_CLOSE(p.rec[0].roof_us, (2 * 2 * e + 8.0 * 1050625) /
+                                          (d.mem_bw_gbs * 1e9) * 1e6, 1e-6);
+        float x[DLP_OPTIME_NF];
+        dlp_op_shape_features(a, DLP_PREC_FP16, x);   /* 32-byte rows */
+        CHECK(x[DLP_OPTIME_CAT_X] == DLP_MEM_GATHER && x[21] == 1);
+        dlp_op_shape_features(&p.rec[1].shape, DLP_PREC_FP16, x);   /* 24 */
+        CHECK(x[21] == 0);
+        dlp_op_shape_features(&p.rec[1].shape, DLP_PREC_FP32, x);   /* 48 */
+        CHECK(x[21] == 1);
+        dlp_op_shape_features(c, DLP_PREC_FP32, x);   /* not the first axis */
+        CHECK(x[21] == 0);
+    }
+    dlp_optime_probes_free(&p);
+}
+
 /* The mfill records of probe_memop.py --ops mfill: the mask's broadcast
  * form read from its shape, one that does not broadcast to the scores or
  * has another rank refused; the roofline's bytes the scores read and
@@ -1072,6 +1142,64 @@ static void test_mfill(void) {
     dlp_optime_free(mf);
     dlp_optime_probes_free(&p);
     dlp_optime_probes_free(&pf);
+}
+
+/* DistilBERT's embeddings: a gather record each, the word embedding
+ * [1000, 256] by the ids [B, S] and the position embedding [2048, 256]
+ * by [1, S]; LeViT's cached attention bias (memest_biascache: a Gather
+ * of attention_biases, run in the warm-up call only) none. A model
+ * fitted on gather probes times them by the rule (32x the roofline: 512-
+ * byte rows at fp16 and fp32); one fitted before (on masked fills, the
+ * category before) leaves them, and every node, their own roofline
+ * times. */
+static void test_gather(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(DISTILBERT, 2, 128, &fg));
+    int n = 0, at[2] = {-1, -1};
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_GATHER) continue;
+        bool word = s->ye == 1000 * 256;
+        CHECK(s->n == 1 && s->d == 256 && s->r == (word ? 256 : 128) &&
+              s->e == s->r * 256 && (word || s->ye == 2048 * 256));
+        if (n < 2) at[n] = fg.ops[i].node;
+        n++;
+    }
+    CHECK(n == 2);
+    dlp_feat_graph bc;
+    DLP_ASSERT(build_file("tests/fixtures/memest/memest_biascache.onnx", 1, 0, &bc));
+    for (int i = 0; i < bc.n_ops; i++)
+        CHECK(bc.ops[i].shape.kind != DLP_OP_MEM || bc.ops[i].shape.cat != DLP_MEM_GATHER);
+    dlp_feat_graph_free(&bc);
+    dlp_optime_probes pf, pg;
+    synth_by(&pf, 4000, 17, draw_mem_mfill, mem_rule);
+    synth_by(&pg, 5000, 19, draw_mem_gather, mem_rule);
+    dlp_optime *mf = fit_on(&pf), *mg = fit_on(&pg);
+    dlp_pred_config c = h100_config();
+    dlp_feat_device d;
+    for (int r = 0; r < 2 && n == 2; r++) {
+        c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
+        c.precision = r ? DLP_PREC_FP16 : DLP_PREC_FP32;
+        dlp_feat_device_of(&c, &d);
+        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
+        DLP_ASSERT(own);
+        dlp_feat_node_roofline_us(&fg, &c, own);
+        bool ae;
+        double *tf = view_times(mf, &fg, &c, &ae), *tg = view_times(mg, &fg, &c, &ae);
+        for (int k = 0; k < 2; k++) {
+            const dlp_op_shape *s = &fg.ops[fg.node_op[at[k]]].shape;
+            double want = dlp_op_shape_roof_us(s, c.precision, &d) * 32;
+            CHECK(tf[at[k]] == own[at[k]]);
+            CHECK_MSG(fabs(tg[at[k]] / want - 1) < 0.15, "gather %g us, want %g",
+                      tg[at[k]], want);
+        }
+        free(own); free(tf); free(tg);
+    }
+    dlp_feat_graph_free(&fg);
+    dlp_optime_free(mf);
+    dlp_optime_free(mg);
+    dlp_optime_probes_free(&pf);
+    dlp_optime_probes_free(&pg);
 }
 
 /* A Linear's bias (fiftieth session): the probes' "bias" read (0 / 1,
@@ -1189,6 +1317,8 @@ int main(void) {
     RUN(test_mem_view);
     RUN(test_mfill_reader);
     RUN(test_mfill);
+    RUN(test_gather_reader);
+    RUN(test_gather);
     RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();

@@ -975,24 +975,30 @@ static bool dedup_copy(const dlp_graph *g, const dlp_value *x) {
  * counted 10.2 of its 4 x 9.4 MiB first-stage biases without those
  * (fp16). Allocator history
  * (twenty-ninth session, H200, eager): levit_conv_384_s8 fp16 b2 holds
- * 167.8 MiB before the forward against 53.8 MiB of parameters. */
-static void bias_cache(dlp_feat_graph *fg, const dlp_graph *g) {
+ * 167.8 MiB before the forward against 53.8 MiB of parameters. Whether
+ * node n is such a Gather (its kernel runs in the warm-up call only). */
+static bool cached_bias(const dlp_graph *g, const dlp_node *n) {
     static const char sfx[] = "attention_biases";
     const size_t ls = sizeof sfx - 1;
+    if (strcmp(n->op_type, "Gather") || n->n_inputs < 2 || n->n_outputs < 1 ||
+        n->inputs[0] < 0 || n->inputs[1] < 0 || n->outputs[0] < 0)
+        return false;
+    const dlp_value *t = &g->values[n->inputs[0]];
+    size_t ln = t->name ? strlen(t->name) : 0;
+    return ((t->flags & DLP_V_INITIALIZER) || dedup_copy(g, t)) &&
+           !is_act(g, &g->values[n->inputs[1]]) && ln >= ls &&
+           !strcmp(t->name + ln - ls, sfx);
+}
+
+/* bias_cache_bytes and buffer_bytes of the cached biases (cached_bias) */
+static void bias_cache(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         int64_t ne = 0;
-        if (strcmp(n->op_type, "Gather") || n->n_inputs < 2 || n->n_outputs < 1 ||
-            n->inputs[0] < 0 || n->inputs[1] < 0 || n->outputs[0] < 0)
-            continue;
-        const dlp_value *t = &g->values[n->inputs[0]],
-                        *ix = &g->values[n->inputs[1]];
-        size_t ln = t->name ? strlen(t->name) : 0;
-        if (!(t->flags & DLP_V_INITIALIZER) && !dedup_copy(g, t)) continue;
-        if (is_act(g, ix) ||
-            ln < ls || strcmp(t->name + ln - ls, sfx) ||
+        if (!cached_bias(g, n) ||
             !dlp_shape_numel(&g->values[n->outputs[0]].shape, &ne))
             continue;
+        const dlp_value *ix = &g->values[n->inputs[1]];
         fg->bias_cache_bytes += 4.0 * (double)ne;
         /* the index, the module's int64 buffer, when the export wrote it
          * as a Constant node (an initializer is one of param_bytes') */
@@ -2761,6 +2767,8 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g,
             s.gmask = fg->mask_causal ? 2 : fg->mask_bidir ? 1 : 0;
         } else if (!strcmp(n->op_type, "Where"))
             ok = !fg->in_sdpa[i] && mfill_scores(g, n, &s, u);
+        else if (cached_bias(g, n))
+            ok = false;   /* no kernel after the warm-up call */
         else
             ok = !fg->in_sdpa[i] &&
                  (fg->eager_kern[i] > 0 || fg->tc[i]) &&   /* a memory-bound

@@ -121,10 +121,18 @@ typedef enum {
  * as Where(mask, min, scores) before the Softmax): a copy of the scores,
  * then a broadcasting fill in place, ~4x the roofline of its bytes. A
  * forest fitted before its probes never separates it (dlp_optime's
- * mfill gate), and such a node keeps its own roofline time. */
+ * mfill gate), and such a node keeps its own roofline time.
+ * GATHER (fifty-third session): rows of a float table gathered by an
+ * index, Gather(x, idx, axis) (BEiT's relative position bias, a token
+ * embedding): PyTorch's vectorized gather kernel, which it picks for
+ * rows of a multiple of 16 bytes on the first axis, takes ~0.61 ns per
+ * row whatever the row's width up to ~512 bytes (BEiT-L at 512 px: 1,025^2
+ * rows of 16 heads, 637 us a layer), the other kernel ~0.004 ns per
+ * element; the same gate as MFILL's. */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
-    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_NCAT
+    DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_GATHER,
+    DLP_MEM_NCAT
 } dlp_mem_cat;
 /* Their names, as the probes' records (probe_memop.py "op") spell them. */
 extern const char *const dlp_mem_cat_name[DLP_MEM_NCAT];
@@ -193,7 +201,12 @@ typedef struct {
                                  attn: d keys (S); copy: d the
                                  innermost run it moves whole (the last
                                  dim when the permutation keeps it,
-                                 else 1), r = e / d */
+                                 else 1), r = e / d; gather: x [n, R,
+                                 d] (n the dims before the axis
+                                 multiplied, R the axis, d those after
+                                 it) by r indices, e = n r d the
+                                 output's elements, ye = n R d the
+                                 table's */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */

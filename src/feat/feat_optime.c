@@ -17,7 +17,8 @@
 static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
 
 const char *const dlp_mem_cat_name[DLP_MEM_NCAT] = {
-    "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy", "mfill"};
+    "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy", "mfill",
+    "gather"};
 
 /* log2 of a size, 0 for an unset (0) one */
 static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
@@ -50,6 +51,7 @@ void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
                      ? out * s->kh * s->kh : e;
         *bytes = es * (e + out + (s->cat == DLP_MEM_BINARY ? (double)s->ye : 0));
         if (s->cat == DLP_MEM_MFILL) *bytes += (double)s->ye;   /* bool mask */
+        if (s->cat == DLP_MEM_GATHER) *bytes += 8.0 * (double)s->r; /* int64 index */
     }
 }
 
@@ -136,6 +138,8 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[19] = lgz(s->ho * s->wo);
         x[20] = s->d > 0 && s->d % 8 == 0 ? 1.f : 0.f;
         x[21] = (float)s->bc;
+        if (s->cat == DLP_MEM_GATHER)   /* PyTorch's vectorized kernel */
+            x[21] = s->n == 1 && (int64_t)elem_size(p) * s->d % 16 == 0 ? 1.f : 0.f;
     }
 }
 
@@ -379,6 +383,29 @@ static bool mfill_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) 
     return o->e > 0 && o->ye > 0;
 }
 
+/* Gather(x, idx, axis) of a float tensor x of known shape: x seen as [n,
+ * R, d] around the axis, r = idx's elements. Whether its kernel runs is
+ * feat.c's to decide (op_records). */
+static bool gather_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_shape *x = in_shape(g, n, 0);
+    int64_t r = in_numel(g, n, 1);
+    if (!x || r < 1 || !dlp_dtype_is_float(g->values[n->inputs[0]].dtype))
+        return false;
+    int64_t ax = dlp_node_attr_int(n, "axis", 0);
+    if (ax < 0) ax += x->rank;
+    if (ax < 0 || ax >= x->rank) return false;
+    o->cat = DLP_MEM_GATHER;
+    o->n = o->d = 1;
+    for (int i = 0; i < x->rank; i++) {
+        if (i < ax) o->n *= x->dims[i].value;
+        if (i > ax) o->d *= x->dims[i].value;
+    }
+    o->r = r;
+    o->ye = numel(x);
+    o->e = o->n * r * o->d;
+    return o->ye > 0 && o->e > 0;
+}
+
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
  * an unknown shape. */
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
@@ -425,6 +452,7 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten"))
         return copy_shape(g, n, o);
     if (!strcmp(op, "Where")) return mfill_shape(g, n, o);
+    if (!strcmp(op, "Gather")) return gather_shape(g, n, o);
     bool ln = !strcmp(op, "LayerNormalization");
     if (ln || !strcmp(op, "Softmax")) {
         int64_t ax = dlp_node_attr_int(n, "axis", -1);

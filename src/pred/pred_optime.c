@@ -55,10 +55,10 @@ static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
 struct dlp_optime {
     dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's
                                       own roofline */
-    /* whether the attention forest splits on hbias (battn_timed) and the
-     * memory-bound forest splits the mfill category off (mfill_timed),
-     * each found once (forest_fact) */
-    atomic_int hbias, mfill;
+    /* whether the attention forest splits on hbias (battn_timed), found
+     * once (forest_fact); 1 + the last memory-bound category the forest
+     * splits off (cat_timed), 0 not found yet */
+    atomic_int hbias, mem_top;
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -193,6 +193,18 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         if (bc < 0) return false;
         s->bc = (uint8_t)bc;
         s->ye = ye;
+        return true;
+    }
+    case DLP_MEM_GATHER: {  /* x [R, W] (axis 0) or [O, R, W] (axis 1)
+                               by "n" indices */
+        int64_t ax = pos_of(v, "axis", 0), r = pos_of(v, "n", 1);
+        if (rank < 2 || rank > 3 || ax != rank - 2 || r < 1 ||
+            (double)e / pos_at(x, rank - 2) * (double)r > 0x1p40)
+            return false;
+        s->n = rank == 3 ? pos_at(x, 0) : 1;
+        s->r = r;
+        s->ye = e;
+        s->e = s->n * r * last;
         return true;
     }
     case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
@@ -421,20 +433,26 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
     return any && forest_fact(&m->hbias, f, splits_hbias);
 }
 
-/* Whether a memory-bound forest splits the mfill category off: some split
- * of its category feature (x[5]) lies above the copy's code, the largest
- * before mfill, which only a forest fitted on mfill probes has
- * (dlp_forest_max_split). */
-static bool splits_mfill(const dlp_forest *f) {
-    return dlp_forest_max_split(f, DLP_OPTIME_CAT_X) > (float)DLP_MEM_COPY;
-}
-
-/* Whether m's memory-bound forest times the masked fills of scores
- * (DLP_MEM_MFILL, splits_mfill); else those nodes keep their own
- * roofline times and a file fitted before answers as it did. */
-static bool mfill_timed(const dlp_optime *m) {
+/* Whether m's memory-bound forest times category cat: those before MFILL
+ * always, each later one (MFILL, GATHER) when the forest was fitted on its
+ * probes: some split of the category feature (x[5]) lies above the code
+ * before it (dlp_forest_max_split), which a forest fitted before has
+ * not. Else those nodes keep their own roofline times and a file fitted
+ * before answers as it did. Found once, as forest_fact's. */
+static bool cat_timed(const dlp_optime *m, int cat) {
     const dlp_forest *f = m->f[DLP_OP_MEM];
-    return f && forest_fact(&m->mfill, f, splits_mfill);
+    if (!f) return false;
+    if (cat < DLP_MEM_MFILL) return true;
+    atomic_int *known = (atomic_int *)&m->mem_top;
+    int k = atomic_load_explicit(known, memory_order_relaxed);
+    if (!k) {
+        float t = dlp_forest_max_split(f, DLP_OPTIME_CAT_X);
+        int top = DLP_MEM_MFILL - 1;
+        while (top + 1 < DLP_MEM_NCAT && t > (float)top) top++;
+        k = top + 1;
+        atomic_store_explicit(known, k, memory_order_relaxed);
+    }
+    return cat < k;
 }
 
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
@@ -443,7 +461,7 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
-    atomic_init(&m->mfill, 0);
+    atomic_init(&m->mem_top, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++)
         st = fit_kind(p, use, k, threads, &m->f[k], err);
@@ -493,8 +511,8 @@ static int job_cmp(const void *a, const void *b) {
 
 /* Answers jobs j[0..n) (their op, rt, prec and at set) for graph fg
  * into out: NaN for an op of a kind m has no forest for (the node keeps
- * its own roofline time: feat.c, node_time) or a masked fill m does not
- * time (mfill_timed), which is dropped before its
+ * its own roofline time: feat.c, node_time) or a category m does not
+ * time (cat_timed: a masked fill, a gather), which is dropped before its
  * features are computed; each distinct shape and precision walks its
  * kind's forest once, all of a kind in one pass (a network repeats its
  * shapes: ResNet-50's 53 convolutions are 23 shapes), and each tree is
@@ -509,7 +527,7 @@ static dlp_status eval_jobs(const dlp_optime *m, const dlp_feat_graph *fg,
         const dlp_op_shape *s = &fg->ops[j[k].op].shape;
         j[k].kind = s->kind;
         if (m->f[j[k].kind] &&
-            (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_MFILL || mfill_timed(m)))
+            (s->kind != DLP_OP_MEM || cat_timed(m, s->cat)))
             j[kept++] = j[k];
         else out[j[k].at] = NAN;
     }
@@ -662,7 +680,7 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
-    atomic_init(&m->mfill, 0);
+    atomic_init(&m->mem_top, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);

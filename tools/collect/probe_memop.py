@@ -26,7 +26,9 @@ session); --hbias draws T5's relative position bias, eager's or a graph's
 (forty-ninth session), --hbiasw the graph's with the padding mask applied
 in the timed call, as T5 does under capture. Without these the stream of
 a seed is the one the earlier runs drew. --ops mfill (fiftieth session)
-draws the masked fill of attention scores, an op no default stream draws.
+draws the masked fill of attention scores, an op no default stream draws;
+--ops gather (fifty-third session) the rows of a table gathered by an
+index, another.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -45,6 +47,10 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
                layer, exported as Where(m, min, x)), "y": the bool mask's
                shape: [B, 1, L, S] (DeBERTa's), [B, 1, 1, S], [1, 1, L, S]
                or x's
+  op "gather"  x[idx] (aten::index, "axis" 0: a table [R, W]) or x[:, idx]
+               ("axis" 1: x [O, R, W]) by "n" random int64 indices in
+               [0, R): BEiT's relative position bias gathered from its
+               table (fifty-third session), exported as Gather
   op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"; with
                --masks also "mask": none, causal (is_causal, as "causal"),
                bool or float (a materialized [B, 1, L, S] mask: what
@@ -86,7 +92,14 @@ PREC_W = (4, 4, 2)
 OPS = (("unary", 16), ("binary", 18), ("bn", 8), ("ln", 10), ("gn", 4),
        ("softmax", 10), ("pool", 8), ("copy", 8), ("sdpa", 18))
 # drawn only when --ops names them (the default streams stay as measured)
-EXTRA_OPS = (("mfill", 8),)
+EXTRA_OPS = (("mfill", 8), ("gather", 8))
+# gather: the tables' rows (relative position tables of Swin, BEiT at 224,
+# 384 and 512 px, vocabularies), their row widths (heads, hidden sizes) and
+# the index counts (L^2 of attention maps, or tokens)
+GATHER_ROWS = (169, 225, 484, 732, 2212, 3972, 30522, 32000, 50257, 151936)
+GATHER_WIDTH = (1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 256,
+                768, 1024, 4096)
+GATHER_L = (7, 49, 50, 145, 197, 257, 577, 785, 1025, 1297, 2049)
 MFILL_MASKS = ("b1ls", "b1ls", "b1ls", "b11s", "11ls", "same")
 UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "hardswish",
          "hardsigmoid", "exp")
@@ -173,6 +186,18 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False,
         sh["y"] = {"b1ls": [b, 1, seq, s], "b11s": [b, 1, 1, s],
                    "11ls": [1, 1, seq, s],
                    "same": [b, h, seq, s]}[rng.choice(MFILL_MASKS)]
+    elif op == "gather":
+        w = rng.choice(GATHER_WIDTH)
+        sh["x"] = [rng.choice(GATHER_ROWS), w]
+        if rng.random() < 0.5:
+            sh["n"] = rng.choice(GATHER_L) ** 2
+        else:
+            sh["n"] = rng.choice(BATCHES) * rng.choice(TOKENS)
+        if rng.random() < 0.2:       # x[:, idx]: a gather on axis 1
+            sh["x"] = [rng.choice(BATCHES)] + sh["x"]
+        sh["axis"] = len(sh["x"]) - 2
+        if sh["n"] * numel(sh["x"]) // sh["x"][-2] > MAX_ELEMS:
+            return None
     else:
         b, h, d = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(HEAD_DIM)
         seq = rng.choice(SEQ)
@@ -281,6 +306,9 @@ def build(torch, sh, train):
             fwd = lambda: pf(x, sh["k"], sh["s"], sh["p"])   # noqa: E731
     elif op == "copy":
         fwd = lambda: x.permute(0, 2, 1, 3).contiguous()   # noqa: E731
+    elif op == "gather":   # aten::index: BEiT's table[index.view(-1)]
+        idx = torch.randint(0, sh["x"][-2], (sh["n"],), device=dev)
+        fwd = (lambda: x[idx]) if sh["axis"] == 0 else (lambda: x[:, idx])  # noqa: E731
     elif op == "mfill":
         m = torch.rand(*sh["y"], device=dev) < 0.1
         low = torch.finfo(dtype).min
