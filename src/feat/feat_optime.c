@@ -395,15 +395,17 @@ static bool gather_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o)
     if (ax < 0) ax += x->rank;
     if (ax < 0 || ax >= x->rank) return false;
     o->cat = DLP_MEM_GATHER;
-    o->n = o->d = 1;
+    o->ye = numel(x);
+    if (o->ye < 1) return false;
+    o->n = o->d = 1;            /* each at most ye */
     for (int i = 0; i < x->rank; i++) {
         if (i < ax) o->n *= x->dims[i].value;
         if (i > ax) o->d *= x->dims[i].value;
     }
+    if ((double)o->n * (double)r * (double)o->d > 0x1p50) return false;
     o->r = r;
-    o->ye = numel(x);
     o->e = o->n * r * o->d;
-    return o->ye > 0 && o->e > 0;
+    return true;
 }
 
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
