@@ -126,7 +126,7 @@ typedef enum {
  * index, Gather(x, idx, axis) (BEiT's relative position bias, a token
  * embedding): PyTorch's vectorized gather kernel, which it picks for
  * rows of a multiple of 16 bytes on the first axis, takes ~0.61 ns per
- * row whatever the row's width up to ~512 bytes (BEiT-L at 512 px: 1,025^2
+ * row whatever the row's width up to ~1.5 KB (BEiT-L at 512 px: 1,025^2
  * rows of 16 heads, 637 us a layer), the other kernel ~0.004 ns per
  * element; the same gate as MFILL's. */
 typedef enum {
