@@ -120,15 +120,15 @@ typedef enum {
  * exporter spelled out (DeBERTa's scores.masked_fill(~mask, min), exported
  * as Where(mask, min, scores) before the Softmax): a copy of the scores,
  * then a broadcasting fill in place, ~4x the roofline of its bytes. A
- * forest fitted before its probes never separates it (dlp_optime's
- * mfill gate), and such a node keeps its own roofline time.
+ * forest fitted before its probes never separates it (pred_optime.c's
+ * cat_timed), and such a node keeps its own roofline time.
  * GATHER (fifty-third session): rows of a float table gathered by an
  * index, Gather(x, idx, axis) (BEiT's relative position bias, a token
  * embedding): PyTorch's vectorized gather kernel, which it picks for
  * rows of a multiple of 16 bytes on the first axis, takes ~0.61 ns per
  * row whatever the row's width up to ~1.5 KB (BEiT-L at 512 px: 1,025^2
  * rows of 16 heads, 637 us a layer), the other kernel ~0.004 ns per
- * element; the same gate as MFILL's. */
+ * element; the same gate as MFILL's (cat_timed). */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
     DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_GATHER,
