@@ -1084,6 +1084,37 @@ static void test_mfill_reader(void) {
     dlp_optime_probes_free(&p);
 }
 
+/* At eager fp32 and CUDA-graph fp16 on the H100: nodes at[0..n) of fg
+ * keep their own roofline times under m_old (a forest fitted before their
+ * category) and take `factor` x their records' rooflines (within tol),
+ * more than min_own x their own times, under m_new. */
+static void check_cat_times(const dlp_feat_graph *fg, const int *at, int n,
+                            const dlp_optime *m_old, const dlp_optime *m_new,
+                            double factor, double tol, double min_own,
+                            const char *what) {
+    dlp_pred_config c = h100_config();
+    dlp_feat_device d;
+    for (int r = 0; r < 2; r++) {
+        c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
+        c.precision = r ? DLP_PREC_FP16 : DLP_PREC_FP32;
+        dlp_feat_device_of(&c, &d);
+        double *own = malloc((size_t)fg->n_nodes * sizeof *own);
+        DLP_ASSERT(own);
+        dlp_feat_node_roofline_us(fg, &c, own);
+        bool ae;
+        double *t0 = view_times(m_old, fg, &c, &ae), *t1 = view_times(m_new, fg, &c, &ae);
+        for (int k = 0; k < n; k++) {
+            const dlp_op_shape *s = &fg->ops[fg->node_op[at[k]]].shape;
+            double want = dlp_op_shape_roof_us(s, c.precision, &d) * factor;
+            CHECK(t0[at[k]] == own[at[k]]);
+            CHECK_MSG(fabs(t1[at[k]] / want - 1) < tol, "%s %g us, want %g", what,
+                      t1[at[k]], want);
+            CHECK(t1[at[k]] > min_own * own[at[k]]);
+        }
+        free(own); free(t0); free(t1);
+    }
+}
+
 /* DeBERTa's scores masked before the Softmax, Where(mask, min, scores):
  * one mfill record, the scores [B, 12, L, L] by the padding mask [B, 1,
  * L, L], no kernel of its own in the count (as every Where: the files'
@@ -1119,24 +1150,7 @@ static void test_mfill(void) {
     dlp_optime *m = NULL, *mf = NULL;
     m = fit_on(&p);
     mf = fit_on(&pf);
-    dlp_pred_config c = h100_config();
-    dlp_feat_device d;
-    for (int r = 0; r < 2 && at >= 0; r++) {
-        c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
-        c.precision = r ? DLP_PREC_FP16 : DLP_PREC_FP32;
-        dlp_feat_device_of(&c, &d);
-        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
-        DLP_ASSERT(own);
-        dlp_feat_node_roofline_us(&fg, &c, own);
-        bool ae;
-        double *t0 = view_times(m, &fg, &c, &ae), *tf = view_times(mf, &fg, &c, &ae);
-        const dlp_op_shape *s = &fg.ops[fg.node_op[at]].shape;
-        double want = dlp_op_shape_roof_us(s, c.precision, &d) * 4;
-        CHECK(t0[at] == own[at]);
-        CHECK_MSG(fabs(tf[at] / want - 1) < 0.1, "mfill %g us, want %g", tf[at], want);
-        CHECK(tf[at] > 3 * own[at]);
-        free(own); free(t0); free(tf);
-    }
+    if (at >= 0) check_cat_times(&fg, &at, 1, m, mf, 4, 0.1, 3, "mfill");
     dlp_feat_graph_free(&fg);
     dlp_optime_free(m);
     dlp_optime_free(mf);
@@ -1175,26 +1189,7 @@ static void test_gather(void) {
     synth_by(&pf, 4000, 17, draw_mem_mfill, mem_rule);
     synth_by(&pg, 5000, 19, draw_mem_gather, mem_rule);
     dlp_optime *mf = fit_on(&pf), *mg = fit_on(&pg);
-    dlp_pred_config c = h100_config();
-    dlp_feat_device d;
-    for (int r = 0; r < 2 && n == 2; r++) {
-        c.runtime = r ? DLP_RT_GRAPH : DLP_RT_EAGER;
-        c.precision = r ? DLP_PREC_FP16 : DLP_PREC_FP32;
-        dlp_feat_device_of(&c, &d);
-        double *own = malloc((size_t)fg.n_nodes * sizeof *own);
-        DLP_ASSERT(own);
-        dlp_feat_node_roofline_us(&fg, &c, own);
-        bool ae;
-        double *tf = view_times(mf, &fg, &c, &ae), *tg = view_times(mg, &fg, &c, &ae);
-        for (int k = 0; k < 2; k++) {
-            const dlp_op_shape *s = &fg.ops[fg.node_op[at[k]]].shape;
-            double want = dlp_op_shape_roof_us(s, c.precision, &d) * 32;
-            CHECK(tf[at[k]] == own[at[k]]);
-            CHECK_MSG(fabs(tg[at[k]] / want - 1) < 0.15, "gather %g us, want %g",
-                      tg[at[k]], want);
-        }
-        free(own); free(tf); free(tg);
-    }
+    if (n == 2) check_cat_times(&fg, at, 2, mf, mg, 32, 0.15, 0, "gather");
     dlp_feat_graph_free(&fg);
     dlp_optime_free(mf);
     dlp_optime_free(mg);
