@@ -294,6 +294,30 @@ for name, scoped in (("memest_hold", True), ("memest_hold_flat", False)):
           nh.from_array(np.array(1.0, np.float32), "one"),
           nh.from_array(np.array(0.5, np.float32), "half")], name, strip=True)
 
+# A block that rebinds its variable to a constant times a module's result,
+# `out = gain * attn(out)` (timm's NFNet: attn_gain * attn_last(out)):
+# memest_gain scales by a Constant node's scalar, as the export writes a
+# Python float; memest_gain_w by a [4096] initializer (a LayerScale's
+# weight, a module's tensor), which the rule leaves alone.
+for name, scalar in (("memest_gain", True), ("memest_gain_w", False)):
+    gain = [h.make_node("Constant", [], ["g"], name="/m/blk/Constant",
+                        value=nh.from_array(np.array(2.0, np.float32)))] \
+        if scalar else []
+    save([h.make_node("MatMul", ["X", "W1"], ["C"], name="/m/blk/conv3/MatMul"),
+          h.make_node("ReduceMean", ["C"], ["M"], name="/m/blk/attn_last/ReduceMean",
+                      axes=[1]),
+          h.make_node("Sigmoid", ["M"], ["S"], name="/m/blk/attn_last/Sigmoid"),
+          h.make_node("Mul", ["C", "S"], ["A"], name="/m/blk/attn_last/Mul")] +
+         gain +
+         [h.make_node("Mul", ["A", "g"], ["G"], name="/m/blk/Mul_1"),
+          h.make_node("MatMul", ["G", "W2"], ["Y"], name="/m/fc2/MatMul")],
+         [h.make_tensor_value_info("X", T.FLOAT, [1, 1024])],
+         [h.make_tensor_value_info("Y", T.FLOAT, [1, 16])],
+         [nh.from_array(np.zeros((1024, 4096), np.float32), "W1"),
+          nh.from_array(np.zeros((4096, 16), np.float32), "W2")] +
+         ([] if scalar else [nh.from_array(np.ones(4096, np.float32), "g")]),
+         name, strip=True)
+
 # A feed-forward block with ReLU (OPT's fc1 -> ReLU -> fc2): the CNN zoos
 # run nn.ReLU(inplace=True), Hugging Face language models nn.ReLU() /
 # F.relu, out of place; test_relu_ffn builds it without and with a

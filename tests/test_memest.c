@@ -871,6 +871,24 @@ static void test_hold_module_inputs(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_gain: X [1,1024] (4 KiB) -> /m/blk/conv3 C [1,4096] -> /m/blk/
+ * attn_last: M = mean C, S = sigmoid M (4 B each), A = C * S -> the
+ * block's G = A * 2.0 (a Constant node's scalar) -> /m/fc2 (C, A, G 16
+ * KiB each). The block's `out = gain * attn_last(out)` keeps C bound
+ * until the assignment, through the Mul: X + C + A + G = 53248 B at it.
+ * memest_gain_w scales by a [4096] weight instead (LayerScale's, not
+ * the rule's): C dies when attn_last returns, the peak X + A + G + a
+ * 4-byte block = 36868 B. */
+static void test_caller_expr_hold(void) {
+    dlp_feat_graph fg;
+    CHECK(build("tests/fixtures/memest/memest_gain.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 53248, "gain: peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+    CHECK(build("tests/fixtures/memest/memest_gain_w.onnx", &fg));
+    CHECK_MSG(fg.peak_act_bytes == 36868, "gain_w: peak %.0f", fg.peak_act_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_encoder: X [1,1024] -> /m/embeddings E -> three layers, each
  * Q = query_proj(in), out = Q + in (4 KiB each) -> head Y [1,16]. The
  * model's frame holds E, the argument of its encoder call, until the
@@ -1094,6 +1112,7 @@ int main(void) {
     RUN(test_hf_masks);
     RUN(test_hf_gqa);
     RUN(test_hold_module_inputs);
+    RUN(test_caller_expr_hold);
     RUN(test_relu_ffn);
     RUN(test_encoder_states);
     RUN(test_hf_t5);

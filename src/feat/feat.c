@@ -1524,6 +1524,48 @@ static int last_compute(const dlp_graph *g, const char *s, size_t L, int e,
     return e;
 }
 
+/* Whether value x is a constant scalar: an initializer or a Constant
+ * node's output of one element. */
+static bool const_scalar(const dlp_graph *g, int x) {
+    if (x < 0) return false;
+    const dlp_value *v = &g->values[x];
+    const dlp_node *p = dlp_feat_producer_of(g, x);
+    int64_t n = 0;
+    return ((v->flags & DLP_V_INITIALIZER) || (p && !strcmp(p->op_type, "Constant"))) &&
+           dlp_shape_numel(&v->shape, &n) && n == 1;
+}
+
+/* Where a caller that passed a value to the module call ending at
+ * position e still holds it: e, or the next node when that node is a
+ * Mul of the call's result by a constant scalar in the caller's scope
+ * c[0 .. lc). The caller's expression `out = gain * module(out)` (timm's
+ * NFNet blocks: `self.attn_gain * self.attn_last(out)`) keeps the old
+ * `out` bound until the assignment, so it lives through the Mul
+ * (fifty-third session, tools/collect/probe_memory.py on the H200:
+ * eca_nfnet_l2 fp16 64 x 320 px peaks there with conv3's output, the
+ * attention's, the Mul's and the shortcut, four 200 MiB blocks; the
+ * estimate freed conv3's output at the call's return, 196.8 MiB under). */
+static int caller_expr_end(const dlp_graph *g, int e, const char *c, size_t lc) {
+    static const char *const host[] = HOST_OPS;
+    if (e < 0) return e;
+    const dlp_node *r = &g->nodes[g->topo[e]];
+    int t = e + 1;                      /* past the constant's own node */
+    while ((size_t)t < g->n_nodes && t <= e + 4 &&
+           dlp_feat_in_list(g->nodes[g->topo[t]].op_type, host))
+        t++;
+    if ((size_t)t >= g->n_nodes || r->n_outputs < 1 || r->outputs[0] < 0)
+        return e;
+    const dlp_node *m = &g->nodes[g->topo[t]];
+    if (strcmp(m->op_type, "Mul") || m->n_inputs != 2 || !m->name ||
+        scope_len(m->name) != lc || strncmp(m->name, c, lc))
+        return e;
+    int o = r->outputs[0];
+    if ((m->inputs[0] == o && const_scalar(g, m->inputs[1])) ||
+        (m->inputs[1] == o && const_scalar(g, m->inputs[0])))
+        return t;
+    return e;
+}
+
 /* Extends last[v] to e and marks it for hold_module_inputs' lists. */
 static void hold_until(int *last, int *ext_next, int v, int e) {
     if (last[v] < e) { last[v] = e; ext_next[v] = -2; }
@@ -1876,7 +1918,7 @@ static bool hold_module_inputs(const dlp_graph *g, int *last, int *ext_head,
             int e = dlp_strmap_get(&end, n->name, a);
             if (p && pos[p - g->nodes] > dlp_strmap_get(&first, n->name, a))
                 continue;                      /* a reused scope name */
-            hold_until(last, ext_next, v, e);
+            hold_until(last, ext_next, v, caller_expr_end(g, e, n->name, c));
         }
     }
     if (ok) hold_gpt2_locals(g, &end, last, ext_next);
