@@ -1524,15 +1524,12 @@ static int last_compute(const dlp_graph *g, const char *s, size_t L, int e,
     return e;
 }
 
-/* Whether value x is a constant scalar: an initializer or a Constant
- * node's output of one element. */
+/* Whether value x is a constant scalar: not an activation (is_act), of
+ * one element. */
 static bool const_scalar(const dlp_graph *g, int x) {
-    if (x < 0) return false;
-    const dlp_value *v = &g->values[x];
-    const dlp_node *p = dlp_feat_producer_of(g, x);
     int64_t n = 0;
-    return ((v->flags & DLP_V_INITIALIZER) || (p && !strcmp(p->op_type, "Constant"))) &&
-           dlp_shape_numel(&v->shape, &n) && n == 1;
+    return x >= 0 && !is_act(g, &g->values[x]) &&
+           dlp_shape_numel(&g->values[x].shape, &n) && n == 1;
 }
 
 /* Where a caller that passed a value to the module call ending at

@@ -55,10 +55,10 @@ static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
 struct dlp_optime {
     dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's
                                       own roofline */
-    /* whether the attention forest splits on hbias (battn_timed), found
-     * once (forest_fact); 1 + the last memory-bound category the forest
-     * splits off (cat_timed), 0 not found yet */
-    atomic_int hbias, mem_top;
+    /* whether the attention forest splits on hbias (battn_timed) and
+     * which categories the memory-bound forest times (cat_timed), each
+     * found once (forest_fact) */
+    atomic_int hbias, mem_cats_known;
 };
 
 void dlp_optime_probes_free(dlp_optime_probes *p) {
@@ -397,23 +397,23 @@ static bool attn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
     return true;
 }
 
-/* ask(f), found at the first caller and kept in *slot (0 not yet asked,
- * 1 no, 2 yes): ask reads the whole forest, and the answer depends on the
- * model only (the one field of m a reader writes, as dlp_forest_ready's
- * state; two threads store the same). */
-static bool forest_fact(const atomic_int *slot, const dlp_forest *f,
-                        bool (*ask)(const dlp_forest *)) {
+/* ask(f) (>= 0), found at the first caller and kept in *slot as ask(f) +
+ * 1 (0 not yet asked): ask reads the whole forest, and the answer depends
+ * on the model only (the one field of m a reader writes, as
+ * dlp_forest_ready's state; two threads store the same). */
+static int forest_fact(const atomic_int *slot, const dlp_forest *f,
+                       int (*ask)(const dlp_forest *)) {
     atomic_int *known = (atomic_int *)slot;
     int k = atomic_load_explicit(known, memory_order_relaxed);
     if (!k) {
-        k = ask(f) ? 2 : 1;
+        k = ask(f) + 1;
         atomic_store_explicit(known, k, memory_order_relaxed);
     }
-    return k == 2;
+    return k - 1;
 }
 
-/* Whether an attention forest splits on hbias (x[18]). */
-static bool splits_hbias(const dlp_forest *f) {
+/* 1 when an attention forest splits on hbias (x[18]), else 0. */
+static int splits_hbias(const dlp_forest *f) {
     return dlp_forest_splits_on(f, DLP_OPTIME_HBIAS_X);
 }
 
@@ -430,29 +430,27 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
         if (fg->battn_op[i] < 0) return false;
         any = true;
     }
-    return any && forest_fact(&m->hbias, f, splits_hbias);
+    return any && forest_fact(&m->hbias, f, splits_hbias) == 1;
 }
 
-/* Whether m's memory-bound forest times category cat: those before MFILL
- * always, each later one (MFILL, GATHER) when the forest was fitted on its
- * probes: some split of the category feature (x[5]) lies above the code
- * before it (dlp_forest_max_split), which a forest fitted before has
- * not. Else those nodes keep their own roofline times and a file fitted
- * before answers as it did. Found once, as forest_fact's. */
+/* The categories a memory-bound forest times: 1 + the last code it
+ * splits off. Those before MFILL always; each later one (MFILL, GATHER)
+ * when the forest was fitted on its probes: some split of the category
+ * feature (x[5]) lies above the code before it (dlp_forest_max_split),
+ * which a forest fitted before has not. */
+static int mem_cats(const dlp_forest *f) {
+    float t = dlp_forest_max_split(f, DLP_OPTIME_CAT_X);
+    int top = DLP_MEM_MFILL - 1;
+    while (top + 1 < DLP_MEM_NCAT && t > (float)top) top++;
+    return top + 1;
+}
+
+/* Whether m's memory-bound forest times category cat (mem_cats, found
+ * once); else those nodes keep their own roofline times and a file
+ * fitted before answers as it did. */
 static bool cat_timed(const dlp_optime *m, int cat) {
     const dlp_forest *f = m->f[DLP_OP_MEM];
-    if (!f) return false;
-    if (cat < DLP_MEM_MFILL) return true;
-    atomic_int *known = (atomic_int *)&m->mem_top;
-    int k = atomic_load_explicit(known, memory_order_relaxed);
-    if (!k) {
-        float t = dlp_forest_max_split(f, DLP_OPTIME_CAT_X);
-        int top = DLP_MEM_MFILL - 1;
-        while (top + 1 < DLP_MEM_NCAT && t > (float)top) top++;
-        k = top + 1;
-        atomic_store_explicit(known, k, memory_order_relaxed);
-    }
-    return cat < k;
+    return f && (cat < DLP_MEM_MFILL || cat < forest_fact(&m->mem_cats_known, f, mem_cats));
 }
 
 dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
@@ -461,7 +459,7 @@ dlp_status dlp_optime_fit(const dlp_optime_probes *p, const bool *use,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
-    atomic_init(&m->mem_top, 0);
+    atomic_init(&m->mem_cats_known, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++)
         st = fit_kind(p, use, k, threads, &m->f[k], err);
@@ -680,7 +678,7 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     dlp_optime *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     atomic_init(&m->hbias, 0);
-    atomic_init(&m->mem_top, 0);
+    atomic_init(&m->mem_cats_known, 0);
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);
