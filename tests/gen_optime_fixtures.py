@@ -34,6 +34,15 @@ Flatten of a Transpose's output copies in PyTorch), batch dynamic:
                       (the last dim moved: a true transpose)
   x -> Reshape [B, 8, 512] (a view, no copy)                        = y3
 
+and tests/fixtures/optime/resize_ops.onnx, interpolations (fifty-fourth
+session), batch dynamic, each a Resize by constant scales:
+
+  x [B, 16, 7, 7] -> linear, half-pixel, x2            [B, 16, 14, 14]
+    -> linear, align_corners, x2                        [B, 16, 28, 28]
+    -> nearest, x2                                      [B, 16, 56, 56]
+    -> cubic, x0.5                                      [B, 16, 28, 28]
+    -> linear, x1 (the same size: PyTorch copies)        [B, 16, 28, 28] = y
+
 onnx's shape inference checks every shape the test expects, so the files
 are also checked against an implementation other than ours.
 """
@@ -166,6 +175,36 @@ def copyops():
     assert dims["t2"] == ["batch", 16, 32, 8], dims["t2"]
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(HERE, "copy_ops.onnx"))
+    resizeops()
+
+
+def resizeops():
+    f32 = np.float32
+
+    def resize(x, y, scale, name, **attrs):
+        return helper.make_node("Resize", [x, "", "sc%g" % scale], [y], name=name,
+                                **attrs)
+    nodes = [
+        resize("x", "r1", 2, "up_linear", mode="linear",
+               coordinate_transformation_mode="half_pixel"),
+        resize("r1", "r2", 2, "up_linear_ac", mode="linear",
+               coordinate_transformation_mode="align_corners"),
+        resize("r2", "r3", 2, "up_nearest", mode="nearest"),
+        resize("r3", "r4", 0.5, "down_cubic", mode="cubic"),
+        resize("r4", "y", 1, "same_linear", mode="linear"),
+    ]
+    inits = [numpy_helper.from_array(np.array([1, 1, s, s], f32), "sc%g" % s)
+             for s in (2, 0.5, 1)]
+    g = helper.make_graph(
+        nodes, "resize_ops",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 16, 28, 28])],
+        inits)
+    m, dims = model_and_dims(g)
+    for v, hw in (("r1", 14), ("r2", 28), ("r3", 56), ("r4", 28)):
+        assert dims[v][1:] == [16, hw, hw], (v, dims[v])   # onnx loses "batch"
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "resize_ops.onnx"))
 
 
 if __name__ == "__main__":

@@ -1134,12 +1134,39 @@ def test_probe_configs():
         check(n > 0, "probe config: %s has %d configurations" % (name, n))
 
 
+def test_kernel_table():
+    """probe_kernels.kernel_table: the profiler's GPU events summed per
+    kernel name, largest first, CPU events left out; self_device_us reads
+    the newer attribute, else the older one, else 0."""
+    import types
+    import probe_kernels as pk
+
+    def ev(name, dev, us):
+        return types.SimpleNamespace(name=name, device_type=dev, device_time=us)
+    prof = types.SimpleNamespace(events=lambda: [
+        ev("upsample_bilinear2d_out_frame", "DeviceType.CUDA", 6000.0),
+        ev("elementwise_add", "DeviceType.CUDA", 2.0),
+        ev("upsample_bilinear2d_out_frame", "DeviceType.CUDA", 6100.0),
+        ev("aten::upsample_bilinear2d", "DeviceType.CPU", 50.0)])
+    total, n, rows = pk.kernel_table(prof)
+    check(total == 12102.0 and n == 3 and
+          rows == [(12100.0, 2, "upsample_bilinear2d_out_frame"),
+                   (2.0, 1, "elementwise_add")], "probe_kernels: %r" % (rows,))
+    new = types.SimpleNamespace(self_device_time_total=5.0, self_cuda_time_total=9.0)
+    old = types.SimpleNamespace(self_cuda_time_total=9.0)
+    check(pk.self_device_us(new) == 5.0 and pk.self_device_us(old) == 9.0 and
+          pk.self_device_us(object()) == 0.0, "probe_kernels: self device time")
+
+
 def test_optime_sampler():
     """probe_optime.py: the default stream of a seed is the one its files
     were measured from (seed 1's first 300 shapes, digest taken before
     --bias existed); --bias (fiftieth session) draws products only, none
     batched, 3 in 4 with a Linear's bias, seed 8's stream the one
-    optime-8 was measured from."""
+    optime-8 was measured from; --dw (fifty-fourth session) depthwise
+    convolutions only (groups = C = K, square maps of 1-96 pixels,
+    kernels 3-13, the output at least a pixel), seed 9's stream the one
+    optime-9 was measured from."""
     import hashlib
     import itertools
     import json
@@ -1160,6 +1187,18 @@ def test_optime_sampler():
               for s in a) and 250 < n < 350, "optime: --bias draws (%d)" % n)
     check(not any("bias" in s for s in itertools.islice(po.shapes(1), 400)),
           "optime: no bias without --bias")
+
+    class DW:
+        bias, dw = False, True
+    check(digest(po.shapes(9, DW())) == "6f7f52694f27c122",
+          "optime: seed 9's stream (--dw)")
+    d = list(itertools.islice(po.shapes(9, DW()), 1000))
+    check(all(s["op"] == "conv" and s["g"] == s["c"] == s["k"] and s["h"] == s["w"]
+              and s["kh"] in (3, 5, 7, 9, 11, 13) and s["p"] == s["kh"] // 2 and
+              (s["h"] + 2 * s["p"] - s["kh"]) // s["s"] + 1 >= 1 for s in d),
+          "optime: --dw draws depthwise convolutions")
+    n = sum(s["h"] <= 3 and s["kh"] >= 5 for s in d)
+    check(n > 150, "optime: --dw's small maps under large kernels (%d)" % n)
 
 
 def test_memop_sampler():
@@ -1230,6 +1269,22 @@ def test_memop_sampler():
     check(not any(s["op"] == "gather"
                   for s in itertools.islice(pm.shapes(1), 2000)),
           "memop: the default ops draw no gather")
+    # --ops resize (fifty-fourth session): x [N, C, H, H] interpolated to
+    # [Ho, Ho] = scale x H (at least 1) in one of four modes, 1 in 5
+    # channels-last; seed 12's stream the one memop-12 was measured from
+    rz = list(itertools.islice(pm.shapes(12, pm.op_list("resize")), 1000))
+    check(all(s["op"] == "resize" and len(s["x"]) == 4 and s["x"][2] == s["x"][3]
+              and s["fn"] in pm.RESIZE_FN and s["o"][0] == s["o"][1] and
+              s["o"][0] in [max(1, int(s["x"][2] * c)) for c in pm.RESIZE_SCALE] and
+              s["cl"] in (0, 1) and pm.numel(s["x"][:2] + s["o"]) <= pm.MAX_ELEMS
+              for s in rz), "memop: resize")
+    n = sum(s["cl"] for s in rz)
+    check(120 < n < 280, "memop: resize's channels-last share (%d)" % n)
+    check(digest(pm.shapes(12, pm.op_list("resize"))) == "bb1542f996328af5",
+          "memop: seed 12's stream (--ops resize)")
+    check(not any(s["op"] == "resize"
+                  for s in itertools.islice(pm.shapes(1), 2000)),
+          "memop: the default ops draw no resize")
     try:
         pm.op_list("mfill,cube")
         check(False, "memop: an unknown op refused")
@@ -1339,7 +1394,7 @@ def main():
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,
               test_probe_configs, test_convgrid_sampler, test_memop_sampler,
-              test_optime_sampler,
+              test_optime_sampler, test_kernel_table,
               test_dataset):
         try:
             t()

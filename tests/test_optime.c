@@ -25,6 +25,7 @@
 #define FIXTURE "tests/fixtures/optime/optime_ops.onnx"
 #define MEM_FIXTURE "tests/fixtures/optime/memop_ops.onnx"
 #define COPY_FIXTURE "tests/fixtures/optime/copy_ops.onnx"
+#define RESIZE_FIXTURE "tests/fixtures/optime/resize_ops.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
@@ -730,6 +731,9 @@ static double mem_rule(const dlp_op_shape *s, dlp_precision p) {
                (s->bcast ? 2 : 0) + (s->hbias ? 3 : 0);
     if (s->cat == DLP_MEM_COPY) return s->d == 1 ? 3.0 : 1.5;
     if (s->cat == DLP_MEM_MFILL) return s->bc == 1 ? 2.0 : 1.0;
+    if (s->cat == DLP_MEM_RESIZE)   /* NCHW linear / cubic: a loop per pixel */
+        return s->fn == DLP_RESIZE_NEAREST || (s->ho == s->h && s->wo == s->w)
+                   ? 1.0 : 6.0;
     if (s->cat == DLP_MEM_GATHER)   /* the vectorized kernel's rows */
         return s->n == 1 && (p == DLP_PREC_FP32 ? 4 : 2) * s->d % 16 == 0 ? 5.0 : 1.0;
     return s->cat == DLP_MEM_UNARY ? 2.0 : s->cat == DLP_MEM_BINARY ? 1.0 : log2(6.0);
@@ -986,6 +990,23 @@ static void draw_mem_gather(dlp_op_shape *sh, uint64_t *s) {
     sh->e = sh->n * sh->r * sh->d;
 }
 
+/* draw_mem_gather, a quarter of its memory-bound ops interpolations of
+ * [n, c, h, h] by 0.5, 1, 2 or 4 in any mode */
+static void draw_mem_resize(dlp_op_shape *sh, uint64_t *s) {
+    draw_mem_gather(sh, s);
+    if (sh->kind != DLP_OP_MEM || u01(s) >= 0.25) return;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = DLP_OP_MEM;
+    sh->cat = DLP_MEM_RESIZE;
+    sh->fn = (uint8_t)(u01(s) * 4);
+    sh->n = 1 + (int64_t)(u01(s) * 8);
+    sh->c = 8 << (int)(u01(s) * 6);
+    sh->h = sh->w = 2 << (int)(u01(s) * 6);
+    int sc = (int)(u01(s) * 4);   /* 0.5, 1, 2, 4 */
+    sh->ho = sh->wo = sc == 0 ? sh->h / 2 : sh->h << (sc - 1);
+    sh->e = sh->n * sh->c * sh->h * sh->w;
+}
+
 /* The gather records of probe_memop.py --ops gather: a table [R, W] on
  * axis 0 or [O, R, W] on axis 1 by "n" indices; another axis, rank or a
  * missing count refused; the roofline's bytes the output written and
@@ -1033,6 +1054,63 @@ static void test_gather_reader(void) {
         CHECK(x[21] == 1);
         dlp_op_shape_features(c, DLP_PREC_FP32, x);   /* not the first axis */
         CHECK(x[21] == 0);
+    }
+    dlp_optime_probes_free(&p);
+}
+
+/* The resize records of probe_memop.py --ops resize: x [N, C, H, W] to
+ * "o" [Ho, Wo] in one of four modes, channels-last or not; another
+ * mode, rank or output refused; the roofline's bytes the input read and
+ * the output written, its FLOPs one per output element; the features of
+ * the scale, the same size and the planes a thread loops over. */
+static void test_resize_reader(void) {
+    dlp_optime_probes p;
+    dlp_error err;
+    read_memop_text(
+        "{\"spec\": \"grid:memop\", \"seed\": 12, \"gpu\": \"NVIDIA H200\", \"ops\": ["
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [64, 1024, 7, 7],"
+        " \"fn\": \"linear\", \"o\": [14, 14], \"cl\": 0, \"us\": 12194.5, \"r\": 1},"
+        "{\"op\": \"resize\", \"prec\": \"fp32\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"linear_ac\", \"o\": [16, 16], \"cl\": 1, \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"bf16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"nearest\", \"o\": [8, 8], \"cl\": 0, \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"cubic\", \"o\": [64, 64], \"us\": 30.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"area\", \"o\": [8, 8], \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"linear\", \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"linear\", \"o\": [8, 8, 8], \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [8, 16, 16],"
+        " \"fn\": \"linear\", \"o\": [8, 8], \"us\": 3.0},"
+        "{\"op\": \"resize\", \"prec\": \"fp16\", \"x\": [2, 8, 16, 16],"
+        " \"fn\": \"linear\", \"o\": [0, 8], \"us\": 3.0}]}\n", false, &p);
+    CHECK(p.n == 4 && p.n_bad == 5);
+    if (p.n == 4) {
+        static const int fns[] = {DLP_RESIZE_LINEAR, DLP_RESIZE_LINEAR_AC,
+                                  DLP_RESIZE_NEAREST, DLP_RESIZE_CUBIC};
+        for (int k = 0; k < 4; k++)
+            CHECK(p.rec[k].shape.kind == DLP_OP_MEM &&
+                  p.rec[k].shape.cat == DLP_MEM_RESIZE && p.rec[k].shape.fn == fns[k]);
+        const dlp_op_shape *a = &p.rec[0].shape;
+        CHECK(a->n == 64 && a->c == 1024 && a->h == 7 && a->w == 7 && a->ho == 14 &&
+              a->wo == 14 && a->e == 64 * 1024 * 49 && !a->cl && p.rec[0].us == 12194.5f);
+        CHECK(p.rec[1].shape.cl && !p.rec[3].shape.cl);
+        double flops, bytes;
+        dlp_op_shape_work(a, DLP_PREC_FP16, &flops, &bytes);
+        CHECK(flops == 64.0 * 1024 * 196 && bytes == 2.0 * 64 * 1024 * (49 + 196));
+        dlp_device d;
+        DLP_ASSERT(dlp_device_find("h200", &d, &err) == DLP_OK);
+        CHECK_CLOSE(p.rec[0].roof_us, bytes / (d.mem_bw_gbs * 1e9) * 1e6, 1e-6);
+        float x[DLP_OPTIME_NF];
+        dlp_op_shape_features(a, DLP_PREC_FP16, x);
+        CHECK(x[DLP_OPTIME_CAT_X] == DLP_MEM_RESIZE && x[6] == DLP_RESIZE_LINEAR &&
+              x[16] == 2 && x[17] == 0 && x[20] == 0 && x[21] == 16);
+        dlp_op_shape_features(&p.rec[1].shape, DLP_PREC_FP32, x);   /* same size */
+        CHECK(x[16] == 0 && x[17] == 1 && x[20] == 1 && x[21] == 4);
+        dlp_op_shape_features(&p.rec[2].shape, DLP_PREC_BF16, x);   /* halved */
+        CHECK(x[16] == -2 && x[17] == 0);
     }
     dlp_optime_probes_free(&p);
 }
@@ -1197,6 +1275,55 @@ static void test_gather(void) {
     dlp_optime_probes_free(&pg);
 }
 
+/* resize_ops.onnx: a record per Resize with its mode (align_corners read
+ * from the coordinates), input and output; a model fitted on resize
+ * probes times them by the rule (64x the roofline for linear and cubic
+ * between sizes, 2x for nearest and the same size); one fitted before
+ * (on gathers, the category before) leaves them, and every node, their
+ * own roofline times. */
+static void test_resize(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(RESIZE_FIXTURE, 4, 0, &fg));
+    static const struct { int fn, h, ho; } want[] = {
+        {DLP_RESIZE_LINEAR, 7, 14}, {DLP_RESIZE_LINEAR_AC, 14, 28},
+        {DLP_RESIZE_NEAREST, 28, 56}, {DLP_RESIZE_CUBIC, 56, 28},
+        {DLP_RESIZE_LINEAR, 28, 28}};
+    int n = 0, at[5], slow[3], fast[2], ns = 0, nf = 0;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_RESIZE) continue;
+        if (n < 5) {
+            CHECK(s->fn == want[n].fn && s->n == 4 && s->c == 16 &&
+                  s->h == want[n].h && s->w == want[n].h && s->ho == want[n].ho &&
+                  s->wo == want[n].ho && s->e == 4 * 16 * s->h * s->w && !s->cl);
+            at[n] = fg.ops[i].node;
+        }
+        n++;
+    }
+    CHECK(n == 5);
+    if (n == 5) {
+        for (int k = 0; k < 5; k++) {
+            if (want[k].fn == DLP_RESIZE_NEAREST || want[k].h == want[k].ho)
+                fast[nf++] = at[k];
+            else
+                slow[ns++] = at[k];
+        }
+    }
+    dlp_optime_probes pg, pr;
+    synth_by(&pg, 5000, 19, draw_mem_gather, mem_rule);
+    synth_by(&pr, 6000, 23, draw_mem_resize, mem_rule);
+    dlp_optime *mg = fit_on(&pg), *mr = fit_on(&pr);
+    if (n == 5) {
+        check_cat_times(&fg, slow, ns, mg, mr, 64, 0.15, 0, "resize");
+        check_cat_times(&fg, fast, nf, mg, mr, 2, 0.15, 0, "resize (nearest, same)");
+    }
+    dlp_feat_graph_free(&fg);
+    dlp_optime_free(mg);
+    dlp_optime_free(mr);
+    dlp_optime_probes_free(&pg);
+    dlp_optime_probes_free(&pr);
+}
+
 /* A Linear's bias (fiftieth session): the probes' "bias" read (0 / 1,
  * else malformed; never on a batched product), the mm feature x[15]; in
  * a graph each Linear of DistilBERT (MatMul, then the Add of its bias)
@@ -1314,6 +1441,8 @@ int main(void) {
     RUN(test_mfill);
     RUN(test_gather_reader);
     RUN(test_gather);
+    RUN(test_resize_reader);
+    RUN(test_resize);
     RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();

@@ -128,11 +128,18 @@ typedef enum {
  * rows of a multiple of 16 bytes on the first axis, takes ~0.61 ns per
  * row whatever the row's width up to ~1.5 KB (BEiT-L at 512 px: 1,025^2
  * rows of 16 heads, 637 us a layer), the other kernel ~0.004 ns per
- * element; the same gate as MFILL's (cat_timed). */
+ * element; the same gate as MFILL's (cat_timed).
+ * RESIZE (fifty-fourth session): an interpolation, Resize / Upsample of
+ * [N, C, H, W] to [N, C, Ho, Wo] (fn: dlp_resize_fn). PyTorch's NCHW
+ * bilinear and bicubic kernels give each output pixel one thread that
+ * loops over the N x C planes, ~0.19 us a plane on the H200 when the
+ * output has few pixels (EfficientFormerV2's [64, 1,024, 7, 7] to 14 x 14:
+ * 12.2 ms, 83% of its forward); nearest runs one thread per element. The
+ * same gate as MFILL's. */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
     DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_GATHER,
-    DLP_MEM_NCAT
+    DLP_MEM_RESIZE, DLP_MEM_NCAT
 } dlp_mem_cat;
 /* Their names, as the probes' records (probe_memop.py "op") spell them. */
 extern const char *const dlp_mem_cat_name[DLP_MEM_NCAT];
@@ -142,6 +149,10 @@ enum { DLP_FN_RELU = 0, DLP_FN_GELU, DLP_FN_SILU, DLP_FN_SIGMOID, DLP_FN_TANH,
        DLP_FN_HARDSWISH, DLP_FN_HARDSIGMOID, DLP_FN_EXP };
 enum { DLP_FN_ADD = 0, DLP_FN_MUL };
 enum { DLP_FN_MAX = 0, DLP_FN_AVG, DLP_FN_GAVG };
+/* resize fn: linear (half-pixel centres), linear with align_corners,
+ * nearest, cubic (the probes' "linear", "linear_ac", "nearest", "cubic") */
+typedef enum { DLP_RESIZE_LINEAR = 0, DLP_RESIZE_LINEAR_AC, DLP_RESIZE_NEAREST,
+               DLP_RESIZE_CUBIC } dlp_resize_fn;
 typedef struct {
     uint8_t kind;             /* dlp_op_kind */
     bool cl;                  /* conv: channels-last input */
@@ -206,7 +217,11 @@ typedef struct {
                                  multiplied, R the axis, d those after
                                  it) by r indices, e = n r d the
                                  output's elements, ye = n R d the
-                                 table's */
+                                 table's; resize: n, c, h, w the input,
+                                 ho, wo the output's pixels, e the
+                                 input's elements, cl channels-last
+                                 (never from a graph: the collector
+                                 runs NCHW) */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
@@ -219,7 +234,9 @@ typedef struct {
  * 8. mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
  * log2 min(m, nn); bias. mem: cat, fn; log2 e, ye, e / ye; log2 r, d; log2 n,
  * c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
- * log2 of an unset size 0). attn: log2
+ * log2 of an unset size 0; resize: x[16] log2 of the scale ho wo / h w,
+ * x[17] the same size (PyTorch copies), x[20] channels-last, x[21] log2
+ * n c, the planes one thread loops over). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
  * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
  * multiple of 16; bcast; hbias, log2 of its bias's elements (H L S, B H L

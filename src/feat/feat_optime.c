@@ -18,7 +18,7 @@ static float lg2(double v) { return (float)log2(v > 1e-30 ? v : 1e-30); }
 
 const char *const dlp_mem_cat_name[DLP_MEM_NCAT] = {
     "unary", "binary", "bn", "ln", "gn", "softmax", "pool", "copy", "mfill",
-    "gather"};
+    "gather", "resize"};
 
 /* log2 of a size, 0 for an unset (0) one */
 static float lgz(int64_t v) { return v > 0 ? (float)log2((double)v) : 0.f; }
@@ -45,10 +45,11 @@ void dlp_op_shape_work(const dlp_op_shape *s, dlp_precision p, double *flops,
         *bytes = es * 2.0 * bh * s->nn * (double)(s->kk + s->d);
     } else {
         double e = (double)s->e, out = e;
-        if (s->cat == DLP_MEM_POOL)
+        if (s->cat == DLP_MEM_POOL || s->cat == DLP_MEM_RESIZE)
             out = (double)s->n * s->c * s->ho * s->wo;
         *flops = s->cat == DLP_MEM_POOL && s->fn != DLP_FN_GAVG
-                     ? out * s->kh * s->kh : e;
+                     ? out * s->kh * s->kh
+                 : s->cat == DLP_MEM_RESIZE ? out : e;
         *bytes = es * (e + out + (s->cat == DLP_MEM_BINARY ? (double)s->ye : 0));
         if (s->cat == DLP_MEM_MFILL) *bytes += (double)s->ye;   /* bool mask */
         if (s->cat == DLP_MEM_GATHER) *bytes += 8.0 * (double)s->r; /* int64 index */
@@ -140,6 +141,12 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[21] = (float)s->bc;
         if (s->cat == DLP_MEM_GATHER)   /* PyTorch's vectorized kernel */
             x[21] = s->n == 1 && (int64_t)elem_size(p) * s->d % 16 == 0 ? 1.f : 0.f;
+        if (s->cat == DLP_MEM_RESIZE) {   /* one thread's loop over planes */
+            x[16] = lgz(s->ho * s->wo) - lgz(s->h * s->w);   /* the scale */
+            x[17] = s->ho == s->h && s->wo == s->w ? 1.f : 0.f;   /* a copy */
+            x[20] = s->cl ? 1.f : 0.f;
+            x[21] = lgz(s->n * s->c);
+        }
     }
 }
 
@@ -408,6 +415,31 @@ static bool gather_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o)
     return true;
 }
 
+/* Resize (opset 10+) or Upsample of a float [N, C, H, W] to [N, C, Ho,
+ * Wo]: the interpolation's mode, linear with align_corners when its
+ * coordinates say so; false for another rank or a resize of N or C. */
+static bool resize_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
+    const dlp_shape *x = in_shape(g, n, 0), *y = out_shape(g, n);
+    if (!x || !y || x->rank != 4 || y->rank != 4 || !nchw(x, o) ||
+        y->dims[0].value != o->n || y->dims[1].value != o->c ||
+        !dlp_dtype_is_float(g->values[n->inputs[0]].dtype))
+        return false;
+    const char *mode = dlp_node_attr_str(n, "mode", "nearest");
+    const char *ct = dlp_node_attr_str(n, "coordinate_transformation_mode",
+                                       "half_pixel");
+    if (!strcmp(mode, "nearest")) o->fn = DLP_RESIZE_NEAREST;
+    else if (!strcmp(mode, "cubic")) o->fn = DLP_RESIZE_CUBIC;
+    else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
+        o->fn = strcmp(ct, "align_corners") ? DLP_RESIZE_LINEAR
+                                            : DLP_RESIZE_LINEAR_AC;
+    else return false;
+    o->cat = DLP_MEM_RESIZE;
+    o->ho = y->dims[2].value;
+    o->wo = y->dims[3].value;
+    o->e = numel(x);
+    return o->e > 0;
+}
+
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
  * an unknown shape. */
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
@@ -455,6 +487,8 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
         return copy_shape(g, n, o);
     if (!strcmp(op, "Where")) return mfill_shape(g, n, o);
     if (!strcmp(op, "Gather")) return gather_shape(g, n, o);
+    if (!strcmp(op, "Resize") || !strcmp(op, "Upsample"))
+        return resize_shape(g, n, o);
     bool ln = !strcmp(op, "LayerNormalization");
     if (ln || !strcmp(op, "Softmax")) {
         int64_t ax = dlp_node_attr_int(n, "axis", -1);

@@ -207,6 +207,19 @@ static bool memop_shape(const cJSON *v, const char *op, dlp_op_shape *s) {
         s->e = s->n * r * last;
         return true;
     }
+    case DLP_MEM_RESIZE: {  /* x [N, C, H, W] interpolated to "o" [Ho, Wo] */
+        static const char *const modes[] = {"linear", "linear_ac", "nearest",
+                                            "cubic", NULL};
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(v, "o");
+        int fn = name_in(v, "fn", modes);
+        if (rank != 4 || fn < 0 || cJSON_GetArraySize(o) != 2) return false;
+        s->fn = (uint8_t)fn;
+        s->ho = pos_at(o, 0);
+        s->wo = pos_at(o, 1);
+        s->cl = pos_of(v, "cl", 0) == 1;
+        s->d = 0;
+        return s->ho > 0 && s->wo > 0;
+    }
     case DLP_MEM_COPY:      /* x permuted by (0, 2, 1, 3): rows of D moved */
         s->n = s->c = s->h = s->w = 0;
         s->r = e / last;
@@ -368,7 +381,7 @@ static dlp_status fit_kind(const dlp_optime_probes *p, const bool *use, int k,
     }
     dlp_tree_params tp;
     dlp_tree_params_default(&tp);
-    tp.rounds = OPTIME_ROUNDS;
+    tp.rounds = k == DLP_OP_MEM ? 600 : OPTIME_ROUNDS;
     tp.max_depth = OPTIME_DEPTH;
     tp.eta = OPTIME_ETA;
     tp.hist = 1;
@@ -434,8 +447,8 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
 }
 
 /* The categories a memory-bound forest times: 1 + the last code it
- * splits off. Those before MFILL always; each later one (MFILL, GATHER)
- * when the forest was fitted on its probes: some split of the category
+ * splits off. Those before MFILL always; each later one (MFILL, GATHER,
+ * RESIZE) when the forest was fitted on its probes: some split of the category
  * feature (x[5]) lies above the code before it (dlp_forest_max_split),
  * which a forest fitted before has not. */
 static int mem_cats(const dlp_forest *f) {

@@ -28,7 +28,7 @@ in the timed call, as T5 does under capture. Without these the stream of
 a seed is the one the earlier runs drew. --ops mfill (fiftieth session)
 draws the masked fill of attention scores, an op no default stream draws;
 --ops gather (fifty-third session) the rows of a table gathered by an
-index, another.
+index, another; --ops resize (fifty-fourth session) an interpolation.
 
 One JSON line per chunk of records: {"spec": "grid:memop" (or
 "grid:memtrain" with --train), "seed": K, "gpu": NAME, "torch": VERSION,
@@ -51,6 +51,13 @@ One JSON line per chunk of records: {"spec": "grid:memop" (or
                ("axis" 1: x [O, R, W]) by "n" random int64 indices in
                [0, R): BEiT's relative position bias gathered from its
                table (fifty-third session), exported as Gather
+  op "resize"  F.interpolate of x [N, C, H, W] to "o" [Ho, Wo], fn
+               linear (bilinear, align_corners False), linear_ac (True),
+               nearest or cubic (bicubic), "cl" 1 when x is channels-last:
+               PyTorch's NCHW bilinear kernel gives each output pixel one
+               thread that loops over N x C (EfficientFormerV2's 7 -> 14
+               upsampling of [64, 1024, 7, 7]: 12.2 ms, 83% of its forward;
+               tools/collect/probe_kernels.py)
   op "sdpa"    q [B, H, L, D], k and v [B, H, S, D] ("s"), "causal"; with
                --masks also "mask": none, causal (is_causal, as "causal"),
                bool or float (a materialized [B, 1, L, S] mask: what
@@ -92,7 +99,12 @@ PREC_W = (4, 4, 2)
 OPS = (("unary", 16), ("binary", 18), ("bn", 8), ("ln", 10), ("gn", 4),
        ("softmax", 10), ("pool", 8), ("copy", 8), ("sdpa", 18))
 # drawn only when --ops names them (the default streams stay as measured)
-EXTRA_OPS = (("mfill", 8), ("gather", 8))
+EXTRA_OPS = (("mfill", 8), ("gather", 8), ("resize", 8))
+# resize: F.interpolate of x [N, C, H, W] to [Ho, Wo] = scale x [H, W]
+RESIZE_FN = ("linear", "linear", "linear", "linear_ac", "nearest", "cubic")
+RESIZE_SCALE = (2, 2, 2, 4, 8, 0.5)
+RESIZE_SIZES = (1, 2, 4, 7, 7, 8, 12, 14, 14, 16, 24, 28, 32, 48, 56, 64,
+                96, 128)
 # gather: the tables' rows (relative position tables of Swin, BEiT at 224,
 # 384 and 512 px, vocabularies), their row widths (heads, hidden sizes) and
 # the index counts (L^2 of attention maps, or tokens)
@@ -197,6 +209,15 @@ def sample(rng, prec, ops=OPS, masks=False, bcast=False, hbias=False,
             sh["x"] = [rng.choice(BATCHES)] + sh["x"]
         sh["axis"] = len(sh["x"]) - 2
         if sh["n"] * numel(sh["x"]) // sh["x"][-2] > MAX_ELEMS:
+            return None
+    elif op == "resize":
+        h = rng.choice(RESIZE_SIZES)
+        sh["x"] = [rng.choice(BATCHES), rng.choice(CHANNELS), h, h]
+        sh["fn"] = rng.choice(RESIZE_FN)
+        sc = rng.choice(RESIZE_SCALE)
+        sh["o"] = [max(1, int(h * sc))] * 2
+        sh["cl"] = int(rng.random() < 0.2)
+        if numel(sh["x"][:2] + sh["o"]) > MAX_ELEMS:
             return None
     else:
         b, h, d = rng.choice(BATCHES), rng.choice(HEADS), rng.choice(HEAD_DIM)
@@ -309,6 +330,15 @@ def build(torch, sh, train):
     elif op == "gather":   # aten::index: BEiT's table[index.view(-1)]
         idx = torch.randint(0, sh["x"][-2], (sh["n"],), device=dev)
         fwd = (lambda: x[idx]) if sh["axis"] == 0 else (lambda: x[:, idx])  # noqa: E731
+    elif op == "resize":
+        if sh["cl"]:
+            x = x.contiguous(memory_format=torch.channels_last)
+            leaves = [x]
+        mode = {"linear": "bilinear", "linear_ac": "bilinear",
+                "nearest": "nearest", "cubic": "bicubic"}[sh["fn"]]
+        ac = {"linear": False, "linear_ac": True, "cubic": False}.get(sh["fn"])
+        fwd = lambda: F.interpolate(x, size=sh["o"], mode=mode,   # noqa: E731
+                                    align_corners=ac)
     elif op == "mfill":
         m = torch.rand(*sh["y"], device=dev) < 0.1
         low = torch.finfo(dtype).min

@@ -22,7 +22,7 @@ grouped; products are torch.matmul of [B, M, K] by [K, N] (a Linear's
 weight) or by [B, K, N] (attention's batched product).
 
     python3 tools/collect/probe_optime.py --seconds S [--seed K] [--train]
-                                          [--dry-run N] [--bias]
+                                          [--dry-run N] [--bias] [--dw]
 
 One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
 "gpu": NAME, "ops": [...]}; a record is {"op": "conv", "prec", "x":
@@ -37,6 +37,13 @@ the kernel, at fp32 and few rows 1.2-2.9x the time of the product
 alone (an A/B on the H200, 192 shapes: fp32 median 1.10x, bf16 / fp16
 1.04x; the weight's layout, [K, N] or [N, K], median 1.00x). Without
 it the stream of a seed is the one the earlier runs drew.
+
+--dw (fifty-fourth session) draws depthwise convolutions only (groups = C
+= K), on maps of 1-96 pixels with kernels 3-13: the default stream's maps
+start at 4 pixels and its depthwise kernels rarely pass 7, where cuDNN at
+fp16 runs a 7x7 on a 2x2 map as one kernel per channel and a 9x9 on a
+24-pixel map at ~0.3 TMAC/s (tools/collect/probe_kernels.py: rdnet_large,
+ConvFormer, FocalNet).
 
 --train (forty-fifth session; spec "grid:optrain"): each shape also gets
 `train_us`, the time of its forward and backward (the input's and the
@@ -75,6 +82,15 @@ MAX_MACS = 6e11
 TARGET_MS = 2.0   # work per captured graph
 MAX_R = 64
 CHUNK = 500
+# --dw (fifty-fourth session): depthwise convolutions where cuDNN leaves its
+# fast kernels: maps of 1-6 pixels under a 5-13 kernel (one launch per
+# channel at fp16 / bf16: rdnet_large's 7x7 on 2x2, 1,640 launches), and
+# 9-13 kernels on larger maps (FocalNet's 9x9 at 24-96 px)
+DW_SIZES = (1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 12, 14, 16, 24, 28, 32, 48, 56, 96)
+DW_KSP = (((3, 1, 1), 10), ((5, 1, 2), 10), ((7, 1, 3), 25), ((9, 1, 4), 20),
+          ((11, 1, 5), 10), ((13, 1, 6), 8), ((3, 2, 1), 5), ((7, 2, 3), 3))
+DW_CHANNELS = (64, 96, 128, 192, 256, 320, 384, 512, 640, 768, 920, 1024,
+               1120, 1280, 1536, 1640, 2048)
 
 
 def sample_conv(rng, prec):
@@ -111,6 +127,19 @@ def sample_conv(rng, prec):
                 p=p, g=g, cl=cl)
 
 
+def sample_dw(rng, prec):
+    """A depthwise convolution of the --dw stream (groups = C = K)."""
+    (kh, s, p), = rng.choices([k for k, _ in DW_KSP], [w for _, w in DW_KSP])
+    n, h, c = rng.choice(BATCHES), rng.choice(DW_SIZES), rng.choice(DW_CHANNELS)
+    ho = (h + 2 * p - kh) // s + 1
+    es = 4 if prec == "fp32" else 2
+    io = es * (n * c * (h * h + ho * ho) + c * kh * kh)
+    if ho < 1 or io > MAX_IO or float(n) * c * ho * ho * kh * kh > MAX_MACS:
+        return None
+    return dict(op="conv", prec=prec, n=n, c=c, h=h, w=h, k=c, kh=kh, s=s,
+                p=p, g=c, cl=rng.random() < 0.25)
+
+
 def sample_mm(rng, prec):
     bw = rng.random() < 0.35
     b = rng.choice(MM_B) if bw or rng.random() < 0.5 else 1
@@ -132,8 +161,14 @@ def sample_mm(rng, prec):
 def shapes(seed, a=None):
     rng = random.Random(seed)
     bias = bool(a is not None and getattr(a, "bias", False))
+    dw = bool(a is not None and getattr(a, "dw", False))
     while True:
         prec = rng.choices(PRECS, PREC_W)[0]
+        if dw:
+            sh = sample_dw(rng, prec)
+            if sh is not None:
+                yield sh
+            continue
         if bias:
             sh = sample_mm(rng, prec)
             if sh is None or sh["bw"]:
@@ -310,6 +345,8 @@ def probe_main(argv, shapes, measure_one, specs, tag, add_args=None):
 def add_args(ap):
     ap.add_argument("--bias", action="store_true",
                     help="products only, 3 in 4 a Linear with its bias")
+    ap.add_argument("--dw", action="store_true",
+                    help="depthwise convolutions only: small maps, large kernels")
 
 
 if __name__ == "__main__":
