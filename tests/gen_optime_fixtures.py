@@ -43,6 +43,13 @@ session), batch dynamic, each a Resize by constant scales:
     -> cubic, x0.5                                      [B, 16, 28, 28]
     -> linear, x1 (the same size: PyTorch copies)        [B, 16, 28, 28] = y
 
+and tests/fixtures/optime/resize_layout.onnx, the layouts a Resize reads:
+
+  t [B, 196, 16] -> Transpose (0, 2, 1) -> Reshape [B, 16, 14, 14]
+    (a channels-last view: CoaT's tokens as an image) -> Resize x2 = y1
+  q [B, 2, 196, 8] -> Transpose (0, 1, 3, 2) -> Reshape [B, 16, 14, 14]
+    (no view exists: a contiguous copy, EfficientFormerV2's) -> Resize = y2
+
 onnx's shape inference checks every shape the test expects, so the files
 are also checked against an implementation other than ours.
 """
@@ -205,6 +212,34 @@ def resizeops():
         assert dims[v][1:] == [16, hw, hw], (v, dims[v])   # onnx loses "batch"
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(HERE, "resize_ops.onnx"))
+    resize_layout()
+
+
+def resize_layout():
+    f32 = np.float32
+    nodes = [
+        helper.make_node("Transpose", ["t"], ["tt"], perm=[0, 2, 1], name="tok_t"),
+        helper.make_node("Reshape", ["tt", "s"], ["img1"], name="tok_img"),
+        helper.make_node("Resize", ["img1", "", "sc"], ["y1"], mode="linear",
+                         name="up_view"),
+        helper.make_node("Transpose", ["q"], ["qt"], perm=[0, 1, 3, 2], name="heads_t"),
+        helper.make_node("Reshape", ["qt", "s"], ["img2"], name="heads_img"),
+        helper.make_node("Resize", ["img2", "", "sc"], ["y2"], mode="linear",
+                         name="up_copy"),
+    ]
+    inits = [numpy_helper.from_array(np.array([1, 1, 2, 2], f32), "sc"),
+             const64("s", [-1, 16, 14, 14])]
+    g = helper.make_graph(
+        nodes, "resize_layout",
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, ["batch", 196, 16]),
+         helper.make_tensor_value_info("q", TensorProto.FLOAT, ["batch", 2, 196, 8])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["batch", 16, 28, 28]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["batch", 16, 28, 28])],
+        inits)
+    m, dims = model_and_dims(g)
+    assert dims["img1"][1:] == [16, 14, 14] and dims["img2"][1:] == [16, 14, 14], dims
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "resize_layout.onnx"))
 
 
 if __name__ == "__main__":

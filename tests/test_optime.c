@@ -26,6 +26,7 @@
 #define MEM_FIXTURE "tests/fixtures/optime/memop_ops.onnx"
 #define COPY_FIXTURE "tests/fixtures/optime/copy_ops.onnx"
 #define RESIZE_FIXTURE "tests/fixtures/optime/resize_ops.onnx"
+#define RESIZE_LAYOUT "tests/fixtures/optime/resize_layout.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
@@ -1324,6 +1325,33 @@ static void test_resize(void) {
     dlp_optime_probes_free(&pr);
 }
 
+/* resize_layout.onnx: a Resize of tokens [B, 196, 16] transposed and
+ * viewed as [B, 16, 14, 14] reads a channels-last input (strides [3136,
+ * 1, 224, 16]: CoaT's, PyTorch's NHWC kernel), one of heads [B, 2, 196,
+ * 8] transposed to [B, 2, 8, 196] and reshaped, which no view can
+ * express (the 2 and 8 do not merge), a contiguous copy: NCHW
+ * (EfficientFormerV2's); the layout pass says which (val_cl). */
+static void test_resize_layout(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(RESIZE_LAYOUT, 3, 0, &fg));
+    int n = 0;
+    bool cl[2] = {false, false};
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_MEM || s->cat != DLP_MEM_RESIZE) continue;
+        CHECK(s->n == 3 && s->c == 16 && s->h == 14 && s->ho == 28);
+        if (n < 2) cl[n] = s->cl;
+        n++;
+    }
+    CHECK(n == 2 && cl[0] && !cl[1]);
+    float x[DLP_OPTIME_NF];
+    if (n == 2) {
+        dlp_op_shape_features(&fg.ops[fg.node_op[2]].shape, DLP_PREC_FP16, x);
+        CHECK(x[20] == 1);
+    }
+    dlp_feat_graph_free(&fg);
+}
+
 /* A Linear's bias (fiftieth session): the probes' "bias" read (0 / 1,
  * else malformed; never on a batched product), the mm feature x[15]; in
  * a graph each Linear of DistilBERT (MatMul, then the Add of its bias)
@@ -1443,6 +1471,7 @@ int main(void) {
     RUN(test_gather);
     RUN(test_resize_reader);
     RUN(test_resize);
+    RUN(test_resize_layout);
     RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();

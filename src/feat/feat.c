@@ -317,6 +317,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->bytes); free(fg->src); free(fg->dst);
     free(fg->convs); free(fg->train_curve); free(fg->ops); free(fg->node_op);
     free(fg->sdpa_pv); free(fg->op_eff); free(fg->battn); free(fg->battn_op);
+    free(fg->val_cl);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -2466,7 +2467,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (fg->in_sdpa[i] && !lsdpa[i]) lsdpa[i] = 1;
     for (size_t v = 0; v < g->n_values; v++)
         lact[v] = !virt[v] && is_act(g, &g->values[v]);
-    if (dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp) != 0) { ok = false; goto out; }
+    free(fg->val_cl);
+    fg->val_cl = calloc(V, 1);
+    if (!fg->val_cl || dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp, fg->val_cl) != 0) {
+        ok = false;
+        goto out;
+    }
     mark_fused_acts(g, nuse, cstart, cnode, virt, onek, silu_x, silugn);
     mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
     alias_linear_bias(g, nuse, alias1k);
@@ -2816,6 +2822,8 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g,
                  dlp_feat_op_shape(g, n, &s);
         if (!ok) continue;
         if (s.kind == DLP_OP_MM && !s.bw) s.bias = product_bias(g, n, u);
+        if (s.kind == DLP_OP_MEM && s.cat == DLP_MEM_RESIZE)   /* its layout */
+            s.cl = fg->val_cl && fg->val_cl[n->inputs[0]];
         if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
             return false;
         fg->node_op[i] = fg->n_ops;

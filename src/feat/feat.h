@@ -132,10 +132,11 @@ typedef enum {
  * RESIZE (fifty-fourth session): an interpolation, Resize / Upsample of
  * [N, C, H, W] to [N, C, Ho, Wo] (fn: dlp_resize_fn). PyTorch's NCHW
  * bilinear and bicubic kernels give each output pixel one thread that
- * loops over the N x C planes, ~0.19 us a plane on the H200 when the
+ * loops over the N x C planes, ~0.18 us a plane on the H200 when the
  * output has few pixels (EfficientFormerV2's [64, 1,024, 7, 7] to 14 x 14:
- * 12.2 ms, 83% of its forward); nearest runs one thread per element. The
- * same gate as MFILL's. */
+ * 12.2 ms, 83% of its forward); nearest, and any mode of a channels-last
+ * input (CoaT's transposed tokens: cl from the layout pass, op_records),
+ * run one thread per element. The same gate as MFILL's. */
 typedef enum {
     DLP_MEM_UNARY = 0, DLP_MEM_BINARY, DLP_MEM_BN, DLP_MEM_LN, DLP_MEM_GN,
     DLP_MEM_SOFTMAX, DLP_MEM_POOL, DLP_MEM_COPY, DLP_MEM_MFILL, DLP_MEM_GATHER,
@@ -368,6 +369,9 @@ typedef struct dlp_feat_graph {
      * (hbias) of Softmax i, -1 */
     uint8_t *battn;
     int32_t *battn_op;
+    /* [n_values] 1: the value's strides are channels-last (dlp_feat_layout;
+     * the memory walk's, which op_records reads for a Resize's input) */
+    uint8_t *val_cl;
     /* [n_ops, DLP_RT_COUNT, DLP_PREC_COUNT] (dlp_op_eff_at): log2 of
      * each op's time over its roofline time at each runtime and
      * precision, from the operator-time model
@@ -536,9 +540,12 @@ int dlp_feat_alloc_slack(const int64_t *elems, const uint8_t *esize,
  * Flatten, Squeeze or Unsqueeze cannot view its input (reshape copies
  * into a new block) and adds to tmp[i] the bytes (at the graph's types)
  * of the contiguous copies node i makes of its inputs while it runs
- * (at::matmul, layer_norm, softmax). 0, or -1 when out of memory. */
+ * (at::matmul, layer_norm, softmax); with cl, cl[v] is 1 for a 4-D
+ * activation whose strides are channels-last (a transposed token tensor
+ * viewed as [B, C, H, W]: CoaT's, which PyTorch's NHWC kernels take). 0,
+ * or -1 when out of memory. */
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
-                    uint8_t *copy, double *tmp);
+                    uint8_t *copy, double *tmp, uint8_t *cl);
 /* The strides nst of a view of a tensor (sizes osz, strides ost, rank r)
  * as sizes nsz (rank m), as ATen's computeStride finds them; false when no
  * view exists (Tensor.view raises, reshape copies). feat_layout.c. */

@@ -251,8 +251,22 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
     }
 }
 
+/* Whether [N, C, H, W] sizes sz with strides st are channels-last, as
+ * ATen's is_channels_last_strides_2d reads them: C innermost, then W, H,
+ * N (a dim of size 1 may have any stride). */
+static bool channels_last(const int64_t *sz, const int64_t *st) {
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t want = 1;
+    for (int k = 0; k < 4; k++) {
+        int d = order[k];
+        if (sz[d] != 1 && st[d] != want) return false;
+        want *= sz[d];
+    }
+    return sz[1] > 1 && sz[2] * sz[3] > 1;
+}
+
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
-                    uint8_t *copy, double *tmp) {
+                    uint8_t *copy, double *tmp, uint8_t *cl) {
     size_t V = g->n_values ? g->n_values : 1;
     layout L = {g, act, malloc(V * RMAX * sizeof(int64_t)), calloc(V, 1)};
     if (!L.st || !L.lay) {
@@ -260,6 +274,12 @@ int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
         return -1;
     }
     for (size_t t = 0; t < g->n_nodes; t++) visit(&L, g->topo[t], sdpa, copy, tmp);
+    for (size_t v = 0; cl && v < g->n_values; v++) {
+        int64_t sz[RMAX], st[RMAX];
+        int r = 0;
+        cl[v] = L.lay[v] && get(&L, (int)v, sz, st, &r) && r == 4 &&
+                channels_last(sz, st);
+    }
     free(L.st); free(L.lay);
     return 0;
 }

@@ -417,7 +417,8 @@ static bool gather_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o)
 
 /* Resize (opset 10+) or Upsample of a float [N, C, H, W] to [N, C, Ho,
  * Wo]: the interpolation's mode, linear with align_corners when its
- * coordinates say so; false for another rank or a resize of N or C. */
+ * coordinates say so; false for another rank or a resize of N or C. Its
+ * input's layout (cl) is the layout pass's to say (feat.c, op_records). */
 static bool resize_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
     const dlp_shape *x = in_shape(g, n, 0), *y = out_shape(g, n);
     if (!x || !y || x->rank != 4 || y->rank != 4 || !nchw(x, o) ||
