@@ -220,9 +220,9 @@ typedef struct {
                                  output's elements, ye = n R d the
                                  table's; resize: n, c, h, w the input,
                                  ho, wo the output's pixels, e the
-                                 input's elements, cl channels-last
-                                 (never from a graph: the collector
-                                 runs NCHW) */
+                                 input's elements, cl a channels-last
+                                 input (from a graph: the layout
+                                 pass's val_cl) */
 } dlp_op_shape;
 #define DLP_OPTIME_NF 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
