@@ -2467,7 +2467,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (fg->in_sdpa[i] && !lsdpa[i]) lsdpa[i] = 1;
     for (size_t v = 0; v < g->n_values; v++)
         lact[v] = !virt[v] && is_act(g, &g->values[v]);
-    free(fg->val_cl);
     fg->val_cl = calloc(V, 1);
     if (!fg->val_cl || dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp, fg->val_cl) != 0) {
         ok = false;

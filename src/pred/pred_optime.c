@@ -41,6 +41,10 @@
 #define OPTIME_ROUNDS 300
 #define OPTIME_DEPTH 8
 #define OPTIME_ETA 0.1
+/* The memory-bound forest's rounds (fifty-fourth session): with the
+ * resize records at OPTIME_ROUNDS every other category lost 0.2-0.7
+ * points, at 600 each is better than before (docs/COST.md). */
+#define OPTIME_MEM_ROUNDS 600
 /* A probed time outside these bounds (microseconds) is a broken record. */
 #define OPTIME_MIN_US 0.5
 #define OPTIME_MAX_US 1e7
@@ -381,7 +385,7 @@ static dlp_status fit_kind(const dlp_optime_probes *p, const bool *use, int k,
     }
     dlp_tree_params tp;
     dlp_tree_params_default(&tp);
-    tp.rounds = k == DLP_OP_MEM ? 600 : OPTIME_ROUNDS;
+    tp.rounds = k == DLP_OP_MEM ? OPTIME_MEM_ROUNDS : OPTIME_ROUNDS;
     tp.max_depth = OPTIME_DEPTH;
     tp.eta = OPTIME_ETA;
     tp.hist = 1;
@@ -448,9 +452,9 @@ static bool battn_timed(const dlp_optime *m, const dlp_feat_graph *fg) {
 
 /* The categories a memory-bound forest times: 1 + the last code it
  * splits off. Those before MFILL always; each later one (MFILL, GATHER,
- * RESIZE) when the forest was fitted on its probes: some split of the category
- * feature (x[5]) lies above the code before it (dlp_forest_max_split),
- * which a forest fitted before has not. */
+ * RESIZE) when the forest was fitted on its probes: some split of the
+ * category feature (x[5]) lies above the code before it
+ * (dlp_forest_max_split), which a forest fitted before has not. */
 static int mem_cats(const dlp_forest *f) {
     float t = dlp_forest_max_split(f, DLP_OPTIME_CAT_X);
     int top = DLP_MEM_MFILL - 1;

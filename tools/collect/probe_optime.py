@@ -114,27 +114,31 @@ def sample_conv(rng, prec):
         k = c if rng.random() < 0.7 else rng.choice(
             [x for x in CHANNELS if x % g == 0] or [c])
     cl = rng.random() < 0.25
-    if h + 2 * p < kh or w + 2 * p < kh:
+    if not conv_fits(prec, n, c, h, w, k, kh, s, p, g):
         return None
+    return dict(op="conv", prec=prec, n=n, c=c, h=h, w=w, k=k, kh=kh, s=s,
+                p=p, g=g, cl=cl)
+
+
+def conv_fits(prec, n, c, h, w, k, kh, s, p, g):
+    """Whether a convolution of input [n, c, h, w] by weight [k, c / g,
+    kh, kh] (stride s, padding p) has an output and stays within the
+    limits per call (MAX_IO bytes, MAX_MACS)."""
+    if h + 2 * p < kh or w + 2 * p < kh:
+        return False
     ho = (h + 2 * p - kh) // s + 1
     wo = (w + 2 * p - kh) // s + 1
     es = 4 if prec == "fp32" else 2
     io = es * (n * (c * h * w + k * ho * wo) + k * (c // g) * kh * kh)
     macs = float(n) * k * ho * wo * (c // g) * kh * kh
-    if io > MAX_IO or macs > MAX_MACS:
-        return None
-    return dict(op="conv", prec=prec, n=n, c=c, h=h, w=w, k=k, kh=kh, s=s,
-                p=p, g=g, cl=cl)
+    return io <= MAX_IO and macs <= MAX_MACS
 
 
 def sample_dw(rng, prec):
     """A depthwise convolution of the --dw stream (groups = C = K)."""
     (kh, s, p), = rng.choices([k for k, _ in DW_KSP], [w for _, w in DW_KSP])
     n, h, c = rng.choice(BATCHES), rng.choice(DW_SIZES), rng.choice(DW_CHANNELS)
-    ho = (h + 2 * p - kh) // s + 1
-    es = 4 if prec == "fp32" else 2
-    io = es * (n * c * (h * h + ho * ho) + c * kh * kh)
-    if ho < 1 or io > MAX_IO or float(n) * c * ho * ho * kh * kh > MAX_MACS:
+    if not conv_fits(prec, n, c, h, h, c, kh, s, p, c):
         return None
     return dict(op="conv", prec=prec, n=n, c=c, h=h, w=h, k=c, kh=kh, s=s,
                 p=p, g=c, cl=rng.random() < 0.25)
