@@ -50,6 +50,15 @@ and tests/fixtures/optime/resize_layout.onnx, the layouts a Resize reads:
   q [B, 2, 196, 8] -> Transpose (0, 1, 3, 2) -> Reshape [B, 16, 14, 14]
     (no view exists: a contiguous copy, EfficientFormerV2's) -> Resize = y2
 
+and tests/fixtures/optime/conv_layout.onnx, the layouts a convolution
+reads and passes on:
+
+  t [B, 196, 16] -> Transpose (0, 2, 1) -> Reshape [B, 16, 14, 14]
+    (a channels-last view, a LayerNorm2d's) -> Conv depthwise 3x3 -> d1
+    -> BatchNormalization -> b1 -> Mul (scalar s, b1) (StarReLU's scale
+    first) -> m1 -> Conv 1x1 16 -> 32 = y1: all channels-last
+  x [B, 16, 14, 14] (NCHW) -> Conv depthwise 3x3 -> Conv 1x1 = y2: NCHW
+
 onnx's shape inference checks every shape the test expects, so the files
 are also checked against an implementation other than ours.
 """
@@ -240,6 +249,45 @@ def resize_layout():
     assert dims["img1"][1:] == [16, 14, 14] and dims["img2"][1:] == [16, 14, 14], dims
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(HERE, "resize_layout.onnx"))
+    conv_layout()
+
+
+def conv_layout():
+    f32 = np.float32
+    rng = np.random.default_rng(5)
+    nodes = [
+        helper.make_node("Transpose", ["t"], ["tt"], perm=[0, 2, 1], name="tok_t"),
+        helper.make_node("Reshape", ["tt", "s"], ["img"], name="tok_img"),
+        helper.make_node("Conv", ["img", "wd"], ["d1"], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], group=16, name="dw_cl"),
+        helper.make_node("BatchNormalization", ["d1", "g", "b", "mu", "var"],
+                         ["b1"], name="bn_cl"),
+        helper.make_node("Mul", ["k", "b1"], ["m1"], name="scale_cl"),
+        helper.make_node("Conv", ["m1", "wp"], ["y1"], kernel_shape=[1, 1],
+                         name="pw_cl"),
+        helper.make_node("Conv", ["x", "wd"], ["d2"], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], group=16, name="dw_nchw"),
+        helper.make_node("Conv", ["d2", "wp"], ["y2"], kernel_shape=[1, 1],
+                         name="pw_nchw"),
+    ]
+    inits = [const64("s", [-1, 16, 14, 14]),
+             numpy_helper.from_array(rng.standard_normal((16, 1, 3, 3)).astype(f32), "wd"),
+             numpy_helper.from_array(rng.standard_normal((32, 16, 1, 1)).astype(f32), "wp"),
+             numpy_helper.from_array(np.array(0.8, f32), "k")]
+    inits += [numpy_helper.from_array(np.full(16, v, f32), nm)
+              for nm, v in (("g", 1), ("b", 0), ("mu", 0), ("var", 1))]
+    g = helper.make_graph(
+        nodes, "conv_layout",
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, ["batch", 196, 16]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, 14, 14])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["batch", 32, 14, 14]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["batch", 32, 14, 14])],
+        inits)
+    m, dims = model_and_dims(g)
+    for v in ("d1", "b1", "m1", "d2"):
+        assert dims[v][1:] == [16, 14, 14], (v, dims[v])
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "conv_layout.onnx"))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@
 #define COPY_FIXTURE "tests/fixtures/optime/copy_ops.onnx"
 #define RESIZE_FIXTURE "tests/fixtures/optime/resize_ops.onnx"
 #define RESIZE_LAYOUT "tests/fixtures/optime/resize_layout.onnx"
+#define CONV_LAYOUT "tests/fixtures/optime/conv_layout.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
@@ -1352,6 +1353,41 @@ static void test_resize_layout(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* conv_layout.onnx: a depthwise convolution of tokens viewed as a
+ * channels-last image (a LayerNorm2d's permute back) allocates a
+ * channels-last output (ATen's suggest_memory_format), which the
+ * BatchNormalization keeps, and so does a Mul whose first operand is a
+ * scalar (StarReLU's scale: the layout comes from the operand not
+ * broadcast); the 1x1 convolution after them reads channels-last: both
+ * op records and the dense one's workspace record say so (x[11]). The
+ * same two convolutions on an NCHW input stay NCHW. */
+static void test_conv_layout(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(CONV_LAYOUT, 2, 0, &fg));
+    int n = 0;
+    bool cl[4] = {false, false, false, false};
+    int64_t g[4] = {0, 0, 0, 0};
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind != DLP_OP_CONV) continue;
+        CHECK(s->n == 2 && s->h == 14 && s->ho == 14);
+        if (n < 4) {
+            cl[n] = s->cl;
+            g[n] = s->g;
+        }
+        n++;
+    }
+    CHECK(n == 4);
+    CHECK(g[0] == 16 && g[1] == 1 && g[2] == 16 && g[3] == 1);
+    CHECK(cl[0] && cl[1] && !cl[2] && !cl[3]);
+    CHECK(fg.n_convs == 2);
+    if (fg.n_convs == 2) {
+        CHECK(fg.convs[0].x[11] == 1.0f);
+        CHECK(fg.convs[1].x[11] == 0.0f);
+    }
+    dlp_feat_graph_free(&fg);
+}
+
 /* A Linear's bias (fiftieth session): the probes' "bias" read (0 / 1,
  * else malformed; never on a batched product), the mm feature x[15]; in
  * a graph each Linear of DistilBERT (MatMul, then the Add of its bias)
@@ -1472,6 +1508,7 @@ int main(void) {
     RUN(test_resize_reader);
     RUN(test_resize);
     RUN(test_resize_layout);
+    RUN(test_conv_layout);
     RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();

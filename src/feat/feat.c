@@ -2590,7 +2590,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         /* a dense 2-D convolution's record for the workspace model
          * (feat_convws.c): what is live while it runs */
         dlp_conv_shape cs1;
-        if (dense && dlp_feat_conv_shape(g, n, &cs1) && !add_conv_record(
+        bool cs_ok = dense && dlp_feat_conv_shape(g, n, &cs1);
+        if (cs_ok && fg->val_cl[n->inputs[0]]) cs1.cl = true;   /* a layout
+                                        the pass found channels-last */
+        if (cs_ok && !add_conv_record(
                 fg, &cs1, live + ltmp[g->topo[t]],
                 live + fix + ltmp[g->topo[t]], post)) {
             ok = false;
@@ -2821,8 +2824,13 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g,
                  dlp_feat_op_shape(g, n, &s);
         if (!ok) continue;
         if (s.kind == DLP_OP_MM && !s.bw) s.bias = product_bias(g, n, u);
-        if (s.kind == DLP_OP_MEM && s.cat == DLP_MEM_RESIZE)   /* its layout */
+        /* the input's layout, as the layout pass found it: a resize's
+         * kernel and a convolution's (a channels-last depthwise one at
+         * half precision launches a cuDNN kernel per channel) */
+        if (s.kind == DLP_OP_MEM && s.cat == DLP_MEM_RESIZE)
             s.cl = fg->val_cl && fg->val_cl[n->inputs[0]];
+        if (s.kind == DLP_OP_CONV && fg->val_cl && fg->val_cl[n->inputs[0]])
+            s.cl = true;
         if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
             return false;
         fg->node_op[i] = fg->n_ops;

@@ -12,7 +12,12 @@
  * contiguous first. SwinV2's window attention shows all of it (allocator
  * history, thirty-first session, H200, fp16 b64 256 px: the window
  * partition's copy and two matmul operand copies of the normalised q and
- * k, 48 MiB each, live at the scores). This file tracks strides through
+ * k, 48 MiB each, live at the scores). A convolution, batch_norm, pool
+ * or upsampling given a channels-last input allocates a channels-last
+ * output, so a LayerNorm2d's permute back leaves the whole block after it
+ * channels-last (MetaFormer's, ConvNeXt's, ViTamin's), and cuDNN runs
+ * those convolutions' NHWC kernels (val_cl, read by the op and workspace
+ * records, feat.c). This file tracks strides through
  * the graph in topological order and reports those copies; values it
  * cannot shape are taken as contiguous. */
 #include "feat.h"
@@ -30,6 +35,13 @@ static const char *const eltwise[] = {
     "Sigmoid", "Tanh", "Erf", "Gelu", "Elu", "Selu", "Softplus", "Mish",
     "Cast", "Where", "Max", "Min", "Sin", "Cos", "Floor", "Ceil", "Round",
     "Sign", "PRelu", NULL};
+/* ops whose 4-D output takes its input's memory format (ATen's
+ * suggest_memory_format): cuDNN's convolutions, batch_norm, the pools and
+ * the upsampling kernels allocate a channels-last output for a
+ * channels-last input, an NCHW one otherwise */
+static const char *const keep_format[] = {
+    "Conv", "ConvTranspose", "BatchNormalization", "MaxPool", "AveragePool",
+    "Resize", NULL};
 /* ops that read their input made contiguous (a temporary copy) */
 static const char *const contig_in[] = {"LayerNormalization", "Softmax", NULL};
 
@@ -163,6 +175,20 @@ static double matmul_copy(const dlp_value *x, const int64_t *sz,
     return rowmaj || colmaj ? 0 : elem_bytes(x, b * n * m);
 }
 
+/* Whether [N, C, H, W] sizes sz with strides st are channels-last, as
+ * ATen's is_channels_last_strides_2d reads them: C innermost, then W, H,
+ * N (a dim of size 1 may have any stride). */
+static bool channels_last(const int64_t *sz, const int64_t *st) {
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t want = 1;
+    for (int k = 0; k < 4; k++) {
+        int d = order[k];
+        if (sz[d] != 1 && st[d] != want) return false;
+        want *= sz[d];
+    }
+    return sz[1] > 1 && sz[2] * sz[3] > 1;
+}
+
 /* One node: its outputs' strides, and the copies it makes. */
 static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
                   double *tmp) {
@@ -194,7 +220,20 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
         }
         return;
     }
-    if (n->n_inputs < 1 || !get(L, n->inputs[0], isz, ist, &ir)) return;
+    /* an element-wise op lays its output out like its first operand that
+     * is not broadcast (a scale's scalar first operand does not count,
+     * StarReLU's s * relu(x)^2 + b: TensorIterator skips stride-0 dims) */
+    int in0 = n->n_inputs > 0 ? n->inputs[0] : -1;
+    if (dlp_feat_in_list(op, eltwise) && n->n_outputs > 0 && n->outputs[0] >= 0 &&
+        sizes_of(&g->values[n->outputs[0]], osz))
+        for (int j = 0; j < n->n_inputs; j++)
+            if (get(L, n->inputs[j], isz, ist, &ir) &&
+                ir == g->values[n->outputs[0]].shape.rank &&
+                !memcmp(isz, osz, sizeof(int64_t) * (size_t)ir)) {
+                in0 = n->inputs[j];
+                break;
+            }
+    if (in0 < 0 || !get(L, in0, isz, ist, &ir)) return;
     if (dlp_feat_in_list(op, contig_in)) {
         int64_t ne = 0;
         const dlp_value *x = &g->values[n->inputs[0]];
@@ -240,6 +279,13 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
                 ost[d] = j < 0 || (isz[j] == 1 && osz[d] != 1) ? 0 : ist[j];
             }
             set(L, v, osz, ost, orank);
+        } else if (k == 0 && dlp_feat_in_list(op, keep_format)) {
+            if (orank != 4 || ir != 4 || !channels_last(isz, ist)) continue;
+            ost[1] = 1;
+            ost[3] = osz[1];
+            ost[2] = osz[3] * osz[1];
+            ost[0] = osz[2] * osz[3] * osz[1];
+            set(L, v, osz, ost, 4);
         } else if (k == 0 && dlp_feat_in_list(op, eltwise) && orank == ir &&
                    !memcmp(isz, osz, sizeof(int64_t) * (size_t)ir)) {
             bool zero = false;
@@ -249,20 +295,6 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
             set(L, v, osz, ost, orank);
         }
     }
-}
-
-/* Whether [N, C, H, W] sizes sz with strides st are channels-last, as
- * ATen's is_channels_last_strides_2d reads them: C innermost, then W, H,
- * N (a dim of size 1 may have any stride). */
-static bool channels_last(const int64_t *sz, const int64_t *st) {
-    static const int order[4] = {1, 3, 2, 0};
-    int64_t want = 1;
-    for (int k = 0; k < 4; k++) {
-        int d = order[k];
-        if (sz[d] != 1 && st[d] != want) return false;
-        want *= sz[d];
-    }
-    return sz[1] > 1 && sz[2] * sz[3] > 1;
 }
 
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
