@@ -496,6 +496,57 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_fit_mode_training", r.returncode == 2 and
           "training" in r.stderr, r.stderr[-300:])
+    # host replicates: the three p57 batches' raw rows (the same three
+    # graphs measured in each), the within / across means recomputed here
+    import io
+    import lzma
+    rows_f = os.path.join("data", "probes",
+                          "20261203-replicates-p57.csv.xz")
+    r = subprocess.run([DLPERF, "host", "replicates", rows_f, "--host", hfile],
+                       capture_output=True, text=True)
+    eag, gra, order = {}, {}, {}
+    for x in csv.DictReader(io.StringIO(lzma.open(rows_f, "rt").read())):
+        if x["status"] not in ("ok", "flagged"):
+            continue
+        order.setdefault(x["batch_id"], len(order))
+        k = (x["hash"], x["device"], x["precision"], x["batch"], x["seq"],
+             x["height"], x["width"])
+        m = (order[x["batch_id"]], int(x["rep"]))
+        if x["runtime"] == "graph":
+            gra[k + m] = float(x["latency_ms"])
+        elif x["runtime"] == "eager" and x["host_us"]:
+            eag.setdefault(k, []).append(m + (float(x["latency_ms"]),
+                                              float(x["host_us"])))
+    sums = {True: [0, 0.0, 0.0], False: [0, 0.0, 0.0]}
+    for k, ms in eag.items():
+        ms.sort()
+        for i in range(len(ms)):
+            for j in range(i + 1, len(ms)):
+                (ba, ra, ea, ha), (bb, rb, eb, hb) = ms[i], ms[j]
+                g = gra.get(k + (ba, ra))
+                if g is None:
+                    continue
+                h = min(1.0, max(0.0, 1 - g / ea))
+                mv = ea * math.exp(h * 1.3 * math.log(hb / ha))
+                t = sums[ba == bb]
+                t[0] += 1
+                t[1] += abs(ea / eb - 1)
+                t[2] += abs(mv / eb - 1)
+    got = {l.split("(")[1].split(")")[0]: l.split(")")[1].split()
+           for l in r.stdout.splitlines() if l.startswith("all ")}
+    ok = r.returncode == 0 and len(got) == 2
+    for same, name in ((True, "within a batch"), (False, "across batches")):
+        n, a, c = sums[same]
+        v = got.get(name, [0, 0, 0, 0, 0, 0, 0])
+        ok = ok and n > 0 and int(v[0]) == n and \
+            abs(float(v[3]) - 100 * a / n) < 0.006 and \
+            abs(float(v[5]) - 100 * c / n) < 0.006
+    check("cli_host_replicates", ok, "%s %s %s" % (sums, r.stdout[-600:],
+                                                 r.stderr[-300:]))
+    r = subprocess.run([DLPERF, "host", "replicates", hp],
+                       capture_output=True, text=True)
+    check("cli_host_replicates_not_rows", r.returncode == 1 and
+          "batch_id" in r.stderr, r.stderr[-300:])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -4,7 +4,8 @@
  * host = h beta by finite differences), the fit recovering known
  * parameters, cross-fitting equal to fits on the other folds done here, the
  * refusals, a fitted file applied as it is, the file's round trip and
- * errors, the join of a predictions
+ * errors, replicates (gaps of a hand-made file against their
+ * definition, the refusals), the join of a predictions
  * file with the host probes of data/ (checked against the dataset's rows),
  * and the predict path (--host-us on a roofline model directory: the
  * factor from the graph and eager latencies predicted separately).
@@ -261,6 +262,93 @@ static void test_file(void) {
     rmdir(dir);
 }
 
+/* replicates: a hand-made file of two batches; every gap computed here
+ * from its definition (the earlier as it is, and moved by
+ * (host_later / host_earlier)^(h beta), h = 1 - graph / eager of the
+ * earlier), then the refusals */
+static void test_replicates(void) {
+    char dir[] = "/tmp/dlp_repl_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256];
+    snprintf(p, sizeof p, "%s/rows.csv", dir);
+    const char *hdr = "protocol,batch_id,hash,device,rep,status,runtime,"
+                      "precision,batch,seq,height,width,latency_ms,host_us\n";
+    char text[4096];
+    snprintf(text, sizeof text, "%s"
+        "p1,A,g1,H100,0,ok,graph,fp16,8,,224,224,2,\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,224,224,10,8\n"
+        "p1,A,g1,H100,1,flagged,graph,fp16,8,,224,224,2.2,\n"
+        "p1,A,g1,H100,1,flagged,eager,fp16,8,,224,224,11,9\n"
+        "p1,A,g2,H100,0,ok,eager,fp16,8,,224,224,5,\n"      /* no host_us */
+        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,\n"
+        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7\n"       /* once only */
+        "p1,B,g1,H100,0,ok,eager,fp16,8,,224,224,15,12\n"
+        "p1,B,g1,H100,1,failed,eager,fp16,8,,224,224,99,12\n"
+        "p1,B,g1,H100,0,ok,eager,fp16,16,,224,224,30,12\n", /* other batch size */
+        hdr);
+    write_text(p, text);
+    dlp_host_model m = {0.5, 8, 0, 0, 0, 0, 0};
+    dlp_host_repl r = {0};
+    dlp_error err;
+    CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_OK, "%s", err.msg);
+    CHECK(r.n_batches == 2 && !strcmp(r.batches[0], "A") &&
+          !strcmp(r.batches[1], "B"));
+    CHECK(r.n_no_host == 1 && r.n_no_graph == 0 && r.n_pairs == 2);
+    /* A rep 0 -> A rep 1; A rep 0 -> B, A rep 1 -> B */
+    double h0 = 1 - 2.0 / 10, h1 = 1 - 2.2 / 11;
+    double s_as = 100 * fabs(10.0 / 11 - 1);
+    double s_mv = 100 * fabs(10 * pow(9.0 / 8, 0.5 * h0) / 11 - 1);
+    double x_as[2] = {100 * fabs(10.0 / 15 - 1), 100 * fabs(11.0 / 15 - 1)};
+    double x_mv[2] = {100 * fabs(10 * pow(12.0 / 8, 0.5 * h0) / 15 - 1),
+                      100 * fabs(11 * pow(12.0 / 9, 0.5 * h1) / 15 - 1)};
+    const dlp_host_repl_pair *a = &r.pairs[0], *b = &r.pairs[1];
+    CHECK(a->a == 0 && a->b == 0 && a->n == 1 && b->a == 0 && b->b == 1 &&
+          b->n == 2);
+    CHECK_CLOSE(a->gap, s_as, 1e-9);
+    CHECK_CLOSE(a->gap_cor, s_mv, 1e-9);
+    CHECK_CLOSE(a->host_a, 8, 1e-12);
+    CHECK_CLOSE(a->host_b, 9, 1e-12);
+    CHECK_CLOSE(b->gap, (x_as[0] + x_as[1]) / 2, 1e-9);
+    CHECK_CLOSE(b->gap_med, (x_as[0] + x_as[1]) / 2, 1e-9);
+    CHECK_CLOSE(b->gap_cor, (x_mv[0] + x_mv[1]) / 2, 1e-9);
+    CHECK_CLOSE(b->host_a, 8.5, 1e-12);
+    CHECK_CLOSE(b->host_b, 12, 1e-12);
+    CHECK(r.all_same.n == 1 && r.all_across.n == 2);
+    CHECK_CLOSE(r.all_across.gap_cor, b->gap_cor, 1e-12);
+    /* the correction moves the pairs toward each other here */
+    CHECK(b->gap_cor < b->gap && a->gap_cor < a->gap);
+    dlp_host_repl_free(&r);
+
+    static const char *const bad[] = {
+        /* no host_us column */
+        "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
+        "seq,height,width,latency_ms\np1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2\n",
+        /* a latency that is not a number */
+        "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
+        "seq,height,width,latency_ms,host_us\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,fast,8\n",
+        "",
+        NULL};
+    for (int i = 0; bad[i]; i++) {
+        write_text(p, bad[i]);
+        CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_FORMAT,
+                  "case %d", i);
+        CHECK(strstr(err.msg, p) != NULL);
+        dlp_host_repl_free(&r);
+    }
+    /* no configuration measured twice */
+    snprintf(text, sizeof text, "%s"
+        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,\n"
+        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7\n", hdr);
+    write_text(p, text);
+    CHECK(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_NOT_FOUND);
+    dlp_host_repl_free(&r);
+    unlink(p);
+    CHECK(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_IO);
+    dlp_host_repl_free(&r);
+    rmdir(dir);
+}
+
 /* a predictions file naming real probed configurations of data/ */
 static void test_join_with_data(void) {
     dlp_dataset *ds = NULL;
@@ -447,6 +535,7 @@ int main(void) {
     RUN(test_apply);
     RUN(test_fit_refuses);
     RUN(test_file);
+    RUN(test_replicates);
     RUN(test_join_with_data);
     RUN(test_predict);
     return CHECK_DONE();

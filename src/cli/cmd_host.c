@@ -11,6 +11,10 @@
  * models/host.csv) as it is to such predictions, e.g. `dlperf eval
  * --models`'s of a new batch, and prints the same table. `--mode llm`:
  * the LLM predictors' eager throughput instead (models/host-llm.csv).
+ * `dlperf host replicates ROWS [--host FILE]`: eager configurations
+ * measured more than once in the collector's rows ROWS, how far one
+ * measurement is from the other as is and moved by the correction in
+ * FILE from one host_us to the other (predict_host.h, replicates).
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #include <stdio.h>
@@ -41,7 +45,52 @@ static void usage(FILE *f) {
 "--mode llm models/host-llm.csv) as it is, refitting nothing, to the same\n"
 "kind of predictions (e.g. those of `dlperf eval --models` on a new\n"
 "batch) and prints their eager MAPE as predicted and corrected, overall\n"
-"and per device.\n");
+"and per device.\n\n"
+"usage: dlperf host replicates ROWS [--host FILE]\n\n"
+"ROWS: the collector's inference rows of one or more batches (CSV with\n"
+"batch_id, as data/FORMAT.md's inference.csv; plain or .xz). For every\n"
+"eager configuration measured twice (rep 0 and rep 1 of a batch, or in\n"
+"two batches), the earlier measurement stands for the later: prints,\n"
+"per pair of batches, the gap as is and moved by the correction in FILE\n"
+"(default models/host.csv) from the earlier host_us to the later's,\n"
+"h = 1 - graph / eager of the earlier's own latencies. The gaps bound\n"
+"what a predictor blind to the host's state can reach.\n");
+}
+
+static void print_repl(const char *a, const char *b,
+                       const dlp_host_repl_pair *q) {
+    printf("%-28s %-28s %6d %8.2f %8.2f %9.2f %9.2f %9.2f %9.2f\n", a, b,
+           q->n, q->host_a, q->host_b, q->gap, q->gap_med, q->gap_cor,
+           q->gap_cor_med);
+}
+
+/* host replicates: 0 ok, 1 failure. */
+static int replicates(const char *rows, const char *path) {
+    dlp_host_model m;
+    dlp_error err = {0};
+    dlp_host_repl r = {0};
+    dlp_status st = dlp_host_load(path, &m, &err);
+    if (!st) st = dlp_host_replicates(rows, &m, &r, &err);
+    if (st) {
+        dlp_host_repl_free(&r);
+        fprintf(stderr, "dlperf host: %s\n", err.msg);
+        return 1;
+    }
+    printf("eager replicates of %s, moved by %s (beta %.4g, ref_us %.4g); "
+           "%d eager rows without host_us, %d pairs without a CUDA-graph "
+           "row\n", rows, path, m.beta, m.ref_us, r.n_no_host, r.n_no_graph);
+    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s\n", "earlier", "later",
+           "n", "host_us", "host_us", "as is %", "median", "moved %",
+           "median");
+    for (int i = 0; i < r.n_pairs; i++) {
+        const dlp_host_repl_pair *q = &r.pairs[i];
+        print_repl(r.batches[q->a],
+                   q->a == q->b ? "(rep 0 -> rep 1)" : r.batches[q->b], q);
+    }
+    if (r.all_same.n) print_repl("all", "(within a batch)", &r.all_same);
+    if (r.all_across.n) print_repl("all", "(across batches)", &r.all_across);
+    dlp_host_repl_free(&r);
+    return 0;
 }
 
 /* The table of host fit / apply: per device and overall, n and the eager
@@ -87,7 +136,8 @@ int cmd_host(int argc, char **argv) {
         return argc < 2 ? 2 : 0;
     }
     bool apply = !strcmp(argv[1], "apply");
-    if (strcmp(argv[1], "fit") && !apply) {
+    bool repl = !strcmp(argv[1], "replicates");
+    if (strcmp(argv[1], "fit") && !apply && !repl) {
         fprintf(stderr, "dlperf host: unknown subcommand '%s'\n", argv[1]);
         usage(stderr);
         return 2;
@@ -96,7 +146,11 @@ int cmd_host(int argc, char **argv) {
                *fit_dev = NULL, *host = NULL, *mode = "inference";
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        bool mine = apply ? !strcmp(a, "--host")
+        if (repl && strcmp(a, "--host") && a[0] == '-') {
+            fprintf(stderr, "dlperf host replicates: unknown option '%s'\n", a);
+            return 2;
+        }
+        bool mine = apply || repl ? !strcmp(a, "--host")
                           : !strcmp(a, "-o") || !strcmp(a, "--fit-device");
         if (mine || !strcmp(a, "--kind") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc) {
@@ -120,7 +174,9 @@ int cmd_host(int argc, char **argv) {
             return 2;
         }
     }
-    if (!dir) {
+    if (repl && preds && !dir)
+        return replicates(preds, host ? host : "models/" DLP_HOST_FILE);
+    if (!dir || repl) {
         usage(stderr);
         return 2;
     }

@@ -283,6 +283,15 @@ bool dlp_strmap_put(dlp_strmap *m, const char *key, size_t len, int val) {
     return true;
 }
 
+int dlp_strmap_intern(dlp_strmap *m, dlp_arena *a, const char *s, int *count) {
+    size_t l = strlen(s);
+    int v = dlp_strmap_get(m, s, l);
+    if (v >= 0) return v;
+    char *k = dlp_arena_strndup(a, s, l);
+    if (!k || !dlp_strmap_put(m, k, l, *count)) return -1;
+    return (*count)++;
+}
+
 /* ---- warnings ---- */
 void dlp_warn(dlp_warnings *w, const char *fmt, ...) {
     char buf[512];

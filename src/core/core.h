@@ -128,6 +128,9 @@ void dlp_strmap_free(dlp_strmap *m);
 int dlp_strmap_get(const dlp_strmap *m, const char *key, size_t len);
 /* Inserts or replaces; false on OOM. */
 bool dlp_strmap_put(dlp_strmap *m, const char *key, size_t len, int val);
+/* The value of s, or a new one, *count (then incremented), with s copied
+ * into a (names numbered 0, 1, ... in first-seen order); -1 on OOM. */
+int dlp_strmap_intern(dlp_strmap *m, dlp_arena *a, const char *s, int *count);
 
 /* ---- warnings: a de-duplicated list of one-line messages --------------- */
 typedef struct {

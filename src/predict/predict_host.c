@@ -51,14 +51,6 @@ typedef struct {             /* one fold's predictions of a configuration */
     double host_us;
 } pending;
 
-static int intern(dlp_strmap *m, dlp_arena *a, const char *s, int *count) {
-    size_t l = strlen(s);
-    int v = dlp_strmap_get(m, s, l);
-    if (v >= 0) return v;
-    char *k = dlp_arena_strndup(a, s, l);
-    if (!k || !dlp_strmap_put(m, k, l, *count)) return -1;
-    return (*count)++;
-}
 
 /* host_us per configuration of the dataset's eager labels */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
@@ -79,7 +71,7 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
         int before = *n;
-        int k = intern(map, a, key, n);
+        int k = dlp_strmap_intern(map, a, key, n);
         if (k < 0) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         if (k == before) {
             if (!dlp_grow((void **)out, &cap, (size_t)*n, sizeof **out))
@@ -173,7 +165,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                    f[C_PREC], (long long)b, (long long)s, (long long)h,
                    (long long)w);
         int before = n_pend;
-        int k = intern(&cfg_map, &a, key, &n_pend);
+        int k = dlp_strmap_intern(&cfg_map, &a, key, &n_pend);
         if (k < 0) {
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
             break;
@@ -193,7 +185,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         }
         p->actual_ms = act;
         p->eager_ms = pr;
-        p->model = intern(&models, &a, f[C_MODEL], &out->n_models);
+        p->model = dlp_strmap_intern(&models, &a, f[C_MODEL], &out->n_models);
         int dv = 0;
         while (dv < out->n_devices && strcmp(out->devices[dv], f[C_DEVICE])) dv++;
         if (dv == out->n_devices && dv < DLP_HOST_MAX_DEVICES)

@@ -127,6 +127,41 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
                           dlp_host_cv *out, double *corrected,
                           dlp_error *err);
 
+/* Replicates (predict_host_repl.c): the collector's raw inference rows
+ * (the columns of data/FORMAT.md's inference.csv with batch_id, spec ids
+ * or graph hashes alike) of one or more batches, plain CSV or .xz. Every
+ * pair of eager measurements of one configuration (same graph, device,
+ * precision, batch, seq, height, width): the earlier (batch in first-seen
+ * order, then rep) stands for the later, as it is and moved by m's factor
+ * from its host_us to the later's, h from the earlier's own eager and
+ * CUDA-graph latencies. Pairs are grouped by their two batches (a == b:
+ * rep 0 against rep 1 of one batch). */
+#define DLP_HOST_REPL_MAX_BATCHES 4096
+typedef struct {
+    int a, b;                /* indexes into dlp_host_repl.batches */
+    int n;                   /* pairs */
+    double gap, gap_cor;     /* mean |earlier / later - 1| %, as is, moved */
+    double gap_med, gap_cor_med;
+    double host_a, host_b;   /* median host_us of the earlier, the later */
+} dlp_host_repl_pair;
+typedef struct {
+    char (*batches)[64];     /* names, first-seen order */
+    int n_batches;
+    dlp_host_repl_pair *pairs;   /* by a, then b */
+    int n_pairs;
+    int n_no_host;           /* eager rows without host_us (skipped) */
+    int n_no_graph;          /* pairs whose earlier has no CUDA-graph twin */
+    dlp_host_repl_pair all_same, all_across;  /* the pairs within one
+                             batch, across two (a, b unused; n 0: none) */
+} dlp_host_repl;
+/* DLP_ERR_FORMAT for a file without the columns or with a bad number,
+ * DLP_ERR_LIMIT past DLP_HOST_REPL_MAX_BATCHES batches, DLP_ERR_NOT_FOUND
+ * when no pair results. dlp_host_repl_free releases *out (also after an
+ * error). */
+dlp_status dlp_host_replicates(const char *path, const dlp_host_model *m,
+                               dlp_host_repl *out, dlp_error *err);
+void dlp_host_repl_free(dlp_host_repl *r);
+
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                          dlp_error *err);
 /* DLP_ERR_IO when it cannot be opened, DLP_ERR_FORMAT when malformed or

@@ -1,0 +1,288 @@
+/* predict_host_repl.c — replicates: eager configurations the collector
+ * measured more than once (rep 0 and rep 1 of one batch, or the same
+ * configuration in two batches), paired to show how far the eager
+ * latency moves with the host alone and how much of that the host
+ * correction (predict_host.h) explains. Nothing here is predicted: one
+ * measurement stands for the other, so the gaps are a floor under any
+ * predictor that does not know the host's state. */
+#include "predict/predict_host.h"
+#include "data/data.h"
+#include "pred/pred_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REPL_BYTES ((size_t)256 << 20)
+
+enum { R_BATCH, R_HASH, R_DEVICE, R_REP, R_STATUS, R_RUNTIME, R_PREC,
+       R_B, R_SEQ, R_H, R_W, R_LAT, R_HOST, N_RCOL };
+static const char *const RCOLS[N_RCOL] = {
+    "batch_id", "hash", "device", "rep", "status", "runtime", "precision",
+    "batch", "seq", "height", "width", "latency_ms", "host_us"};
+
+typedef struct {             /* one eager measurement */
+    int cfg;                 /* configuration (without batch and rep) */
+    int batch, rep;
+    double eager_ms, graph_ms, host_us;
+} meas;
+
+typedef struct {             /* one pair, bucketed by its two batches */
+    int bucket;
+    double gap, gap_cor, host_a, host_b;
+} pair_gap;
+
+static int cmp_meas(const void *x, const void *y) {
+    const meas *a = x, *b = y;
+    if (a->cfg != b->cfg) return a->cfg < b->cfg ? -1 : 1;
+    if (a->batch != b->batch) return a->batch < b->batch ? -1 : 1;
+    return (a->rep > b->rep) - (a->rep < b->rep);
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* median of v[0..n) (sorted in place) */
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+
+/* Reads the rows: every eager measurement with a positive latency and
+ * host probe, its CUDA-graph twin's latency (same batch and rep) where
+ * there is one. Batch names go to r->batches in first-seen order. */
+static dlp_status read_rows(const char *path, const char *text, size_t len,
+                            dlp_host_repl *r, meas **out, int *n_out,
+                            dlp_error *err) {
+    dlp_arena a = {0};
+    dlp_strmap cfgs, batches, graph_rows;
+    bool maps = dlp_strmap_init(&cfgs, 1024);
+    maps = dlp_strmap_init(&batches, 16) && maps;
+    maps = dlp_strmap_init(&graph_rows, 1024) && maps;
+    double *graph_ms = NULL;
+    size_t gcap = 0, mcap = 0;
+    int n_cfg = 0, n_graph = 0, n = 0;
+    meas *m = NULL;
+    dlp_csv csv;
+    dlp_csv_init(&csv, path, text, len);
+    dlp_status st = maps ? 0 : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    bool got = false;
+    int col[N_RCOL];
+    if (!st && !(st = dlp_csv_next(&csv, &got, err)) && !got)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: empty file", path);
+    for (int k = 0; !st && k < N_RCOL; k++) {
+        col[k] = -1;
+        for (size_t i = 0; i < csv.nf; i++)
+            if (!strcmp(dlp_csv_field(&csv, i), RCOLS[k])) col[k] = (int)i;
+        if (col[k] < 0)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no column '%s' (not the "
+                          "collector's inference rows)", path, RCOLS[k]);
+    }
+    char key[512];
+    while (!st && !(st = dlp_csv_next(&csv, &got, err)) && got) {
+        if (csv.nf < N_RCOL) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: %zu fields", path,
+                          (long long)csv.rec_line, csv.nf);
+            break;
+        }
+        const char *f[N_RCOL];
+        for (int k = 0; k < N_RCOL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
+        bool eager = !strcmp(f[R_RUNTIME], "eager");
+        if ((strcmp(f[R_STATUS], "ok") && strcmp(f[R_STATUS], "flagged")) ||
+            (!eager && strcmp(f[R_RUNTIME], "graph")))
+            continue;
+        int64_t rep;
+        double lat, host = NAN;
+        if (!dlp_csv_parse_i64(f[R_REP], &rep) || rep < 0 || rep > 1000 ||
+            !dlp_csv_parse_f64(f[R_LAT], &lat) || !(lat > 0) ||
+            (f[R_HOST][0] && !dlp_csv_parse_f64(f[R_HOST], &host))) {
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", path,
+                          (long long)csv.rec_line);
+            break;
+        }
+        int before = r->n_batches;
+        int bi = dlp_strmap_intern(&batches, &a, f[R_BATCH], &r->n_batches);
+        if (bi >= DLP_HOST_REPL_MAX_BATCHES) {
+            st = dlp_fail(err, DLP_ERR_LIMIT, "%s: more than %d batches", path,
+                          DLP_HOST_REPL_MAX_BATCHES);
+            break;
+        }
+        if (bi == before && bi >= 0) {
+            size_t cap = (size_t)before;
+            if (!dlp_grow((void **)&r->batches, &cap, (size_t)bi + 1,
+                          sizeof *r->batches)) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            snprintf(r->batches[bi], sizeof *r->batches, "%s", f[R_BATCH]);
+        }
+        int kl = snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%s|%s", f[R_HASH],
+                          f[R_DEVICE], f[R_PREC], f[R_B], f[R_SEQ], f[R_H],
+                          f[R_W]);
+        int ci = kl > 0 && (size_t)kl < sizeof key - 32
+                     ? dlp_strmap_intern(&cfgs, &a, key, &n_cfg) : -2;
+        if (bi < 0 || ci == -1) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (ci == -2) {
+            st = dlp_fail(err, DLP_ERR_LIMIT, "%s:%lld: key too long", path,
+                          (long long)csv.rec_line);
+            break;
+        }
+        /* the measurement's own name: configuration, batch, rep */
+        snprintf(key, sizeof key, "%d|%d|%lld", ci, bi, (long long)rep);
+        if (!eager) {
+            before = n_graph;
+            int gi = dlp_strmap_intern(&graph_rows, &a, key, &n_graph);
+            if (gi < 0 || (gi == before &&
+                           !dlp_grow((void **)&graph_ms, &gcap,
+                                     (size_t)n_graph, sizeof *graph_ms))) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            graph_ms[gi] = lat;
+            continue;
+        }
+        if (!(host > 0)) {
+            r->n_no_host++;
+            continue;
+        }
+        if (!dlp_grow((void **)&m, &mcap, (size_t)n + 1, sizeof *m)) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host};
+    }
+    for (int i = 0; !st && i < n; i++) {   /* the CUDA-graph twins */
+        snprintf(key, sizeof key, "%d|%d|%d", m[i].cfg, m[i].batch, m[i].rep);
+        int gi = dlp_strmap_get(&graph_rows, key, strlen(key));
+        if (gi >= 0) m[i].graph_ms = graph_ms[gi];
+    }
+    dlp_csv_free(&csv);
+    dlp_strmap_free(&cfgs);
+    dlp_strmap_free(&batches);
+    dlp_strmap_free(&graph_rows);
+    dlp_arena_free(&a);
+    free(graph_ms);
+    if (st) {
+        free(m);
+        return st;
+    }
+    *out = m;
+    *n_out = n;
+    return 0;
+}
+
+static int cmp_pair(const void *x, const void *y) {
+    const pair_gap *a = x, *b = y;
+    return (a->bucket > b->bucket) - (a->bucket < b->bucket);
+}
+
+/* q's n, means and medians over p[0..n) (v: scratch of 4 n doubles) */
+static void summarize(const pair_gap *p, int n, double *v,
+                      dlp_host_repl_pair *q) {
+    double s = 0, sc = 0;
+    for (int k = 0; k < n; k++) {
+        v[k] = p[k].gap;
+        v[n + k] = p[k].gap_cor;
+        v[2 * n + k] = p[k].host_a;
+        v[3 * n + k] = p[k].host_b;
+        s += p[k].gap;
+        sc += p[k].gap_cor;
+    }
+    *q = (dlp_host_repl_pair){0, 0, n, s / n, sc / n, median(v, n),
+                              median(v + n, n), median(v + 2 * n, n),
+                              median(v + 3 * n, n)};
+}
+
+void dlp_host_repl_free(dlp_host_repl *r) {
+    if (!r) return;
+    free(r->batches);
+    free(r->pairs);
+    r->batches = NULL;
+    r->pairs = NULL;
+    r->n_batches = r->n_pairs = 0;
+}
+
+dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
+                               dlp_host_repl *r, dlp_error *err) {
+    if (!path || !hm || !r)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_host_replicates: NULL argument");
+    memset(r, 0, sizeof *r);
+    char *text = NULL;
+    size_t len = 0, pl = strlen(path);
+    dlp_status st = pl > 3 && !strcmp(path + pl - 3, ".xz")
+                        ? dlp_probe_read_xz(path, &text, &len, err)
+                        : dlp_read_file(path, MAX_REPL_BYTES, &text, &len, err);
+    if (st) return st;
+    meas *m = NULL;
+    int n = 0;
+    st = read_rows(path, text, len, r, &m, &n, err);
+    free(text);
+    if (st) return st;
+    if (n) qsort(m, (size_t)n, sizeof *m, cmp_meas);
+    /* every pair of measurements of a configuration, the earlier (batch,
+     * rep) standing for the later; the earlier needs its graph twin */
+    int nb = r->n_batches, np = 0;
+    size_t pcap = 0;
+    pair_gap *p = NULL;
+    for (int i = 0; !st && i < n; i++)
+        for (int j = i + 1; j < n && m[j].cfg == m[i].cfg; j++) {
+            const meas *x = &m[i], *y = &m[j];
+            if (!(x->graph_ms > 0)) {
+                r->n_no_graph++;
+                continue;
+            }
+            if (!dlp_grow((void **)&p, &pcap, (size_t)np + 1, sizeof *p)) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            double fx = dlp_host_factor(hm, x->host_us, x->eager_ms,
+                                        x->graph_ms);
+            double fy = dlp_host_factor(hm, y->host_us, x->eager_ms,
+                                        x->graph_ms);
+            double cor = x->eager_ms * fy / fx;
+            p[np++] = (pair_gap){x->batch * nb + y->batch,
+                                 100 * fabs(x->eager_ms / y->eager_ms - 1),
+                                 100 * fabs(cor / y->eager_ms - 1),
+                                 x->host_us, y->host_us};
+        }
+    free(m);
+    if (!st && np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
+    size_t qcap = 0;
+    double *v = st ? NULL : malloc(4 * ((size_t)np + 1) * sizeof *v);
+    if (!st && !v) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int i = 0, j; !st && i < np; i = j) {   /* a run of one bucket */
+        for (j = i; j < np && p[j].bucket == p[i].bucket; j++) {}
+        if (!dlp_grow((void **)&r->pairs, &qcap, (size_t)r->n_pairs + 1,
+                      sizeof *r->pairs)) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        dlp_host_repl_pair *q = &r->pairs[r->n_pairs++];
+        summarize(p + i, j - i, v, q);
+        q->a = p[i].bucket / nb;
+        q->b = p[i].bucket % nb;
+    }
+    /* within one batch, across two: the pairs in that order */
+    int n_same = 0;
+    for (int i = 0; !st && i < np; i++)
+        if (p[i].bucket / nb == p[i].bucket % nb) {
+            pair_gap t = p[n_same];
+            p[n_same++] = p[i];
+            p[i] = t;
+        }
+    if (!st && n_same) summarize(p, n_same, v, &r->all_same);
+    if (!st && np > n_same)
+        summarize(p + n_same, np - n_same, v, &r->all_across);
+    free(v);
+    free(p);
+    if (!st && !r->n_pairs)
+        st = dlp_fail(err, DLP_ERR_NOT_FOUND, "%s: no eager configuration "
+                      "measured twice with host_us and a CUDA-graph twin", path);
+    return st;
+}
