@@ -327,6 +327,10 @@ static void test_replicates(void) {
         "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
         "seq,height,width,latency_ms,host_us\n"
         "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,fast,8\n",
+        /* a row too short to hold host_us */
+        "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
+        "seq,height,width,latency_ms,host_us\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {

@@ -166,6 +166,22 @@ toolong:
                     (long long)c->rec_line, maxrec);
 }
 
+dlp_status dlp_csv_columns(const dlp_csv *c, const char *const *names, int n,
+                           int *col, size_t *need, const char *what,
+                           dlp_error *err) {
+    *need = 0;
+    for (int k = 0; k < n; k++) {
+        col[k] = -1;
+        for (size_t i = 0; i < c->nf; i++)
+            if (!strcmp(dlp_csv_field(c, i), names[k])) col[k] = (int)i;
+        if (col[k] < 0)
+            return dlp_fail(err, DLP_ERR_FORMAT, "%s: no column '%s' (%s)",
+                            c->path, names[k], what);
+        if ((size_t)col[k] + 1 > *need) *need = (size_t)col[k] + 1;
+    }
+    return 0;
+}
+
 dlp_status dlp_read_file(const char *path, size_t max_bytes, char **out,
                          size_t *len, dlp_error *err) {
     *out = NULL;

@@ -47,6 +47,14 @@ static inline const char *dlp_csv_field(const dlp_csv *c, size_t i) {
     return c->scratch + c->offs[i];
 }
 
+/* Finds each of the n names among the fields of the record just read (a
+ * header): col[k] its index, *need the fields a record must have to hold
+ * them all (1 + the largest index). DLP_ERR_FORMAT for the first one
+ * missing, "PATH: no column 'NAME' (WHAT)". */
+dlp_status dlp_csv_columns(const dlp_csv *c, const char *const *names, int n,
+                           int *col, size_t *need, const char *what,
+                           dlp_error *err);
+
 /* A CSV field as a number: the whole field, base 10. An empty field is
  * false; f64 reads "nan" (Python's csv writes NaN so) as NAN, and refuses
  * infinities and overflow (an underflow to a tiny number is kept). */

@@ -115,21 +115,16 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     if (!maps) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st) st = load_probes(ds, &probes_map, &a, &probes, &n_probes, err);
     int col[N_COL];
+    size_t need = 0;
     bool got = false;
     if (!st && !(st = dlp_csv_next(&csv, &got, err)) && !got)
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: empty file", pred_csv);
-    for (int k = 0; !st && k < N_COL; k++) {
-        col[k] = -1;
-        for (size_t i = 0; i < csv.nf; i++)
-            if (!strcmp(dlp_csv_field(&csv, i), COLS[k])) col[k] = (int)i;
-        if (col[k] < 0)
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no column '%s' (not a "
-                          "`dlperf eval --predictions` file)", pred_csv,
-                          COLS[k]);
-    }
+    if (!st)
+        st = dlp_csv_columns(&csv, COLS, N_COL, col, &need,
+                             "not a `dlperf eval --predictions` file", err);
     char key[256];
     while (!st && !(st = dlp_csv_next(&csv, &got, err)) && got) {
-        if (csv.nf < N_COL) {
+        if (csv.nf < need) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: %zu fields", pred_csv,
                           (long long)csv.rec_line, csv.nf);
             break;

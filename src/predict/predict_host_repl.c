@@ -71,19 +71,15 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     dlp_status st = maps ? 0 : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     bool got = false;
     int col[N_RCOL];
+    size_t need = 0;
     if (!st && !(st = dlp_csv_next(&csv, &got, err)) && !got)
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: empty file", path);
-    for (int k = 0; !st && k < N_RCOL; k++) {
-        col[k] = -1;
-        for (size_t i = 0; i < csv.nf; i++)
-            if (!strcmp(dlp_csv_field(&csv, i), RCOLS[k])) col[k] = (int)i;
-        if (col[k] < 0)
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no column '%s' (not the "
-                          "collector's inference rows)", path, RCOLS[k]);
-    }
+    if (!st)
+        st = dlp_csv_columns(&csv, RCOLS, N_RCOL, col, &need,
+                             "not the collector's inference rows", err);
     char key[512];
     while (!st && !(st = dlp_csv_next(&csv, &got, err)) && got) {
-        if (csv.nf < N_RCOL) {
+        if (csv.nf < need) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: %zu fields", path,
                           (long long)csv.rec_line, csv.nf);
             break;
