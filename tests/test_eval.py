@@ -518,6 +518,7 @@ with tempfile.TemporaryDirectory() as tmp:
             eag.setdefault(k, []).append(m + (float(x["latency_ms"]),
                                               float(x["host_us"])))
     sums = {True: [0, 0.0, 0.0], False: [0, 0.0, 0.0]}
+    fit = {True: [], False: []}      # (h ln host ratio, ln eager ratio, ea, eb)
     for k, ms in eag.items():
         ms.sort()
         for i in range(len(ms)):
@@ -532,15 +533,20 @@ with tempfile.TemporaryDirectory() as tmp:
                 t[0] += 1
                 t[1] += abs(ea / eb - 1)
                 t[2] += abs(mv / eb - 1)
+                fit[ba == bb].append((h * math.log(hb / ha), math.log(eb / ea)))
     got = {l.split("(")[1].split(")")[0]: l.split(")")[1].split()
            for l in r.stdout.splitlines() if l.startswith("all ")}
     ok = r.returncode == 0 and len(got) == 2
     for same, name in ((True, "within a batch"), (False, "across batches")):
         n, a, c = sums[same]
         v = got.get(name, [0, 0, 0, 0, 0, 0, 0])
+        f = fit[same]
+        bf = sum(x * y for x, y in f) / sum(x * x for x, y in f)
+        gf = 100 * sum(abs(math.exp(bf * x - y) - 1) for x, y in f) / len(f)
         ok = ok and n > 0 and int(v[0]) == n and \
             abs(float(v[3]) - 100 * a / n) < 0.006 and \
-            abs(float(v[5]) - 100 * c / n) < 0.006
+            abs(float(v[5]) - 100 * c / n) < 0.006 and \
+            abs(float(v[7]) - bf) < 0.0006 and abs(float(v[8]) - gf) < 0.006
     check("cli_host_replicates", ok, "%s %s %s" % (sums, r.stdout[-600:],
                                                  r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "replicates", hp],

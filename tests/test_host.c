@@ -313,6 +313,14 @@ static void test_replicates(void) {
     CHECK_CLOSE(b->gap_cor, (x_mv[0] + x_mv[1]) / 2, 1e-9);
     CHECK_CLOSE(b->host_a, 8.5, 1e-12);
     CHECK_CLOSE(b->host_b, 12, 1e-12);
+    /* beta fitted on the two cross-batch pairs, least squares through 0 */
+    double hx[2] = {h0 * log(12.0 / 8), h1 * log(12.0 / 9)};
+    double ly[2] = {log(15.0 / 10), log(15.0 / 11)};
+    double bf = (hx[0] * ly[0] + hx[1] * ly[1]) / (hx[0] * hx[0] + hx[1] * hx[1]);
+    CHECK_CLOSE(b->beta_fit, bf, 1e-9);
+    CHECK_CLOSE(b->gap_fit, 50 * (fabs(10 * pow(12.0 / 8, bf * h0) / 15 - 1) +
+                                  fabs(11 * pow(12.0 / 9, bf * h1) / 15 - 1)),
+                1e-9);
     CHECK(r.all_same.n == 1 && r.all_across.n == 2);
     CHECK_CLOSE(r.all_across.gap_cor, b->gap_cor, 1e-12);
     /* the correction moves the pairs toward each other here */

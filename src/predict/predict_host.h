@@ -143,6 +143,10 @@ typedef struct {
     double gap, gap_cor;     /* mean |earlier / later - 1| %, as is, moved */
     double gap_med, gap_cor_med;
     double host_a, host_b;   /* median host_us of the earlier, the later */
+    double beta_fit;         /* beta fitted on these pairs (least squares
+                                of ln(later / earlier) on h ln(host_us
+                                ratio)); NAN when the host never moved */
+    double gap_fit;          /* mean gap % moved with beta_fit */
 } dlp_host_repl_pair;
 typedef struct {
     char (*batches)[64];     /* names, first-seen order */

@@ -30,6 +30,7 @@ typedef struct {             /* one eager measurement */
 typedef struct {             /* one pair, bucketed by its two batches */
     int bucket;
     double gap, gap_cor, host_a, host_b;
+    double hx, ly;           /* h ln(host_b / host_a), ln(eager_b / a) */
 } pair_gap;
 
 static int cmp_meas(const void *x, const void *y) {
@@ -178,10 +179,13 @@ static int cmp_pair(const void *x, const void *y) {
     return (a->bucket > b->bucket) - (a->bucket < b->bucket);
 }
 
-/* q's n, means and medians over p[0..n) (v: scratch of 4 n doubles) */
+/* q's n, means and medians over p[0..n) (v: scratch of 4 n doubles),
+ * and the beta fitted on them: least squares of ln(later / earlier) on
+ * h ln(host_us ratio), no intercept (the file's ref_us cancels in a
+ * ratio), with the mean gap it leaves */
 static void summarize(const pair_gap *p, int n, double *v,
                       dlp_host_repl_pair *q) {
-    double s = 0, sc = 0;
+    double s = 0, sc = 0, sxy = 0, sxx = 0;
     for (int k = 0; k < n; k++) {
         v[k] = p[k].gap;
         v[n + k] = p[k].gap_cor;
@@ -189,10 +193,16 @@ static void summarize(const pair_gap *p, int n, double *v,
         v[3 * n + k] = p[k].host_b;
         s += p[k].gap;
         sc += p[k].gap_cor;
+        sxy += p[k].hx * p[k].ly;
+        sxx += p[k].hx * p[k].hx;
     }
+    double beta = sxx > 0 ? sxy / sxx : NAN, sf = 0;
+    for (int k = 0; sxx > 0 && k < n; k++)
+        sf += 100 * fabs(exp(beta * p[k].hx - p[k].ly) - 1);
     *q = (dlp_host_repl_pair){0, 0, n, s / n, sc / n, median(v, n),
                               median(v + n, n), median(v + 2 * n, n),
-                              median(v + 3 * n, n)};
+                              median(v + 3 * n, n), beta,
+                              sxx > 0 ? sf / n : NAN};
 }
 
 void dlp_host_repl_free(dlp_host_repl *r) {
@@ -242,10 +252,14 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
             double fy = dlp_host_factor(hm, y->host_us, x->eager_ms,
                                         x->graph_ms);
             double cor = x->eager_ms * fy / fx;
+            double h = 1 - x->graph_ms / x->eager_ms;
+            h = h < 0 ? 0 : h > 1 ? 1 : h;
             p[np++] = (pair_gap){x->batch * nb + y->batch,
                                  100 * fabs(x->eager_ms / y->eager_ms - 1),
                                  100 * fabs(cor / y->eager_ms - 1),
-                                 x->host_us, y->host_us};
+                                 x->host_us, y->host_us,
+                                 h * log(y->host_us / x->host_us),
+                                 log(y->eager_ms / x->eager_ms)};
         }
     free(m);
     if (!st && np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
