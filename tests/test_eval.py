@@ -500,6 +500,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # graphs measured in each), the within / across means recomputed here
     import io
     import lzma
+    import statistics
     rows_f = os.path.join("data", "probes",
                           "20261203-replicates-p57.csv.xz")
     r = subprocess.run([DLPERF, "host", "replicates", rows_f, "--host", hfile],
@@ -518,14 +519,15 @@ with tempfile.TemporaryDirectory() as tmp:
             eag.setdefault(k, []).append(m + (float(x["latency_ms"]),
                                               float(x["host_us"])))
     sums = {True: [0, 0.0, 0.0], False: [0, 0.0, 0.0]}
-    fit = {True: [], False: []}      # (h ln host ratio, ln eager ratio, ea, eb)
+    fit = {True: [], False: []}      # (h ln host ratio, ln eager ratio)
+    gaps = {True: [], False: []}     # the CUDA-graph twins' gaps
     for k, ms in eag.items():
         ms.sort()
         for i in range(len(ms)):
             for j in range(i + 1, len(ms)):
                 (ba, ra, ea, ha), (bb, rb, eb, hb) = ms[i], ms[j]
-                g = gra.get(k + (ba, ra))
-                if g is None:
+                g, gb = gra.get(k + (ba, ra)), gra.get(k + (bb, rb))
+                if g is None or gb is None:
                     continue
                 h = min(1.0, max(0.0, 1 - g / ea))
                 mv = ea * math.exp(h * 1.3 * math.log(hb / ha))
@@ -534,6 +536,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 t[1] += abs(ea / eb - 1)
                 t[2] += abs(mv / eb - 1)
                 fit[ba == bb].append((h * math.log(hb / ha), math.log(eb / ea)))
+                gaps[ba == bb].append(100 * abs(g / gb - 1))
     got = {l.split("(")[1].split(")")[0]: l.split(")")[1].split()
            for l in r.stdout.splitlines() if l.startswith("all ")}
     ok = r.returncode == 0 and len(got) == 2
@@ -546,7 +549,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ok = ok and n > 0 and int(v[0]) == n and \
             abs(float(v[3]) - 100 * a / n) < 0.006 and \
             abs(float(v[5]) - 100 * c / n) < 0.006 and \
-            abs(float(v[7]) - bf) < 0.0006 and abs(float(v[8]) - gf) < 0.006
+            abs(float(v[7]) - bf) < 0.0006 and abs(float(v[8]) - gf) < 0.006 \
+            and abs(float(v[9]) - statistics.median(gaps[same])) < 0.0006
     check("cli_host_replicates", ok, "%s %s %s" % (sums, r.stdout[-600:],
                                                  r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "replicates", hp],

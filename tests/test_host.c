@@ -282,6 +282,7 @@ static void test_replicates(void) {
         "p1,A,g2,H100,0,ok,eager,fp16,8,,224,224,5,\n"      /* no host_us */
         "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,\n"
         "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7\n"       /* once only */
+        "p1,B,g1,H100,0,ok,graph,fp16,8,,224,224,2.5,\n"
         "p1,B,g1,H100,0,ok,eager,fp16,8,,224,224,15,12\n"
         "p1,B,g1,H100,1,failed,eager,fp16,8,,224,224,99,12\n"
         "p1,B,g1,H100,0,ok,eager,fp16,16,,224,224,30,12\n", /* other batch size */
@@ -294,6 +295,9 @@ static void test_replicates(void) {
     CHECK(r.n_batches == 2 && !strcmp(r.batches[0], "A") &&
           !strcmp(r.batches[1], "B"));
     CHECK(r.n_no_host == 1 && r.n_no_graph == 0 && r.n_pairs == 2);
+    CHECK_CLOSE(r.pairs[0].graph_med, 100 * fabs(2 / 2.2 - 1), 1e-9);
+    CHECK_CLOSE(r.pairs[1].graph_med,
+                50 * (fabs(2 / 2.5 - 1) + fabs(2.2 / 2.5 - 1)), 1e-9);
     /* A rep 0 -> A rep 1; A rep 0 -> B, A rep 1 -> B */
     double h0 = 1 - 2.0 / 10, h1 = 1 - 2.2 / 11;
     double s_as = 100 * fabs(10.0 / 11 - 1);

@@ -56,14 +56,16 @@ static void usage(FILE *f) {
 "h = 1 - graph / eager of the earlier's own latencies. The gaps bound\n"
 "what a predictor blind to the host's state can reach. beta* is the\n"
 "beta fitted on the pairs themselves (least squares of ln(later /\n"
-"earlier) on h ln(host_us ratio)), moved* the mean gap it leaves.\n");
+"earlier) on h ln(host_us ratio)), moved* the mean gap it leaves,\n"
+"graph %% the median gap of the same measurements' CUDA-graph twins.\n");
 }
 
 static void print_repl(const char *a, const char *b,
                        const dlp_host_repl_pair *q) {
     printf("%-28s %-28s %6d %8.2f %8.2f %9.2f %9.2f %9.2f %9.2f %7.3f "
-           "%9.2f\n", a, b, q->n, q->host_a, q->host_b, q->gap, q->gap_med,
-           q->gap_cor, q->gap_cor_med, q->beta_fit, q->gap_fit);
+           "%9.2f %8.3f\n", a, b, q->n, q->host_a, q->host_b, q->gap,
+           q->gap_med, q->gap_cor, q->gap_cor_med, q->beta_fit, q->gap_fit,
+           q->graph_med);
 }
 
 /* host replicates: 0 ok, 1 failure. */
@@ -79,11 +81,11 @@ static int replicates(const char *rows, const char *path) {
         return 1;
     }
     printf("eager replicates of %s, moved by %s (beta %.4g, ref_us %.4g); "
-           "%d eager rows without host_us, %d pairs without a CUDA-graph "
-           "row\n", rows, path, m.beta, m.ref_us, r.n_no_host, r.n_no_graph);
-    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s %7s %9s\n", "earlier",
-           "later", "n", "host_us", "host_us", "as is %", "median",
-           "moved %", "median", "beta*", "moved* %");
+           "%d eager rows without host_us, %d pairs without both CUDA-graph "
+           "rows\n", rows, path, m.beta, m.ref_us, r.n_no_host, r.n_no_graph);
+    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s\n",
+           "earlier", "later", "n", "host_us", "host_us", "as is %", "median",
+           "moved %", "median", "beta*", "moved* %", "graph %");
     for (int i = 0; i < r.n_pairs; i++) {
         const dlp_host_repl_pair *q = &r.pairs[i];
         print_repl(r.batches[q->a],

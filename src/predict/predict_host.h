@@ -134,7 +134,8 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
  * precision, batch, seq, height, width): the earlier (batch in first-seen
  * order, then rep) stands for the later, as it is and moved by m's factor
  * from its host_us to the later's, h from the earlier's own eager and
- * CUDA-graph latencies. Pairs are grouped by their two batches (a == b:
+ * CUDA-graph latencies; both need their CUDA-graph twins (same batch and
+ * rep), whose own gap is the GPU side's. Pairs are grouped by their two batches (a == b:
  * rep 0 against rep 1 of one batch). */
 #define DLP_HOST_REPL_MAX_BATCHES 4096
 typedef struct {
@@ -147,6 +148,8 @@ typedef struct {
                                 of ln(later / earlier) on h ln(host_us
                                 ratio)); NAN when the host never moved */
     double gap_fit;          /* mean gap % moved with beta_fit */
+    double graph_med;        /* median |earlier / later - 1| % of the
+                                same measurements' CUDA-graph twins */
 } dlp_host_repl_pair;
 typedef struct {
     char (*batches)[64];     /* names, first-seen order */
@@ -154,7 +157,7 @@ typedef struct {
     dlp_host_repl_pair *pairs;   /* by a, then b */
     int n_pairs;
     int n_no_host;           /* eager rows without host_us (skipped) */
-    int n_no_graph;          /* pairs whose earlier has no CUDA-graph twin */
+    int n_no_graph;          /* pairs without both CUDA-graph twins */
     dlp_host_repl_pair all_same, all_across;  /* the pairs within one
                              batch, across two (a, b unused; n 0: none) */
 } dlp_host_repl;

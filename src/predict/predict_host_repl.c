@@ -31,6 +31,7 @@ typedef struct {             /* one pair, bucketed by its two batches */
     int bucket;
     double gap, gap_cor, host_a, host_b;
     double hx, ly;           /* h ln(host_b / host_a), ln(eager_b / a) */
+    double graph_gap;        /* |graph_a / graph_b - 1| % of their twins */
 } pair_gap;
 
 static int cmp_meas(const void *x, const void *y) {
@@ -179,7 +180,7 @@ static int cmp_pair(const void *x, const void *y) {
     return (a->bucket > b->bucket) - (a->bucket < b->bucket);
 }
 
-/* q's n, means and medians over p[0..n) (v: scratch of 4 n doubles),
+/* q's n, means and medians over p[0..n) (v: scratch of 5 n doubles),
  * and the beta fitted on them: least squares of ln(later / earlier) on
  * h ln(host_us ratio), no intercept (the file's ref_us cancels in a
  * ratio), with the mean gap it leaves */
@@ -191,6 +192,7 @@ static void summarize(const pair_gap *p, int n, double *v,
         v[n + k] = p[k].gap_cor;
         v[2 * n + k] = p[k].host_a;
         v[3 * n + k] = p[k].host_b;
+        v[4 * n + k] = p[k].graph_gap;
         s += p[k].gap;
         sc += p[k].gap_cor;
         sxy += p[k].hx * p[k].ly;
@@ -202,7 +204,7 @@ static void summarize(const pair_gap *p, int n, double *v,
     *q = (dlp_host_repl_pair){0, 0, n, s / n, sc / n, median(v, n),
                               median(v + n, n), median(v + 2 * n, n),
                               median(v + 3 * n, n), beta,
-                              sxx > 0 ? sf / n : NAN};
+                              sxx > 0 ? sf / n : NAN, median(v + 4 * n, n)};
 }
 
 void dlp_host_repl_free(dlp_host_repl *r) {
@@ -232,14 +234,14 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
     if (st) return st;
     if (n) qsort(m, (size_t)n, sizeof *m, cmp_meas);
     /* every pair of measurements of a configuration, the earlier (batch,
-     * rep) standing for the later; the earlier needs its graph twin */
+     * rep) standing for the later; both need their CUDA-graph twins */
     int nb = r->n_batches, np = 0;
     size_t pcap = 0;
     pair_gap *p = NULL;
     for (int i = 0; !st && i < n; i++)
         for (int j = i + 1; j < n && m[j].cfg == m[i].cfg; j++) {
             const meas *x = &m[i], *y = &m[j];
-            if (!(x->graph_ms > 0)) {
+            if (!(x->graph_ms > 0) || !(y->graph_ms > 0)) {
                 r->n_no_graph++;
                 continue;
             }
@@ -259,12 +261,13 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
                                  100 * fabs(cor / y->eager_ms - 1),
                                  x->host_us, y->host_us,
                                  h * log(y->host_us / x->host_us),
-                                 log(y->eager_ms / x->eager_ms)};
+                                 log(y->eager_ms / x->eager_ms),
+                                 100 * fabs(x->graph_ms / y->graph_ms - 1)};
         }
     free(m);
     if (!st && np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
     size_t qcap = 0;
-    double *v = st ? NULL : malloc(4 * ((size_t)np + 1) * sizeof *v);
+    double *v = st ? NULL : malloc(5 * ((size_t)np + 1) * sizeof *v);
     if (!st && !v) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int i = 0, j; !st && i < np; i = j) {   /* a run of one bucket */
         for (j = i; j < np && p[j].bucket == p[i].bucket; j++) {}
