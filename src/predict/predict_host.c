@@ -51,7 +51,6 @@ typedef struct {             /* one fold's predictions of a configuration */
     double host_us;
 } pending;
 
-
 /* host_us per configuration of the dataset's eager labels */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                               dlp_arena *a, probe **out, int *n,

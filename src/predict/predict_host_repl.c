@@ -52,7 +52,6 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-
 /* Reads the rows: every eager measurement with a positive latency and
  * host probe, its CUDA-graph twin's latency (same batch and rep) where
  * there is one. Batch names go to r->batches in first-seen order. */
