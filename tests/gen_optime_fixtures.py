@@ -288,6 +288,54 @@ def conv_layout():
         assert dims[v][1:] == [16, 14, 14], (v, dims[v])
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(HERE, "conv_layout.onnx"))
+    cls_layout()
+
+
+def cls_layout():
+    """Tokens after a class token is sliced off, viewed as an image
+    (x[:, 1:].transpose(1, 2).reshape(B, C, H, W), CoaT's): N's stride is
+    (HW + 1) C, not HW C, yet ATen calls the view channels-last (an order
+    of strides), and its upsampling and convolution give channels-last
+    outputs. A transpose of H and W is not channels-last. PyTorch (CPU,
+    the same suggest_memory_format) is the oracle, asserted here."""
+    import torch
+    import torch.nn.functional as F
+    t = torch.randn(2, 197, 16)
+    img = t[:, 1:].transpose(1, 2).reshape(2, 16, 14, 14)
+    cl = torch.channels_last
+    assert not img.is_contiguous(memory_format=cl)
+    assert F.interpolate(img, scale_factor=2.0, mode="bilinear").is_contiguous(memory_format=cl)
+    assert F.conv2d(img, torch.randn(16, 1, 3, 3), padding=1, groups=16).is_contiguous(memory_format=cl)
+    x = torch.randn(2, 16, 14, 14).transpose(2, 3)
+    assert not F.interpolate(x, scale_factor=2.0, mode="bilinear").is_contiguous(memory_format=cl)
+    f32 = np.float32
+    rng = np.random.default_rng(6)
+    nodes = [
+        helper.make_node("Slice", ["t", "st", "en", "ax"], ["img_tok"], name="drop_cls"),
+        helper.make_node("Transpose", ["img_tok"], ["tt"], perm=[0, 2, 1], name="tok_t"),
+        helper.make_node("Reshape", ["tt", "s"], ["img"], name="tok_img"),
+        helper.make_node("Resize", ["img", "", "sc"], ["y1"], mode="linear", name="up_cls"),
+        helper.make_node("Conv", ["img", "wd"], ["y2"], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], group=16, name="dw_cls"),
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 1, 3, 2], name="hw_t"),
+        helper.make_node("Resize", ["xt", "", "sc"], ["y3"], mode="linear", name="up_hw"),
+    ]
+    inits = [const64("st", [1]), const64("en", [1 << 62]), const64("ax", [1]),
+             const64("s", [-1, 16, 14, 14]),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], f32), "sc"),
+             numpy_helper.from_array(rng.standard_normal((16, 1, 3, 3)).astype(f32), "wd")]
+    g = helper.make_graph(
+        nodes, "cls_layout",
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, ["batch", 197, 16]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, 14, 14])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["batch", 16, 28, 28]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["batch", 16, 14, 14]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, ["batch", 16, 28, 28])],
+        inits)
+    m, dims = model_and_dims(g)
+    assert dims["img"][1:] == [16, 14, 14], dims
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, "cls_layout.onnx"))
 
 
 if __name__ == "__main__":

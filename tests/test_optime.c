@@ -28,6 +28,7 @@
 #define RESIZE_FIXTURE "tests/fixtures/optime/resize_ops.onnx"
 #define RESIZE_LAYOUT "tests/fixtures/optime/resize_layout.onnx"
 #define CONV_LAYOUT "tests/fixtures/optime/conv_layout.onnx"
+#define CLS_LAYOUT "tests/fixtures/optime/cls_layout.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
@@ -1353,6 +1354,33 @@ static void test_resize_layout(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* cls_layout.onnx: tokens after a class token is sliced off, viewed as
+ * an image, whose N stride is (HW + 1) C: ATen's order rule calls the
+ * view channels-last, so the upsampling and the depthwise convolution of
+ * it read channels-last (PyTorch's outputs are, asserted by the
+ * generator); an image with H and W transposed is not. */
+static void test_cls_layout(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(CLS_LAYOUT, 2, 0, &fg));
+    int nr = 0, nc = 0;
+    bool rcl[2] = {false, true}, ccl = false;
+    for (int i = 0; i < fg.n_ops; i++) {
+        const dlp_op_shape *s = &fg.ops[i].shape;
+        if (s->kind == DLP_OP_MEM && s->cat == DLP_MEM_RESIZE) {
+            CHECK(s->n == 2 && s->c == 16 && s->h == 14 && s->ho == 28);
+            if (nr < 2) rcl[nr] = s->cl;
+            nr++;
+        } else if (s->kind == DLP_OP_CONV) {
+            CHECK(s->n == 2 && s->h == 14 && s->ho == 14);
+            ccl = s->cl;
+            nc++;
+        }
+    }
+    CHECK(nr == 2 && rcl[0] && !rcl[1]);
+    CHECK(nc == 1 && ccl);
+    dlp_feat_graph_free(&fg);
+}
+
 /* conv_layout.onnx: a depthwise convolution of tokens viewed as a
  * channels-last image (a LayerNorm2d's permute back) allocates a
  * channels-last output (ATen's suggest_memory_format), which the
@@ -1509,6 +1537,7 @@ int main(void) {
     RUN(test_resize);
     RUN(test_resize_layout);
     RUN(test_conv_layout);
+    RUN(test_cls_layout);
     RUN(test_mm_bias);
     RUN(test_heldout);
     return CHECK_DONE();

@@ -176,17 +176,26 @@ static double matmul_copy(const dlp_value *x, const int64_t *sz,
 }
 
 /* Whether [N, C, H, W] sizes sz with strides st are channels-last, as
- * ATen's is_channels_last_strides_2d reads them: C innermost, then W, H,
- * N (a dim of size 1 may have any stride). */
+ * ATen's is_channels_last_strides_2d reads them (suggest_memory_format,
+ * which the convolutions, batch_norm, the pools and the upsampling ask):
+ * an order, not exact strides, C innermost, then W, H, N, each stride at
+ * least the previous one times its size (a dim of size 1 may have any
+ * stride). So a view of tokens after a class token is sliced off,
+ * x[:, 1:].transpose(1, 2).reshape(B, C, H, W) with N's stride (HW + 1) C,
+ * is channels-last (CoaT's interpolations and position encodings;
+ * PyTorch's upsampling and convolution give it a channels-last output).
+ * A single channel or a 1 x 1 map is taken as NCHW (nothing to choose). */
 static bool channels_last(const int64_t *sz, const int64_t *st) {
     static const int order[4] = {1, 3, 2, 0};
-    int64_t want = 1;
+    if (st[1] == 0 || sz[1] <= 1 || sz[2] * sz[3] <= 1) return false;
+    int64_t min = 0;
     for (int k = 0; k < 4; k++) {
         int d = order[k];
-        if (sz[d] != 1 && st[d] != want) return false;
-        want *= sz[d];
+        if (sz[d] == 0 || st[d] < min) return false;
+        if (d == 0 && min == st[1]) return false;   /* ATen's N111 case */
+        min = st[d] * (sz[d] > 1 ? sz[d] : 1);
     }
-    return sz[1] > 1 && sz[2] * sz[3] > 1;
+    return true;
 }
 
 /* One node: its outputs' strides, and the copies it makes. */
