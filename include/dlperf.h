@@ -490,6 +490,8 @@ typedef struct {
     int extrapolated;        /* device without training data */
     double host_us;          /* the config's host_us; 0: not given */
     double host_factor;      /* latency x this for that host (1: none) */
+    double host_energy_factor;   /* energy x this: 1 + gamma (host_factor -
+                                    1), gamma of the host file (1: none) */
     int n_reasons;
     char reasons[DLP_PREDICT_MAX_REASONS][200];
 } dlp_predict_result;

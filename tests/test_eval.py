@@ -447,7 +447,8 @@ with tempfile.TemporaryDirectory() as tmp:
                         "--predictions", hp], capture_output=True, text=True)
     hfile = os.path.join(tmp, "host.csv")
     with open(hfile, "w") as f:
-        f.write("format,dlperf-host-1\nbeta,1.3\nref_us,7.5\n")
+        f.write("format,dlperf-host-1\nbeta,1.3\nref_us,7.5\n"
+                "energy_gamma,0.6\n")
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile],
                        capture_output=True, text=True)
     lat = [x for x in csv.DictReader(open(hp))
@@ -455,8 +456,13 @@ with tempfile.TemporaryDirectory() as tmp:
     key = lambda x: (x["graph"], x["device"], x["precision"], x["batch"],
                      x["seq"], x["height"], x["width"])
     graph = {key(x): float(x["predicted"]) for x in lat if x["runtime"] == "graph"}
-    blind = host = 0.0
-    n = 0
+    # eager energy: x (1 + gamma (f - 1)), f the latency's factor
+    ener = {key(x): (float(x["actual"]), float(x["predicted"]))
+            for x in csv.DictReader(open(hp))
+            if x["target"] == "inference.energy_j" and x["runtime"] == "eager"
+            and x["actual"]} if os.path.exists(hp) else {}
+    blind = host = eblind = ehost = 0.0
+    n = en = 0
     for x in lat:
         k = key(x)
         if x["runtime"] != "eager" or k not in graph or k not in host_of:
@@ -468,6 +474,11 @@ with tempfile.TemporaryDirectory() as tmp:
         blind += abs(e / a - 1)
         host += abs(corr / a - 1)
         n += 1
+        if k in ener:
+            ea, ep = ener[k]
+            eblind += abs(ep / ea - 1)
+            ehost += abs(ep * (1 + 0.6 * (corr / e - 1)) / ea - 1)
+            en += 1
     allrow = [l.split() for l in r.stdout.splitlines() if l.startswith("all ")]
     check("cli_host_apply", r.returncode == 0 and n > 0 and allrow and
           int(allrow[0][1]) == n and
@@ -477,6 +488,14 @@ with tempfile.TemporaryDirectory() as tmp:
           "n %d oracle %.2f %.2f: %s %s" % (n, 100 * blind / max(n, 1),
                                             100 * host / max(n, 1),
                                             r.stdout[-400:], r.stderr[-300:]))
+    check("cli_host_apply_energy", r.returncode == 0 and en > 0 and
+          len(allrow) == 2 and int(allrow[1][1]) == en and
+          abs(float(allrow[1][2]) - 100 * eblind / en) < 0.006 and
+          abs(float(allrow[1][3]) - 100 * ehost / en) < 0.006 and
+          "energy_gamma 0.6" in r.stdout,
+          "n %d oracle %.2f %.2f: %s" % (en, 100 * eblind / max(en, 1),
+                                         100 * ehost / max(en, 1),
+                                         r.stdout[-400:]))
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host",
                         os.path.join(tmp, "nosuch.csv")],
                        capture_output=True, text=True)

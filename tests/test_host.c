@@ -29,7 +29,7 @@ static void write_text(const char *path, const char *text) {
 }
 
 static void test_factor(void) {
-    dlp_host_model m = {0.9, 7.0, 0, 0, 0, 0, 0};
+    dlp_host_model m = {.beta = 0.9, .ref_us = 7.0};
     /* GPU-bound (graph >= eager): no change, whatever the host */
     CHECK_CLOSE(dlp_host_factor(&m, 20, 1.0, 1.0), 1, 1e-15);
     CHECK_CLOSE(dlp_host_factor(&m, 20, 1.0, 1.5), 1, 1e-15);
@@ -158,7 +158,8 @@ static void test_apply(void) {
     dlp_host_set s;
     dlp_error err;
     make_set(&s, 120, 0.8, 6.5, 0);
-    dlp_host_model m = {0.8, 6.5, 0, 0, 0, 0, 0}, off = {0.4, 9.0, 0, 0, 0, 0, 0};
+    dlp_host_model m = {.beta = 0.8, .ref_us = 6.5},
+                   off = {.beta = 0.4, .ref_us = 9.0};
     double *cor = calloc((size_t)s.n, sizeof *cor);
     dlp_host_cv cv;
     CHECK(dlp_host_apply(&s, &m, &cv, cor, &err) == DLP_OK);
@@ -209,6 +210,120 @@ static void test_apply(void) {
     dlp_host_set_free(&s);
 }
 
+/* energy: the factor's shape; gamma recovered exactly from noise-free
+ * samples, the MAPE minimum of a brute-force scan of gamma on noisy ones,
+ * clipped to 0..1; cross-fitting and apply scored against sums done here;
+ * samples without an energy prediction left out of both */
+static double energy_mape(const dlp_host_set *s, const dlp_host_model *m) {
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < s->n; i++) {
+        const dlp_host_sample *x = &s->s[i];
+        if (!(x->actual_j > 0)) continue;
+        double f = dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms);
+        sum += fabs(x->energy_j * dlp_host_energy_factor(m, f) / x->actual_j
+                    - 1);
+        n++;
+    }
+    return 100 * sum / n;
+}
+
+/* energy labels for every other sample: actual = E (1 + gamma (f - 1)) x
+ * exp(noise), f the factor of beta, ref; the rest without one */
+static void add_energy(dlp_host_set *s, double beta, double ref,
+                       double gamma, double noise) {
+    dlp_host_model t = {.beta = beta, .ref_us = ref, .gamma = gamma};
+    s->n_energy = 0;
+    for (int i = 0; i < s->n; i++) {
+        dlp_host_sample *x = &s->s[i];
+        x->actual_j = x->energy_j = NAN;
+        if (i % 2) continue;
+        double f = dlp_host_factor(&t, x->host_us, x->eager_ms, x->graph_ms);
+        x->energy_j = 0.2 + 5 * unif();
+        x->actual_j = x->energy_j * (1 + gamma * (f - 1)) *
+                      exp(noise * (unif() - 0.5));
+        s->n_energy++;
+    }
+}
+
+static void test_energy(void) {
+    dlp_host_model m = {.beta = 0.9, .ref_us = 7.0, .gamma = 0.6};
+    CHECK_CLOSE(dlp_host_energy_factor(&m, 1), 1, 1e-15);
+    CHECK_CLOSE(dlp_host_energy_factor(&m, 2), 1.6, 1e-15);
+    CHECK_CLOSE(dlp_host_energy_factor(&m, 0.5), 0.7, 1e-15);
+    CHECK(dlp_host_energy_factor(&m, 0) == 1);
+    CHECK(dlp_host_energy_factor(&m, NAN) == 1);
+    CHECK(dlp_host_energy_factor(NULL, 2) == 1);
+    m.gamma = 0;
+    CHECK(dlp_host_energy_factor(&m, 3) == 1);
+
+    dlp_host_set s;
+    dlp_error err;
+    make_set(&s, 400, 0.9, 7.3, 0);
+    add_energy(&s, 0.9, 7.3, 0.6, 0);
+    CHECK_MSG(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK, "%s", err.msg);
+    CHECK_CLOSE(m.gamma, 0.6, 1e-9);
+    CHECK(m.n_energy == 200);
+    /* clipped: a share above 1 or below 0 has no meaning */
+    add_energy(&s, 0.9, 7.3, 1.6, 0);
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK && m.gamma == 1);
+    add_energy(&s, 0.9, 7.3, -0.5, 0);
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK && m.gamma == 0);
+    dlp_host_set_free(&s);
+
+    /* noisy: no gamma of a fine scan gives a lower MAPE */
+    make_set(&s, 1000, 1.2, 8.0, 0.2);
+    add_energy(&s, 1.2, 8.0, 0.7, 0.3);
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK);
+    double best = energy_mape(&s, &m), scan = INFINITY, at = -1;
+    dlp_host_model g = m;
+    for (int k = 0; k <= 2000; k++) {
+        g.gamma = k / 2000.0;
+        double e = energy_mape(&s, &g);
+        if (e < scan) scan = e, at = g.gamma;
+    }
+    CHECK_MSG(best <= scan + 1e-9 && fabs(m.gamma - at) < 0.01,
+              "gamma %g: %g%%, scan %g: %g%%", m.gamma, best, at, scan);
+    CHECK(fabs(m.gamma - 0.7) < 0.1);
+    /* cross-fitting: each fold's energy by the fit on the other folds */
+    dlp_host_cv cv;
+    CHECK(dlp_host_cross_validate(&s, -1, &cv, NULL, &err) == DLP_OK);
+    bool *use = calloc((size_t)s.n, 1);
+    double blind = 0, host = 0;
+    int n = 0;
+    for (int f = 0; f < 5; f++) {
+        for (int i = 0; i < s.n; i++) use[i] = s.s[i].fold != f;
+        dlp_host_model mf;
+        CHECK(dlp_host_fit(&s, use, &mf, &err) == DLP_OK);
+        for (int i = 0; i < s.n; i++) {
+            const dlp_host_sample *x = &s.s[i];
+            if (use[i] || !(x->actual_j > 0)) continue;
+            double fl = dlp_host_factor(&mf, x->host_us, x->eager_ms,
+                                        x->graph_ms);
+            blind += fabs(x->energy_j / x->actual_j - 1);
+            host += fabs(x->energy_j * (1 + mf.gamma * (fl - 1)) /
+                         x->actual_j - 1);
+            n++;
+        }
+    }
+    CHECK(cv.e_n == 500 && n == 500);
+    CHECK_CLOSE(cv.e_blind, 100 * blind / n, 1e-9);
+    CHECK_CLOSE(cv.e_host, 100 * host / n, 1e-9);
+    CHECK(cv.e_host < cv.e_blind);
+    CHECK(cv.dev_e_n[0] + cv.dev_e_n[1] == 500);
+    /* applied as it is: the MAPE of the file's correction */
+    CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_OK);
+    CHECK_CLOSE(cv.e_host, best, 1e-9);
+    free(use);
+    dlp_host_set_free(&s);
+    /* no energy predictions: gamma 0, nothing scored */
+    make_set(&s, 100, 0.9, 7.3, 0.1);
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK);
+    CHECK(m.gamma == 0 && m.n_energy == 0);
+    CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_OK && cv.e_n == 0);
+    dlp_host_set_free(&s);
+}
+
 static void test_fit_refuses(void) {
     dlp_host_set s;
     dlp_host_model m;
@@ -232,13 +347,19 @@ static void test_file(void) {
     CHECK(mkdtemp(dir) != NULL);
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
-    dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25}, r;
+    dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
+                        15.5, 12.75}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
     CHECK(r.beta == m.beta && r.ref_us == m.ref_us && r.n_samples == 1234 &&
           r.n_models == 321 && r.folds == 5 && r.blind_mape == 18.5 &&
-          r.host_mape == 16.25);
+          r.host_mape == 16.25 && r.gamma == 0.63 && r.n_energy == 1000 &&
+          r.energy_blind_mape == 15.5 && r.energy_host_mape == 12.75);
+    /* a file of before the energy correction: energy left as it is */
+    write_text(p, "format,dlperf-host-1\nbeta,1\nref_us,7\n");
+    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.gamma == 0 &&
+          r.energy_host_mape == 0);
     static const char *const bad[] = {
         "beta,1\nref_us,7\n",                                  /* no format */
         "format,dlperf-host-2\nbeta,1\nref_us,7\n",
@@ -250,6 +371,9 @@ static void test_file(void) {
         "format,dlperf-host-1\nbeta,1\nref_us,inf\n",
         "format,dlperf-host-1\nbeta,1x\nref_us,7\n",
         "format,dlperf-host-1\nbeta 1\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,1.5\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,-0.1\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,nan\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {
@@ -288,7 +412,7 @@ static void test_replicates(void) {
         "p1,B,g1,H100,0,ok,eager,fp16,16,,224,224,30,12\n", /* other batch size */
         hdr);
     write_text(p, text);
-    dlp_host_model m = {0.5, 8, 0, 0, 0, 0, 0};
+    dlp_host_model m = {.beta = 0.5, .ref_us = 8};
     dlp_host_repl r = {0};
     dlp_error err;
     CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_OK, "%s", err.msg);
@@ -505,17 +629,20 @@ static void test_predict(void) {
     snprintf(p, sizeof p, "%s/a_inf.dlpm", dir);
     dlp_error err;
     CHECK(roofline_file_write(p, DLP_MODE_INFERENCE,
-                              1u << DLP_T_INF_LATENCY_MS, &err));
+                              1u << DLP_T_INF_LATENCY_MS |
+                              1u << DLP_T_INF_ENERGY_J, &err));
     dlp_predict_result r;
     dlp_status st;
     double e = predict_eager(dir, "eager", 0, &r, &st);
+    double ej = r.energy_j.value, epw = r.power_w.value;
+    CHECK(r.energy_j.valid && ej > 0 && r.host_energy_factor == 1);
     double g = predict_eager(dir, "graph", 0, &r, &st);
     CHECK(st == DLP_OK && e > g && g > 0 && r.host_factor == 1);
     /* no host.csv: refused */
     predict_eager(dir, "eager", 9, &r, &st);
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
-    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15};
+    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);
@@ -527,6 +654,14 @@ static void test_predict(void) {
     CHECK(r.latency_ms.err_pct == 15 && !strcmp(r.latency_ms.err_basis,
                                                  "heldout-host"));
     CHECK_CLOSE(r.throughput_per_s.value, 4 / slow * 1e3, 1e-12);
+    /* energy: x (1 + gamma (f - 1)), its held-out error the file's; power
+     * what is left of the blind one: (1 + gamma (f - 1)) / f */
+    double f = slow / e;
+    CHECK_CLOSE(r.host_energy_factor, 1 + 0.5 * (f - 1), 1e-12);
+    CHECK_CLOSE(r.energy_j.value, ej * (1 + 0.5 * (f - 1)), 1e-9 * ej);
+    CHECK_CLOSE(r.power_w.value, epw * (1 + 0.5 * (f - 1)) / f, 1e-9 * epw);
+    CHECK(r.energy_j.err_pct == 13 && !strcmp(r.energy_j.err_basis,
+                                               "heldout-host"));
     /* refusals: not eager, out of range */
     predict_eager(dir, "graph", 9, &r, &st);
     CHECK(st == DLP_ERR_ARG);
@@ -549,6 +684,7 @@ int main(void) {
     RUN(test_factor);
     RUN(test_fit_recovers);
     RUN(test_apply);
+    RUN(test_energy);
     RUN(test_fit_refuses);
     RUN(test_file);
     RUN(test_replicates);

@@ -196,7 +196,8 @@ def main():
         rc, out, err = run(*base, "--runtime", "eager", "--host-us", "9", *M)
         check(rc == 1 and "host.csv" in err, "--host-us without host.csv: exit 1")
         with open(os.path.join(models, "host.csv"), "w") as f:
-            f.write("format,dlperf-host-1\nbeta,0.5\nref_us,6\n")
+            f.write("format,dlperf-host-1\nbeta,0.5\nref_us,6\n"
+                    "energy_gamma,0.25\n")
         je = json.loads(run(*base, "--runtime", "eager", *M)[1])
         jg = json.loads(run(*base, "--runtime", "graph", *M)[1])
         rc, out, err = run(*base, "--runtime", "eager", "--host-us", "12", *M)
@@ -206,6 +207,13 @@ def main():
               abs(jh["host_factor"] - want) < 1e-4 * want and
               abs(jh["latency_ms"] / je["latency_ms"] - want) < 1e-4 * want,
               "--host-us 12 at ref 6: latency x 2^(h beta) (%s)" % err.strip())
+        fe = 1 + 0.25 * (want - 1)
+        check(rc == 0 and je["host_energy_factor"] == 1 and
+              abs(jh["host_energy_factor"] - fe) < 1e-4 * fe and
+              je["energy_j"] is not None and
+              abs(jh["energy_j"] / je["energy_j"] - fe) < 1e-4 * fe,
+              "--host-us 12: energy x 1 + gamma (f - 1) (%s %s)"
+              % (jh.get("energy_j"), je.get("energy_j")))
         for bad, code in (("0", 2), ("-3", 2), ("x", 2), ("5000", 1)):
             rc, out, err = run(*base, "--runtime", "eager", "--host-us", bad, *M)
             check(rc == code, "--host-us %s: exit %d (%d)" % (bad, code, rc))

@@ -34,6 +34,9 @@ static void usage(FILE *f) {
 "dispatch time per eager op. Prints their MAPE as predicted and corrected\n"
 "(each fold by the fit on the other folds). With -o it writes the fit on\n"
 "every sample (models/host.csv is what `dlperf predict --host-us` loads).\n"
+"Then energy' = energy x (1 + energy_gamma x (f - 1)), f the latency's\n"
+"factor, is fitted on the same configurations' eager energy predictions\n"
+"(llm: per sample), energy_gamma in 0..1 minimizing their MAPE.\n"
 "--fit-device NAME fits the cross-fitting's corrections on that card's\n"
 "samples only (the others are corrected by it: a test on another card).\n"
 "--mode llm: the eager throughput predictions of an `eval --mode llm`\n"
@@ -45,7 +48,7 @@ static void usage(FILE *f) {
 "--mode llm models/host-llm.csv) as it is, refitting nothing, to the same\n"
 "kind of predictions (e.g. those of `dlperf eval --models` on a new\n"
 "batch) and prints their eager MAPE as predicted and corrected, overall\n"
-"and per device.\n\n"
+"and per device, of the latencies and the energies.\n\n"
 "usage: dlperf host replicates ROWS [--host FILE]\n\n"
 "ROWS: the collector's inference rows of one or more batches (CSV with\n"
 "batch_id, as data/FORMAT.md's inference.csv; plain or .xz). For every\n"
@@ -98,7 +101,8 @@ static int replicates(const char *rows, const char *path) {
 }
 
 /* The table of host fit / apply: per device and overall, n and the eager
- * MAPE as given and corrected. */
+ * MAPE as given and corrected, of the latencies (llm: the throughputs)
+ * and of the energies. */
 static void print_table(const char *kind, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
     printf("%s eager %s predictions %d: with host_us %d (%d models, "
@@ -111,6 +115,18 @@ static void print_table(const char *kind, const dlp_host_set *set,
             printf("%-16s %6d %12.2f %12.2f\n", set->devices[d], cv->dev_n[d],
                    cv->dev_blind[d], cv->dev_host[d]);
     printf("%-16s %6d %12.2f %12.2f\n", "all", set->n, cv->blind, cv->host);
+    if (!cv->e_n) {
+        printf("eager energy: no prediction of the same configurations\n");
+        return;
+    }
+    printf("eager energy%s, the same configurations:\n",
+           set->throughput ? " per sample" : "");
+    for (int d = 0; d < set->n_devices; d++)
+        if (cv->dev_e_n[d])
+            printf("%-16s %6d %12.2f %12.2f\n", set->devices[d],
+                   cv->dev_e_n[d], cv->dev_e_blind[d], cv->dev_e_host[d]);
+    printf("%-16s %6d %12.2f %12.2f\n", "all", cv->e_n, cv->e_blind,
+           cv->e_host);
 }
 
 /* host apply: the file's correction on set (freed here). 0 ok, 1 failure. */
@@ -122,8 +138,8 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) st = dlp_host_apply(set, &m, &cv, NULL, &err);
     if (!st) {
         char how[600];
-        snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g",
-                 path, m.beta, m.ref_us);
+        snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g, "
+                 "energy_gamma %.4g", path, m.beta, m.ref_us, m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
@@ -223,10 +239,13 @@ int cmd_host(int argc, char **argv) {
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
-        printf("fitted on all: beta %.4g, ref_us %.4g\n", m.beta, m.ref_us);
+        printf("fitted on all: beta %.4g, ref_us %.4g, energy_gamma %.4g "
+               "(%d energy samples)\n", m.beta, m.ref_us, m.gamma, m.n_energy);
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;
+        m.energy_blind_mape = cv.e_blind;
+        m.energy_host_mape = cv.e_host;
         if (out && !(st = dlp_host_save(out, &m, &err)))
             printf("wrote %s\n", out);
     }

@@ -130,8 +130,9 @@ static void print_text(FILE *f, const char *name,
     print_value(f, "throughput", &r->throughput_per_s, "samples/s");
     print_value(f, "power", &r->power_w, "W");
     if (r->host_us > 0)
-        fprintf(f, "  host         %.3g us per eager op: latency x %.3f "
-                "(models/%s)\n", r->host_us, r->host_factor,
+        fprintf(f, "  host         %.3g us per eager op: latency x %.3f, "
+                "energy x %.3f (models/%s)\n", r->host_us, r->host_factor,
+                r->host_energy_factor,
                 strcmp(r->mode, "llm") ? "host.csv" : "host-llm.csv");
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);

@@ -287,6 +287,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         return dlp_fail(err, DLP_ERR_ARG, "dlp_predict: NULL argument");
     memset(out, 0, sizeof *out);
     out->host_factor = 1;
+    out->host_energy_factor = 1;
     if (!c->device || !c->device[0])
         return dlp_fail(err, DLP_ERR_ARG, "no device given (e.g. --device h100)");
     dlp_device dev;
@@ -522,6 +523,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         out->host_us = c->host_us;
         out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);
         scale_val(L, out->host_factor);
+        /* the time it adds is spent at a waiting GPU's power; power then
+         * follows from energy / latency below */
+        out->host_energy_factor = dlp_host_energy_factor(hm, out->host_factor);
+        if (E->valid) {
+            scale_val(E, out->host_energy_factor);
+            if (hm->energy_host_mape > 0) {   /* llm: per sample, the same */
+                E->err_pct = hm->energy_host_mape;
+                E->err_basis = "heldout-host";
+            }
+        }
         /* the corrected held-out error (an LLM's is its throughput's,
          * below: its latency is derived) */
         if (hm->host_mape > 0 && pc.mode == DLP_MODE_INFERENCE) {

@@ -1,7 +1,8 @@
-/* predict_host.c — host-aware eager latency: the factor, the samples
- * (held-out predictions joined with the dataset's host probe), the
- * two-parameter fit, its cross-fitting over the evaluation's folds, and
- * the models/host.csv file. predict_host.h has the model and why. */
+/* predict_host.c — host-aware eager latency and energy: the factors, the
+ * samples (held-out predictions joined with the dataset's host probe), the
+ * two-parameter fit and the energy's gamma, their cross-fitting over the
+ * evaluation's folds, and the models/host.csv file. predict_host.h has the
+ * model and why. */
 #include "predict/predict_host.h"
 #include "data/data.h"
 
@@ -28,6 +29,11 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
                log(host_us / m->ref_us));
 }
 
+double dlp_host_energy_factor(const dlp_host_model *m, double f) {
+    if (!m || !(f > 0) || !isfinite(f)) return 1;
+    return 1 + m->gamma * (f - 1);
+}
+
 /* ---- samples ------------------------------------------------------------ */
 
 /* key of a configuration: fold ("" for the dataset's probes, which hold
@@ -49,6 +55,7 @@ typedef struct {             /* one fold's predictions of a configuration */
     int fold, model, device;
     double actual_ms, eager_ms, graph_ms;
     double host_us;
+    double actual_j, energy_j;   /* eager energy, NAN until read */
 } pending;
 
 /* host_us per configuration of the dataset's eager labels */
@@ -130,11 +137,14 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         }
         const char *f[N_COL];
         for (int k = 0; k < N_COL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
-        if (strcmp(f[C_KIND], kind) ||
-            strcmp(f[C_TARGET], llm ? "llm.throughput_samples_s"
-                                    : "inference.latency_ms"))
-            continue;
+        bool energy = !strcmp(f[C_TARGET], llm ? "llm.energy_per_sample_j"
+                                                : "inference.energy_j");
         bool eager = !strcmp(f[C_RUNTIME], "eager");
+        if (strcmp(f[C_KIND], kind) ||
+            (!energy && strcmp(f[C_TARGET], llm ? "llm.throughput_samples_s"
+                                                : "inference.latency_ms")) ||
+            (energy && (!eager || !*f[C_ACTUAL])))
+            continue;
         if (!eager && strcmp(f[C_RUNTIME], "graph")) continue;
         int64_t fold, b, s, h, w;
         double act, pr;
@@ -145,16 +155,17 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             !dlp_csv_parse_i64(f[C_WIDTH], &w) ||
             !dlp_csv_parse_f64(f[C_ACTUAL], &act) || !isfinite(act) ||
             !dlp_csv_parse_f64(f[C_PRED], &pr) || !isfinite(pr) || fold < 0 ||
-            fold > 1000000 || (llm && !(b >= 1 && act > 0 && pr > 0))) {
+            fold > 1000000 ||
+            (llm && !energy && !(b >= 1 && act > 0 && pr > 0))) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", pred_csv,
                           (long long)csv.rec_line);
             break;
         }
-        if (llm) {   /* throughput (samples/s) seen as a latency (ms) */
+        if (llm && !energy) {   /* throughput (samples/s) as a latency (ms) */
             act = 1e3 * (double)b / act;
             pr = 1e3 * (double)b / pr;
         }
-        if (eager) out->n_eager++;
+        if (eager && !energy) out->n_eager++;
         config_key(key, sizeof key, f[C_FOLD], f[C_GRAPH], f[C_DEVICE],
                    f[C_PREC], (long long)b, (long long)s, (long long)h,
                    (long long)w);
@@ -170,9 +181,15 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
             }
-            pend[k] = (pending){(int)fold, -1, -1, NAN, NAN, NAN, NAN};
+            pend[k] = (pending){(int)fold, -1, -1, NAN, NAN, NAN, NAN, NAN,
+                                NAN};
         }
         pending *p = &pend[k];
+        if (energy) {
+            p->actual_j = act;
+            p->energy_j = pr;
+            continue;
+        }
         if (!eager) {
             p->graph_ms = pr;
             continue;
@@ -210,9 +227,13 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             break;
         }
         out->cap = (int)cap;
+        bool ej = p->actual_j > 0 && p->energy_j > 0;
         out->s[out->n++] = (dlp_host_sample){p->fold, p->model, p->device,
                                              p->actual_ms, p->eager_ms,
-                                             p->graph_ms, p->host_us};
+                                             p->graph_ms, p->host_us,
+                                             ej ? p->actual_j : NAN,
+                                             ej ? p->energy_j : NAN};
+        out->n_energy += ej;
     }
     if (!st) {   /* distinct models among the samples */
         int n_names = out->n_models;
@@ -253,6 +274,55 @@ void dlp_host_set_free(dlp_host_set *s) {
 
 /* ---- fit ---------------------------------------------------------------- */
 
+static bool has_energy(const dlp_host_sample *x) {
+    return x->actual_j > 0 && x->energy_j > 0;
+}
+
+typedef struct {             /* a breakpoint of the energy MAPE in gamma */
+    double at, w;
+} knot;
+
+static int knot_cmp(const void *a, const void *b) {
+    double x = ((const knot *)a)->at, y = ((const knot *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* gamma minimizing sum |E f_E / actual - 1| over the samples with use[i]
+ * and an energy prediction, f_E = 1 + gamma (f - 1), f m's latency factor
+ * (beta, ref_us set): the weighted median of the terms' zeros, clipped to
+ * [0, 1] (predict_host.h). n_out the samples used. */
+static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
+                            const dlp_host_model *m, double *gamma,
+                            int *n_out, dlp_error *err) {
+    *gamma = 0;
+    *n_out = 0;
+    knot *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
+    if (!k) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    int n = 0, used = 0;
+    double total = 0;
+    for (int i = 0; i < s->n; i++) {
+        const dlp_host_sample *x = &s->s[i];
+        if ((use && !use[i]) || !has_energy(x)) continue;
+        used++;
+        double f = dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms);
+        double a = x->energy_j / x->actual_j - 1,
+               b = x->energy_j * (f - 1) / x->actual_j;
+        if (!(fabs(b) > 1e-15)) continue;   /* a term gamma cannot move */
+        k[n++] = (knot){-a / b, fabs(b)};
+        total += fabs(b);
+    }
+    *n_out = used;
+    if (n > 0) {
+        qsort(k, (size_t)n, sizeof *k, knot_cmp);
+        double acc = 0;
+        int i = 0;
+        while (i < n - 1 && (acc += k[i].w) < 0.5 * total) i++;
+        *gamma = fmin(1, fmax(0, k[i].at));
+    }
+    free(k);
+    return DLP_OK;
+}
+
 /* least squares of r = ln(actual / E) on x1 = h ln host, x2 = h (no
  * intercept: a GPU-bound configuration is left as it is) */
 dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
@@ -289,7 +359,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     m->ref_us = exp(-c / beta);
     m->n_samples = n;
     m->n_models = s->n_models;
-    return DLP_OK;
+    return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
 }
 
 /* the absolute relative error of a predicted latency, or (throughput) of
@@ -298,9 +368,19 @@ static double ape(bool throughput, double pred_ms, double act_ms) {
     return throughput ? fabs(act_ms / pred_ms - 1) : fabs(pred_ms / act_ms - 1);
 }
 
-/* The MAPE (%) of the samples as given and as corrected (cor[i]),
- * overall and per device, into out's blind / host fields. */
-static void score(const dlp_host_set *s, const double *cor, dlp_host_cv *out) {
+/* sums of |error| into MAPE (%) */
+static void mean_pct(double *blind, double *host, int n) {
+    if (n) {
+        *blind *= 100.0 / n;
+        *host *= 100.0 / n;
+    }
+}
+
+/* The MAPE (%) of the samples as given and as corrected (cor[i]; ecor[i]
+ * the energy's where the sample has one), overall and per device, into
+ * out's blind / host fields. */
+static void score(const dlp_host_set *s, const double *cor,
+                  const double *ecor, dlp_host_cv *out) {
     for (int i = 0; i < s->n; i++) {
         const dlp_host_sample *x = &s->s[i];
         double b = ape(s->throughput, x->eager_ms, x->actual_ms),
@@ -310,14 +390,33 @@ static void score(const dlp_host_set *s, const double *cor, dlp_host_cv *out) {
         out->dev_blind[x->device] += b;
         out->dev_host[x->device] += h;
         out->dev_n[x->device]++;
+        if (!has_energy(x)) continue;
+        b = fabs(x->energy_j / x->actual_j - 1);
+        h = fabs(ecor[i] / x->actual_j - 1);
+        out->e_blind += b;
+        out->e_host += h;
+        out->dev_e_blind[x->device] += b;
+        out->dev_e_host[x->device] += h;
+        out->dev_e_n[x->device]++;
+        out->e_n++;
     }
-    out->blind *= 100.0 / s->n;
-    out->host *= 100.0 / s->n;
-    for (int d = 0; d < s->n_devices; d++)
-        if (out->dev_n[d]) {
-            out->dev_blind[d] *= 100.0 / out->dev_n[d];
-            out->dev_host[d] *= 100.0 / out->dev_n[d];
-        }
+    mean_pct(&out->blind, &out->host, s->n);
+    mean_pct(&out->e_blind, &out->e_host, out->e_n);
+    for (int d = 0; d < s->n_devices; d++) {
+        mean_pct(&out->dev_blind[d], &out->dev_host[d], out->dev_n[d]);
+        mean_pct(&out->dev_e_blind[d], &out->dev_e_host[d], out->dev_e_n[d]);
+    }
+}
+
+/* sample x corrected by m (NULL: left as predicted): its latency, and its
+ * energy where it has one */
+static void correct(const dlp_host_sample *x, const dlp_host_model *m,
+                    double *lat, double *energy) {
+    double f = m ? dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms)
+                 : 1;
+    *lat = x->eager_ms * f;
+    *energy = has_energy(x) ? x->energy_j * dlp_host_energy_factor(m, f)
+                            : NAN;
 }
 
 dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
@@ -327,9 +426,11 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
         return dlp_fail(err, DLP_ERR_ARG, "host cross-validation: no samples");
     memset(out, 0, sizeof *out);
     bool *use = malloc((size_t)s->n);
-    double *cor = corrected ? corrected : malloc((size_t)s->n * sizeof *cor);
-    if (!use || !cor) {
+    double *cor = corrected ? corrected : calloc((size_t)s->n, sizeof *cor);
+    double *ecor = calloc((size_t)s->n, sizeof *ecor);
+    if (!use || !cor || !ecor) {
         free(use);
+        free(ecor);
         if (!corrected) free(cor);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
@@ -350,17 +451,14 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
         dlp_error e2;
         dlp_status fs = dlp_host_fit(s, use, &m, &e2);
         if (fs && fs != DLP_ERR_NOT_FOUND) st = dlp_fail(err, fs, "%s", e2.msg);
-        for (int i = 0; !st && i < s->n; i++) {
-            if (s->s[i].fold != f) continue;
-            const dlp_host_sample *x = &s->s[i];
-            /* no host effect on the other folds: left as predicted */
-            cor[i] = x->eager_ms * (fs ? 1 : dlp_host_factor(&m, x->host_us,
-                                                             x->eager_ms,
-                                                             x->graph_ms));
-        }
+        /* no host effect on the other folds: left as predicted */
+        for (int i = 0; !st && i < s->n; i++)
+            if (s->s[i].fold == f)
+                correct(&s->s[i], fs ? NULL : &m, &cor[i], &ecor[i]);
     }
-    if (!st) score(s, cor, out);
+    if (!st) score(s, cor, ecor, out);
     free(use);
+    free(ecor);
     if (!corrected) free(cor);
     return st;
 }
@@ -371,14 +469,16 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
     if (!s || !m || !out || s->n == 0)
         return dlp_fail(err, DLP_ERR_ARG, "host correction: no samples");
     memset(out, 0, sizeof *out);
-    double *cor = corrected ? corrected : malloc((size_t)s->n * sizeof *cor);
-    if (!cor) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < s->n; i++) {
-        const dlp_host_sample *x = &s->s[i];
-        cor[i] = x->eager_ms * dlp_host_factor(m, x->host_us, x->eager_ms,
-                                               x->graph_ms);
+    double *cor = corrected ? corrected : calloc((size_t)s->n, sizeof *cor);
+    double *ecor = calloc((size_t)s->n, sizeof *ecor);
+    if (!cor || !ecor) {
+        free(ecor);
+        if (!corrected) free(cor);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    score(s, cor, out);
+    for (int i = 0; i < s->n; i++) correct(&s->s[i], m, &cor[i], &ecor[i]);
+    score(s, cor, ecor, out);
+    free(ecor);
     if (!corrected) free(cor);
     return DLP_OK;
 }
@@ -387,17 +487,24 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
 
 static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "models", "folds", "blind_mape",
-                                        "host_mape", NULL};
+                                        "host_mape", "energy_gamma",
+                                        "energy_samples", "energy_blind_mape",
+                                        "energy_host_mape", NULL};
+enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                          dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host save: NULL");
-    const double v[7] = {m->beta, m->ref_us, m->n_samples, m->n_models,
-                         m->folds, m->blind_mape, m->host_mape};
+    const double v[N_KEYS] = {m->beta, m->ref_us, m->n_samples, m->n_models,
+                              m->folds, m->blind_mape, m->host_mape,
+                              m->gamma, m->n_energy, m->energy_blind_mape,
+                              m->energy_host_mape};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
-        "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies.\n"
+        "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies;\n"
+        "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
+        "# latency's factor above.\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode llm] -o FILE\n",
         "dlperf-host-1", HOST_KEYS, v, err);
 }
@@ -405,7 +512,7 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
 dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host load: NULL");
     memset(m, 0, sizeof *m);
-    double v[7] = {0};
+    double v[N_KEYS] = {0};
     uint32_t have = 0;
     dlp_status st = dlp_kv_read(path, "dlperf-host-1", HOST_KEYS, v, &have,
                                 err);
@@ -418,6 +525,9 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: parameter out of range "
                         "(beta %g: 0 < beta <= %g; ref_us %g: %g..%g)", path,
                         v[0], BETA_MAX, v[1], DLP_HOST_US_MIN, DLP_HOST_US_MAX);
+    if (!(v[7] >= 0 && v[7] <= 1))
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: energy_gamma %g is not in "
+                        "0..1", path, v[7]);
     m->beta = v[0];
     m->ref_us = v[1];
     m->n_samples = (int)v[2];
@@ -425,5 +535,9 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     m->folds = (int)v[4];
     m->blind_mape = v[5];
     m->host_mape = v[6];
+    m->gamma = v[7];
+    m->n_energy = (int)v[8];
+    m->energy_blind_mape = v[9];
+    m->energy_host_mape = v[10];
     return DLP_OK;
 }

@@ -32,6 +32,21 @@
  * LLM predictors' held-out throughput (their "blind" host differs from the
  * inference predictors').
  *
+ * Energy (fifty-eighth session). The time the host adds (or saves) is
+ * spent at the power of a GPU waiting for its next kernel, not at the
+ * configuration's average power, so the eager energy E_j moves with the
+ * latency factor f as
+ *     energy' = E_j x (1 + gamma x (f - 1)),   0 <= gamma <= 1,
+ * gamma the ratio of that waiting power to the average one. gamma is
+ * fitted after beta, on the same samples' eager energy predictions, as
+ * the minimizer of their MAPE: each sample's |a_i + gamma b_i| term is
+ * convex, so the minimizer is the weighted median of -a_i / b_i with
+ * weights |b_i| (a_i = E_j / actual - 1, b_i = E_j (f - 1) / actual),
+ * clipped to [0, 1]. The energy the collector measures is NVML's board
+ * energy over the timed loop (../shared/PROTOCOL.md), which counts the
+ * waiting GPU's draw. A file without gamma (older ones) leaves energy as
+ * it is.
+ *
  * The files (models/host.csv, models/host-llm.csv): key,value lines after
  * format,dlperf-host-1 (core's dlp_kv_read), written by `dlperf host fit`.
  */
@@ -53,6 +68,10 @@ typedef struct {
     int n_samples, n_models, folds;
     double blind_mape;       /* the predictions as given, % */
     double host_mape;        /* corrected, fitted on the other folds, % */
+    double gamma;            /* energy: the waiting power's share, 0..1
+                                (0: energy left as it is) */
+    int n_energy;            /* samples with an eager energy prediction */
+    double energy_blind_mape, energy_host_mape;   /* as blind / host */
 } dlp_host_model;
 
 /* The factor eager' / E for a host of host_us (h from eager_ms and
@@ -60,12 +79,19 @@ typedef struct {
 double dlp_host_factor(const dlp_host_model *m, double host_us,
                        double eager_ms, double graph_ms);
 
+/* The factor energy' / E_j for a latency factor f (above): 1 + gamma (f
+ * - 1); 1 for a non-positive or non-finite f or without m. */
+double dlp_host_energy_factor(const dlp_host_model *m, double f);
+
 /* One held-out eager prediction with the host probe of its label. */
 typedef struct {
     int fold;
     int model;               /* index of the model name (distinct count) */
     int device;              /* index into dlp_host_set.devices */
     double actual_ms, eager_ms, graph_ms, host_us;
+    double actual_j, energy_j;   /* its eager energy (llm: per sample),
+                                    measured and predicted; NAN when the
+                                    file has no such prediction */
 } dlp_host_sample;
 
 #define DLP_HOST_MAX_DEVICES 8
@@ -79,6 +105,7 @@ typedef struct {
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
                                 of the same fold and configuration */
+    int n_energy;            /* samples with actual_j and energy_j */
     bool throughput;         /* an LLM run's: the samples' latencies are
                                 batch / throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1| */
@@ -86,7 +113,9 @@ typedef struct {
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
  * joins the kind's inference.latency_ms rows (llm: its
- * llm.throughput_samples_s rows, as latencies batch / throughput) with the
+ * llm.throughput_samples_s rows, as latencies batch / throughput), and
+ * its eager inference.energy_j (llm: llm.energy_per_sample_j) rows of the
+ * same fold and configuration, with the
  * host_us of the dataset's eager inference labels (mean over reps) on
  * graph, device, precision, batch, seq, height and width (llm: the set's
  * MAPE figures are the throughput's, as `dlperf eval` reports an LLM
@@ -97,7 +126,8 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
 
-/* Fits beta and ref_us on the samples with use[i] (NULL: all).
+/* Fits beta and ref_us on the samples with use[i] (NULL: all), then gamma
+ * on those of them with an energy prediction (none: gamma 0).
  * DLP_ERR_ARG when fewer than 2 are selected or the fit is singular,
  * DLP_ERR_NOT_FOUND when the fitted beta is not positive (no host effect
  * to correct: ref_us would be meaningless). */
@@ -107,13 +137,18 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
 /* Cross-fitting over the samples' folds: each fold corrected by the fit on
  * the others (fit_device >= 0: on the others' samples of that device only,
  * a test of the correction on another card). MAPE (%) as given and
- * corrected, overall and per device (arrays of n_devices). corrected (may
- * be NULL) gets each sample's corrected eager latency. */
+ * corrected, overall and per device (arrays of n_devices), of the
+ * latencies and of the energies. corrected (may be NULL) gets each
+ * sample's corrected eager latency. */
 typedef struct {
     double blind, host;
     double dev_blind[DLP_HOST_MAX_DEVICES], dev_host[DLP_HOST_MAX_DEVICES];
     int dev_n[DLP_HOST_MAX_DEVICES];
     int folds;
+    /* the same of the energy predictions (e_n 0: none) */
+    double e_blind, e_host;
+    double dev_e_blind[DLP_HOST_MAX_DEVICES], dev_e_host[DLP_HOST_MAX_DEVICES];
+    int e_n, dev_e_n[DLP_HOST_MAX_DEVICES];
 } dlp_host_cv;
 dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
                                    dlp_host_cv *out, double *corrected,

@@ -117,6 +117,8 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
     else put(&b, "null");
     put(&b, ",\"host_factor\":");
     num(&b, r->host_factor);
+    put(&b, ",\"host_energy_factor\":");
+    num(&b, r->host_energy_factor);
     const dlp_predict_value *vals[5] = {&r->latency_ms, &r->memory_mib,
                                         &r->energy_j, &r->throughput_per_s,
                                         &r->power_w};
