@@ -4,7 +4,8 @@
  * back and give bit-identical predictions, corrupt/truncated/foreign files
  * rejected with a clear message, predictor sets choosing by validation
  * error, bad configs (batch 0, precision the card lacks, unknown MIG);
- * the MAPE calibration factor against a brute-force minimum. */
+ * the MAPE calibration factor against a brute-force minimum; inference
+ * energy from two estimates. */
 #include "check.h"
 #include "pred/pred_train.h"
 #include "model/model.h"
@@ -842,6 +843,65 @@ static void test_members_at_once(void) {
 
 /* A set of two files: the one with the lower validation error wins per
  * target; an empty directory is an error; a broken file fails the set. */
+/* Inference energy from two estimates (pred.c combine_energy): a
+ * predictor answering latency, energy and power gets energy sqrt(E x P x
+ * L / 1e3) before the calibration factors, its interval moved with it;
+ * one without power, or of another mode, keeps its energy; latency and
+ * power are untouched. */
+static double fake_l, fake_e, fake_p;   /* 0: not answered */
+static dlp_status fake_predict(const dlp_predictor *p, const dlp_pred_input *in,
+                               dlp_pred_result *out, dlp_error *err) {
+    (void)p, (void)in, (void)err;
+    const double v[3] = {fake_l, fake_e, fake_p};
+    const dlp_target t[3] = {DLP_T_INF_LATENCY_MS, DLP_T_INF_ENERGY_J,
+                             DLP_T_INF_POWER_W};
+    for (int i = 0; i < 3; i++)
+        if (v[i] != 0)
+            out->v[t[i]] = (dlp_pred_value){.valid = true, .value = v[i],
+                                             .lo = 0.8 * v[i], .hi = 1.5 * v[i]};
+    return DLP_OK;
+}
+
+static void test_energy_two_estimates(void) {
+    static const dlp_pred_vtable vt = {"fake", NULL, fake_predict, NULL,
+                                       DLP_PRED_COST_MODEL};
+    dlp_predictor p = {.vt = &vt};
+    dlp_pred_meta_init(&p.meta, "fake", DLP_MODE_INFERENCE);
+    p.meta.scale[DLP_T_INF_ENERGY_J] = 0.9f;
+    p.meta.scale[DLP_T_INF_LATENCY_MS] = 1.1f;
+    dlp_pred_config c;
+    h100(&c);
+    dlp_feat_graph fg;
+    memset(&fg, 0, sizeof fg);
+    dlp_pred_input in = {NULL, &c, &fg, NULL};
+    dlp_pred_result r;
+    dlp_error err;
+    fake_l = 2.0, fake_e = 1.0, fake_p = 400;      /* P x L: 0.8 J */
+    dlp_pred_result_init(&r);
+    CHECK_MSG(dlp_predictor_predict(&p, &in, &r, &err) == DLP_OK, "%s", err.msg);
+    double e = sqrt(1.0 * 0.8) * (double)0.9f;
+    CHECK_CLOSE(r.v[DLP_T_INF_ENERGY_J].value, e, 1e-12);
+    CHECK_CLOSE(r.v[DLP_T_INF_ENERGY_J].lo, 0.8 * e, 1e-12);
+    CHECK_CLOSE(r.v[DLP_T_INF_ENERGY_J].hi, 1.5 * e, 1e-12);
+    CHECK_CLOSE(r.v[DLP_T_INF_LATENCY_MS].value, 2.0 * (double)1.1f, 1e-12);
+    CHECK_CLOSE(r.v[DLP_T_INF_POWER_W].value, 400, 1e-12);
+    /* no power: the direct energy */
+    fake_p = 0;
+    dlp_pred_result_init(&r);
+    CHECK(dlp_predictor_predict(&p, &in, &r, &err) == DLP_OK);
+    CHECK_CLOSE(r.v[DLP_T_INF_ENERGY_J].value, (double)0.9f, 1e-12);
+    /* power from another predictor before this one: not this one's */
+    dlp_pred_result_init(&r);
+    r.v[DLP_T_INF_POWER_W] = (dlp_pred_value){.valid = true, .value = 100};
+    CHECK(dlp_predictor_predict(&p, &in, &r, &err) == DLP_OK);
+    CHECK_CLOSE(r.v[DLP_T_INF_ENERGY_J].value, (double)0.9f, 1e-12);
+    /* a non-finite answer is still refused, not combined */
+    fake_p = 400, fake_e = NAN;
+    dlp_pred_result_init(&r);
+    CHECK(dlp_predictor_predict(&p, &in, &r, &err) == DLP_ERR_UNSUPPORTED);
+    fake_e = 1.0;
+}
+
 static void test_set(void) {
     dlp_examples E;
     if (examples(&E, DLP_MODE_INFERENCE, false)) { CHECK(0); return; }
@@ -912,6 +972,7 @@ int main(void) {
     RUN(test_unknown_readout);
     RUN(test_ensemble_is_mean);
     RUN(test_members_at_once);
+    RUN(test_energy_two_estimates);
     RUN(test_set);
     rmdir(tmpdir);
     return CHECK_DONE();
