@@ -457,7 +457,8 @@ def main():
         check(rc == 1 and "host-llm.csv" in err,
               "llm --host-us without host-llm.csv: exit 1")
         with open(os.path.join(lm, "host-llm.csv"), "w") as f:
-            f.write("format,dlperf-host-1\nbeta,0.75\nref_us,6\n")
+            f.write("format,dlperf-host-1\nbeta,0.75\nref_us,6\n"
+                    "energy_gamma,0.8\n")
         le = json.loads(run(*lb, "--runtime", "eager")[1])
         lg = json.loads(run(*lb, "--runtime", "graph")[1])
         rc, out, err = run(*lb, "--runtime", "eager", "--host-us", "12")
@@ -470,6 +471,12 @@ def main():
               abs(le["throughput_per_s"] / lh["throughput_per_s"] - want) < 1e-4 * want,
               "llm --host-us 12 at ref 6: throughput / 2^(h beta), h %.3f (%s)"
               % (h, err.strip()[:80]))
+        fe = 1 + 0.8 * (want - 1)
+        check(rc == 0 and le["energy_j"] is not None and
+              abs(lh["host_energy_factor"] - fe) < 1e-4 * fe and
+              abs(lh["energy_j"] / le["energy_j"] - fe) < 1e-4 * fe,
+              "llm --host-us 12: energy x 1 + gamma (f - 1) (%s %s)"
+              % (lh.get("energy_j"), le.get("energy_j")))
         rc, out, err = run(*lb, "--runtime", "graph", "--host-us", "12")
         check(rc == 1 and "eager" in err, "llm --host-us with the graph runtime: exit 1")
         rc, out, err = run("predict", RESNET, "--device", "h100", "--mode", "training",
