@@ -207,6 +207,8 @@ typedef struct {
     int64_t batch, height, width;
     double step_ms, step_p10_ms, step_p90_ms;
     double memory_mib, mem_reserved_mib, energy_j, power_w;
+    double host_us;   /* host dispatch us per eager op around the step's
+                         timing (collector since 2026-12-03); NAN */
 } dlp_training_row;
 
 typedef struct {

@@ -807,6 +807,53 @@ static void test_late_column(void) {
     run_rc(cmd);
 }
 
+/* host_us in training.csv (collector since 2026-12-03): a copy of valid/
+ * whose training file gains the column (rep 0: 6.5, rep 1: 7.5) reads
+ * it, the same rows without it read NAN, and -2 is a range error */
+static void test_late_column_training(void) {
+    char dir[] = "/tmp/dlp_late_XXXXXX", cmd[2600], path[600];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cp -r " FIX "/valid/. %s", dir);
+    CHECK(run_rc(cmd) == 0);
+    snprintf(path, sizeof path, "%s/batches/20261126T0400-vision-a/training.csv",
+             dir);
+    /* (the fixture's lines end in CR LF) */
+    snprintf(cmd, sizeof cmd, "awk -F, '{ sub(/\\r$/, \"\") } "
+             "NR == 1 { print $0 \",host_us\"; next } "
+             "{ print $0 \",\" ($5 == 0 ? 6.5 : 7.5) }' %s > %s.new && "
+             "mv %s.new %s", path, path, path, path);
+    CHECK(run_rc(cmd) == 0);
+    for (int pass = 0; pass < 2; pass++) {
+        dlp_dataset *ds = NULL;
+        dlp_error err;
+        CHECK(dlp_dataset_open(pass ? FIX "/valid" : dir, &ds, &err) == DLP_OK);
+        if (!ds) continue;
+        int n = 0, ok = 0;
+        const dlp_training_row *t;
+        for (size_t i = 0; (t = dlp_dataset_training(ds, i)); i++, n++)
+            ok += pass ? isnan(t->host_us)
+                       : t->host_us == (t->c.rep ? 7.5 : 6.5);
+        CHECK_MSG(n == 16 && ok == n, "pass %d: %d of %d", pass, ok, n);
+        dlp_dataset_free(ds);
+    }
+    snprintf(cmd, sizeof cmd, "sed -i '2s/,6.5$/,-2/' %s", path);
+    CHECK(run_rc(cmd) == 0);
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK(dlp_dataset_open(dir, &ds, &err) == DLP_OK);
+    if (ds) {
+        char *json = NULL;
+        int ne = -1, nw = -1;
+        CHECK(dlp_dataset_check(ds, &json, &ne, &nw, &err) == DLP_OK);
+        CHECK_MSG(ne == 1 && json && strstr(json, "host_us = -2 outside"),
+                  "%d: %s", ne, json ? json : "");
+        free(json);
+        dlp_dataset_free(ds);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_rc(cmd);
+}
+
 /* Training memory measured after CUDA-graph inference in the same worker
  * (src/data/dataset.c, withdraw_train_memory): valid/'s vision batch
  * holds fp32 graph inference of each of its four models, so every
@@ -964,6 +1011,7 @@ int main(int argc, char **argv) {
     RUN(test_dir_list);
     RUN(test_fixture_cases);
     RUN(test_late_column);
+    RUN(test_late_column_training);
     RUN(test_train_memory_withdrawn);
     RUN(test_valid_rows_and_graphs);
     RUN(test_bad_arguments);

@@ -114,6 +114,7 @@ static const colspec TRN_COLS[] = {
     {"mem_reserved_mib", C_DBL, offsetof(T, mem_reserved_mib)},
     {"energy_j", C_DBL, offsetof(T, energy_j)},
     {"power_w", C_DBL, offsetof(T, power_w)},
+    {"host_us", C_DBL_LATE, offsetof(T, host_us)},
 };
 #undef T
 #define T dlp_llm_row

@@ -183,7 +183,7 @@ typedef struct {
     int64_t batch, seq, height, width;
     double t, t10, t90;           /* latency or step time, ms */
     double mem, mem_res, nvml, energy, power, tput;
-    double host_us;               /* inference only, else NAN */
+    double host_us;               /* inference and training, else NAN */
 } lview;
 
 typedef enum { K_INF, K_TRN, K_LLM } kind;
@@ -223,6 +223,7 @@ static void view(const dlp_dataset *ds, kind k, size_t i, lview *v) {
         v->t = r->step_ms, v->t10 = r->step_p10_ms, v->t90 = r->step_p90_ms;
         v->mem = r->memory_mib, v->mem_res = r->mem_reserved_mib;
         v->energy = r->energy_j, v->power = r->power_w;
+        v->host_us = r->host_us;
     } else {
         const dlp_llm_row *r = &ds->llm[i];
         v->c = &r->c;

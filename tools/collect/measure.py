@@ -19,7 +19,8 @@ allocates nothing), NVML energy over max(20, 1000 ms / latency) calls (rep 0;
 rep 1 only on a deterministic random 10%). Beyond p1: `host_us`, the host's
 dispatch time per eager op (host_dispatch_us), the mean of one probe right
 before and one right after each configuration's eager timing (before only
-in batch h12c), on both of its rows: the eager labels of one
+in batch h12c), on both of its rows, and since 2026-12-03 around each
+training step's timing too: the eager labels of one
 configuration differ between collection batches far beyond the GPUs
 (docs/DATASET_STATS.md, "Eager across cards"), and this probe records the
 host side of that.
@@ -474,7 +475,12 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                     if rep == 0:
                         c.fail(spec, "too_slow", "train %s b=%s" % (prec, b))
                     continue
+                # the host probe bracketing the timing, as the eager
+                # inference rows' (host_us, fifty-eighth session): a small
+                # step is as host-bound as an eager forward
+                host_us = host_dispatch_us(torch)
                 lat, p10, p90 = time_calls(torch, step)
+                host_us = (host_us + host_dispatch_us(torch)) / 2
                 mem, res, _ = peak_eager(c, step)
                 do_e = rep == 0 or energy_in_rep1(key)
                 ej, pw = energy(torch, c.nvml, step, lat) if do_e else ("", "")
@@ -483,7 +489,8 @@ def measure_train(c, spec, model, prec, dtype, cfgs):
                          optimizer="sgd_momentum", step_ms=_r(lat),
                          step_p10_ms=_r(p10), step_p90_ms=_r(p90),
                          memory_mib=_r(mem, 2), mem_reserved_mib=_r(res, 2),
-                         energy_j=_r(ej, 6), power_w=_r(pw, 2))
+                         energy_j=_r(ej, 6), power_w=_r(pw, 2),
+                         host_us=_r(host_us, 3))
                 c.w.row("training", d)
             except torch.cuda.OutOfMemoryError:
                 if rep == 0:

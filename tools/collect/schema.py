@@ -13,7 +13,7 @@ LABEL_COLS = {
                            "nvml_used_mib", "energy_j", "power_w", "host_us"],
     "training": COMMON + ["precision", "batch", "height", "width", "optimizer",
                           "step_ms", "step_p10_ms", "step_p90_ms", "memory_mib",
-                          "mem_reserved_mib", "energy_j", "power_w"],
+                          "mem_reserved_mib", "energy_j", "power_w", "host_us"],
     "llm": COMMON + ["runtime", "precision", "batch", "seq", "latency_ms",
                      "throughput_samples_s", "memory_mib",
                      "energy_per_sample_j", "power_w"],
