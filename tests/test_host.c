@@ -233,7 +233,6 @@ static double energy_mape(const dlp_host_set *s, const dlp_host_model *m) {
 static void add_energy(dlp_host_set *s, double beta, double ref,
                        double gamma, double noise) {
     dlp_host_model t = {.beta = beta, .ref_us = ref, .gamma = gamma};
-    s->n_energy = 0;
     for (int i = 0; i < s->n; i++) {
         dlp_host_sample *x = &s->s[i];
         x->actual_j = x->energy_j = NAN;
@@ -242,7 +241,6 @@ static void add_energy(dlp_host_set *s, double beta, double ref,
         x->energy_j = 0.2 + 5 * unif();
         x->actual_j = x->energy_j * (1 + gamma * (f - 1)) *
                       exp(noise * (unif() - 0.5));
-        s->n_energy++;
     }
 }
 

@@ -136,6 +136,23 @@ double dlp_quantile(double *v, size_t n, double p) {
     return dlp_quantile_sorted(v, n, p);
 }
 
+static int wpoint_cmp(const void *a, const void *b) {
+    double x = ((const dlp_wpoint *)a)->x, y = ((const dlp_wpoint *)b)->x;
+    return (x > y) - (x < y);
+}
+
+double dlp_weighted_median(dlp_wpoint *v, size_t n) {
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, wpoint_cmp);
+    double total = 0, cum = 0;
+    for (size_t j = 0; j < n; j++) total += v[j].w;
+    /* the slope of sum w |c - x| at c is (weight below c) - (weight
+     * above c): the minimum is where the cumulative weight reaches half */
+    for (size_t j = 0; j + 1 < n; j++)
+        if ((cum += v[j].w) >= total / 2) return v[j].x;
+    return v[n - 1].x;
+}
+
 /* ---- string map (SipHash-1-3 with a per-process random key, linear
  * probing). Keys are tensor names from untrusted files: a keyed hash keeps a
  * crafted file of colliding names from turning lookups quadratic. The key

@@ -111,6 +111,15 @@ int dlp_cmp_double(const void *a, const void *b);
 double dlp_quantile_sorted(const double *v, size_t n, double p);
 /* the same of v[n] in any order: sorts v in place first */
 double dlp_quantile(double *v, size_t n, double p);
+/* A value x with weight w >= 0. dlp_weighted_median sorts v[n] by x and
+ * returns the first x whose cumulative weight reaches half the total (the
+ * minimizer of sum w |c - x|, a convex piecewise-linear function of c:
+ * the MAPE calibration factor, the host file's energy gamma); NAN when n
+ * is 0. */
+typedef struct {
+    double x, w;
+} dlp_wpoint;
+double dlp_weighted_median(dlp_wpoint *v, size_t n);
 
 /* ---- string -> int map (open addressing, keys not copied) -------------- */
 typedef struct {

@@ -151,40 +151,18 @@ dlp_status dlp_pred_val_errors(const dlp_predictor *p, const dlp_examples *E,
     return st;
 }
 
-/* a ratio y / f and its weight f / y in the MAPE sum */
-typedef struct {
-    double r, w;
-} ratio_w;
-
-static int ratio_cmp(const void *a, const void *b) {
-    double x = ((const ratio_w *)a)->r, y = ((const ratio_w *)b)->r;
-    return (x > y) - (x < y);
-}
-
 double dlp_mape_factor(const double *y, const double *f, int n) {
-    ratio_w *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    /* sum_i |c f_i - y_i| / y_i = sum_i (f_i / y_i) |c - y_i / f_i|: the
+     * weighted median of the ratios y / f, weights f / y */
+    dlp_wpoint *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     if (!v) return 1;
-    int m = 0;
-    double total = 0;
+    size_t m = 0;
     for (int i = 0; i < n; i++) {
         if (!(y[i] > 0) || !(f[i] > 0) || !isfinite(y[i]) || !isfinite(f[i]))
             continue;
-        v[m].r = y[i] / f[i];
-        v[m].w = f[i] / y[i];
-        total += v[m++].w;
+        v[m++] = (dlp_wpoint){y[i] / f[i], f[i] / y[i]};
     }
-    double c = 1;
-    if (m) {
-        /* sum_i w_i |c - r_i| is convex and piecewise linear in c, its
-         * slope at c is (weight below c) - (weight above c): the minimum
-         * is at the first r_j whose cumulative weight reaches half */
-        qsort(v, (size_t)m, sizeof *v, ratio_cmp);
-        double cum = 0;
-        for (int j = 0; j < m; j++) {
-            cum += v[j].w;
-            if (cum >= total / 2) { c = v[j].r; break; }
-        }
-    }
+    double c = m ? dlp_weighted_median(v, m) : 1;
     free(v);
     return c;
 }

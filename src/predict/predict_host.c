@@ -233,7 +233,6 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              p->graph_ms, p->host_us,
                                              ej ? p->actual_j : NAN,
                                              ej ? p->energy_j : NAN};
-        out->n_energy += ej;
     }
     if (!st) {   /* distinct models among the samples */
         int n_names = out->n_models;
@@ -278,15 +277,6 @@ static bool has_energy(const dlp_host_sample *x) {
     return x->actual_j > 0 && x->energy_j > 0;
 }
 
-typedef struct {             /* a breakpoint of the energy MAPE in gamma */
-    double at, w;
-} knot;
-
-static int knot_cmp(const void *a, const void *b) {
-    double x = ((const knot *)a)->at, y = ((const knot *)b)->at;
-    return (x > y) - (x < y);
-}
-
 /* gamma minimizing sum |E f_E / actual - 1| over the samples with use[i]
  * and an energy prediction, f_E = 1 + gamma (f - 1), f m's latency factor
  * (beta, ref_us set): the weighted median of the terms' zeros, clipped to
@@ -296,10 +286,11 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
                             int *n_out, dlp_error *err) {
     *gamma = 0;
     *n_out = 0;
-    knot *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
+    /* a term's zero and weight (a breakpoint of the MAPE in gamma) */
+    dlp_wpoint *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
     if (!k) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    int n = 0, used = 0;
-    double total = 0;
+    size_t n = 0;
+    int used = 0;
     for (int i = 0; i < s->n; i++) {
         const dlp_host_sample *x = &s->s[i];
         if ((use && !use[i]) || !has_energy(x)) continue;
@@ -308,17 +299,10 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
         double a = x->energy_j / x->actual_j - 1,
                b = x->energy_j * (f - 1) / x->actual_j;
         if (!(fabs(b) > 1e-15)) continue;   /* a term gamma cannot move */
-        k[n++] = (knot){-a / b, fabs(b)};
-        total += fabs(b);
+        k[n++] = (dlp_wpoint){-a / b, fabs(b)};
     }
     *n_out = used;
-    if (n > 0) {
-        qsort(k, (size_t)n, sizeof *k, knot_cmp);
-        double acc = 0;
-        int i = 0;
-        while (i < n - 1 && (acc += k[i].w) < 0.5 * total) i++;
-        *gamma = fmin(1, fmax(0, k[i].at));
-    }
+    if (n > 0) *gamma = fmin(1, fmax(0, dlp_weighted_median(k, n)));
     free(k);
     return DLP_OK;
 }

@@ -105,7 +105,6 @@ typedef struct {
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
                                 of the same fold and configuration */
-    int n_energy;            /* samples with actual_j and energy_j */
     bool throughput;         /* an LLM run's: the samples' latencies are
                                 batch / throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1| */
