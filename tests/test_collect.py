@@ -659,6 +659,30 @@ def test_export_queue_parts():
           "only labeled")
 
 
+def test_part_argument():
+    """--part K/N counts K from 1: chained calls "1/N" .. "N/N" take
+    disjoint slices that cover every item, slice 0 among them (it alone
+    queues the exports of labeled specs without a graph and of pending
+    rows); anything else is refused before a machine is spent on it."""
+    import argparse
+    import run_batch
+    items = list(range(11))
+    for n in (1, 2, 3):
+        got = []
+        for k in range(1, n + 1):
+            pk, pn = run_batch.parse_part("%d/%d" % (k, n))
+            check(pn == n and pk == k - 1, "%d/%d -> (%d, %d)" % (k, n, pk, pn))
+            got += items[pk::pn]
+        check(sorted(got) == items, "%d parts cover each item once: %s" % (n, got))
+    check(run_batch.parse_part(" 2 / 3 ") == (1, 3), "spaces")
+    for bad in ("0/2", "3/2", "2", "a/b", "-1/2", "1/0", ""):
+        try:
+            run_batch.parse_part(bad)
+            check(False, "%r refused" % bad)
+        except argparse.ArgumentTypeError:
+            check(True, "%r refused" % bad)
+
+
 def test_skip_failed_exports():
     """A spec whose export failed is neither labeled nor exported again,
     unless it exported since or the retry switch is set."""
@@ -1384,7 +1408,8 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_existing_kernel_keys,
-              test_export_queue_parts, test_skip_failed_exports,
+              test_export_queue_parts, test_part_argument,
+              test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit,
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items, test_amp_items,

@@ -284,6 +284,20 @@ def amp_items(ordered, dev, done):
     return new_models_first(items, have)
 
 
+def parse_part(text):
+    """--part K/N -> (K - 1, N): the slice index, from 0. K counts from 1,
+    as every chained call was written ("--part 1/2", "--part 2/2"); before
+    the fifty-ninth session the slice was items[K::N], so such chains
+    never ran slice 0: its first item and, reserved to slice 0, the
+    exports of labeled specs without a graph and of pending rows."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    k, n = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(
+            "--part wants K/N with 1 <= K <= N, got %r" % text)
+    return k - 1, n
+
+
 def retry_batch(failed_batches):
     """A smaller batch for a graph whose training step only ever failed
     (too_slow over 2 x MAX_CALL_S, or oom): a quarter of the smallest
@@ -531,8 +545,9 @@ def main():
     ap.add_argument("--remeasure-memory", action="store_true",
                     help="first re-measure peak memory of this card's rows "
                     "in the batches with defective memory labels")
-    ap.add_argument("--part", default="",
-                    help="K/N: only the K-th of N slices of the items and exports")
+    ap.add_argument("--part", default=None, type=parse_part,
+                    help="K/N (K = 1..N): only the K-th of N slices of the "
+                    "items and exports, for calls chained without an ingest")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
     ap.add_argument("--kinds", default="",
@@ -585,7 +600,7 @@ def main():
     if a.part:
         # calls chained on one warm machine without an ingest between them
         # take disjoint slices of the label items and of the export queue
-        pk, pn = (int(v) for v in a.part.split("/"))
+        pk, pn = a.part
         items = items[pk::pn]
     items = items[:a.max_items]
     if a.remeasure_memory:
