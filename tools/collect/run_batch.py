@@ -597,11 +597,12 @@ def main():
     keep = spec_filter(a.kinds, a.families)
     items = [it for it in items if keep(it["spec"])]
     every_item = set(it["spec"]["id"] for it in items)
+    # calls chained on one warm machine without an ingest between them
+    # take disjoint slices of the label items and of the export queue
+    # (a.part: (slice index, slices) or None)
+    first_part = not a.part or a.part[0] == 0
     if a.part:
-        # calls chained on one warm machine without an ingest between them
-        # take disjoint slices of the label items and of the export queue
-        pk, pn = a.part
-        items = items[pk::pn]
+        items = items[a.part[0]::a.part[1]]
     items = items[:a.max_items]
     if a.remeasure_memory:
         mitems = memory_items(specs, dev)
@@ -627,7 +628,7 @@ def main():
     lab_ids = [it["spec"]["id"] for it in items]
     # labeled specs without a graph go first, in the first part only
     again = [i for i in labeled_without_graph(done, graphs_known(), retry)
-             if i in byid and keep(byid[i])] if not a.part or pk == 0 else []
+             if i in byid and keep(byid[i])] if first_part else []
     for i in again:
         byid[i] = dict(byid[i], export_anyway=True)
     # then the specs labeled on some card whose export never ran (a batch
@@ -635,12 +636,12 @@ def main():
     # Batch l15a labeled 20 new language models and exported 8 of its 17
     # large ones; the next batch's own label items would have come first.
     waiting = [i for i in waiting_exports(ordered, done, skip) if keep(byid[i])] \
-        if not a.part or pk == 0 else []
+        if first_part else []
     q = again + waiting + export_queue([s["id"] for s in ordered if keep(s)],
                                        lab_ids, every_item,
                                        done["export"] | skip | set(again) |
                                        set(waiting),
-                                       (pk, pn) if a.part else None,
+                                       a.part,
                                        a.export_only_labeled)
     big = [i for i in q if i.startswith(("hf:", "hfv:")) and
            zoo.hf_params_estimate(byid[i]["build"]["cfg"]) > 0.9e9]
