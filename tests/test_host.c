@@ -50,6 +50,21 @@ static void test_factor(void) {
     CHECK(dlp_host_factor(&m, 9, -4, 1) == 1);
     CHECK(dlp_host_factor(&m, 9, 4, 0) == 1);
     CHECK(dlp_host_factor(NULL, 9, 4, 1) == 1);
+    /* training (tau_ms > 0): h = min(1, tau / step), no CUDA-graph
+     * latency needed */
+    dlp_host_model t = {.beta = 0.8, .ref_us = 9.0, .tau_ms = 32};
+    CHECK_CLOSE(dlp_host_factor(&t, 18, 8.0, NAN), pow(2, 0.8), 1e-12);
+    CHECK_CLOSE(dlp_host_factor(&t, 18, 32.0, NAN), pow(2, 0.8), 1e-12);
+    CHECK_CLOSE(dlp_host_factor(&t, 18, 128.0, NAN), pow(2, 0.25 * 0.8),
+                1e-12);
+    CHECK_CLOSE(dlp_host_factor(&t, 18, 128.0, 1.0), pow(2, 0.25 * 0.8),
+                1e-12);
+    d = (log(dlp_host_factor(&t, exp(x + h), 64.0, NAN)) -
+         log(dlp_host_factor(&t, exp(x - h), 64.0, NAN))) / (2 * h);
+    CHECK_CLOSE(d, 0.5 * 0.8, 1e-6);
+    CHECK(dlp_host_factor(&t, 9, 5.0, NAN) == 1);
+    CHECK(dlp_host_factor(&t, 18, NAN, NAN) == 1);
+    CHECK(dlp_host_factor(&t, 18, 0, NAN) == 1);
 }
 
 /* deterministic samples: actual = E exp(h beta ln(host / ref) + noise) */
@@ -82,6 +97,47 @@ static void make_set(dlp_host_set *s, int n, double beta, double ref,
         x->actual_ms = x->eager_ms * exp(h * beta * log(x->host_us / ref) +
                                          noise * (unif() - 0.5));
     }
+}
+
+/* training samples: steps 2-400 ms, actual = E exp(min(1, tau / E) beta
+ * ln(host / ref) + noise) */
+static void make_training_set(dlp_host_set *s, int n, double beta,
+                              double ref, double tau, double noise) {
+    make_set(s, n, beta, ref, 0);
+    s->training = true;
+    for (int i = 0; i < n; i++) {
+        dlp_host_sample *x = &s->s[i];
+        x->eager_ms = 2 * pow(200, unif());
+        x->graph_ms = NAN;
+        x->host_us = 6 + 10 * unif();
+        double h = fmin(1, tau / x->eager_ms);
+        x->actual_ms = x->eager_ms * exp(h * beta * log(x->host_us / ref) +
+                                         noise * (unif() - 0.5));
+    }
+}
+
+/* the training fit finds tau on its grid (2^(k/4) ms) with beta and ref;
+ * cross-fitting improves on the blind steps */
+static void test_fit_training(void) {
+    dlp_host_set s;
+    dlp_host_model m;
+    dlp_error err;
+    make_training_set(&s, 400, 0.8, 9.0, 32, 0);   /* 32 = 2^(20/4) */
+    CHECK_MSG(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK, "%s", err.msg);
+    CHECK_CLOSE(m.tau_ms, 32, 1e-9);
+    CHECK_CLOSE(m.beta, 0.8, 1e-9);
+    CHECK_CLOSE(m.ref_us, 9.0, 1e-9);
+    dlp_host_set_free(&s);
+    make_training_set(&s, 3000, 0.9, 10.0, 45, 0.1);   /* off the grid */
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK);
+    CHECK_MSG(m.tau_ms > 45 / 1.2 && m.tau_ms < 45 * 1.2 &&
+              fabs(m.beta - 0.9) < 0.1 && fabs(m.ref_us - 10) < 0.6,
+              "tau %g beta %g ref %g", m.tau_ms, m.beta, m.ref_us);
+    dlp_host_cv cv;
+    CHECK(dlp_host_cross_validate(&s, -1, &cv, NULL, &err) == DLP_OK);
+    CHECK_MSG(cv.folds == 5 && cv.host < cv.blind, "%g %g", cv.host,
+              cv.blind);
+    dlp_host_set_free(&s);
 }
 
 static void test_fit_recovers(void) {
@@ -346,7 +402,7 @@ static void test_file(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
     dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
-                        15.5, 12.75}, r;
+                        15.5, 12.75, 0}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
@@ -354,6 +410,10 @@ static void test_file(void) {
           r.n_models == 321 && r.folds == 5 && r.blind_mape == 18.5 &&
           r.host_mape == 16.25 && r.gamma == 0.63 && r.n_energy == 1000 &&
           r.energy_blind_mape == 15.5 && r.energy_host_mape == 12.75);
+    CHECK(r.tau_ms == 0);
+    m.tau_ms = 22.627417;   /* a training fit's */
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.tau_ms == m.tau_ms);
     /* a file of before the energy correction: energy left as it is */
     write_text(p, "format,dlperf-host-1\nbeta,1\nref_us,7\n");
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.gamma == 0 &&
@@ -372,6 +432,8 @@ static void test_file(void) {
         "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,1.5\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,-0.1\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_gamma,nan\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\ntau_ms,-1\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\ntau_ms,1e9\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {
@@ -545,7 +607,7 @@ static void test_join_with_data(void) {
     ROW("xgb", 4, a, "eager", "inference.latency_ms", 3.0, 2.5);
     fclose(f);
     dlp_host_set s;
-    CHECK_MSG(dlp_host_set_load(p, ds, "xgb", true, &s, &err) == DLP_OK, "%s",
+    CHECK_MSG(dlp_host_set_load(p, ds, "xgb", DLP_HOST_LLM, &s, &err) == DLP_OK, "%s",
               err.msg);
     CHECK_MSG(s.n == 1 && s.n_eager == 1, "llm: n %d eager %d", s.n, s.n_eager);
     if (s.n == 1) {
@@ -558,8 +620,8 @@ static void test_join_with_data(void) {
     }
     dlp_host_set_free(&s);
     /* the inference reading takes xgb's latency row, not its throughput */
-    CHECK(dlp_host_set_load(p, ds, "xgb", false, &s, &err) == DLP_ERR_NOT_FOUND);
-    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_OK, "%s",
+    CHECK(dlp_host_set_load(p, ds, "xgb", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_NOT_FOUND);
+    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_OK, "%s",
               err.msg);
     CHECK_MSG(s.n == 1 && s.n_eager == 2 && s.n_no_host == 1 &&
               s.n_no_graph == 0 && s.n_devices >= 1 && s.n_models == 1,
@@ -571,10 +633,10 @@ static void test_join_with_data(void) {
               s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
     }
     dlp_host_set_free(&s);
-    CHECK(dlp_host_set_load(p, ds, "linreg", false, &s, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(dlp_host_set_load(p, ds, "linreg", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_NOT_FOUND);
     /* not a predictions file; a bad number */
     write_text(p, "kind,fold\ndippm,1\n");
-    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_FORMAT);
     CHECK(strstr(err.msg, "no column") != NULL);
     f = fopen(p, "w");
     fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
@@ -582,7 +644,7 @@ static void test_join_with_data(void) {
     ROW("dippm", 2, a, "eager", "inference.latency_ms", 3.0, 2.5);
     fputs("dippm,lmo,x,m,f,g,d,eager,fp32,1,0,0,0,inference.latency_ms,1,1,0\n", f);
     fclose(f);
-    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_FORMAT);
     /* a throughput of 0 has no latency */
     f = fopen(p, "w");
     fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
@@ -590,18 +652,144 @@ static void test_join_with_data(void) {
     ROW("xgb", 4, a, "eager", "llm.throughput_samples_s", 100.0, 0.0);
     fclose(f);
 #undef ROW
-    CHECK(dlp_host_set_load(p, ds, "xgb", true, &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "xgb", DLP_HOST_LLM, &s, &err) == DLP_ERR_FORMAT);
     write_text(p, "");
-    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_FORMAT);
     unlink(p);
-    CHECK(dlp_host_set_load(p, ds, "dippm", false, &s, &err) == DLP_ERR_IO);
+    CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_IO);
     rmdir(dir);
     dlp_dataset_free(ds);
 }
 
-static double predict_eager(const char *dir, const char *runtime,
-                            double host_us, dlp_predict_result *r,
-                            dlp_status *st) {
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the oracle of a training label's host: its own host_us, else the median
+ * host_us of its batch's eager inference rows (NAN: none) */
+static double training_host(const dlp_dataset *ds,
+                            const dlp_training_row *t) {
+    if (t->host_us > 0) return t->host_us;
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    double *v = malloc((c.inference + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (!strcmp(r->runtime, "eager") && r->host_us > 0 &&
+            !strcmp(r->c.batch_id, t->c.batch_id))
+            v[n++] = r->host_us;
+    }
+    double med = NAN;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_double);
+        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    free(v);
+    return med;
+}
+
+static bool same_training(const dlp_training_row *a,
+                          const dlp_training_row *b) {
+    return !strcmp(a->c.hash, b->c.hash) && !strcmp(a->c.device, b->c.device) &&
+           !strcmp(a->precision, b->precision) && a->batch == b->batch &&
+           a->height == b->height && a->width == b->width;
+}
+
+/* training labels joined with their hosts: a row's own host_us, a batch's
+ * median, none; energy = power x step of each side */
+static void test_join_training(void) {
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_dataset_open(DATA, &ds, &err) == DLP_OK, "%s", err.msg);
+    if (!ds) return;
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    const dlp_training_row *o = NULL, *b = NULL, *z = NULL;
+    for (size_t i = 0; i < c.training && (!o || !b || !z); i++) {
+        const dlp_training_row *t = dlp_dataset_training(ds, i);
+        if (t->host_us > 0) {
+            if (!o) o = t;
+            continue;
+        }
+        if (b && z) continue;
+        double h = training_host(ds, t);
+        if (!b && h > 0) b = t;
+        if (!z && !(h > 0)) z = t;
+    }
+    CHECK(o && b && z);
+    if (!o || !b || !z) {
+        dlp_dataset_free(ds);
+        return;
+    }
+    /* the oracles: the host of each label row of the configuration,
+     * averaged */
+    double want[2] = {0, 0};
+    const dlp_training_row *cfg[2] = {o, b};
+    for (int k = 0; k < 2; k++) {
+        int n = 0;
+        for (size_t i = 0; i < c.training; i++) {
+            const dlp_training_row *t = dlp_dataset_training(ds, i);
+            double h;
+            if (same_training(t, cfg[k]) && (h = training_host(ds, t)) > 0)
+                want[k] += h, n++;
+        }
+        want[k] /= n;
+    }
+    char dir[] = "/tmp/dlp_host_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256];
+    snprintf(p, sizeof p, "%s/pred.csv", dir);
+    FILE *f = fopen(p, "w");
+    fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
+          "seq,height,width,target,actual,predicted,rel_err\n", f);
+#define TROW(fold, t, target, act, pred)                                     \
+    fprintf(f, "dippm+xgb,lmo,%d,m%d,fam,%s,%s,train,%s,%lld,7,%lld,%lld,"   \
+            "%s,%g,%g,0\n", fold, fold, t->c.hash, t->c.device,             \
+            t->precision, (long long)t->batch, (long long)t->height,         \
+            (long long)t->width, target, act, pred)
+    TROW(0, o, "training.step_ms", 40.0, 30.0);
+    TROW(0, o, "training.power_w", 400.0, 300.0);
+    TROW(1, b, "training.step_ms", 20.0, 25.0);
+    TROW(1, b, "training.memory_mib", 900.0, 800.0);
+    TROW(2, z, "training.step_ms", 10.0, 12.0);    /* no host */
+    fclose(f);
+#undef TROW
+    dlp_host_set s;
+    CHECK_MSG(dlp_host_set_load(p, ds, "dippm+xgb", DLP_HOST_TRAINING, &s,
+                                &err) == DLP_OK, "%s", err.msg);
+    CHECK_MSG(s.training && !s.throughput && s.n == 2 && s.n_eager == 3 &&
+              s.n_no_host == 1 && s.n_models == 2,
+              "n %d eager %d no_host %d", s.n, s.n_eager, s.n_no_host);
+    for (int i = 0; i < s.n; i++) {
+        const dlp_host_sample *x = &s.s[i];
+        int k = x->fold;
+        CHECK(k == 0 || k == 1);
+        if (k != 0 && k != 1) continue;
+        CHECK_CLOSE(x->host_us, want[k], 1e-12);
+        CHECK(isnan(x->graph_ms));
+        CHECK(x->actual_ms == (k ? 20.0 : 40.0) &&
+              x->eager_ms == (k ? 25.0 : 30.0));
+        if (k == 0) {
+            CHECK_CLOSE(x->actual_j, 400.0 * 40.0 / 1e3, 1e-12);
+            CHECK_CLOSE(x->energy_j, 300.0 * 30.0 / 1e3, 1e-12);
+        } else {
+            CHECK(isnan(x->actual_j) && isnan(x->energy_j));
+        }
+    }
+    dlp_host_set_free(&s);
+    /* the inference reading finds nothing of it */
+    CHECK(dlp_host_set_load(p, ds, "dippm+xgb", DLP_HOST_INFERENCE, &s,
+                            &err) == DLP_ERR_NOT_FOUND);
+    unlink(p);
+    rmdir(dir);
+    dlp_dataset_free(ds);
+}
+
+static double predict_mode(const char *dir, const char *mode,
+                           const char *runtime, double host_us,
+                           dlp_predict_result *r, dlp_status *st) {
     dlp_predictor_set *ps = NULL;
     dlp_model *mod = NULL;
     dlp_error err;
@@ -612,6 +800,7 @@ static double predict_eager(const char *dir, const char *runtime,
         dlp_predict_config_init(&c);
         c.device = "H100";
         c.runtime = runtime;
+        c.mode = mode;
         c.batch = 4;
         c.host_us = host_us;
         *st = dlp_predict(ps, mod, &c, r, &err);
@@ -619,6 +808,59 @@ static double predict_eager(const char *dir, const char *runtime,
     dlp_model_free(mod);
     dlp_predictor_close(ps);
     return *st ? NAN : r->latency_ms.value;
+}
+
+static double predict_eager(const char *dir, const char *runtime,
+                            double host_us, dlp_predict_result *r,
+                            dlp_status *st) {
+    return predict_mode(dir, "inference", runtime, host_us, r, st);
+}
+
+/* --mode training --host-us: models/host-training.csv's factor on the
+ * step, h = min(1, tau / step); refused without the file or with an
+ * inference fit (no tau_ms) in its place */
+static void test_predict_training(void) {
+    char dir[] = "/tmp/dlp_host_XXXXXX", p[256], cmd[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/a_train.dlpm", dir);
+    dlp_error err;
+    CHECK(roofline_file_write(p, DLP_MODE_TRAINING,
+                              1u << DLP_T_TRAIN_STEP_MS, &err));
+    dlp_predict_result r;
+    dlp_status st;
+    double step = predict_mode(dir, "training", NULL, 0, &r, &st);
+    CHECK_MSG(st == DLP_OK && step > 0, "status %d", (int)st);
+    predict_mode(dir, "training", NULL, 9, &r, &st);
+    CHECK(st == DLP_ERR_NOT_FOUND);
+    /* an inference host.csv does not serve training */
+    snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
+    dlp_host_model m = {.beta = 0.8, .ref_us = 7.0};
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    predict_mode(dir, "training", NULL, 9, &r, &st);
+    CHECK(st == DLP_ERR_NOT_FOUND);
+    snprintf(p, sizeof p, "%s/" DLP_HOST_TRAINING_FILE, dir);
+    m.tau_ms = step / 4;   /* h = 1/4 */
+    m.host_mape = 11;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    double slow = predict_mode(dir, "training", NULL, 14.0, &r, &st);
+    CHECK(st == DLP_OK);
+    CHECK_CLOSE(slow / step, pow(2, 0.25 * 0.8), 1e-9);
+    CHECK_CLOSE(r.host_factor, slow / step, 1e-12);
+    CHECK(r.latency_ms.err_pct == 11 && !strcmp(r.latency_ms.err_basis,
+                                                 "heldout-host"));
+    m.tau_ms = 4 * step;   /* h = 1 */
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    slow = predict_mode(dir, "training", NULL, 3.5, &r, &st);
+    CHECK(st == DLP_OK);
+    CHECK_CLOSE(slow / step, pow(0.5, 0.8), 1e-9);
+    /* a training file without tau_ms fails the open, naming it */
+    m.tau_ms = 0;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    dlp_predictor_set *ps = NULL;
+    CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, DLP_HOST_TRAINING_FILE) != NULL);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
 }
 
 static void test_predict(void) {
@@ -640,7 +882,7 @@ static void test_predict(void) {
     predict_eager(dir, "eager", 9, &r, &st);
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
-    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13};
+    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);
@@ -681,12 +923,15 @@ static void test_predict(void) {
 int main(void) {
     RUN(test_factor);
     RUN(test_fit_recovers);
+    RUN(test_fit_training);
     RUN(test_apply);
     RUN(test_energy);
     RUN(test_fit_refuses);
     RUN(test_file);
     RUN(test_replicates);
     RUN(test_join_with_data);
+    RUN(test_join_training);
     RUN(test_predict);
+    RUN(test_predict_training);
     return CHECK_DONE();
 }

@@ -10,7 +10,8 @@
  * [--host FILE] [--kind K] [--mode M]` applies a fitted file (default
  * models/host.csv) as it is to such predictions, e.g. `dlperf eval
  * --models`'s of a new batch, and prints the same table. `--mode llm`:
- * the LLM predictors' eager throughput instead (models/host-llm.csv).
+ * the LLM predictors' eager throughput instead (models/host-llm.csv);
+ * `--mode training`: the training step (models/host-training.csv).
  * `dlperf host replicates ROWS [--host FILE]`: eager configurations
  * measured more than once in the collector's rows ROWS, how far one
  * measurement is from the other as is and moved by the correction in
@@ -26,7 +27,7 @@
 static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
-"                       [--fit-device NAME] [--mode inference|llm]\n\n"
+"                       [--fit-device NAME] [--mode inference|llm|training]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
@@ -41,11 +42,18 @@ static void usage(FILE *f) {
 "samples only (the others are corrected by it: a test on another card).\n"
 "--mode llm: the eager throughput predictions of an `eval --mode llm`\n"
 "run instead, as latencies batch / throughput (models/host-llm.csv is\n"
-"what `dlperf predict --mode llm --host-us` loads).\n\n"
+"what `dlperf predict --mode llm --host-us` loads).\n"
+"--mode training: the step time predictions of an `eval --mode training`\n"
+"run, h = min(1, tau_ms / step) of the predicted step (a step has no\n"
+"CUDA-graph twin), tau_ms fitted with beta over a grid of 1-1024 ms; the\n"
+"host of a label is its own host_us, else the median of its batch's eager\n"
+"inference rows; energy = predicted power x step (models/host-training.csv\n"
+"is what `dlperf predict --mode training --host-us` loads).\n\n"
 "usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
-"                         [--mode inference|llm]\n\n"
+"                         [--mode inference|llm|training]\n\n"
 "Applies the fitted correction in FILE (default models/host.csv, with\n"
-"--mode llm models/host-llm.csv) as it is, refitting nothing, to the same\n"
+"--mode llm models/host-llm.csv, with --mode training\n"
+"models/host-training.csv) as it is, refitting nothing, to the same\n"
 "kind of predictions (e.g. those of `dlperf eval --models` on a new\n"
 "batch) and prints their eager MAPE as predicted and corrected, overall\n"
 "and per device, of the latencies and the energies.\n\n"
@@ -105,10 +113,12 @@ static int replicates(const char *rows, const char *path) {
  * and of the energies. */
 static void print_table(const char *kind, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
-    printf("%s eager %s predictions %d: with host_us %d (%d models, "
+    printf("%s %s predictions %d: with host_us %d (%d models, "
            "%s), %d without host_us, %d without a CUDA-graph prediction\n",
-           kind, set->throughput ? "throughput" : "latency", set->n_eager,
-           set->n, set->n_models, how, set->n_no_host, set->n_no_graph);
+           kind, set->throughput ? "eager throughput"
+                 : set->training ? "training step" : "eager latency",
+           set->n_eager, set->n, set->n_models, how, set->n_no_host,
+           set->n_no_graph);
     printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_n[d])
@@ -116,10 +126,12 @@ static void print_table(const char *kind, const dlp_host_set *set,
                    cv->dev_blind[d], cv->dev_host[d]);
     printf("%-16s %6d %12.2f %12.2f\n", "all", set->n, cv->blind, cv->host);
     if (!cv->e_n) {
-        printf("eager energy: no prediction of the same configurations\n");
+        printf("%s energy: no prediction of the same configurations\n",
+               set->training ? "step" : "eager");
         return;
     }
-    printf("eager energy%s, the same configurations:\n",
+    printf("%s energy%s, the same configurations:\n",
+           set->training ? "step (predicted power x step)" : "eager",
            set->throughput ? " per sample" : "");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_e_n[d])
@@ -139,7 +151,8 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) {
         char how[600];
         snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g, "
-                 "energy_gamma %.4g", path, m.beta, m.ref_us, m.gamma);
+                 "tau_ms %.4g, energy_gamma %.4g", path, m.beta, m.ref_us,
+                 m.tau_ms, m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
@@ -200,20 +213,25 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    bool llm = !strcmp(mode, "llm");
-    if (!llm && strcmp(mode, "inference")) {
+    dlp_host_mode hmode = !strcmp(mode, "llm") ? DLP_HOST_LLM
+                          : !strcmp(mode, "training") ? DLP_HOST_TRAINING
+                                                      : DLP_HOST_INFERENCE;
+    if (hmode == DLP_HOST_INFERENCE && strcmp(mode, "inference")) {
         fprintf(stderr, "dlperf host: --mode %s: the host correction is for "
-                "eager inference or llm\n", mode);
+                "eager inference, llm or training\n", mode);
         return 2;
     }
-    if (!host) host = llm ? "models/" DLP_HOST_LLM_FILE : "models/" DLP_HOST_FILE;
+    if (!host)
+        host = hmode == DLP_HOST_LLM ? "models/" DLP_HOST_LLM_FILE
+               : hmode == DLP_HOST_TRAINING ? "models/" DLP_HOST_TRAINING_FILE
+                                            : "models/" DLP_HOST_FILE;
     dlp_dataset *ds = NULL;
     if (cli_open_dataset("host", dir, &ds)) return 1;
     dlp_error err = {0};
     dlp_host_set set;
     dlp_host_cv cv;
     dlp_host_model m;
-    dlp_status st = dlp_host_set_load(preds, ds, kind, llm, &set, &err);
+    dlp_status st = dlp_host_set_load(preds, ds, kind, hmode, &set, &err);
     dlp_dataset_free(ds);
     if (st) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
@@ -239,8 +257,9 @@ int cmd_host(int argc, char **argv) {
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
-        printf("fitted on all: beta %.4g, ref_us %.4g, energy_gamma %.4g "
-               "(%d energy samples)\n", m.beta, m.ref_us, m.gamma, m.n_energy);
+        printf("fitted on all: beta %.4g, ref_us %.4g, tau_ms %.4g, "
+               "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
+               m.tau_ms, m.gamma, m.n_energy);
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;

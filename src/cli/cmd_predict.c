@@ -50,10 +50,11 @@ static void usage(FILE *f) {
 "  --best            let slow predictors (kern, DIPPM+kern: ~50 ms per\n"
 "                    process instead of ~5) compete by held-out error too;\n"
 "                    with the shipped table DIPPM still wins (models/)\n"
-"  --host-us X       eager inference or LLM: the host's dispatch time per\n"
-"                    eager op, in us (docs/PREDICT.md has the probe); the\n"
-"                    eager latency is corrected for it (models/host.csv;\n"
-"                    --mode llm: models/host-llm.csv)\n"
+"  --host-us X       eager inference, LLM or training: the host's dispatch\n"
+"                    time per eager op, in us (docs/PREDICT.md has the\n"
+"                    probe); the eager latency (step) is corrected for it\n"
+"                    (models/host.csv; --mode llm: models/host-llm.csv;\n"
+"                    --mode training: models/host-training.csv)\n"
 "  -h, --help        this text\n", DLP_PREDICT_MAX_SIDE);
 }
 
@@ -133,7 +134,9 @@ static void print_text(FILE *f, const char *name,
         fprintf(f, "  host         %.3g us per eager op: latency x %.3f, "
                 "energy x %.3f (models/%s)\n", r->host_us, r->host_factor,
                 r->host_energy_factor,
-                strcmp(r->mode, "llm") ? "host.csv" : "host-llm.csv");
+                !strcmp(r->mode, "llm")        ? "host-llm.csv"
+                : !strcmp(r->mode, "training") ? "host-training.csv"
+                                               : "host.csv");
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",

@@ -52,7 +52,8 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
         st = dlp_part_load(path, &ps->part, err);
         ps->has_part = st == DLP_OK;
     }
-    /* the host-aware eager corrections (inference, LLM), likewise */
+    /* the host-aware eager corrections (inference, LLM, training),
+     * likewise */
     if (!st && present(path, sizeof path, models_dir, DLP_HOST_FILE)) {
         st = dlp_host_load(path, &ps->host, err);
         ps->has_host = st == DLP_OK;
@@ -60,6 +61,13 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     if (!st && present(path, sizeof path, models_dir, DLP_HOST_LLM_FILE)) {
         st = dlp_host_load(path, &ps->host_llm, err);
         ps->has_host_llm = st == DLP_OK;
+    }
+    if (!st && present(path, sizeof path, models_dir, DLP_HOST_TRAINING_FILE)) {
+        st = dlp_host_load(path, &ps->host_training, err);
+        if (!st && !(ps->host_training.tau_ms > 0))
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms (not a `dlperf "
+                          "host fit --mode training` file)", path);
+        ps->has_host_training = st == DLP_OK;
     }
     if (st) {
         dlp_predictor_close(ps);
@@ -331,17 +339,21 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
             return dlp_fail(err, DLP_ERR_ARG, "host dispatch time %g us per "
                             "op is out of range (%g..%g)", c->host_us,
                             DLP_HOST_US_MIN, DLP_HOST_US_MAX);
-        if (pc.mode == DLP_MODE_TRAINING || pc.runtime != DLP_RT_EAGER)
+        if (pc.runtime != DLP_RT_EAGER)
             return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies "
-                            "to eager inference and LLM only (--runtime "
-                            "eager, --mode inference or llm)");
-        bool llm = pc.mode == DLP_MODE_LLM;
-        if (!(llm ? ps->has_host_llm : ps->has_host))
+                            "to eager runs only (--runtime eager, or "
+                            "--mode training)");
+        bool llm = pc.mode == DLP_MODE_LLM,
+             training = pc.mode == DLP_MODE_TRAINING;
+        if (!(llm ? ps->has_host_llm
+                  : training ? ps->has_host_training : ps->has_host))
             return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has "
                             "no host-aware eager correction for %s (%s; "
                             "`dlperf host fit%s`)", dlp_mode_name(pc.mode),
-                            llm ? DLP_HOST_LLM_FILE : DLP_HOST_FILE,
-                            llm ? " --mode llm" : "");
+                            llm ? DLP_HOST_LLM_FILE
+                            : training ? DLP_HOST_TRAINING_FILE : DLP_HOST_FILE,
+                            llm ? " --mode llm"
+                            : training ? " --mode training" : "");
     }
     if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
         return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
@@ -443,9 +455,10 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     dlp_pred_input in = {&m->graph, &pc, &fg, NULL};
     st = dlp_predict_set_run(ps, &in, &pr, err);
     /* host-aware eager: the CUDA-graph latency too, for the share of the
-     * eager time the host sets (predict_host.h) */
+     * eager time the host sets (predict_host.h; a training step's share
+     * comes from the step itself) */
     double graph_ms = NAN;
-    if (!st && c->host_us != 0) {
+    if (!st && c->host_us != 0 && pc.mode != DLP_MODE_TRAINING) {
         dlp_pred_config gc = pc;
         gc.runtime = DLP_RT_GRAPH;
         dlp_pred_input gin = {&m->graph, &gc, &fg, NULL};
@@ -518,7 +531,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                         dlp_precision_name(pc.precision));
 
     const dlp_host_model *hm =
-        pc.mode == DLP_MODE_LLM ? &ps->host_llm : &ps->host;
+        pc.mode == DLP_MODE_LLM        ? &ps->host_llm
+        : pc.mode == DLP_MODE_TRAINING ? &ps->host_training
+                                       : &ps->host;
     if (c->host_us != 0) {
         out->host_us = c->host_us;
         out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);
@@ -535,7 +550,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         }
         /* the corrected held-out error (an LLM's is its throughput's,
          * below: its latency is derived) */
-        if (hm->host_mape > 0 && pc.mode == DLP_MODE_INFERENCE) {
+        if (hm->host_mape > 0 && pc.mode != DLP_MODE_LLM) {
             L->err_pct = hm->host_mape;
             L->err_basis = "heldout-host";
         }

@@ -59,6 +59,10 @@ struct dlp_predictor_set {
     dlp_host_model host_llm; /* <dir>/host-llm.csv: the same for LLM eager
                                 throughput */
     bool has_host_llm;       /* false: --mode llm --host-us is refused */
+    dlp_host_model host_training;   /* <dir>/host-training.csv: training
+                                       steps (tau_ms > 0) */
+    bool has_host_training;  /* false: --mode training --host-us is
+                                refused */
     dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
                                 without one): the per-target choice */
     bool best;               /* slow kinds compete too

@@ -14,18 +14,20 @@
 #define MAX_PRED_BYTES ((size_t)1 << 30)
 #define BETA_MAX 4.0
 
-static double host_share(double eager_ms, double graph_ms) {
-    double h = 1 - graph_ms / eager_ms;
+/* the host-bound share of an eager prediction: 1 - graph / eager, or
+ * (training, tau_ms > 0) min(1, tau_ms / eager) */
+static double host_share(double tau_ms, double eager_ms, double graph_ms) {
+    double h = tau_ms > 0 ? tau_ms / eager_ms : 1 - graph_ms / eager_ms;
     return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
 double dlp_host_factor(const dlp_host_model *m, double host_us,
                        double eager_ms, double graph_ms) {
-    if (!m || !(host_us > 0) || !(eager_ms > 0) || !(graph_ms > 0) ||
-        !isfinite(host_us) || !isfinite(eager_ms) || !isfinite(graph_ms) ||
-        !(m->ref_us > 0))
+    if (!m || !(host_us > 0) || !(eager_ms > 0) || !isfinite(host_us) ||
+        !isfinite(eager_ms) || !(m->ref_us > 0) ||
+        (!(m->tau_ms > 0) && !(graph_ms > 0 && isfinite(graph_ms))))
         return 1;
-    return exp(host_share(eager_ms, graph_ms) * m->beta *
+    return exp(host_share(m->tau_ms, eager_ms, graph_ms) * m->beta *
                log(host_us / m->ref_us));
 }
 
@@ -56,6 +58,7 @@ typedef struct {             /* one fold's predictions of a configuration */
     double actual_ms, eager_ms, graph_ms;
     double host_us;
     double actual_j, energy_j;   /* eager energy, NAN until read */
+    double actual_w, power_w;    /* training: power, NAN until read */
 } pending;
 
 /* host_us per configuration of the dataset's eager labels */
@@ -90,6 +93,106 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
     return DLP_OK;
 }
 
+typedef struct {             /* one eager inference row's host probe */
+    int batch;               /* batch_id index */
+    double host_us;
+} batch_probe;
+
+static int by_batch_host(const void *a, const void *b) {
+    const batch_probe *x = a, *y = b;
+    if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
+    return x->host_us < y->host_us ? -1 : x->host_us > y->host_us;
+}
+
+/* the median host_us of each batch's eager inference rows (NAN: none),
+ * by the index of its batch_id in batches */
+static dlp_status batch_hosts(const dlp_dataset *ds, dlp_strmap *batches,
+                              dlp_arena *a, double **med, int *n_batches,
+                              dlp_error *err) {
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    batch_probe *v = malloc((c.inference ? c.inference : 1) * sizeof *v);
+    if (!v) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (strcmp(r->runtime, "eager") || !(r->host_us > 0) ||
+            !isfinite(r->host_us))
+            continue;
+        int k = dlp_strmap_intern(batches, a, r->c.batch_id, n_batches);
+        if (k < 0) {
+            free(v);
+            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        }
+        v[n++] = (batch_probe){k, r->host_us};
+    }
+    qsort(v, n, sizeof *v, by_batch_host);
+    *med = malloc((size_t)(*n_batches ? *n_batches : 1) * sizeof **med);
+    if (!*med) {
+        free(v);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j].batch == v[i].batch; j++) {}
+        size_t m = (j - i) / 2;
+        (*med)[v[i].batch] = (j - i) % 2 ? v[i + m].host_us
+                                         : (v[i + m - 1].host_us +
+                                            v[i + m].host_us) / 2;
+    }
+    free(v);
+    return DLP_OK;
+}
+
+/* host_us per configuration of the dataset's training labels: the row's
+ * own, else its batch's eager inference median (dlp_host_set_load) */
+static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
+                                       dlp_arena *a, probe **out, int *n,
+                                       dlp_error *err) {
+    dlp_strmap batches;
+    if (!dlp_strmap_init(&batches, 256))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    double *med = NULL;
+    int n_batches = 0;
+    dlp_status st = batch_hosts(ds, &batches, a, &med, &n_batches, err);
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    char key[256];
+    for (size_t i = 0; !st && i < c.training; i++) {
+        const dlp_training_row *r = dlp_dataset_training(ds, i);
+        double h = r->host_us;
+        if (!(h > 0) || !isfinite(h)) {
+            const char *b = r->c.batch_id;
+            int k = dlp_strmap_get(&batches, b, strlen(b));
+            if (k < 0) continue;
+            h = med[k];
+        }
+        config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
+                   (long long)r->batch, 0, (long long)r->height,
+                   (long long)r->width);
+        int before = *n;
+        int k = dlp_strmap_intern(map, a, key, n);
+        if (k < 0) {
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (k == before) {
+            if (!dlp_grow((void **)out, &cap, (size_t)*n, sizeof **out)) {
+                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                break;
+            }
+            (*out)[k] = (probe){0, 0};
+        }
+        (*out)[k].sum += h;
+        (*out)[k].n++;
+    }
+    free(med);
+    dlp_strmap_free(&batches);
+    return st;
+}
+
 enum { C_KIND, C_FOLD, C_MODEL, C_GRAPH, C_DEVICE, C_RUNTIME, C_PREC,
        C_BATCH, C_SEQ, C_HEIGHT, C_WIDTH, C_TARGET, C_ACTUAL, C_PRED, N_COL };
 static const char *const COLS[N_COL] = {
@@ -97,12 +200,20 @@ static const char *const COLS[N_COL] = {
     "batch", "seq", "height", "width", "target", "actual", "predicted"};
 
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
-                             const char *kind, bool llm, dlp_host_set *out,
-                             dlp_error *err) {
+                             const char *kind, dlp_host_mode mode,
+                             dlp_host_set *out, dlp_error *err) {
     if (!pred_csv || !ds || !kind || !out)
         return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_load: NULL argument");
     memset(out, 0, sizeof *out);
+    bool llm = mode == DLP_HOST_LLM, training = mode == DLP_HOST_TRAINING;
     out->throughput = llm;
+    out->training = training;
+    const char *lat_target = llm ? "llm.throughput_samples_s"
+                             : training ? "training.step_ms"
+                                        : "inference.latency_ms";
+    const char *energy_target = llm ? "llm.energy_per_sample_j"
+                                : training ? "training.power_w"
+                                           : "inference.energy_j";
     char *text = NULL;
     size_t len = 0;
     dlp_status st = dlp_read_file(pred_csv, MAX_PRED_BYTES, &text, &len, err);
@@ -119,7 +230,9 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     dlp_csv csv;
     dlp_csv_init(&csv, pred_csv, text, len);
     if (!maps) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    if (!st) st = load_probes(ds, &probes_map, &a, &probes, &n_probes, err);
+    if (!st)
+        st = (training ? load_training_probes : load_probes)(
+            ds, &probes_map, &a, &probes, &n_probes, err);
     int col[N_COL];
     size_t need = 0;
     bool got = false;
@@ -137,15 +250,14 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         }
         const char *f[N_COL];
         for (int k = 0; k < N_COL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
-        bool energy = !strcmp(f[C_TARGET], llm ? "llm.energy_per_sample_j"
-                                                : "inference.energy_j");
-        bool eager = !strcmp(f[C_RUNTIME], "eager");
+        bool energy = !strcmp(f[C_TARGET], energy_target);
+        /* a training step is eager (`dlperf eval` writes "train") */
+        bool eager = !strcmp(f[C_RUNTIME], training ? "train" : "eager");
         if (strcmp(f[C_KIND], kind) ||
-            (!energy && strcmp(f[C_TARGET], llm ? "llm.throughput_samples_s"
-                                                : "inference.latency_ms")) ||
+            (!energy && strcmp(f[C_TARGET], lat_target)) ||
             (energy && (!eager || !*f[C_ACTUAL])))
             continue;
-        if (!eager && strcmp(f[C_RUNTIME], "graph")) continue;
+        if (!eager && (training || strcmp(f[C_RUNTIME], "graph"))) continue;
         int64_t fold, b, s, h, w;
         double act, pr;
         if (!dlp_csv_parse_i64(f[C_FOLD], &fold) ||
@@ -167,8 +279,8 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         }
         if (eager && !energy) out->n_eager++;
         config_key(key, sizeof key, f[C_FOLD], f[C_GRAPH], f[C_DEVICE],
-                   f[C_PREC], (long long)b, (long long)s, (long long)h,
-                   (long long)w);
+                   f[C_PREC], (long long)b, training ? 0 : (long long)s,
+                   (long long)h, (long long)w);
         int before = n_pend;
         int k = dlp_strmap_intern(&cfg_map, &a, key, &n_pend);
         if (k < 0) {
@@ -182,9 +294,14 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                 break;
             }
             pend[k] = (pending){(int)fold, -1, -1, NAN, NAN, NAN, NAN, NAN,
-                                NAN};
+                                NAN, NAN, NAN};
         }
         pending *p = &pend[k];
+        if (energy && training) {
+            p->actual_w = act;
+            p->power_w = pr;
+            continue;
+        }
         if (energy) {
             p->actual_j = act;
             p->energy_j = pr;
@@ -210,13 +327,19 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         if (p->model < 0) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; !st && i < n_pend; i++) {
-        const pending *p = &pend[i];
+        pending *p = &pend[i];
         if (!(p->eager_ms > 0)) continue;
+        if (training) {   /* energy = power x step, of each side */
+            p->graph_ms = NAN;
+            p->actual_j = p->actual_w * p->actual_ms / 1e3;
+            p->energy_j = p->power_w * p->eager_ms / 1e3;
+        }
         if (!(p->host_us > 0)) {
             out->n_no_host++;
             continue;
         }
-        if (!(p->graph_ms > 0) || p->device < 0 || !(p->actual_ms > 0)) {
+        if ((!training && !(p->graph_ms > 0)) || p->device < 0 ||
+            !(p->actual_ms > 0)) {
             out->n_no_graph++;
             continue;
         }
@@ -248,11 +371,13 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     }
     if (!st && out->n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
-                      "%s: no %s eager %s prediction whose label has "
-                      "host_us and whose CUDA-graph one is predicted too "
-                      "(%d eager, %d without host_us)", pred_csv, kind,
-                      llm ? "throughput" : "latency", out->n_eager,
-                      out->n_no_host);
+                      "%s: no %s %s prediction whose label has host_us%s "
+                      "(%d predictions, %d without host_us)", pred_csv, kind,
+                      llm ? "eager throughput" : training ? "training step"
+                                                          : "eager latency",
+                      training ? "" : " and whose CUDA-graph one is "
+                                      "predicted too",
+                      out->n_eager, out->n_no_host);
     dlp_csv_free(&csv);
     dlp_strmap_free(&probes_map);
     dlp_strmap_free(&cfg_map);
@@ -307,17 +432,22 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
     return DLP_OK;
 }
 
+/* the training fit's grid of tau_ms: 2^(k / 4) ms, k = 0 .. TAU_STEPS */
+#define TAU_STEPS 40
+#define TAU_MAX_MS 100000.0
+
 /* least squares of r = ln(actual / E) on x1 = h ln host, x2 = h (no
- * intercept: a GPU-bound configuration is left as it is) */
-dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
-                        dlp_host_model *m, dlp_error *err) {
-    if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
-    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
-    int n = 0;
+ * intercept: a GPU-bound configuration is left as it is), h the share for
+ * tau_ms (0: from the CUDA-graph prediction): *beta, *c and the residual
+ * sum of squares *sse over the *n samples used; false when singular */
+static bool fit_share(const dlp_host_set *s, const bool *use, double tau_ms,
+                      double *beta, double *c, double *sse, int *n) {
+    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0, rr = 0;
+    *n = 0;
     for (int i = 0; i < s->n; i++) {
         if (use && !use[i]) continue;
         const dlp_host_sample *x = &s->s[i];
-        double h = host_share(x->eager_ms, x->graph_ms);
+        double h = host_share(tau_ms, x->eager_ms, x->graph_ms);
         double x1 = h * log(x->host_us), x2 = h;
         double r = log(x->actual_ms / x->eager_ms);
         s11 += x1 * x1;
@@ -325,22 +455,45 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
         s22 += x2 * x2;
         r1 += x1 * r;
         r2 += x2 * r;
-        n++;
+        rr += r * r;
+        (*n)++;
     }
     double det = s11 * s22 - s12 * s12;
-    if (n < 2 || !(fabs(det) > 1e-12 * (s11 * s22 + 1e-300)))
+    if (*n < 2 || !(fabs(det) > 1e-12 * (s11 * s22 + 1e-300))) return false;
+    *beta = (r1 * s22 - r2 * s12) / det;
+    *c = (s11 * r2 - s12 * r1) / det;
+    /* the normal equations leave rr - beta r1 - c r2 */
+    *sse = rr - *beta * r1 - *c * r2;
+    return true;
+}
+
+dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
+                        dlp_host_model *m, dlp_error *err) {
+    if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
+    double beta = NAN, c = NAN, best = INFINITY, tau = 0;
+    int n = 0;
+    for (int k = 0; k <= (s->training ? TAU_STEPS : 0); k++) {
+        double t = s->training ? exp2(k / 4.0) : 0, b, cc, sse;
+        if (fit_share(s, use, t, &b, &cc, &sse, &n) && sse < best) {
+            best = sse;
+            beta = b;
+            c = cc;
+            tau = t;
+        }
+    }
+    if (!(best < INFINITY))
         return dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), singular "
                         "(the host-bound shares or host probes do not vary)",
                         n);
-    double beta = (r1 * s22 - r2 * s12) / det;
-    double c = (s11 * r2 - s12 * r1) / det;
     if (!(beta > 0))
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "host fit: beta %.3g on %d "
-                        "samples: eager latency does not grow with host_us "
-                        "in these predictions", beta, n);
+                        "samples: eager %s does not grow with host_us in "
+                        "these predictions", beta, n,
+                        s->training ? "step time" : "latency");
     memset(m, 0, sizeof *m);
     m->beta = fmin(beta, BETA_MAX);
     m->ref_us = exp(-c / beta);
+    m->tau_ms = tau;
     m->n_samples = n;
     m->n_models = s->n_models;
     return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
@@ -473,7 +626,7 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "models", "folds", "blind_mape",
                                         "host_mape", "energy_gamma",
                                         "energy_samples", "energy_blind_mape",
-                                        "energy_host_mape", NULL};
+                                        "energy_host_mape", "tau_ms", NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -482,14 +635,15 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
     const double v[N_KEYS] = {m->beta, m->ref_us, m->n_samples, m->n_models,
                               m->folds, m->blind_mape, m->host_mape,
                               m->gamma, m->n_energy, m->energy_blind_mape,
-                              m->energy_host_mape};
+                              m->energy_host_mape, m->tau_ms};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
-        "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies;\n"
+        "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies,\n"
+        "# or, where tau_ms > 0 (training), h = min(1, tau_ms / step);\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
         "# latency's factor above.\n"
-        "# Refit: dlperf host fit PREDICTIONS.csv data [--mode llm] -o FILE\n",
+        "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
         "dlperf-host-1", HOST_KEYS, v, err);
 }
 
@@ -523,5 +677,9 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     m->n_energy = (int)v[8];
     m->energy_blind_mape = v[9];
     m->energy_host_mape = v[10];
+    if (!(v[11] >= 0 && v[11] <= TAU_MAX_MS))
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms %g is not in "
+                        "0..%g", path, v[11], TAU_MAX_MS);
+    m->tau_ms = v[11];
     return DLP_OK;
 }

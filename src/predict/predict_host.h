@@ -32,6 +32,19 @@
  * LLM predictors' held-out throughput (their "blind" host differs from the
  * inference predictors').
  *
+ * Training steps (`--mode training`, sixtieth session): a step runs
+ * eagerly and has no CUDA-graph twin, so the host-bound share comes from
+ * the predicted step S itself: h = min(1, tau_ms / S). Held-out slopes of
+ * ln(measured / predicted) on ln host_us fall with the step (0.87 under
+ * 16 ms, 0.52 at 32-64 ms, about 0 past 128 ms; docs/PREDICT.md); tau_ms
+ * is the step below which the host sets the pace. It is fitted with beta
+ * and ref_us: the least squares above for each tau of a log grid, keeping
+ * the smallest residual. The host of a label is the training row's own
+ * host_us (collector since batch p59a), else the median host_us of the
+ * eager inference rows of the batch it was measured in. The energy is the
+ * predicted power x step of each side, and gamma is fitted on it as
+ * below.
+ *
  * Energy (fifty-eighth session). The time the host adds (or saves) is
  * spent at the power of a GPU waiting for its next kernel, not at the
  * configuration's average power, so the eager energy E_j moves with the
@@ -47,7 +60,8 @@
  * waiting GPU's draw. A file without gamma (older ones) leaves energy as
  * it is.
  *
- * The files (models/host.csv, models/host-llm.csv): key,value lines after
+ * The files (models/host.csv, models/host-llm.csv, models/host-training.csv):
+ * key,value lines after
  * format,dlperf-host-1 (core's dlp_kv_read), written by `dlperf host fit`.
  */
 #ifndef DLP_PREDICT_HOST_H
@@ -57,6 +71,7 @@
 
 #define DLP_HOST_FILE "host.csv"
 #define DLP_HOST_LLM_FILE "host-llm.csv"
+#define DLP_HOST_TRAINING_FILE "host-training.csv"
 /* the --host-us values accepted, microseconds per op */
 #define DLP_HOST_US_MIN 0.1
 #define DLP_HOST_US_MAX 1000.0
@@ -72,10 +87,13 @@ typedef struct {
                                 (0: energy left as it is) */
     int n_energy;            /* samples with an eager energy prediction */
     double energy_blind_mape, energy_host_mape;   /* as blind / host */
+    double tau_ms;           /* training: h = min(1, tau_ms / step); 0:
+                                h = 1 - graph / eager (inference, llm) */
 } dlp_host_model;
 
 /* The factor eager' / E for a host of host_us (h from eager_ms and
- * graph_ms as above; a non-positive or non-finite input gives 1). */
+ * graph_ms as above, or with m->tau_ms > 0 from eager_ms alone, graph_ms
+ * unused; a non-positive or non-finite input gives 1). */
 double dlp_host_factor(const dlp_host_model *m, double host_us,
                        double eager_ms, double graph_ms);
 
@@ -83,12 +101,21 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
  * - 1); 1 for a non-positive or non-finite f or without m. */
 double dlp_host_energy_factor(const dlp_host_model *m, double f);
 
+/* What a set of samples predicts: eager inference latency, an LLM's eager
+ * throughput, or a training step. */
+typedef enum {
+    DLP_HOST_INFERENCE = 0,
+    DLP_HOST_LLM = 1,
+    DLP_HOST_TRAINING = 2
+} dlp_host_mode;
+
 /* One held-out eager prediction with the host probe of its label. */
 typedef struct {
     int fold;
     int model;               /* index of the model name (distinct count) */
     int device;              /* index into dlp_host_set.devices */
-    double actual_ms, eager_ms, graph_ms, host_us;
+    double actual_ms, eager_ms, graph_ms, host_us;   /* graph_ms: NAN in
+                                                        training */
     double actual_j, energy_j;   /* its eager energy (llm: per sample),
                                     measured and predicted; NAN when the
                                     file has no such prediction */
@@ -108,6 +135,7 @@ typedef struct {
     bool throughput;         /* an LLM run's: the samples' latencies are
                                 batch / throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1| */
+    bool training;           /* training steps: h from tau_ms (above) */
 } dlp_host_set;
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
@@ -118,14 +146,19 @@ typedef struct {
  * host_us of the dataset's eager inference labels (mean over reps) on
  * graph, device, precision, batch, seq, height and width (llm: the set's
  * MAPE figures are the throughput's, as `dlperf eval` reports an LLM
- * run's). DLP_ERR_FORMAT for a file without the columns,
+ * run's). Training: its training.step_ms rows, with training.power_w x
+ * step as the energy, joined with the training labels' host_us on graph,
+ * device, precision, batch, height and width (a label without one: the
+ * median host_us of its batch's eager inference rows; mean over the
+ * label's rows). DLP_ERR_FORMAT for a file without the columns,
  * DLP_ERR_NOT_FOUND when no sample results. */
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
-                             const char *kind, bool llm, dlp_host_set *out,
-                             dlp_error *err);
+                             const char *kind, dlp_host_mode mode,
+                             dlp_host_set *out, dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
 
-/* Fits beta and ref_us on the samples with use[i] (NULL: all), then gamma
+/* Fits beta and ref_us (training: and tau_ms, over a log grid of 1 to
+ * 1024 ms) on the samples with use[i] (NULL: all), then gamma
  * on those of them with an energy prediction (none: gamma 0).
  * DLP_ERR_ARG when fewer than 2 are selected or the fit is singular,
  * DLP_ERR_NOT_FOUND when the fitted beta is not positive (no host effect
