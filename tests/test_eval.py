@@ -505,16 +505,20 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_apply_no_output", r.returncode == 2 and
           "-o" in r.stderr, r.stderr[-300:])
-    # --mode: llm reads the throughput rows (an inference run has none),
-    # training has no host correction
+    # --mode: llm reads the throughput rows, training the step rows (an
+    # inference run has neither); another mode is a usage error
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
                         "--mode", "llm"], capture_output=True, text=True)
     check("cli_host_apply_llm_no_rows", r.returncode == 1 and
           "eager throughput" in r.stderr, r.stderr[-300:])
     r = subprocess.run([DLPERF, "host", "fit", hp, hds, "--mode", "training"],
                        capture_output=True, text=True)
-    check("cli_host_fit_mode_training", r.returncode == 2 and
-          "training" in r.stderr, r.stderr[-300:])
+    check("cli_host_fit_training_no_rows", r.returncode == 1 and
+          "training step" in r.stderr, r.stderr[-300:])
+    r = subprocess.run([DLPERF, "host", "fit", hp, hds, "--mode", "kernels"],
+                       capture_output=True, text=True)
+    check("cli_host_fit_mode_bad", r.returncode == 2 and
+          "--mode kernels" in r.stderr, r.stderr[-300:])
     # host replicates: the three p57 batches' raw rows (the same three
     # graphs measured in each), the within / across means recomputed here
     import io
