@@ -549,14 +549,21 @@ static void test_replicates(void) {
     rmdir(dir);
 }
 
-/* a predictions file naming real probed configurations of data/ */
-static void test_join_with_data(void) {
+/* data/, opened, and its counts (NULL, a failed check, when it cannot be) */
+static dlp_dataset *open_data(dlp_dataset_counts *c) {
     dlp_dataset *ds = NULL;
     dlp_error err;
     CHECK_MSG(dlp_dataset_open(DATA, &ds, &err) == DLP_OK, "%s", err.msg);
-    if (!ds) return;
+    if (ds) dlp_dataset_get_counts(ds, c);
+    return ds;
+}
+
+/* a predictions file naming real probed configurations of data/ */
+static void test_join_with_data(void) {
+    dlp_error err;
     dlp_dataset_counts c;
-    dlp_dataset_get_counts(ds, &c);
+    dlp_dataset *ds = open_data(&c);
+    if (!ds) return;
     const dlp_inference_row *a = NULL, *u = NULL;
     for (size_t i = 0; i < c.inference && (!a || !u); i++) {
         const dlp_inference_row *r = dlp_dataset_inference(ds, i);
@@ -700,12 +707,10 @@ static bool same_training(const dlp_training_row *a,
 /* training labels joined with their hosts: a row's own host_us, a batch's
  * median, none; energy = power x step of each side */
 static void test_join_training(void) {
-    dlp_dataset *ds = NULL;
     dlp_error err;
-    CHECK_MSG(dlp_dataset_open(DATA, &ds, &err) == DLP_OK, "%s", err.msg);
-    if (!ds) return;
     dlp_dataset_counts c;
-    dlp_dataset_get_counts(ds, &c);
+    dlp_dataset *ds = open_data(&c);
+    if (!ds) return;
     const dlp_training_row *o = NULL, *b = NULL, *z = NULL;
     for (size_t i = 0; i < c.training && (!o || !b || !z); i++) {
         const dlp_training_row *t = dlp_dataset_training(ds, i);
