@@ -731,6 +731,63 @@ def test_to_dtype_clears_bias_cache():
     check(m(x.double()).dtype == torch.float64, "forward at the new dtype")
 
 
+def test_card_info():
+    """card_info reads the card's identity and settings through NVML: by
+    the CUDA device's UUID, else by index; values NVML refuses are left
+    out, bytes decoded, the power limit in W."""
+    import run_batch
+
+    class Refused(Exception):
+        pass
+
+    class FakeNvml:
+        NVML_CLOCK_SM, NVML_CLOCK_MEM = 1, 2
+
+        def __init__(self, uuids, vbios_ok=True):
+            self.uuids, self.vbios_ok, self.asked = uuids, vbios_ok, []
+
+        def nvmlDeviceGetHandleByUUID(self, u):
+            self.asked.append(("uuid", u))
+            if u not in self.uuids:
+                raise Refused(u)
+            return self.uuids.index(u)
+
+        def nvmlDeviceGetHandleByIndex(self, i):
+            self.asked.append(("index", i))
+            if i >= len(self.uuids):
+                raise Refused(i)
+            return i
+
+        def nvmlDeviceGetUUID(self, h):
+            return self.uuids[h].encode()
+
+        def nvmlDeviceGetVbiosVersion(self, h):
+            if not self.vbios_ok:
+                raise Refused("vbios")
+            return "96.00.%02d" % h
+
+        def nvmlDeviceGetEnforcedPowerLimit(self, h):
+            return 700000 - 1000 * h      # mW
+
+        def nvmlDeviceGetMaxClockInfo(self, h, kind):
+            return {1: 1980, 2: 3201}[kind] - h
+
+    nv = FakeNvml(["GPU-aaa", "GPU-bbb"])
+    got = run_batch.card_info(nv, "bbb")
+    check(got == {"gpu_uuid": "GPU-bbb", "vbios": "96.00.01",
+                  "power_limit_w": 699.0, "sm_clock_max_mhz": 1979,
+                  "mem_clock_max_mhz": 3200}, "card by UUID: %r" % got)
+    got = run_batch.card_info(nv, None)
+    check(got.get("gpu_uuid") == "GPU-aaa" and nv.asked[-1] == ("index", 0),
+          "no UUID: NVML's index 0: %r" % got)
+    nv = FakeNvml(["GPU-aaa"], vbios_ok=False)
+    got = run_batch.card_info(nv, "aaa")
+    check("vbios" not in got and got.get("power_limit_w") == 700.0,
+          "a refused read is left out: %r" % got)
+    check(run_batch.card_info(FakeNvml([]), "zzz") == {},
+          "no card: nothing")
+
+
 def test_collector_commit():
     """DLP_COMMIT, when given, names the collector's commit (the device
     copy's .git is stale); without it the checkout's HEAD."""
@@ -1410,7 +1467,7 @@ def main():
               test_existing_kernel_keys,
               test_export_queue_parts, test_part_argument,
               test_skip_failed_exports,
-              test_labeled_without_graph, test_collector_commit,
+              test_labeled_without_graph, test_collector_commit, test_card_info,
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_pending_compressed,

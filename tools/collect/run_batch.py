@@ -474,6 +474,39 @@ def collector_commit():
         return "unknown"
 
 
+def card_info(nv, uuid=None, index=0):
+    """Which physical card and how it is set, read-only through NVML
+    (module nv, initialized; the card of CUDA uuid, else NVML's index):
+    gpu_uuid, vbios, power_limit_w (the enforced
+    limit), sm_clock_max_mhz, mem_clock_max_mhz. Cards of one model may
+    differ in power draw (the predictors' power fell 6.6% short on the
+    sixtieth session's H200), so energy and power labels want the card
+    beside them. A value NVML refuses is left out."""
+    out = {}
+    try:
+        h = nv.nvmlDeviceGetHandleByUUID("GPU-%s" % uuid)
+    except Exception:
+        try:
+            h = nv.nvmlDeviceGetHandleByIndex(index)
+        except Exception:
+            return out
+    reads = (("gpu_uuid", lambda: nv.nvmlDeviceGetUUID(h)),
+             ("vbios", lambda: nv.nvmlDeviceGetVbiosVersion(h)),
+             ("power_limit_w",
+              lambda: round(nv.nvmlDeviceGetEnforcedPowerLimit(h) / 1000, 1)),
+             ("sm_clock_max_mhz",
+              lambda: nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM)),
+             ("mem_clock_max_mhz",
+              lambda: nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_MEM)))
+    for key, read in reads:
+        try:
+            v = read()
+        except Exception:
+            continue
+        out[key] = v.decode() if isinstance(v, bytes) else v
+    return out
+
+
 def env_info(batch_id, dev):
     import torch
     info = dict(protocol="p1", batch_id=batch_id)
@@ -486,8 +519,9 @@ def env_info(batch_id, dev):
         info["driver"] = pynvml.nvmlSystemGetDriverVersion()
         if isinstance(info["driver"], bytes):
             info["driver"] = info["driver"].decode()
+        info.update(card_info(pynvml, getattr(p, "uuid", None)))
     except Exception:
-        info["driver"] = ""
+        info["driver"] = info.get("driver", "")
     info["cuda_runtime"] = torch.version.cuda
     info["torch"] = torch.__version__
     cpu = ""
