@@ -858,10 +858,19 @@ static void test_predict_training(void) {
     slow = predict_mode(dir, "training", NULL, 3.5, &r, &st);
     CHECK(st == DLP_OK);
     CHECK_CLOSE(slow / step, pow(0.5, 0.8), 1e-9);
-    /* a training file without tau_ms fails the open, naming it */
-    m.tau_ms = 0;
+    /* a training fit in the inference file's place fails the open */
+    snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
+    m.tau_ms = 20;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     dlp_predictor_set *ps = NULL;
+    CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT);
+    CHECK(strstr(err.msg, DLP_HOST_FILE) != NULL &&
+          strstr(err.msg, "tau_ms") != NULL);
+    m.tau_ms = 0;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    snprintf(p, sizeof p, "%s/" DLP_HOST_TRAINING_FILE, dir);
+    /* a training file without tau_ms fails the open, naming it */
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK(dlp_predictor_open(dir, &ps, &err) == DLP_ERR_FORMAT);
     CHECK(strstr(err.msg, DLP_HOST_TRAINING_FILE) != NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -56,10 +56,16 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
      * likewise */
     if (!st && present(path, sizeof path, models_dir, DLP_HOST_FILE)) {
         st = dlp_host_load(path, &ps->host, err);
+        if (!st && ps->host.tau_ms > 0)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training "
+                          "fit's (%s)", path, DLP_HOST_TRAINING_FILE);
         ps->has_host = st == DLP_OK;
     }
     if (!st && present(path, sizeof path, models_dir, DLP_HOST_LLM_FILE)) {
         st = dlp_host_load(path, &ps->host_llm, err);
+        if (!st && ps->host_llm.tau_ms > 0)
+            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training "
+                          "fit's (%s)", path, DLP_HOST_TRAINING_FILE);
         ps->has_host_llm = st == DLP_OK;
     }
     if (!st && present(path, sizeof path, models_dir, DLP_HOST_TRAINING_FILE)) {

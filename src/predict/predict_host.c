@@ -104,8 +104,8 @@ static int by_batch_host(const void *a, const void *b) {
     return x->host_us < y->host_us ? -1 : x->host_us > y->host_us;
 }
 
-/* the median host_us of each batch's eager inference rows (NAN: none),
- * by the index of its batch_id in batches */
+/* the median host_us of each batch's eager inference rows, by the index
+ * of its batch_id in batches (which holds only batches that have one) */
 static dlp_status batch_hosts(const dlp_dataset *ds, dlp_strmap *batches,
                               dlp_arena *a, double **med, int *n_batches,
                               dlp_error *err) {
