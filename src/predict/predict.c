@@ -35,6 +35,23 @@ static bool present(char *path, size_t cap, const char *dir, const char *name) {
     return w >= 0 && (size_t)w < cap && access(path, F_OK) == 0;
 }
 
+/* <dir>/<name> into *m where the file is present (*has says so): a
+ * training fit (tau_ms > 0) in the training file and nowhere else */
+static dlp_status load_host(const char *dir, const char *name, bool training,
+                            dlp_host_model *m, bool *has, dlp_error *err) {
+    char path[4096];
+    if (!present(path, sizeof path, dir, name)) return DLP_OK;
+    dlp_status st = dlp_host_load(path, m, err);
+    if (!st && training && !(m->tau_ms > 0))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms (not a `dlperf "
+                      "host fit --mode training` file)", path);
+    else if (!st && !training && m->tau_ms > 0)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training fit's "
+                      "(%s)", path, DLP_HOST_TRAINING_FILE);
+    *has = st == DLP_OK;
+    return st;
+}
+
 dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
                               dlp_error *err) {
     if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_predictor_open: NULL out");
@@ -54,27 +71,15 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     }
     /* the host-aware eager corrections (inference, LLM, training),
      * likewise */
-    if (!st && present(path, sizeof path, models_dir, DLP_HOST_FILE)) {
-        st = dlp_host_load(path, &ps->host, err);
-        if (!st && ps->host.tau_ms > 0)
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training "
-                          "fit's (%s)", path, DLP_HOST_TRAINING_FILE);
-        ps->has_host = st == DLP_OK;
-    }
-    if (!st && present(path, sizeof path, models_dir, DLP_HOST_LLM_FILE)) {
-        st = dlp_host_load(path, &ps->host_llm, err);
-        if (!st && ps->host_llm.tau_ms > 0)
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training "
-                          "fit's (%s)", path, DLP_HOST_TRAINING_FILE);
-        ps->has_host_llm = st == DLP_OK;
-    }
-    if (!st && present(path, sizeof path, models_dir, DLP_HOST_TRAINING_FILE)) {
-        st = dlp_host_load(path, &ps->host_training, err);
-        if (!st && !(ps->host_training.tau_ms > 0))
-            st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms (not a `dlperf "
-                          "host fit --mode training` file)", path);
-        ps->has_host_training = st == DLP_OK;
-    }
+    if (!st)
+        st = load_host(models_dir, DLP_HOST_FILE, false, &ps->host,
+                       &ps->has_host, err);
+    if (!st)
+        st = load_host(models_dir, DLP_HOST_LLM_FILE, false, &ps->host_llm,
+                       &ps->has_host_llm, err);
+    if (!st)
+        st = load_host(models_dir, DLP_HOST_TRAINING_FILE, true,
+                       &ps->host_training, &ps->has_host_training, err);
     if (st) {
         dlp_predictor_close(ps);
         return st;

@@ -61,6 +61,23 @@ typedef struct {             /* one fold's predictions of a configuration */
     double actual_w, power_w;    /* training: power, NAN until read */
 } pending;
 
+/* one probe h of configuration key into the map and its sums (*cap the
+ * array's capacity); false when out of memory */
+static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
+                      size_t *cap, const char *key, double h) {
+    int before = *n;
+    int k = dlp_strmap_intern(map, a, key, n);
+    if (k < 0) return false;
+    if (k == before) {
+        if (!dlp_grow((void **)out, cap, (size_t)*n, sizeof **out))
+            return false;
+        (*out)[k] = (probe){0, 0};
+    }
+    (*out)[k].sum += h;
+    (*out)[k].n++;
+    return true;
+}
+
 /* host_us per configuration of the dataset's eager labels */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                               dlp_arena *a, probe **out, int *n,
@@ -79,16 +96,8 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
-        int before = *n;
-        int k = dlp_strmap_intern(map, a, key, n);
-        if (k < 0) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        if (k == before) {
-            if (!dlp_grow((void **)out, &cap, (size_t)*n, sizeof **out))
-                return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            (*out)[k] = (probe){0, 0};
-        }
-        (*out)[k].sum += r->host_us;
-        (*out)[k].n++;
+        if (!add_probe(map, a, out, n, &cap, key, r->host_us))
+            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     return DLP_OK;
 }
@@ -172,21 +181,8 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
-        int before = *n;
-        int k = dlp_strmap_intern(map, a, key, n);
-        if (k < 0) {
+        if (!add_probe(map, a, out, n, &cap, key, h))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if (k == before) {
-            if (!dlp_grow((void **)out, &cap, (size_t)*n, sizeof **out)) {
-                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-                break;
-            }
-            (*out)[k] = (probe){0, 0};
-        }
-        (*out)[k].sum += h;
-        (*out)[k].n++;
     }
     free(med);
     dlp_strmap_free(&batches);
@@ -330,7 +326,6 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         pending *p = &pend[i];
         if (!(p->eager_ms > 0)) continue;
         if (training) {   /* energy = power x step, of each side */
-            p->graph_ms = NAN;
             p->actual_j = p->actual_w * p->actual_ms / 1e3;
             p->energy_j = p->power_w * p->eager_ms / 1e3;
         }
