@@ -659,6 +659,81 @@ def test_export_queue_parts():
           "only labeled")
 
 
+def test_reference_items():
+    """--reference: every listed spec has a graph with H200 inference
+    rows; each item of the specs the zoo builds here carries exactly the
+    configurations stored on that card (the oracle: data/batches' rows,
+    read here without run_batch) and nothing else to measure; comments,
+    blanks and unknown ids are skipped."""
+    import run_batch
+    import zoo
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    dev = "H200-SXM-141GB"
+    ids = [l.split("#")[0].strip() for l in open(run_batch.REFERENCE_SPECS)]
+    ids = [i for i in ids if i]
+    s2h = run_batch.spec_hashes()
+    stored = {}
+    for p in glob.glob(os.path.join(ROOT, "data", "batches", "*", "inference.csv")):
+        for r in csv.DictReader(open(p)):
+            if r["device"] == dev:
+                stored.setdefault(r["hash"], set()).add(
+                    (int(r["batch"]), int(r["height"] or 0), r["precision"]))
+    check(len(ids) >= 3 and all(s2h.get(i) in stored for i in ids),
+          "reference: every listed spec has H200 rows: %s" % ids)
+    items = run_batch.reference_items(byid, dev)
+    here = [i for i in ids if i in byid]
+    check([it["spec"]["id"] for it in items] == here,
+          "reference: one item per listed spec the zoo has here, in order")
+    for it in items:
+        got = set(tuple(c) for c in it["infer"])
+        want = stored[s2h[it["spec"]["id"]]]
+        check(got == want and len(got) == len(it["infer"]) and
+              sorted(it) == ["infer", "spec"],
+              "reference %s: points %s, stored %s" % (it["spec"]["id"],
+                                                     sorted(got), sorted(want)))
+    tmp = tempfile.mkdtemp()
+    p = os.path.join(tmp, "ref.txt")
+    with open(p, "w") as f:
+        f.write("# comment\nnot:a-spec\n\n%s  # note\n" % here[0])
+    check([it["spec"]["id"] for it in run_batch.reference_items(byid, dev, p)]
+          == here[:1], "reference file: comments, blanks and unknown ids skipped")
+    check(run_batch.reference_items(byid, "NO-SUCH-CARD") == [],
+          "reference: no item for a card with no rows")
+
+
+def test_save_repeats():
+    """ingest.save_repeats: a repeated inference row goes to
+    probes/repeats.csv with the stored row it repeats (another batch),
+    once however often it is saved; a batch's own stored rows (a batch
+    ingested twice) are not repeats."""
+    import types
+    import ingest
+    tmp = tempfile.mkdtemp()
+    cols = ingest.TABLE_COLS["inference"]
+    old = dict((c, "") for c in cols)
+    old.update(protocol="p1", batch_id="20990101T000000-a", hash="h1",
+               device="D", rep="0", status="ok", runtime="graph",
+               precision="fp16", batch="8", height="224", width="224",
+               latency_ms="2.0", power_w="300")
+    other = dict(old, hash="h2", latency_ms="3.0")
+    b = os.path.join(tmp, "batches", old["batch_id"])
+    os.makedirs(b)
+    ingest.write_csv(os.path.join(b, "inference.csv"), cols, [old, other])
+    data = types.SimpleNamespace(root=tmp)
+    new = dict(old, batch_id="20990202T000000-b", latency_ms="2.1",
+               power_w="280")
+    again = dict(other)          # the same batch's row, ingested again
+    check(ingest.save_repeats(data, [new, again]) == 2,
+          "the repeat and the row it repeats are saved")
+    path = os.path.join(tmp, "probes", "repeats.csv")
+    got = ingest.read_csv(path)
+    check([(r["batch_id"], r["hash"], r["power_w"]) for r in got] ==
+          [(old["batch_id"], "h1", "300"), (new["batch_id"], "h1", "280")],
+          "repeats.csv: stored row, then its repeat: %s" % got)
+    check(ingest.save_repeats(data, [new]) == 0 and
+          len(ingest.read_csv(path)) == 2, "saved once")
+
+
 def test_part_argument():
     """--part K/N counts K from 1: chained calls "1/N" .. "N/N" take
     disjoint slices that cover every item, slice 0 among them (it alone
@@ -1466,6 +1541,7 @@ def main():
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_existing_kernel_keys,
               test_export_queue_parts, test_part_argument,
+              test_reference_items, test_save_repeats,
               test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit, test_card_info,
               test_to_dtype_clears_bias_cache,

@@ -418,6 +418,7 @@ def ingest_batch(data, work, log):
     # label tables
     counts = {}
     pend_dir = os.path.join(data.root, "pending")
+    repeats = []
     for t in ("inference", "training", "llm", "kernels"):
         rows = []
         for p in sorted(glob.glob(os.path.join(work, "w*_%s.csv" % t))):
@@ -439,6 +440,8 @@ def ingest_batch(data, work, log):
             k = row_key(t, d)
             if k in data.keys[t]:
                 dup += 1
+                if t == "inference":
+                    repeats.append(d)
                 continue
             data.keys[t].add(k)
             ok.append(d)
@@ -463,6 +466,8 @@ def ingest_batch(data, work, log):
         elif os.path.exists(pp):
             os.remove(pp)
         counts[t] = (len(ok), len(pend), dup, nflag)
+    if repeats:
+        counts["repeats"] = (save_repeats(data, repeats), 0, 0, 0)
     # re-measured peak memory of earlier batches' rows (apply_memory)
     mrows = []
     for p in sorted(glob.glob(os.path.join(work, "w*_memory.csv"))):
@@ -500,6 +505,38 @@ def ingest_batch(data, work, log):
     log("%s: %d new graphs; %s; %d failures" % (
         bid, len(new_graphs), ", ".join("%s %d (+%d pending, %d dup, %d flagged pairs)"
                                         % (t, *v) for t, v in counts.items()), len(fails)))
+
+
+def save_repeats(data, rows):
+    """Inference rows whose key is stored already by another batch (a
+    configuration measured again: run_batch --reference, or chained calls
+    that repeated one) are not labels; they go to data/probes/repeats.csv,
+    each with the stored row it repeats, so that `dlperf host replicates`
+    pairs the two measurements (another card, another day). A batch
+    ingested twice finds its own rows stored: those are not repeats. A row
+    (batch_id and key) already in the file is not written twice. Returns
+    the rows added."""
+    path = os.path.join(data.root, "probes", "repeats.csv")
+    have = set((r["batch_id"],) + row_key("inference", r) for r in read_csv(path))
+    want = {}
+    for d in rows:
+        want.setdefault(row_key("inference", d), []).append(d)
+    add = []
+    for p in sorted(glob.glob(os.path.join(data.root, "batches", "*",
+                                           table_file("inference")))):
+        for r in read_csv(p):
+            k = row_key("inference", r)
+            for d in want.get(k, ()):
+                if d["batch_id"] == r["batch_id"]:
+                    continue
+                for x in (r, d):
+                    if (x["batch_id"],) + k not in have:
+                        have.add((x["batch_id"],) + k)
+                        add.append(x)
+    if add:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_csv(path, TABLE_COLS["inference"], add, append=True)
+    return len(add)
 
 
 def memory_key(table, d):

@@ -135,6 +135,33 @@ def plan_item(spec, idx):
     return it
 
 
+REFERENCE_SPECS = os.path.join(HERE, "reference_specs.txt")
+
+
+def reference_items(byid, dev, path=REFERENCE_SPECS):
+    """--reference: an item per vision spec id listed in path (a "#"
+    starts a comment) whose graph has inference rows on card `dev`, with
+    every configuration [batch, resolution, precision] stored there as its
+    points (not plan_item's: its draws depend on the spec's place in the
+    ordered list, which changes as the zoo grows); no training step or
+    trace. Ids not in byid or never labeled on dev are skipped."""
+    s2h = spec_hashes()
+    want = {}
+    for line in open(path):
+        sid = line.split("#")[0].strip()
+        if sid in byid and byid[sid]["kind"] == "vision" and sid in s2h:
+            want[s2h[sid]] = sid
+    pts = {}
+    for _, r in batch_rows(("inference",)):
+        if r["hash"] in want and r["device"] == dev:
+            c = [int(r["batch"]), int(r["height"]), r["precision"]]
+            lst = pts.setdefault(want[r["hash"]], [])
+            if c not in lst:
+                lst.append(c)
+    return [dict(spec=byid[sid], infer=sorted(pts[sid], key=str))
+            for sid in want.values() if sid in pts]
+
+
 def batch_rows(tables, prefix=""):
     """(table, row) of every data/batches/<batch>/<table>.csv, batch by
     batch in name order and, within a batch, in the order of tables; only
@@ -597,6 +624,10 @@ def main():
                     help="mixed-precision (fp16 / bf16 autocast) training "
                     "steps of vision graphs with an fp32 training row on "
                     "this card (run_batch.amp_items)")
+    ap.add_argument("--reference", action="store_true",
+                    help="first measure again the inference points of the "
+                    "specs in reference_specs.txt (the card against earlier "
+                    "ones; ingest keeps the repeats in probes/repeats.csv)")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -638,6 +669,8 @@ def main():
     if a.part:
         items = items[a.part[0]::a.part[1]]
     items = items[:a.max_items]
+    if a.reference:
+        items = reference_items(byid, dev) + items
     if a.remeasure_memory:
         mitems = memory_items(specs, dev)
         print("memory re-measure: %d items, %d configurations"
