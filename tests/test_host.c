@@ -456,20 +456,21 @@ static void test_replicates(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/rows.csv", dir);
     const char *hdr = "protocol,batch_id,hash,device,rep,status,runtime,"
-                      "precision,batch,seq,height,width,latency_ms,host_us\n";
+                      "precision,batch,seq,height,width,latency_ms,host_us,"
+                      "power_w\n";
     char text[4096];
     snprintf(text, sizeof text, "%s"
-        "p1,A,g1,H100,0,ok,graph,fp16,8,,224,224,2,\n"
-        "p1,A,g1,H100,0,ok,eager,fp16,8,,224,224,10,8\n"
-        "p1,A,g1,H100,1,flagged,graph,fp16,8,,224,224,2.2,\n"
-        "p1,A,g1,H100,1,flagged,eager,fp16,8,,224,224,11,9\n"
-        "p1,A,g2,H100,0,ok,eager,fp16,8,,224,224,5,\n"      /* no host_us */
-        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,\n"
-        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7\n"       /* once only */
-        "p1,B,g1,H100,0,ok,graph,fp16,8,,224,224,2.5,\n"
-        "p1,B,g1,H100,0,ok,eager,fp16,8,,224,224,15,12\n"
-        "p1,B,g1,H100,1,failed,eager,fp16,8,,224,224,99,12\n"
-        "p1,B,g1,H100,0,ok,eager,fp16,16,,224,224,30,12\n", /* other batch size */
+        "p1,A,g1,H100,0,ok,graph,fp16,8,,224,224,2,,300\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,224,224,10,8,200\n"
+        "p1,A,g1,H100,1,flagged,graph,fp16,8,,224,224,2.2,,\n"  /* no power */
+        "p1,A,g1,H100,1,flagged,eager,fp16,8,,224,224,11,9,\n"
+        "p1,A,g2,H100,0,ok,eager,fp16,8,,224,224,5,,\n"      /* no host_us */
+        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,,100\n"
+        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7,90\n"     /* once only */
+        "p1,B,g1,H100,0,ok,graph,fp16,8,,224,224,2.5,,270\n"
+        "p1,B,g1,H100,0,ok,eager,fp16,8,,224,224,15,12,150\n"
+        "p1,B,g1,H100,1,failed,eager,fp16,8,,224,224,99,12,\n"
+        "p1,B,g1,H100,0,ok,eager,fp16,16,,224,224,30,12,\n", /* other batch size */
         hdr);
     write_text(p, text);
     dlp_host_model m = {.beta = 0.5, .ref_us = 8};
@@ -482,6 +483,14 @@ static void test_replicates(void) {
     CHECK_CLOSE(r.pairs[0].graph_med, 100 * fabs(2 / 2.2 - 1), 1e-9);
     CHECK_CLOSE(r.pairs[1].graph_med,
                 50 * (fabs(2 / 2.5 - 1) + fabs(2.2 / 2.5 - 1)), 1e-9);
+    /* the twins' signed shifts: latency over every pair, power over the
+     * pairs whose twins both carry it (A rep 1's has none) */
+    CHECK_CLOSE(r.pairs[0].graph_shift, 100 * (2.2 / 2 - 1), 1e-9);
+    CHECK(r.pairs[0].n_power == 0 && isnan(r.pairs[0].power_shift));
+    CHECK_CLOSE(r.pairs[1].graph_shift,
+                100 * (sqrt(2.5 / 2 * 2.5 / 2.2) - 1), 1e-9);
+    CHECK(r.pairs[1].n_power == 1);
+    CHECK_CLOSE(r.pairs[1].power_shift, 100 * (270.0 / 300 - 1), 1e-9);
     /* A rep 0 -> A rep 1; A rep 0 -> B, A rep 1 -> B */
     double h0 = 1 - 2.0 / 10, h1 = 1 - 2.2 / 11;
     double s_as = 100 * fabs(10.0 / 11 - 1);
@@ -521,12 +530,20 @@ static void test_replicates(void) {
         "seq,height,width,latency_ms\np1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2\n",
         /* a latency that is not a number */
         "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
-        "seq,height,width,latency_ms,host_us\n"
-        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,fast,8\n",
-        /* a row too short to hold host_us */
+        "seq,height,width,latency_ms,host_us,power_w\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,fast,8,\n",
+        /* a row too short to hold power_w */
+        "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
+        "seq,height,width,latency_ms,host_us,power_w\n"
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2,8\n",
+        /* a power that is not a number */
+        "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
+        "seq,height,width,latency_ms,host_us,power_w\n"
+        "p1,A,g1,H100,0,ok,graph,fp16,8,,1,1,2,,hot\n",
+        /* no power_w column */
         "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,"
         "seq,height,width,latency_ms,host_us\n"
-        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2\n",
+        "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2,8\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {
@@ -538,8 +555,8 @@ static void test_replicates(void) {
     }
     /* no configuration measured twice */
     snprintf(text, sizeof text, "%s"
-        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,\n"
-        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7\n", hdr);
+        "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,,\n"
+        "p1,A,g3,H100,0,ok,eager,fp32,1,,64,64,4,7,\n", hdr);
     write_text(p, text);
     CHECK(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_NOT_FOUND);
     dlp_host_repl_free(&r);

@@ -68,15 +68,19 @@ static void usage(FILE *f) {
 "what a predictor blind to the host's state can reach. beta* is the\n"
 "beta fitted on the pairs themselves (least squares of ln(later /\n"
 "earlier) on h ln(host_us ratio)), moved* the mean gap it leaves,\n"
-"graph %% the median gap of the same measurements' CUDA-graph twins.\n");
+"graph %% the median gap of the same measurements' CUDA-graph twins;\n"
+"graph +%% and power +%% their signed shift later / earlier (geometric\n"
+"mean) of the CUDA-graph latency and power: what another card (or day)\n"
+"does to the same configurations (data/probes/repeats.csv: the rows\n"
+"`run_batch.py --reference` measured again, beside the stored ones).\n");
 }
 
 static void print_repl(const char *a, const char *b,
                        const dlp_host_repl_pair *q) {
     printf("%-28s %-28s %6d %8.2f %8.2f %9.2f %9.2f %9.2f %9.2f %7.3f "
-           "%9.2f %8.3f\n", a, b, q->n, q->host_a, q->host_b, q->gap,
-           q->gap_med, q->gap_cor, q->gap_cor_med, q->beta_fit, q->gap_fit,
-           q->graph_med);
+           "%9.2f %8.3f %8.2f %8.2f\n", a, b, q->n, q->host_a, q->host_b,
+           q->gap, q->gap_med, q->gap_cor, q->gap_cor_med, q->beta_fit,
+           q->gap_fit, q->graph_med, q->graph_shift, q->power_shift);
 }
 
 /* host replicates: 0 ok, 1 failure. */
@@ -94,9 +98,10 @@ static int replicates(const char *rows, const char *path) {
     printf("eager replicates of %s, moved by %s (beta %.4g, ref_us %.4g); "
            "%d eager rows without host_us, %d pairs without both CUDA-graph "
            "rows\n", rows, path, m.beta, m.ref_us, r.n_no_host, r.n_no_graph);
-    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s\n",
+    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s %8s %8s\n",
            "earlier", "later", "n", "host_us", "host_us", "as is %", "median",
-           "moved %", "median", "beta*", "moved* %", "graph %");
+           "moved %", "median", "beta*", "moved* %", "graph %", "graph +%",
+           "power +%");
     for (int i = 0; i < r.n_pairs; i++) {
         const dlp_host_repl_pair *q = &r.pairs[i];
         print_repl(r.batches[q->a],

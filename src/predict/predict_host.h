@@ -217,6 +217,12 @@ typedef struct {
     double gap_fit;          /* mean gap % moved with beta_fit */
     double graph_med;        /* median |earlier / later - 1| % of the
                                 same measurements' CUDA-graph twins */
+    /* the card and the day rather than the host: the twins' signed
+     * shift, 100 (exp(mean ln(later / earlier)) - 1) %, of the CUDA-graph
+     * latency and of its power (over the n_power pairs whose twins both
+     * carry power_w; NAN when none do) */
+    double graph_shift, power_shift;
+    int n_power;
 } dlp_host_repl_pair;
 typedef struct {
     char (*batches)[64];     /* names, first-seen order */

@@ -16,15 +16,16 @@
 #define MAX_REPL_BYTES ((size_t)256 << 20)
 
 enum { R_BATCH, R_HASH, R_DEVICE, R_REP, R_STATUS, R_RUNTIME, R_PREC,
-       R_B, R_SEQ, R_H, R_W, R_LAT, R_HOST, N_RCOL };
+       R_B, R_SEQ, R_H, R_W, R_LAT, R_HOST, R_POWER, N_RCOL };
 static const char *const RCOLS[N_RCOL] = {
     "batch_id", "hash", "device", "rep", "status", "runtime", "precision",
-    "batch", "seq", "height", "width", "latency_ms", "host_us"};
+    "batch", "seq", "height", "width", "latency_ms", "host_us", "power_w"};
 
 typedef struct {             /* one eager measurement */
     int cfg;                 /* configuration (without batch and rep) */
     int batch, rep;
     double eager_ms, graph_ms, host_us;
+    double graph_w;          /* its CUDA-graph twin's power (NAN: none) */
 } meas;
 
 typedef struct {             /* one pair, bucketed by its two batches */
@@ -32,6 +33,8 @@ typedef struct {             /* one pair, bucketed by its two batches */
     double gap, gap_cor, host_a, host_b;
     double hx, ly;           /* h ln(host_b / host_a), ln(eager_b / a) */
     double graph_gap;        /* |graph_a / graph_b - 1| % of their twins */
+    double graph_ly, power_ly;   /* ln(later / earlier) of the twins'
+                                    latency and power (NAN: no power) */
 } pair_gap;
 
 static int cmp_meas(const void *x, const void *y) {
@@ -63,7 +66,7 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     bool maps = dlp_strmap_init(&cfgs, 1024);
     maps = dlp_strmap_init(&batches, 16) && maps;
     maps = dlp_strmap_init(&graph_rows, 1024) && maps;
-    double *graph_ms = NULL;
+    double *graph_ms = NULL, *graph_w = NULL;
     size_t gcap = 0, mcap = 0;
     int n_cfg = 0, n_graph = 0, n = 0;
     meas *m = NULL;
@@ -92,10 +95,11 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
             (!eager && strcmp(f[R_RUNTIME], "graph")))
             continue;
         int64_t rep;
-        double lat, host = NAN;
+        double lat, host = NAN, power = NAN;
         if (!dlp_csv_parse_i64(f[R_REP], &rep) || rep < 0 || rep > 1000 ||
             !dlp_csv_parse_f64(f[R_LAT], &lat) || !(lat > 0) ||
-            (f[R_HOST][0] && !dlp_csv_parse_f64(f[R_HOST], &host))) {
+            (f[R_HOST][0] && !dlp_csv_parse_f64(f[R_HOST], &host)) ||
+            (f[R_POWER][0] && !dlp_csv_parse_f64(f[R_POWER], &power))) {
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s:%lld: bad number", path,
                           (long long)csv.rec_line);
             break;
@@ -135,13 +139,17 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
         if (!eager) {
             before = n_graph;
             int gi = dlp_strmap_intern(&graph_rows, &a, key, &n_graph);
+            size_t wcap = gcap;
             if (gi < 0 || (gi == before &&
-                           !dlp_grow((void **)&graph_ms, &gcap,
-                                     (size_t)n_graph, sizeof *graph_ms))) {
+                           (!dlp_grow((void **)&graph_ms, &gcap,
+                                      (size_t)n_graph, sizeof *graph_ms) ||
+                            !dlp_grow((void **)&graph_w, &wcap,
+                                      (size_t)n_graph, sizeof *graph_w)))) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
             }
             graph_ms[gi] = lat;
+            graph_w[gi] = power > 0 ? power : NAN;
             continue;
         }
         if (!(host > 0)) {
@@ -152,12 +160,15 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
             break;
         }
-        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host};
+        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, NAN};
     }
     for (int i = 0; !st && i < n; i++) {   /* the CUDA-graph twins */
         snprintf(key, sizeof key, "%d|%d|%d", m[i].cfg, m[i].batch, m[i].rep);
         int gi = dlp_strmap_get(&graph_rows, key, strlen(key));
-        if (gi >= 0) m[i].graph_ms = graph_ms[gi];
+        if (gi >= 0) {
+            m[i].graph_ms = graph_ms[gi];
+            m[i].graph_w = graph_w[gi];
+        }
     }
     dlp_csv_free(&csv);
     dlp_strmap_free(&cfgs);
@@ -165,6 +176,7 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     dlp_strmap_free(&graph_rows);
     dlp_arena_free(&a);
     free(graph_ms);
+    free(graph_w);
     if (st) {
         free(m);
         return st;
@@ -185,8 +197,14 @@ static int cmp_pair(const void *x, const void *y) {
  * ratio), with the mean gap it leaves */
 static void summarize(const pair_gap *p, int n, double *v,
                       dlp_host_repl_pair *q) {
-    double s = 0, sc = 0, sxy = 0, sxx = 0;
+    double s = 0, sc = 0, sxy = 0, sxx = 0, sg = 0, sw = 0;
+    int nw = 0;
     for (int k = 0; k < n; k++) {
+        sg += p[k].graph_ly;
+        if (isfinite(p[k].power_ly)) {
+            sw += p[k].power_ly;
+            nw++;
+        }
         v[k] = p[k].gap;
         v[n + k] = p[k].gap_cor;
         v[2 * n + k] = p[k].host_a;
@@ -203,7 +221,9 @@ static void summarize(const pair_gap *p, int n, double *v,
     *q = (dlp_host_repl_pair){0, 0, n, s / n, sc / n, median(v, n),
                               median(v + n, n), median(v + 2 * n, n),
                               median(v + 3 * n, n), beta,
-                              sxx > 0 ? sf / n : NAN, median(v + 4 * n, n)};
+                              sxx > 0 ? sf / n : NAN, median(v + 4 * n, n),
+                              100 * (exp(sg / n) - 1),
+                              nw ? 100 * (exp(sw / nw) - 1) : NAN, nw};
 }
 
 void dlp_host_repl_free(dlp_host_repl *r) {
@@ -261,7 +281,9 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
                                  x->host_us, y->host_us,
                                  h * log(y->host_us / x->host_us),
                                  log(y->eager_ms / x->eager_ms),
-                                 100 * fabs(x->graph_ms / y->graph_ms - 1)};
+                                 100 * fabs(x->graph_ms / y->graph_ms - 1),
+                                 log(y->graph_ms / x->graph_ms),
+                                 log(y->graph_w / x->graph_w)};
         }
     free(m);
     if (!st && np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
