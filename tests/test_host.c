@@ -446,6 +446,23 @@ static void test_file(void) {
     rmdir(dir);
 }
 
+/* the modes' names and files: each name parses back to its mode, the
+ * files are the header's three, another name is no mode */
+static void test_mode_names(void) {
+    static const char *const files[DLP_HOST_N_MODES] = {
+        DLP_HOST_FILE, DLP_HOST_LLM_FILE, DLP_HOST_TRAINING_FILE};
+    static const char *const names[DLP_HOST_N_MODES] = {
+        "inference", "llm", "training"};
+    for (int k = 0; k < DLP_HOST_N_MODES; k++) {
+        CHECK(!strcmp(dlp_host_file((dlp_host_mode)k), files[k]));
+        CHECK(!strcmp(dlp_host_mode_name((dlp_host_mode)k), names[k]));
+        CHECK(dlp_host_mode_parse(names[k]) == (dlp_host_mode)k);
+    }
+    CHECK(dlp_host_mode_parse("eager") == DLP_HOST_N_MODES);
+    CHECK(dlp_host_mode_parse("") == DLP_HOST_N_MODES);
+    CHECK(dlp_host_mode_parse(NULL) == DLP_HOST_N_MODES);
+}
+
 /* replicates: a hand-made file of two batches; every gap computed here
  * from its definition (the earlier as it is, and moved by
  * (host_later / host_earlier)^(h beta), h = 1 - graph / eager of the
@@ -960,6 +977,7 @@ int main(void) {
     RUN(test_fit_refuses);
     RUN(test_file);
     RUN(test_replicates);
+    RUN(test_mode_names);
     RUN(test_join_with_data);
     RUN(test_join_training);
     RUN(test_predict);

@@ -218,18 +218,17 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    dlp_host_mode hmode = !strcmp(mode, "llm") ? DLP_HOST_LLM
-                          : !strcmp(mode, "training") ? DLP_HOST_TRAINING
-                                                      : DLP_HOST_INFERENCE;
-    if (hmode == DLP_HOST_INFERENCE && strcmp(mode, "inference")) {
+    dlp_host_mode hmode = dlp_host_mode_parse(mode);
+    if (hmode == DLP_HOST_N_MODES) {
         fprintf(stderr, "dlperf host: --mode %s: the host correction is for "
                 "eager inference, llm or training\n", mode);
         return 2;
     }
-    if (!host)
-        host = hmode == DLP_HOST_LLM ? "models/" DLP_HOST_LLM_FILE
-               : hmode == DLP_HOST_TRAINING ? "models/" DLP_HOST_TRAINING_FILE
-                                            : "models/" DLP_HOST_FILE;
+    char deflt[64];
+    if (!host) {
+        snprintf(deflt, sizeof deflt, "models/%s", dlp_host_file(hmode));
+        host = deflt;
+    }
     dlp_dataset *ds = NULL;
     if (cli_open_dataset("host", dir, &ds)) return 1;
     dlp_error err = {0};

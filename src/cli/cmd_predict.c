@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "predict/predict_host.h"
 #include "core/core.h"
 
 static void usage(FILE *f) {
@@ -132,11 +133,9 @@ static void print_text(FILE *f, const char *name,
     print_value(f, "power", &r->power_w, "W");
     if (r->host_us > 0)
         fprintf(f, "  host         %.3g us per eager op: latency x %.3f, "
-                "energy x %.3f (models/%s)\n", r->host_us, r->host_factor,
+                "energy x %.3f (%s)\n", r->host_us, r->host_factor,
                 r->host_energy_factor,
-                !strcmp(r->mode, "llm")        ? "host-llm.csv"
-                : !strcmp(r->mode, "training") ? "host-training.csv"
-                                               : "host.csv");
+                dlp_host_file(dlp_host_mode_parse(r->mode)));
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",

@@ -35,21 +35,31 @@ static bool present(char *path, size_t cap, const char *dir, const char *name) {
     return w >= 0 && (size_t)w < cap && access(path, F_OK) == 0;
 }
 
-/* <dir>/<name> into *m where the file is present (*has says so): a
- * training fit (tau_ms > 0) in the training file and nowhere else */
-static dlp_status load_host(const char *dir, const char *name, bool training,
-                            dlp_host_model *m, bool *has, dlp_error *err) {
+/* <dir>/dlp_host_file(mode) into ps->host[mode] where the file is
+ * present (ps->has_host[mode] says so): a training fit (tau_ms > 0) in
+ * the training file and nowhere else */
+static dlp_status load_host(const char *dir, dlp_host_mode mode,
+                            dlp_predictor_set *ps, dlp_error *err) {
     char path[4096];
-    if (!present(path, sizeof path, dir, name)) return DLP_OK;
+    bool training = mode == DLP_HOST_TRAINING;
+    dlp_host_model *m = &ps->host[mode];
+    if (!present(path, sizeof path, dir, dlp_host_file(mode))) return DLP_OK;
     dlp_status st = dlp_host_load(path, m, err);
     if (!st && training && !(m->tau_ms > 0))
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms (not a `dlperf "
                       "host fit --mode training` file)", path);
     else if (!st && !training && m->tau_ms > 0)
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training fit's "
-                      "(%s)", path, DLP_HOST_TRAINING_FILE);
-    *has = st == DLP_OK;
+                      "(%s)", path, dlp_host_file(DLP_HOST_TRAINING));
+    ps->has_host[mode] = st == DLP_OK;
     return st;
+}
+
+/* the host correction a prediction mode takes */
+static dlp_host_mode host_mode(dlp_pred_mode mode) {
+    return mode == DLP_MODE_LLM        ? DLP_HOST_LLM
+           : mode == DLP_MODE_TRAINING ? DLP_HOST_TRAINING
+                                       : DLP_HOST_INFERENCE;
 }
 
 dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
@@ -71,15 +81,8 @@ dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
     }
     /* the host-aware eager corrections (inference, LLM, training),
      * likewise */
-    if (!st)
-        st = load_host(models_dir, DLP_HOST_FILE, false, &ps->host,
-                       &ps->has_host, err);
-    if (!st)
-        st = load_host(models_dir, DLP_HOST_LLM_FILE, false, &ps->host_llm,
-                       &ps->has_host_llm, err);
-    if (!st)
-        st = load_host(models_dir, DLP_HOST_TRAINING_FILE, true,
-                       &ps->host_training, &ps->has_host_training, err);
+    for (int k = 0; !st && k < DLP_HOST_N_MODES; k++)
+        st = load_host(models_dir, (dlp_host_mode)k, ps, err);
     if (st) {
         dlp_predictor_close(ps);
         return st;
@@ -354,17 +357,13 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
             return dlp_fail(err, DLP_ERR_ARG, "a host dispatch time applies "
                             "to eager runs only (--runtime eager, or "
                             "--mode training)");
-        bool llm = pc.mode == DLP_MODE_LLM,
-             training = pc.mode == DLP_MODE_TRAINING;
-        if (!(llm ? ps->has_host_llm
-                  : training ? ps->has_host_training : ps->has_host))
+        dlp_host_mode hmode = host_mode(pc.mode);
+        if (!ps->has_host[hmode])
             return dlp_fail(err, DLP_ERR_NOT_FOUND, "the models directory has "
                             "no host-aware eager correction for %s (%s; "
-                            "`dlperf host fit%s`)", dlp_mode_name(pc.mode),
-                            llm ? DLP_HOST_LLM_FILE
-                            : training ? DLP_HOST_TRAINING_FILE : DLP_HOST_FILE,
-                            llm ? " --mode llm"
-                            : training ? " --mode training" : "");
+                            "`dlperf host fit --mode %s`)",
+                            dlp_mode_name(pc.mode), dlp_host_file(hmode),
+                            dlp_host_mode_name(hmode));
     }
     if (c->n_dims < 0 || c->n_dims > DLP_PREDICT_MAX_DIMS)
         return dlp_fail(err, DLP_ERR_ARG, "too many dims (at most %d)",
@@ -541,10 +540,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
                         dlp_runtime_name(pc.runtime),
                         dlp_precision_name(pc.precision));
 
-    const dlp_host_model *hm =
-        pc.mode == DLP_MODE_LLM        ? &ps->host_llm
-        : pc.mode == DLP_MODE_TRAINING ? &ps->host_training
-                                       : &ps->host;
+    const dlp_host_model *hm = &ps->host[host_mode(pc.mode)];
     if (c->host_us != 0) {
         out->host_us = c->host_us;
         out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);

@@ -54,15 +54,11 @@ struct dlp_predictor_set {
     int n;
     dlp_part_model part;     /* <dir>/partition.csv (predict_part.h) */
     bool has_part;           /* false: partitions scale by roofline */
-    dlp_host_model host;     /* <dir>/host.csv (predict_host.h) */
-    bool has_host;           /* false: --host-us is refused */
-    dlp_host_model host_llm; /* <dir>/host-llm.csv: the same for LLM eager
-                                throughput */
-    bool has_host_llm;       /* false: --mode llm --host-us is refused */
-    dlp_host_model host_training;   /* <dir>/host-training.csv: training
-                                       steps (tau_ms > 0) */
-    bool has_host_training;  /* false: --mode training --host-us is
-                                refused */
+    /* the host-aware eager corrections by dlp_host_mode (inference, llm,
+     * training): <dir>/dlp_host_file(mode) (predict_host.h); without
+     * one, --host-us is refused in that mode */
+    dlp_host_model host[DLP_HOST_N_MODES];
+    bool has_host[DLP_HOST_N_MODES];
     dlp_heldout heldout;     /* <dir>/heldout.csv, read at open (empty
                                 without one): the per-target choice */
     bool best;               /* slow kinds compete too

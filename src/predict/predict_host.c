@@ -21,6 +21,25 @@ static double host_share(double tau_ms, double eager_ms, double graph_ms) {
     return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
+const char *dlp_host_file(dlp_host_mode mode) {
+    return mode == DLP_HOST_LLM        ? DLP_HOST_LLM_FILE
+           : mode == DLP_HOST_TRAINING ? DLP_HOST_TRAINING_FILE
+                                       : DLP_HOST_FILE;
+}
+
+const char *dlp_host_mode_name(dlp_host_mode mode) {
+    return mode == DLP_HOST_LLM        ? "llm"
+           : mode == DLP_HOST_TRAINING ? "training"
+                                       : "inference";
+}
+
+dlp_host_mode dlp_host_mode_parse(const char *name) {
+    for (int k = 0; name && k < DLP_HOST_N_MODES; k++)
+        if (!strcmp(name, dlp_host_mode_name((dlp_host_mode)k)))
+            return (dlp_host_mode)k;
+    return DLP_HOST_N_MODES;
+}
+
 double dlp_host_factor(const dlp_host_model *m, double host_us,
                        double eager_ms, double graph_ms) {
     if (!m || !(host_us > 0) || !(eager_ms > 0) || !isfinite(host_us) ||

@@ -106,8 +106,17 @@ double dlp_host_energy_factor(const dlp_host_model *m, double f);
 typedef enum {
     DLP_HOST_INFERENCE = 0,
     DLP_HOST_LLM = 1,
-    DLP_HOST_TRAINING = 2
+    DLP_HOST_TRAINING = 2,
+    DLP_HOST_N_MODES
 } dlp_host_mode;
+
+/* The file name of a mode's fit in a models directory (DLP_HOST_FILE,
+ * DLP_HOST_LLM_FILE, DLP_HOST_TRAINING_FILE) and the `--mode` argument
+ * that names the mode ("inference", "llm", "training"). */
+const char *dlp_host_file(dlp_host_mode mode);
+const char *dlp_host_mode_name(dlp_host_mode mode);
+/* The mode dlp_host_mode_name names; DLP_HOST_N_MODES for another name. */
+dlp_host_mode dlp_host_mode_parse(const char *name);
 
 /* One held-out eager prediction with the host probe of its label. */
 typedef struct {
