@@ -570,6 +570,23 @@ static void test_replicates(void) {
         CHECK(strstr(err.msg, p) != NULL);
         dlp_host_repl_free(&r);
     }
+    /* rows of the later batch first (as repeats.csv may hold them): the
+     * batches in name order, the earlier standing for the later */
+    snprintf(text, sizeof text, "%s"
+        "p1,20990202T000000-b,g1,H200,0,ok,graph,fp16,8,,224,224,3,,330\n"
+        "p1,20990202T000000-b,g1,H200,0,ok,eager,fp16,8,,224,224,6,9,\n"
+        "p1,20990101T000000-a,g1,H200,0,ok,graph,fp16,8,,224,224,2,,300\n"
+        "p1,20990101T000000-a,g1,H200,0,ok,eager,fp16,8,,224,224,4,8,\n",
+        hdr);
+    write_text(p, text);
+    CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_OK, "%s", err.msg);
+    CHECK(r.n_batches == 2 && !strcmp(r.batches[0], "20990101T000000-a") &&
+          !strcmp(r.batches[1], "20990202T000000-b"));
+    CHECK(r.n_pairs == 1 && r.pairs[0].a == 0 && r.pairs[0].b == 1);
+    CHECK_CLOSE(r.pairs[0].graph_shift, 50, 1e-9);
+    CHECK_CLOSE(r.pairs[0].power_shift, 10, 1e-9);
+    CHECK_CLOSE(r.pairs[0].host_a, 8, 1e-12);
+    dlp_host_repl_free(&r);
     /* no configuration measured twice */
     snprintf(text, sizeof text, "%s"
         "p1,A,g3,H100,0,ok,graph,fp32,1,,64,64,1,,\n"

@@ -207,8 +207,9 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
  * (the columns of data/FORMAT.md's inference.csv with batch_id, spec ids
  * or graph hashes alike) of one or more batches, plain CSV or .xz. Every
  * pair of eager measurements of one configuration (same graph, device,
- * precision, batch, seq, height, width): the earlier (batch in first-seen
- * order, then rep) stands for the later, as it is and moved by m's factor
+ * precision, batch, seq, height, width): the earlier (batch in name
+ * order, which is time order for the collector's ids, each beginning
+ * with its UTC start; then rep) stands for the later, as it is and moved by m's factor
  * from its host_us to the later's, h from the earlier's own eager and
  * CUDA-graph latencies; both need their CUDA-graph twins (same batch and
  * rep), whose own gap is the GPU side's. Pairs are grouped by their two batches (a == b:
@@ -234,7 +235,7 @@ typedef struct {
     int n_power;
 } dlp_host_repl_pair;
 typedef struct {
-    char (*batches)[64];     /* names, first-seen order */
+    char (*batches)[64];     /* names, in name order */
     int n_batches;
     dlp_host_repl_pair *pairs;   /* by a, then b */
     int n_pairs;

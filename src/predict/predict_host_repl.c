@@ -57,7 +57,8 @@ static double median(double *v, int n) {
 
 /* Reads the rows: every eager measurement with a positive latency and
  * host probe, its CUDA-graph twin's latency (same batch and rep) where
- * there is one. Batch names go to r->batches in first-seen order. */
+ * there is one. Batch names go to r->batches in first-seen order
+ * (sort_batches puts them in name order). */
 static dlp_status read_rows(const char *path, const char *text, size_t len,
                             dlp_host_repl *r, meas **out, int *n_out,
                             dlp_error *err) {
@@ -186,6 +187,46 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     return 0;
 }
 
+typedef struct {
+    const char *name;
+    int old;
+} batch_name;
+
+static int cmp_batch_name(const void *x, const void *y) {
+    return strcmp(((const batch_name *)x)->name, ((const batch_name *)y)->name);
+}
+
+/* r->batches in name order (the collector's batch ids begin with their
+ * UTC start time, so the earlier of a pair is the earlier batch whatever
+ * order the rows come in: data/probes/repeats.csv appends a stored row
+ * and its repeat per configuration), m's indexes renumbered */
+static dlp_status sort_batches(dlp_host_repl *r, meas *m, int n,
+                               dlp_error *err) {
+    int nb = r->n_batches;
+    if (nb < 2) return DLP_OK;
+    batch_name *b = malloc((size_t)nb * sizeof *b);
+    int *rank = malloc((size_t)nb * sizeof *rank);
+    char (*names)[64] = malloc((size_t)nb * sizeof *names);
+    if (!b || !rank || !names) {
+        free(b);
+        free(rank);
+        free(names);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < nb; i++) b[i] = (batch_name){r->batches[i], i};
+    qsort(b, (size_t)nb, sizeof *b, cmp_batch_name);
+    for (int i = 0; i < nb; i++) {
+        rank[b[i].old] = i;
+        memcpy(names[i], b[i].name, sizeof *names);
+    }
+    for (int i = 0; i < n; i++) m[i].batch = rank[m[i].batch];
+    free(r->batches);
+    r->batches = names;
+    free(b);
+    free(rank);
+    return DLP_OK;
+}
+
 static int cmp_pair(const void *x, const void *y) {
     const pair_gap *a = x, *b = y;
     return (a->bucket > b->bucket) - (a->bucket < b->bucket);
@@ -250,7 +291,11 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
     int n = 0;
     st = read_rows(path, text, len, r, &m, &n, err);
     free(text);
-    if (st) return st;
+    if (!st) st = sort_batches(r, m, n, err);
+    if (st) {
+        free(m);
+        return st;
+    }
     if (n) qsort(m, (size_t)n, sizeof *m, cmp_meas);
     /* every pair of measurements of a configuration, the earlier (batch,
      * rep) standing for the later; both need their CUDA-graph twins */
