@@ -68,7 +68,7 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     maps = dlp_strmap_init(&batches, 16) && maps;
     maps = dlp_strmap_init(&graph_rows, 1024) && maps;
     double *graph_ms = NULL, *graph_w = NULL;
-    size_t gcap = 0, mcap = 0;
+    size_t gcap = 0, wcap = 0, mcap = 0;   /* graph_ms, graph_w, m */
     int n_cfg = 0, n_graph = 0, n = 0;
     meas *m = NULL;
     dlp_csv csv;
@@ -140,7 +140,6 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
         if (!eager) {
             before = n_graph;
             int gi = dlp_strmap_intern(&graph_rows, &a, key, &n_graph);
-            size_t wcap = gcap;
             if (gi < 0 || (gi == before &&
                            (!dlp_grow((void **)&graph_ms, &gcap,
                                       (size_t)n_graph, sizeof *graph_ms) ||
