@@ -205,15 +205,16 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
 
 /* Replicates (predict_host_repl.c): the collector's raw inference rows
  * (the columns of data/FORMAT.md's inference.csv with batch_id, spec ids
- * or graph hashes alike) of one or more batches, plain CSV or .xz. Every
- * pair of eager measurements of one configuration (same graph, device,
- * precision, batch, seq, height, width): the earlier (batch in name
- * order, which is time order for the collector's ids, each beginning
- * with its UTC start; then rep) stands for the later, as it is and moved
- * by m's factor from its host_us to the later's, h from the earlier's own eager and
- * CUDA-graph latencies; both need their CUDA-graph twins (same batch and
- * rep), whose own gap is the GPU side's. Pairs are grouped by their two batches (a == b:
- * rep 0 against rep 1 of one batch). */
+ * or graph hashes alike, power_w among them) of one or more batches,
+ * plain CSV or .xz. Every pair of eager measurements of one configuration
+ * (same graph, device, precision, batch, seq, height, width): the earlier
+ * (batch in name order, which is time order for the collector's ids,
+ * each beginning with its UTC start; then rep) stands for the later, as
+ * it is and moved by m's factor from its host_us to the later's, h from
+ * the earlier's own eager and CUDA-graph latencies; both need their
+ * CUDA-graph twins (same batch and rep), whose own gap is the GPU side's.
+ * Pairs are grouped by their two batches (a == b: rep 0 against rep 1 of
+ * one batch). */
 #define DLP_HOST_REPL_MAX_BATCHES 4096
 typedef struct {
     int a, b;                /* indexes into dlp_host_repl.batches */
