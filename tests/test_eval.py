@@ -520,7 +520,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check("cli_host_fit_mode_bad", r.returncode == 2 and
           "--mode kernels" in r.stderr, r.stderr[-300:])
     # host replicates: the three p57 batches' raw rows (the same three
-    # graphs measured in each), the within / across means recomputed here
+    # graphs measured in each), the within / across means recomputed here,
+    # the earlier of a pair the batch first in name order, and the
+    # CUDA-graph twins' signed latency and power shifts
     import io
     import lzma
     import statistics
@@ -528,30 +530,35 @@ with tempfile.TemporaryDirectory() as tmp:
                           "20261203-replicates-p57.csv.xz")
     r = subprocess.run([DLPERF, "host", "replicates", rows_f, "--host", hfile],
                        capture_output=True, text=True)
-    eag, gra, order = {}, {}, {}
+    eag, gra = {}, {}
     for x in csv.DictReader(io.StringIO(lzma.open(rows_f, "rt").read())):
         if x["status"] not in ("ok", "flagged"):
             continue
-        order.setdefault(x["batch_id"], len(order))
         k = (x["hash"], x["device"], x["precision"], x["batch"], x["seq"],
              x["height"], x["width"])
-        m = (order[x["batch_id"]], int(x["rep"]))
+        m = (x["batch_id"], int(x["rep"]))
         if x["runtime"] == "graph":
-            gra[k + m] = float(x["latency_ms"])
+            gra[k + m] = (float(x["latency_ms"]),
+                          float(x["power_w"]) if x["power_w"] else None)
         elif x["runtime"] == "eager" and x["host_us"]:
             eag.setdefault(k, []).append(m + (float(x["latency_ms"]),
                                               float(x["host_us"])))
     sums = {True: [0, 0.0, 0.0], False: [0, 0.0, 0.0]}
     fit = {True: [], False: []}      # (h ln host ratio, ln eager ratio)
     gaps = {True: [], False: []}     # the CUDA-graph twins' gaps
+    shift = {True: ([], []), False: ([], [])}   # their ln ratios: latency, power
     for k, ms in eag.items():
         ms.sort()
         for i in range(len(ms)):
             for j in range(i + 1, len(ms)):
                 (ba, ra, ea, ha), (bb, rb, eb, hb) = ms[i], ms[j]
-                g, gb = gra.get(k + (ba, ra)), gra.get(k + (bb, rb))
-                if g is None or gb is None:
+                tw, twb = gra.get(k + (ba, ra)), gra.get(k + (bb, rb))
+                if tw is None or twb is None:
                     continue
+                (g, pa), (gb, pb) = tw, twb
+                shift[ba == bb][0].append(math.log(gb / g))
+                if pa and pb:
+                    shift[ba == bb][1].append(math.log(pb / pa))
                 h = min(1.0, max(0.0, 1 - g / ea))
                 mv = ea * math.exp(h * 1.3 * math.log(hb / ha))
                 t = sums[ba == bb]
@@ -574,12 +581,58 @@ with tempfile.TemporaryDirectory() as tmp:
             abs(float(v[5]) - 100 * c / n) < 0.006 and \
             abs(float(v[7]) - bf) < 0.0006 and abs(float(v[8]) - gf) < 0.006 \
             and abs(float(v[9]) - statistics.median(gaps[same])) < 0.0006
+        ls, ps = shift[same]
+        ok = ok and abs(float(v[10]) - 100 * (math.exp(
+            statistics.mean(ls)) - 1)) < 0.006 and len(ps) > 0 and \
+            abs(float(v[11]) - 100 * (math.exp(statistics.mean(ps)) - 1)) < 0.006
     check("cli_host_replicates", ok, "%s %s %s" % (sums, r.stdout[-600:],
                                                  r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "replicates", hp],
                        capture_output=True, text=True)
     check("cli_host_replicates_not_rows", r.returncode == 1 and
           "batch_id" in r.stderr, r.stderr[-300:])
+
+    # scripts/prospective.sh: the shipped files on one batch; its printed
+    # CUDA-graph MAPE recomputed from the predictions it keeps, which hold
+    # that batch's configurations and runtime only; bad batch names
+    import glob
+    import tempfile
+    script = os.path.join("scripts", "prospective.sh")
+    env = dict(os.environ, DLPERF=DLPERF)
+    r = subprocess.run(["sh", script], capture_output=True, text=True, env=env)
+    check("prospective_usage", r.returncode == 2 and "usage" in r.stderr,
+          r.stderr[-200:])
+    r = subprocess.run(["sh", script, "no-such-batch"], capture_output=True,
+                       text=True, env=env)
+    check("prospective_unknown_batch", r.returncode == 2 and
+          "names 0 batches" in r.stderr, r.stderr[-200:])
+    bdirs = glob.glob(os.path.join("data", "batches", "*-p61c"))
+    if len(bdirs) == 1 and os.path.isdir("models"):
+        out = tempfile.mkdtemp()
+        r = subprocess.run(["sh", script, "p61c"], capture_output=True,
+                           text=True, env=dict(env, OUT=out))
+        lines = r.stdout.splitlines()
+        k = [i for i, l in enumerate(lines)
+             if l.startswith("[inference-graph] == dippm,")]
+        row = lines[k[0] + 1].split() if k and k[0] + 1 < len(lines) else []
+        want = set()
+        for x in csv.DictReader(open(os.path.join(bdirs[0], "inference.csv"))):
+            want.add((x["hash"], x["runtime"], x["precision"], x["batch"],
+                      x["height"]))
+        errs, seen = [], set()
+        for x in csv.DictReader(open(os.path.join(out, "inference-graph.csv"))):
+            seen.add((x["graph"], x["runtime"], x["precision"], x["batch"],
+                      x["height"]))
+            if x["kind"] == "dippm" and x["target"] == "inference.latency_ms":
+                errs.append(abs(float(x["predicted"]) / float(x["actual"]) - 1))
+        check("prospective_graph_mape", r.returncode == 0 and len(row) > 4 and
+              row[1] == "inference.latency_ms" and int(row[3]) == len(errs) > 0
+              and abs(float(row[4].rstrip("%")) - 100 * sum(errs) / len(errs))
+              < 0.006 and seen <= want and
+              all(t[1] == "graph" for t in seen),
+              "%s %s" % (r.stdout[-400:], r.stderr[-300:]))
+        check("prospective_host_and_training", "[host-eager] all" in r.stdout
+              and "[training] training.step_ms" in r.stdout, r.stdout[-300:])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

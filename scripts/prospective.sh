@@ -1,0 +1,105 @@
+#!/bin/sh
+# prospective.sh — the prospective test of shipped predictors: batches
+# measured after the files in MODELS were trained, scored as they are
+# (no training; `dlperf eval --models`). It builds a dataset folder of
+# links (graphs -> DATA/graphs, batches/ -> the batches named), then runs
+#   inference, per runtime: dlperf eval N --models MODELS
+#       --kind dippm,roofline --runtime graph|eager --predictions ...
+#   the eager host correction: dlperf host apply <both runtimes'
+#       predictions> N --kind dippm --host MODELS/host.csv
+#   training steps: dlperf eval N --mode training --models MODELS
+#       --kind dippm,xgb,dippm+xgb
+#   language models: dlperf eval N --mode llm --models MODELS
+#       --kind dippm+xgb,xgb
+# (a mode whose batches hold no labels is skipped), keeps each command's
+# output and predictions in OUT, and prints the "all" line of every target
+# and kind (OUT: a new temporary folder unless given). Every prospective figure in README.md and docs/EVAL.md since
+# the sixty-first session comes from it.
+#
+#   scripts/prospective.sh p61a p61b p61c          # batch ids or suffixes
+#   MODELS=/tmp/m OUT=/tmp/p scripts/prospective.sh 20261203T162652-p61a
+#
+# Exit: 0 done, 1 a command failed, 2 usage (no batch, or a name that
+# matches no batch or several).
+set -u
+DATA=${DATA:-data}
+MODELS=${MODELS:-models}
+DLPERF=${DLPERF:-build/dlperf}
+OUT=${OUT:-}
+
+if [ $# -eq 0 ]; then
+    echo "usage: scripts/prospective.sh BATCH..." >&2
+    exit 2
+fi
+N=$(mktemp -d "${TMPDIR:-/tmp}/dlp_prospective_XXXXXX") || exit 1
+trap 'rm -rf "$N"' EXIT
+if [ -z "$OUT" ]; then
+    OUT=$(mktemp -d "${TMPDIR:-/tmp}/dlp_prospective_out_XXXXXX") || exit 1
+fi
+mkdir -p "$N/batches" "$OUT" || exit 1
+abs() { (cd "$1" && pwd -P); }
+ln -s "$(abs "$DATA/graphs")" "$N/graphs" || exit 1
+for b in "$@"; do
+    # a full batch id, or the end of one (p61a matches *-p61a)
+    set -- "$DATA/batches/$b" "$DATA/batches/"*"-$b"
+    found=""
+    for d in "$@"; do
+        if [ -d "$d" ]; then
+            case " $found " in *" $d "*) ;; *) found="$found $d" ;; esac
+        fi
+    done
+    # shellcheck disable=SC2086
+    set -- $found
+    if [ $# -ne 1 ]; then
+        echo "prospective: '$b' names $# batches in $DATA/batches" >&2
+        exit 2
+    fi
+    ln -s "$(abs "$1")" "$N/batches/$(basename "$1")" || exit 1
+done
+echo "prospective test of $MODELS on: $(ls "$N/batches" | tr '\n' ' ')(outputs in $OUT)"
+
+# has_rows TABLE: some linked batch holds rows of TABLE
+has_rows() {
+    for f in "$N"/batches/*/"$1.csv"; do
+        [ -f "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] && return 0
+    done
+    return 1
+}
+# run NAME ARGS...: one command, its output to OUT/NAME.txt; prints the
+# kind headers and "all" lines
+run() {
+    name=$1
+    shift
+    if ! "$DLPERF" "$@" > "$OUT/$name.txt" 2>&1; then
+        echo "prospective: '$DLPERF $*' failed (output: $OUT/$name.txt)" >&2
+        tail -3 "$OUT/$name.txt" >&2
+        return 1
+    fi
+    grep -E '^== .*predictions ==$|^[a-z]+\.[a-z_]+ +all +[0-9]|^(all|[A-Z][A-Za-z0-9-]+) +[0-9]+ +[0-9.]+ +[0-9.]+$|predictions [0-9]+:|energy' \
+        "$OUT/$name.txt" | grep -v '^  ' | sed "s/^/[$name] /"
+}
+
+st=0
+if has_rows inference; then
+    for rt in graph eager; do
+        run "inference-$rt" eval "$N" --models "$MODELS" --kind dippm,roofline \
+            --runtime "$rt" --predictions "$OUT/inference-$rt.csv" || st=1
+    done
+    # the correction reads each eager prediction's CUDA-graph twin: both
+    # runtimes in one file
+    if [ -f "$MODELS/host.csv" ] &&
+        "$DLPERF" eval "$N" --models "$MODELS" --kind dippm --quiet \
+            --predictions "$OUT/inference.csv" > "$OUT/inference.txt" 2>&1; then
+        run host-eager host apply "$OUT/inference.csv" "$N" \
+            --kind dippm --host "$MODELS/host.csv" || st=1
+    fi
+fi
+if has_rows training; then
+    run training eval "$N" --mode training --models "$MODELS" \
+        --kind dippm,xgb,dippm+xgb --predictions "$OUT/training.csv" || st=1
+fi
+if has_rows llm; then
+    run llm eval "$N" --mode llm --models "$MODELS" --kind dippm+xgb,xgb \
+        --predictions "$OUT/llm.csv" || st=1
+fi
+exit $st
