@@ -104,7 +104,7 @@ static void make_set(dlp_host_set *s, int n, double beta, double ref,
 static void make_training_set(dlp_host_set *s, int n, double beta,
                               double ref, double tau, double noise) {
     make_set(s, n, beta, ref, 0);
-    s->training = true;
+    s->mode = DLP_HOST_TRAINING;
     for (int i = 0; i < n; i++) {
         dlp_host_sample *x = &s->s[i];
         x->eager_ms = 2 * pow(200, unif());
@@ -247,7 +247,7 @@ static void test_apply(void) {
     CHECK_CLOSE(cv.host, 100 * host / s.n, 1e-9);
     /* an LLM set: the same corrections, the MAPE of the throughputs they
      * stand for (actual / predicted latency) */
-    s.throughput = true;
+    s.mode = DLP_HOST_LLM;
     CHECK(dlp_host_apply(&s, &off, &cv, cor, &err) == DLP_OK);
     double tb = 0, th = 0;
     for (int i = 0; i < s.n; i++) {
@@ -257,7 +257,7 @@ static void test_apply(void) {
     CHECK_CLOSE(cv.blind, 100 * tb / s.n, 1e-9);
     CHECK_CLOSE(cv.host, 100 * th / s.n, 1e-9);
     CHECK(fabs(cv.blind - 100 * blind / s.n) > 1e-3);
-    s.throughput = false;
+    s.mode = DLP_HOST_INFERENCE;
     CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_OK);   /* no array */
     s.n = 0;
     CHECK(dlp_host_apply(&s, &m, &cv, NULL, &err) == DLP_ERR_ARG);
@@ -815,7 +815,7 @@ static void test_join_training(void) {
     dlp_host_set s;
     CHECK_MSG(dlp_host_set_load(p, ds, "dippm+xgb", DLP_HOST_TRAINING, &s,
                                 &err) == DLP_OK, "%s", err.msg);
-    CHECK_MSG(s.training && !s.throughput && s.n == 2 && s.n_eager == 3 &&
+    CHECK_MSG(s.mode == DLP_HOST_TRAINING && s.n == 2 && s.n_eager == 3 &&
               s.n_no_host == 1 && s.n_models == 2,
               "n %d eager %d no_host %d", s.n, s.n_eager, s.n_no_host);
     for (int i = 0; i < s.n; i++) {
@@ -872,16 +872,29 @@ static double predict_eager(const char *dir, const char *runtime,
     return predict_mode(dir, "inference", runtime, host_us, r, st);
 }
 
+/* a temporary models directory (dir: a "/tmp/dlp_host_XXXXXX" buffer)
+ * holding one roofline file, name, of mode with the targets' bits set;
+ * false (a failed check) when it cannot be made */
+static bool roofline_models_dir(char *dir, const char *name,
+                                dlp_pred_mode mode, unsigned targets) {
+    char p[256];
+    dlp_error err;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    bool ok = roofline_file_write(p, mode, targets, &err);
+    CHECK_MSG(ok, "%s", err.msg);
+    return ok;
+}
+
 /* --mode training --host-us: models/host-training.csv's factor on the
  * step, h = min(1, tau / step); refused without the file or with an
  * inference fit (no tau_ms) in its place */
 static void test_predict_training(void) {
     char dir[] = "/tmp/dlp_host_XXXXXX", p[256], cmd[300];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(p, sizeof p, "%s/a_train.dlpm", dir);
+    if (!roofline_models_dir(dir, "a_train.dlpm", DLP_MODE_TRAINING,
+                             1u << DLP_T_TRAIN_STEP_MS))
+        return;
     dlp_error err;
-    CHECK(roofline_file_write(p, DLP_MODE_TRAINING,
-                              1u << DLP_T_TRAIN_STEP_MS, &err));
     dlp_predict_result r;
     dlp_status st;
     double step = predict_mode(dir, "training", NULL, 0, &r, &st);
@@ -930,12 +943,11 @@ static void test_predict_training(void) {
 
 static void test_predict(void) {
     char dir[] = "/tmp/dlp_host_XXXXXX", p[256], cmd[300];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(p, sizeof p, "%s/a_inf.dlpm", dir);
+    if (!roofline_models_dir(dir, "a_inf.dlpm", DLP_MODE_INFERENCE,
+                             1u << DLP_T_INF_LATENCY_MS |
+                             1u << DLP_T_INF_ENERGY_J))
+        return;
     dlp_error err;
-    CHECK(roofline_file_write(p, DLP_MODE_INFERENCE,
-                              1u << DLP_T_INF_LATENCY_MS |
-                              1u << DLP_T_INF_ENERGY_J, &err));
     dlp_predict_result r;
     dlp_status st;
     double e = predict_eager(dir, "eager", 0, &r, &st);

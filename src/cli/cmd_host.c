@@ -118,12 +118,11 @@ static int replicates(const char *rows, const char *path) {
  * and of the energies. */
 static void print_table(const char *kind, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
+    bool training = set->mode == DLP_HOST_TRAINING;
     printf("%s %s predictions %d: with host_us %d (%d models, "
            "%s), %d without host_us, %d without a CUDA-graph prediction\n",
-           kind, set->throughput ? "eager throughput"
-                 : set->training ? "training step" : "eager latency",
-           set->n_eager, set->n, set->n_models, how, set->n_no_host,
-           set->n_no_graph);
+           kind, dlp_host_quantity(set->mode), set->n_eager, set->n,
+           set->n_models, how, set->n_no_host, set->n_no_graph);
     printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_n[d])
@@ -132,12 +131,12 @@ static void print_table(const char *kind, const dlp_host_set *set,
     printf("%-16s %6d %12.2f %12.2f\n", "all", set->n, cv->blind, cv->host);
     if (!cv->e_n) {
         printf("%s energy: no prediction of the same configurations\n",
-               set->training ? "step" : "eager");
+               training ? "step" : "eager");
         return;
     }
     printf("%s energy%s, the same configurations:\n",
-           set->training ? "step (predicted power x step)" : "eager",
-           set->throughput ? " per sample" : "");
+           training ? "step (predicted power x step)" : "eager",
+           set->mode == DLP_HOST_LLM ? " per sample" : "");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_e_n[d])
             printf("%-16s %6d %12.2f %12.2f\n", set->devices[d],

@@ -33,6 +33,12 @@ const char *dlp_host_mode_name(dlp_host_mode mode) {
                                        : "inference";
 }
 
+const char *dlp_host_quantity(dlp_host_mode mode) {
+    return mode == DLP_HOST_LLM        ? "eager throughput"
+           : mode == DLP_HOST_TRAINING ? "training step"
+                                       : "eager latency";
+}
+
 dlp_host_mode dlp_host_mode_parse(const char *name) {
     for (int k = 0; name && k < DLP_HOST_N_MODES; k++)
         if (!strcmp(name, dlp_host_mode_name((dlp_host_mode)k)))
@@ -221,8 +227,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_load: NULL argument");
     memset(out, 0, sizeof *out);
     bool llm = mode == DLP_HOST_LLM, training = mode == DLP_HOST_TRAINING;
-    out->throughput = llm;
-    out->training = training;
+    out->mode = mode;
     const char *lat_target = llm ? "llm.throughput_samples_s"
                              : training ? "training.step_ms"
                                         : "inference.latency_ms";
@@ -387,8 +392,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
                       "%s: no %s %s prediction whose label has host_us%s "
                       "(%d predictions, %d without host_us)", pred_csv, kind,
-                      llm ? "eager throughput" : training ? "training step"
-                                                          : "eager latency",
+                      dlp_host_quantity(mode),
                       training ? "" : " and whose CUDA-graph one is "
                                       "predicted too",
                       out->n_eager, out->n_no_host);
@@ -486,8 +490,9 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
     double beta = NAN, c = NAN, best = INFINITY, tau = 0;
     int n = 0;
-    for (int k = 0; k <= (s->training ? TAU_STEPS : 0); k++) {
-        double t = s->training ? exp2(k / 4.0) : 0, b, cc, sse;
+    bool training = s->mode == DLP_HOST_TRAINING;
+    for (int k = 0; k <= (training ? TAU_STEPS : 0); k++) {
+        double t = training ? exp2(k / 4.0) : 0, b, cc, sse;
         if (fit_share(s, use, t, &b, &cc, &sse, &n) && sse < best) {
             best = sse;
             beta = b;
@@ -503,7 +508,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "host fit: beta %.3g on %d "
                         "samples: eager %s does not grow with host_us in "
                         "these predictions", beta, n,
-                        s->training ? "step time" : "latency");
+                        training ? "step time" : "latency");
     memset(m, 0, sizeof *m);
     m->beta = fmin(beta, BETA_MAX);
     m->ref_us = exp(-c / beta);
@@ -515,8 +520,9 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
 
 /* the absolute relative error of a predicted latency, or (throughput) of
  * the throughput it stands for */
-static double ape(bool throughput, double pred_ms, double act_ms) {
-    return throughput ? fabs(act_ms / pred_ms - 1) : fabs(pred_ms / act_ms - 1);
+static double ape(dlp_host_mode mode, double pred_ms, double act_ms) {
+    return mode == DLP_HOST_LLM ? fabs(act_ms / pred_ms - 1)
+                                : fabs(pred_ms / act_ms - 1);
 }
 
 /* sums of |error| into MAPE (%) */
@@ -534,8 +540,8 @@ static void score(const dlp_host_set *s, const double *cor,
                   const double *ecor, dlp_host_cv *out) {
     for (int i = 0; i < s->n; i++) {
         const dlp_host_sample *x = &s->s[i];
-        double b = ape(s->throughput, x->eager_ms, x->actual_ms),
-               h = ape(s->throughput, cor[i], x->actual_ms);
+        double b = ape(s->mode, x->eager_ms, x->actual_ms),
+               h = ape(s->mode, cor[i], x->actual_ms);
         out->blind += b;
         out->host += h;
         out->dev_blind[x->device] += b;

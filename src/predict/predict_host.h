@@ -117,6 +117,9 @@ const char *dlp_host_file(dlp_host_mode mode);
 const char *dlp_host_mode_name(dlp_host_mode mode);
 /* The mode dlp_host_mode_name names; DLP_HOST_N_MODES for another name. */
 dlp_host_mode dlp_host_mode_parse(const char *name);
+/* What a mode's samples predict, for messages: "eager latency", "eager
+ * throughput", "training step". */
+const char *dlp_host_quantity(dlp_host_mode mode);
 
 /* One held-out eager prediction with the host probe of its label. */
 typedef struct {
@@ -141,10 +144,10 @@ typedef struct {
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
                                 of the same fold and configuration */
-    bool throughput;         /* an LLM run's: the samples' latencies are
-                                batch / throughput, and the MAPE is the
-                                throughput's, |actual_ms / eager_ms - 1| */
-    bool training;           /* training steps: h from tau_ms (above) */
+    dlp_host_mode mode;      /* llm: the samples' latencies are batch /
+                                throughput, and the MAPE is the
+                                throughput's, |actual_ms / eager_ms - 1|;
+                                training: h from tau_ms (above) */
 } dlp_host_set;
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and

@@ -44,15 +44,9 @@ static int cmp_meas(const void *x, const void *y) {
     return (a->rep > b->rep) - (a->rep < b->rep);
 }
 
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* median of v[0..n) (sorted in place) */
+/* median of v[0..n) (sorted in place; core's quantile) */
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return dlp_quantile(v, (size_t)n, 0.5);
 }
 
 /* Reads the rows: every eager measurement with a positive latency and
