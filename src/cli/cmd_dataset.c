@@ -21,7 +21,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: dlperf dataset stats DIR [--json] [--all]\n"
             "       dlperf dataset extract DIR HASH [-o FILE]\n"
-            "       dlperf dataset kernels DIR\n"
+            "       dlperf dataset kernels DIR [--configs]\n"
             "  stats validates the dataset in DIR (data/FORMAT.md) and prints\n"
             "  its statistics; exit 0 when valid, 1 with the problems listed.\n"
             "  --json  the full report as JSON (docs/DATASET_STATS.md)\n"
@@ -29,7 +29,9 @@ static void usage(FILE *f) {
             "  extract writes the graph file HASH from its pack (stdout or FILE)\n"
             "  kernels compares the eager kernel count of the featurizer (and\n"
             "  schema 8's node rule) with the kernels of every eager trace in\n"
-            "  DIR, per family (means; ratio: geometric mean of est / measured)\n");
+            "  DIR, per family (means; ratio: geometric mean of est / measured);\n"
+            "  --configs  one line per configuration instead (hash, model,\n"
+            "             variant, precision, batch, measured, estimate)\n");
 }
 
 static double num(const cJSON *o, const char *k) {
@@ -250,7 +252,8 @@ static int cmp_family(const void *a, const void *b) {
 
 /* dlperf dataset kernels DIR: the eager kernel count against the traces */
 static int kernels(int argc, char **argv) {
-    if (argc != 3 || argv[2][0] == '-') {
+    bool configs = argc == 4 && !strcmp(argv[3], "--configs");
+    if ((argc != 3 && !configs) || argv[2][0] == '-') {
         bool help = argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"));
         usage(help ? stdout : stderr);
         return help ? 0 : 2;
@@ -267,6 +270,16 @@ static int kernels(int argc, char **argv) {
         dlp_dataset_free(ds);
         free(k);
         return 1;
+    }
+    if (configs) {
+        printf("hash,model,variant,precision,batch,seq,measured,estimate\n");
+        for (size_t i = 0; i < n; i++)
+            printf("%s,%s,\"%s\",%s,%lld,%lld,%d,%.0f\n", k[i].hash, k[i].model,
+                   k[i].variant, k[i].precision, (long long)k[i].batch,
+                   (long long)k[i].seq, k[i].measured, k[i].estimated);
+        free(k);
+        dlp_dataset_free(ds);
+        return 0;
     }
     qsort(k, n, sizeof *k, cmp_family);
     printf("%-16s %4s %9s %9s %9s %9s %9s\n", "family", "n", "measured",

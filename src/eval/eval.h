@@ -168,7 +168,8 @@ dlp_status dlp_eval_record(const dlp_examples *E, const dlp_eval_result *r,
 
 /* ---- kernel counts (eval_kernels.c) ------------------------------------ */
 typedef struct {
-    const char *hash, *device, *precision, *family, *model; /* dataset's */
+    const char *hash, *device, *precision, *family, *model,
+               *variant;    /* the dataset's */
     int64_t batch, seq, height, width;
     int measured;           /* kernel rows of the eager trace */
     double estimated;       /* dlp_feat_roofline.kernels at its precision */

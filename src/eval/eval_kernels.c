@@ -99,6 +99,7 @@ dlp_status dlp_eval_kernel_counts(const dlp_dataset *ds, dlp_kcount **out,
                                 .precision = k->precision,
                                 .family = gi ? gi->family : "?",
                                 .model = gi ? gi->model : "?",
+                                .variant = gi ? gi->variant : "?",
                                 .batch = k->batch, .seq = k->seq,
                                 .height = k->height, .width = k->width,
                                 .measured = (int)(j - i)};

@@ -317,7 +317,7 @@ void dlp_feat_graph_free(dlp_feat_graph *fg) {
     free(fg->bytes); free(fg->src); free(fg->dst);
     free(fg->convs); free(fg->train_curve); free(fg->ops); free(fg->node_op);
     free(fg->sdpa_pv); free(fg->op_eff); free(fg->battn); free(fg->battn_op);
-    free(fg->val_cl);
+    free(fg->val_cl); free(fg->mha); free(fg->mha_work); free(fg->mha_op);
     memset(fg, 0, sizeof *fg);
 }
 
@@ -2848,6 +2848,13 @@ static bool op_records(dlp_feat_graph *fg, const dlp_graph *g,
         fg->battn_op[i] = fg->n_ops;
         fg->ops[fg->n_ops++] = (dlp_feat_op){i, s};
     }
+    /* the slow path's work of nn.MultiheadAttention (feat_mha.c) */
+    for (int w = 0; w < fg->n_mha_work; w++) {
+        if (!dlp_grow((void **)&fg->ops, &cap, (size_t)fg->n_ops + 1, sizeof *fg->ops))
+            return false;
+        fg->mha_op[fg->mha_work[w].node] = fg->n_ops;
+        fg->ops[fg->n_ops++] = fg->mha_work[w];
+    }
     return true;
 }
 
@@ -2876,6 +2883,7 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     fg->sdpa_pv = malloc(n1 * sizeof *fg->sdpa_pv);
     fg->battn = calloc(n1, 1);
     fg->battn_op = malloc(n1 * sizeof *fg->battn_op);
+    fg->mha_op = malloc(n1 * sizeof *fg->mha_op);
     fg->eager_kern = calloc(n1, 1);
     fg->half_kern = calloc(n1, 1);
     fg->clamp_elems = calloc(n1, sizeof *fg->clamp_elems);
@@ -2894,11 +2902,11 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     if (!fg->op || !fg->tc || !fg->kern || !fg->node_cat || !fg->dense || !fg->flops || !fg->bytes ||
         !fg->src || !fg->dst || !fg->half_f32 || !fg->clamp_elems ||
         !fg->in_sdpa || !fg->sdpa_pv || !fg->eager_kern || !fg->half_kern ||
-        !fg->battn || !fg->battn_op) {
+        !fg->battn || !fg->battn_op || !fg->mha_op) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
-    for (size_t i = 0; i < N; i++) fg->sdpa_pv[i] = fg->battn_op[i] = -1;
+    for (size_t i = 0; i < N; i++) fg->sdpa_pv[i] = fg->battn_op[i] = fg->mha_op[i] = -1;
     for (size_t i = 0; i < N; i++) {
         const dlp_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
@@ -2975,8 +2983,8 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
     }
     if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
     dlp_feat_uses u;
-    bool ok = dlp_feat_uses_of(g, &u) && dlp_feat_count_kernels(fg, g, &u) &&
-              op_records(fg, g, &u);
+    bool ok = dlp_feat_uses_of(g, &u) && dlp_feat_mha(fg, g, &u) &&
+              dlp_feat_count_kernels(fg, g, &u) && op_records(fg, g, &u);
     dlp_feat_uses_free(&u);
     if (!ok) {
         dlp_feat_graph_free(fg);
@@ -3080,6 +3088,32 @@ static double node_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *
     return tcmp > tmem ? tcmp : tmem;
 }
 
+/* Whether node i does its nn.MultiheadAttention's slow-path work under c
+ * (feat_mha.c): always for DLP_MHA_SLOW, in a training step for
+ * DLP_MHA_SLOW_TRAIN. */
+static bool mha_slow(const dlp_feat_graph *fg, int i, const dlp_pred_config *c) {
+    return fg->mha_op && fg->mha_op[i] >= 0 &&
+           (fg->mha[i] == DLP_MHA_SLOW ||
+            (fg->mha[i] == DLP_MHA_SLOW_TRAIN && c->mode == DLP_MODE_TRAINING));
+}
+
+/* That work's time, seconds: its record's roofline, scaled by the
+ * operator-time model where it has one; 0 when node i has none under c.
+ * *tmem (may be NULL): its roofline alone. */
+static double mha_time(const dlp_feat_graph *fg, int i, const dlp_feat_device *d,
+                       const dlp_pred_config *c, double *tmem) {
+    if (tmem) *tmem = 0;
+    if (!mha_slow(fg, i, c)) return 0;
+    int k = fg->mha_op[i];
+    double t = dlp_op_shape_roof_us(&fg->ops[k].shape, c->precision, d) * 1e-6;
+    if (tmem) *tmem = t;
+    if (fg->op_eff) {
+        double e = fg->op_eff[dlp_op_eff_at(k, c->runtime, c->precision)];
+        if (!isnan(e)) t *= exp2(e);
+    }
+    return t;
+}
+
 void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
                                const dlp_pred_config *c, double *out) {
     dlp_feat_device d;
@@ -3087,7 +3121,8 @@ void dlp_feat_node_roofline_us(const dlp_feat_graph *fg,
     for (int i = 0; i < fg->n_nodes; i++) {
         double tcmp, tmem;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, NULL);
-        out[i] = node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem) * 1e6;
+        out[i] = (node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem) +
+                  mha_time(fg, i, &d, c, NULL)) * 1e6;
     }
 }
 
@@ -3112,22 +3147,26 @@ void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
     dlp_feat_device d;
     dlp_feat_device_of(c, &d);
     double comp = 0, mem = 0, roof = 0, kr = 0;
-    int nclamp = 0;
+    int nclamp = 0, nslow = 0;
     bool half = c->precision != DLP_PREC_FP32;
     for (int k = 0; k < DLP_FEAT_NCAT; k++) o->roof_cat_ms[k] = o->kernels_cat[k] = 0;
     o->roof_gconv_ms = o->kernels_gconv = o->roof_kconv_ms = o->kernels_kconv = 0;
     for (int i = 0; i < fg->n_nodes; i++) {
-        double tcmp, tmem, tcl;
+        double tcmp, tmem, tcl, tmha;
         node_times(fg, i, &d, c->precision, &tcmp, &tmem, &tcl);
-        double t0 = node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem),
+        double t0 = node_time(fg, i, &d, c->runtime, c->precision, tcmp, tmem) +
+                    mha_time(fg, i, &d, c, &tmha),
                t = t0 + tcl;
+        bool slow = mha_slow(fg, i, c);
         comp += tcmp;
-        mem += tmem + tcl;
+        mem += tmem + tcl + tmha;
         roof += t;
         /* the node's eager kernels, each at least a launch; a node whose
          * work runs inside another's kernel (SDPA, bias epilogue, GELU)
-         * adds its roofline time alone */
-        int nk = fg->eager_kern[i] + (half ? fg->half_kern[i] : 0);
+         * adds its roofline time alone; a slow-path attention node its
+         * copy or bias add */
+        int nk = fg->eager_kern[i] + (half ? fg->half_kern[i] : 0) + slow;
+        nslow += slow;
         if (nk) kr += t0 > nk * d.launch_s ? t0 : nk * d.launch_s;
         else if (fg->kern[i]) kr += t0;
         int k = fg->node_cat[i] < DLP_FEAT_NCAT ? fg->node_cat[i] : CAT_OTHER;
@@ -3153,7 +3192,7 @@ void dlp_feat_roofline_ws(const dlp_feat_graph *fg, const dlp_pred_config *c,
     }
     o->kernel_ms = kr * 1e3;
     o->kernels = fg->n_eager_kernels + (half ? fg->n_half_kernels : 0) +
-                 (double)DLP_FP16_CLAMP_KERNELS * nclamp;
+                 (double)DLP_FP16_CLAMP_KERNELS * nclamp + nslow;
     o->compute_ms = comp * 1e3;
     o->memory_ms = mem * 1e3;
     o->roofline_ms = roof * 1e3;
@@ -3318,8 +3357,9 @@ void dlp_feat_nodes_range(const dlp_feat_graph *fg, const dlp_pred_config *c,
         float *r = o + DLP_FEAT_NOPS + 1 + DLP_FEAT_DENSE;
         r[0] = lg(tcmp);
         r[1] = lg(tmem);
-        r[2] = lg(node_time(fg, i, &d, c->runtime, c->precision, tcmp * 1e-6,
-                            tmem * 1e-6) * 1e6);
+        r[2] = lg((node_time(fg, i, &d, c->runtime, c->precision, tcmp * 1e-6,
+                             tmem * 1e-6) +
+                   mha_time(fg, i, &d, c, NULL)) * 1e6);
     }
 }
 

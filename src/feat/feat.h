@@ -369,6 +369,17 @@ typedef struct dlp_feat_graph {
      * (hbias) of Softmax i, -1 */
     uint8_t *battn;
     int32_t *battn_op;
+    /* [N] the nodes of an exported nn.MultiheadAttention (feat_mha.c):
+     * DLP_MHA_VIEW its q, k, v views (no copy on either path); where the
+     * slow path works more, the role of its attention, DLP_MHA_SLOW
+     * (slow at inference too: an odd head count, or not batch_first) or
+     * DLP_MHA_SLOW_TRAIN (fused at inference, slow in training); 0
+     * elsewhere. mha_work: that work, one record per such node, which
+     * op_records appends to ops; mha_op[i] its index there, -1. */
+    uint8_t *mha;
+    dlp_feat_op *mha_work;
+    int n_mha_work, n_mha;
+    int32_t *mha_op;
     /* [n_values] 1: the value's strides are channels-last (dlp_feat_layout;
      * the memory walk's, which op_records reads for a Resize's input) */
     uint8_t *val_cl;
@@ -517,6 +528,17 @@ bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u);
 void dlp_feat_uses_free(dlp_feat_uses *u);
 /* The only node reading value v, or -1 (none, several, v < 0). */
 int dlp_feat_sole_use(const dlp_feat_uses *u, int v);
+
+/* ---- nn.MultiheadAttention (feat_mha.c) ---------------------------------
+ * The exported self-attention of nn.MultiheadAttention and the eager path
+ * PyTorch runs it on: the fused one at inference with an even head count
+ * and batch_first, else F.multi_head_attention_forward, whose copies and
+ * separate bias add the roofline and the kernel count add (fg->mha). */
+enum { DLP_MHA_SLOW = 1, DLP_MHA_SLOW_TRAIN = 2, DLP_MHA_VIEW = 3 };
+/* Fills fg->mha, mha_work and n_mha from the graph and the matched SDPA
+ * calls (in_sdpa, sdpa_pv); false when out of memory. */
+bool dlp_feat_mha(dlp_feat_graph *fg, const dlp_graph *g,
+                  const dlp_feat_uses *u);
 
 /* Whether n is a Linear layer with a bias as exported: a Gemm with its C
  * input, or the Add / Sub of a constant to the output of a MatMul by a

@@ -174,7 +174,9 @@ bool dlp_feat_count_kernels(dlp_feat_graph *fg, const dlp_graph *g,
             k = 1;
             if (fg->half_f32[i]) half = HALF_F32_ATTN_KERNELS;
         }
-        else if (fg->in_sdpa[i] || none[i] || bias_epilogue(g, n)) k = 0;
+        else if (fg->in_sdpa[i] || none[i] || bias_epilogue(g, n) ||
+                 fg->mha[i] == DLP_MHA_VIEW)
+            k = 0;
         else if (is(n, "Gather") && select_view(g, n)) k = 0;
         else if (is(n, "Reshape") || is(n, "Flatten"))
             k = reshape_copies(fg, g, n, u);
