@@ -393,6 +393,19 @@ int dlp_feat_sole_use(const dlp_feat_uses *u, int v) {
     return v >= 0 && u->n[v] == 1 ? u->first[v] : -1;
 }
 
+int dlp_feat_readers(const dlp_graph *g, const dlp_feat_uses *u, int v,
+                     int *c, int max) {
+    int n = 0, seen = 0;
+    if (v < 0 || !u->n[v]) return 0;
+    for (size_t i = (size_t)u->first[v]; i < g->n_nodes && seen < u->n[v]; i++) {
+        bool reads = false;
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] == v) { reads = true; seen++; }
+        if (reads && n < max) c[n++] = (int)i;
+    }
+    return n;
+}
+
 static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
     int n = 0;
     for (size_t i = 0; i < g->n_nodes && n < max; i++)

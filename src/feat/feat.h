@@ -528,6 +528,10 @@ bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u);
 void dlp_feat_uses_free(dlp_feat_uses *u);
 /* The only node reading value v, or -1 (none, several, v < 0). */
 int dlp_feat_sole_use(const dlp_feat_uses *u, int v);
+/* The nodes reading value v, in index order, the first max of them into
+ * c; returns how many (at most max). */
+int dlp_feat_readers(const dlp_graph *g, const dlp_feat_uses *u, int v,
+                     int *c, int max);
 
 /* ---- nn.MultiheadAttention (feat_mha.c) ---------------------------------
  * The exported self-attention of nn.MultiheadAttention and the eager path

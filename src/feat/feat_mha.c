@@ -117,16 +117,14 @@ static bool packed_projection(const dlp_graph *g, const dlp_node *sq,
 /* The only node reading value v besides Shape nodes (the exporter's
  * size arithmetic), or -1 */
 static int data_use(const dlp_graph *g, const dlp_feat_uses *u, int v) {
-    if (v < 0 || !u->n[v]) return -1;
-    int found = -1, seen = 0;
-    for (size_t i = (size_t)u->first[v]; i < g->n_nodes && seen < u->n[v]; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-            if (g->nodes[i].inputs[k] != v) continue;
-            seen++;
-            if (is(&g->nodes[i], "Shape") || found == (int)i) continue;
-            if (found >= 0) return -1;
-            found = (int)i;
-        }
+    int c[8], found = -1;
+    if (v >= 0 && u->n[v] > 8) return -1;
+    int n = dlp_feat_readers(g, u, v, c, 8);
+    for (int k = 0; k < n; k++) {
+        if (is(&g->nodes[c[k]], "Shape")) continue;
+        if (found >= 0) return -1;
+        found = c[k];
+    }
     return found;
 }
 
@@ -231,8 +229,9 @@ bool dlp_feat_mha(dlp_feat_graph *fg, const dlp_graph *g,
         /* q, k, v: the Gathers reading the packed block, in slot order */
         const dlp_node *view[3] = {NULL, NULL, NULL};
         int64_t hd = 0;
-        for (size_t j = 0; j < N; j++) {
-            const dlp_node *ga = &g->nodes[j];
+        int rd[8], nrd = dlp_feat_readers(g, u, sq->outputs[0], rd, 8);
+        for (int j = 0; j < nrd; j++) {
+            const dlp_node *ga = &g->nodes[rd[j]];
             const dlp_shape *is0 = ga->n_inputs == 2 && ga->inputs[1] >= 0
                                        ? &g->values[ga->inputs[1]].shape : NULL;
             if (!is(ga, "Gather") || ga->inputs[0] != sq->outputs[0] || !is0 ||
@@ -247,14 +246,14 @@ bool dlp_feat_mha(dlp_feat_graph *fg, const dlp_graph *g,
         if (!view[2] || !ps || ps->rank != 3 || !bs || hd <= 0) continue;
         int64_t E = ps->dims[2].value / 3, heads = bs->dims[1].value;
         if (E <= 0 || heads <= 0 || heads * hd != E) continue;
-        /* the attention: the Softmax whose PV product reads v's view */
-        int pv = -1;
-        for (size_t s = 0; s < N && pv < 0; s++)
-            if (fg->in_sdpa[s] == 2 && fg->sdpa_pv[s] >= 0 &&
-                g->nodes[fg->sdpa_pv[s]].n_inputs > 1 &&
-                g->nodes[fg->sdpa_pv[s]].inputs[1] == view[2]->outputs[0])
-                pv = fg->sdpa_pv[s];
-        if (pv < 0) continue;
+        /* the attention: v's view read by the PV product of a matched
+         * SDPA (its Softmax's sdpa_pv) */
+        int pv = data_use(g, u, view[2]->outputs[0]);
+        const dlp_node *sm = pv >= 0 && g->nodes[pv].n_inputs > 1 &&
+                                     g->nodes[pv].inputs[1] == view[2]->outputs[0]
+                                 ? in_node(g, &g->nodes[pv], 0) : NULL;
+        int smi = node_index(g, sm);
+        if (smi < 0 || fg->in_sdpa[smi] != 2 || fg->sdpa_pv[smi] != pv) continue;
         fg->n_mha++;
         for (int s = 0; s < 3; s++) fg->mha[node_index(g, view[s])] = DLP_MHA_VIEW;
         const dlp_node *in_t = in_node(g, mm, 0);
