@@ -366,51 +366,49 @@ const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v) {
     return &g->nodes[g->values[v].producer];
 }
 
-/* up to max consumer nodes of value v into c[]; returns their count */
 bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u) {
-    size_t V = g->n_values ? g->n_values : 1;
+    size_t V = g->n_values ? g->n_values : 1, E = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) E += (size_t)g->nodes[i].n_inputs;
     u->n = calloc(V, sizeof *u->n);
-    u->first = malloc(V * sizeof *u->first);
-    if (!u->n || !u->first) {
+    u->start = calloc(V + 1, sizeof *u->start);
+    u->node = malloc((E ? E : 1) * sizeof *u->node);
+    int *fill = calloc(V, sizeof *fill);
+    if (!u->n || !u->start || !u->node || !fill) {
+        free(fill);
         dlp_feat_uses_free(u);
         return false;
     }
     for (size_t i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] >= 0) u->n[g->nodes[i].inputs[k]]++;
+    for (size_t v = 0; v < g->n_values; v++)
+        u->start[v + 1] = u->start[v] + u->n[v];
+    for (size_t i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < g->nodes[i].n_inputs; k++) {
             int v = g->nodes[i].inputs[k];
-            if (v >= 0 && !u->n[v]++) u->first[v] = (int)i;
+            if (v >= 0) u->node[u->start[v] + fill[v]++] = (int)i;
         }
+    free(fill);
     return true;
 }
 
 void dlp_feat_uses_free(dlp_feat_uses *u) {
     free(u->n);
-    free(u->first);
-    u->n = u->first = NULL;
+    free(u->start);
+    free(u->node);
+    u->n = u->start = u->node = NULL;
 }
 
 int dlp_feat_sole_use(const dlp_feat_uses *u, int v) {
-    return v >= 0 && u->n[v] == 1 ? u->first[v] : -1;
+    return v >= 0 && u->n[v] == 1 ? u->node[u->start[v]] : -1;
 }
 
-int dlp_feat_readers(const dlp_graph *g, const dlp_feat_uses *u, int v,
-                     int *c, int max) {
-    int n = 0, seen = 0;
-    if (v < 0 || !u->n[v]) return 0;
-    for (size_t i = (size_t)u->first[v]; i < g->n_nodes && seen < u->n[v]; i++) {
-        bool reads = false;
-        for (int k = 0; k < g->nodes[i].n_inputs; k++)
-            if (g->nodes[i].inputs[k] == v) { reads = true; seen++; }
-        if (reads && n < max) c[n++] = (int)i;
-    }
-    return n;
-}
-
-static int consumers_of(const dlp_graph *g, int v, int *c, int max) {
+int dlp_feat_readers(const dlp_feat_uses *u, int v, int *c, int max) {
     int n = 0;
-    for (size_t i = 0; i < g->n_nodes && n < max; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++)
-            if (g->nodes[i].inputs[k] == v) { c[n++] = (int)i; break; }
+    if (v < 0) return 0;
+    /* a node reading v through several inputs has consecutive slots */
+    for (int e = u->start[v]; e < u->start[v] + u->n[v] && n < max; e++)
+        if (!n || c[n - 1] != u->node[e]) c[n++] = u->node[e];
     return n;
 }
 
@@ -443,10 +441,11 @@ static int folded_const(const dlp_graph *g, int v) {
  * to a MatMul reading it as its first operand. Returns that node, -1
  * when the chain is another; the values passed on the way go to
  * fchain[*nf ..] (at most 6) and the one the MatMul reads to *last. */
-static int pv_after(const dlp_graph *g, int u, int *fchain, int *nf, int *last) {
+static int pv_after(const dlp_graph *g, const dlp_feat_uses *us, int u,
+                    int *fchain, int *nf, int *last) {
     int cs[3];
     for (;;) {
-        int m = consumers_of(g, u, cs, 3);
+        int m = dlp_feat_readers(us, u, cs, 3);
         if (m == 2) {                       /* IsNaN + Where */
             int a = cs[0], b = cs[1];
             if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
@@ -477,9 +476,10 @@ static int pv_after(const dlp_graph *g, int u, int *fchain, int *nf, int *last) 
  * nodes in *qk and *pv, and in *fbias the initializer of a folded
  * constant bias on the scores (-1: none). Without a match *qk and *pv
  * still name the products of an SDPA call with a learned bias (-1: none). */
-static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
-                      int s, uint8_t *virt, uint8_t *fused, uint8_t *masknode,
-                      bool *biased, int *qk, int *pv, int *fbias) {
+static bool mark_sdpa(const dlp_graph *g, const dlp_feat_uses *us,
+                      const uint8_t *dyn, int s, uint8_t *virt, uint8_t *fused,
+                      uint8_t *masknode, bool *biased, int *qk, int *pv,
+                      int *fbias) {
     *biased = false;
     *qk = *pv = *fbias = -1;
     bool bias = false;
@@ -533,13 +533,13 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
         int fc[8], nfc = 0, last = -1;
         if (call) {
             *qk = (int)(p - g->nodes);
-            *pv = pv_after(g, sm->outputs[0], fc, &nfc, &last);
+            *pv = pv_after(g, us, sm->outputs[0], fc, &nfc, &last);
         }
         return false;
     }
     int sc = p->outputs[0];
     int fchain[8], nf = 0, u = -1;
-    *pv = pv_after(g, sm->outputs[0], fchain, &nf, &u);
+    *pv = pv_after(g, us, sm->outputs[0], fchain, &nf, &u);
     if (*pv < 0) return false;
     fused[*pv] = 1;                       /* PV product: inside the kernel */
     virt[sc] = 1;
@@ -563,8 +563,8 @@ static bool mark_sdpa(const dlp_graph *g, const int *nuse, const uint8_t *dyn,
     for (int i = 0; i < nf; i++) virt[fchain[i]] = 1;
     virt[u] = 1;
     *fbias = wbias;
-    if (nuse[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
-    if (nuse[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
+    if (us->n[p->inputs[0]] == 1) virt[p->inputs[0]] = 1;
+    if (us->n[p->inputs[1]] == 1) virt[p->inputs[1]] = 1;
     return true;
 }
 
@@ -676,7 +676,8 @@ static void alias_unmasked_bias(const dlp_graph *g, const uint8_t *dyn, int s,
  * precision (half_f32; DLP_FP16_CLAMP_BYTES in feat.h gives the trace
  * evidence), as one call of its math path (battn). Returns the query's
  * elements. */
-static double mark_math_attn(const dlp_graph *g, int s, uint8_t *mark) {
+static double mark_math_attn(const dlp_graph *g, const dlp_feat_uses *us,
+                             int s, uint8_t *mark) {
     const dlp_node *sm = &g->nodes[s];
     if (sm->n_inputs < 1 || sm->n_outputs < 1) return 0;
     const dlp_node *p = dlp_feat_producer_of(g, sm->inputs[0]), *chain[4];
@@ -705,7 +706,7 @@ static double mark_math_attn(const dlp_graph *g, int s, uint8_t *mark) {
     mark[s] = 1;
     int u = sm->outputs[0], cs[3];
     for (int steps = 0; steps < 6; steps++) {
-        int m = consumers_of(g, u, cs, 3);
+        int m = dlp_feat_readers(us, u, cs, 3);
         if (m == 2) {                       /* IsNaN + Where */
             int a = cs[0], b = cs[1];
             if (strcmp(g->nodes[a].op_type, "IsNaN")) { a = cs[1]; b = cs[0]; }
@@ -811,18 +812,18 @@ static int slice_base(const dlp_graph *g, int v, const uint8_t *virt,
 }
 
 /* The single use of value v (its consumer node), or NULL when v has
- * another number of uses (nuse / the consumer lists of mem_liveness). */
-static const dlp_node *only_use(const dlp_graph *g, const int *nuse,
-                                const int *cstart, const int *cnode, int v) {
-    return v >= 0 && nuse[v] == 1 ? &g->nodes[cnode[cstart[v]]] : NULL;
+ * another number of uses (dlp_feat_sole_use). */
+static const dlp_node *only_use(const dlp_graph *g, const dlp_feat_uses *us,
+                                int v) {
+    int i = dlp_feat_sole_use(us, v);
+    return i >= 0 ? &g->nodes[i] : NULL;
 }
 
 /* The erf form of GELU around Erf node e, as the exporter writes nn.GELU
  * and F.gelu (opset < 20): d = Div(x, sqrt 2) or Mul(x, 1 / sqrt 2) -> e
  * -> a = Add(., 1) -> m = Mul(x, .) [-> Mul(0.5)], the Erf's and the Add's
  * outputs each read by the next node alone. Sets *d, *a, *m on a match. */
-static bool match_erf_gelu(const dlp_graph *g, const int *nuse,
-                           const int *cstart, const int *cnode,
+static bool match_erf_gelu(const dlp_graph *g, const dlp_feat_uses *us,
                            const dlp_node *e, const dlp_node **d,
                            const dlp_node **a, const dlp_node **m) {
     if (strcmp(e->op_type, "Erf") || e->n_inputs != 1 || e->n_outputs != 1 ||
@@ -835,13 +836,13 @@ static bool match_erf_gelu(const dlp_graph *g, const int *nuse,
         is_act(g, &g->values[(*d)->inputs[1]]))
         return false;
     int x = (*d)->inputs[0];
-    *a = only_use(g, nuse, cstart, cnode, e->outputs[0]);
+    *a = only_use(g, us, e->outputs[0]);
     if (!*a || strcmp((*a)->op_type, "Add") || (*a)->n_inputs != 2 ||
         (*a)->n_outputs != 1)
         return false;
     int one = (*a)->inputs[(*a)->inputs[0] == e->outputs[0] ? 1 : 0];
     if (one < 0 || is_act(g, &g->values[one])) return false;
-    *m = only_use(g, nuse, cstart, cnode, (*a)->outputs[0]);
+    *m = only_use(g, us, (*a)->outputs[0]);
     return *m && !strcmp((*m)->op_type, "Mul") && (*m)->n_inputs == 2 &&
            (*m)->n_outputs == 1 &&
            (*m)->inputs[(*m)->inputs[0] == (*a)->outputs[0] ? 1 : 0] == x;
@@ -850,13 +851,13 @@ static bool match_erf_gelu(const dlp_graph *g, const int *nuse,
 /* SiLU as the exporter writes nn.SiLU and F.silu around Sigmoid node n:
  * Sigmoid(x) -> Mul(x, s), the sigmoid read by that Mul alone. Returns
  * the Mul's node index, or -1. */
-static int match_silu(const dlp_graph *g, const int *nuse, const int *cstart,
-                      const int *cnode, const dlp_node *n) {
+static int match_silu(const dlp_graph *g, const dlp_feat_uses *us,
+                      const dlp_node *n) {
     if (strcmp(n->op_type, "Sigmoid") || n->n_inputs < 1 || n->n_outputs < 1 ||
         n->inputs[0] < 0 || n->outputs[0] < 0)
         return -1;
     int x = n->inputs[0], sg = n->outputs[0];
-    const dlp_node *m = only_use(g, nuse, cstart, cnode, sg);
+    const dlp_node *m = only_use(g, us, sg);
     if (!m || strcmp(m->op_type, "Mul") || m->n_inputs != 2 ||
         !((m->inputs[0] == x && m->inputs[1] == sg) ||
           (m->inputs[1] == x && m->inputs[0] == sg)))
@@ -870,11 +871,11 @@ static int match_silu(const dlp_graph *g, const int *nuse, const int *cstart,
  * saves_input would count them (for Erf and for the Mul). Marks those two
  * values in tmp[] (docs/COST.md, training peak memory, gives the
  * measurement). */
-static void mark_gelu_temps(const dlp_graph *g, const int *nuse,
-                            const int *cstart, const int *cnode, uint8_t *tmp) {
+static void mark_gelu_temps(const dlp_graph *g, const dlp_feat_uses *us,
+                            uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *d, *a, *m;
-        if (!match_erf_gelu(g, nuse, cstart, cnode, &g->nodes[i], &d, &a, &m))
+        if (!match_erf_gelu(g, us, &g->nodes[i], &d, &a, &m))
             continue;
         tmp[d->outputs[0]] = 1;
         tmp[a->outputs[0]] = 1;
@@ -885,8 +886,8 @@ static void mark_gelu_temps(const dlp_graph *g, const int *nuse,
  * 8 elementwise nodes (Mul, Add, Sub, Div, Pow), is x, and every such
  * value other than x is read inside that region only; marks them in tmp
  * when so. */
-static bool x_region_temps(const dlp_graph *g, int u, int x, int tsink,
-                           uint8_t *tmp) {
+static bool x_region_temps(const dlp_graph *g, const dlp_feat_uses *us, int u,
+                           int x, int tsink, uint8_t *tmp) {
     static const char *const elem[] = {"Mul", "Add", "Sub", "Div", "Pow", NULL};
     int nodes[8], nn = 0, vals[8], nv = 0, stack[16], ns = 0;
     stack[ns++] = u;
@@ -910,7 +911,7 @@ static bool x_region_temps(const dlp_graph *g, int u, int x, int tsink,
     /* the region's values are read by its nodes (or the tanh) alone */
     for (int i = 0; i < nv; i++) {
         int c[10];
-        int nc = consumers_of(g, vals[i], c, 10);
+        int nc = dlp_feat_readers(us, vals[i], c, 10);
         for (int j = 0; j < nc; j++) {
             bool in = c[j] == tsink;
             for (int k = 0; k < nn; k++) in |= c[j] == nodes[k];
@@ -927,21 +928,22 @@ static bool x_region_temps(const dlp_graph *g, int u, int x, int tsink,
  * 0.5 x. Autograd runs one GELU and saves x alone; the cube, the inner
  * value, the tanh and 1 + tanh are temporaries of the one kernel, though
  * saves_input / saves_output would count them. Marks them in tmp[]. */
-static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
+static void mark_gelu_tanh_temps(const dlp_graph *g, const dlp_feat_uses *us,
+                                 uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         if (strcmp(n->op_type, "Tanh") || n->n_inputs != 1 || n->n_outputs != 1 ||
             n->inputs[0] < 0 || n->outputs[0] < 0)
             continue;
         int c[2], t = n->outputs[0];
-        if (consumers_of(g, t, c, 2) != 1) continue;
+        if (dlp_feat_readers(us, t, c, 2) != 1) continue;
         const dlp_node *a = &g->nodes[c[0]];
         if (strcmp(a->op_type, "Add") || a->n_inputs != 2 || a->n_outputs != 1 ||
             a->outputs[0] < 0)
             continue;
         int one = a->inputs[a->inputs[0] == t ? 1 : 0];
         if (one < 0 || is_act(g, &g->values[one])) continue;
-        if (consumers_of(g, a->outputs[0], c, 2) != 1) continue;
+        if (dlp_feat_readers(us, a->outputs[0], c, 2) != 1) continue;
         const dlp_node *m = &g->nodes[c[0]];
         if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) continue;
         int h = m->inputs[m->inputs[0] == a->outputs[0] ? 1 : 0];
@@ -950,15 +952,15 @@ static void mark_gelu_tanh_temps(const dlp_graph *g, uint8_t *tmp) {
         const dlp_node *hp = dlp_feat_producer_of(g, h);
         int x0 = -1;
         if (hp && !strcmp(hp->op_type, "Mul") && hp->n_inputs == 2 &&
-            consumers_of(g, h, c, 2) == 1)
+            dlp_feat_readers(us, h, c, 2) == 1)
             for (int k = 0; k < 2; k++)
                 if (hp->inputs[k] >= 0 && is_act(g, &g->values[hp->inputs[k]]) &&
                     hp->inputs[1 - k] >= 0 &&
                     !is_act(g, &g->values[hp->inputs[1 - k]]))
                     x0 = hp->inputs[k];
         /* x = h itself, else x0 (x_region_temps marks only on success) */
-        if (!x_region_temps(g, n->inputs[0], h, (int)i, tmp)) {
-            if (x0 < 0 || !x_region_temps(g, n->inputs[0], x0, (int)i, tmp))
+        if (!x_region_temps(g, us, n->inputs[0], h, (int)i, tmp)) {
+            if (x0 < 0 || !x_region_temps(g, us, n->inputs[0], x0, (int)i, tmp))
                 continue;
             tmp[h] = 1;
         }
@@ -1027,19 +1029,20 @@ static void bias_cache(dlp_feat_graph *fg, const dlp_graph *g) {
  * operand, and the InstanceNormalization output it is a view of) is a
  * temporary of that one op. Returns the Mul node when n starts the
  * pattern, with the normalized tensor's two values in *y and *z. */
-static const dlp_node *match_group_norm(const dlp_graph *g, const dlp_node *n,
+static const dlp_node *match_group_norm(const dlp_graph *g,
+                                        const dlp_feat_uses *us, const dlp_node *n,
                                         int *y, int *z) {
     if (strcmp(n->op_type, "InstanceNormalization") || n->n_outputs < 1 ||
         n->outputs[0] < 0)
         return NULL;
     int c[2];
     *y = n->outputs[0];
-    if (consumers_of(g, *y, c, 2) != 1) return NULL;
+    if (dlp_feat_readers(us, *y, c, 2) != 1) return NULL;
     const dlp_node *r = &g->nodes[c[0]];
     if (strcmp(r->op_type, "Reshape") || r->n_outputs < 1 || r->outputs[0] < 0)
         return NULL;
     *z = r->outputs[0];
-    if (consumers_of(g, *z, c, 2) != 1) return NULL;
+    if (dlp_feat_readers(us, *z, c, 2) != 1) return NULL;
     const dlp_node *m = &g->nodes[c[0]];
     if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) return NULL;
     int w = m->inputs[m->inputs[0] == *z ? 1 : 0];
@@ -1049,10 +1052,11 @@ static const dlp_node *match_group_norm(const dlp_graph *g, const dlp_node *n,
 
 /* The training estimate's group norms (match_group_norm): marks the
  * normalized tensor in tmp[]. */
-static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
+static void mark_group_norm_temps(const dlp_graph *g, const dlp_feat_uses *us,
+                                  uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         int y, z;
-        if (!match_group_norm(g, &g->nodes[i], &y, &z)) continue;
+        if (!match_group_norm(g, us, &g->nodes[i], &y, &z)) continue;
         tmp[y] = 1;
         tmp[z] = 1;
     }
@@ -1064,15 +1068,15 @@ static void mark_group_norm_temps(const dlp_graph *g, uint8_t *tmp) {
  * (onek[]). timm's efficientnet_b0_gn fp16 b32: three [32, 96, 112, 112]
  * blocks counted at each GroupNormAct (the normalized tensor, Mul, Add)
  * where PyTorch has its output alone, 30% over the measured peak. */
-static void alias_group_norm(const dlp_graph *g, const int *nuse, uint8_t *onek,
-                             int *alias) {
+static void alias_group_norm(const dlp_graph *g, const dlp_feat_uses *us,
+                             uint8_t *onek, int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         int y, z, c[2];
-        const dlp_node *m = match_group_norm(g, &g->nodes[i], &y, &z);
+        const dlp_node *m = match_group_norm(g, us, &g->nodes[i], &y, &z);
         if (!m || m->n_outputs < 1 || m->outputs[0] < 0) continue;
         onek[y] = onek[z] = 1;
         int mo = m->outputs[0];
-        if (nuse[mo] != 1 || consumers_of(g, mo, c, 2) != 1) continue;
+        if (us->n[mo] != 1 || dlp_feat_readers(us, mo, c, 2) != 1) continue;
         const dlp_node *a = &g->nodes[c[0]];
         if (strcmp(a->op_type, "Add") || a->n_outputs < 1 || a->outputs[0] < 0 ||
             a->n_inputs != 2)
@@ -1087,10 +1091,10 @@ static void alias_group_norm(const dlp_graph *g, const int *nuse, uint8_t *onek,
 /* SiLU for training (match_silu): its backward reads x; the sigmoid is a
  * temporary of the one op (after a Conv or a BatchNormalization
  * mark_fused_acts already makes it virtual). */
-static void mark_silu_temps(const dlp_graph *g, const int *nuse,
-                            const int *cstart, const int *cnode, uint8_t *tmp) {
+static void mark_silu_temps(const dlp_graph *g, const dlp_feat_uses *us,
+                            uint8_t *tmp) {
     for (size_t i = 0; i < g->n_nodes; i++)
-        if (match_silu(g, nuse, cstart, cnode, &g->nodes[i]) >= 0)
+        if (match_silu(g, us, &g->nodes[i]) >= 0)
             tmp[g->nodes[i].outputs[0]] = 1;
 }
 
@@ -1184,10 +1188,10 @@ static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
  * in torchvision's ResNet, frees the conv output when it returns). pos[]
  * is each node's position in g->topo. */
 static int norm_act_end(const dlp_graph *g, const dlp_node *n, const int *pos,
-                        const int *cstart, const int *cnode) {
+                        const dlp_feat_uses *us) {
     int v = n->outputs[0], first = -1;
-    for (int e = cstart[v]; e < cstart[v + 1]; e++)
-        if (first < 0 || pos[cnode[e]] < pos[first]) first = cnode[e];
+    for (int e = us->start[v]; e < us->start[v + 1]; e++)
+        if (first < 0 || pos[us->node[e]] < pos[first]) first = us->node[e];
     if (first < 0 || !g->nodes[first].name || !n->name) return -1;
     /* an activation the walk counts as PyTorch runs it, in place or one
      * kernel (the erf GELU begins with a Div); the tanh GELU's exported
@@ -1214,7 +1218,7 @@ static void raise_peak(double *peak, double live) {
 
 /* Whether value v is a group norm's output (match_group_norm): the bias
  * Add after its Mul */
-static bool group_norm_out(const dlp_graph *g, int v) {
+static bool group_norm_out(const dlp_graph *g, const dlp_feat_uses *us, int v) {
     const dlp_node *a = dlp_feat_producer_of(g, v);
     if (!a || strcmp(a->op_type, "Add") || a->n_inputs != 2) return false;
     for (int k = 0; k < 2; k++) {
@@ -1225,7 +1229,7 @@ static bool group_norm_out(const dlp_graph *g, int v) {
             const dlp_node *in = r && !strcmp(r->op_type, "Reshape")
                                      ? dlp_feat_producer_of(g, r->inputs[0]) : NULL;
             int y, z;
-            if (in && match_group_norm(g, in, &y, &z) == m) return true;
+            if (in && match_group_norm(g, us, in, &y, &z) == m) return true;
         }
     }
     return false;
@@ -1243,19 +1247,18 @@ static bool group_norm_out(const dlp_graph *g, int v) {
  * the LLaMA / Qwen2 / Mistral, BERT, ViT and Swin rows worse (the
  * exported order of the MLP's branches is not PyTorch's), while only
  * ConvNeXt's improved. */
-static void mark_fused_acts(const dlp_graph *g, const int *nuse,
-                            const int *cstart, const int *cnode,
+static void mark_fused_acts(const dlp_graph *g, const dlp_feat_uses *us,
                             uint8_t *virt, uint8_t *onek, int *silu_x,
                             uint8_t *silu_gn) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
-        int m = match_silu(g, nuse, cstart, cnode, n);
+        int m = match_silu(g, us, n);
         if (m < 0) continue;
         const dlp_node *px = dlp_feat_producer_of(g, n->inputs[0]);
         if (px && (!strcmp(px->op_type, "Conv") ||
                    !strcmp(px->op_type, "BatchNormalization")))
             virt[n->outputs[0]] = 1;
-        else if (group_norm_out(g, n->inputs[0]))
+        else if (group_norm_out(g, us, n->inputs[0]))
             onek[n->outputs[0]] = silu_gn[m] = 1;
         else
             continue;
@@ -1275,7 +1278,8 @@ static void mark_fused_acts(const dlp_graph *g, const int *nuse,
  * Evidence: torchvision ConvNeXt-T at fp16, b64 224 px, held its
  * LayerNorm output, the fc1 product and the bias Add's output at the
  * peak, one channel block (49 MiB) over the measured (docs/COST.md). */
-static void alias_linear_bias(const dlp_graph *g, const int *nuse, int *alias) {
+static void alias_linear_bias(const dlp_graph *g, const dlp_feat_uses *us,
+                              int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i];
         if (strcmp(n->op_type, "Add") || n->n_outputs != 1 || n->outputs[0] < 0 ||
@@ -1284,7 +1288,7 @@ static void alias_linear_bias(const dlp_graph *g, const int *nuse, int *alias) {
         for (int k = 0; k < 2; k++) {
             int v = n->inputs[k];
             const dlp_node *p = dlp_feat_producer_of(g, v);
-            if (!p || strcmp(p->op_type, "MatMul") || nuse[v] != 1 ||
+            if (!p || strcmp(p->op_type, "MatMul") || us->n[v] != 1 ||
                 vbytes(&g->values[v]) != vbytes(&g->values[n->outputs[0]]))
                 continue;
             bool permuted = false;
@@ -1311,21 +1315,20 @@ static void alias_linear_bias(const dlp_graph *g, const int *nuse, int *alias) {
  * kernel per op, and its tanh form does not match. Counted as exported
  * before the caller frames of hold_module_inputs, the temporaries stood in
  * for the blocks those frames hold. */
-static void mark_one_kernel_acts(const dlp_graph *g, const int *nuse,
-                                 const int *cstart, const int *cnode,
+static void mark_one_kernel_acts(const dlp_graph *g, const dlp_feat_uses *us,
                                  uint8_t *tmp, int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const dlp_node *n = &g->nodes[i], *d, *a, *m;
-        if (match_silu(g, nuse, cstart, cnode, n) >= 0) {
+        if (match_silu(g, us, n) >= 0) {
             tmp[n->outputs[0]] = 1;
             continue;
         }
-        if (!match_erf_gelu(g, nuse, cstart, cnode, n, &d, &a, &m)) continue;
+        if (!match_erf_gelu(g, us, n, &d, &a, &m)) continue;
         int x = n->inputs[0];
-        if (d->n_outputs == 1 && nuse[x] == 1) tmp[x] = 1;
+        if (d->n_outputs == 1 && us->n[x] == 1) tmp[x] = 1;
         tmp[n->outputs[0]] = 1;
         tmp[a->outputs[0]] = 1;
-        const dlp_node *h = only_use(g, nuse, cstart, cnode, m->outputs[0]);
+        const dlp_node *h = only_use(g, us, m->outputs[0]);
         if (h && !strcmp(h->op_type, "Mul") && h->n_outputs == 1 &&
             h->outputs[0] >= 0)
             alias[h->outputs[0]] = m->outputs[0];
@@ -2022,8 +2025,9 @@ static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
  * (math_sdpa_bytes), which saves the scaled query and the float softmax,
  * and at half precision float copies of key and value too (out[0]: the
  * graph's bytes, out[1]: an autocast step's). */
-static void train_attention(const dlp_graph *g, int s, bool hit, int qk, int pv,
-                            uint8_t *nosave, double out[2]) {
+static void train_attention(const dlp_graph *g, const dlp_feat_uses *us, int s,
+                            bool hit, int qk, int pv, uint8_t *nosave,
+                            double out[2]) {
     const dlp_node *sm = &g->nodes[s];
     if (qk < 0 || pv < 0 || sm->n_inputs < 1 || sm->n_outputs < 1 ||
         sm->outputs[0] < 0)
@@ -2031,7 +2035,7 @@ static void train_attention(const dlp_graph *g, int s, bool hit, int qk, int pv,
     if (!hit) {
         int fc[8], nf = 0, u = -1;
         nosave[sm->outputs[0]] = 1;
-        if (pv_after(g, sm->outputs[0], fc, &nf, &u) >= 0)
+        if (pv_after(g, us, sm->outputs[0], fc, &nf, &u) >= 0)
             for (int i = 0; i < nf; i++) nosave[fc[i]] = 1;
         return;
     }
@@ -2212,7 +2216,8 @@ out:
 
 /* Fills fg->peak_act_bytes, peak_pre_blas_bytes, peak_post_blas_bytes,
  * n_blas, n_sdpa. Returns false when out of memory. */
-static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
+static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
+                         const dlp_feat_uses *us) {
     static const char *const views[] = VIEW_OPS;
     static const char *const host[] = HOST_OPS;
     static const char *const inplace[] = INPLACE_OPS;
@@ -2220,7 +2225,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                                              NULL};
     size_t V = g->n_values ? g->n_values : 1, N = g->n_nodes;
     int *last = malloc(V * sizeof *last), *root = malloc(V * sizeof *root),
-        *rlast = malloc(V * sizeof *rlast), *nuse = calloc(V, sizeof *nuse);
+        *rlast = malloc(V * sizeof *rlast);
     double *alloc = calloc(V, sizeof *alloc);
     /* extra[2 i + h]: the blocks the attention around Softmax i adds to
      * what the walk has live there (attn_extra_bytes in feat.h) */
@@ -2234,7 +2239,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     uint8_t *virt = calloc(V, 1), *hostv = calloc(V, 1), *onek = calloc(V, 1),
             *fused = calloc(N ? N : 1, 1), *masknode = calloc(N ? N : 1, 1),
             *dyn = calloc(V, 1), *fseen = calloc(V, 1);
-    int *cstart = calloc(V + 1, sizeof *cstart), *cnode = NULL;
     int *silu_x = malloc((N ? N : 1) * sizeof *silu_x);
     int *alias1k = malloc(V * sizeof *alias1k);
     int *ext_head = NULL, *ext_next = NULL;
@@ -2258,9 +2262,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     double *tmath = calloc(2 * (N ? N : 1), sizeof *tmath);
     bool ok = lsdpa && lcopy && lact && fixed && ltmp && keep && gnal && troot &&
               silugn && tnosave && tmath &&
-              last && root && rlast && nuse && alloc && extra && held && tpos &&
+              last && root && rlast && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
-              fseen && cstart && silu_x;
+              fseen && silu_x;
     if (!ok) goto out;
     for (size_t i = 0; i < N; i++) silu_x[i] = -1;
     for (size_t t = 0; t < N; t++) tpos[g->topo[t]] = (int)t;
@@ -2272,10 +2276,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t t = 0; t < N; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] >= 0) {
-                last[n->inputs[k]] = (int)t;
-                nuse[n->inputs[k]]++;
-            }
+            if (n->inputs[k] >= 0) last[n->inputs[k]] = (int)t;
     }
     for (size_t i = 0; i < g->n_outputs; i++) last[g->outputs[i]] = (int)N;
     for (size_t i = 0; i < g->n_inputs; i++) last[g->inputs[i]] = (int)N;
@@ -2285,20 +2286,6 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     for (size_t v = 0; v < V; v++) ext_next[v] = -1;
     hold_encoder_states(g, last, ext_next);
     if (!hold_module_inputs(g, last, ext_head, ext_next)) { ok = false; goto out; }
-    /* consumer lists (CSR): cnode[cstart[v] .. cstart[v+1]) */
-    for (size_t v = 0; v < g->n_values; v++) cstart[v + 1] = cstart[v] + nuse[v];
-    cnode = malloc(((size_t)cstart[g->n_values] + 1) * sizeof *cnode);
-    if (!cnode) { ok = false; goto out; }
-    {
-        int *fill = calloc(V, sizeof *fill);
-        if (!fill) { ok = false; goto out; }
-        for (size_t i = 0; i < N; i++)
-            for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-                int v = g->nodes[i].inputs[k];
-                if (v >= 0) cnode[cstart[v] + fill[v]++] = (int)i;
-            }
-        free(fill);
-    }
     /* attention masks the model never builds: values computed from shapes
      * and constants only (no input data, no weight), every use of which
      * is an SDPA mask operand or feeds only such values, are virtual */
@@ -2320,11 +2307,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (strcmp(g->nodes[i].op_type, "Softmax")) continue;
         bool biased = false;
         int qk = -1, pv = -1, fb = -1;
-        bool hit = mark_sdpa(g, nuse, dyn, (int)i, virt, fused, masknode,
+        bool hit = mark_sdpa(g, us, dyn, (int)i, virt, fused, masknode,
                              &biased, &qk, &pv, &fb);
         int64_t ne = 0;
         const dlp_node *sm = &g->nodes[i];
-        train_attention(g, (int)i, hit, qk, pv, tnosave, &tmath[2 * i]);
+        train_attention(g, us, (int)i, hit, qk, pv, tnosave, &tmath[2 * i]);
         const dlp_shape *ss = &g->values[sm->inputs[0]].shape;
         if (!dlp_shape_numel(ss, &ne)) ne = 0;
         if (pv >= 0 && ss->rank == 4) lsdpa[pv] = 2;
@@ -2344,7 +2331,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
              * its products and softmax in float (time, kernels) */
             if (ss->rank != 4) {
                 math_sdpa_bytes(g, qk, pv, &extra[2 * i]);
-                mark_math_attn(g, (int)i, fg->half_f32);
+                mark_math_attn(g, us, (int)i, fg->half_f32);
             }
             /* a folded relative position bias (timm's BEiT): the module
              * holds a small table and an int64 [Sq, Sk] index buffer, not
@@ -2376,7 +2363,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             /* float at half precision: language models only (Swin /
              * MaxViT keep theirs in the model's precision) */
             if (fg->seq > 0) {
-                double nq = mark_math_attn(g, (int)i, fg->half_f32);
+                double nq = mark_math_attn(g, us, (int)i, fg->half_f32);
                 if (nq > fg->max_biased_q_elems) fg->max_biased_q_elems = nq;
                 alias_unmasked_bias(g, dyn, (int)i, alias1k);
                 /* an SDPA call (its products found): one attention of
@@ -2387,7 +2374,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
                  * SIMT products and a float softmax over the scores in
                  * both runtimes, 7.2 of its 11.0 ms eagerly) */
                 if (pv >= 0) {
-                    mark_math_attn(g, (int)i, fg->battn);
+                    mark_math_attn(g, us, (int)i, fg->battn);
                     fg->battn[i] = 2;
                     fg->sdpa_pv[i] = pv;
                 }
@@ -2402,13 +2389,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
             if (dlp_feat_in_list(n->op_type, host)) continue;   /* never on device */
             for (int k = 0; k < n->n_outputs; k++) {
                 int v = n->outputs[k];
-                if (v < 0 || dyn[v] || !nuse[v] ||
+                if (v < 0 || dyn[v] || !us->n[v] ||
                     (g->values[v].flags & DLP_V_OUTPUT))
                     continue;
                 bool all = true;
-                for (int e = cstart[v]; e < cstart[v + 1] && all; e++) {
-                    const dlp_node *c = &g->nodes[cnode[e]];
-                    if (masknode[cnode[e]]) continue;
+                for (int e = us->start[v]; e < us->start[v + 1] && all; e++) {
+                    const dlp_node *c = &g->nodes[us->node[e]];
+                    if (masknode[us->node[e]]) continue;
                     for (int j = 0; j < c->n_outputs && all; j++)
                         if (c->outputs[j] >= 0 && !virt[c->outputs[j]]) all = false;
                     if (c->n_outputs == 0) all = false;
@@ -2459,12 +2446,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         if (dlp_feat_in_list(n->op_type, host)) continue;
         for (int k = 0; k < n->n_outputs; k++) {
             int v = n->outputs[k];
-            if (v < 0 || dyn[v] || virt[v] || !nuse[v] ||
+            if (v < 0 || dyn[v] || virt[v] || !us->n[v] ||
                 (g->values[v].flags & DLP_V_OUTPUT))
                 continue;
             bool all = true;
-            for (int e = cstart[v]; e < cstart[v + 1] && all; e++) {
-                const dlp_node *c = &g->nodes[cnode[e]];
+            for (int e = us->start[v]; e < us->start[v + 1] && all; e++) {
+                const dlp_node *c = &g->nodes[us->node[e]];
                 if (!strcmp(c->op_type, "ScatterND") && c->n_inputs == 3 &&
                     c->inputs[1] == v && c->inputs[0] != v &&
                     c->inputs[2] != v)
@@ -2485,10 +2472,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         ok = false;
         goto out;
     }
-    mark_fused_acts(g, nuse, cstart, cnode, virt, onek, silu_x, silugn);
-    mark_one_kernel_acts(g, nuse, cstart, cnode, onek, alias1k);
-    alias_linear_bias(g, nuse, alias1k);
-    alias_group_norm(g, nuse, onek, gnal);
+    mark_fused_acts(g, us, virt, onek, silu_x, silugn);
+    mark_one_kernel_acts(g, us, onek, alias1k);
+    alias_linear_bias(g, us, alias1k);
+    alias_group_norm(g, us, onek, gnal);
     /* storage of each value: its own block, an alias of an input's, or
      * none; live counts the walk's bytes (the graph's types, halved at
      * half precision afterwards), fix those of the live blocks that keep
@@ -2639,7 +2626,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
          * after the conv's input may have been freed; in a norm-act
          * module the conv output stays until the module returns */
         double bn = folded_bn_bytes(g, n);
-        int hend = bn > 0 ? norm_act_end(g, n, tpos, cstart, cnode) : -1;
+        int hend = bn > 0 ? norm_act_end(g, n, tpos, us) : -1;
         if (hend > (int)t) {
             live += bn;
             held[hend] += bn;
@@ -2670,10 +2657,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
         double *xa = xs + (N ? N : 1);
         for (size_t v = 0; v < 2 * V; v++) smin[v] = INT_MAX;
         amp_factors(g, af);
-        mark_gelu_temps(g, nuse, cstart, cnode, gtmp);
-        mark_gelu_tanh_temps(g, gtmp);
-        mark_group_norm_temps(g, gtmp);
-        mark_silu_temps(g, nuse, cstart, cnode, gtmp);
+        mark_gelu_temps(g, us, gtmp);
+        mark_gelu_tanh_temps(g, us, gtmp);
+        mark_group_norm_temps(g, us, gtmp);
+        mark_silu_temps(g, us, gtmp);
         for (size_t t = 0; t < N; t++) {
             const dlp_node *n = &g->nodes[g->topo[t]];
             for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
@@ -2769,15 +2756,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g) {
     fg->peak_half_nodense_bytes[1] = peak_post[2];
     fg->peak_act_bytes = fg->peak_act_bytes_at[0];
 out:
-    free(last); free(root); free(rlast); free(nuse); free(alloc); free(extra);
+    free(last); free(root); free(rlast); free(alloc); free(extra);
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
     free(lsdpa); free(lcopy); free(lact); free(fixed); free(ltmp); free(keep);
     free(gnal); free(troot); free(silugn); free(tnosave); free(tmath);
-    free(cstart);
     free(silu_x);
     free(alias1k);
-    free(cnode);
     free(ext_head);
     free(ext_next);
     return ok;
@@ -2990,14 +2975,15 @@ dlp_status dlp_feat_graph_build(dlp_feat_graph *fg, const dlp_graph *g,
         if (x->flags & (DLP_V_INPUT | DLP_V_OUTPUT))
             fg->io_bytes += (double)vbytes(x);
     }
-    if (!mem_liveness(fg, g) || !param_bytes(fg, g)) {
+    dlp_feat_uses u;
+    if (!dlp_feat_uses_of(g, &u)) {
         dlp_feat_graph_free(fg);
         return dlp_fail(err, DLP_ERR_NOMEM, "featurizer: out of memory");
     }
-    if (fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
-    dlp_feat_uses u;
-    bool ok = dlp_feat_uses_of(g, &u) && dlp_feat_mha(fg, g, &u) &&
-              dlp_feat_count_kernels(fg, g, &u) && op_records(fg, g, &u);
+    bool ok = mem_liveness(fg, g, &u) && param_bytes(fg, g);
+    if (ok && fg->max_biased_scores_elems > 0 && fg->seq > 0) mark_clamps(fg, g);
+    ok = ok && dlp_feat_mha(fg, g, &u) && dlp_feat_count_kernels(fg, g, &u) &&
+         op_records(fg, g, &u);
     dlp_feat_uses_free(&u);
     if (!ok) {
         dlp_feat_graph_free(fg);

@@ -517,12 +517,13 @@ void dlp_feat_graph_free(dlp_feat_graph *fg);
  * NULL-terminated list l; the node producing value v, or NULL. */
 bool dlp_feat_in_list(const char *op, const char *const *l);
 const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
-/* Who reads each value of g: n[v] the input slots that read value v,
- * first[v] the first node that does (set where n[v] > 0). Built once per
- * graph (dlp_feat_graph_build) for the kernel count and the operator
- * records; false when out of memory. */
+/* Who reads each value of g, as lists: n[v] the input slots that read
+ * value v, and node[start[v] .. start[v] + n[v]) the node of each slot,
+ * in node index order (a node reading v twice is there twice, side by
+ * side). Built once per graph (dlp_feat_graph_build) for the memory walk,
+ * the kernel count and the operator records; false when out of memory. */
 typedef struct {
-    int *n, *first;
+    int *n, *start, *node;
 } dlp_feat_uses;
 bool dlp_feat_uses_of(const dlp_graph *g, dlp_feat_uses *u);
 void dlp_feat_uses_free(dlp_feat_uses *u);
@@ -530,8 +531,7 @@ void dlp_feat_uses_free(dlp_feat_uses *u);
 int dlp_feat_sole_use(const dlp_feat_uses *u, int v);
 /* The nodes reading value v, in index order, the first max of them into
  * c; returns how many (at most max). */
-int dlp_feat_readers(const dlp_graph *g, const dlp_feat_uses *u, int v,
-                     int *c, int max);
+int dlp_feat_readers(const dlp_feat_uses *u, int v, int *c, int max);
 
 /* ---- nn.MultiheadAttention (feat_mha.c) ---------------------------------
  * The exported self-attention of nn.MultiheadAttention and the eager path

@@ -119,7 +119,7 @@ static bool packed_projection(const dlp_graph *g, const dlp_node *sq,
 static int data_use(const dlp_graph *g, const dlp_feat_uses *u, int v) {
     int c[8], found = -1;
     if (v >= 0 && u->n[v] > 8) return -1;
-    int n = dlp_feat_readers(g, u, v, c, 8);
+    int n = dlp_feat_readers(u, v, c, 8);
     for (int k = 0; k < n; k++) {
         if (is(&g->nodes[c[k]], "Shape")) continue;
         if (found >= 0) return -1;
@@ -229,7 +229,7 @@ bool dlp_feat_mha(dlp_feat_graph *fg, const dlp_graph *g,
         /* q, k, v: the Gathers reading the packed block, in slot order */
         const dlp_node *view[3] = {NULL, NULL, NULL};
         int64_t hd = 0;
-        int rd[8], nrd = dlp_feat_readers(g, u, sq->outputs[0], rd, 8);
+        int rd[8], nrd = dlp_feat_readers(u, sq->outputs[0], rd, 8);
         for (int j = 0; j < nrd; j++) {
             const dlp_node *ga = &g->nodes[rd[j]];
             const dlp_shape *is0 = ga->n_inputs == 2 && ga->inputs[1] >= 0
