@@ -1,7 +1,8 @@
 /* test_feat.c — the featurizer: vocabulary, node features of a real model
  * checked against the graph and the cost model (independently summed),
  * roofline times against hand-computed values, unseen ops -> "other" and
- * an out-of-distribution flag, schema-version mismatch -> load error. */
+ * an out-of-distribution flag, schema-version mismatch -> load error, the
+ * reader index against a scan of the graph. */
 #include "check.h"
 #include "feat/feat.h"
 #include "model/model.h"
@@ -500,6 +501,53 @@ static void test_attention_statics(void) {
     }
 }
 
+/* The reader index (dlp_feat_uses) against a scan of every node's
+ * inputs: per value the slot count, the distinct readers in index order
+ * (dlp_feat_readers, cut at max) and the sole reader. The fixtures include
+ * nodes that read one value twice (the x * x of a tanh GELU, a weight
+ * standardisation's square, a Llama's SiLU). */
+#define CHECK_EQ_INT(a, b) CHECK_MSG((a) == (b), "%d vs %d", (int)(a), (int)(b))
+
+static void test_reader_index(void) {
+    const char *fix[] = {"tests/fixtures/models/resnet18.onnx",
+                         "tests/fixtures/models/llama_tiny.onnx",
+                         "tests/fixtures/memest/memest_gelu_tanh.onnx",
+                         "tests/fixtures/memest/memest_wstd.onnx"};
+    int twice = 0;
+    for (size_t f = 0; f < sizeof fix / sizeof *fix; f++) {
+        dlp_error err;
+        dlp_model *m = NULL;
+        CHECK(dlp_model_open(fix[f], &m, &err) == DLP_OK);
+        if (!m) continue;
+        const dlp_graph *g = &m->graph;
+        dlp_feat_uses u;
+        CHECK(dlp_feat_uses_of(g, &u));
+        for (size_t v = 0; v < g->n_values; v++) {
+            int slots = 0, readers[64], nr = 0;
+            for (size_t i = 0; i < g->n_nodes; i++) {
+                int k0 = slots;
+                for (int k = 0; k < g->nodes[i].n_inputs; k++)
+                    slots += g->nodes[i].inputs[k] == (int)v;
+                if (slots - k0 > 1) twice++;
+                if (slots > k0 && nr < 64) readers[nr++] = (int)i;
+            }
+            CHECK_EQ_INT(u.n[v], slots);
+            int c[64], n = dlp_feat_readers(&u, (int)v, c, 64);
+            CHECK_EQ_INT(n, nr);
+            for (int j = 0; j < n && j < nr; j++) CHECK_EQ_INT(c[j], readers[j]);
+            if (nr > 1) CHECK_EQ_INT(dlp_feat_readers(&u, (int)v, c, 1), 1);
+            CHECK_EQ_INT(dlp_feat_sole_use(&u, (int)v),
+                         slots == 1 ? readers[0] : -1);
+        }
+        int c[2];
+        CHECK_EQ_INT(dlp_feat_readers(&u, -1, c, 2), 0);
+        CHECK_EQ_INT(dlp_feat_sole_use(&u, -1), -1);
+        dlp_feat_uses_free(&u);
+        dlp_model_free(m);
+    }
+    CHECK(twice >= 3);
+}
+
 int main(void) {
     RUN(test_vocabulary);
     RUN(test_resnet_nodes);
@@ -509,5 +557,6 @@ int main(void) {
     RUN(test_t5_half);
     RUN(test_attention_statics);
     RUN(test_schema_mismatch);
+    RUN(test_reader_index);
     return CHECK_DONE();
 }
