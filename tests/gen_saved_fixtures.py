@@ -12,6 +12,11 @@ strips them, gen_model_fixtures.strip):
                           operand is not the tanh's own input)
   memest_gn_silu.onnx     X [2, 8, 16, 16] -> Conv(32) -> GroupNorm(8) ->
                           SiLU -> Conv(8) (timm's GroupNormAct blocks)
+  memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
+                          attention (4 heads): Linear layers over the heads
+                          of the permuted scores before and after the
+                          softmax, whose inputs at::matmul copies to fold
+                          and saves (feat.c: linear_folds_copy)
   saved_oracle.json       {name: {"file", "saved_bytes"}}: the distinct
                           non-parameter storages the backward graph of one
                           training forward saved (gen_train_saved.py's walk)
@@ -64,12 +69,37 @@ class GroupNormSilu(torch.nn.Module):
         return self.c2(self.act(self.gn(self.c1(x))))
 
 
+class TalkingHeads(torch.nn.Module):
+    """timm's CaiT TalkingHeadAttn, small."""
+
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.scale = (dim // heads) ** -0.5
+        self.qkv = torch.nn.Linear(dim, dim * 3, bias=False)
+        self.proj_l = torch.nn.Linear(heads, heads)
+        self.proj_w = torch.nn.Linear(heads, heads)
+        self.proj = torch.nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads)
+        qkv = qkv.permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0] * self.scale, qkv[1], qkv[2]
+        attn = q @ k.transpose(-2, -1)
+        attn = self.proj_l(attn.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        attn = attn.softmax(dim=-1)
+        attn = self.proj_w(attn.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+
+
 def main():
     torch.manual_seed(0)
     oracle = {}
     for name, model, shape in (("memest_gelu_tanh", GeluTanhMlp(), (1, 256)),
                                ("memest_tanh_gate", TanhGate(), (1, 256)),
-                               ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16))):
+                               ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16)),
+                               ("memest_talking_heads", TalkingHeads(), (2, 16, 32))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)

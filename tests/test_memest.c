@@ -954,7 +954,11 @@ static cJSON *load_oracle(const char *path) {
  *   InstanceNormalization -> Reshape -> Mul(gamma) -> Add(beta) saves the
  *   normalized tensor for the Mul, and the SiLU's Sigmoid -> Mul its
  *   sigmoid; native_group_norm keeps x and its statistics, SiluBackward0
- *   x (213120 bytes; 344064 before the rules). */
+ *   x (213120 bytes; 344064 before the rules);
+ * - CaiT's talking heads (4 heads, 16 tokens): the Linear layers over the
+ *   heads of the permuted scores copy their input to fold it, and save
+ *   the copy; the softmax saves its own output besides (53256 bytes;
+ *   45056 before linear_folds_copy). */
 static void test_saved_oracle(void) {
     cJSON *root = load_oracle("tests/fixtures/memest/saved_oracle.json");
     if (!root) return;
@@ -976,14 +980,19 @@ static void test_saved_oracle(void) {
         CHECK_MSG(fabs(fg.saved_train_bytes - want) <= 256,
                   "%s: %.0f saved vs PyTorch %.0f", e->string,
                   fg.saved_train_bytes, want);
-        if (strcmp(e->string, "memest_tanh_gate"))   /* what the rules are for */
+        if (!strcmp(e->string, "memest_talking_heads"))
+            /* the folded copy of the softmax output, which the export does
+             * not show: 8192 bytes under as exported */
+            CHECK_MSG(fg.saved_act_bytes < want - 4096, "as exported %.0f",
+                      fg.saved_act_bytes);
+        else if (strcmp(e->string, "memest_tanh_gate"))   /* what the rules are for */
             CHECK_MSG(fg.saved_act_bytes > 1.5 * want, "as exported %.0f",
                       fg.saved_act_bytes);
         n++;
         dlp_feat_graph_free(&fg);
     }
     cJSON_Delete(root);
-    CHECK_MSG(n == 3, "%d fixtures", n);
+    CHECK_MSG(n == 4, "%d fixtures", n);
 }
 
 /* The training count against PyTorch's autograd (tests/gen_train_saved.py:

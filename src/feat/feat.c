@@ -793,6 +793,28 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
+/* Whether MatMul n is a Linear (a 2-D weight initializer as its second
+ * operand) on a Transpose's output that moves the last axis: at::matmul
+ * folds the input to [-1, in_features] with reshape, which copies a
+ * permuted input, and the product saves that copy for backward, not the
+ * view's base (CaiT's talking heads: a Linear over the heads of the
+ * permuted [B, heads, N, N] scores, before and after the softmax, whose
+ * output the softmax saves besides). Under autocast the half copy the
+ * cast makes is the saved block already (amp_half_ops). */
+static bool linear_folds_copy(const dlp_graph *g, const dlp_node *n) {
+    if (strcmp(n->op_type, "MatMul") || n->n_inputs != 2 || n->inputs[0] < 0 ||
+        n->inputs[1] < 0)
+        return false;
+    const dlp_value *w = &g->values[n->inputs[1]];
+    if (!(w->flags & DLP_V_INITIALIZER) || w->shape.rank != 2) return false;
+    const dlp_node *t = dlp_feat_producer_of(g, n->inputs[0]);
+    if (!t || strcmp(t->op_type, "Transpose")) return false;
+    const dlp_attr *a = dlp_node_attr(t, "perm");
+    int r = g->values[n->inputs[0]].shape.rank;
+    return a && a->type == DLP_ATTR_INTS && a->n == r && r >= 3 &&
+           a->ints[r - 1] != r - 1;
+}
+
 /* The value whose storage a saved v keeps alive in PyTorch: v itself,
  * or, when v is a Slice or Split of an activation (views there, copies in
  * the liveness above), the tensor it was cut from, followed through
@@ -2678,12 +2700,23 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                      * the shuffled tensor, saved by the branch's conv) */
                     saved[troot[v]] |= 1;
                     int r = gtmp[v] ? -1 : troot[slice_base(g, v, virt, hostv)];
-                    if (r >= 0) saved[r] |= 2;
+                    /* a Linear's folded copy of a permuted input
+                     * (linear_folds_copy): a block of its own, freed by
+                     * the product's backward, not the view's base */
+                    bool fold = in && k == 0 && linear_folds_copy(g, n);
+                    if (fold) {
+                        fg->saved_train_bytes += (double)vbytes(&g->values[v]);
+                        xs[t] += (double)vbytes(&g->values[v]);
+                    } else if (r >= 0) {
+                        saved[r] |= 2;
+                    }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
                     if (r >= 0 && !tnosave[v]) {
-                        saved[r] |= 8;
-                        if ((int)t < smin[r]) smin[r] = (int)t;
+                        if (!fold) {
+                            saved[r] |= 8;
+                            if ((int)t < smin[r]) smin[r] = (int)t;
+                        }
                         bool fl = g->values[v].dtype == DLP_DT_FLOAT,
                              to_half = dlp_feat_in_list(n->op_type, amp_half_ops),
                              to_f32 = dlp_feat_in_list(n->op_type, amp_f32_ops);
