@@ -1093,13 +1093,13 @@ static void mark_group_norm_temps(const dlp_graph *g, const dlp_feat_uses *us,
 static void alias_group_norm(const dlp_graph *g, const dlp_feat_uses *us,
                              uint8_t *onek, int *alias) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        int y, z, c[2];
+        int y, z;
         const dlp_node *m = match_group_norm(g, us, &g->nodes[i], &y, &z);
         if (!m || m->n_outputs < 1 || m->outputs[0] < 0) continue;
         onek[y] = onek[z] = 1;
-        int mo = m->outputs[0];
-        if (us->n[mo] != 1 || dlp_feat_readers(us, mo, c, 2) != 1) continue;
-        const dlp_node *a = &g->nodes[c[0]];
+        int mo = m->outputs[0], ai = dlp_feat_sole_use(us, mo);
+        if (ai < 0) continue;
+        const dlp_node *a = &g->nodes[ai];
         if (strcmp(a->op_type, "Add") || a->n_outputs < 1 || a->outputs[0] < 0 ||
             a->n_inputs != 2)
             continue;
