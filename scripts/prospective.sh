@@ -82,17 +82,20 @@ run() {
         "$OUT/$name.txt" | grep -v '^  ' | sed "s/^/[$name] /"
 }
 
+# both_runtimes NAME: NAME-graph.csv and NAME-eager.csv (the per-runtime
+# predictions) as one file, NAME.csv: host apply reads each eager
+# prediction's CUDA-graph twin
+both_runtimes() {
+    { cat "$OUT/$1-graph.csv" && tail -n +2 "$OUT/$1-eager.csv"; } > "$OUT/$1.csv"
+}
+
 st=0
 if has_rows inference; then
     for rt in graph eager; do
         run "inference-$rt" eval "$N" --models "$MODELS" --kind dippm,roofline \
             --runtime "$rt" --predictions "$OUT/inference-$rt.csv" || st=1
     done
-    # the correction reads each eager prediction's CUDA-graph twin: both
-    # runtimes in one file
-    if [ -f "$MODELS/host.csv" ] &&
-        "$DLPERF" eval "$N" --models "$MODELS" --kind dippm --quiet \
-            --predictions "$OUT/inference.csv" > "$OUT/inference.txt" 2>&1; then
+    if [ -f "$MODELS/host.csv" ] && both_runtimes inference; then
         run host-eager host apply "$OUT/inference.csv" "$N" \
             --kind dippm --host "$MODELS/host.csv" || st=1
     fi
@@ -111,14 +114,9 @@ if has_rows llm; then
             --kind dippm+xgb,xgb --runtime "$rt" \
             --predictions "$OUT/llm-$rt.csv" || st=1
     done
-    if "$DLPERF" eval "$N" --mode llm --models "$MODELS" --kind dippm+xgb,xgb \
-        --quiet --predictions "$OUT/llm.csv" > "$OUT/llm.txt" 2>&1; then
-        if [ -f "$MODELS/host-llm.csv" ]; then
-            run host-llm host apply "$OUT/llm.csv" "$N" --mode llm \
-                --kind dippm+xgb --host "$MODELS/host-llm.csv" || st=1
-        fi
-    else
-        st=1
+    if [ -f "$MODELS/host-llm.csv" ] && both_runtimes llm; then
+        run host-llm host apply "$OUT/llm.csv" "$N" --mode llm \
+            --kind dippm+xgb --host "$MODELS/host-llm.csv" || st=1
     fi
 fi
 exit $st
