@@ -179,6 +179,62 @@ static void test_forest_matches_xgboost(void) {
     }
 }
 
+/* A forest saved twice in a model file, at the top ("g/f") and inside a
+ * blend's component ("blend/0/g/f"), written with the group "g/" in a
+ * side file: one side file serves both, each loaded forest reads its
+ * words where they lie in the side file's bytes, which it keeps after the
+ * file is freed, and answers as the forest it came from. */
+static void test_forest_side_file(void) {
+    dlp_tree *t;
+    dlp_forest *f;
+    fit(0, 21, &t, &f);
+    dlp_error err;
+    char dir[] = "/tmp/dlp_forest_side_XXXXXX", path[96], sp[160];
+    DLP_ASSERT(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.dlpm", dir);
+    dlp_nn_file nf = {0};
+    DLP_ASSERT(dlp_forest_save(f, &nf, "g/f", &err) == DLP_OK);
+    DLP_ASSERT(dlp_forest_save(f, &nf, "blend/0/g/f", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&nf, path, "g/", &err) == DLP_OK);
+    dlp_nn_file_free(&nf);
+    DLP_ASSERT(dlp_nn_file_load(&nf, path, &err) == DLP_OK);
+    CHECK(nf.n == 6 && nf.n_side == 1);
+    dlp_forest *g[2] = {NULL, NULL};
+    const char *pre[2] = {"g/f", "blend/0/g/f"};
+    for (int k = 0; k < 2; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s/words", pre[k]);
+        const dlp_nn_entry *ne = dlp_nn_file_get(&nf, name, DLP_NN_U8);
+        CHECK(dlp_forest_load(&nf, pre[k], &g[k], &err) == DLP_OK && g[k]);
+        CHECK(ne && g[k] && g[k]->map && g[k]->map == ne->map &&
+              g[k]->map == nf.side[0] && !g[k]->own && g[k]->node == ne->raw);
+    }
+    dlp_nn_file_free(&nf);
+    static float xt[NT * D];
+    uint64_t s = 7;
+    for (int i = 0; i < NT * D; i++) xt[i] = (float)(1.4 * u01(&s) - 0.2);
+    for (int k = 0; k < 2; k++) {
+        CHECK(g[k] && dlp_forest_ready(g[k], &err) == DLP_OK);
+        for (int i = 0; g[k] && i < NT; i++)
+            CHECK(dlp_forest_eval(g[k], xt + i * D) == dlp_forest_eval(f, xt + i * D));
+        dlp_forest_free(g[k]);
+    }
+    char **v = NULL;
+    int nv = 0;
+    dlp_dir_filter sf = {".dlps", NULL, false};
+    CHECK(dlp_dir_list(dir, &sf, &v, &nv, &err) == DLP_OK && nv == 1 &&
+          !strncmp(v[0], "g-", 2));
+    for (int i = 0; i < nv; i++) {
+        snprintf(sp, sizeof sp, "%s/%s", dir, v[i]);
+        unlink(sp);
+    }
+    dlp_dir_list_free(v, nv);
+    unlink(path);
+    CHECK(rmdir(dir) == 0);
+    dlp_forest_free(f);
+    dlp_tree_free(t);
+}
+
 /* Word i of the byte array b set to w (little-endian). */
 static void set_word(uint8_t *b, int i, uint64_t w) {
     for (int k = 0; k < 8; k++) b[8 * i + k] = (uint8_t)(w >> (8 * k));
@@ -693,6 +749,7 @@ int main(void) {
     RUN(test_forest_splits_on);
     RUN(test_forest_max_split);
     RUN(test_forest_corrupt);
+    RUN(test_forest_side_file);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);
     RUN(test_probe_reader);

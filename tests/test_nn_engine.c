@@ -637,8 +637,10 @@ static void test_model_file_lazy(void) {
     CHECK(ef && ef->data != NULL && ef->count == 3);
     CHECK(ey && !memcmp(dlp_nn_entry_bytes(ey), bytes, BIG));
     CHECK(ef && !memcmp(dlp_nn_entry_bytes(ef), bytes, 3));
-    CHECK(f.map != NULL);
-    dlp_nn_map *kept = dlp_nn_file_keep(&f);
+    CHECK(f.map != NULL && f.n_side == 0);
+    CHECK(eb && eb->map == f.map && es && es->map == NULL);
+    dlp_nn_map *kept = ey ? dlp_nn_entry_keep(ey) : NULL;
+    CHECK(kept == f.map && ef && dlp_nn_entry_keep(ef) == NULL);
     const uint8_t *kept_bytes = ey ? dlp_nn_entry_bytes(ey) : NULL;
     CHECK(dlp_nn_file_read_f32(&f, "big", back, BIG, &err) == DLP_OK);
     CHECK(memcmp(back, big, sizeof big) == 0);
@@ -669,10 +671,285 @@ static void test_model_file_lazy(void) {
     CHECK(((const float *)ec->data)[BIG - 1] == big[BIG - 1]);
     CHECK(kept && kept_bytes && !memcmp(kept_bytes, bytes, BIG));
     dlp_nn_map_release(kept);
-    CHECK(dlp_nn_file_keep(&f) == NULL);   /* a freed file has none */
+    CHECK(dlp_nn_entry_keep(ec) == NULL);   /* a copy holds its values */
     dlp_nn_file_free(&g);
     unlink(path);
     unlink(p2);
+}
+
+/* Side files (dlp_nn_file_save_shared) in a directory of their own. */
+static char shdir[256];
+
+/* How many *.dlps files shdir holds; the first one's name in first. */
+static int count_side(char *first, size_t n) {
+    DIR *d = opendir(shdir);
+    int k = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".dlps") && k++ == 0 && first)
+            snprintf(first, n, "%s", e->d_name);
+    }
+    if (d) closedir(d);
+    return k;
+}
+
+static bool same_file(const char *a, const char *b) {
+    size_t na = 0, nb = 0;
+    char *x = check_slurp(a, &na), *y = check_slurp(b, &nb);
+    bool same = x && y && na == nb && !memcmp(x, y, na);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The file at p with its first `from` (same length as `to`) replaced by
+ * `to` (a reference "/@": the file made version 4, which holds them) and
+ * its CRC made right again (a file without large byte arrays:
+ * the CRC covers all before it): what save refuses to write. */
+static void patch_file(const char *p, const char *from, const char *to) {
+    size_t n = 0, l = strlen(from);
+    char *b = check_slurp(p, &n);
+    DLP_ASSERT(b && n > 28 && strlen(to) == l);
+    char *at = NULL;
+    for (size_t i = 0; !at && i + l <= n; i++)
+        if (!memcmp(b + i, from, l)) at = b + i;
+    DLP_ASSERT(at);
+    memcpy(at, to, l);
+    if (to[l - 1] == '@')   /* a reference: the version that holds them */
+        for (int i = 0; i < 4; i++)
+            b[8 + i] = (char)(DLP_NN_FILE_VERSION >> (8 * i));
+    uint32_t c = dlp_nn_crc32(0, b, n - 4);
+    for (int i = 0; i < 4; i++) b[n - 4 + i] = (char)(c >> (8 * i));
+    FILE *f = fopen(p, "wb");
+    DLP_ASSERT(f && fwrite(b, 1, n, f) == n);
+    fclose(f);
+    free(b);
+}
+
+/* Entries "g/x" (a lazy float32 array), "g/y" (a byte array with its own
+ * CRC) and the same two under "blend/0/", a different "blend/1/g/x", and
+ * entries outside the group ("ag/x": "g/" not at a name's start or after a
+ * '/'): save_shared with "g/" writes two side files (one for both copies
+ * of the group), a main file smaller than the plain save, and loading it
+ * gives the plain save's entries, in order, with the same kinds, counts,
+ * bytes, laziness and pending CRCs; saved again plainly it is the plain
+ * file, byte for byte. A lazy entry's map keeps the side file's bytes
+ * after the file is freed, and a copy of it holds its values. A file
+ * without the group is written as dlp_nn_file_save writes it. */
+static void test_model_file_shared(void) {
+    snprintf(shdir, sizeof shdir, "/tmp/dlp_nn_shared_XXXXXX");
+    DLP_ASSERT(mkdtemp(shdir));
+    char plain[400], shared[400], other[400], none[400], again[400];
+    snprintf(plain, sizeof plain, "%s/plain.dlpm", shdir);
+    snprintf(shared, sizeof shared, "%s/shared.dlpm", shdir);
+    snprintf(other, sizeof other, "%s/other.dlpm", shdir);
+    snprintf(none, sizeof none, "%s/none.dlpm", shdir);
+    snprintf(again, sizeof again, "%s/again.dlpm", shdir);
+    enum { BIG = DLP_NN_LAZY_MIN + 11, NY = 1500 };
+    static float x[BIG], x2[BIG];
+    static uint8_t y[NY];
+    for (int i = 0; i < BIG; i++) {
+        x[i] = (float)i * 0.5f - 3;
+        x2[i] = -(float)i;
+    }
+    for (int i = 0; i < NY; i++) y[i] = (uint8_t)(i * 13 + 1);
+    float a[3] = {1, 2, 3};
+    int64_t ag[2] = {4, 5};
+    dlp_error err;
+    dlp_nn_file f = {0};
+    CHECK(dlp_nn_file_add_f32(&f, "a", a, 3, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&f, "g/x", x, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&f, "g/y", y, NY, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_i64(&f, "ag/x", ag, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&f, "blend/0/g/x", x, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&f, "blend/0/g/y", y, NY, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "blend/0/kind", "k", &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&f, "blend/1/g/x", x2, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_group_entries(&f, "g/") == 5);
+    CHECK(dlp_nn_file_save(&f, plain, &err) == DLP_OK);
+    CHECK_MSG(dlp_nn_file_save_shared(&f, shared, "g/", &err) == DLP_OK, "%s", err.msg);
+    char side[256] = "";
+    CHECK(count_side(side, sizeof side) == 2);
+    CHECK(strlen(side) == 2 + 16 + 5 && !strncmp(side, "g-", 2));
+    CHECK(file_size(shared) > 0 && file_size(shared) < file_size(plain) - 2 * BIG);
+    /* the same group in another model file: the same side file */
+    dlp_nn_file o = {0};
+    CHECK(dlp_nn_file_add_f32(&o, "g/x", x, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_u8(&o, "g/y", y, NY, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&o, other, "g/", &err) == DLP_OK);
+    CHECK(count_side(NULL, 0) == 2);
+    dlp_nn_file_free(&o);
+    /* no entry of the group: the plain file */
+    CHECK(dlp_nn_file_save_shared(&f, none, "zz/", &err) == DLP_OK);
+    CHECK(same_file(none, plain) && count_side(NULL, 0) == 2);
+    CHECK(dlp_nn_file_group_entries(&f, "zz/") == 0);
+    dlp_nn_file_free(&f);
+
+    dlp_nn_file p = {0}, s = {0};
+    CHECK(dlp_nn_file_load(&p, plain, &err) == DLP_OK);
+    CHECK_MSG(dlp_nn_file_load(&s, shared, &err) == DLP_OK, "%s", err.msg);
+    CHECK(p.n == 8 && s.n == p.n && p.n_side == 0 && s.n_side == 2);
+    CHECK(s.version == DLP_NN_FILE_VERSION &&
+          p.version == DLP_NN_FILE_VERSION_PLAIN);
+    for (int i = 0; i < p.n && i < s.n; i++) {
+        const dlp_nn_entry *e = &p.e[i], *t = &s.e[i];
+        size_t nb = (size_t)e->count * dlp_nn_elem_size(e->kind);
+        const void *be = e->data ? e->data : (const void *)e->raw,
+                   *bt = t->data ? t->data : (const void *)t->raw;
+        CHECK_MSG(!strcmp(e->name, t->name) && e->kind == t->kind &&
+                  e->count == t->count && !e->data == !t->data &&
+                  e->crc_pending == t->crc_pending && e->crc == t->crc &&
+                  !memcmp(be, bt, nb), "entry %d '%s'", i, e->name);
+        CHECK(dlp_nn_entry_verify(t, &err) == DLP_OK);
+        /* lazy: in the side file's bytes when of the group */
+        bool in_group = strstr(t->name, "g/") == t->name || strstr(t->name, "/g/");
+        CHECK(!t->map == !t->raw && (!t->map || (t->map == s.map) == !in_group));
+    }
+    CHECK(!dlp_nn_file_get(&s, "g/@", DLP_NN_STR) &&
+          !dlp_nn_file_get(&s, "blend/0/g/@", DLP_NN_STR));
+    float back[BIG];
+    CHECK(dlp_nn_file_read_f32(&s, "blend/1/g/x", back, BIG, &err) == DLP_OK &&
+          !memcmp(back, x2, sizeof back));
+    /* saved again plainly: the plain file */
+    CHECK(dlp_nn_file_save(&s, again, &err) == DLP_OK && same_file(again, plain));
+    /* the side bytes outlive the file while a reference is kept; a copy
+     * of a side entry holds its values */
+    const dlp_nn_entry *ey = dlp_nn_file_get(&s, "blend/0/g/y", DLP_NN_U8);
+    dlp_nn_map *kept = ey ? dlp_nn_entry_keep(ey) : NULL;
+    const uint8_t *kb = ey ? dlp_nn_entry_bytes(ey) : NULL;
+    CHECK(kept && kept != s.map && kb);
+    CHECK(dlp_nn_entry_keep(dlp_nn_file_get(&s, "a", DLP_NN_F32)) == NULL);
+    dlp_nn_file c = {0};
+    CHECK(ey && dlp_nn_file_add_copy(&c, "y", ey, &err) == DLP_OK);
+    dlp_nn_file_free(&s);
+    dlp_nn_file_free(&p);
+    CHECK(kb && !memcmp(kb, y, NY));
+    dlp_nn_map_release(kept);
+    const dlp_nn_entry *ce = dlp_nn_file_get(&c, "y", DLP_NN_U8);
+    CHECK(ce && ce->data && ce->count == NY && !memcmp(ce->data, y, NY));
+    dlp_nn_file_free(&c);
+    /* loaded from another directory by a relative name: the side files
+     * are looked for beside the model file */
+    char cwd[512];
+    DLP_ASSERT(getcwd(cwd, sizeof cwd));
+    DLP_ASSERT(chdir(shdir) == 0);
+    CHECK(dlp_nn_file_load(&s, "shared.dlpm", &err) == DLP_OK && s.n == 8);
+    dlp_nn_file_free(&s);
+    DLP_ASSERT(chdir(cwd) == 0);
+    unlink(plain);
+    unlink(other);
+    unlink(none);
+    unlink(again);
+}
+
+/* What cannot be saved or loaded: a group name that is not a plain name
+ * ending in '/' (or too long to name a side file), an entry named like a
+ * reference; a model file whose side file is missing (the message names
+ * both files) or corrupt, a reference that is not a plain base name ending
+ * in .dlps (or longer than 255 bytes), a side file holding a reference,
+ * and a side entry named like one of the model file's. Each fails with its
+ * status and nothing leaks (the sanitizer build). Uses the files
+ * test_model_file_shared left. */
+static void test_model_file_shared_bad(void) {
+    char shared[400], sp[600], bak[600], ref[400], evil[400];
+    snprintf(shared, sizeof shared, "%s/shared.dlpm", shdir);
+    snprintf(ref, sizeof ref, "%s/ref.dlpm", shdir);
+    snprintf(evil, sizeof evil, "%s/evil.dlps", shdir);
+    dlp_error err;
+    dlp_nn_file f = {0};
+    float a[2] = {1, 2};
+    CHECK(dlp_nn_file_add_f32(&f, "g/a", a, 2, &err) == DLP_OK);
+    char long_group[240];
+    memset(long_group, 'g', sizeof long_group - 2);
+    memcpy(long_group + sizeof long_group - 2, "/", 2);   /* 239 bytes */
+    const char *bad_groups[] = {"g", "", "/", "../", ".g/", "a/b/", "g@/",
+                                long_group};
+    for (int i = 0; i < 8; i++)
+        CHECK_MSG(dlp_nn_file_save_shared(&f, ref, bad_groups[i], &err) ==
+                  DLP_ERR_ARG, "group '%s'", bad_groups[i]);
+    CHECK(dlp_nn_file_save_shared(&f, ref, NULL, &err) == DLP_ERR_ARG);
+    CHECK(dlp_nn_file_add_str(&f, "x/@", "g-0.dlps", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, ref, &err) == DLP_ERR_ARG &&
+          strstr(err.msg, "x/@"));
+    CHECK(dlp_nn_file_save_shared(&f, ref, "g/", &err) == DLP_ERR_ARG);
+    CHECK(file_size(ref) < 0);
+    dlp_nn_file_free(&f);
+
+    /* the side file missing, then corrupt */
+    char side[256] = "";
+    DLP_ASSERT(count_side(side, sizeof side) == 2);
+    snprintf(sp, sizeof sp, "%s/%s", shdir, side);
+    snprintf(bak, sizeof bak, "%s/%s.bak", shdir, side);
+    DLP_ASSERT(rename(sp, bak) == 0);
+    CHECK(dlp_nn_file_load(&f, shared, &err) == DLP_ERR_IO &&
+          strstr(err.msg, "shared.dlpm") && strstr(err.msg, side));
+    CHECK(f.n == 0 && f.e == NULL && f.map == NULL);
+    DLP_ASSERT(rename(bak, sp) == 0);
+    flip_byte(sp, 40);   /* a value of its first array: the file's CRC */
+    CHECK(dlp_nn_file_load(&f, shared, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "checksum") && strstr(err.msg, side) &&
+          strstr(err.msg, "shared.dlpm"));
+    flip_byte(sp, 40);
+    CHECK(dlp_nn_file_load(&f, shared, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    /* references came with version 4: one in a version-3 file is refused
+     * (and a build that reads 3 refuses the version-4 file) */
+    set_version(shared, DLP_NN_FILE_VERSION_PLAIN);
+    CHECK(dlp_nn_file_load(&f, shared, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "version-3") && f.n == 0 && f.map == NULL);
+    set_version(shared, DLP_NN_FILE_VERSION);
+    CHECK(dlp_nn_file_load(&f, shared, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+
+    /* references that are not plain .dlps base names, or name nothing */
+    static char longname[300];
+    memset(longname, 'x', sizeof longname - 1);
+    memcpy(longname + sizeof longname - 6, ".dlps", 6);
+    const char *vals[] = {"../x.dlps", "x.dlpm", ".x.dlps", ".dlps",
+                          "a/x.dlps", "x.dlps\\", longname, "nosuch.dlps"};
+    for (int i = 0; i < 8; i++) {
+        CHECK(dlp_nn_file_add_f32(&f, "a", a, 2, &err) == DLP_OK);
+        CHECK(dlp_nn_file_add_str(&f, "g/Q", vals[i], &err) == DLP_OK);
+        CHECK(dlp_nn_file_save(&f, ref, &err) == DLP_OK);
+        dlp_nn_file_free(&f);
+        patch_file(ref, "g/Q", "g/@");
+        dlp_status st = dlp_nn_file_load(&f, ref, &err);
+        CHECK_MSG(st == (i == 7 ? DLP_ERR_IO : DLP_ERR_FORMAT),
+                  "'%s': %d %s", vals[i], (int)st, err.msg);
+        CHECK(f.n == 0 && f.map == NULL);
+    }
+    /* a side file that holds a reference */
+    CHECK(dlp_nn_file_add_str(&f, "k/Q", "other.dlps", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, evil, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    patch_file(evil, "k/Q", "k/@");
+    CHECK(dlp_nn_file_add_str(&f, "g/Q", "evil.dlps", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, ref, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    patch_file(ref, "g/Q", "g/@");
+    CHECK(dlp_nn_file_load(&f, ref, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "evil.dlps") && strstr(err.msg, "reference"));
+    /* a side entry named like one of the model file's */
+    CHECK(dlp_nn_file_add_f32(&f, "g/a", a, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, evil, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    CHECK(dlp_nn_file_add_f32(&f, "g/g/a", a, 2, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "g/Q", "evil.dlps", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save(&f, ref, &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    patch_file(ref, "g/Q", "g/@");
+    CHECK(dlp_nn_file_load(&f, ref, &err) == DLP_ERR_FORMAT &&
+          strstr(err.msg, "duplicate"));
+    /* clean up the directory */
+    unlink(ref);
+    unlink(evil);
+    unlink(shared);
+    for (int i = 0; i < 2 && count_side(side, sizeof side); i++) {
+        snprintf(sp, sizeof sp, "%s/%s", shdir, side);
+        unlink(sp);
+    }
+    CHECK(rmdir(shdir) == 0);
 }
 
 /* dlp_nn_crc32 (nn_crc.c: PCLMULQDQ folding where the CPU has it) against
@@ -777,6 +1054,8 @@ int main(void) {
     RUN(test_model_file_bad);
     RUN(test_model_file_fuzz);
     RUN(test_model_file_lazy);
+    RUN(test_model_file_shared);
+    RUN(test_model_file_shared_bad);
     RUN(test_model_file_versions);
     RUN(test_crc32_vs_zlib);
     RUN(test_early_stop);

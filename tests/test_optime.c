@@ -632,6 +632,45 @@ static void test_fit_and_file(void) {
             CHECK(dlp_optime_us(m, &t.rec[i].shape, DLP_PREC_FP16, &d100) ==
                   dlp_optime_us(m2, &t.rec[i].shape, DLP_PREC_FP16, &d100));
     dlp_optime_free(m2);
+    /* the same with the forests in a side file (what training writes):
+     * the model file keeps one reference to it, a second model file with
+     * the same forests shares it, and the loaded model answers bit for
+     * bit */
+    {
+        char dir[] = "/tmp/dlp_optime_side_XXXXXX", p1[96], p2[96], sp[160];
+        DLP_ASSERT(mkdtemp(dir));
+        snprintf(p1, sizeof p1, "%s/a.dlpm", dir);
+        snprintf(p2, sizeof p2, "%s/b.dlpm", dir);
+        dlp_nn_file h = {0};
+        DLP_ASSERT(dlp_optime_save(m, &h, &err) == DLP_OK);
+        DLP_ASSERT(dlp_nn_file_add_str(&h, "pred/kind", "x", &err) == DLP_OK);
+        CHECK(dlp_nn_file_group_entries(&h, DLP_OPTIME_GROUP) == h.n - 1);
+        CHECK(dlp_nn_file_save_shared(&h, p1, DLP_OPTIME_GROUP, &err) == DLP_OK);
+        CHECK(dlp_nn_file_save_shared(&h, p2, DLP_OPTIME_GROUP, &err) == DLP_OK);
+        dlp_nn_file_free(&h);
+        DLP_ASSERT(dlp_nn_file_load(&h, p2, &err) == DLP_OK);
+        CHECK(h.n_side == 1 && dlp_nn_file_get(&h, "pred/kind", DLP_NN_STR));
+        dlp_optime *m3 = NULL;
+        CHECK(dlp_optime_load(&h, &m3, &err) == DLP_OK && m3);
+        dlp_nn_file_free(&h);   /* the forests keep the side file's bytes */
+        for (size_t i = 0; m3 && i < t.n; i++)
+            CHECK(dlp_optime_us(m, &t.rec[i].shape, DLP_PREC_FP16, &d100) ==
+                  dlp_optime_us(m3, &t.rec[i].shape, DLP_PREC_FP16, &d100));
+        dlp_optime_free(m3);
+        char **v = NULL;
+        int nv = 0;
+        dlp_dir_filter sf = {".dlps", NULL, false};
+        CHECK(dlp_dir_list(dir, &sf, &v, &nv, &err) == DLP_OK && nv == 1 &&
+              !strncmp(v[0], "optime-", 7));
+        for (int i = 0; i < nv; i++) {
+            snprintf(sp, sizeof sp, "%s/%s", dir, v[i]);
+            unlink(sp);
+        }
+        dlp_dir_list_free(v, nv);
+        unlink(p1);
+        unlink(p2);
+        CHECK(rmdir(dir) == 0);
+    }
     /* a forest of another width under the model's name is refused */
     {
         float x[64 * 5], y[64];

@@ -432,6 +432,56 @@ static void test_scan_far_header(void) {
     rmdir(dir);
 }
 
+/* A model file written with a side file (dlp_nn_file_save_shared): the
+ * set takes the .dlpm file as its one model, never the .dlps beside it,
+ * and loading the model reads the side file, or fails naming it when it
+ * is gone. */
+static void test_set_skips_side_files(void) {
+    char dir[] = "/tmp/dlp_test_side_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[300], side[300];
+    snprintf(path, sizeof path, "%s/r_inf.dlpm", dir);
+    dlp_error err;
+    dlp_nn_file f = {0};
+    dlp_pred_meta m;
+    dlp_pred_meta_init(&m, "roofline", DLP_MODE_INFERENCE);
+    m.targets = 1u << DLP_T_INF_LATENCY_MS;
+    m.val_error[DLP_T_INF_LATENCY_MS] = 0.3;
+    static float w[2000];
+    CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&f, "g/w", w, 2000, &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&f, path, "g/", &err) == DLP_OK);
+    dlp_nn_file_free(&f);
+    char *names[4] = {0};
+    int n = 0;
+    CHECK(dlp_pred_list_files(dir, names, 4, &n, &err) == DLP_OK && n == 1 &&
+          names[0] && !strcmp(names[0], "r_inf.dlpm"));
+    for (int i = 0; i < n; i++) free(names[i]);
+    dlp_predictor_set *ps = NULL;
+    CHECK_MSG(dlp_predictor_open(dir, &ps, &err) == DLP_OK, "%s", err.msg);
+    if (ps) {
+        CHECK(ps->n == 1 && !strcmp(ps->files[0].meta.kind, "roofline"));
+        dlp_predictor_close(ps);
+    }
+    dlp_predictor *p = NULL;
+    CHECK_MSG(dlp_predictor_load(path, NULL, &p, &err) == DLP_OK, "%s", err.msg);
+    dlp_predictor_free(p);
+    /* the side file gone: the load names it */
+    dlp_dir_filter sf = {".dlps", NULL, false};
+    char **v = NULL;
+    n = 0;
+    CHECK(dlp_dir_list(dir, &sf, &v, &n, &err) == DLP_OK && n == 1);
+    snprintf(side, sizeof side, "%s/%s", dir, n == 1 ? v[0] : "none");
+    dlp_dir_list_free(v, n);
+    CHECK(unlink(side) == 0);
+    p = NULL;
+    CHECK(dlp_predictor_load(path, NULL, &p, &err) == DLP_ERR_IO && !p &&
+          strstr(err.msg, ".dlps"));
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ---- bad input ------------------------------------------------------------- */
 
 static void test_unknown_device(void) {
@@ -899,6 +949,7 @@ int main(void) {
     RUN(test_modes);
     RUN(test_lazy_set_selection);
     RUN(test_scan_far_header);
+    RUN(test_set_skips_side_files);
     RUN(test_set_shares_files);
     RUN(test_unknown_device);
     RUN(test_precision_missing);

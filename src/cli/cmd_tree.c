@@ -53,8 +53,10 @@ static void usage(FILE *f) {
 "Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
 "faster than the JSON of files written before; --json: back to JSON) and\n"
 "writes the file to OUT (default: FILE itself), in this build's file format\n"
-"when it was older (format 3: a prediction reads only the forests it walks).\n"
-"Predictions are unchanged.\n");
+"when it was older (format 3: a prediction reads only the forests it walks),\n"
+"its operator-time forests in a side file beside it (optime-HASH.dlps, which\n"
+"the model files of a directory share, docs/PREDICT.md) when they were inside\n"
+"it. Predictions are unchanged.\n");
 }
 
 static int convert(int argc, char **argv) {
@@ -80,8 +82,12 @@ static int convert(int argc, char **argv) {
     dlp_status st = dlp_nn_file_load(&f, in, &err);
     if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
     uint32_t ver = f.version;
-    bool write = nc > 0 || strcmp(out, in) != 0 || ver < DLP_NN_FILE_VERSION;
-    if (!st && write) st = dlp_nn_file_save(&f, out, &err);
+    /* forests inside the file: moved out to their side file */
+    bool inside = !f.n_side && dlp_nn_file_group_entries(&f, DLP_OPTIME_GROUP);
+    bool write = nc > 0 || strcmp(out, in) != 0 || ver < DLP_NN_FILE_VERSION_PLAIN ||
+                 inside;
+    if (!st && write)
+        st = dlp_nn_file_save_shared(&f, out, DLP_OPTIME_GROUP, &err);
     dlp_nn_file_free(&f);
     if (st) {
         fprintf(stderr, "dlperf tree convert: %s: %s\n", in, err.msg);

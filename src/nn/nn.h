@@ -538,10 +538,26 @@ void dlp_nn_early_stop_free(dlp_nn_early_stop *s);
  * classifier whose answer is "no workspace" leaves the regressor's trees
  * alone), and checking the whole file first read every byte of the 4.2 MB
  * an inference request loads; the arrays it never reads are now never
- * touched (docs/PREDICT.md, "Speed, forty-fifth session"). */
+ * touched (docs/PREDICT.md, "Speed, forty-fifth session").
+ *
+ * Side files (.dlps): dlp_nn_file_save_shared moves the entries of a
+ * group ("optime/": the operator-time forests, the same in most model
+ * files) into a file of the same layout beside the model file, named by
+ * a hash of its bytes, so that model files holding the same group share
+ * one copy of it. In their place the model file holds one string entry
+ * "<P><group>@" (P "" or a prefix ending in '/', e.g. "blend/0/") whose
+ * value is the side file's base name. A string entry whose name ends in
+ * "/@" is such a reference, wherever it is; dlp_nn_file_load replaces it
+ * by the side file's entries under "<P><group>", so a reader sees the
+ * entries the file had before. A side file holds no references. */
 typedef enum {
     DLP_NN_F32 = 1, DLP_NN_I64 = 2, DLP_NN_STR = 3, DLP_NN_U8 = 4
 } dlp_nn_entry_kind;
+/* A loaded file's bytes, one block read from the file (a mapping of it
+ * until the forty-ninth session: nn_file.c says why), shared by whoever
+ * reads entries in place: the file holds one reference, dlp_nn_entry_keep
+ * hands out more, and the last dlp_nn_map_release frees it. */
+typedef struct dlp_nn_map dlp_nn_map;
 typedef struct {
     char *name;
     dlp_nn_entry_kind kind;
@@ -553,20 +569,20 @@ typedef struct {
      * bytes; dlp_nn_file_read_f32 / dlp_nn_entry_bytes (and read_params,
      * add_copy, save) read it there */
     const uint8_t *raw;
+    /* the block raw lies in (the model file's or a side file's bytes;
+     * borrowed: the file holds the reference), NULL when data is set */
+    dlp_nn_map *map;
     /* a large byte array of a version-3 file: the CRC-32 of its bytes,
      * not checked at load (dlp_nn_entry_verify checks it) */
     bool crc_pending;
     uint32_t crc;
 } dlp_nn_entry;
-/* A loaded file's bytes, one block read from the file (a mapping of it
- * until the forty-ninth session: nn_file.c says why), shared by whoever
- * reads entries in place: the file holds one reference, dlp_nn_file_keep
- * hands out more, and the last dlp_nn_map_release frees it. */
-typedef struct dlp_nn_map dlp_nn_map;
 typedef struct {
     dlp_nn_entry *e;
     int n, cap;
     dlp_nn_map *map;   /* the loaded file's bytes (lazy entries), or NULL */
+    dlp_nn_map **side; /* [n_side] the side files' bytes (one reference */
+    int n_side;        /* each) its entries came from, or NULL / 0 */
     uint32_t version;  /* a loaded file's format version; 0 when built */
 } dlp_nn_file;
 /* Loaded float32 and byte arrays of at least this many values stay in the
@@ -575,7 +591,15 @@ typedef struct {
  * says why). */
 #define DLP_NN_LAZY_MIN 1024
 
-#define DLP_NN_FILE_VERSION 3u
+/* Format versions: 3 is every file without side-file references (plain
+ * saves, side files), which builds from the forty-fifth session on read;
+ * 4 is the same layout with references, written only by
+ * dlp_nn_file_save_shared when it moved entries out, so that an older
+ * build refuses such a file (format version 4) instead of loading it
+ * without the entries its side files hold (the operator-time forests: it
+ * would predict from the roofline's node times, silently). */
+#define DLP_NN_FILE_VERSION 4u
+#define DLP_NN_FILE_VERSION_PLAIN 3u
 dlp_status dlp_nn_file_add_f32(dlp_nn_file *f, const char *name,
                                const nn_real *x, uint64_t n, dlp_error *err);
 dlp_status dlp_nn_file_add_i64(dlp_nn_file *f, const char *name,
@@ -597,10 +621,10 @@ dlp_status dlp_nn_entry_verify(const dlp_nn_entry *e, dlp_error *err);
  * version 3 on, else 0; the loader and predict_set.c's scan both read
  * entries by it. */
 size_t dlp_nn_entry_tail(uint32_t ver, unsigned kind, uint64_t count);
-/* A new reference to f's bytes (NULL when f was not loaded from a
- * file): what an entry's raw bytes point into stays until it is
+/* A new reference to the block e's raw bytes lie in (the model file's or
+ * a side file's; NULL when e holds its own copy): they stay until it is
  * released, after dlp_nn_file_free too. */
-dlp_nn_map *dlp_nn_file_keep(const dlp_nn_file *f);
+dlp_nn_map *dlp_nn_entry_keep(const dlp_nn_entry *e);
 void dlp_nn_map_release(dlp_nn_map *m);
 /* Bytes per element of an entry of kind k (4, 8; 1 for a string or bytes). */
 size_t dlp_nn_elem_size(dlp_nn_entry_kind k);
@@ -625,8 +649,34 @@ void dlp_nn_entry_f32s(const dlp_nn_entry *e, uint64_t k, uint64_t n, float *dst
 /* Copies an f32 entry of exactly n elements into x, or fails naming it. */
 dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
                                 nn_real *x, uint64_t n, dlp_error *err);
+/* Fails (DLP_ERR_ARG) on a string entry named like a side-file reference
+ * (ending in "/@"). */
 dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
                             dlp_error *err);
+/* dlp_nn_file_save with the entries of `group` in side files. group is a
+ * name prefix ending in '/' (e.g. "optime/"), its other characters
+ * [A-Za-z0-9._-], not starting with '.'. An entry named P + group + rest
+ * (rest not empty, P "" or ending in '/', the first such place in the
+ * name) goes to prefix P's side file: P's entries, renamed to rest, in
+ * their order, make a file image written beside path (same directory,
+ * same atomic write) as "<group without its '/'>-<16 hex digits of a
+ * 64-bit hash of the image>.dlps"; path gets, at the place of P's first
+ * such entry, the string entry P + group + "@" holding that base name.
+ * Side files are written before path; identical groups (under several P,
+ * or of several model files) land in one file. With no entry of the
+ * group it writes what dlp_nn_file_save writes. Side files no longer
+ * referenced are left where they are. */
+dlp_status dlp_nn_file_save_shared(const dlp_nn_file *f, const char *path,
+                                   const char *group, dlp_error *err);
+/* How many entries of f dlp_nn_file_save_shared would move into side
+ * files for group (a loaded file holds its side files' entries again;
+ * f->n_side says whether it had any). */
+int dlp_nn_file_group_entries(const dlp_nn_file *f, const char *group);
+/* Checks and parses path. A file with side-file references loads each
+ * side file it names from path's directory (once, fully checked) and
+ * fails naming both files when one is missing or broken; DLP_ERR_FORMAT
+ * when a reference is not a plain base name ending in .dlps or a side
+ * file holds references itself. */
 dlp_status dlp_nn_file_load(dlp_nn_file *f, const char *path, dlp_error *err);
 void dlp_nn_file_free(dlp_nn_file *f);
 /* Every parameter tensor as an f32 entry "param/<name>", and back (fails

@@ -54,7 +54,8 @@
 #define OPTIME_MAX_LOG2 12.0f
 
 static const char *const KIND_PREFIX[DLP_OP_NKIND] = {
-    "optime/conv", "optime/mm", "optime/mem", "optime/attn"};
+    DLP_OPTIME_GROUP "conv", DLP_OPTIME_GROUP "mm", DLP_OPTIME_GROUP "mem",
+    DLP_OPTIME_GROUP "attn"};
 
 struct dlp_optime {
     dlp_forest *f[DLP_OP_NKIND];   /* per dlp_op_kind; NULL: the node's

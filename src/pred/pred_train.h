@@ -335,6 +335,12 @@ dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err);
 void dlp_optime_examples_clear(const dlp_examples *E);
+/* The entries dlp_optime_save writes, all under this name prefix (forests
+ * "optime/conv", "optime/mm", "optime/mem", "optime/attn"): the group that
+ * the writers of trained model files put in a shared side file
+ * (dlp_nn_file_save_shared), since most model files hold the same
+ * forests. */
+#define DLP_OPTIME_GROUP "optime/"
 dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
                            dlp_error *err);
 /* *out NULL (DLP_OK) when the file holds no operator-time model. */

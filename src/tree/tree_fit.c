@@ -493,7 +493,8 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     st = write_trees(&E, &F, all, E.n, &tp, &file, &meta.targets, err);
     free(all);
     if (!st) st = dlp_pred_meta_write(&meta, &file, err);
-    if (!st) st = dlp_nn_file_save(&file, out_path, err);
+    if (!st)
+        st = dlp_nn_file_save_shared(&file, out_path, DLP_OPTIME_GROUP, err);
     dlp_nn_file_free(&file);
     if (!st) say(o, "wrote %s", out_path);
 done:

@@ -406,10 +406,10 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
             f->root[t] = (int32_t)r;
     }
     f->root[nt] = f->n_nodes;
-    /* the words stay where they lie in the file's bytes (the fp32
-     * workspace forests are 1.6 MB); an entry of a file built in memory is
-     * copied, since that file may be freed first */
-    if (!st && !nd->data) f->map = dlp_nn_file_keep(in);
+    /* the words stay where they lie in the file's bytes, or its side
+     * file's (the fp32 workspace forests are 1.6 MB); an entry of a file
+     * built in memory is copied, since that file may be freed first */
+    if (!st) f->map = dlp_nn_entry_keep(nd);
     f->has_crc = nd->crc_pending;
     f->crc = nd->crc;
     snprintf(f->name, sizeof f->name, "%s", prefix);
