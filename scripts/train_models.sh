@@ -273,4 +273,15 @@ if [ -z "${SKIP_PARTITION:-}" ]; then
         status=1
     fi
 fi
+# side files (optime-<hash>.dlps: the operator-time forests the model
+# files share, docs/PREDICT.md) that no model file of OUT names any more:
+# a retraining on other probes wrote new ones beside them
+for side in "$OUT"/*.dlps; do
+    [ -e "$side" ] || continue
+    name=$(basename "$side")
+    if ! grep -qF "$name" "$OUT"/*.dlpm 2>/dev/null; then
+        echo "== removing $side: no model file names it" >&2
+        rm -f "$side"
+    fi
+done
 exit $status

@@ -504,6 +504,86 @@ static void test_convws_decision(void) {
 }
 
 
+/* The training step's estimate with constant forests (p = sigmoid(logit),
+ * workspace 2^log2_mib MiB) on fg under c: dlp_convws_train_view's. */
+static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                             double logit, double log2_mib) {
+    dlp_nn_file nf = {0};
+    add_const_forest(&nf, "convws/cls", (float)logit, 1);
+    add_const_forest(&nf, "convws/reg", (float)log2_mib, 0);
+    dlp_convws *m = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
+    dlp_feat_graph v;
+    DLP_ASSERT(dlp_convws_train_view(m, fg, c, &v, &err) == DLP_OK);
+    dlp_convws_free(m);
+    dlp_nn_file_free(&nf);
+    return dlp_feat_mem_estimate_mib(&v, c);
+}
+
+/* The training step (docs/COST.md, "cuDNN workspaces in the training
+ * step"): a convolution's predicted workspace counts at the forward's
+ * point of that convolution, 2 W + the blocks saved so far + the
+ * workspace, under the inference rule's condition. memest_convbn: a 3x3
+ * conv, BatchNorm, ReLU, a pointwise conv. */
+static void test_convws_train_decision(void) {
+    dlp_model *mo = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
+    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
+    dlp_feat_graph fg;
+    DLP_ASSERT(dlp_feat_graph_build(&fg, &mo->graph, 1, 0, 0, 0, &err) == DLP_OK);
+    dlp_model_free(mo);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    c.mode = DLP_MODE_TRAINING;
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    double B = dlp_feat_mem_estimate_of(&fg, &c, &r);
+    CHECK(fg.n_convs == 2 && fg.n_train_curve > 0 && B > 0);
+    /* the forward point of each conv: its position in the walk, the
+     * pointwise one after the 3x3; a point holds 2 W + what is saved by
+     * then, never more than the backward's point there */
+    CHECK(fg.convs[0].tpos < fg.convs[1].tpos);
+    double W = fg.mem_weight_bytes / 1048576.0;
+    double fixed = r.buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
+    for (int i = 0; i < 2; i++) {
+        const dlp_feat_train_point *p = &fg.train_curve[fg.convs[i].tpos];
+        double at = dlp_feat_train_fwd_mib(&fg, &c, &r, fg.convs[i].tpos, 0);
+        CHECK_CLOSE(at, 2 * W + p->fwd / 1048576.0 + fixed, 1e-9);
+        CHECK(p->fwd <= p->act && at <= B + 1e-9);
+    }
+    CHECK(dlp_feat_train_fwd_mib(&fg, &c, &r, -1, 0) == 0 &&
+          dlp_feat_train_fwd_mib(&fg, &c, &r, fg.n_train_curve, 0) == 0);
+    double t1 = dlp_feat_train_fwd_mib(&fg, &c, &r, fg.convs[1].tpos, 0);
+    /* a workspace of w at p = 1 everywhere: the later conv's point, with
+     * more saved by then, is the peak */
+    double w = 4 * B;
+    CHECK_CLOSE(train_mem_with(&fg, &c, 40, log2(w)), t1 + w, 1e-6);
+    /* the threshold: d = t1 + w - B counts when p > (B + d) / (2B + d) */
+    double d = t1 + w - B, th = (B + d) / (2 * B + d), lo = log(th / (1 - th));
+    CHECK_CLOSE(train_mem_with(&fg, &c, lo + 0.05, log2(w)), t1 + w, 1e-6);
+    /* below it neither counts: the 3x3 conv holds 2 KB less at its point
+     * (B is mostly the 64 MiB of cuBLAS workspaces), its threshold is
+     * inside the 0.05 margin */
+    CHECK_CLOSE(train_mem_with(&fg, &c, lo - 0.05, log2(w)), B, 1e-9);
+    /* p below one half, a workspace the walk's point already covers, one
+     * larger than the card (100 GiB on the H100): the estimate as it was */
+    CHECK_CLOSE(train_mem_with(&fg, &c, -0.1, log2(w)), B, 1e-9);
+    CHECK_CLOSE(train_mem_with(&fg, &c, 40, -20), B, 1e-9);
+    CHECK_CLOSE(train_mem_with(&fg, &c, 40, log2(102400.0)), B, 1e-9);
+    /* an autocast step reads the half model (none here), inference reads
+     * none of this */
+    dlp_pred_config h = c;
+    h.precision = DLP_PREC_FP16;
+    CHECK_CLOSE(train_mem_with(&fg, &h, 40, log2(w)), dlp_feat_mem_estimate_mib(&fg, &h), 1e-9);
+    dlp_pred_config inf = c;
+    inf.mode = DLP_MODE_INFERENCE;
+    CHECK_CLOSE(train_mem_with(&fg, &inf, 40, log2(w)), dlp_feat_mem_estimate_mib(&fg, &inf), 1e-9);
+    dlp_feat_graph_free(&fg);
+}
+
 static void test_probe_reader(void) {
     char dir[] = "/tmp/dlp_convws_XXXXXX", path[256];
     DLP_ASSERT(mkdtemp(dir));
@@ -752,6 +832,7 @@ int main(void) {
     RUN(test_forest_side_file);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);
+    RUN(test_convws_train_decision);
     RUN(test_probe_reader);
     RUN(test_convws_fit);
     RUN(test_convws_fft_features);

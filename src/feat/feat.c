@@ -2021,7 +2021,7 @@ static double maxpool_index_bytes(const dlp_graph *g, const dlp_node *n) {
 /* Appends a dense convolution's record (feat.h: dlp_feat_conv) to
  * fg->convs; false when out of memory. */
 static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
-                            double live, double live_half, bool post) {
+                            double live, double live_half, bool post, int tpos) {
     if ((fg->n_convs & (fg->n_convs - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow */
         size_t cap = fg->n_convs ? 2 * (size_t)fg->n_convs : 4;
         dlp_feat_conv *p = realloc(fg->convs, cap * sizeof *p);
@@ -2033,6 +2033,7 @@ static bool add_conv_record(dlp_feat_graph *fg, const dlp_conv_shape *cs,
     r->live_bytes = live;
     r->live_half_bytes = live_half;
     r->post = post;
+    r->tpos = tpos;
     return true;
 }
 
@@ -2220,6 +2221,8 @@ static bool train_curve(dlp_feat_graph *fg, const dlp_graph *g,
                     conv_io_bytes(g, &g->nodes[g->topo[t]], &dense, &pointwise);
         c[t].act = s + gr + ws;
         c[t].act_amp = sa + ga + 0.5 * ws;
+        c[t].fwd = s;
+        c[t].fwd_amp = sa;
         c[t].half_w = wtot > 0 ? h / wtot : 0;
     }
     double w = 0;
@@ -2617,7 +2620,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                                         the pass found channels-last */
         if (cs_ok && !add_conv_record(
                 fg, &cs1, live + ltmp[g->topo[t]],
-                live + fix + ltmp[g->topo[t]], post)) {
+                live + fix + ltmp[g->topo[t]], post, (int)t)) {
             ok = false;
             goto out;
         }
@@ -3349,6 +3352,17 @@ static double train_peak_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *
     return best / 1048576.0 + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
 }
 
+double dlp_feat_train_fwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                              const dlp_feat_roofline *r, int t,
+                              double ws_bytes) {
+    if (t < 0 || t >= fg->n_train_curve) return 0;
+    const dlp_feat_train_point *p = &fg->train_curve[t];
+    double W = fg->mem_weight_bytes, act_scale = prec_scale(c->precision);
+    double b = act_scale < 1 ? W * (2 + 0.5 * p->half_w) + p->fwd_amp
+                             : 2 * W + p->fwd;
+    return (b + ws_bytes) / 1048576.0 + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
+}
+
 double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
                                 const dlp_pred_config *c,
                                 const dlp_feat_roofline *r) {
@@ -3356,7 +3370,8 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
      * collector measures, tools/collect/measure.py): fp32 weights,
      * gradients and momentum, the saved blocks at half (docs/COST.md) */
     if (c->mode == DLP_MODE_TRAINING)
-        return train_peak_mib(fg, r, prec_scale(c->precision));
+        return fmax(train_peak_mib(fg, r, prec_scale(c->precision)),
+                    fg->train_ws_mib[c->precision != DLP_PREC_FP32]);
     return r->mem_mib;
 }
 

@@ -98,6 +98,8 @@ typedef struct {
     double live_half_bytes; /* the same at half precision, in the walk's
                                units of peak_pre_blas_bytes[1] */
     bool post;              /* at or after the first cuBLAS node */
+    int tpos;               /* its position in the graph's order (the
+                               training step's point, train_curve) */
 } dlp_feat_conv;
 
 /* ---- operator times (feat_optime.c) --------------------------------------
@@ -289,9 +291,11 @@ typedef struct {
  * blocks live (saved blocks, gradients, its convolution workspace; the
  * graph's bytes; act_amp: those of an autocast step, in its own bytes),
  * and the share of the weights whose half copies an autocast step still
- * holds. */
+ * holds. fwd / fwd_amp: the saved blocks alone, what the forward holds
+ * when it runs the node (no gradient exists yet), where a convolution's
+ * cuDNN workspace can make the step's peak (dlp_feat_train_fwd_mib). */
 typedef struct {
-    double grad_w, act, act_amp, half_w;
+    double grad_w, act, act_amp, half_w, fwd, fwd_amp;
 } dlp_feat_train_point;
 /* The bytes live while conv record r runs, at precision p (the walk's
  * units scaled as its peaks are). */
@@ -403,6 +407,13 @@ typedef struct dlp_feat_graph {
      * point per node in topological order */
     dlp_feat_train_point *train_curve;
     int n_train_curve;
+    /* a workspace model's answer for the training step (pred_convws.c,
+     * dlp_convws_train_view; 0 in a graph no model annotated): the step's
+     * MiB at the forward of the convolution whose predicted cuDNN
+     * workspace raises its peak most, [0] fp32, [1] autocast (fp16 /
+     * bf16), 0 when none does; dlp_feat_mem_estimate_of takes it when
+     * above its own */
+    double train_ws_mib[2];
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */
@@ -827,11 +838,23 @@ double dlp_feat_inference_mem_mib(const dlp_feat_graph *fg,
                                   const dlp_pred_config *c,
                                   const double *ws_peak);
 
+/* The training step's MiB at the forward of the node at position t of
+ * the graph's order (fg->train_curve) with ws_bytes of convolution
+ * workspace (bytes at the step's precision) beside it: the weights and
+ * momentum (2 W), at fp16 / bf16 the half copies of the weights made so
+ * far, the saved blocks made so far at the step's scale, the workspace,
+ * the buffers and the two cuBLAS workspaces; r is fg's roofline under c.
+ * 0 when fg has no training curve. */
+double dlp_feat_train_fwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                              const dlp_feat_roofline *r, int t,
+                              double ws_bytes);
+
 /* The analytic peak-memory estimate of c's mode (MiB): the inference
  * liveness estimate (dlp_feat_roofline.mem_mib) for inference and LLM
  * rows; 3x weights (weights, gradients, momentum) + the activation blocks
  * autograd saves for backward + DLP_MEM_TRAIN_CONV_WS x the largest conv
- * workspace + DLP_MEM_TRAIN_BLAS_WS_MIB for training (docs/COST.md). */
+ * workspace + DLP_MEM_TRAIN_BLAS_WS_MIB for training (docs/COST.md), or
+ * the graph's train_ws_mib when a workspace model put a larger one there. */
 double dlp_feat_mem_estimate_mib(const dlp_feat_graph *fg,
                                  const dlp_pred_config *c);
 /* The same from the roofline r of fg under c (dlp_feat_roofline_of), for

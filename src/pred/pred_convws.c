@@ -395,30 +395,17 @@ static convws_memo *memo_slot(convws_memo *memo, int cap,
     }
 }
 
-dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
-                               const dlp_pred_config *c, dlp_feat_roofline *r,
+/* Part t's answers for every convolution record of fg (p[i], mib[i]: the
+ * classifier's probability and the workspace in MiB; dlp_convws_predict's
+ * for conv i). A network repeats its shapes (ResNet-50's 53
+ * convolutions are 23): each distinct one is answered once (without
+ * memory for the table, every one is), the forests walked for all of
+ * them together. Fails when a forest it walks is broken. */
+static dlp_status conv_answers(const dlp_convws *m, bool half,
+                               const dlp_feat_graph *fg, double *p, double *mib,
                                dlp_error *err) {
-    bool half = c->precision != DLP_PREC_FP32;
-    const convws_part *t = m ? &m->part[half] : NULL;
+    const convws_part *t = &m->part[half];
     dlp_status st = DLP_OK;
-    if (!t || !t->cls || c->mode != DLP_MODE_INFERENCE || !fg->n_convs ||
-        (st = dlp_forest_ready(t->cls, err))) {
-        /* a training step's memory is dlp_feat_mem_estimate_mib's */
-        dlp_feat_roofline_of(fg, c, r);
-        return st;
-    }
-    double acc[2] = {0, 0};
-    double base = dlp_feat_inference_mem_mib(fg, c, acc);
-    /* The memory a workspace must fit in beside the rest: the card's (or
-     * the MIG instance's) as named, the context not taken off. PyTorch
-     * tries cuDNN's first plan and on running out of memory the next, so
-     * on a smaller card a shape's workspace of tens of GiB (fp32 FFT
-     * plans; the grid measured up to 137 GiB on the H200) is not taken,
-     * and another plan's, not measured, is counted as none. */
-    double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
-    /* a network repeats its shapes (ResNet-50's 53 convolutions are 23):
-     * each distinct one is answered once (without memory for the table,
-     * every one is), the forests walked for all of them together */
     int cap = 1;
     while (cap < 2 * fg->n_convs) cap *= 2;
     convws_memo *memo = malloc((size_t)cap * sizeof *memo);
@@ -457,31 +444,160 @@ dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
     }
     free(todo);
     for (int i = 0; !st && i < fg->n_convs; i++) {
-        const dlp_feat_conv *cv = &fg->convs[i];
-        double p, mib;
         if (memo) {
-            const convws_memo *e = memo_slot(memo, cap, fg, cv->x);
-            p = e->p;
-            mib = e->mib;
-        } else if (!dlp_convws_predict(m, half, cv->x, &p, &mib)) {
+            const convws_memo *e = memo_slot(memo, cap, fg, fg->convs[i].x);
+            p[i] = e->p;
+            mib[i] = e->mib;
+        } else if (!dlp_convws_predict(m, half, fg->convs[i].x, &p[i], &mib[i])) {
             st = dlp_forest_ready(t->reg, err);   /* the cls forest is sound */
-            break;
         }
+    }
+    free(memo);
+    return st;
+}
+
+/* Whether a workspace that raises the estimate base by d MiB, present
+ * with probability p, is counted: when p is above (base + d) / (2 base +
+ * d), counting it has the smaller expected relative error. */
+static bool ws_counts(double p, double base, double d) {
+    return d > 0 && base > 0 && p > (base + d) / (2 * base + d);
+}
+
+dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
+                               const dlp_pred_config *c, dlp_feat_roofline *r,
+                               dlp_error *err) {
+    bool half = c->precision != DLP_PREC_FP32;
+    const convws_part *t = m ? &m->part[half] : NULL;
+    dlp_status st = DLP_OK;
+    if (!t || !t->cls || c->mode != DLP_MODE_INFERENCE || !fg->n_convs ||
+        (st = dlp_forest_ready(t->cls, err))) {
+        /* a training step's memory is dlp_feat_mem_estimate_mib's (with
+         * dlp_convws_train_view's answer) */
+        dlp_feat_roofline_of(fg, c, r);
+        return st;
+    }
+    double acc[2] = {0, 0};
+    double base = dlp_feat_inference_mem_mib(fg, c, acc);
+    /* The memory a workspace must fit in beside the rest: the card's (or
+     * the MIG instance's) as named, the context not taken off. PyTorch
+     * tries cuDNN's first plan and on running out of memory the next, so
+     * on a smaller card a shape's workspace of tens of GiB (fp32 FFT
+     * plans; the grid measured up to 137 GiB on the H200) is not taken,
+     * and another plan's, not measured, is counted as none. */
+    double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
+    double *pm = malloc(2 * (size_t)fg->n_convs * sizeof *pm);
+    if (!pm) {
+        dlp_feat_roofline_of(fg, c, r);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    st = conv_answers(m, half, fg, pm, pm + fg->n_convs, err);
+    for (int i = 0; !st && i < fg->n_convs; i++) {
+        const dlp_feat_conv *cv = &fg->convs[i];
+        double p = pm[i], mib = pm[fg->n_convs + i];
         if (p < 0.5) continue;
         double one[2] = {0, 0};
         one[cv->post] = dlp_feat_conv_live_bytes(cv, c->precision) + mib * 1048576.0;
         if (one[cv->post] <= acc[cv->post]) continue;   /* below one counted */
         double d = dlp_feat_inference_mem_mib(fg, c, one) - base;
-        if (d <= 0 || !(base > 0) || p <= (base + d) / (2 * base + d)) continue;
+        if (!ws_counts(p, base, d)) continue;
         if (room > 0 && base + d > room) continue;   /* cannot be allocated */
         acc[cv->post] = one[cv->post];
     }
-    free(memo);
+    free(pm);
     if (st)
         dlp_feat_roofline_of(fg, c, r);
     else
         dlp_feat_roofline_ws(fg, c, acc, r);
     return st;
+}
+
+dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
+                                 const dlp_pred_config *c,
+                                 dlp_feat_graph *view, dlp_error *err) {
+    *view = *fg;
+    bool half = c->precision != DLP_PREC_FP32;
+    const convws_part *t = m ? &m->part[half] : NULL;
+    view->train_ws_mib[half] = 0;
+    if (!t || !t->cls || c->mode != DLP_MODE_TRAINING || !fg->n_convs ||
+        !fg->n_train_curve)
+        return DLP_OK;
+    dlp_status st = dlp_forest_ready(t->cls, err);
+    double *pm = st ? NULL : malloc(2 * (size_t)fg->n_convs * sizeof *pm);
+    if (!st && !pm) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = conv_answers(m, half, fg, pm, pm + fg->n_convs, err);
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(fg, c, &r);
+    double base = dlp_feat_mem_estimate_of(view, c, &r), best = 0;
+    /* as in inference, a plan whose workspace the card cannot hold is
+     * not taken (dlp_convws_roofline) */
+    double room = c->has_mig ? c->mig.mem_gb * 1024.0 : c->device.mem_mib;
+    for (int i = 0; !st && i < fg->n_convs; i++) {
+        double p = pm[i], mib = pm[fg->n_convs + i];
+        if (p < 0.5) continue;
+        double at = dlp_feat_train_fwd_mib(fg, c, &r, fg->convs[i].tpos,
+                                           mib * 1048576.0);
+        if (at > best && ws_counts(p, base, at - base) &&
+            !(room > 0 && at > room))
+            best = at;
+    }
+    free(pm);
+    if (!st) view->train_ws_mib[half] = best;
+    return st;
+}
+
+dlp_status dlp_convws_examples_fit(const dlp_examples *E, const int32_t *tr,
+                                  int ntr, const int32_t *va, int nva,
+                                  dlp_convws **ws, dlp_error *err) {
+    *ws = NULL;
+    const dlp_convws_calls *c = E->convws;
+    if (!c || !c->n) return DLP_OK;
+    bool *use = malloc((size_t)(c->n_names ? c->n_names : 1) * sizeof *use);
+    bool *seen = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
+    bool *kept = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
+    if (!use || !seen || !kept) {
+        free(use); free(seen); free(kept);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < E->n; i++) seen[E->ex[i].model] = true;
+    for (int i = 0; i < ntr; i++) kept[E->ex[tr ? tr[i] : i].model] = true;
+    for (int i = 0; i < nva; i++) kept[E->ex[va[i]].model] = true;
+    for (int k = 0; k < c->n_names; k++) {
+        use[k] = true;
+        for (int m = 0; m < E->n_models; m++)
+            if (seen[m] && !kept[m] && !strcmp(E->models[m], c->names[k])) {
+                use[k] = false;
+                break;
+            }
+    }
+    dlp_status st = dlp_convws_fit(c, use, ws, err);
+    free(use); free(seen); free(kept);
+    return st;
+}
+
+
+dlp_status dlp_convws_examples_annotate(const dlp_convws *ws,
+                                        const dlp_examples *E, dlp_error *err) {
+    if (!ws || E->mode != DLP_MODE_TRAINING) return DLP_OK;
+    uint8_t *done = calloc((size_t)(E->n_fg ? E->n_fg : 1), 1);
+    if (!done) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int i = 0; !st && i < E->n; i++) {
+        const dlp_example *x = &E->ex[i];
+        int h = x->cfg.precision != DLP_PREC_FP32;
+        if (done[x->fg] >> h & 1) continue;
+        done[x->fg] |= (uint8_t)(1 << h);
+        dlp_feat_graph v;
+        st = dlp_convws_train_view(ws, &E->fg[x->fg], &x->cfg, &v, err);
+        if (!st) E->fg[x->fg].train_ws_mib[h] = v.train_ws_mib[h];
+    }
+    free(done);
+    if (st) dlp_convws_examples_clear(E);
+    return st;
+}
+
+void dlp_convws_examples_clear(const dlp_examples *E) {
+    for (int f = 0; f < E->n_fg; f++)
+        E->fg[f].train_ws_mib[0] = E->fg[f].train_ws_mib[1] = 0;
 }
 
 /* Part t's forests and measured shapes, "<prefix>/...". */

@@ -293,10 +293,11 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     /* kernel traces: inference only (eager GPU time of one forward) */
     if (!st && mode == DLP_MODE_INFERENCE)
         st = dlp_traces_collect(E, ds, o, fg_slot, err);
-    /* the per-convolution probes: the fp32 workspace model's rows */
+    /* the per-convolution probes: the workspace model's rows (inference
+     * memory, and the training step's forward, pred_roofline.c) */
     char probes[4096];
     snprintf(probes, sizeof probes, "%s/probes", dlp_dataset_dir(ds));
-    if (!st && mode == DLP_MODE_INFERENCE) {
+    if (!st && (mode == DLP_MODE_INFERENCE || mode == DLP_MODE_TRAINING)) {
         E->convws = calloc(1, sizeof *E->convws);
         if (!E->convws) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         else st = dlp_convws_calls_read(probes, E->convws, err);

@@ -7,7 +7,9 @@
  * live activations + cuBLAS workspaces, docs/COST.md) for inference, or 3x
  * weights (weights, gradients, momentum) + the activation blocks autograd
  * saves for backward + the largest conv's gradients and workspace
- * (training, dlp_feat_mem_estimate_mib). Power is a fixed 60% of board power (scaled down on
+ * (training, dlp_feat_mem_estimate_mib), raised to the forward's peak at a
+ * convolution's cuDNN workspace where the workspace model predicts one
+ * (dlp_convws_train_view). Power is a fixed 60% of board power (scaled down on
  * a partition); energy = power x time. Training step = 3x the forward
  * (backward costs about twice the forward). */
 #include "pred_train.h"
@@ -63,38 +65,6 @@ static dlp_status eager_mem_scale(const dlp_examples *E, const int32_t *tr,
     return DLP_OK;
 }
 
-/* The workspace model, on the probes of the models trained on (a probed
- * model that has examples but none in tr / va is held out); *ws NULL
- * without probes. */
-static dlp_status fit_workspaces(const dlp_examples *E, const int32_t *tr,
-                                 int ntr, const int32_t *va, int nva,
-                                 dlp_convws **ws, dlp_error *err) {
-    *ws = NULL;
-    const dlp_convws_calls *c = E->convws;
-    if (!c || !c->n) return DLP_OK;
-    bool *use = malloc((size_t)(c->n_names ? c->n_names : 1) * sizeof *use);
-    bool *seen = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
-    bool *kept = calloc((size_t)(E->n_models ? E->n_models : 1), 1);
-    if (!use || !seen || !kept) {
-        free(use); free(seen); free(kept);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < E->n; i++) seen[E->ex[i].model] = true;
-    for (int i = 0; i < ntr; i++) kept[E->ex[tr[i]].model] = true;
-    for (int i = 0; i < nva; i++) kept[E->ex[va[i]].model] = true;
-    for (int k = 0; k < c->n_names; k++) {
-        use[k] = true;
-        for (int m = 0; m < E->n_models; m++)
-            if (seen[m] && !kept[m] && !strcmp(E->models[m], c->names[k])) {
-                use[k] = false;
-                break;
-            }
-    }
-    dlp_status st = dlp_convws_fit(c, use, ws, err);
-    free(use); free(seen); free(kept);
-    return st;
-}
-
 dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
                                    int ntr, const int32_t *va, int nva,
                                    const dlp_train_opts *o,
@@ -106,10 +76,14 @@ dlp_status dlp_pred_roofline_train(const dlp_examples *E, const int32_t *tr,
     for (int j = 0; j < nt; j++) meta->targets |= 1u << ts[j];
     meta->feat_schema = DLP_FEAT_SCHEMA;
     dlp_status st = dlp_nn_file_add_str(out, "roofline/version", "1", err);
-    if (st || E->mode != DLP_MODE_INFERENCE) return st;
+    if (st || E->mode == DLP_MODE_LLM) return st;
     dlp_convws *ws = NULL;
-    st = fit_workspaces(E, tr, ntr, va, nva, &ws, err);
+    st = dlp_convws_examples_fit(E, tr, ntr, va, nva, &ws, err);
     if (!st && ws) st = dlp_convws_save(ws, out, err);
+    if (E->mode == DLP_MODE_TRAINING) {   /* the forward's workspaces */
+        dlp_convws_free(ws);
+        return st;
+    }
     double d = 1;
     if (!st) st = eager_mem_scale(E, tr, ntr, va, nva, ws, &d, err);
     float sc = (float)d;   /* as stored, so a loaded file predicts the same */
@@ -183,8 +157,13 @@ static dlp_status roofline_predict(const dlp_predictor *p,
         set(out, p, DLP_T_INF_ENERGY_J, power * fwd_ms / 1e3);
     } else if (c->mode == DLP_MODE_TRAINING) {
         double step = 3 * r.kernel_ms + 3 * launch_ms;
+        dlp_feat_graph v;
+        if ((st = dlp_convws_train_view(m->ws, fg, c, &v, err))) {
+            if (fg == &local) dlp_feat_graph_free(&local);
+            return st;
+        }
         set(out, p, DLP_T_TRAIN_STEP_MS, step);
-        set(out, p, DLP_T_TRAIN_MEMORY_MIB, dlp_feat_mem_estimate_mib(fg, c));
+        set(out, p, DLP_T_TRAIN_MEMORY_MIB, dlp_feat_mem_estimate_of(&v, c, &r));
         set(out, p, DLP_T_TRAIN_POWER_W, power);
     } else {
         double b = (double)(c->batch > 0 ? c->batch : 1);

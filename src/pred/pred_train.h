@@ -230,6 +230,33 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
 dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
                                const dlp_pred_config *c, dlp_feat_roofline *r,
                                dlp_error *err);
+/* fg as a training step under c reads it with workspace model m: *view
+ * is *fg (sharing its arrays: free nothing of it) with train_ws_mib at
+ * c's precision set to the step's MiB at the forward of the convolution
+ * whose predicted cuDNN workspace raises the training estimate most, 0
+ * when none does (docs/COST.md, "cuDNN workspaces in the training
+ * step"), counted under the inference rule's condition (a probability
+ * p of a workspace that raises the estimate base by d: p > (base + d) /
+ * (2 base + d)). Without m, a model for c's precision, a training
+ * config or a convolution, *view is *fg with it 0. */
+dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
+                                 const dlp_pred_config *c,
+                                 dlp_feat_graph *view, dlp_error *err);
+/* The workspace model on the probes of the models E's examples tr and
+ * va belong to (tr NULL: of all ntr examples; a probed model whose
+ * examples are all outside them is held out); *ws NULL when E has no
+ * probes (E->convws: inference and training examples read them). */
+dlp_status dlp_convws_examples_fit(const dlp_examples *E, const int32_t *tr,
+                                  int ntr, const int32_t *va, int nva,
+                                  dlp_convws **ws, dlp_error *err);
+/* Sets train_ws_mib of every E->fg a training example reads, at the
+ * example's precision, from ws (dlp_convws_train_view), so that the
+ * kinds trained on E read the training estimate with it;
+ * dlp_convws_examples_clear takes it off again. Nothing without ws or
+ * outside training mode. */
+dlp_status dlp_convws_examples_annotate(const dlp_convws *ws,
+                                        const dlp_examples *E, dlp_error *err);
+void dlp_convws_examples_clear(const dlp_examples *E);
 dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
                            dlp_error *err);
 /* *out NULL (DLP_OK) when the file holds no workspace model. */

@@ -85,9 +85,16 @@ typedef struct {
     int n, nf;
     dlp_optime *ot;        /* the operator times the features read (NULL:
                               the roofline's; inference only) */
+    dlp_convws *ws;        /* the workspace model the training estimate
+                              reads (NULL: none; training only) */
 } feats;
 
-static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
+/* The features of every example of E; a training step's memory estimate
+ * with the workspace model fitted on the probes of the models of tr and va
+ * (tr NULL: of all ntr examples). */
+static dlp_status build_feats(const dlp_examples *E, const int32_t *tr,
+                              int ntr, const int32_t *va, int nva, feats *F,
+                              dlp_error *err) {
     F->L = dlp_tree_layout_of(E->mode);
     if (!F->L)
         return dlp_fail(err, DLP_ERR_ARG, "the xgb kind does not predict "
@@ -106,7 +113,12 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
     /* inference: the convolutions' and products' times from the
      * operator-time model (docs/COST.md), fitted on the probes */
     dlp_status st = dlp_optime_examples_fit(E, &F->ot, err);
+    /* training: the forward's convolution workspaces (docs/COST.md) */
+    if (!st && E->mode == DLP_MODE_TRAINING &&
+        !(st = dlp_convws_examples_fit(E, tr, ntr, va, nva, &F->ws, err)))
+        st = dlp_convws_examples_annotate(F->ws, E, err);
     if (st) {
+        dlp_optime_examples_clear(E);
         free(arch);
         free(done);
         return st;
@@ -122,6 +134,7 @@ static dlp_status build_feats(const dlp_examples *E, feats *F, dlp_error *err) {
                           F->base + (size_t)i * DLP_TREE_NT);
     }
     dlp_optime_examples_clear(E);
+    dlp_convws_examples_clear(E);
     free(arch);
     free(done);
     return DLP_OK;
@@ -131,6 +144,7 @@ static void feats_free(feats *F) {
     free(F->x);
     free(F->base);
     dlp_optime_free(F->ot);
+    dlp_convws_free(F->ws);
 }
 
 /* Additive offset of target t's base, fitted on the listed examples: peak
@@ -255,6 +269,7 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
     if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
                                       err);
     if (!st && F->ot) st = dlp_optime_save(F->ot, out, err);
+    if (!st && F->ws) st = dlp_convws_save(F->ws, out, err);
     for (int t = 0; t < DLP_TREE_NT && !st; t++) {
         dlp_tree *tree = NULL;
         if ((st = train_target(E, F, idx, n, t, offs[t], tp, &tree, err)))
@@ -315,7 +330,7 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     rep->graphs = E.n_fg;
     rep->models = E.n_models;
     rep->families = E.n_families;
-    if ((st = build_feats(&E, &F, err))) goto done;
+    if ((st = build_feats(&E, NULL, E.n, NULL, 0, &F, err))) goto done;
     group = malloc((size_t)E.n * sizeof *group);
     fam = malloc((size_t)E.n * sizeof *fam);
     if (!group || !fam) {
@@ -516,7 +531,7 @@ dlp_status dlp_tree_pred_train(const dlp_examples *E, const int32_t *tr,
                                const dlp_train_opts *o, dlp_pred_meta *meta,
                                dlp_nn_file *out, dlp_error *err) {
     feats F = {0};
-    dlp_status st = build_feats(E, &F, err);
+    dlp_status st = build_feats(E, tr, ntr, va, nva, &F, err);
     /* the validation rows stay out, so that the validation error
      * dlp_pred_train measures on them is a held-out one */
     (void)va;

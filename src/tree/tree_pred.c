@@ -139,6 +139,8 @@ typedef struct {
     double offset[DLP_TREE_NT];  /* added to the base ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
     dlp_optime *ot;          /* operator times (NULL: files before them) */
+    dlp_convws *ws;          /* the training step's workspace model (NULL:
+                                files before it, other modes) */
 } tree_impl;
 
 static void tree_free(dlp_predictor *p) {
@@ -146,6 +148,7 @@ static void tree_free(dlp_predictor *p) {
     if (!im) return;
     for (int i = 0; i < DLP_TREE_NT; i++) dlp_tree_free(im->t[i]);
     dlp_optime_free(im->ot);
+    dlp_convws_free(im->ws);
     pthread_mutex_destroy(&im->lock);
     free(im);
     p->impl = NULL;
@@ -186,6 +189,7 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
             im->offset[i] = v;
         }
     dlp_status ost = dlp_optime_load(f, &im->ot, err);
+    if (!ost) ost = dlp_convws_load(f, &im->ws, err);
     if (ost) {
         tree_free(p);
         return ost;
@@ -232,8 +236,14 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     if (L->mode == DLP_MODE_LLM) dlp_llm_arch_from_feat(fg, &a);
     float x[DLP_TREE_NFEAT_MAX];
     double base[DLP_TREE_NT];
-    dlp_tree_features(L, &view, c, &a, x, base);
+    dlp_feat_graph wv;   /* and the workspace model's training estimate */
+    st = dlp_convws_train_view(im->ws, &view, c, &wv, err);
+    if (!st) dlp_tree_features(L, &wv, c, &a, x, base);
     free(eff);
+    if (st) {
+        if (fg == &local) dlp_feat_graph_free(&local);
+        return st;
+    }
     double macs = fg->macs;
     if (fg == &local) dlp_feat_graph_free(&local);
     if (L->mode == DLP_MODE_LLM && (!a.layers || !a.hidden))
