@@ -21,6 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* a NULL-terminated list of side-file groups */
+#define GROUPS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 static double u01(uint64_t *s) {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
     return (double)(*s >> 11) / 9007199254740992.0;
@@ -195,7 +198,7 @@ static void test_forest_side_file(void) {
     dlp_nn_file nf = {0};
     DLP_ASSERT(dlp_forest_save(f, &nf, "g/f", &err) == DLP_OK);
     DLP_ASSERT(dlp_forest_save(f, &nf, "blend/0/g/f", &err) == DLP_OK);
-    CHECK(dlp_nn_file_save_shared(&nf, path, "g/", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&nf, path, GROUPS("g/"), &err) == DLP_OK);
     dlp_nn_file_free(&nf);
     DLP_ASSERT(dlp_nn_file_load(&nf, path, &err) == DLP_OK);
     CHECK(nf.n == 6 && nf.n_side == 1);

@@ -15,6 +15,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* a NULL-terminated list of side-file groups */
+#define GROUPS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 static char tmpdir[256];
 
 static void mk_tmpdir(void) {
@@ -694,6 +697,19 @@ static int count_side(char *first, size_t n) {
     return k;
 }
 
+/* Removes shdir's side files whose names start with prefix. */
+static void remove_side(const char *prefix) {
+    DIR *d = opendir(shdir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            snprintf(p, sizeof p, "%s/%s", shdir, e->d_name);
+            DLP_ASSERT(unlink(p) == 0);
+        }
+    if (d) closedir(d);
+}
+
 static bool same_file(const char *a, const char *b) {
     size_t na = 0, nb = 0;
     char *x = check_slurp(a, &na), *y = check_slurp(b, &nb);
@@ -766,9 +782,9 @@ static void test_model_file_shared(void) {
     CHECK(dlp_nn_file_add_u8(&f, "blend/0/g/y", y, NY, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_str(&f, "blend/0/kind", "k", &err) == DLP_OK);
     CHECK(dlp_nn_file_add_f32(&f, "blend/1/g/x", x2, BIG, &err) == DLP_OK);
-    CHECK(dlp_nn_file_group_entries(&f, "g/") == 5);
+    CHECK(dlp_nn_file_group_entries(&f, GROUPS("g/")) == 5);
     CHECK(dlp_nn_file_save(&f, plain, &err) == DLP_OK);
-    CHECK_MSG(dlp_nn_file_save_shared(&f, shared, "g/", &err) == DLP_OK, "%s", err.msg);
+    CHECK_MSG(dlp_nn_file_save_shared(&f, shared, GROUPS("g/"), &err) == DLP_OK, "%s", err.msg);
     char side[256] = "";
     CHECK(count_side(side, sizeof side) == 2);
     CHECK(strlen(side) == 2 + 16 + 5 && !strncmp(side, "g-", 2));
@@ -777,13 +793,38 @@ static void test_model_file_shared(void) {
     dlp_nn_file o = {0};
     CHECK(dlp_nn_file_add_f32(&o, "g/x", x, BIG, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_u8(&o, "g/y", y, NY, &err) == DLP_OK);
-    CHECK(dlp_nn_file_save_shared(&o, other, "g/", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&o, other, GROUPS("g/"), &err) == DLP_OK);
     CHECK(count_side(NULL, 0) == 2);
     dlp_nn_file_free(&o);
+    /* two groups in one save: a side file each (the two copies of h/
+     * share one); an empty list or a bad group in it is refused */
+    dlp_nn_file t = {0};
+    char two[400];
+    snprintf(two, sizeof two, "%s/two.dlpm", shdir);
+    int before = count_side(NULL, 0);
+    CHECK(dlp_nn_file_add_f32(&t, "k/x", x, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&t, "h/x", x2, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_add_f32(&t, "blend/0/h/x", x2, BIG, &err) == DLP_OK);
+    CHECK(dlp_nn_file_group_entries(&t, GROUPS("k/", "h/")) == 3);
+    CHECK(dlp_nn_file_group_entries(&t, GROUPS("k/", "h")) == 0);
+    CHECK(dlp_nn_file_save_shared(&t, two, GROUPS("k/", "h"), &err) == DLP_ERR_ARG);
+    CHECK(dlp_nn_file_save_shared(&t, two, (const char *const[]){NULL}, &err) ==
+          DLP_ERR_ARG);
+    CHECK(dlp_nn_file_save_shared(&t, two, GROUPS("k/", "h/"), &err) == DLP_OK);
+    CHECK(count_side(NULL, 0) == before + 2);
+    dlp_nn_file_free(&t);
+    CHECK(dlp_nn_file_load(&t, two, &err) == DLP_OK && t.n == 3 &&
+          t.n_side == 2 && dlp_nn_file_get(&t, "blend/0/h/x", DLP_NN_F32) &&
+          dlp_nn_file_get(&t, "k/x", DLP_NN_F32));
+    dlp_nn_file_free(&t);
+    DLP_ASSERT(unlink(two) == 0);
+    remove_side("k-");
+    remove_side("h-");
+    CHECK(count_side(NULL, 0) == before);
     /* no entry of the group: the plain file */
-    CHECK(dlp_nn_file_save_shared(&f, none, "zz/", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&f, none, GROUPS("zz/"), &err) == DLP_OK);
     CHECK(same_file(none, plain) && count_side(NULL, 0) == 2);
-    CHECK(dlp_nn_file_group_entries(&f, "zz/") == 0);
+    CHECK(dlp_nn_file_group_entries(&f, GROUPS("zz/")) == 0);
     dlp_nn_file_free(&f);
 
     dlp_nn_file p = {0}, s = {0};
@@ -866,13 +907,13 @@ static void test_model_file_shared_bad(void) {
     const char *bad_groups[] = {"g", "", "/", "../", ".g/", "a/b/", "g@/",
                                 long_group};
     for (int i = 0; i < 8; i++)
-        CHECK_MSG(dlp_nn_file_save_shared(&f, ref, bad_groups[i], &err) ==
+        CHECK_MSG(dlp_nn_file_save_shared(&f, ref, GROUPS(bad_groups[i]), &err) ==
                   DLP_ERR_ARG, "group '%s'", bad_groups[i]);
     CHECK(dlp_nn_file_save_shared(&f, ref, NULL, &err) == DLP_ERR_ARG);
     CHECK(dlp_nn_file_add_str(&f, "x/@", "g-0.dlps", &err) == DLP_OK);
     CHECK(dlp_nn_file_save(&f, ref, &err) == DLP_ERR_ARG &&
           strstr(err.msg, "x/@"));
-    CHECK(dlp_nn_file_save_shared(&f, ref, "g/", &err) == DLP_ERR_ARG);
+    CHECK(dlp_nn_file_save_shared(&f, ref, GROUPS("g/"), &err) == DLP_ERR_ARG);
     CHECK(file_size(ref) < 0);
     dlp_nn_file_free(&f);
 

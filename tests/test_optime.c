@@ -644,9 +644,9 @@ static void test_fit_and_file(void) {
         dlp_nn_file h = {0};
         DLP_ASSERT(dlp_optime_save(m, &h, &err) == DLP_OK);
         DLP_ASSERT(dlp_nn_file_add_str(&h, "pred/kind", "x", &err) == DLP_OK);
-        CHECK(dlp_nn_file_group_entries(&h, DLP_OPTIME_GROUP) == h.n - 1);
-        CHECK(dlp_nn_file_save_shared(&h, p1, DLP_OPTIME_GROUP, &err) == DLP_OK);
-        CHECK(dlp_nn_file_save_shared(&h, p2, DLP_OPTIME_GROUP, &err) == DLP_OK);
+        CHECK(dlp_nn_file_group_entries(&h, dlp_pred_shared_groups) == h.n - 1);
+        CHECK(dlp_nn_file_save_shared(&h, p1, dlp_pred_shared_groups, &err) == DLP_OK);
+        CHECK(dlp_nn_file_save_shared(&h, p2, dlp_pred_shared_groups, &err) == DLP_OK);
         dlp_nn_file_free(&h);
         DLP_ASSERT(dlp_nn_file_load(&h, p2, &err) == DLP_OK);
         CHECK(h.n_side == 1 && dlp_nn_file_get(&h, "pred/kind", DLP_NN_STR));

@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #define FIX "tests/fixtures/"
+/* a NULL-terminated list of side-file groups */
+#define GROUPS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 static char models_dir[256];
 static dlp_predictor_set *PS;
 
@@ -451,7 +454,7 @@ static void test_set_skips_side_files(void) {
     CHECK(dlp_pred_meta_write(&m, &f, &err) == DLP_OK);
     CHECK(dlp_nn_file_add_str(&f, "roofline/version", "1", &err) == DLP_OK);
     CHECK(dlp_nn_file_add_f32(&f, "g/w", w, 2000, &err) == DLP_OK);
-    CHECK(dlp_nn_file_save_shared(&f, path, "g/", &err) == DLP_OK);
+    CHECK(dlp_nn_file_save_shared(&f, path, GROUPS("g/"), &err) == DLP_OK);
     dlp_nn_file_free(&f);
     char *names[4] = {0};
     int n = 0;

@@ -296,7 +296,7 @@ int cmd_train(int argc, char **argv) {
     dlp_predictor *p = NULL;
     dlp_nn_file file = {0};
     if (dlp_pred_train(kind, &E, tr, ntr, va, nva, &o.train, &p, &file, &err) ||
-        dlp_nn_file_save_shared(&file, outp, DLP_OPTIME_GROUP, &err)) {
+        dlp_nn_file_save_shared(&file, outp, dlp_pred_shared_groups, &err)) {
         fprintf(stderr, "dlperf train: %s\n", err.msg);
     } else {
         printf("wrote %s (%s, %s)\n", outp, kind, dlp_mode_name(o.mode));

@@ -83,11 +83,11 @@ static int convert(int argc, char **argv) {
     if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
     uint32_t ver = f.version;
     /* forests inside the file: moved out to their side file */
-    bool inside = !f.n_side && dlp_nn_file_group_entries(&f, DLP_OPTIME_GROUP);
+    bool inside = !f.n_side && dlp_nn_file_group_entries(&f, dlp_pred_shared_groups);
     bool write = nc > 0 || strcmp(out, in) != 0 || ver < DLP_NN_FILE_VERSION_PLAIN ||
                  inside;
     if (!st && write)
-        st = dlp_nn_file_save_shared(&f, out, DLP_OPTIME_GROUP, &err);
+        st = dlp_nn_file_save_shared(&f, out, dlp_pred_shared_groups, &err);
     dlp_nn_file_free(&f);
     if (st) {
         fprintf(stderr, "dlperf tree convert: %s: %s\n", in, err.msg);

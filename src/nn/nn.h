@@ -653,25 +653,28 @@ dlp_status dlp_nn_file_read_f32(const dlp_nn_file *f, const char *name,
  * (ending in "/@"). */
 dlp_status dlp_nn_file_save(const dlp_nn_file *f, const char *path,
                             dlp_error *err);
-/* dlp_nn_file_save with the entries of `group` in side files. group is a
- * name prefix ending in '/' (e.g. "optime/"), its other characters
+/* dlp_nn_file_save with the entries of each group of groups (a
+ * NULL-terminated list, one at least) in side files. A group is a name
+ * prefix ending in '/' (e.g. "optime/"), its other characters
  * [A-Za-z0-9._-], not starting with '.'. An entry named P + group + rest
  * (rest not empty, P "" or ending in '/', the first such place in the
- * name) goes to prefix P's side file: P's entries, renamed to rest, in
- * their order, make a file image written beside path (same directory,
- * same atomic write) as "<group without its '/'>-<16 hex digits of a
- * 64-bit hash of the image>.dlps"; path gets, at the place of P's first
- * such entry, the string entry P + group + "@" holding that base name.
- * Side files are written before path; identical groups (under several P,
- * or of several model files) land in one file. With no entry of the
- * group it writes what dlp_nn_file_save writes. Side files no longer
- * referenced are left where they are. */
+ * name; the first group of the list that matches) goes to the side file
+ * of (P, group): its entries, renamed to rest, in their order, make a
+ * file image written beside path (same directory, same atomic write) as
+ * "<group without its '/'>-<16 hex digits of a 64-bit hash of the
+ * image>.dlps"; path gets, at the place of its first such entry, the
+ * string entry P + group + "@" holding that base name. Side files are
+ * written before path; identical groups (under several P, or of several
+ * model files) land in one file. With no entry of a group it writes what
+ * dlp_nn_file_save writes. Side files no longer referenced are left
+ * where they are. */
 dlp_status dlp_nn_file_save_shared(const dlp_nn_file *f, const char *path,
-                                   const char *group, dlp_error *err);
+                                   const char *const *groups, dlp_error *err);
 /* How many entries of f dlp_nn_file_save_shared would move into side
- * files for group (a loaded file holds its side files' entries again;
- * f->n_side says whether it had any). */
-int dlp_nn_file_group_entries(const dlp_nn_file *f, const char *group);
+ * files for groups (0 when one of them is no valid group; a loaded file
+ * holds its side files' entries again, f->n_side says whether it had
+ * any). */
+int dlp_nn_file_group_entries(const dlp_nn_file *f, const char *const *groups);
 /* Checks and parses path. A file with side-file references loads each
  * side file it names from path's directory (once, fully checked) and
  * fails naming both files when one is missing or broken; DLP_ERR_FORMAT

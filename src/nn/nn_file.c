@@ -461,11 +461,20 @@ static bool group_ok(const char *group) {
            plain_chars(group, gl - 1);
 }
 
-int dlp_nn_file_group_entries(const dlp_nn_file *f, const char *group) {
-    if (!group_ok(group)) return 0;
-    size_t gl = strlen(group);
-    int n = 0;
-    for (int i = 0; i < f->n; i++) n += group_at(f->e[i].name, group, gl) >= 0;
+/* The group of groups[] (NULL-terminated) entry name `name` belongs to,
+ * the first that matches (*at: where it starts), or -1. */
+static int group_of(const char *name, const char *const *groups, int *at) {
+    for (int g = 0; groups[g]; g++)
+        if ((*at = group_at(name, groups[g], strlen(groups[g]))) >= 0) return g;
+    return -1;
+}
+
+int dlp_nn_file_group_entries(const dlp_nn_file *f, const char *const *groups) {
+    if (!groups) return 0;
+    for (int g = 0; groups[g]; g++)
+        if (!group_ok(groups[g])) return 0;
+    int n = 0, at;
+    for (int i = 0; i < f->n; i++) n += group_of(f->e[i].name, groups, &at) >= 0;
     return n;
 }
 
@@ -521,47 +530,54 @@ static dlp_status side_write(const dlp_nn_file *f, const char *path,
 }
 
 dlp_status dlp_nn_file_save_shared(const dlp_nn_file *f, const char *path,
-                                   const char *group, dlp_error *err) {
-    if (!group_ok(group))
-        return dlp_fail(err, DLP_ERR_ARG, "model file: bad side-file group "
-                        "'%s'", group ? group : "(null)");
+                                   const char *const *groups, dlp_error *err) {
+    int ng = 0;
+    for (; groups && groups[ng]; ng++)
+        if (!group_ok(groups[ng]))
+            return dlp_fail(err, DLP_ERR_ARG, "model file: bad side-file group "
+                            "'%s'", groups[ng]);
+    if (!ng)
+        return dlp_fail(err, DLP_ERR_ARG, "model file: no side-file group");
     dlp_status st = check_entries(f, err);
     if (st) return st;
-    if (!dlp_nn_file_group_entries(f, group))
+    if (!dlp_nn_file_group_entries(f, groups))
         return save_entries(f->e, f->n, DLP_NN_FILE_VERSION_PLAIN, path, err);
-    size_t gl = strlen(group), m = (size_t)f->n;
-    int *at = malloc(m * sizeof *at), *pid = malloc(m * sizeof *pid);
+    size_t m = (size_t)f->n;
+    int *at = malloc(m * sizeof *at), *pid = malloc(m * sizeof *pid),
+        *gi = malloc(m * sizeof *gi);
     dlp_nn_entry *v = malloc(m * sizeof *v);
     char **side = calloc(m, sizeof *side), **ref = calloc(m, sizeof *ref);
-    if (!at || !pid || !v || !side || !ref) {
+    if (!at || !pid || !gi || !v || !side || !ref) {
         st = dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
         goto out;
     }
-    /* each entry of the group to the first entry of the same prefix */
+    /* each entry of a group to the first entry of the same group and
+     * prefix */
     for (int i = 0; i < f->n; i++) {
-        at[i] = group_at(f->e[i].name, group, gl);
+        gi[i] = group_of(f->e[i].name, groups, &at[i]);
         pid[i] = -1;
-        for (int j = 0; at[i] >= 0 && j <= i && pid[i] < 0; j++)
-            if (at[j] == at[i] && (j == i || pid[j] == j) &&
+        for (int j = 0; gi[i] >= 0 && j <= i && pid[i] < 0; j++)
+            if (gi[j] == gi[i] && at[j] == at[i] && (j == i || pid[j] == j) &&
                 !strncmp(f->e[j].name, f->e[i].name, (size_t)at[i]))
                 pid[i] = j;
     }
     /* the side files, then the model file with a reference for each */
     int ns = 0, k = 0;
     for (int i = 0; i < f->n && !st; i++)
-        if (pid[i] == i && !(st = side_write(f, path, group, at, pid, i, v,
-                                             side, ns, &side[ns], err)))
+        if (pid[i] == i && !(st = side_write(f, path, groups[gi[i]], at, pid,
+                                             i, v, side, ns, &side[ns], err)))
             ns++;
     for (int i = 0, s = 0; i < f->n && !st; i++) {
         if (pid[i] < 0) {
             v[k++] = f->e[i];
         } else if (pid[i] == i) {
+            size_t gl = strlen(groups[gi[i]]);
             if (!(ref[s] = malloc((size_t)at[i] + gl + 2))) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "model file: out of memory");
                 break;
             }
             snprintf(ref[s], (size_t)at[i] + gl + 2, "%.*s%s@", at[i],
-                     f->e[i].name, group);
+                     f->e[i].name, groups[gi[i]]);
             v[k++] = (dlp_nn_entry){.name = ref[s], .kind = DLP_NN_STR,
                                     .count = strlen(side[s]), .data = side[s]};
             s++;
@@ -570,7 +586,7 @@ dlp_status dlp_nn_file_save_shared(const dlp_nn_file *f, const char *path,
     if (!st) st = save_entries(v, k, DLP_NN_FILE_VERSION, path, err);
 out:
     for (size_t i = 0; side && ref && i < m; i++) { free(side[i]); free(ref[i]); }
-    free(at); free(pid); free(v); free(side); free(ref);
+    free(at); free(pid); free(gi); free(v); free(side); free(ref);
     return st;
 }
 

@@ -74,7 +74,10 @@ typedef struct {
 struct dlp_convws {
     convws_part part[2];
 };
+/* the parts' entries: "convws/..." and "convws16/..." */
 static const char *const PART_PREFIX[2] = {"convws", "convws16"};
+const char *const dlp_pred_shared_groups[] = {DLP_OPTIME_GROUP, DLP_CONVWS_GROUP,
+                                              DLP_CONVWS16_GROUP, NULL};
 
 void dlp_convws_calls_free(dlp_convws_calls *c) {
     if (!c) return;

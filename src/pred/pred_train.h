@@ -363,11 +363,15 @@ dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err);
 void dlp_optime_examples_clear(const dlp_examples *E);
 /* The entries dlp_optime_save writes, all under this name prefix (forests
- * "optime/conv", "optime/mm", "optime/mem", "optime/attn"): the group that
- * the writers of trained model files put in a shared side file
- * (dlp_nn_file_save_shared), since most model files hold the same
- * forests. */
+ * "optime/conv", "optime/mm", "optime/mem", "optime/attn"), and those of
+ * dlp_convws_save (the workspace model's fp32 and half parts): the groups
+ * that the writers of trained model files put in shared side files
+ * (dlp_nn_file_save_shared, with dlp_pred_shared_groups), since several
+ * model files hold the same forests. */
 #define DLP_OPTIME_GROUP "optime/"
+#define DLP_CONVWS_GROUP "convws/"
+#define DLP_CONVWS16_GROUP "convws16/"
+extern const char *const dlp_pred_shared_groups[];
 dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
                            dlp_error *err);
 /* *out NULL (DLP_OK) when the file holds no operator-time model. */

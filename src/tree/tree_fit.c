@@ -509,7 +509,7 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     free(all);
     if (!st) st = dlp_pred_meta_write(&meta, &file, err);
     if (!st)
-        st = dlp_nn_file_save_shared(&file, out_path, DLP_OPTIME_GROUP, err);
+        st = dlp_nn_file_save_shared(&file, out_path, dlp_pred_shared_groups, err);
     dlp_nn_file_free(&file);
     if (!st) say(o, "wrote %s", out_path);
 done:
