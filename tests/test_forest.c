@@ -8,6 +8,7 @@
  * and records it must skip).
  */
 #include "check.h"
+#include "side_files.h"
 #include "xz_write.h"
 #include "feat/feat.h"
 #include "model/model.h"
@@ -192,7 +193,7 @@ static void test_forest_side_file(void) {
     dlp_forest *f;
     fit(0, 21, &t, &f);
     dlp_error err;
-    char dir[] = "/tmp/dlp_forest_side_XXXXXX", path[96], sp[160];
+    char dir[] = "/tmp/dlp_forest_side_XXXXXX", path[96];
     DLP_ASSERT(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/m.dlpm", dir);
     dlp_nn_file nf = {0};
@@ -222,16 +223,9 @@ static void test_forest_side_file(void) {
             CHECK(dlp_forest_eval(g[k], xt + i * D) == dlp_forest_eval(f, xt + i * D));
         dlp_forest_free(g[k]);
     }
-    char **v = NULL;
-    int nv = 0;
-    dlp_dir_filter sf = {".dlps", NULL, false};
-    CHECK(dlp_dir_list(dir, &sf, &v, &nv, &err) == DLP_OK && nv == 1 &&
-          !strncmp(v[0], "g-", 2));
-    for (int i = 0; i < nv; i++) {
-        snprintf(sp, sizeof sp, "%s/%s", dir, v[i]);
-        unlink(sp);
-    }
-    dlp_dir_list_free(v, nv);
+    bool gone;
+    CHECK(side_files(dir, "g-", false, NULL, 0, NULL) == 1 &&
+          side_files(dir, "", true, NULL, 0, &gone) == 1 && gone);
     unlink(path);
     CHECK(rmdir(dir) == 0);
     dlp_forest_free(f);
@@ -427,17 +421,27 @@ static void add_const_forest(dlp_nn_file *nf, const char *prefix, float value,
     add_const_forest_nf(nf, prefix, value, logistic, DLP_CONVWS_NF);
 }
 
-/* The estimate of fg on device dev (and MIG profile mig, or NULL) with
- * constant forests: every convolution's p = sigmoid(logit), its workspace
- * 2^log2_mib MiB. */
-static double mem_on(const dlp_feat_graph *fg, const char *dev, const char *mig,
-                     dlp_precision prec, double logit, double log2_mib) {
+/* A workspace model of constant forests: every convolution's p =
+ * sigmoid(logit), its workspace 2^log2_mib MiB (loaded from a file built
+ * in memory: the forests copy what they read). */
+static dlp_convws *const_convws(double logit, double log2_mib) {
     dlp_nn_file nf = {0};
     add_const_forest(&nf, "convws/cls", (float)logit, 1);
     add_const_forest(&nf, "convws/reg", (float)log2_mib, 0);
     dlp_convws *m = NULL;
     dlp_error err;
     DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
+    dlp_nn_file_free(&nf);
+    return m;
+}
+
+/* The estimate of fg on device dev (and MIG profile mig, or NULL) with
+ * constant forests: every convolution's p = sigmoid(logit), its workspace
+ * 2^log2_mib MiB. */
+static double mem_on(const dlp_feat_graph *fg, const char *dev, const char *mig,
+                     dlp_precision prec, double logit, double log2_mib) {
+    dlp_convws *m = const_convws(logit, log2_mib);
+    dlp_error err;
     dlp_pred_config c;
     dlp_pred_config_init(&c);
     DLP_ASSERT(dlp_device_find(dev, &c.device, &err) == DLP_OK);
@@ -449,7 +453,6 @@ static double mem_on(const dlp_feat_graph *fg, const char *dev, const char *mig,
     dlp_feat_roofline r;
     DLP_ASSERT(dlp_convws_roofline(m, fg, &c, &r, &err) == DLP_OK);
     dlp_convws_free(m);
-    dlp_nn_file_free(&nf);
     return r.mem_mib;
 }
 
@@ -458,21 +461,27 @@ static double mem_with(const dlp_feat_graph *fg, dlp_precision prec,
     return mem_on(fg, "H100-SXM5-80GB", NULL, prec, logit, log2_mib);
 }
 
+/* memest_convbn (test_memest.c) featurized at batch 1, and c the
+ * default request on the H100. */
+static void convbn_h100(dlp_feat_graph *fg, dlp_pred_config *c) {
+    dlp_model *mo = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
+    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
+    DLP_ASSERT(dlp_feat_graph_build(fg, &mo->graph, 1, 0, 0, 0, &err) == DLP_OK);
+    dlp_model_free(mo);
+    dlp_pred_config_init(c);
+    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c->device, &err) == DLP_OK);
+}
+
 /* memest_convbn (test_memest.c): without workspaces B = weights + 8192 B;
  * its 3x3 conv runs at 7168 B live. A predicted workspace of w MiB raises
  * the estimate to weights + 7168 B + w MiB, d = that - B; it counts when
  * p > (B + d) / (2B + d). */
 static void test_convws_decision(void) {
-    dlp_model *mo = NULL;
-    dlp_error err;
-    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
-    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
     dlp_feat_graph fg;
-    DLP_ASSERT(dlp_feat_graph_build(&fg, &mo->graph, 1, 0, 0, 0, &err) == DLP_OK);
-    dlp_model_free(mo);
     dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    convbn_h100(&fg, &c);
     dlp_feat_roofline r;
     dlp_feat_roofline_of(&fg, &c, &r);
     double B = r.mem_mib;
@@ -511,16 +520,11 @@ static void test_convws_decision(void) {
  * workspace 2^log2_mib MiB) on fg under c: dlp_convws_train_view's. */
 static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
                              double logit, double log2_mib) {
-    dlp_nn_file nf = {0};
-    add_const_forest(&nf, "convws/cls", (float)logit, 1);
-    add_const_forest(&nf, "convws/reg", (float)log2_mib, 0);
-    dlp_convws *m = NULL;
+    dlp_convws *m = const_convws(logit, log2_mib);
     dlp_error err;
-    DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
     dlp_feat_graph v;
     DLP_ASSERT(dlp_convws_train_view(m, fg, c, &v, &err) == DLP_OK);
     dlp_convws_free(m);
-    dlp_nn_file_free(&nf);
     return dlp_feat_mem_estimate_mib(&v, c);
 }
 
@@ -530,16 +534,9 @@ static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * workspace, under the inference rule's condition. memest_convbn: a 3x3
  * conv, BatchNorm, ReLU, a pointwise conv. */
 static void test_convws_train_decision(void) {
-    dlp_model *mo = NULL;
-    dlp_error err;
-    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
-    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
     dlp_feat_graph fg;
-    DLP_ASSERT(dlp_feat_graph_build(&fg, &mo->graph, 1, 0, 0, 0, &err) == DLP_OK);
-    dlp_model_free(mo);
     dlp_pred_config c;
-    dlp_pred_config_init(&c);
-    DLP_ASSERT(dlp_device_find("H100-SXM5-80GB", &c.device, &err) == DLP_OK);
+    convbn_h100(&fg, &c);
     c.mode = DLP_MODE_TRAINING;
     dlp_feat_roofline r;
     dlp_feat_roofline_of(&fg, &c, &r);

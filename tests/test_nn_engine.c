@@ -8,6 +8,7 @@
 #include "nn/nn.h"
 
 #include "check.h"
+#include "side_files.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -685,29 +686,14 @@ static char shdir[256];
 
 /* How many *.dlps files shdir holds; the first one's name in first. */
 static int count_side(char *first, size_t n) {
-    DIR *d = opendir(shdir);
-    int k = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".dlps") && k++ == 0 && first)
-            snprintf(first, n, "%s", e->d_name);
-    }
-    if (d) closedir(d);
-    return k;
+    return side_files(shdir, "", false, first, n, NULL);
 }
 
 /* Removes shdir's side files whose names start with prefix. */
 static void remove_side(const char *prefix) {
-    DIR *d = opendir(shdir);
-    struct dirent *e;
-    char p[600];
-    while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
-            snprintf(p, sizeof p, "%s/%s", shdir, e->d_name);
-            DLP_ASSERT(unlink(p) == 0);
-        }
-    if (d) closedir(d);
+    bool ok;
+    side_files(shdir, prefix, true, NULL, 0, &ok);
+    DLP_ASSERT(ok);
 }
 
 static bool same_file(const char *a, const char *b) {

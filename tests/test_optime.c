@@ -10,6 +10,7 @@
  * roofline's.
  */
 #include "check.h"
+#include "side_files.h"
 #include "xz_write.h"
 #include "feat/feat.h"
 #include "model/model.h"
@@ -637,7 +638,7 @@ static void test_fit_and_file(void) {
      * the same forests shares it, and the loaded model answers bit for
      * bit */
     {
-        char dir[] = "/tmp/dlp_optime_side_XXXXXX", p1[96], p2[96], sp[160];
+        char dir[] = "/tmp/dlp_optime_side_XXXXXX", p1[96], p2[96];
         DLP_ASSERT(mkdtemp(dir));
         snprintf(p1, sizeof p1, "%s/a.dlpm", dir);
         snprintf(p2, sizeof p2, "%s/b.dlpm", dir);
@@ -657,16 +658,9 @@ static void test_fit_and_file(void) {
             CHECK(dlp_optime_us(m, &t.rec[i].shape, DLP_PREC_FP16, &d100) ==
                   dlp_optime_us(m3, &t.rec[i].shape, DLP_PREC_FP16, &d100));
         dlp_optime_free(m3);
-        char **v = NULL;
-        int nv = 0;
-        dlp_dir_filter sf = {".dlps", NULL, false};
-        CHECK(dlp_dir_list(dir, &sf, &v, &nv, &err) == DLP_OK && nv == 1 &&
-              !strncmp(v[0], "optime-", 7));
-        for (int i = 0; i < nv; i++) {
-            snprintf(sp, sizeof sp, "%s/%s", dir, v[i]);
-            unlink(sp);
-        }
-        dlp_dir_list_free(v, nv);
+        bool gone;
+        CHECK(side_files(dir, "", false, NULL, 0, NULL) == 1 &&
+              side_files(dir, "optime-", true, NULL, 0, &gone) == 1 && gone);
         unlink(p1);
         unlink(p2);
         CHECK(rmdir(dir) == 0);
