@@ -28,6 +28,7 @@ every fold.
 
     python3 tools/collect/probe_convgrid.py --seconds S [--seed K]
                                              [--chunk N] [--focus fft]
+                                             [--backward]
                                              [--cache-gib G] [--skip N]
                                              [--dry-run N]
 
@@ -35,6 +36,13 @@ A later session should draw with another seed (the fortieth used 40, the
 forty-first 41-44), so that its shapes add to the committed ones instead
 of repeating them. Run one probe at a time on a GPU: a second process's
 memory makes cuDNN fall back to other plans (data/probes/README.md).
+
+--backward measures each shape's backward instead (sixty-fifth session:
+the training step's cuDNN workspaces, repvgg_b1 fp32 b64 peaked at a
+1,360 MiB one in the backward, data/probes/README.md): spec
+"grid:convgrid-bwd", extra_mib beside the gradients (measure_one_bwd).
+Write those records to a file whose name does not hold "convws", so that
+the forward's workspace model does not read them.
 
 --dry-run N prints N sampled shapes (JSON) without a GPU or torch.
 """
@@ -162,6 +170,52 @@ def measure_one(torch, sh):
     return rec
 
 
+def measure_one_bwd(torch, sh):
+    """The backward of one call of shape sh, as a training step runs it
+    (autograd's ConvolutionBackward: the gradient of the input, except
+    for a stem's 3-channel image, which needs none, of the weight and the
+    bias), measured around torch.autograd.grad after one warm-up:
+
+        extra = max_memory_allocated during it - allocated before - grads
+
+    that is the backward's cuDNN workspace and any transposed copies.
+    Records as measure_one's, with dgrad (whether the input's gradient
+    was computed) and extra_mib the backward's."""
+    dtype = torch.float32 if sh["prec"] == "fp32" else torch.float16
+    conv = torch.nn.Conv2d(sh["c"], sh["k"], sh["kh"], sh["s"], sh["p"],
+                           bias=True, device="cuda", dtype=dtype)
+    x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=dtype)
+    if sh["cl"]:
+        x = x.contiguous(memory_format=torch.channels_last)
+        conv = conv.to(memory_format=torch.channels_last)
+    dgrad = sh["c"] != 3
+    x.requires_grad_(dgrad)
+    wrt = ([x] if dgrad else []) + [conv.weight, conv.bias]
+    y = conv(x)
+    g = torch.randn_like(y)
+    torch.autograd.grad(y, wrt, g)
+    y = conv(x)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    grads = torch.autograd.grad(y, wrt, g)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+    gb = sum(t.numel() * t.element_size() for t in grads)
+    ob = y.numel() * y.element_size()
+    rec = dict(x=list(x.shape), w=list(conv.weight.shape), y=list(y.shape),
+               s=[sh["s"], sh["s"]], p=[sh["p"], sh["p"]], d=[1, 1], g=1,
+               bias=True,
+               cl=x.is_contiguous(memory_format=torch.channels_last),
+               dgrad=dgrad,
+               extra_mib=round((peak - before - gb) / MIB, 3),
+               in_mib=round(x.numel() * x.element_size() / MIB, 3),
+               out_mib=round(ob / MIB, 3),
+               grad_mib=round(gb / MIB, 3))
+    del x, y, g, grads, conv, wrt
+    return rec
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=300)
@@ -178,6 +232,9 @@ def main(argv):
     ap.add_argument("--skip", type=int, default=0,
                     help="start at this index of the stream (to go on after "
                          "a run that lost its CUDA context)")
+    ap.add_argument("--backward", action="store_true",
+                    help="measure each shape's backward (measure_one_bwd), "
+                         "spec grid:convgrid-bwd")
     ap.add_argument("--dry-run", type=int, default=0,
                     help="print this many sampled shapes and stop (no GPU)")
     a = ap.parse_args(argv)
@@ -193,19 +250,21 @@ def main(argv):
 
     def flush(prec):
         if pending[prec]:
-            print(json.dumps(dict(spec="grid:convgrid", prec=prec, batch=0, res=0,
+            print(json.dumps(dict(spec=spec, prec=prec, batch=0, res=0,
                                   seed=a.seed, focus=a.focus, convs=pending[prec])),
                   flush=True)
             pending[prec] = []
 
     measure.set_precision(torch, "fp32")   # TF32 off, benchmark off (any prec)
+    spec = "grid:convgrid-bwd" if a.backward else "grid:convgrid"
+    one = measure_one_bwd if a.backward else measure_one
     done = 0
     lost = None
     for sh in stream:
         if time.time() > t_end:
             break
         try:
-            pending[sh["prec"]].append(measure_one(torch, sh))
+            pending[sh["prec"]].append(one(torch, sh))
         except Exception as e:  # out of memory, unsupported: skipped, counted
             errors += 1
             if errors <= MAX_SKIP_LINES:
