@@ -584,6 +584,130 @@ static void test_convws_train_decision(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* A workspace model of constant forests, forward (p = sigmoid(flogit),
+ * 2^flog2 MiB) and backward (p = sigmoid(blogit), 2^blog2 MiB), fp32
+ * and half; through a model file written and read back, so that the
+ * backward's parts are saved and loaded under their own names. */
+static dlp_convws *const_convws_bwd(double flogit, double flog2, double blogit,
+                                    double blog2) {
+    dlp_nn_file nf = {0};
+    static const char *const part[4] = {"convws", "convws16", "convbwd", "convbwd16"};
+    char name[64];
+    for (int t = 0; t < 4; t++) {
+        snprintf(name, sizeof name, "%s/cls", part[t]);
+        add_const_forest(&nf, name, (float)(t < 2 ? flogit : blogit), 1);
+        snprintf(name, sizeof name, "%s/reg", part[t]);
+        add_const_forest(&nf, name, (float)(t < 2 ? flog2 : blog2), 0);
+    }
+    dlp_convws *m = NULL, *back = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_convws_load(&nf, &m, &err) == DLP_OK && m);
+    dlp_nn_file_free(&nf);
+    dlp_nn_file out = {0};
+    DLP_ASSERT(dlp_convws_save(m, &out, &err) == DLP_OK);
+    CHECK(dlp_nn_file_get(&out, "convbwd/cls/trees", DLP_NN_I64) &&
+          dlp_nn_file_get(&out, "convbwd16/reg/words", DLP_NN_U8));
+    DLP_ASSERT(dlp_convws_load(&out, &back, &err) == DLP_OK && back);
+    dlp_nn_file_free(&out);
+    dlp_convws_free(m);
+    return back;
+}
+
+static double train_mem_bwd(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                            double blogit, double blog2) {
+    dlp_convws *m = const_convws_bwd(-40, 0, blogit, blog2);
+    dlp_error err;
+    dlp_feat_graph v;
+    DLP_ASSERT(dlp_convws_train_view(m, fg, c, &v, &err) == DLP_OK);
+    dlp_convws_free(m);
+    CHECK(v.train_ws_peak[c->precision != DLP_PREC_FP32]);
+    return dlp_feat_mem_estimate_mib(&v, c);
+}
+
+/* The backward's workspaces (docs/COST.md, "cuDNN workspaces in the
+ * training step"): a backward model's answer replaces the walk's rule
+ * (input + output bytes) at each dense convolution's backward point.
+ * memest_convbn's two convolutions, fp32 and fp16. */
+static void test_convws_train_bwd(void) {
+    dlp_feat_graph fg;
+    dlp_pred_config c;
+    convbn_h100(&fg, &c);
+    c.mode = DLP_MODE_TRAINING;
+    dlp_feat_roofline r;
+    dlp_feat_roofline_of(&fg, &c, &r);
+    double B = dlp_feat_mem_estimate_of(&fg, &c, &r);
+    double W = fg.mem_weight_bytes, fixed = r.buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
+    /* the walk's rule at each conv's backward point: its input + output */
+    double io[2];
+    for (int i = 0; i < 2; i++) {
+        const dlp_feat_train_point *p = &fg.train_curve[fg.convs[i].tpos];
+        io[i] = p->ws;
+        CHECK(p->ws > 0 && p->ws <= p->act);
+        /* the point with the rule's own bytes is the walk's point */
+        CHECK_CLOSE(dlp_feat_train_bwd_mib(&fg, &c, &r, fg.convs[i].tpos, p->ws),
+                    (W * (2 + p->grad_w) + p->act) / 1048576.0 + fixed, 1e-9);
+    }
+    CHECK(dlp_feat_train_bwd_mib(&fg, &c, &r, -1, 0) == 0 &&
+          dlp_feat_train_bwd_mib(&fg, &c, &r, fg.n_train_curve, 0) == 0);
+    /* both convs' io is 6-7 KiB here: a model that answers each conv's
+     * rule bytes (p = 1) gives back the walk's estimate; one constant
+     * for both answers the larger where that conv's point is the peak */
+    double lo_io = fmin(io[0], io[1]);
+    double hi = train_mem_bwd(&fg, &c, 40, log2(fmax(io[0], io[1]) / 1048576.0));
+    double lo = train_mem_bwd(&fg, &c, 40, log2(lo_io / 1048576.0));
+    CHECK(lo <= B + 1e-9 && hi >= B - 1e-9);
+    /* no backward workspace at all (p below one half): the step without
+     * the rule's bytes at the dense convs, never above the walk's */
+    double none = train_mem_bwd(&fg, &c, -40, 0);
+    double want = 0;
+    for (int t = 0; t < fg.n_train_curve; t++) {
+        const dlp_feat_train_point *p = &fg.train_curve[t];
+        bool conv = t == fg.convs[0].tpos || t == fg.convs[1].tpos;
+        double b = W * (2 + p->grad_w) + p->act - (conv ? p->ws : 0);
+        if (b > want) want = b;
+    }
+    CHECK_CLOSE(none, want / 1048576.0 + fixed, 1e-9);
+    CHECK(none <= B + 1e-9);
+    /* a large one, w at p = 1: the later conv's backward point (more
+     * gradients made by then, fewer blocks freed) or the earlier one's,
+     * whichever holds more, plus w */
+    double w = 4 * B, best = 0;
+    for (int i = 0; i < 2; i++) {
+        const dlp_feat_train_point *p = &fg.train_curve[fg.convs[i].tpos];
+        best = fmax(best, (W * (2 + p->grad_w) + p->act - p->ws) / 1048576.0 + fixed + w);
+    }
+    CHECK_CLOSE(train_mem_bwd(&fg, &c, 40, log2(w)), best, 1e-6);
+    /* the inference rule's threshold against the step without them */
+    double d = best - none, th = (none + d) / (2 * none + d), lg = log(th / (1 - th));
+    CHECK_CLOSE(train_mem_bwd(&fg, &c, lg + 0.05, log2(w)), best, 1e-6);
+    CHECK_CLOSE(train_mem_bwd(&fg, &c, lg - 0.05, log2(w)), none, 1e-9);
+    /* larger than the card: not taken */
+    CHECK_CLOSE(train_mem_bwd(&fg, &c, 40, log2(102400.0)), none, 1e-9);
+    /* an autocast step: half the rule's bytes at its points (act_amp) */
+    dlp_pred_config h = c;
+    h.precision = DLP_PREC_FP16;
+    dlp_feat_roofline rh;
+    dlp_feat_roofline_of(&fg, &h, &rh);
+    double wanth = 0;
+    for (int t = 0; t < fg.n_train_curve; t++) {
+        const dlp_feat_train_point *p = &fg.train_curve[t];
+        bool conv = t == fg.convs[0].tpos || t == fg.convs[1].tpos;
+        double b = W * (2 + p->grad_w + 0.5 * p->half_w) + p->act_amp -
+                   (conv ? 0.5 * p->ws : 0);
+        if (b > wanth) wanth = b;
+    }
+    CHECK_CLOSE(train_mem_bwd(&fg, &h, -40, 0),
+                wanth / 1048576.0 + rh.buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB, 1e-9);
+    /* a forward-only model keeps the walk's backward (no peak flag) */
+    dlp_convws *fwd = const_convws(-40, 0);
+    dlp_feat_graph v;
+    dlp_error err;
+    DLP_ASSERT(dlp_convws_train_view(fwd, &fg, &c, &v, &err) == DLP_OK);
+    CHECK(!v.train_ws_peak[0] && dlp_feat_mem_estimate_mib(&v, &c) == B);
+    dlp_convws_free(fwd);
+    dlp_feat_graph_free(&fg);
+}
+
 static void test_probe_reader(void) {
     char dir[] = "/tmp/dlp_convws_XXXXXX", path[256];
     DLP_ASSERT(mkdtemp(dir));
@@ -652,6 +776,46 @@ static void test_probe_reader(void) {
     rmdir(dir);
 }
 
+/* The backward's probes: convbwd files (probe_convgrid.py --backward's
+ * extra_mib, probe_convbwd.py's bwd_extra_mib beside its forward's), read
+ * after the convws files as backward calls; fitting with bwd gives the
+ * backward parts from them alone. */
+static void test_probe_reader_bwd(void) {
+    char dir[] = "/tmp/dlp_convbwd_XXXXXX", a[256], b[256];
+    DLP_ASSERT(mkdtemp(dir));
+    snprintf(a, sizeof a, "%s/a-convws.jsonl.xz", dir);
+    write_xz(a,
+        "{\"spec\": \"timm:resnet18\", \"prec\": \"fp32\", \"convs\": ["
+        "{\"x\": [2, 3, 32, 32], \"w\": [8, 3, 3, 3], \"y\": [2, 8, 16, 16], \"s\": [2, 2],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false, \"extra_mib\": 12.5,"
+        " \"in_mib\": 0.023, \"out_mib\": 0.016}]}\n");
+    snprintf(b, sizeof b, "%s/b-convbwd.jsonl.xz", dir);
+    write_xz(b,
+        "{\"spec\": \"grid:convgrid-bwd\", \"prec\": \"fp16\", \"convs\": ["
+        "{\"x\": [4, 16, 8, 8], \"w\": [32, 16, 3, 3], \"y\": [4, 32, 8, 8], \"s\": [1, 1],"
+        " \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false, \"dgrad\": true,"
+        " \"extra_mib\": 40, \"in_mib\": 0.016, \"out_mib\": 0.031, \"grad_mib\": 0.02}]}\n"
+        "{\"spec\": \"tv:vgg16\", \"prec\": \"fp32\", \"batch\": 16, \"convs\": ["
+        "{\"x\": [16, 512, 28, 28], \"w\": [512, 512, 3, 3], \"y\": [16, 512, 28, 28],"
+        " \"s\": [1, 1], \"p\": [1, 1], \"d\": [1, 1], \"g\": 1, \"cl\": false,"
+        " \"fwd_extra_mib\": 0.5, \"bwd_extra_mib\": 1147, \"in_mib\": 24.5,"
+        " \"out_mib\": 24.5}]}\n");
+    dlp_convws_calls c;
+    dlp_error err;
+    CHECK(dlp_convws_calls_read(dir, &c, &err) == DLP_OK);
+    CHECK(c.n_files == 2 && c.n == 3);
+    if (c.n == 3) {
+        CHECK(!c.call[0].bwd && c.call[0].extra_mib == 12.5f);
+        CHECK(c.call[1].bwd && c.call[1].grid && c.call[1].half && c.call[1].extra_mib == 40);
+        CHECK(c.call[2].bwd && !c.call[2].grid && !c.call[2].half &&
+              c.call[2].extra_mib == 1147 && !strcmp(c.names[c.call[2].model], "vgg16"));
+    }
+    dlp_convws_calls_free(&c);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+}
+
 /* Fitting on calls: the workspace the probes show for a shape comes back
  * for it, none for the shapes without, at each type from its own calls; a
  * held-out model's calls are not used (use[] false for every model with a
@@ -683,7 +847,7 @@ static void test_convws_fit(void) {
     }
     dlp_convws *m = NULL;
     dlp_error err;
-    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, false, &m, &err) == DLP_OK && m);
     float x[DLP_CONVWS_NF];
     dlp_conv_shape q = {4, 512, 14, 14, 512, 3, 3, 14, 14, 1, 1, 1, 1, false};
     double p, mib;
@@ -715,7 +879,7 @@ static void test_convws_fit(void) {
     /* the same calls as grid shapes: the forests only, no measured-shape
      * table in the file */
     for (size_t i = 0; i < c.n; i++) c.call[i].grid = true;
-    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, false, &m, &err) == DLP_OK && m);
     dlp_nn_file gf = {0};
     DLP_ASSERT(dlp_convws_save(m, &gf, &err) == DLP_OK);
     CHECK(dlp_nn_file_get(&gf, "convws/cls/trees", DLP_NN_I64) &&
@@ -723,6 +887,32 @@ static void test_convws_fit(void) {
     dlp_nn_file_free(&gf);
     dlp_convws_free(m);
     for (size_t i = 0; i < c.n; i++) c.call[i].grid = false;
+    /* the same calls as backward ones: no forward model (none fitted,
+     * whatever bwd says); beside forward calls, backward parts only with
+     * bwd, and the forward answers as before */
+    for (size_t i = 0; i < c.n; i++) c.call[i].bwd = true;
+    m = (dlp_convws *)1;
+    CHECK(dlp_convws_fit(&c, NULL, true, &m, &err) == DLP_OK && !m);
+    DLP_ASSERT(dlp_grow((void **)&c.call, &c.cap, 2 * c.n, sizeof *c.call));
+    size_t n1 = c.n;
+    for (size_t i = 0; i < n1; i++) {
+        c.call[c.n] = c.call[i];
+        c.call[c.n++].bwd = false;
+    }
+    for (int b = 0; b < 2; b++) {
+        DLP_ASSERT(dlp_convws_fit(&c, NULL, b, &m, &err) == DLP_OK && m);
+        dlp_nn_file bf = {0};
+        DLP_ASSERT(dlp_convws_save(m, &bf, &err) == DLP_OK);
+        CHECK(!!dlp_nn_file_get(&bf, "convbwd/cls/trees", DLP_NN_I64) == b &&
+              !dlp_nn_file_get(&bf, "convbwd16/cls/trees", DLP_NN_I64));
+        dlp_conv_shape_features(&c.call[hit].shape, x);
+        CHECK(dlp_convws_predict(m, false, x, &p, &mib) && p == 1 &&
+              mib == c.call[hit].extra_mib);
+        dlp_nn_file_free(&bf);
+        dlp_convws_free(m);
+    }
+    c.n = n1;
+    for (size_t i = 0; i < c.n; i++) c.call[i].bwd = false;
     /* keys out of order: refused */
     for (int i = 0; i < nf.n; i++)
         if (!strcmp(nf.e[i].name, "convws/exact_keys") && nf.e[i].count > 1) {
@@ -735,7 +925,7 @@ static void test_convws_fit(void) {
     dlp_nn_file_free(&nf);
     bool use[2] = {true, false};
     m = (dlp_convws *)1;
-    CHECK(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && !m);
+    CHECK(dlp_convws_fit(&c, use, false, &m, &err) == DLP_OK && !m);
     /* the same shapes at fp16, where the 1x1 convs take 32 MiB per image
      * and the 3x3 none: each type answers from its own calls */
     for (int i = 0; i < 600; i++) {
@@ -746,7 +936,7 @@ static void test_convws_fit(void) {
         k->extra_mib = k->shape.kh == 1 ? 32.0f * (float)k->shape.n : 0;
         k->model = 0;
     }
-    DLP_ASSERT(dlp_convws_fit(&c, NULL, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_convws_fit(&c, NULL, false, &m, &err) == DLP_OK && m);
     dlp_conv_shape_features(&q, x);   /* the 1x1 */
     CHECK(dlp_convws_predict(m, true, x, &p, &mib));
     CHECK_MSG(p > 0.9 && fabs(mib / 128 - 1) < 0.15, "fp16: p %g, %g MiB", p, mib);
@@ -762,7 +952,7 @@ static void test_convws_fit(void) {
     /* only the fp16 part held out (use[0] false): the fp32 part alone */
     use[0] = false;
     use[1] = true;
-    DLP_ASSERT(dlp_convws_fit(&c, use, &m, &err) == DLP_OK && m);
+    DLP_ASSERT(dlp_convws_fit(&c, use, false, &m, &err) == DLP_OK && m);
     CHECK(!dlp_convws_predict(m, true, x, &p, &mib) &&
           dlp_convws_predict(m, false, x, &p, &mib));
     dlp_convws_free(m);
@@ -833,7 +1023,9 @@ int main(void) {
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);
     RUN(test_convws_train_decision);
+    RUN(test_convws_train_bwd);
     RUN(test_probe_reader);
+    RUN(test_probe_reader_bwd);
     RUN(test_convws_fit);
     RUN(test_convws_fft_features);
     return CHECK_DONE();

@@ -2221,6 +2221,7 @@ static bool train_curve(dlp_feat_graph *fg, const dlp_graph *g,
                     conv_io_bytes(g, &g->nodes[g->topo[t]], &dense, &pointwise);
         c[t].act = s + gr + ws;
         c[t].act_amp = sa + ga + 0.5 * ws;
+        c[t].ws = ws;
         c[t].fwd = s;
         c[t].fwd_amp = sa;
         c[t].half_w = wtot > 0 ? h / wtot : 0;
@@ -3339,17 +3340,34 @@ static double train_mem_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r
  * largest of 2 W + its gradients made + act_scale x the blocks and, at
  * half precision, the half copies of the weights; the buffers and the two
  * cuBLAS workspaces on top. */
+/* Bytes held at the backward of train point p (the walk's rule for its
+ * convolution workspace; buffers and cuBLAS workspaces not counted). */
+static double train_point_bytes(const dlp_feat_train_point *p, double W,
+                                double act_scale) {
+    return act_scale < 1 ? W * (2 + p->grad_w + 0.5 * p->half_w) + p->act_amp
+                         : W * (2 + p->grad_w) + p->act;
+}
+
 static double train_peak_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
                              double act_scale) {
     if (!fg->n_train_curve) return train_mem_mib(fg, r, 1.0, act_scale);
     double W = fg->mem_weight_bytes, best = 0;
     for (int t = 0; t < fg->n_train_curve; t++) {
-        const dlp_feat_train_point *p = &fg->train_curve[t];
-        double b = act_scale < 1 ? W * (2 + p->grad_w + 0.5 * p->half_w) + p->act_amp
-                                 : W * (2 + p->grad_w) + p->act;
+        double b = train_point_bytes(&fg->train_curve[t], W, act_scale);
         if (b > best) best = b;
     }
     return best / 1048576.0 + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
+}
+
+double dlp_feat_train_bwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                              const dlp_feat_roofline *r, int t,
+                              double ws_bytes) {
+    if (t < 0 || t >= fg->n_train_curve) return 0;
+    const dlp_feat_train_point *p = &fg->train_curve[t];
+    double act_scale = prec_scale(c->precision);
+    double b = train_point_bytes(p, fg->mem_weight_bytes, act_scale) -
+               (act_scale < 1 ? 0.5 : 1.0) * p->ws + ws_bytes;
+    return b / 1048576.0 + r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
 }
 
 double dlp_feat_train_fwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
@@ -3369,9 +3387,12 @@ double dlp_feat_mem_estimate_of(const dlp_feat_graph *fg,
     /* a training step at fp16 / bf16 is mixed precision (autocast, what the
      * collector measures, tools/collect/measure.py): fp32 weights,
      * gradients and momentum, the saved blocks at half (docs/COST.md) */
-    if (c->mode == DLP_MODE_TRAINING)
+    if (c->mode == DLP_MODE_TRAINING) {
+        int h = c->precision != DLP_PREC_FP32;
+        if (fg->train_ws_peak[h]) return fg->train_ws_mib[h];
         return fmax(train_peak_mib(fg, r, prec_scale(c->precision)),
-                    fg->train_ws_mib[c->precision != DLP_PREC_FP32]);
+                    fg->train_ws_mib[h]);
+    }
     return r->mem_mib;
 }
 

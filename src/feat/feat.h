@@ -293,9 +293,12 @@ typedef struct {
  * and the share of the weights whose half copies an autocast step still
  * holds. fwd / fwd_amp: the saved blocks alone, what the forward holds
  * when it runs the node (no gradient exists yet), where a convolution's
- * cuDNN workspace can make the step's peak (dlp_feat_train_fwd_mib). */
+ * cuDNN workspace can make the step's peak (dlp_feat_train_fwd_mib).
+ * ws: the convolution workspace act counts by the walk's rule
+ * (DLP_MEM_CONV_WS_FACTOR x input + output bytes; act_amp half of it),
+ * which a backward workspace model replaces (dlp_feat_train_bwd_mib). */
 typedef struct {
-    double grad_w, act, act_amp, half_w, fwd, fwd_amp;
+    double grad_w, act, act_amp, half_w, fwd, fwd_amp, ws;
 } dlp_feat_train_point;
 /* The bytes live while conv record r runs, at precision p (the walk's
  * units scaled as its peaks are). */
@@ -412,8 +415,11 @@ typedef struct dlp_feat_graph {
      * MiB at the forward of the convolution whose predicted cuDNN
      * workspace raises its peak most, [0] fp32, [1] autocast (fp16 /
      * bf16), 0 when none does; dlp_feat_mem_estimate_of takes it when
-     * above its own */
+     * above its own, or, with train_ws_peak, instead of its own (the
+     * whole step's peak with a backward workspace model's answers in
+     * place of the walk's rule: dlp_convws_train_view) */
     double train_ws_mib[2];
+    bool train_ws_peak[2];
     /* bytes of every activation block the forward allocates (views,
      * in-place results, host values and fused-attention intermediates
      * excluded): what autograd can save for backward */
@@ -846,6 +852,15 @@ double dlp_feat_inference_mem_mib(const dlp_feat_graph *fg,
  * the buffers and the two cuBLAS workspaces; r is fg's roofline under c.
  * 0 when fg has no training curve. */
 double dlp_feat_train_fwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                              const dlp_feat_roofline *r, int t,
+                              double ws_bytes);
+/* The training step's MiB at the backward of the node at position t, as
+ * the walk's peak counts it (weights, momentum, the gradients made by
+ * then, the half copies still held, the blocks live; the buffers and
+ * cuBLAS workspaces), with ws_bytes of convolution workspace (bytes at
+ * the step's precision) in place of the walk's rule (the point's ws). 0
+ * when fg has no training curve or t is outside it. */
+double dlp_feat_train_bwd_mib(const dlp_feat_graph *fg, const dlp_pred_config *c,
                               const dlp_feat_roofline *r, int t,
                               double ws_bytes);
 

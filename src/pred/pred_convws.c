@@ -47,6 +47,10 @@
 static const struct { int rounds, depth; double eta; } CONVWS_FIT[2][2] = {
     {{500, 14, 0.2}, {200, 10, 0.2}},    /* fp32: classifier, regressor */
     {{300, 12, 0.2}, {100, 6, 0.1}}};    /* half */
+/* The backward's forests, both types (sixty-fifth session: the grid's
+ * shapes alone, 12,086 of them; the fp16 forward's sizes) */
+static const struct { int rounds, depth; double eta; } CONVBWD_FIT[2] = {
+    {300, 12, 0.2}, {200, 10, 0.2}};
 
 /* The probes' shapes, measured: cuDNN's choice is a function of the
  * shape, and CNN zoos share shapes (a ResNet stage's 3x3 conv at a batch
@@ -70,14 +74,20 @@ typedef struct {
     int n_exact;
 } convws_part;
 
-/* part[0] fp32, part[1] half precision; a part without forests: none. */
+/* part[0] fp32, part[1] half precision, the forward; part[2 + half] the
+ * backward's (BWD_PART); a part without forests: none. */
+#define N_PARTS 4
+#define BWD_PART 2
 struct dlp_convws {
-    convws_part part[2];
+    convws_part part[N_PARTS];
 };
-/* the parts' entries: "convws/..." and "convws16/..." */
-static const char *const PART_PREFIX[2] = {"convws", "convws16"};
+/* the parts' entries: "convws/...", "convws16/...", "convbwd/..." and
+ * "convbwd16/..." */
+static const char *const PART_PREFIX[N_PARTS] = {"convws", "convws16", "convbwd",
+                                                 "convbwd16"};
 const char *const dlp_pred_shared_groups[] = {DLP_OPTIME_GROUP, DLP_CONVWS_GROUP,
-                                              DLP_CONVWS16_GROUP, NULL};
+                                              DLP_CONVWS16_GROUP, DLP_CONVBWD_GROUP,
+                                              DLP_CONVBWD16_GROUP, NULL};
 
 void dlp_convws_calls_free(dlp_convws_calls *c) {
     if (!c) return;
@@ -93,9 +103,10 @@ static int64_t int_at(const cJSON *a, int i, int64_t lo) {
 }
 
 /* One dense 2-D conv call (JSON object v) appended: 1; 0 when it is not
- * one (kept out, not an error); -1 when out of memory. */
+ * one (kept out, not an error); -1 when out of memory. A backward call's
+ * size: bwd_extra_mib where v has it (probe_convbwd.py), else extra_mib. */
 static int add_call(dlp_convws_calls *c, const cJSON *v, int model, bool half,
-                    bool grid) {
+                    bool grid, bool bwd) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, "x"),
                 *w = cJSON_GetObjectItemCaseSensitive(v, "w"),
                 *y = cJSON_GetObjectItemCaseSensitive(v, "y"),
@@ -105,8 +116,10 @@ static int add_call(dlp_convws_calls *c, const cJSON *v, int model, bool half,
                 *g = cJSON_GetObjectItemCaseSensitive(v, "g"),
                 *cl = cJSON_GetObjectItemCaseSensitive(v, "cl"),
                 *ex = cJSON_GetObjectItemCaseSensitive(v, "extra_mib"),
+                *bx = cJSON_GetObjectItemCaseSensitive(v, "bwd_extra_mib"),
                 *im = cJSON_GetObjectItemCaseSensitive(v, "in_mib"),
                 *om = cJSON_GetObjectItemCaseSensitive(v, "out_mib");
+    if (bwd && bx) ex = bx;
     if (cJSON_GetArraySize(x) != 4 || cJSON_GetArraySize(w) != 4 ||
         cJSON_GetArraySize(y) != 4 || cJSON_GetArraySize(s) < 2 ||
         cJSON_GetArraySize(d) < 1 || !cJSON_IsNumber(g) || g->valuedouble != 1 ||
@@ -127,13 +140,20 @@ static int add_call(dlp_convws_calls *c, const cJSON *v, int model, bool half,
     if (!dlp_grow((void **)&c->call, &c->cap, c->n + 1, sizeof *c->call)) return -1;
     c->call[c->n++] = (dlp_convws_call){sh, (float)ex->valuedouble,
                                         (float)(im->valuedouble + om->valuedouble),
-                                        model, half, grid};
+                                        model, half, grid, bwd};
     return 1;
 }
 
+/* The calls read so far, and whether the file is of backward calls. */
+typedef struct {
+    dlp_convws_calls *calls;
+    bool bwd;
+} calls_reader;
+
 /* One probe record: an fp32 or fp16 record's calls appended. */
 static dlp_status add_record(const cJSON *r, void *user, dlp_error *err) {
-    dlp_convws_calls *c = user;
+    const calls_reader *rd = user;
+    dlp_convws_calls *c = rd->calls;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec"),
                 *prec = cJSON_GetObjectItemCaseSensitive(r, "prec"),
                 *convs = cJSON_GetObjectItemCaseSensitive(r, "convs");
@@ -150,7 +170,7 @@ static dlp_status add_record(const cJSON *r, void *user, dlp_error *err) {
     const cJSON *v;
     bool grid = !strncmp(spec->valuestring, "grid:", 5);
     cJSON_ArrayForEach(v, convs)
-        if (add_call(c, v, m, f16, grid) < 0)
+        if (add_call(c, v, m, f16, grid, rd->bwd) < 0)
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     return DLP_OK;
 }
@@ -158,15 +178,19 @@ static dlp_status add_record(const cJSON *r, void *user, dlp_error *err) {
 dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
                                  dlp_error *err) {
     memset(out, 0, sizeof *out);
-    dlp_status st = dlp_probe_records(dir, "convws", add_record, out,
+    calls_reader fwd = {out, false}, bwd = {out, true};
+    int n_bwd = 0;
+    dlp_status st = dlp_probe_records(dir, "convws", add_record, &fwd,
                                       &out->n_files, err);
+    if (!st) st = dlp_probe_records(dir, "convbwd", add_record, &bwd, &n_bwd, err);
+    out->n_files += n_bwd;
     if (st) dlp_convws_calls_free(out);
     return st;
 }
 
 void dlp_convws_free(dlp_convws *m) {
     if (!m) return;
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < N_PARTS; t++) {
         free(m->part[t].exact);
         dlp_forest_free(m->part[t].cls);
         dlp_forest_free(m->part[t].reg);
@@ -174,23 +198,29 @@ void dlp_convws_free(dlp_convws *m) {
     free(m);
 }
 
-/* Trains one forest on x[n, NF] against y. */
+/* Trains one forest of part t on x[n, NF] against y. */
 static dlp_status fit_forest(const float *x, size_t n, const float *y,
-                             int logistic, bool half, dlp_forest **out,
+                             int logistic, int t, dlp_forest **out,
                              dlp_error *err) {
     dlp_tree_params p;
     dlp_tree_params_default(&p);
-    p.rounds = CONVWS_FIT[half][!logistic].rounds;
-    p.max_depth = CONVWS_FIT[half][!logistic].depth;
-    p.eta = CONVWS_FIT[half][!logistic].eta;
+    if (t >= BWD_PART) {
+        p.rounds = CONVBWD_FIT[!logistic].rounds;
+        p.max_depth = CONVBWD_FIT[!logistic].depth;
+        p.eta = CONVBWD_FIT[!logistic].eta;
+    } else {
+        p.rounds = CONVWS_FIT[t][!logistic].rounds;
+        p.max_depth = CONVWS_FIT[t][!logistic].depth;
+        p.eta = CONVWS_FIT[t][!logistic].eta;
+    }
     p.subsample = 1;
     p.colsample = 1;
     p.logistic = logistic;
     p.min_child_weight = logistic ? 2 : 1;
-    dlp_tree *t = NULL;
-    dlp_status st = dlp_tree_train(x, n, DLP_CONVWS_NF, y, &p, &t, err);
-    if (!st) st = dlp_forest_from_tree(t, DLP_CONVWS_NF, out, err);
-    dlp_tree_free(t);
+    dlp_tree *tr = NULL;
+    dlp_status st = dlp_tree_train(x, n, DLP_CONVWS_NF, y, &p, &tr, err);
+    if (!st) st = dlp_forest_from_tree(tr, DLP_CONVWS_NF, out, err);
+    dlp_tree_free(tr);
     return st;
 }
 
@@ -269,10 +299,12 @@ static bool build_exact(convws_part *m, const float *x, const float *y,
     return true;
 }
 
-/* Fits part m on the calls of type half whose model has use[m] (NULL:
- * all); m stays empty when fewer than 2 of them have a workspace. */
-static dlp_status fit_part(const dlp_convws_calls *c, const bool *use,
-                           bool half, convws_part *m, dlp_error *err) {
+/* Fits part m (index t: type t % 2, the backward from BWD_PART) on the
+ * calls of its type and pass whose model has use[m] (NULL: all); m
+ * stays empty when fewer than 2 of them have a workspace. */
+static dlp_status fit_part(const dlp_convws_calls *c, const bool *use, int t,
+                           convws_part *m, dlp_error *err) {
+    bool half = t % 2, bwd = t >= BWD_PART;
     size_t n = 0, npos = 0, cap = c->n ? c->n : 1;
     float *x = malloc(cap * DLP_CONVWS_NF * sizeof *x);
     float *y = malloc(cap * sizeof *y);
@@ -287,7 +319,7 @@ static dlp_status fit_part(const dlp_convws_calls *c, const bool *use,
     }
     for (size_t i = 0; i < c->n; i++) {
         const dlp_convws_call *k = &c->call[i];
-        if (k->half != half || (use && !use[k->model])) continue;
+        if (k->half != half || k->bwd != bwd || (use && !use[k->model])) continue;
         float *xi = x + n * DLP_CONVWS_NF;
         dlp_conv_shape_features(&k->shape, xi);
         bool pos = k->extra_mib > fmax(1.0, CONVWS_LABEL_IO * k->io_mib);
@@ -300,8 +332,8 @@ static dlp_status fit_part(const dlp_convws_calls *c, const bool *use,
         }
     }
     if (npos < 2) goto done;    /* nothing to learn: no model */
-    st = fit_forest(x, n, y, 1, half, &m->cls, err);
-    if (!st) st = fit_forest(xp, npos, yp, 0, half, &m->reg, err);
+    st = fit_forest(x, n, y, 1, t, &m->cls, err);
+    if (!st) st = fit_forest(xp, npos, yp, 0, t, &m->reg, err);
     if (!st && !build_exact(m, x, y, mib, tab, n))
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
 done:
@@ -310,12 +342,13 @@ done:
 }
 
 dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
-                          dlp_convws **out, dlp_error *err) {
+                          bool bwd, dlp_convws **out, dlp_error *err) {
     *out = NULL;
     dlp_convws *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     dlp_status st = DLP_OK;
-    for (int t = 0; !st && t < 2; t++) st = fit_part(c, use, t, &m->part[t], err);
+    for (int t = 0; !st && t < (bwd ? N_PARTS : BWD_PART); t++)
+        st = fit_part(c, use, t, &m->part[t], err);
     if (!st && (m->part[0].cls || m->part[1].cls)) {
         *out = m;
         return DLP_OK;
@@ -356,9 +389,9 @@ static dlp_status forest_answers(const convws_part *t, const float **x, int n,
     return DLP_OK;
 }
 
-bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
-                        double *p, double *mib) {
-    const convws_part *t = &m->part[half];
+/* dlp_convws_predict's answer from part t. */
+static bool part_predict(const convws_part *t, const float *x, double *p,
+                         double *mib) {
     if (!t->cls) return false;
     const convws_exact *f = exact_of(t, x);
     if (f) {
@@ -370,6 +403,11 @@ bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
         if (forest_answers(t, &x, 1, p, mib, &tmp, &err)) return false;
     }
     return true;
+}
+
+bool dlp_convws_predict(const dlp_convws *m, bool half, const float *x,
+                        double *p, double *mib) {
+    return part_predict(&m->part[half], x, p, mib);
 }
 
 /* One distinct convolution's answer: conv, the first with its features
@@ -398,16 +436,16 @@ static convws_memo *memo_slot(convws_memo *memo, int cap,
     }
 }
 
-/* Part t's answers for every convolution record of fg (p[i], mib[i]: the
+/* Part pt's answers for every convolution record of fg (p[i], mib[i]: the
  * classifier's probability and the workspace in MiB; dlp_convws_predict's
  * for conv i). A network repeats its shapes (ResNet-50's 53
  * convolutions are 23): each distinct one is answered once (without
  * memory for the table, every one is), the forests walked for all of
  * them together. Fails when a forest it walks is broken. */
-static dlp_status conv_answers(const dlp_convws *m, bool half,
+static dlp_status conv_answers(const dlp_convws *m, int pt,
                                const dlp_feat_graph *fg, double *p, double *mib,
                                dlp_error *err) {
-    const convws_part *t = &m->part[half];
+    const convws_part *t = &m->part[pt];
     dlp_status st = DLP_OK;
     int cap = 1;
     while (cap < 2 * fg->n_convs) cap *= 2;
@@ -439,7 +477,7 @@ static dlp_status conv_answers(const dlp_convws *m, bool half,
             if (ok) {
                 e->p = pm[k];
                 e->mib = pm[n_todo + k];
-            } else if (!dlp_convws_predict(m, half, todo[k].x, &e->p, &e->mib)) {
+            } else if (!part_predict(t, todo[k].x, &e->p, &e->mib)) {
                 st = dlp_forest_ready(t->reg, err);   /* out of memory: one at a time */
             }
         }
@@ -451,7 +489,7 @@ static dlp_status conv_answers(const dlp_convws *m, bool half,
             const convws_memo *e = memo_slot(memo, cap, fg, fg->convs[i].x);
             p[i] = e->p;
             mib[i] = e->mib;
-        } else if (!dlp_convws_predict(m, half, fg->convs[i].x, &p[i], &mib[i])) {
+        } else if (!part_predict(t, fg->convs[i].x, &p[i], &mib[i])) {
             st = dlp_forest_ready(t->reg, err);   /* the cls forest is sound */
         }
     }
@@ -514,6 +552,53 @@ dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
     return st;
 }
 
+/* The backward part's answers for fg's dense convolutions under c at
+ * precision half, counted into the step's peak: each convolution's
+ * backward point takes its predicted workspace in place of the walk's
+ * rule (dlp_feat_train_bwd_mib), none where p < 0.5, and a workspace
+ * that raises the step's peak without them (base) counts under
+ * ws_counts. The result is the step's peak over every backward point,
+ * at least fwd_best (the forward's); r: fg's roofline under c. */
+static dlp_status bwd_peak(const dlp_convws *m, const dlp_feat_graph *fg,
+                           const dlp_pred_config *c, const dlp_feat_roofline *r,
+                           bool half, double room, double fwd_best,
+                           double *peak, dlp_error *err) {
+    int N = fg->n_train_curve;
+    double *pm = malloc(2 * (size_t)fg->n_convs * sizeof *pm);
+    int *conv_at = malloc((size_t)N * sizeof *conv_at);
+    dlp_status st = pm && conv_at ? DLP_OK : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) st = conv_answers(m, BWD_PART + half, fg, pm, pm + fg->n_convs, err);
+    if (st) {
+        free(pm);
+        free(conv_at);
+        return st;
+    }
+    for (int t = 0; t < N; t++) conv_at[t] = -1;
+    for (int i = 0; i < fg->n_convs; i++)
+        if (fg->convs[i].tpos >= 0 && fg->convs[i].tpos < N) conv_at[fg->convs[i].tpos] = i;
+    /* the step without the dense convolutions' backward workspaces */
+    double base = fwd_best;
+    for (int t = 0; t < N; t++) {
+        /* a point of no dense convolution keeps the walk's rule (a
+         * grouped one's input + output) */
+        double walk = fg->train_curve[t].ws * (half ? 0.5 : 1.0);
+        double at = dlp_feat_train_bwd_mib(fg, c, r, t, conv_at[t] < 0 ? walk : 0);
+        if (at > base) base = at;
+    }
+    double best = base;
+    for (int t = 0; t < N; t++) {
+        int i = conv_at[t];
+        if (i < 0 || pm[i] < 0.5) continue;
+        double at = dlp_feat_train_bwd_mib(fg, c, r, t, pm[fg->n_convs + i] * 1048576.0);
+        if (at > best && ws_counts(pm[i], base, at - base) && !(room > 0 && at > room))
+            best = at;
+    }
+    free(pm);
+    free(conv_at);
+    *peak = best;
+    return DLP_OK;
+}
+
 dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
                                  const dlp_pred_config *c,
                                  dlp_feat_graph *view, dlp_error *err) {
@@ -521,6 +606,7 @@ dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
     bool half = c->precision != DLP_PREC_FP32;
     const convws_part *t = m ? &m->part[half] : NULL;
     view->train_ws_mib[half] = 0;
+    view->train_ws_peak[half] = false;
     if (!t || !t->cls || c->mode != DLP_MODE_TRAINING || !fg->n_convs ||
         !fg->n_train_curve)
         return DLP_OK;
@@ -544,6 +630,10 @@ dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
             best = at;
     }
     free(pm);
+    if (!st && m->part[BWD_PART + half].cls) {
+        st = bwd_peak(m, fg, c, &r, half, room, best, &best, err);
+        if (!st) view->train_ws_peak[half] = true;
+    }
     if (!st) view->train_ws_mib[half] = best;
     return st;
 }
@@ -572,7 +662,7 @@ dlp_status dlp_convws_examples_fit(const dlp_examples *E, const int32_t *tr,
                 break;
             }
     }
-    dlp_status st = dlp_convws_fit(c, use, ws, err);
+    dlp_status st = dlp_convws_fit(c, use, E->mode == DLP_MODE_TRAINING, ws, err);
     free(use); free(seen); free(kept);
     return st;
 }
@@ -591,7 +681,10 @@ dlp_status dlp_convws_examples_annotate(const dlp_convws *ws,
         done[x->fg] |= (uint8_t)(1 << h);
         dlp_feat_graph v;
         st = dlp_convws_train_view(ws, &E->fg[x->fg], &x->cfg, &v, err);
-        if (!st) E->fg[x->fg].train_ws_mib[h] = v.train_ws_mib[h];
+        if (!st) {
+            E->fg[x->fg].train_ws_mib[h] = v.train_ws_mib[h];
+            E->fg[x->fg].train_ws_peak[h] = v.train_ws_peak[h];
+        }
     }
     free(done);
     if (st) dlp_convws_examples_clear(E);
@@ -600,7 +693,10 @@ dlp_status dlp_convws_examples_annotate(const dlp_convws *ws,
 
 void dlp_convws_examples_clear(const dlp_examples *E) {
     for (int f = 0; f < E->n_fg; f++)
+    {
         E->fg[f].train_ws_mib[0] = E->fg[f].train_ws_mib[1] = 0;
+        E->fg[f].train_ws_peak[0] = E->fg[f].train_ws_peak[1] = false;
+    }
 }
 
 /* Part t's forests and measured shapes, "<prefix>/...". */
@@ -634,7 +730,7 @@ static dlp_status save_part(const convws_part *m, const char *prefix,
 dlp_status dlp_convws_save(const dlp_convws *m, dlp_nn_file *out,
                            dlp_error *err) {
     dlp_status st = DLP_OK;
-    for (int t = 0; !st && t < 2; t++)
+    for (int t = 0; !st && t < N_PARTS; t++)
         if (m->part[t].cls) st = save_part(&m->part[t], PART_PREFIX[t], out, err);
     return st;
 }
@@ -702,9 +798,12 @@ dlp_status dlp_convws_load(const dlp_nn_file *in, dlp_convws **out,
     dlp_convws *m = calloc(1, sizeof *m);
     if (!m) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     dlp_status st = DLP_OK;
-    for (int t = 0; !st && t < 2; t++)
+    bool any = false;
+    for (int t = 0; !st && t < N_PARTS; t++) {
         st = load_part(in, PART_PREFIX[t], &m->part[t], err);
-    if (st || (!m->part[0].cls && !m->part[1].cls)) {
+        any = any || m->part[t].cls;
+    }
+    if (st || !any) {
         dlp_convws_free(m);
         return st;
     }

@@ -177,7 +177,9 @@ int dlp_examples_intern(char ***list, int *n, const char *s);
 /* ---- convolution workspaces (pred_convws.c) ------------------------------
  * The probes' fp32 and fp16 dense 2-D convolution calls (data/probes/
  * convws files, tools/collect/probe_convws.py): shape and the bytes
- * the call allocated besides its output. */
+ * the call allocated besides its output; and their backward's (convbwd
+ * files, probe_convgrid.py --backward and probe_convbwd.py): the bytes
+ * beside the gradients it returns. */
 typedef struct {
     dlp_conv_shape shape;
     float extra_mib, io_mib;   /* io: input + output at the call's type */
@@ -185,6 +187,7 @@ typedef struct {
     bool half;                 /* fp16 (else fp32) */
     bool grid;                 /* a shape of probe_convgrid.py's grid (spec
                                   "grid:..."): trains the forests only */
+    bool bwd;                  /* the call's backward (a convbwd file) */
 } dlp_convws_call;
 typedef struct dlp_convws_calls {
     dlp_convws_call *call;
@@ -193,21 +196,24 @@ typedef struct dlp_convws_calls {
     int n_names;
     int n_files;
 } dlp_convws_calls;
-/* Reads every *convws*.jsonl.xz of dir (sorted by name) into *out (zeroed
- * first); none found is not an error (n_files 0). */
+/* Reads every *convws*.jsonl.xz of dir (sorted by name), then every
+ * *convbwd*.jsonl.xz (bwd calls: their bwd_extra_mib where a record has
+ * it, probe_convbwd.py's, else extra_mib), into *out (zeroed first); none
+ * found is not an error (n_files 0). */
 dlp_status dlp_convws_calls_read(const char *dir, dlp_convws_calls *out,
                                  dlp_error *err);
 void dlp_convws_calls_free(dlp_convws_calls *c);
 
-/* The model, one per type (fp32; fp16, which bf16 shares): a classifier
- * (has a workspace above max(1 MiB, half its input + output)) and, where
- * it says so (>= 0.5), a regressor of log2(MiB). */
+/* The model, one per type (fp32; fp16, which bf16 shares) and pass
+ * (the forward; with bwd fitted, the backward of a training step): a
+ * classifier (has a workspace above max(1 MiB, half its input + output))
+ * and, where it says so (>= 0.5), a regressor of log2(MiB). */
 typedef struct dlp_convws dlp_convws;
-/* Fits on the calls whose model m has use[m] (NULL: all), each type on
- * its own calls; *out NULL when neither type has 2 calls with a
- * workspace. */
+/* Fits on the calls whose model m has use[m] (NULL: all), each type and
+ * pass on its own calls, the backward's only with bwd; *out NULL when no
+ * forward type has 2 calls with a workspace. */
 dlp_status dlp_convws_fit(const dlp_convws_calls *c, const bool *use,
-                          dlp_convws **out, dlp_error *err);
+                          bool bwd, dlp_convws **out, dlp_error *err);
 /* One convolution's probability of a workspace (the classifier, clamped
  * to [0, 1]) and its size if it has one, MiB (0 when the classifier says
  * p < 0.5: its size is then not predicted), at fp32 (half false) or half
@@ -237,8 +243,13 @@ dlp_status dlp_convws_roofline(const dlp_convws *m, const dlp_feat_graph *fg,
  * when none does (docs/COST.md, "cuDNN workspaces in the training
  * step"), counted under the inference rule's condition (a probability
  * p of a workspace that raises the estimate base by d: p > (base + d) /
- * (2 base + d)). Without m, a model for c's precision, a training
- * config or a convolution, *view is *fg with it 0. */
+ * (2 base + d)). Where m has a backward model for c's precision, the
+ * backward's points of the dense convolutions take its workspaces
+ * instead of the walk's rule (input + output bytes), under the same
+ * condition against the step without them, and train_ws_mib is the
+ * whole step's peak (train_ws_peak set). Without m, a model for c's
+ * precision, a training config or a convolution, *view is *fg with it
+ * 0. */
 dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
                                  const dlp_pred_config *c,
                                  dlp_feat_graph *view, dlp_error *err);
@@ -249,8 +260,9 @@ dlp_status dlp_convws_train_view(const dlp_convws *m, const dlp_feat_graph *fg,
 dlp_status dlp_convws_examples_fit(const dlp_examples *E, const int32_t *tr,
                                   int ntr, const int32_t *va, int nva,
                                   dlp_convws **ws, dlp_error *err);
-/* Sets train_ws_mib of every E->fg a training example reads, at the
- * example's precision, from ws (dlp_convws_train_view), so that the
+/* Sets train_ws_mib (and train_ws_peak) of every E->fg a training
+ * example reads, at the example's precision, from ws
+ * (dlp_convws_train_view), so that the
  * kinds trained on E read the training estimate with it;
  * dlp_convws_examples_clear takes it off again. Nothing without ws or
  * outside training mode. */
@@ -364,13 +376,16 @@ dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
 void dlp_optime_examples_clear(const dlp_examples *E);
 /* The entries dlp_optime_save writes, all under this name prefix (forests
  * "optime/conv", "optime/mm", "optime/mem", "optime/attn"), and those of
- * dlp_convws_save (the workspace model's fp32 and half parts): the groups
+ * dlp_convws_save (the workspace model's fp32 and half parts, forward
+ * and backward): the groups
  * that the writers of trained model files put in shared side files
  * (dlp_nn_file_save_shared, with dlp_pred_shared_groups), since several
  * model files hold the same forests. */
 #define DLP_OPTIME_GROUP "optime/"
 #define DLP_CONVWS_GROUP "convws/"
 #define DLP_CONVWS16_GROUP "convws16/"
+#define DLP_CONVBWD_GROUP "convbwd/"
+#define DLP_CONVBWD16_GROUP "convbwd16/"
 extern const char *const dlp_pred_shared_groups[];
 dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
                            dlp_error *err);
