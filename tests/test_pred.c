@@ -7,6 +7,7 @@
  * the MAPE calibration factor against a brute-force minimum; inference
  * energy from two estimates. */
 #include "check.h"
+#include "xz_write.h"
 #include "pred/pred_train.h"
 #include "model/model.h"
 
@@ -648,6 +649,99 @@ static void gnn_roundtrip(const char *kind, int members, int readout) {
     dlp_examples_free(&E);
 }
 
+/* DIPPM on training steps reads the step's cuDNN workspaces (docs/
+ * COST.md, "cuDNN workspaces in the training step"): trained with probes
+ * in which every fp32 3x3 convolution takes 256 MiB (p = 0.92 from the
+ * classifier's trees, above the 0.83 that a workspace four times the
+ * estimate needs), its file carries the
+ * workspace model, predicts the same after a save and load, and answers
+ * another peak memory than the same network trained without probes
+ * (same seed: only the memory estimate of the convolution steps among
+ * its features differs). */
+static void test_dippm_training_ws(void) {
+    dlp_examples E;
+    if (examples(&E, DLP_MODE_TRAINING, false)) { CHECK(0); return; }
+    /* the fixture's graphs hold no convolution: every other graph
+     * becomes memest_convbn (a 3x3 conv, BatchNorm, ReLU, a 1x1 conv;
+     * fixed shapes), so that the workspace raises the estimate of some
+     * steps and not of others (a uniform shift would vanish in the
+     * standardized features) */
+    dlp_model *mo = NULL;
+    dlp_error err;
+    DLP_ASSERT(dlp_model_open("tests/fixtures/memest/memest_convbn.onnx", &mo, &err) == DLP_OK);
+    DLP_ASSERT(dlp_model_analyze(mo, &err) == DLP_OK);
+    for (int k = 0; k < E.n_fg; k += 2) {
+        int64_t b = E.fg[k].batch;
+        dlp_feat_graph_free(&E.fg[k]);
+        DLP_ASSERT(dlp_feat_graph_build(&E.fg[k], &mo->graph, b, 0, 0, 0, &err) == DLP_OK);
+    }
+    dlp_model_free(mo);
+    char dir[128], path[192];
+    snprintf(dir, sizeof dir, "%s/probes", tmpdir);
+    DLP_ASSERT(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/w-convws.jsonl.xz", dir);
+    char text[16384];
+    int n = snprintf(text, sizeof text, "{\"spec\": \"timm:probed\", \"prec\": "
+                     "\"fp32\", \"convs\": [");
+    for (int i = 0; i < 48; i++) {
+        int b = 1 << (i % 6), c = 4 << (i % 5), h = 4 << (i % 4);
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "%s{\"x\": [%d, %d, %d, %d], \"w\": [%d, %d, 3, 3], "
+                      "\"y\": [%d, %d, %d, %d], \"s\": [1, 1], \"p\": [1, 1], "
+                      "\"d\": [1, 1], \"g\": 1, \"cl\": false, "
+                      "\"extra_mib\": %d, \"in_mib\": 0.1, \"out_mib\": 0.1}",
+                      i ? ", " : "", b, c, h, h, c, c, b, c, h, h, 256);
+    }
+    snprintf(text + n, sizeof text - (size_t)n, "]}\n");
+    write_xz(path, text);
+    dlp_convws_calls calls;
+    DLP_ASSERT(dlp_convws_calls_read(dir, &calls, &err) == DLP_OK && calls.n == 48);
+    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
+    int ntr = 0, nva = 0;
+    for (int i = 0; i < E.n; i++) {
+        if (i % 5 == 0) va[nva++] = i;
+        else tr[ntr++] = i;
+    }
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    o.epochs = 2;
+    o.hidden = 8;
+    dlp_predictor *p = NULL, *p0 = NULL, *q = NULL;
+    dlp_nn_file f = {0};
+    E.convws = &calls;
+    CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_OK);
+    E.convws = NULL;
+    CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p0, NULL, &err) == DLP_OK);
+    CHECK(dlp_nn_file_get(&f, "convws/cls/trees", DLP_NN_I64) != NULL);
+    snprintf(path, sizeof path, "%s/dippm-training.dlpm", tmpdir);
+    CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
+    CHECK(dlp_predictor_load(path, NULL, &q, &err) == DLP_OK);
+    int differ = 0, conv = 0;
+    for (int i = 0; p && p0 && q && i < E.n; i++) {
+        dlp_pred_result a, b, z;
+        CHECK(dlp_pred_example(p, &E, i, &a, &err) == DLP_OK);
+        CHECK(dlp_pred_example(q, &E, i, &b, &err) == DLP_OK);
+        CHECK(dlp_pred_example(p0, &E, i, &z, &err) == DLP_OK);
+        int t = DLP_T_TRAIN_MEMORY_MIB;
+        CHECK(a.v[t].valid && a.v[t].value == b.v[t].value);
+        conv += E.fg[E.ex[i].fg].n_convs > 0 && E.ex[i].cfg.precision == DLP_PREC_FP32;
+        differ += a.v[t].value != z.v[t].value;
+    }
+    CHECK_MSG(conv == 0 || differ > 0, "%d of %d fp32 conv steps differ", differ, conv);
+    CHECK(conv > 0);
+    dlp_predictor_free(p);
+    dlp_predictor_free(p0);
+    dlp_predictor_free(q);
+    dlp_nn_file_free(&f);
+    dlp_convws_calls_free(&calls);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/w-convws.jsonl.xz", dir);
+    unlink(path);
+    rmdir(dir);
+    free(tr); free(va);
+    dlp_examples_free(&E);
+}
+
 static void test_dippm_roundtrip(void) { gnn_roundtrip("dippm", 1, DLP_READOUT_MEAN); }
 static void test_trappm_roundtrip(void) { gnn_roundtrip("trappm", 1, DLP_READOUT_MEAN); }
 static void test_ensemble_roundtrip(void) {
@@ -966,6 +1060,7 @@ int main(void) {
     RUN(test_examples);
     RUN(test_examples_drop_conflicts);
     RUN(test_dippm_roundtrip);
+    RUN(test_dippm_training_ws);
     RUN(test_trappm_roundtrip);
     RUN(test_ensemble_roundtrip);
     RUN(test_cost_readout_roundtrip);

@@ -86,6 +86,9 @@ typedef struct {
     size_t roof_cap;
     dlp_optime *ot;         /* operator times its features read (NULL:
                                the roofline's; files before them) */
+    dlp_convws *ws;         /* a training step's cuDNN workspaces, which
+                               its memory estimate reads (NULL: the walk's
+                               rule; inference, files before them) */
 } gnn;
 
 /* ---- per-thread prediction scratch ----------------------------------------
@@ -173,6 +176,7 @@ static void gnn_release(gnn *m) {
     free(m->net);
     dlp_gae_free(m->gae);
     dlp_optime_free(m->ot);
+    dlp_convws_free(m->ws);
     free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
     free(m->w); free(m->roof);
     free(m);
@@ -679,6 +683,7 @@ static dlp_status gnn_save(const gnn *m, dlp_nn_file *f, dlp_error *err) {
     }
     if (m->gae && (st = dlp_gae_save(m->gae, f, err))) return st;
     if (m->ot && (st = dlp_optime_save(m->ot, f, err))) return st;
+    if (m->ws && (st = dlp_convws_save(m->ws, f, err))) return st;
     return DLP_OK;
 }
 
@@ -810,6 +815,7 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
             st = dlp_fail(err, DLP_ERR_FORMAT, "gnn model: embedding size mismatch");
     }
     if (!st) st = dlp_optime_load(f, &m->ot, err);
+    if (!st) st = dlp_convws_load(f, &m->ws, err);
     if (st) { gnn_release(m); return st; }
     *out = m;
     return DLP_OK;
@@ -1193,6 +1199,12 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         for (int f = 0; f < E->n_fg && !st; f++)
             if (!dlp_optime_annotate(m->ot, &E->fg[f]))
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    /* training: the step's cuDNN workspaces in its memory estimate
+     * (docs/COST.md), fitted on the probes of the models it trains on (a
+     * transfer keeps the model it starts from) */
+    if (!st && !o->init_from && E->mode == DLP_MODE_TRAINING)
+        st = dlp_convws_examples_fit(E, tr, ntr, va, nva, &m->ws, err);
+    if (!st) st = dlp_convws_examples_annotate(m->ws, E, err);
     if (!st) st = embed_all(m, E, &embs, err);
     if (!st && !o->init_from) st = set_stats(m, E, tr, ntr, embs, err);
     if (!st && !o->init_from && !o->no_prior)
@@ -1208,6 +1220,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         st = gnn_save(m, out, err);
     }
     dlp_optime_examples_clear(E);
+    dlp_convws_examples_clear(E);
     free(embs);
     gnn_release(m);
     return st;
@@ -1238,7 +1251,15 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     dlp_status st = dlp_optime_pred_feat(m->ot, in, &local, &fg, &view, &eff,
                                          out, err);
     if (st) return st;
-    const dlp_feat_graph *vg = &view;
+    /* a training step's memory estimate with its workspaces */
+    dlp_feat_graph wview;
+    st = dlp_convws_train_view(m->ws, &view, in->cfg, &wview, err);
+    if (st) {
+        free(eff);
+        if (fg == &local) dlp_feat_graph_free(&local);
+        return st;
+    }
+    const dlp_feat_graph *vg = &wview;
     float emb[MAX_EMB];
     const float *eb[1] = {emb};
     gnn_scratch *sc = scratch_get();
