@@ -518,14 +518,28 @@ static void test_convws_decision(void) {
 
 /* The training step's estimate with constant forests (p = sigmoid(logit),
  * workspace 2^log2_mib MiB) on fg under c: dlp_convws_train_view's. */
-static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
-                             double logit, double log2_mib) {
-    dlp_convws *m = const_convws(logit, log2_mib);
+static double train_mem_of(dlp_convws *m, const dlp_feat_graph *fg,
+                           const dlp_pred_config *c, bool *peak) {
     dlp_error err;
     dlp_feat_graph v;
     DLP_ASSERT(dlp_convws_train_view(m, fg, c, &v, &err) == DLP_OK);
     dlp_convws_free(m);
+    if (peak) *peak = v.train_ws_peak[c->precision != DLP_PREC_FP32];
     return dlp_feat_mem_estimate_mib(&v, c);
+}
+static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
+                             double logit, double log2_mib) {
+    return train_mem_of(const_convws(logit, log2_mib), fg, c, NULL);
+}
+
+/* memest_convbn as a training step on the H100 (convbn_h100), its
+ * roofline *r and training estimate (returned). */
+static double convbn_train(dlp_feat_graph *fg, dlp_pred_config *c,
+                           dlp_feat_roofline *r) {
+    convbn_h100(fg, c);
+    c->mode = DLP_MODE_TRAINING;
+    dlp_feat_roofline_of(fg, c, r);
+    return dlp_feat_mem_estimate_of(fg, c, r);
 }
 
 /* The training step (docs/COST.md, "cuDNN workspaces in the training
@@ -536,11 +550,8 @@ static double train_mem_with(const dlp_feat_graph *fg, const dlp_pred_config *c,
 static void test_convws_train_decision(void) {
     dlp_feat_graph fg;
     dlp_pred_config c;
-    convbn_h100(&fg, &c);
-    c.mode = DLP_MODE_TRAINING;
     dlp_feat_roofline r;
-    dlp_feat_roofline_of(&fg, &c, &r);
-    double B = dlp_feat_mem_estimate_of(&fg, &c, &r);
+    double B = convbn_train(&fg, &c, &r);
     CHECK(fg.n_convs == 2 && fg.n_train_curve > 0 && B > 0);
     /* the forward point of each conv: its position in the walk, the
      * pointwise one after the 3x3; a point holds 2 W + what is saved by
@@ -615,13 +626,10 @@ static dlp_convws *const_convws_bwd(double flogit, double flog2, double blogit,
 
 static double train_mem_bwd(const dlp_feat_graph *fg, const dlp_pred_config *c,
                             double blogit, double blog2) {
-    dlp_convws *m = const_convws_bwd(-40, 0, blogit, blog2);
-    dlp_error err;
-    dlp_feat_graph v;
-    DLP_ASSERT(dlp_convws_train_view(m, fg, c, &v, &err) == DLP_OK);
-    dlp_convws_free(m);
-    CHECK(v.train_ws_peak[c->precision != DLP_PREC_FP32]);
-    return dlp_feat_mem_estimate_mib(&v, c);
+    bool peak = false;
+    double mib = train_mem_of(const_convws_bwd(-40, 0, blogit, blog2), fg, c, &peak);
+    CHECK(peak);
+    return mib;
 }
 
 /* The backward's workspaces (docs/COST.md, "cuDNN workspaces in the
@@ -631,11 +639,8 @@ static double train_mem_bwd(const dlp_feat_graph *fg, const dlp_pred_config *c,
 static void test_convws_train_bwd(void) {
     dlp_feat_graph fg;
     dlp_pred_config c;
-    convbn_h100(&fg, &c);
-    c.mode = DLP_MODE_TRAINING;
     dlp_feat_roofline r;
-    dlp_feat_roofline_of(&fg, &c, &r);
-    double B = dlp_feat_mem_estimate_of(&fg, &c, &r);
+    double B = convbn_train(&fg, &c, &r);
     double W = fg.mem_weight_bytes, fixed = r.buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB;
     /* the walk's rule at each conv's backward point: its input + output */
     double io[2];
@@ -699,12 +704,8 @@ static void test_convws_train_bwd(void) {
     CHECK_CLOSE(train_mem_bwd(&fg, &h, -40, 0),
                 wanth / 1048576.0 + rh.buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB, 1e-9);
     /* a forward-only model keeps the walk's backward (no peak flag) */
-    dlp_convws *fwd = const_convws(-40, 0);
-    dlp_feat_graph v;
-    dlp_error err;
-    DLP_ASSERT(dlp_convws_train_view(fwd, &fg, &c, &v, &err) == DLP_OK);
-    CHECK(!v.train_ws_peak[0] && dlp_feat_mem_estimate_mib(&v, &c) == B);
-    dlp_convws_free(fwd);
+    bool peak = true;
+    CHECK(train_mem_of(const_convws(-40, 0), &fg, &c, &peak) == B && !peak);
     dlp_feat_graph_free(&fg);
 }
 

@@ -527,18 +527,29 @@ static void test_examples_drop_conflicts(void) {
     free(js);
 }
 
+/* Every fifth example of E into va[nva], the others into tr[ntr]
+ * (allocated: the caller frees both). */
+static void split_fifth(const dlp_examples *E, int32_t **tr, int *ntr,
+                        int32_t **va, int *nva) {
+    *tr = malloc((size_t)(E->n ? E->n : 1) * sizeof **tr);
+    *va = malloc((size_t)(E->n ? E->n : 1) * sizeof **va);
+    DLP_ASSERT(*tr && *va);
+    *ntr = *nva = 0;
+    for (int i = 0; i < E->n; i++) {
+        if (i % 5 == 0) (*va)[(*nva)++] = i;
+        else (*tr)[(*ntr)++] = i;
+    }
+}
+
 /* Train a tiny GNN (members: ensemble size; readout: DLP_READOUT_*),
  * save, load, compare predictions bit for bit; then corrupt the file in
  * several ways. */
 static void gnn_roundtrip(const char *kind, int members, int readout) {
     dlp_examples E;
     if (examples(&E, DLP_MODE_INFERENCE, !strcmp(kind, "trappm"))) { CHECK(0); return; }
-    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
-    int ntr = 0, nva = 0;
-    for (int i = 0; i < E.n; i++) {
-        if (i % 5 == 0) va[nva++] = i;
-        else tr[ntr++] = i;
-    }
+    int32_t *tr, *va;
+    int ntr, nva;
+    split_fifth(&E, &tr, &ntr, &va, &nva);
     dlp_train_opts o;
     dlp_train_opts_init(&o);
     o.epochs = 3;
@@ -696,12 +707,9 @@ static void test_dippm_training_ws(void) {
     write_xz(path, text);
     dlp_convws_calls calls;
     DLP_ASSERT(dlp_convws_calls_read(dir, &calls, &err) == DLP_OK && calls.n == 48);
-    int32_t *tr = malloc((size_t)E.n * sizeof *tr), *va = malloc((size_t)E.n * sizeof *va);
-    int ntr = 0, nva = 0;
-    for (int i = 0; i < E.n; i++) {
-        if (i % 5 == 0) va[nva++] = i;
-        else tr[ntr++] = i;
-    }
+    int32_t *tr, *va;
+    int ntr, nva;
+    split_fifth(&E, &tr, &ntr, &va, &nva);
     dlp_train_opts o;
     dlp_train_opts_init(&o);
     o.epochs = 2;

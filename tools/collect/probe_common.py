@@ -61,6 +61,32 @@ def build(torch, spec, prec, batch, last):
     return model, x
 
 
+def build_train(torch, spec, prec, batch, res):
+    """(model, opt, step, x, lab) after two warm-up steps: spec built,
+    seeded and trained as the collector's training step (measure.train_step: SGD with momentum,
+    gradients set to None first, fp16 / bf16 as autocast of the fp32
+    model with a GradScaler at fp16) on a [batch, 3, res, res] input; the
+    caller has taken its allocator baseline before (probe_train.py,
+    probe_convbwd.py)."""
+    import measure
+    import zoo
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        model = zoo.build(spec, dtype=None)
+    model = zoo.wrap(model, spec["kind"])
+    measure.set_precision(torch, "fp32")
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    lossf = torch.nn.CrossEntropyLoss()
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+    scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
+    x = torch.randn(batch, 3, res, res, device="cuda")
+    step, lab = measure.train_step(torch, model, opt, lossf, x, amp, scaler)
+    step()   # two steps to warm up: kernels picked, state made
+    step()
+    return model, opt, step, x, lab
+
+
 def settle(torch):
     """Frees what a probe left and clears the library workspaces."""
     import measure

@@ -29,9 +29,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import measure  # noqa: E402
 import probe_common  # noqa: E402
-import zoo  # noqa: E402
+import probe_convws  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -44,31 +43,12 @@ def hook_convs(torch, model, log):
     """Forward hooks on every convolution that also hook its autograd
     node; appends one dict per call to log (backward fields filled when
     the backward runs)."""
-    hooks = []
-    kinds = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
 
-    def pre(mod, args):
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        mod._dlp_before = torch.cuda.memory_allocated()
-
-    def post(mod, args, out):
-        torch.cuda.synchronize()
-        peak = torch.cuda.max_memory_allocated()
+    def post(mod, args, out, extra_mib):
         x = args[0]
-        ob = nbytes(out)
-        rec = dict(x=list(x.shape), w=list(mod.weight.shape), y=list(out.shape),
-                   s=list(mod.stride),
-                   p=list(mod.padding) if not isinstance(mod.padding, str)
-                   else mod.padding,
-                   d=list(mod.dilation), g=mod.groups,
-                   bias=mod.bias is not None, dtype=str(out.dtype)[6:],
-                   cl=x.is_contiguous(memory_format=torch.channels_last)
-                   if x.dim() == 4 else False,
-                   dgrad=bool(x.requires_grad),
-                   fwd_extra_mib=round((peak - mod._dlp_before - ob) / MIB, 3),
-                   in_mib=round(nbytes(x) / MIB, 3),
-                   out_mib=round(ob / MIB, 3))
+        rec = probe_convws.conv_fields(torch, mod, x, out)
+        rec.update(dtype=str(out.dtype)[6:], dgrad=bool(x.requires_grad),
+                   fwd_extra_mib=extra_mib)
         log.append(rec)
         node = out.grad_fn
         if node is None:
@@ -91,31 +71,15 @@ def hook_convs(torch, model, log):
         node.register_prehook(npre)
         node.register_hook(npost)
 
-    for m in model.modules():
-        if isinstance(m, kinds):
-            hooks.append(m.register_forward_pre_hook(pre))
-            hooks.append(m.register_forward_hook(post))
-    return hooks
+    return probe_convws.hook_all(torch, model, post)
 
 
 def probe(torch, spec, prec, batch, res, _rt):
     def body(o):
         probe_common.settle(torch)
         base0 = torch.cuda.memory_allocated()
-        torch.manual_seed(0)
-        with torch.device("cuda"):
-            model = zoo.build(spec, dtype=None)
-        model = zoo.wrap(model, spec["kind"])
-        measure.set_precision(torch, "fp32")
-        model.train()
-        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-        lossf = torch.nn.CrossEntropyLoss()
-        amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
-        scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
-        x = torch.randn(batch, 3, res, res, device="cuda")
-        step, lab = measure.train_step(torch, model, opt, lossf, x, amp, scaler)
-        step()
-        step()
+        model, opt, step, x, lab = probe_common.build_train(torch, spec, prec,
+                                                            batch, res)
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         step()

@@ -141,8 +141,8 @@ def context_lost(e):
         "illegal memory access" in text or "unspecified launch failure" in text
 
 
-def measure_one(torch, sh):
-    """probe_convws.py's record of one call of shape sh."""
+def make_call(torch, sh):
+    """(conv, x): the convolution and input of shape sh on the GPU."""
     dtype = torch.float32 if sh["prec"] == "fp32" else torch.float16
     conv = torch.nn.Conv2d(sh["c"], sh["k"], sh["kh"], sh["s"], sh["p"],
                            bias=True, device="cuda", dtype=dtype)
@@ -150,6 +150,12 @@ def measure_one(torch, sh):
     if sh["cl"]:
         x = x.contiguous(memory_format=torch.channels_last)
         conv = conv.to(memory_format=torch.channels_last)
+    return conv, x
+
+
+def measure_one(torch, sh):
+    """probe_convws.py's record of one call of shape sh."""
+    conv, x = make_call(torch, sh)
     with torch.inference_mode():
         conv(x)
         torch.cuda.synchronize()
@@ -181,13 +187,7 @@ def measure_one_bwd(torch, sh):
     that is the backward's cuDNN workspace and any transposed copies.
     Records as measure_one's, with dgrad (whether the input's gradient
     was computed) and extra_mib the backward's."""
-    dtype = torch.float32 if sh["prec"] == "fp32" else torch.float16
-    conv = torch.nn.Conv2d(sh["c"], sh["k"], sh["kh"], sh["s"], sh["p"],
-                           bias=True, device="cuda", dtype=dtype)
-    x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=dtype)
-    if sh["cl"]:
-        x = x.contiguous(memory_format=torch.channels_last)
-        conv = conv.to(memory_format=torch.channels_last)
+    conv, x = make_call(torch, sh)
     dgrad = sh["c"] != 3
     x.requires_grad_(dgrad)
     wrt = ([x] if dgrad else []) + [conv.weight, conv.bias]

@@ -24,38 +24,55 @@ import probe_common  # noqa: E402
 MIB = 2 ** 20
 
 
-def hook_convs(torch, model, log):
-    """Pre/post hooks on every convolution; appends one dict per call."""
-    hooks = []
-    kinds = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
+def conv_fields(torch, mod, x, out):
+    """A convolution call's record: shapes, attributes, layout, and its
+    input's and output's MiB (probe_convbwd.py's too)."""
+    return dict(x=list(x.shape), w=list(mod.weight.shape), y=list(out.shape),
+                s=list(mod.stride),
+                p=list(mod.padding) if not isinstance(mod.padding, str)
+                else mod.padding,
+                d=list(mod.dilation), g=mod.groups,
+                bias=mod.bias is not None,
+                cl=x.is_contiguous(memory_format=torch.channels_last)
+                if x.dim() == 4 else False,
+                in_mib=round(x.numel() * x.element_size() / MIB, 3),
+                out_mib=round(out.numel() * out.element_size() / MIB, 3))
 
+
+def hook_all(torch, model, post):
+    """On every Conv1d/2d/3d of model, a forward pre-hook that resets the
+    allocator's peak and notes what is allocated, and post(mod, args,
+    out, extra_mib) after the call, extra_mib what it allocated beside its
+    output; the handles."""
     def pre(mod, args):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         mod._dlp_before = torch.cuda.memory_allocated()
 
-    def post(mod, args, out):
+    def after(mod, args, out):
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated()
-        x = args[0]
         ob = out.numel() * out.element_size()
-        log.append(dict(x=list(x.shape), w=list(mod.weight.shape),
-                        y=list(out.shape), s=list(mod.stride),
-                        p=list(mod.padding) if not isinstance(mod.padding, str)
-                        else mod.padding,
-                        d=list(mod.dilation), g=mod.groups,
-                        bias=mod.bias is not None,
-                        cl=x.is_contiguous(memory_format=torch.channels_last)
-                        if x.dim() == 4 else False,
-                        extra_mib=round((peak - mod._dlp_before - ob) / MIB, 3),
-                        in_mib=round(x.numel() * x.element_size() / MIB, 3),
-                        out_mib=round(ob / MIB, 3)))
+        post(mod, args, out, round((peak - mod._dlp_before - ob) / MIB, 3))
 
+    hooks = []
+    kinds = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
     for m in model.modules():
         if isinstance(m, kinds):
             hooks.append(m.register_forward_pre_hook(pre))
-            hooks.append(m.register_forward_hook(post))
+            hooks.append(m.register_forward_hook(after))
     return hooks
+
+
+def hook_convs(torch, model, log):
+    """Pre/post hooks on every convolution; appends one dict per call."""
+
+    def post(mod, args, out, extra_mib):
+        rec = conv_fields(torch, mod, args[0], out)
+        rec["extra_mib"] = extra_mib
+        log.append(rec)
+
+    return hook_all(torch, model, post)
 
 
 def probe(torch, spec, prec, batch, res, _rt):

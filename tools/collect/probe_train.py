@@ -18,14 +18,11 @@ One JSON line per configuration (RES: the square input resolution).
 import gc
 import os
 import sys
-import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import measure  # noqa: E402
 import probe_common  # noqa: E402
 import probe_memory  # noqa: E402
-import zoo  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -53,21 +50,8 @@ def probe(torch, spec, prec, batch, res, _rt):
     def body(o):
         probe_common.settle(torch)
         base0 = torch.cuda.memory_allocated()
-        torch.manual_seed(0)
-        with torch.device("cuda"):
-            model = zoo.build(spec, dtype=None)
-        model = zoo.wrap(model, spec["kind"])
-        measure.set_precision(torch, "fp32")
-        model.train()
-        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-        lossf = torch.nn.CrossEntropyLoss()
-        amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
-        scaler = torch.amp.GradScaler("cuda") if prec == "fp16" else None
-        x = torch.randn(batch, 3, res, res, device="cuda")
-        step, lab = measure.train_step(torch, model, opt, lossf, x, amp, scaler)
-
-        step()
-        step()
+        model, opt, step, x, lab = probe_common.build_train(torch, spec, prec,
+                                                            batch, res)
         peak, base, trace, _ = probe_memory.recorded(torch, step)
         params = storages(model.parameters())
         grads = storages(p.grad for p in model.parameters())
