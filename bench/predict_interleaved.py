@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Two builds of dlperf timed side by side: each repetition runs
-`dlperf predict` on ResNet-50, on the 2,000-node transformer and on a
+`dlperf predict` on ResNet-50 (inference, and a training step at batch
+32), on the 2,000-node transformer and on a
 tiny GPT as a language model (`--mode llm`, CUDA graph and eager) with this
 checkout's build and models, then with another checkout's (a worktree of
 an older commit, built), so both see the same machine state; prints the
@@ -36,6 +37,7 @@ def main(argv):
     llm = [gpt, "--mode", "llm", "--precision", "bf16", "--batch", "4",
            "--dim", "seq=128", "--runtime"]
     cases = [("ResNet-50", [r50, "--batch", "8"]),
+             ("ResNet-50 training", [r50, "--batch", "32", "--mode", "training"]),
              ("transformer", [tfm, "--batch", "8", "--dim", "seq=128"]),
              ("LLM graph", llm + ["graph"]), ("LLM eager", llm + ["eager"])]
     res = {}
