@@ -716,10 +716,12 @@ static void test_dippm_training_ws(void) {
     o.hidden = 8;
     dlp_predictor *p = NULL, *p0 = NULL, *q = NULL;
     dlp_nn_file f = {0};
+    dlp_convws_calls *own = E.convws;   /* the fixture's (none), freed with E */
     E.convws = &calls;
     CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p, &f, &err) == DLP_OK);
     E.convws = NULL;
     CHECK(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p0, NULL, &err) == DLP_OK);
+    E.convws = own;
     CHECK(dlp_nn_file_get(&f, "convws/cls/trees", DLP_NN_I64) != NULL);
     snprintf(path, sizeof path, "%s/dippm-training.dlpm", tmpdir);
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
