@@ -3336,10 +3336,6 @@ static double train_mem_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r
                act_scale / 1048576.0;
 }
 
-/* The training step's peak (MiB) on fg->train_curve (train_curve): the
- * largest of 2 W + its gradients made + act_scale x the blocks and, at
- * half precision, the half copies of the weights; the buffers and the two
- * cuBLAS workspaces on top. */
 /* Bytes held at the backward of train point p (the walk's rule for its
  * convolution workspace; buffers and cuBLAS workspaces not counted). */
 static double train_point_bytes(const dlp_feat_train_point *p, double W,
@@ -3348,6 +3344,10 @@ static double train_point_bytes(const dlp_feat_train_point *p, double W,
                          : W * (2 + p->grad_w) + p->act;
 }
 
+/* The training step's peak (MiB) on fg->train_curve (train_curve): the
+ * largest of 2 W + its gradients made + act_scale x the blocks and, at
+ * half precision, the half copies of the weights; the buffers and the two
+ * cuBLAS workspaces on top. */
 static double train_peak_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
                              double act_scale) {
     if (!fg->n_train_curve) return train_mem_mib(fg, r, 1.0, act_scale);

@@ -44,12 +44,13 @@
  * 2.4768 -> 2.3886%), fp16 300 x 12 (fp16 rows 1.8577 -> 1.8498%; 500 x
  * 14 did worse, 1.8562%). The fp16 regressor stays small (deeper ones
  * did not help), and a small fp32 regressor cost 0.02 points. */
-static const struct { int rounds, depth; double eta; } CONVWS_FIT[2][2] = {
+typedef struct { int rounds, depth; double eta; } convws_fit;
+static const convws_fit CONVWS_FIT[2][2] = {
     {{500, 14, 0.2}, {200, 10, 0.2}},    /* fp32: classifier, regressor */
     {{300, 12, 0.2}, {100, 6, 0.1}}};    /* half */
 /* The backward's forests, both types (sixty-fifth session: the grid's
  * shapes alone, 12,086 of them; the fp16 forward's sizes) */
-static const struct { int rounds, depth; double eta; } CONVBWD_FIT[2] = {
+static const convws_fit CONVBWD_FIT[2] = {
     {300, 12, 0.2}, {200, 10, 0.2}};
 
 /* The probes' shapes, measured: cuDNN's choice is a function of the
@@ -204,15 +205,11 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
                              dlp_error *err) {
     dlp_tree_params p;
     dlp_tree_params_default(&p);
-    if (t >= BWD_PART) {
-        p.rounds = CONVBWD_FIT[!logistic].rounds;
-        p.max_depth = CONVBWD_FIT[!logistic].depth;
-        p.eta = CONVBWD_FIT[!logistic].eta;
-    } else {
-        p.rounds = CONVWS_FIT[t][!logistic].rounds;
-        p.max_depth = CONVWS_FIT[t][!logistic].depth;
-        p.eta = CONVWS_FIT[t][!logistic].eta;
-    }
+    const convws_fit *f = t >= BWD_PART ? &CONVBWD_FIT[!logistic]
+                                        : &CONVWS_FIT[t][!logistic];
+    p.rounds = f->rounds;
+    p.max_depth = f->depth;
+    p.eta = f->eta;
     p.subsample = 1;
     p.colsample = 1;
     p.logistic = logistic;
@@ -692,8 +689,7 @@ dlp_status dlp_convws_examples_annotate(const dlp_convws *ws,
 }
 
 void dlp_convws_examples_clear(const dlp_examples *E) {
-    for (int f = 0; f < E->n_fg; f++)
-    {
+    for (int f = 0; f < E->n_fg; f++) {
         E->fg[f].train_ws_mib[0] = E->fg[f].train_ws_mib[1] = 0;
         E->fg[f].train_ws_peak[0] = E->fg[f].train_ws_peak[1] = false;
     }

@@ -1251,19 +1251,15 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
     dlp_status st = dlp_optime_pred_feat(m->ot, in, &local, &fg, &view, &eff,
                                          out, err);
     if (st) return st;
-    /* a training step's memory estimate with its workspaces */
+    /* a training step's memory estimate with its workspaces (wview is
+     * view, shared, whatever it answers) */
     dlp_feat_graph wview;
     st = dlp_convws_train_view(m->ws, &view, in->cfg, &wview, err);
-    if (st) {
-        free(eff);
-        if (fg == &local) dlp_feat_graph_free(&local);
-        return st;
-    }
     const dlp_feat_graph *vg = &wview;
     float emb[MAX_EMB];
     const float *eb[1] = {emb};
     gnn_scratch *sc = scratch_get();
-    if (m->edim) {
+    if (!st && m->edim) {
         if (sc) dlp_gae_swap_ws(m->gae, &sc->ws, &sc->ws_cap);
         st = dlp_gae_embed(m->gae, vg, emb, err);
         if (sc) dlp_gae_swap_ws(m->gae, &sc->ws, &sc->ws_cap);
