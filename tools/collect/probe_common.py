@@ -63,11 +63,11 @@ def build(torch, spec, prec, batch, last):
 
 def build_train(torch, spec, prec, batch, res):
     """(model, opt, step, x, lab) after two warm-up steps: spec built,
-    seeded and trained as the collector's training step (measure.train_step: SGD with momentum,
-    gradients set to None first, fp16 / bf16 as autocast of the fp32
-    model with a GradScaler at fp16) on a [batch, 3, res, res] input; the
-    caller has taken its allocator baseline before (probe_train.py,
-    probe_convbwd.py)."""
+    seeded and trained as the collector's training step
+    (measure.train_step: SGD with momentum, gradients set to None first,
+    fp16 / bf16 as autocast of the fp32 model with a GradScaler at fp16)
+    on a [batch, 3, res, res] input; the caller has taken its allocator
+    baseline before (probe_train.py, probe_convbwd.py)."""
     import measure
     import zoo
     torch.manual_seed(0)

@@ -153,6 +153,14 @@ def make_call(torch, sh):
     return conv, x
 
 
+def record(torch, conv, x, y, extra_bytes):
+    """probe_convws.py's record of one call (conv_fields) with extra_mib."""
+    import probe_convws
+    rec = probe_convws.conv_fields(torch, conv, x, y)
+    rec["extra_mib"] = round(extra_bytes / MIB, 3)
+    return rec
+
+
 def measure_one(torch, sh):
     """probe_convws.py's record of one call of shape sh."""
     conv, x = make_call(torch, sh)
@@ -164,14 +172,7 @@ def measure_one(torch, sh):
         y = conv(x)
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated()
-    ob = y.numel() * y.element_size()
-    rec = dict(x=list(x.shape), w=list(conv.weight.shape), y=list(y.shape),
-               s=[sh["s"], sh["s"]], p=[sh["p"], sh["p"]], d=[1, 1], g=1,
-               bias=True,
-               cl=x.is_contiguous(memory_format=torch.channels_last),
-               extra_mib=round((peak - before - ob) / MIB, 3),
-               in_mib=round(x.numel() * x.element_size() / MIB, 3),
-               out_mib=round(ob / MIB, 3))
+    rec = record(torch, conv, x, y, peak - before - y.numel() * y.element_size())
     del x, y, conv
     return rec
 
@@ -202,16 +203,8 @@ def measure_one_bwd(torch, sh):
     torch.cuda.synchronize()
     peak = torch.cuda.max_memory_allocated()
     gb = sum(t.numel() * t.element_size() for t in grads)
-    ob = y.numel() * y.element_size()
-    rec = dict(x=list(x.shape), w=list(conv.weight.shape), y=list(y.shape),
-               s=[sh["s"], sh["s"]], p=[sh["p"], sh["p"]], d=[1, 1], g=1,
-               bias=True,
-               cl=x.is_contiguous(memory_format=torch.channels_last),
-               dgrad=dgrad,
-               extra_mib=round((peak - before - gb) / MIB, 3),
-               in_mib=round(x.numel() * x.element_size() / MIB, 3),
-               out_mib=round(ob / MIB, 3),
-               grad_mib=round(gb / MIB, 3))
+    rec = record(torch, conv, x, y, peak - before - gb)
+    rec.update(dgrad=dgrad, grad_mib=round(gb / MIB, 3))
     del x, y, g, grads, conv, wrt
     return rec
 
