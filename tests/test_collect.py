@@ -732,6 +732,68 @@ def test_save_repeats():
           "repeats.csv: stored row, then its repeat: %s" % got)
     check(ingest.save_repeats(data, [new]) == 0 and
           len(ingest.read_csv(path)) == 2, "saved once")
+    # training rows: their own file and columns, the stored step first
+    tcols = ingest.TABLE_COLS["training"]
+    told = dict((c, "") for c in tcols)
+    told.update(protocol="p1", batch_id=old["batch_id"], hash="h1",
+                device="D", rep="0", status="ok", precision="bf16",
+                batch="16", height="224", width="224", step_ms="20.0",
+                host_us="9.0")
+    ingest.write_csv(os.path.join(b, "training.csv"), tcols, [told])
+    tnew = dict(told, batch_id=new["batch_id"], step_ms="24.0",
+                host_us="12.0")
+    tother = dict(told, batch_id=new["batch_id"], precision="fp32")
+    check(ingest.save_repeats(data, [tnew, tother], "training") == 2,
+          "training: the repeat and its stored row; a new key is no repeat")
+    got = ingest.read_csv(os.path.join(tmp, "probes",
+                                       "repeats-training.csv"))
+    check([(r["batch_id"], r["step_ms"], r["host_us"]) for r in got] ==
+          [(old["batch_id"], "20.0", "9.0"), (new["batch_id"], "24.0", "12.0")]
+          and list(got[0]) == tcols,
+          "repeats-training.csv: stored step, then its repeat: %s" % got)
+    check(len(ingest.read_csv(path)) == 2, "repeats.csv untouched")
+
+
+def test_train_reference_items():
+    """--train-reference N: N configurations drawn from the training rows
+    stored on the card (the oracle: data/batches' rep 0 rows with a
+    square resolution and a step of at most 150 ms, read here without
+    run_batch), the same draw every time, nested as N grows, one item per
+    spec with only training points; none for a card without rows."""
+    import run_batch
+    import zoo
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    dev = "H200-SXM-141GB"
+    s2h = run_batch.spec_hashes()
+    h2s = {}
+    for sid, h in s2h.items():
+        if sid in byid and byid[sid]["kind"] == "vision":
+            h2s.setdefault(h, sid)
+    stored = set()
+    for p in glob.glob(os.path.join(ROOT, "data", "batches", "*",
+                                    "training.csv")):
+        for r in csv.DictReader(open(p)):
+            if (r["device"] == dev and r["rep"] == "0" and r["hash"] in h2s
+                    and r["height"] == r["width"] and r["step_ms"] and
+                    float(r["step_ms"]) <= 150):
+                stored.add((h2s[r["hash"]], int(r["batch"]),
+                            int(r["height"]), r["precision"] or "fp32"))
+    def flat(items):
+        return set((it["spec"]["id"],) + tuple(t) for it in items
+                   for t in it["train"])
+    a = run_batch.train_reference_items(byid, dev, 40)
+    got = flat(a)
+    check(len(got) == 40 and got <= set((s, b, r, p) for s, b, r, p in stored),
+          "train reference: 40 stored configurations (of %d)" % len(stored))
+    check(all(sorted(it) == ["spec", "train"] for it in a) and
+          len(set(it["spec"]["id"] for it in a)) == len(a),
+          "train reference: one item per spec, training points only")
+    check(flat(run_batch.train_reference_items(byid, dev, 40)) == got and
+          got <= flat(run_batch.train_reference_items(byid, dev, 60)),
+          "train reference: the same draw, nested as N grows")
+    check(run_batch.train_reference_items(byid, "NO-SUCH-CARD", 40) == [] and
+          run_batch.train_reference_items(byid, dev, 0) == [],
+          "train reference: nothing for a card without rows or N = 0")
 
 
 def test_part_argument():
@@ -1541,7 +1603,8 @@ def main():
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_existing_kernel_keys,
               test_export_queue_parts, test_part_argument,
-              test_reference_items, test_save_repeats,
+              test_reference_items, test_train_reference_items,
+              test_save_repeats,
               test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit, test_card_info,
               test_to_dtype_clears_bias_cache,

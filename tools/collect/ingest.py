@@ -418,7 +418,7 @@ def ingest_batch(data, work, log):
     # label tables
     counts = {}
     pend_dir = os.path.join(data.root, "pending")
-    repeats = []
+    repeats = {}
     for t in ("inference", "training", "llm", "kernels"):
         rows = []
         for p in sorted(glob.glob(os.path.join(work, "w*_%s.csv" % t))):
@@ -440,8 +440,8 @@ def ingest_batch(data, work, log):
             k = row_key(t, d)
             if k in data.keys[t]:
                 dup += 1
-                if t == "inference":
-                    repeats.append(d)
+                if t in REPEAT_FILES:
+                    repeats.setdefault(t, []).append(d)
                 continue
             data.keys[t].add(k)
             ok.append(d)
@@ -466,8 +466,8 @@ def ingest_batch(data, work, log):
         elif os.path.exists(pp):
             os.remove(pp)
         counts[t] = (len(ok), len(pend), dup, nflag)
-    if repeats:
-        counts["repeats"] = (save_repeats(data, repeats), 0, 0, 0)
+    for t, rows in repeats.items():
+        counts["%s repeats" % t] = (save_repeats(data, rows, t), 0, 0, 0)
     # re-measured peak memory of earlier batches' rows (apply_memory)
     mrows = []
     for p in sorted(glob.glob(os.path.join(work, "w*_memory.csv"))):
@@ -507,25 +507,31 @@ def ingest_batch(data, work, log):
                                         % (t, *v) for t, v in counts.items()), len(fails)))
 
 
-def save_repeats(data, rows):
-    """Inference rows whose key is stored already by another batch (a
-    configuration measured again: run_batch --reference, or chained calls
-    that repeated one) are not labels; they go to data/probes/repeats.csv,
-    each with the stored row it repeats, so that `dlperf host replicates`
+# the file of data/probes each table's repeated rows go to
+REPEAT_FILES = {"inference": "repeats.csv",
+                "training": "repeats-training.csv"}
+
+
+def save_repeats(data, rows, table="inference"):
+    """Rows of table (inference or training) whose key is stored already
+    by another batch (a configuration measured again: run_batch
+    --reference or --train-reference, or chained calls that repeated one)
+    are not labels; they go to data/probes/<REPEAT_FILES[table]>, each
+    with the stored row it repeats, so that `dlperf host replicates`
     pairs the two measurements (another card, another day). A batch
     ingested twice finds its own rows stored: those are not repeats. A row
     (batch_id and key) already in the file is not written twice. Returns
     the rows added."""
-    path = os.path.join(data.root, "probes", "repeats.csv")
-    have = set((r["batch_id"],) + row_key("inference", r) for r in read_csv(path))
+    path = os.path.join(data.root, "probes", REPEAT_FILES[table])
+    have = set((r["batch_id"],) + row_key(table, r) for r in read_csv(path))
     want = {}
     for d in rows:
-        want.setdefault(row_key("inference", d), []).append(d)
+        want.setdefault(row_key(table, d), []).append(d)
     add = []
     for p in sorted(glob.glob(os.path.join(data.root, "batches", "*",
-                                           table_file("inference")))):
+                                           table_file(table)))):
         for r in read_csv(p):
-            k = row_key("inference", r)
+            k = row_key(table, r)
             for d in want.get(k, ()):
                 if d["batch_id"] == r["batch_id"]:
                     continue
@@ -535,7 +541,7 @@ def save_repeats(data, rows):
                         add.append(x)
     if add:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_csv(path, TABLE_COLS["inference"], add, append=True)
+        write_csv(path, TABLE_COLS[table], add, append=True)
     return len(add)
 
 

@@ -162,6 +162,39 @@ def reference_items(byid, dev, path=REFERENCE_SPECS):
             for sid in want.values() if sid in pts]
 
 
+def train_reference_items(byid, dev, n, seed="train-reference",
+                          max_step_ms=150.0):
+    """--train-reference N: N training configurations stored on card
+    `dev` measured again (their rep 0 rows: precision, batch, square
+    resolution), drawn by a seeded shuffle of every such configuration
+    whose step took at most max_step_ms, so that batches run at other
+    times draw the same ones; one item per spec, its drawn points as
+    "train" entries [batch, resolution, precision]; no inference point.
+    `ingest.py` keeps the repeated rows, with the stored ones they
+    repeat, in data/probes/repeats-training.csv: the training step's
+    noise across batches and hosts (`dlperf host replicates`), which the
+    rep 0 / rep 1 pair of one batch does not show."""
+    h2s = {}
+    for sid, h in spec_hashes().items():
+        if sid in byid and byid[sid]["kind"] == "vision":
+            h2s.setdefault(h, sid)
+    cfgs = set()
+    for _, r in batch_rows(("training",)):
+        if (r["device"] != dev or r["rep"] != "0" or r["hash"] not in h2s or
+                r.get("status", "ok") != "ok" or not r["step_ms"] or
+                r["height"] != r["width"] or not r["height"] or
+                float(r["step_ms"]) > max_step_ms):
+            continue
+        cfgs.add((h2s[r["hash"]], int(r["batch"]), int(r["height"]),
+                  r.get("precision") or "fp32"))
+    cfgs = sorted(cfgs)
+    random.Random(seed).shuffle(cfgs)
+    pts = {}
+    for sid, b, res, prec in cfgs[:max(0, n)]:
+        pts.setdefault(sid, []).append([b, res, prec])
+    return [dict(spec=byid[sid], train=sorted(p)) for sid, p in pts.items()]
+
+
 def batch_rows(tables, prefix=""):
     """(table, row) of every data/batches/<batch>/<table>.csv, batch by
     batch in name order and, within a batch, in the order of tables; only
@@ -628,6 +661,11 @@ def main():
                     help="first measure again the inference points of the "
                     "specs in reference_specs.txt (the card against earlier "
                     "ones; ingest keeps the repeats in probes/repeats.csv)")
+    ap.add_argument("--train-reference", type=int, default=0, metavar="N",
+                    help="first measure again N training configurations "
+                    "stored on this card (a seeded draw, the same in every "
+                    "batch; ingest keeps the repeats in "
+                    "probes/repeats-training.csv)")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -671,6 +709,8 @@ def main():
     items = items[:a.max_items]
     if a.reference:
         items = reference_items(byid, dev) + items
+    if a.train_reference:
+        items = train_reference_items(byid, dev, a.train_reference) + items
     if a.remeasure_memory:
         mitems = memory_items(specs, dev)
         print("memory re-measure: %d items, %d configurations"
