@@ -572,21 +572,55 @@ with tempfile.TemporaryDirectory() as tmp:
     ok = r.returncode == 0 and len(got) == 2
     for same, name in ((True, "within a batch"), (False, "across batches")):
         n, a, c = sums[same]
-        v = got.get(name, [0, 0, 0, 0, 0, 0, 0])
+        v = got.get(name, [0] * 13)
         f = fit[same]
         bf = sum(x * y for x, y in f) / sum(x * x for x, y in f)
         gf = 100 * sum(abs(math.exp(bf * x - y) - 1) for x, y in f) / len(f)
-        ok = ok and n > 0 and int(v[0]) == n and \
-            abs(float(v[3]) - 100 * a / n) < 0.006 and \
-            abs(float(v[5]) - 100 * c / n) < 0.006 and \
-            abs(float(v[7]) - bf) < 0.0006 and abs(float(v[8]) - gf) < 0.006 \
-            and abs(float(v[9]) - statistics.median(gaps[same])) < 0.0006
+        ok = ok and n > 0 and int(v[0]) == n and int(v[1]) == n and \
+            abs(float(v[4]) - 100 * a / n) < 0.006 and \
+            abs(float(v[6]) - 100 * c / n) < 0.006 and \
+            abs(float(v[8]) - bf) < 0.0006 and abs(float(v[9]) - gf) < 0.006 \
+            and abs(float(v[10]) - statistics.median(gaps[same])) < 0.0006
         ls, ps = shift[same]
-        ok = ok and abs(float(v[10]) - 100 * (math.exp(
+        ok = ok and abs(float(v[11]) - 100 * (math.exp(
             statistics.mean(ls)) - 1)) < 0.006 and len(ps) > 0 and \
-            abs(float(v[11]) - 100 * (math.exp(statistics.mean(ps)) - 1)) < 0.006
+            abs(float(v[12]) - 100 * (math.exp(statistics.mean(ps)) - 1)) < 0.006
     check("cli_host_replicates", ok, "%s %s %s" % (sums, r.stdout[-600:],
                                                  r.stderr[-300:]))
+    # training steps measured again (run_batch.py --train-reference):
+    # every two steps of a configuration, host_us or not, the earlier
+    # standing for the later; the pairs with both hosts counted apart
+    rows_f = os.path.join("data", "probes", "repeats-training.csv")
+    r = subprocess.run([DLPERF, "host", "replicates", rows_f, "--host", hfile],
+                       capture_output=True, text=True)
+    steps = {}
+    for x in csv.DictReader(open(rows_f)):
+        if x["status"] in ("ok", "flagged"):
+            k = (x["hash"], x["device"], x["precision"], x["batch"],
+                 x["height"], x["width"])
+            steps.setdefault(k, []).append(
+                (x["batch_id"], int(x["rep"]), float(x["step_ms"]),
+                 float(x["host_us"]) if x["host_us"] else None))
+    tsum = {True: [0, 0, 0.0], False: [0, 0, 0.0]}
+    for ms in steps.values():
+        ms.sort()
+        for i in range(len(ms)):
+            for j in range(i + 1, len(ms)):
+                (ba, _, ea, ha), (bb, _, eb, hb) = ms[i], ms[j]
+                t = tsum[ba == bb]
+                t[0] += 1
+                t[1] += bool(ha and hb)
+                t[2] += abs(ea / eb - 1)
+    got = {l.split("(")[1].split(")")[0]: l.split(")")[1].split()
+           for l in r.stdout.splitlines() if l.startswith("all ")}
+    ok = r.returncode == 0 and "training-step replicates" in r.stdout
+    for same, name in ((True, "within a batch"), (False, "across batches")):
+        n, nh, a = tsum[same]
+        v = got.get(name, [0] * 13)
+        ok = ok and n > 0 and int(v[0]) == n and int(v[1]) == nh and \
+            abs(float(v[4]) - 100 * a / n) < 0.006 and v[6] == "nan"
+    check("cli_host_replicates_training", ok, "%s %s %s" % (
+        tsum, r.stdout[-600:], r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "replicates", hp],
                        capture_output=True, text=True)
     check("cli_host_replicates_not_rows", r.returncode == 1 and

@@ -610,6 +610,104 @@ static dlp_dataset *open_data(dlp_dataset_counts *c) {
 }
 
 /* a predictions file naming real probed configurations of data/ */
+/* replicates of training steps (repeats-training.csv's columns): every
+ * two steps of a configuration pair, rows without host_us in the gap as
+ * is only; moved only by a training fit (h = min(1, tau_ms / step)); the
+ * power shift from the steps' own power */
+static void test_replicates_training(void) {
+    char dir[] = "/tmp/dlp_replt_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[256];
+    snprintf(p, sizeof p, "%s/rows.csv", dir);
+    const char *hdr = "protocol,batch_id,hash,device,rep,status,precision,"
+                      "batch,height,width,optimizer,step_ms,power_w,host_us\n";
+    char text[4096];
+    snprintf(text, sizeof text, "%s"
+        "p1,A,g1,H200,0,ok,bf16,16,224,224,sgd_momentum,20,300,\n"
+        "p1,A,g1,H200,1,ok,bf16,16,224,224,sgd_momentum,22,,\n"
+        "p1,A,g1,H200,1,failed,bf16,16,224,224,sgd_momentum,99,,\n"
+        "p1,A,g2,H200,0,ok,fp32,8,224,224,sgd_momentum,5,200,\n" /* once */
+        "p1,B,g1,H200,0,ok,bf16,16,224,224,sgd_momentum,15,330,8\n"
+        "p1,B,g1,H200,1,ok,bf16,16,224,224,sgd_momentum,16,,9\n"
+        "p1,C,g1,H200,0,ok,bf16,16,224,224,sgd_momentum,14,,6\n", hdr);
+    write_text(p, text);
+    dlp_host_model m = {.beta = 0.5, .ref_us = 8};   /* not a training fit */
+    dlp_host_repl r = {0};
+    dlp_error err;
+    CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_OK, "%s", err.msg);
+    CHECK(r.training && r.n_batches == 3 && r.n_no_host == 3 &&
+          r.n_no_graph == 0);
+    /* buckets in order: A-A, A-B, A-C, B-B, B-C */
+    CHECK(r.n_pairs == 5);
+    const dlp_host_repl_pair *aa = &r.pairs[0], *ab = &r.pairs[1],
+                             *ac = &r.pairs[2], *bb = &r.pairs[3],
+                             *bc = &r.pairs[4];
+    CHECK(aa->n == 1 && aa->n_host == 0 && ab->n == 4 && ab->n_host == 0 &&
+          ac->n == 2 && bb->n == 1 && bb->n_host == 1 && bc->n == 2 &&
+          bc->n_host == 2);
+    CHECK(ab->a == 0 && ab->b == 1 && bc->a == 1 && bc->b == 2);
+    CHECK_CLOSE(aa->gap, 100 * fabs(20.0 / 22 - 1), 1e-9);
+    CHECK_CLOSE(ab->gap, 25 * (20.0 / 15 - 1 + 20.0 / 16 - 1 +
+                               22.0 / 15 - 1 + 22.0 / 16 - 1), 1e-9);
+    /* no twin, no training fit: nothing moved, no CUDA-graph figure */
+    CHECK(isnan(ab->gap_cor) && isnan(bc->gap_cor) && isnan(ab->graph_med) &&
+          isnan(ab->graph_shift) && isnan(ab->host_a) && isnan(ab->beta_fit));
+    CHECK_CLOSE(ab->host_b, 8.5, 1e-12);
+    /* the power of the one pair whose steps both carry it, A0 -> B0 */
+    CHECK(ab->n_power == 1 && ac->n_power == 0);
+    CHECK_CLOSE(ab->power_shift, 100 * (330.0 / 300 - 1), 1e-9);
+    /* beta* with h = 1 over the pairs with both hosts */
+    double hx[2] = {log(6.0 / 8), log(6.0 / 9)};
+    double ly[2] = {log(14.0 / 15), log(14.0 / 16)};
+    double bf = (hx[0] * ly[0] + hx[1] * ly[1]) /
+                (hx[0] * hx[0] + hx[1] * hx[1]);
+    CHECK_CLOSE(bc->beta_fit, bf, 1e-9);
+    CHECK_CLOSE(bc->host_a, 8.5, 1e-12);
+    CHECK_CLOSE(bc->host_b, 6, 1e-12);
+    /* within / across: 2 pairs in a batch, 8 across */
+    CHECK(r.all_same.n == 2 && r.all_same.n_host == 1 &&
+          r.all_across.n == 8 && r.all_across.n_host == 2);
+    dlp_host_repl_free(&r);
+
+    /* a training fit moves the pairs with both hosts, h = min(1, tau /
+     * the earlier step) */
+    m.tau_ms = 10;
+    CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_OK, "%s", err.msg);
+    CHECK(r.n_pairs == 5 && isnan(r.pairs[1].gap_cor));
+    double h0 = 10.0 / 15, h1 = 10.0 / 16;
+    double mv[2] = {100 * fabs(15 * pow(6.0 / 8, 0.5 * h0) / 14 - 1),
+                    100 * fabs(16 * pow(6.0 / 9, 0.5 * h1) / 14 - 1)};
+    CHECK_CLOSE(r.pairs[4].gap_cor, (mv[0] + mv[1]) / 2, 1e-9);
+    CHECK_CLOSE(r.pairs[3].gap_cor,
+                100 * fabs(15 * pow(9.0 / 8, 0.5 * h0) / 16 - 1), 1e-9);
+    CHECK_CLOSE(r.all_across.gap_cor, (mv[0] + mv[1]) / 2, 1e-9);
+    dlp_host_repl_free(&r);
+
+    /* refusals: a training table without host_us; a step not a number;
+     * nothing measured twice */
+    static const char *const bad[] = {
+        "protocol,batch_id,hash,device,rep,status,precision,batch,height,"
+        "width,step_ms,power_w\np1,A,g1,H200,0,ok,fp32,8,1,1,2,300\n",
+        "protocol,batch_id,hash,device,rep,status,precision,batch,height,"
+        "width,step_ms,power_w,host_us\np1,A,g1,H200,0,ok,fp32,8,1,1,slow,,\n",
+        NULL};
+    for (int i = 0; bad[i]; i++) {
+        write_text(p, bad[i]);
+        CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_FORMAT,
+                  "case %d", i);
+        CHECK(strstr(err.msg, p) != NULL);
+        dlp_host_repl_free(&r);
+    }
+    snprintf(text, sizeof text, "%s"
+        "p1,A,g2,H200,0,ok,fp32,8,224,224,sgd_momentum,5,200,\n", hdr);
+    write_text(p, text);
+    CHECK(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "training configuration") != NULL);
+    dlp_host_repl_free(&r);
+    unlink(p);
+    rmdir(dir);
+}
+
 static void test_join_with_data(void) {
     dlp_error err;
     dlp_dataset_counts c;
@@ -1006,6 +1104,7 @@ int main(void) {
     RUN(test_fit_refuses);
     RUN(test_file);
     RUN(test_replicates);
+    RUN(test_replicates_training);
     RUN(test_mode_names);
     RUN(test_join_with_data);
     RUN(test_join_training);

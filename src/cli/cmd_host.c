@@ -72,15 +72,24 @@ static void usage(FILE *f) {
 "graph +%% and power +%% their signed shift later / earlier (geometric\n"
 "mean) of the CUDA-graph latency and power: what another card (or day)\n"
 "does to the same configurations (data/probes/repeats.csv: the rows\n"
-"`run_batch.py --reference` measured again, beside the stored ones).\n");
+"`run_batch.py --reference` measured again, beside the stored ones).\n"
+"host: the pairs with host_us on both sides, which the moved and beta*\n"
+"columns are over.\n"
+"Training rows (a step_ms column, as data/FORMAT.md's training.csv;\n"
+"data/probes/repeats-training.csv, what `run_batch.py --train-reference`\n"
+"measured again) pair every two steps of a configuration, host_us or\n"
+"not; they have no CUDA-graph twin, step W+%% is the shift of the steps'\n"
+"own power, and the moved gap needs a training fit in FILE (tau_ms > 0;\n"
+"`dlperf host fit --mode training`), else beta* takes h = 1.\n");
 }
 
 static void print_repl(const char *a, const char *b,
                        const dlp_host_repl_pair *q) {
-    printf("%-28s %-28s %6d %8.2f %8.2f %9.2f %9.2f %9.2f %9.2f %7.3f "
-           "%9.2f %8.3f %8.2f %8.2f\n", a, b, q->n, q->host_a, q->host_b,
-           q->gap, q->gap_med, q->gap_cor, q->gap_cor_med, q->beta_fit,
-           q->gap_fit, q->graph_med, q->graph_shift, q->power_shift);
+    printf("%-28s %-28s %6d %6d %8.2f %8.2f %9.2f %9.2f %9.2f %9.2f %7.3f "
+           "%9.2f %8.3f %8.2f %8.2f\n", a, b, q->n, q->n_host, q->host_a,
+           q->host_b, q->gap, q->gap_med, q->gap_cor, q->gap_cor_med,
+           q->beta_fit, q->gap_fit, q->graph_med, q->graph_shift,
+           q->power_shift);
 }
 
 /* host replicates: 0 ok, 1 failure. */
@@ -95,13 +104,21 @@ static int replicates(const char *rows, const char *path) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
-    printf("eager replicates of %s, moved by %s (beta %.4g, ref_us %.4g); "
-           "%d eager rows without host_us, %d pairs without both CUDA-graph "
-           "rows\n", rows, path, m.beta, m.ref_us, r.n_no_host, r.n_no_graph);
-    printf("%-28s %-28s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s %8s %8s\n",
-           "earlier", "later", "n", "host_us", "host_us", "as is %", "median",
-           "moved %", "median", "beta*", "moved* %", "graph %", "graph +%",
-           "power +%");
+    if (r.training)
+        printf("training-step replicates of %s, moved by %s %s; %d rows "
+               "without host_us (in the gap as is only)\n", rows, path,
+               m.tau_ms > 0 ? "(a training fit)"
+                            : "(not a training fit: nothing moved; beta* "
+                              "with h = 1)", r.n_no_host);
+    else
+        printf("eager replicates of %s, moved by %s (beta %.4g, ref_us %.4g); "
+               "%d eager rows without host_us, %d pairs without both "
+               "CUDA-graph rows\n", rows, path, m.beta, m.ref_us,
+               r.n_no_host, r.n_no_graph);
+    printf("%-28s %-28s %6s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s %8s "
+           "%8s\n", "earlier", "later", "n", "host", "host_us", "host_us",
+           "as is %", "median", "moved %", "median", "beta*", "moved* %",
+           "graph %", "graph +%", r.training ? "step W+%" : "power +%");
     for (int i = 0; i < r.n_pairs; i++) {
         const dlp_host_repl_pair *q = &r.pairs[i];
         print_repl(r.batches[q->a],

@@ -217,11 +217,19 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
  * the earlier's own eager and CUDA-graph latencies; both need their
  * CUDA-graph twins (same batch and rep), whose own gap is the GPU side's.
  * Pairs are grouped by their two batches (a == b: rep 0 against rep 1 of
- * one batch). */
+ * one batch). Training rows (data/FORMAT.md's training.csv with batch_id:
+ * a step_ms column, no runtime or seq; data/probes/repeats-training.csv)
+ * pair every two steps of one configuration, host_us or not: no twin,
+ * h = min(1, tau_ms / the earlier step) where m is a training fit (its
+ * tau_ms > 0), else no moved gap and h = 1 for the pairs' own beta; the
+ * power shift is the steps' own power. */
 #define DLP_HOST_REPL_MAX_BATCHES 4096
 typedef struct {
     int a, b;                /* indexes into dlp_host_repl.batches */
     int n;                   /* pairs */
+    int n_host;              /* of them with host_us on both sides (every
+                                inference pair; gap_cor, beta_fit and
+                                gap_fit are over these) */
     double gap, gap_cor;     /* mean |earlier / later - 1| %, as is, moved */
     double gap_med, gap_cor_med;
     double host_a, host_b;   /* median host_us of the earlier, the later */
@@ -243,7 +251,11 @@ typedef struct {
     int n_batches;
     dlp_host_repl_pair *pairs;   /* by a, then b */
     int n_pairs;
-    int n_no_host;           /* eager rows without host_us (skipped) */
+    bool training;           /* training rows (step_ms): no CUDA-graph
+                                twins; rows without host_us kept for the
+                                gap as is */
+    int n_no_host;           /* eager rows without host_us (skipped;
+                                training: counted, kept) */
     int n_no_graph;          /* pairs without both CUDA-graph twins */
     dlp_host_repl_pair all_same, all_across;  /* the pairs within one
                              batch, across two (a, b unused; n 0: none) */

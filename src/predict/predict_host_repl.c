@@ -4,12 +4,16 @@
  * latency moves with the host alone and how much of that the host
  * correction (predict_host.h) explains. Nothing here is predicted: one
  * measurement stands for the other, so the gaps are a floor under any
- * predictor that does not know the host's state. */
+ * predictor that does not know the host's state. Training rows (a
+ * step_ms column: data/probes/repeats-training.csv) pair the steps the
+ * same way; a step has no CUDA-graph twin, and rows measured before the
+ * collector probed the host keep their place in the gap as is. */
 #include "predict/predict_host.h"
 #include "data/data.h"
 #include "pred/pred_train.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,19 +24,27 @@ enum { R_BATCH, R_HASH, R_DEVICE, R_REP, R_STATUS, R_RUNTIME, R_PREC,
 static const char *const RCOLS[N_RCOL] = {
     "batch_id", "hash", "device", "rep", "status", "runtime", "precision",
     "batch", "seq", "height", "width", "latency_ms", "host_us", "power_w"};
+/* training rows: no runtime, no sequence, the step for the latency */
+static const char *const TCOLS[N_RCOL] = {
+    "batch_id", "hash", "device", "rep", "status", NULL, "precision",
+    "batch", NULL, "height", "width", "step_ms", "host_us", "power_w"};
 
-typedef struct {             /* one eager measurement */
+typedef struct {             /* one eager measurement (or training step) */
     int cfg;                 /* configuration (without batch and rep) */
     int batch, rep;
-    double eager_ms, graph_ms, host_us;
-    double graph_w;          /* its CUDA-graph twin's power (NAN: none) */
+    double eager_ms, graph_ms, host_us;   /* host_us NAN: a training row
+                                             without the probe */
+    double graph_w;          /* its CUDA-graph twin's power, a training
+                                step's own (NAN: none) */
 } meas;
 
 typedef struct {             /* one pair, bucketed by its two batches */
     int bucket;
-    double gap, gap_cor, host_a, host_b;
+    double gap, gap_cor, host_a, host_b;   /* gap_cor, hosts: NAN where
+                                             a side has no host_us */
     double hx, ly;           /* h ln(host_b / host_a), ln(eager_b / a) */
-    double graph_gap;        /* |graph_a / graph_b - 1| % of their twins */
+    double graph_gap;        /* |graph_a / graph_b - 1| % of their twins
+                                (NAN: training steps) */
     double graph_ly, power_ly;   /* ln(later / earlier) of the twins'
                                     latency and power (NAN: no power) */
 } pair_gap;
@@ -73,9 +85,24 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
     size_t need = 0;
     if (!st && !(st = dlp_csv_next(&csv, &got, err)) && !got)
         st = dlp_fail(err, DLP_ERR_FORMAT, "%s: empty file", path);
-    if (!st)
-        st = dlp_csv_columns(&csv, RCOLS, N_RCOL, col, &need,
-                             "not the collector's inference rows", err);
+    if (!st) {              /* a training table names its step step_ms */
+        for (size_t i = 0; i < csv.nf; i++)
+            if (!strcmp(dlp_csv_field(&csv, i), "step_ms")) r->training = true;
+        const char *const *names = r->training ? TCOLS : RCOLS;
+        const char *want[N_RCOL];
+        int at[N_RCOL], nw = 0, got_col[N_RCOL];
+        for (int k = 0; k < N_RCOL; k++) {
+            col[k] = -1;
+            if (names[k]) {
+                at[nw] = k;
+                want[nw++] = names[k];
+            }
+        }
+        st = dlp_csv_columns(&csv, want, nw, got_col, &need,
+                             "not the collector's inference or training "
+                             "rows", err);
+        for (int k = 0; !st && k < nw; k++) col[at[k]] = got_col[k];
+    }
     char key[512];
     while (!st && !(st = dlp_csv_next(&csv, &got, err)) && got) {
         if (csv.nf < need) {
@@ -84,8 +111,9 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
             break;
         }
         const char *f[N_RCOL];
-        for (int k = 0; k < N_RCOL; k++) f[k] = dlp_csv_field(&csv, (size_t)col[k]);
-        bool eager = !strcmp(f[R_RUNTIME], "eager");
+        for (int k = 0; k < N_RCOL; k++)
+            f[k] = col[k] < 0 ? "" : dlp_csv_field(&csv, (size_t)col[k]);
+        bool eager = r->training || !strcmp(f[R_RUNTIME], "eager");
         if ((strcmp(f[R_STATUS], "ok") && strcmp(f[R_STATUS], "flagged")) ||
             (!eager && strcmp(f[R_RUNTIME], "graph")))
             continue;
@@ -148,13 +176,16 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
         }
         if (!(host > 0)) {
             r->n_no_host++;
-            continue;
+            if (!r->training) continue;
+            host = NAN;
         }
         if (!dlp_grow((void **)&m, &mcap, (size_t)n + 1, sizeof *m)) {
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
             break;
         }
-        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, NAN};
+        /* a training step's own power stands where a twin's would */
+        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host,
+                        r->training && power > 0 ? power : NAN};
     }
     for (int i = 0; !st && i < n; i++) {   /* the CUDA-graph twins */
         snprintf(key, sizeof key, "%d|%d|%d", m[i].cfg, m[i].batch, m[i].rep);
@@ -225,39 +256,64 @@ static int cmp_pair(const void *x, const void *y) {
     return (a->bucket > b->bucket) - (a->bucket < b->bucket);
 }
 
-/* q's n, means and medians over p[0..n) (v: scratch of 5 n doubles),
- * and the beta fitted on them: least squares of ln(later / earlier) on
- * h ln(host_us ratio), no intercept (the file's ref_us cancels in a
- * ratio), with the mean gap it leaves */
+/* the median of the finite values of the field at byte offset off of
+ * p[0..n), through v; NAN when none is */
+static double finite_median(const pair_gap *p, int n, size_t off,
+                            double *v) {
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        double x;
+        memcpy(&x, (const char *)&p[k] + off, sizeof x);
+        if (isfinite(x)) v[m++] = x;
+    }
+    return m ? median(v, m) : NAN;
+}
+
+/* q's n, means and medians over p[0..n) (v: scratch of n doubles), and
+ * the beta fitted on them: least squares of ln(later / earlier) on h
+ * ln(host_us ratio), no intercept (the file's ref_us cancels in a
+ * ratio), with the mean gap it leaves. The moved gaps, the hosts and the
+ * fit take the pairs with both hosts (n_host; every pair of inference
+ * rows), the CUDA-graph figures the pairs with twins (none of training
+ * steps: NAN). */
 static void summarize(const pair_gap *p, int n, double *v,
                       dlp_host_repl_pair *q) {
     double s = 0, sc = 0, sxy = 0, sxx = 0, sg = 0, sw = 0;
-    int nw = 0;
+    int nw = 0, nh = 0, ng = 0;
     for (int k = 0; k < n; k++) {
-        sg += p[k].graph_ly;
+        if (isfinite(p[k].graph_ly)) {
+            sg += p[k].graph_ly;
+            ng++;
+        }
         if (isfinite(p[k].power_ly)) {
             sw += p[k].power_ly;
             nw++;
         }
-        v[k] = p[k].gap;
-        v[n + k] = p[k].gap_cor;
-        v[2 * n + k] = p[k].host_a;
-        v[3 * n + k] = p[k].host_b;
-        v[4 * n + k] = p[k].graph_gap;
         s += p[k].gap;
-        sc += p[k].gap_cor;
-        sxy += p[k].hx * p[k].ly;
-        sxx += p[k].hx * p[k].hx;
+        if (isfinite(p[k].gap_cor)) sc += p[k].gap_cor;
+        if (isfinite(p[k].hx)) {
+            sxy += p[k].hx * p[k].ly;
+            sxx += p[k].hx * p[k].hx;
+            nh++;
+        }
     }
     double beta = sxx > 0 ? sxy / sxx : NAN, sf = 0;
     for (int k = 0; sxx > 0 && k < n; k++)
-        sf += 100 * fabs(exp(beta * p[k].hx - p[k].ly) - 1);
-    *q = (dlp_host_repl_pair){0, 0, n, s / n, sc / n, median(v, n),
-                              median(v + n, n), median(v + 2 * n, n),
-                              median(v + 3 * n, n), beta,
-                              sxx > 0 ? sf / n : NAN, median(v + 4 * n, n),
-                              100 * (exp(sg / n) - 1),
-                              nw ? 100 * (exp(sw / nw) - 1) : NAN, nw};
+        if (isfinite(p[k].hx))
+            sf += 100 * fabs(exp(beta * p[k].hx - p[k].ly) - 1);
+    int ncor = 0;
+    for (int k = 0; k < n; k++) ncor += isfinite(p[k].gap_cor);
+    *q = (dlp_host_repl_pair){
+        .n = n, .n_host = nh, .gap = s / n,
+        .gap_cor = ncor ? sc / ncor : NAN,
+        .gap_med = finite_median(p, n, offsetof(pair_gap, gap), v),
+        .gap_cor_med = finite_median(p, n, offsetof(pair_gap, gap_cor), v),
+        .host_a = finite_median(p, n, offsetof(pair_gap, host_a), v),
+        .host_b = finite_median(p, n, offsetof(pair_gap, host_b), v),
+        .beta_fit = beta, .gap_fit = sxx > 0 ? sf / nh : NAN,
+        .graph_med = finite_median(p, n, offsetof(pair_gap, graph_gap), v),
+        .graph_shift = ng ? 100 * (exp(sg / ng) - 1) : NAN,
+        .power_shift = nw ? 100 * (exp(sw / nw) - 1) : NAN, .n_power = nw};
 }
 
 void dlp_host_repl_free(dlp_host_repl *r) {
@@ -291,14 +347,18 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
     }
     if (n) qsort(m, (size_t)n, sizeof *m, cmp_meas);
     /* every pair of measurements of a configuration, the earlier (batch,
-     * rep) standing for the later; both need their CUDA-graph twins */
+     * rep) standing for the later; both need their CUDA-graph twins, but
+     * for training steps, which have none: their host-bound share h is
+     * the training fit's min(1, tau_ms / step), 1 for the pairs' own beta
+     * where hm is not a training fit (its moved gap then NAN) */
+    bool tfit = r->training && hm->tau_ms > 0;
     int nb = r->n_batches, np = 0;
     size_t pcap = 0;
     pair_gap *p = NULL;
     for (int i = 0; !st && i < n; i++)
         for (int j = i + 1; j < n && m[j].cfg == m[i].cfg; j++) {
             const meas *x = &m[i], *y = &m[j];
-            if (!(x->graph_ms > 0) || !(y->graph_ms > 0)) {
+            if (!r->training && (!(x->graph_ms > 0) || !(y->graph_ms > 0))) {
                 r->n_no_graph++;
                 continue;
             }
@@ -311,8 +371,12 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
             double fy = dlp_host_factor(hm, y->host_us, x->eager_ms,
                                         x->graph_ms);
             double cor = x->eager_ms * fy / fx;
-            double h = 1 - x->graph_ms / x->eager_ms;
+            double h = r->training ? (tfit ? hm->tau_ms / x->eager_ms : 1)
+                                   : 1 - x->graph_ms / x->eager_ms;
             h = h < 0 ? 0 : h > 1 ? 1 : h;
+            if ((r->training && !tfit) || !(x->host_us > 0) ||
+                !(y->host_us > 0))
+                cor = NAN;
             p[np++] = (pair_gap){x->batch * nb + y->batch,
                                  100 * fabs(x->eager_ms / y->eager_ms - 1),
                                  100 * fabs(cor / y->eager_ms - 1),
@@ -354,7 +418,9 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
     free(v);
     free(p);
     if (!st && !r->n_pairs)
-        st = dlp_fail(err, DLP_ERR_NOT_FOUND, "%s: no eager configuration "
-                      "measured twice with host_us and a CUDA-graph twin", path);
+        st = dlp_fail(err, DLP_ERR_NOT_FOUND, r->training
+                      ? "%s: no training configuration measured twice"
+                      : "%s: no eager configuration measured twice with "
+                        "host_us and a CUDA-graph twin", path);
     return st;
 }
