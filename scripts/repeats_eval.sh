@@ -1,0 +1,82 @@
+#!/bin/sh
+# scripts/repeats_eval.sh BATCH...: the shipped training files scored on
+# training steps measured twice, once when they were labeled and again in
+# the repeat batches BATCH... (`run_batch.py --train-reference`, the ends
+# of their ids, e.g. p66a p66b), whose rows ingest.py keeps in
+# data/probes/repeats-training.csv beside the stored ones.
+#
+# The files trained on the stored labels of these very configurations, so
+# against them the score is in-sample; against the same configurations
+# measured again in another session it is what a user on that session's
+# host sees, and the difference is the labels' reproducibility, not the
+# model (docs/PREDICT.md, "Replicates").
+# ROWS (default data/probes/repeats-training.csv), DATA (data), MODELS
+# (models), DLPERF (build/dlperf), OUT (a new temporary folder: the
+# outputs and predictions) from the environment.
+set -u
+ROWS=${ROWS:-data/probes/repeats-training.csv}
+DATA=${DATA:-data}
+MODELS=${MODELS:-models}
+DLPERF=${DLPERF:-build/dlperf}
+OUT=${OUT:-}
+if [ $# -eq 0 ]; then
+    echo "usage: scripts/repeats_eval.sh BATCH..." >&2
+    exit 2
+fi
+if [ ! -f "$ROWS" ]; then
+    echo "repeats_eval: no file $ROWS" >&2
+    exit 2
+fi
+N=$(mktemp -d "${TMPDIR:-/tmp}/dlp_repeats_XXXXXX") || exit 1
+trap 'rm -rf "$N"' EXIT
+if [ -z "$OUT" ]; then
+    OUT=$(mktemp -d "${TMPDIR:-/tmp}/dlp_repeats_out_XXXXXX") || exit 1
+fi
+mkdir -p "$OUT" || exit 1
+graphs=$(cd "$DATA/graphs" && pwd -P) || exit 1
+# split ROWS by batch: each named batch alone, every other row "stored"
+awk -F, -v names="$*" -v dir="$N" '
+    NR == 1 {
+        for (i = 1; i <= NF; i++) if ($i == "batch_id") col = i
+        if (!col) { print "repeats_eval: no batch_id column" > "/dev/stderr"; exit 2 }
+        header = $0
+        n = split(names, want, " ")
+        next
+    }
+    {
+        out = "stored"
+        for (k = 1; k <= n; k++) {
+            s = "-" want[k]
+            if (substr($col, length($col) - length(s) + 1) == s) out = want[k]
+        }
+        f = dir "/" out ".csv"
+        if (!(f in seen)) { print header > f; seen[f] = 1 }
+        print > f
+        rows[out]++
+    }
+    END { for (o in rows) printf "%s %d\n", o, rows[o] > (dir "/counts") }
+' "$ROWS" || exit 1
+st=0
+for name in stored "$@"; do
+    if [ ! -f "$N/$name.csv" ]; then
+        echo "repeats_eval: no row of '$name' in $ROWS" >&2
+        st=2
+        continue
+    fi
+    d="$N/$name"
+    mkdir -p "$d/batches/00000000T000000-$name" || exit 1
+    ln -s "$graphs" "$d/graphs" || exit 1
+    mv "$N/$name.csv" "$d/batches/00000000T000000-$name/training.csv" || exit 1
+    if ! "$DLPERF" eval "$d" --mode training --models "$MODELS" \
+        --kind dippm+xgb,xgb,dippm --top-models 0 \
+        --predictions "$OUT/$name.csv" > "$OUT/$name.txt" 2>&1; then
+        echo "repeats_eval: the evaluation on '$name' failed ($OUT/$name.txt)" >&2
+        tail -3 "$OUT/$name.txt" >&2
+        st=1
+        continue
+    fi
+    grep -E '^== .*predictions ==$|^training\.[a-z_]+ +all +[0-9]' \
+        "$OUT/$name.txt" | sed "s/^/[$name] /"
+done
+echo "outputs in $OUT"
+exit $st
