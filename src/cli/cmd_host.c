@@ -78,8 +78,9 @@ static void usage(FILE *f) {
 "Training rows (a step_ms column, as data/FORMAT.md's training.csv;\n"
 "data/probes/repeats-training.csv, what `run_batch.py --train-reference`\n"
 "measured again) pair every two steps of a configuration, host_us or\n"
-"not; they have no CUDA-graph twin, step W+%% is the shift of the steps'\n"
-"own power, and the moved gap needs a training fit in FILE (tau_ms > 0;\n"
+"not; they have no CUDA-graph twin, step +%% and step W+%% are the\n"
+"signed shifts of the steps' own time and power, and the moved gap\n"
+"needs a training fit in FILE (tau_ms > 0;\n"
 "`dlperf host fit --mode training`), else beta* takes h = 1.\n");
 }
 
@@ -118,7 +119,8 @@ static int replicates(const char *rows, const char *path) {
     printf("%-28s %-28s %6s %6s %8s %8s %9s %9s %9s %9s %7s %9s %8s %8s "
            "%8s\n", "earlier", "later", "n", "host", "host_us", "host_us",
            "as is %", "median", "moved %", "median", "beta*", "moved* %",
-           "graph %", "graph +%", r.training ? "step W+%" : "power +%");
+           "graph %", r.training ? "step +%" : "graph +%",
+           r.training ? "step W+%" : "power +%");
     for (int i = 0; i < r.n_pairs; i++) {
         const dlp_host_repl_pair *q = &r.pairs[i];
         print_repl(r.batches[q->a],

@@ -222,7 +222,7 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
  * pair every two steps of one configuration, host_us or not: no twin,
  * h = min(1, tau_ms / the earlier step) where m is a training fit (its
  * tau_ms > 0), else no moved gap and h = 1 for the pairs' own beta; the
- * power shift is the steps' own power. */
+ * latency and power shifts are the steps' own (graph_med NAN). */
 #define DLP_HOST_REPL_MAX_BATCHES 4096
 typedef struct {
     int a, b;                /* indexes into dlp_host_repl.batches */

@@ -384,7 +384,10 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
                                  h * log(y->host_us / x->host_us),
                                  log(y->eager_ms / x->eager_ms),
                                  100 * fabs(x->graph_ms / y->graph_ms - 1),
-                                 log(y->graph_ms / x->graph_ms),
+                                 /* a training step's own shift */
+                                 r->training
+                                     ? log(y->eager_ms / x->eager_ms)
+                                     : log(y->graph_ms / x->graph_ms),
                                  log(y->graph_w / x->graph_w)};
         }
     free(m);
