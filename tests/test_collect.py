@@ -791,6 +791,14 @@ def test_train_reference_items():
     check(flat(run_batch.train_reference_items(byid, dev, 40)) == got and
           got <= flat(run_batch.train_reference_items(byid, dev, 60)),
           "train reference: the same draw, nested as N grows")
+    # the ranking of configurations added later leaves the others' order
+    base = sorted(stored)[::2]
+    grown = sorted(stored)
+    r0 = run_batch.rank_configs(base, "s")
+    r1 = [c for c in run_batch.rank_configs(grown, "s") if c in set(base)]
+    check(r0 == r1 and r0 != sorted(base) and
+          run_batch.rank_configs(base, "t") != r0,
+          "train reference: a stable ranking, a function of the seed")
     check(run_batch.train_reference_items(byid, "NO-SUCH-CARD", 40) == [] and
           run_batch.train_reference_items(byid, dev, 0) == [],
           "train reference: nothing for a card without rows or N = 0")

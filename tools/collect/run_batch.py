@@ -16,6 +16,7 @@
 import argparse
 import csv
 import glob
+import hashlib
 import json
 import os
 import platform
@@ -162,13 +163,24 @@ def reference_items(byid, dev, path=REFERENCE_SPECS):
             for sid in want.values() if sid in pts]
 
 
+def rank_configs(cfgs, seed):
+    """cfgs (tuples of str and int) ranked by a seeded hash of each one
+    alone: configurations added later take their own places and leave
+    the others' order. (A seeded shuffle of the whole list, p66d's draw,
+    changed with p66c's 34 new training rows and kept 3 of the 30 p66a
+    had first.)"""
+    return sorted(cfgs, key=lambda c: hashlib.sha256(
+        "|".join(str(x) for x in (seed,) + tuple(c)).encode()).hexdigest())
+
+
 def train_reference_items(byid, dev, n, seed="train-reference",
                           max_step_ms=150.0):
     """--train-reference N: N training configurations stored on card
     `dev` measured again (their rep 0 rows: precision, batch, square
-    resolution), drawn by a seeded shuffle of every such configuration
-    whose step took at most max_step_ms, so that batches run at other
-    times draw the same ones; one item per spec, its drawn points as
+    resolution), the first N of every such configuration whose step took
+    at most max_step_ms ranked by a seeded hash of the configuration, so
+    that batches run at other times draw the same ones (rows added since
+    only displace some by their own); one item per spec, its drawn points as
     "train" entries [batch, resolution, precision]; no inference point.
     `ingest.py` keeps the repeated rows, with the stored ones they
     repeat, in data/probes/repeats-training.csv: the training step's
@@ -187,9 +199,8 @@ def train_reference_items(byid, dev, n, seed="train-reference",
             continue
         cfgs.add((h2s[r["hash"]], int(r["batch"]), int(r["height"]),
                   r.get("precision") or "fp32"))
-    cfgs = sorted(cfgs)
-    random.Random(seed).shuffle(cfgs)
     pts = {}
+    cfgs = rank_configs(cfgs, seed)
     for sid, b, res, prec in cfgs[:max(0, n)]:
         pts.setdefault(sid, []).append([b, res, prec])
     return [dict(spec=byid[sid], train=sorted(p)) for sid, p in pts.items()]
