@@ -34,28 +34,43 @@ if [ -z "$OUT" ]; then
 fi
 mkdir -p "$OUT" || exit 1
 graphs=$(cd "$DATA/graphs" && pwd -P) || exit 1
-# split ROWS by batch: each named batch alone, every other row "stored"
+# split ROWS: a row that data/batches holds as a label is "stored"; a row
+# of a named batch goes to that batch; any other (a repeat of a batch not
+# named) to neither
+set -- "$@"
 awk -F, -v names="$*" -v dir="$N" '
-    NR == 1 {
-        for (i = 1; i <= NF; i++) if ($i == "batch_id") col = i
-        if (!col) { print "repeats_eval: no batch_id column" > "/dev/stderr"; exit 2 }
-        header = $0
-        n = split(names, want, " ")
+    function key(   k) {
+        return $c["batch_id"] "|" $c["hash"] "|" $c["device"] "|" $c["rep"] \
+            "|" $c["precision"] "|" $c["batch"] "|" $c["height"] "|" $c["width"]
+    }
+    FNR == 1 {
+        split("", c)
+        for (i = 1; i <= NF; i++) c[$i] = i
+        if (!("batch_id" in c)) {
+            print "repeats_eval: " FILENAME ": no batch_id column" > "/dev/stderr"
+            exit 2
+        }
+        if (FILENAME == rows) {
+            header = $0
+            n = split(names, want, " ")
+        }
         next
     }
+    FILENAME != rows { label[key()] = 1; next }
     {
-        out = "stored"
-        for (k = 1; k <= n; k++) {
+        out = ""
+        if (key() in label) out = "stored"
+        for (k = 1; k <= n && out == ""; k++) {
             s = "-" want[k]
-            if (substr($col, length($col) - length(s) + 1) == s) out = want[k]
+            b = $c["batch_id"]
+            if (substr(b, length(b) - length(s) + 1) == s) out = want[k]
         }
+        if (out == "") next
         f = dir "/" out ".csv"
         if (!(f in seen)) { print header > f; seen[f] = 1 }
         print > f
-        rows[out]++
     }
-    END { for (o in rows) printf "%s %d\n", o, rows[o] > (dir "/counts") }
-' "$ROWS" || exit 1
+' rows="$ROWS" "$DATA"/batches/*/training.csv "$ROWS" || exit 1
 st=0
 for name in stored "$@"; do
     if [ ! -f "$N/$name.csv" ]; then
