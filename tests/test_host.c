@@ -463,6 +463,21 @@ static void test_mode_names(void) {
     CHECK(dlp_host_mode_parse(NULL) == DLP_HOST_N_MODES);
 }
 
+/* each text of bad[] (NULL-ended) written to p is refused as a format
+ * error naming p */
+static void refused_rows(const char *p, const char *const *bad,
+                         const dlp_host_model *m) {
+    for (int i = 0; bad[i]; i++) {
+        dlp_host_repl r = {0};
+        dlp_error err;
+        write_text(p, bad[i]);
+        CHECK_MSG(dlp_host_replicates(p, m, &r, &err) == DLP_ERR_FORMAT,
+                  "case %d", i);
+        CHECK(strstr(err.msg, p) != NULL);
+        dlp_host_repl_free(&r);
+    }
+}
+
 /* replicates: a hand-made file of two batches; every gap computed here
  * from its definition (the earlier as it is, and moved by
  * (host_later / host_earlier)^(h beta), h = 1 - graph / eager of the
@@ -563,13 +578,7 @@ static void test_replicates(void) {
         "p1,A,g1,H100,0,ok,eager,fp16,8,,1,1,2,8\n",
         "",
         NULL};
-    for (int i = 0; bad[i]; i++) {
-        write_text(p, bad[i]);
-        CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_FORMAT,
-                  "case %d", i);
-        CHECK(strstr(err.msg, p) != NULL);
-        dlp_host_repl_free(&r);
-    }
+    refused_rows(p, bad, &m);
     /* rows of the later batch first (as repeats.csv may hold them): the
      * batches in name order, the earlier standing for the later */
     snprintf(text, sizeof text, "%s"
@@ -695,13 +704,7 @@ static void test_replicates_training(void) {
         "protocol,batch_id,hash,device,rep,status,precision,batch,height,"
         "width,step_ms,power_w,host_us\np1,A,g1,H200,0,ok,fp32,8,1,1,slow,,\n",
         NULL};
-    for (int i = 0; bad[i]; i++) {
-        write_text(p, bad[i]);
-        CHECK_MSG(dlp_host_replicates(p, &m, &r, &err) == DLP_ERR_FORMAT,
-                  "case %d", i);
-        CHECK(strstr(err.msg, p) != NULL);
-        dlp_host_repl_free(&r);
-    }
+    refused_rows(p, bad, &m);
     snprintf(text, sizeof text, "%s"
         "p1,A,g2,H200,0,ok,fp32,8,224,224,sgd_momentum,5,200,\n", hdr);
     write_text(p, text);
