@@ -12,7 +12,9 @@
 # model (docs/PREDICT.md, "Replicates").
 # ROWS (default data/probes/repeats-training.csv), DATA (data), MODELS
 # (models), DLPERF (build/dlperf), OUT (a new temporary folder: the
-# outputs and predictions) from the environment.
+# outputs and predictions) from the environment; HOST=FILE also applies
+# a training host correction (`dlperf host fit --mode training`) to the
+# blend's predictions of each set, with the rows' own host_us.
 set -u
 ROWS=${ROWS:-data/probes/repeats-training.csv}
 DATA=${DATA:-data}
@@ -92,6 +94,16 @@ for name in stored "$@"; do
     fi
     grep -E '^== .*predictions ==$|^training\.[a-z_]+ +all +[0-9]' \
         "$OUT/$name.txt" | sed "s/^/[$name] /"
+    if [ -n "${HOST:-}" ]; then
+        if "$DLPERF" host apply "$OUT/$name.csv" "$d" --mode training \
+            --kind dippm+xgb --host "$HOST" > "$OUT/$name-host.txt" 2>&1; then
+            grep -E 'predictions [0-9]+:|^all ' "$OUT/$name-host.txt" |
+                sed "s/^/[$name host] /"
+        else
+            echo "repeats_eval: host apply on '$name' failed ($OUT/$name-host.txt)" >&2
+            st=1
+        fi
+    fi
 done
 echo "outputs in $OUT"
 exit $st
