@@ -17,6 +17,13 @@ strips them, gen_model_fixtures.strip):
                           of the permuted scores before and after the
                           softmax, whose inputs at::matmul copies to fold
                           and saves (feat.c: linear_folds_copy)
+  memest_shared_kv.onnx   X [2, 16, 32] -> attention of 4 query heads over
+                          one shared key / value head (multi-query): the
+                          transposed operands at::matmul copies to fold
+                          their batch dimensions, the shared key and value
+                          expanded to the 4 heads first, and saves those
+                          copies, 4x the key's and value's own blocks
+                          (feat.c: batched_matmul, feat_layout.c)
   saved_oracle.json       {name: {"file", "saved_bytes"}}: the distinct
                           non-parameter storages the backward graph of one
                           training forward saved (gen_train_saved.py's walk)
@@ -93,13 +100,34 @@ class TalkingHeads(torch.nn.Module):
         return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
 
 
+class SharedKeyValue(torch.nn.Module):
+    """Multi-query attention: 4 query heads, one key / value head."""
+
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads, self.d = heads, dim // heads
+        self.q = torch.nn.Linear(dim, dim, bias=False)
+        self.k = torch.nn.Linear(dim, self.d, bias=False)
+        self.v = torch.nn.Linear(dim, self.d, bias=False)
+        self.proj = torch.nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q = self.q(x).reshape(b, n, self.heads, self.d).transpose(1, 2)
+        k = self.k(x).reshape(b, n, 1, self.d).transpose(1, 2)
+        v = self.v(x).reshape(b, n, 1, self.d).transpose(1, 2)
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+
+
 def main():
     torch.manual_seed(0)
     oracle = {}
     for name, model, shape in (("memest_gelu_tanh", GeluTanhMlp(), (1, 256)),
                                ("memest_tanh_gate", TanhGate(), (1, 256)),
                                ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16)),
-                               ("memest_talking_heads", TalkingHeads(), (2, 16, 32))):
+                               ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
+                               ("memest_shared_kv", SharedKeyValue(), (2, 16, 32))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)

@@ -793,6 +793,18 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
+/* Whether MatMul n multiplies two activations of rank 3 or more (a
+ * batched product: at::matmul folds both operands' batch dimensions). */
+static bool batched_matmul(const dlp_graph *g, const dlp_node *n) {
+    if (strcmp(n->op_type, "MatMul") || n->n_inputs != 2) return false;
+    for (int k = 0; k < 2; k++) {
+        int x = n->inputs[k];
+        if (x < 0 || !is_act(g, &g->values[x]) || g->values[x].shape.rank < 3)
+            return false;
+    }
+    return true;
+}
+
 /* Whether MatMul n is a Linear (a 2-D weight initializer as its second
  * operand) on a Transpose's output that moves the last axis: at::matmul
  * folds the input to [-1, in_features] with reshape, which copies a
@@ -2274,6 +2286,9 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
     uint8_t *lsdpa = calloc(N ? N : 1, 1), *lcopy = calloc(V, 1),
             *lact = calloc(V, 1), *fixed = calloc(V, 1);
     double *ltmp = calloc(N ? N : 1, sizeof *ltmp);
+    /* lmm[2 i + k]: at::matmul's copy of MatMul i's operand k, which the
+     * product saves for backward instead of the operand (training) */
+    double *lmm = calloc(2 * (N ? N : 1), sizeof *lmm);
     int *keep = malloc(V * sizeof *keep);   /* a copy's source block, -1 */
     /* the group norms (alias_group_norm, mark_fused_acts), and troot: the
      * storage block of each value for the training count, as exported
@@ -2286,7 +2301,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
      * graph's bytes, 1: an autocast step's) */
     uint8_t *tnosave = calloc(V, 1);
     double *tmath = calloc(2 * (N ? N : 1), sizeof *tmath);
-    bool ok = lsdpa && lcopy && lact && fixed && ltmp && keep && gnal && troot &&
+    bool ok = lsdpa && lcopy && lact && fixed && ltmp && lmm && keep && gnal && troot &&
               silugn && tnosave && tmath &&
               last && root && rlast && alloc && extra && held && tpos &&
               virt && hostv && onek && alias1k && fused && masknode && dyn &&
@@ -2494,7 +2509,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
     for (size_t v = 0; v < g->n_values; v++)
         lact[v] = !virt[v] && is_act(g, &g->values[v]);
     fg->val_cl = calloc(V, 1);
-    if (!fg->val_cl || dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp, fg->val_cl) != 0) {
+    if (!fg->val_cl || dlp_feat_layout(g, lact, lsdpa, lcopy, ltmp, fg->val_cl, lmm) != 0) {
         ok = false;
         goto out;
     }
@@ -2708,16 +2723,25 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                      * (linear_folds_copy): a block of its own, freed by
                      * the product's backward, not the view's base */
                     bool fold = in && k == 0 && linear_folds_copy(g, n);
+                    /* a batched product's operand that at::matmul copies
+                     * to fold its batch dimensions (feat_layout.c): the
+                     * copy is the block bmm saves, freed by its
+                     * backward (HaloNet's unfolded keys and values) */
+                    double mc = in && !fold && batched_matmul(g, n)
+                                    ? lmm[2 * (size_t)g->topo[t] + (size_t)k] : 0;
                     if (fold) {
                         fg->saved_train_bytes += (double)vbytes(&g->values[v]);
                         xs[t] += (double)vbytes(&g->values[v]);
+                    } else if (mc > 0) {
+                        fg->saved_train_bytes += mc;
+                        xs[t] += mc;
                     } else if (r >= 0) {
                         saved[r] |= 2;
                     }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
                     if (r >= 0 && !tnosave[v]) {
-                        if (!fold) {
+                        if (!fold && !(mc > 0)) {
                             saved[r] |= 8;
                             if ((int)t < smin[r]) smin[r] = (int)t;
                         }
@@ -2726,6 +2750,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                              to_f32 = dlp_feat_in_list(n->op_type, amp_f32_ops);
                         if (in && fl && ((to_half && af[v] == 1) || (to_f32 && af[v] < 1))) {
                             xa[t] += (double)vbytes(&g->values[v]) * (to_half ? 0.5 : 1);
+                        } else if (mc > 0) {
+                            xa[t] += mc * af[v];
                         } else {
                             saved[r] |= 4;
                             if ((int)t < smin[V + r]) smin[V + r] = (int)t;
@@ -2796,7 +2822,7 @@ out:
     free(last); free(root); free(rlast); free(alloc); free(extra);
     free(held); free(tpos); free(virt); free(hostv); free(onek); free(fused);
     free(masknode); free(dyn); free(fseen);
-    free(lsdpa); free(lcopy); free(lact); free(fixed); free(ltmp); free(keep);
+    free(lsdpa); free(lcopy); free(lact); free(fixed); free(ltmp); free(lmm); free(keep);
     free(gnal); free(troot); free(silugn); free(tnosave); free(tmath);
     free(silu_x);
     free(alias1k);

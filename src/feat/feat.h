@@ -585,10 +585,12 @@ int dlp_feat_alloc_slack(const int64_t *elems, const uint8_t *esize,
  * of the contiguous copies node i makes of its inputs while it runs
  * (at::matmul, layer_norm, softmax); with cl, cl[v] is 1 for a 4-D
  * activation whose strides are channels-last (a transposed token tensor
- * viewed as [B, C, H, W]: CoaT's, which PyTorch's NHWC kernels take). 0,
- * or -1 when out of memory. */
+ * viewed as [B, C, H, W]: CoaT's, which PyTorch's NHWC kernels take); with
+ * mm, mm[2 i + k] is the bytes of at::matmul's copy of MatMul i's operand k
+ * (0: none; the training count's saved blocks). 0, or -1 when out of
+ * memory. */
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
-                    uint8_t *copy, double *tmp, uint8_t *cl);
+                    uint8_t *copy, double *tmp, uint8_t *cl, double *mm);
 /* The strides nst of a view of a tensor (sizes osz, strides ost, rank r)
  * as sizes nsz (rank m), as ATen's computeStride finds them; false when no
  * view exists (Tensor.view raises, reshape copies). feat_layout.c. */

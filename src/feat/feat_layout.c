@@ -200,7 +200,7 @@ static bool channels_last(const int64_t *sz, const int64_t *st) {
 
 /* One node: its outputs' strides, and the copies it makes. */
 static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
-                  double *tmp) {
+                  double *tmp, double *mm) {
     const dlp_graph *g = L->g;
     const dlp_node *n = &g->nodes[i];
     const char *op = n->op_type;
@@ -212,10 +212,16 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
         int64_t asz[RMAX], bsz[RMAX], bst[RMAX];
         int br = 0;
         if (!sdpa[i] && sizes_of(a, asz) && sizes_of(b, bsz)) {
+            double c[2] = {0, 0};
             if (get(L, n->inputs[0], isz, ist, &ir))
-                tmp[i] += matmul_copy(a, isz, ist, ir, bsz, b->shape.rank);
+                c[0] = matmul_copy(a, isz, ist, ir, bsz, b->shape.rank);
             if (get(L, n->inputs[1], bsz, bst, &br))
-                tmp[i] += matmul_copy(b, bsz, bst, br, asz, a->shape.rank);
+                c[1] = matmul_copy(b, bsz, bst, br, asz, a->shape.rank);
+            tmp[i] += c[0] + c[1];
+            if (mm) {
+                mm[2 * i] = c[0];
+                mm[2 * i + 1] = c[1];
+            }
         }
         int v = n->n_outputs ? n->outputs[0] : -1;
         if (sdpa[i] == 2 && v >= 0 && L->act[v] && sizes_of(&g->values[v], osz) &&
@@ -307,14 +313,14 @@ static void visit(layout *L, int i, const uint8_t *sdpa, uint8_t *copy,
 }
 
 int dlp_feat_layout(const dlp_graph *g, const uint8_t *act, const uint8_t *sdpa,
-                    uint8_t *copy, double *tmp, uint8_t *cl) {
+                    uint8_t *copy, double *tmp, uint8_t *cl, double *mm) {
     size_t V = g->n_values ? g->n_values : 1;
     layout L = {g, act, malloc(V * RMAX * sizeof(int64_t)), calloc(V, 1)};
     if (!L.st || !L.lay) {
         free(L.st); free(L.lay);
         return -1;
     }
-    for (size_t t = 0; t < g->n_nodes; t++) visit(&L, g->topo[t], sdpa, copy, tmp);
+    for (size_t t = 0; t < g->n_nodes; t++) visit(&L, g->topo[t], sdpa, copy, tmp, mm);
     for (size_t v = 0; cl && v < g->n_values; v++) {
         int64_t sz[RMAX], st[RMAX];
         int r = 0;
