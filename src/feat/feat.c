@@ -2681,6 +2681,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
      * saves_input / saves_output), counted once per storage block */
     {
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
+        double mcopies = 0;   /* the batched products' saved copies */
         /* smin[r]: the position of block r's earliest saver, whose
          * backward frees it; xs[t]: bytes node t saves outside the
          * blocks (indices, a folded BN's output, a clone) */
@@ -2712,7 +2713,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                 /* bit 1: saved, as exported (the static feature's
                  * count); bit 2: the training estimate's blocks, i.e.
                  * not an erf GELU's temporaries, and a saved slice's
-                 * base instead of the slice */
+                 * base instead of the slice; bit 16: bit 2 before the
+                 * batched products' copies (saved_train_bytes_v65) */
                 if (in ? saves_input(g, n, k) : saves_output(n->op_type)) {
                     /* a slice or split is a view in PyTorch: saving it
                      * keeps its whole base alive (ShuffleNetV2's chunk of
@@ -2734,9 +2736,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         xs[t] += (double)vbytes(&g->values[v]);
                     } else if (mc > 0) {
                         fg->saved_train_bytes += mc;
+                        mcopies += mc;
                         xs[t] += mc;
+                        if (r >= 0) saved[r] |= 16;   /* the count before */
                     } else if (r >= 0) {
-                        saved[r] |= 2;
+                        saved[r] |= 2 | 16;
                     }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
@@ -2801,11 +2805,14 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                 xa[t] += (double)vbytes(&g->values[x]) * af[x];
             }
         }
+        double blocks = 0, blocks_v65 = 0;
         for (size_t v = 0; v < g->n_values; v++) {
             if (saved[v] & 1) fg->saved_act_bytes += (double)vbytes(&g->values[v]);
-            if (saved[v] & 2)
-                fg->saved_train_bytes += (double)vbytes(&g->values[v]);
+            if (saved[v] & 2) blocks += (double)vbytes(&g->values[v]);
+            if (saved[v] & 16) blocks_v65 += (double)vbytes(&g->values[v]);
         }
+        fg->saved_train_bytes_v65 = fg->saved_train_bytes - mcopies + blocks_v65;
+        fg->saved_train_bytes += blocks;
         ok = train_curve(fg, g, troot, saved, smin, xs, af, virt, hostv, last, tpos);
         free(saved); free(gtmp); free(smin); free(xs); free(af);
         if (!ok) goto out;
@@ -3355,10 +3362,11 @@ static void roofline_memory(const dlp_feat_graph *fg, const dlp_pred_config *c,
  * cuBLAS workspaces, and the saved blocks and the largest conv workspace at
  * act_scale x their fp32 bytes. */
 static double train_mem_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
-                            double weight_scale, double act_scale) {
+                            double weight_scale, double act_scale,
+                            double saved_bytes) {
     return 3 * fg->mem_weight_bytes * weight_scale / 1048576.0 +
            r->buffers_mib + DLP_MEM_TRAIN_BLAS_WS_MIB +
-           (fg->saved_train_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
+           (saved_bytes + DLP_MEM_TRAIN_CONV_WS * fg->max_conv_ws_bytes) *
                act_scale / 1048576.0;
 }
 
@@ -3376,7 +3384,8 @@ static double train_point_bytes(const dlp_feat_train_point *p, double W,
  * cuBLAS workspaces on top. */
 static double train_peak_mib(const dlp_feat_graph *fg, const dlp_feat_roofline *r,
                              double act_scale) {
-    if (!fg->n_train_curve) return train_mem_mib(fg, r, 1.0, act_scale);
+    if (!fg->n_train_curve)
+        return train_mem_mib(fg, r, 1.0, act_scale, fg->saved_train_bytes);
     double W = fg->mem_weight_bytes, best = 0;
     for (int t = 0; t < fg->n_train_curve; t++) {
         double b = train_point_bytes(&fg->train_curve[t], W, act_scale);
@@ -3496,7 +3505,8 @@ void dlp_feat_static(const dlp_feat_graph *fg, const dlp_pred_config *c,
     o[k++] = lg(c->mode == DLP_MODE_TRAINING
                     ? dlp_feat_mem_estimate_of(fg, c, &r)
                     : train_mem_mib(fg, &r, prec_scale(c->precision),
-                                    prec_scale(c->precision)));
+                                    prec_scale(c->precision),
+                                    fg->saved_train_bytes_v65));
     o[k++] = lg(fg->flops_total / (fg->act_bytes + fg->weight_bytes + 1));
     o[k++] = lg(fg->sum_act_out_bytes * prec_scale(c->precision) / 1048576.0);
     o[k++] = lg(r.kernel_ms);
