@@ -39,9 +39,8 @@ graphs=$(cd "$DATA/graphs" && pwd -P) || exit 1
 # split ROWS: a row that data/batches holds as a label is "stored"; a row
 # of a named batch goes to that batch; any other (a repeat of a batch not
 # named) to neither
-set -- "$@"
 awk -F, -v names="$*" -v dir="$N" '
-    function key(   k) {
+    function key() {
         return $c["batch_id"] "|" $c["hash"] "|" $c["device"] "|" $c["rep"] \
             "|" $c["precision"] "|" $c["batch"] "|" $c["height"] "|" $c["width"]
     }

@@ -279,7 +279,7 @@ static double finite_median(const pair_gap *p, int n, size_t off,
 static void summarize(const pair_gap *p, int n, double *v,
                       dlp_host_repl_pair *q) {
     double s = 0, sc = 0, sxy = 0, sxx = 0, sg = 0, sw = 0;
-    int nw = 0, nh = 0, ng = 0;
+    int nw = 0, nh = 0, ng = 0, ncor = 0;
     for (int k = 0; k < n; k++) {
         if (isfinite(p[k].graph_ly)) {
             sg += p[k].graph_ly;
@@ -290,7 +290,10 @@ static void summarize(const pair_gap *p, int n, double *v,
             nw++;
         }
         s += p[k].gap;
-        if (isfinite(p[k].gap_cor)) sc += p[k].gap_cor;
+        if (isfinite(p[k].gap_cor)) {
+            sc += p[k].gap_cor;
+            ncor++;
+        }
         if (isfinite(p[k].hx)) {
             sxy += p[k].hx * p[k].ly;
             sxx += p[k].hx * p[k].hx;
@@ -301,8 +304,6 @@ static void summarize(const pair_gap *p, int n, double *v,
     for (int k = 0; sxx > 0 && k < n; k++)
         if (isfinite(p[k].hx))
             sf += 100 * fabs(exp(beta * p[k].hx - p[k].ly) - 1);
-    int ncor = 0;
-    for (int k = 0; k < n; k++) ncor += isfinite(p[k].gap_cor);
     *q = (dlp_host_repl_pair){
         .n = n, .n_host = nh, .gap = s / n,
         .gap_cor = ncor ? sc / ncor : NAN,
@@ -393,7 +394,7 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
     free(m);
     if (!st && np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
     size_t qcap = 0;
-    double *v = st ? NULL : malloc(5 * ((size_t)np + 1) * sizeof *v);
+    double *v = st ? NULL : malloc(((size_t)np + 1) * sizeof *v);
     if (!st && !v) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int i = 0, j; !st && i < np; i = j) {   /* a run of one bucket */
         for (j = i; j < np && p[j].bucket == p[i].bucket; j++) {}
