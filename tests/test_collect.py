@@ -804,6 +804,58 @@ def test_train_reference_items():
           "train reference: nothing for a card without rows or N = 0")
 
 
+def test_train_repeat_items():
+    """--train-repeat NAMES: the configurations repeats-training.csv holds
+    from the batches named (the oracle: the file's rows of those batches
+    read here, mapped through specmap.csv), each once, training points
+    only; other batches' rows, other cards and unknown graphs are not
+    drawn; a missing file or no names give nothing. (Here the zoo
+    without timm names fewer vision specs than on the device: p66d's
+    graphs of timm specs are not drawn on this machine, nor expected.)"""
+    import run_batch
+    import zoo
+    byid = {s["id"]: s for s in zoo.all_specs()}
+    dev = "H200-SXM-141GB"
+    h2s = {}
+    for r in csv.DictReader(open(os.path.join(ROOT, "data", "graphs",
+                                              "specmap.csv"))):
+        if r["spec_id"] in byid and byid[r["spec_id"]]["kind"] == "vision":
+            h2s.setdefault(r["hash"], r["spec_id"])
+    src = os.path.join(ROOT, "data", "probes", "repeats-training.csv")
+    rows = list(csv.DictReader(open(src)))
+    mine = [r for r in rows if r["batch_id"].endswith("-p66d")]
+    want = set((h2s[r["hash"]], int(r["batch"]), int(r["height"]),
+                r["precision"]) for r in mine if r["hash"] in h2s)
+    def flat(items):
+        return [(it["spec"]["id"],) + tuple(t) for it in items
+                for t in it["train"]]
+    got = flat(run_batch.train_repeat_items(byid, dev, ["p66d"], src))
+    check(len(got) == len(set(got)) and set(got) == want and len(want) >= 1,
+          "train repeat: p66d's %d configurations, each once" % len(want))
+    # a file of one foreign-card row, one unknown graph, one other batch
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "r.csv")
+        keep = dict([r for r in mine if r["hash"] in h2s][0])
+        odd = [dict(keep, device="A100-SXM4-80GB"),
+               dict(keep, hash="0000000000000000"),
+               dict(keep, batch_id="20261204T134058-p66a", batch="3")]
+        with open(p, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(keep))
+            w.writeheader()
+            for r in [keep] + odd:
+                w.writerow(r)
+        one = flat(run_batch.train_repeat_items(byid, dev, ["p66d"], p))
+        both = flat(run_batch.train_repeat_items(byid, dev,
+                                                 ["p66d", "p66a"], p))
+        check(one == [(h2s[keep["hash"]], int(keep["batch"]),
+                       int(keep["height"]), keep["precision"])] and
+              len(both) == 2 and
+              run_batch.train_repeat_items(byid, dev, [""], p) == [] and
+              run_batch.train_repeat_items(byid, dev, ["p66d"],
+                                           os.path.join(d, "no.csv")) == [],
+              "train repeat: only the named batches on this card")
+
+
 def test_part_argument():
     """--part K/N counts K from 1: chained calls "1/N" .. "N/N" take
     disjoint slices that cover every item, slice 0 among them (it alone
@@ -1612,6 +1664,7 @@ def main():
               test_existing_kernel_keys,
               test_export_queue_parts, test_part_argument,
               test_reference_items, test_train_reference_items,
+              test_train_repeat_items,
               test_save_repeats,
               test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit, test_card_info,

@@ -186,10 +186,7 @@ def train_reference_items(byid, dev, n, seed="train-reference",
     repeat, in data/probes/repeats-training.csv: the training step's
     noise across batches and hosts (`dlperf host replicates`), which the
     rep 0 / rep 1 pair of one batch does not show."""
-    h2s = {}
-    for sid, h in spec_hashes().items():
-        if sid in byid and byid[sid]["kind"] == "vision":
-            h2s.setdefault(h, sid)
+    h2s = vision_hash_specs(byid)
     cfgs = set()
     for _, r in batch_rows(("training",)):
         if (r["device"] != dev or r["rep"] != "0" or r["hash"] not in h2s or
@@ -199,11 +196,52 @@ def train_reference_items(byid, dev, n, seed="train-reference",
             continue
         cfgs.add((h2s[r["hash"]], int(r["batch"]), int(r["height"]),
                   r.get("precision") or "fp32"))
+    return train_points(byid, rank_configs(cfgs, seed)[:max(0, n)])
+
+
+def vision_hash_specs(byid):
+    """graph hash -> the first vision spec id in byid exported to it."""
+    h2s = {}
+    for sid, h in spec_hashes().items():
+        if sid in byid and byid[sid]["kind"] == "vision":
+            h2s.setdefault(h, sid)
+    return h2s
+
+
+def train_points(byid, cfgs):
+    """Items of training points from configurations (spec id, batch,
+    resolution, precision): one per spec, its points sorted, the specs
+    in their first configuration's order."""
     pts = {}
-    cfgs = rank_configs(cfgs, seed)
-    for sid, b, res, prec in cfgs[:max(0, n)]:
+    for sid, b, res, prec in cfgs:
         pts.setdefault(sid, []).append([b, res, prec])
     return [dict(spec=byid[sid], train=sorted(p)) for sid, p in pts.items()]
+
+
+def train_repeat_items(byid, dev, names, path=None):
+    """--train-repeat NAMES: the training configurations on card `dev`
+    that data/probes/repeats-training.csv holds from the batches whose
+    name ends with one of names ("-p66a", ...), measured again. Those
+    batches' rows carry the host probe (host_us), so every new repeat
+    pairs with them probe to probe across hosts: what a host correction
+    fitted on the replicates alone needs (`dlperf host replicates`, beta*),
+    which --train-reference's draw gives only where it meets theirs.
+    Configurations of graphs no vision spec exports to are skipped."""
+    path = path or os.path.join(REPO, "data", "probes",
+                                "repeats-training.csv")
+    h2s = vision_hash_specs(byid)
+    ends = tuple("-" + n.strip() for n in names if n.strip())
+    cfgs = []
+    if ends and os.path.exists(path):
+        for r in csv.DictReader(open(path)):
+            if (r["device"] != dev or not r["batch_id"].endswith(ends) or
+                    r["hash"] not in h2s):
+                continue
+            c = (h2s[r["hash"]], int(r["batch"]), int(r["height"]),
+                 r.get("precision") or "fp32")
+            if c not in cfgs:
+                cfgs.append(c)
+    return train_points(byid, cfgs)
 
 
 def batch_rows(tables, prefix=""):
@@ -677,6 +715,11 @@ def main():
                     "stored on this card (a seeded draw, the same in every "
                     "batch; ingest keeps the repeats in "
                     "probes/repeats-training.csv)")
+    ap.add_argument("--train-repeat", default="", metavar="NAMES",
+                    help="first measure again the training configurations "
+                    "data/probes/repeats-training.csv holds from the "
+                    "batches named (comma list of names, e.g. p66a,p66d): "
+                    "repeats probe to probe across hosts")
     a = ap.parse_args()
     t_start = time.time()
     t_end = t_start + a.seconds
@@ -722,6 +765,8 @@ def main():
         items = reference_items(byid, dev) + items
     if a.train_reference:
         items = train_reference_items(byid, dev, a.train_reference) + items
+    if a.train_repeat:
+        items = train_repeat_items(byid, dev, a.train_repeat.split(",")) + items
     if a.remeasure_memory:
         mitems = memory_items(specs, dev)
         print("memory re-measure: %d items, %d configurations"
