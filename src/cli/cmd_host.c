@@ -44,8 +44,10 @@ static void usage(FILE *f) {
 "run instead, as latencies batch / throughput (models/host-llm.csv is\n"
 "what `dlperf predict --mode llm --host-us` loads).\n"
 "--mode training: the step time predictions of an `eval --mode training`\n"
-"run, h = min(1, tau_ms / step) of the predicted step (a step has no\n"
-"CUDA-graph twin), tau_ms fitted with beta over a grid of 1-1024 ms; the\n"
+"run (a step has no CUDA-graph twin), h = min(1, tau_ms / step) of the\n"
+"predicted step, tau_ms over a grid of 1-1024 ms, or h = clamp((power_hi_w\n"
+"- P) / (power_hi_w - power_lo_w), 0, 1) of the step's predicted power P,\n"
+"100-700 W in 20 W steps, whichever leaves the smaller residual; the\n"
 "host of a label is its own host_us, else the median of its batch's eager\n"
 "inference rows; energy = predicted power x step (models/host-training.csv\n"
 "is what `dlperf predict --mode training --host-us` loads).\n\n"
@@ -80,8 +82,9 @@ static void usage(FILE *f) {
 "measured again) pair every two steps of a configuration, host_us or\n"
 "not; they have no CUDA-graph twin, step +%% and step W+%% are the\n"
 "signed shifts of the steps' own time and power, and the moved gap\n"
-"needs a training fit in FILE (tau_ms > 0;\n"
-"`dlperf host fit --mode training`), else beta* takes h = 1.\n");
+"needs a training fit in FILE (tau_ms or power_hi_w > 0; `dlperf host\n"
+"fit --mode training`; the power rule takes the earlier step's measured\n"
+"power, a rep 1 row its batch's rep 0 power), else beta* takes h = 1.\n");
 }
 
 static void print_repl(const char *a, const char *b,
@@ -108,7 +111,7 @@ static int replicates(const char *rows, const char *path) {
     if (r.training)
         printf("training-step replicates of %s, moved by %s %s; %d rows "
                "without host_us (in the gap as is only)\n", rows, path,
-               m.tau_ms > 0 ? "(a training fit)"
+               dlp_host_is_training(&m) ? "(a training fit)"
                             : "(not a training fit: nothing moved; beta* "
                               "with h = 1)", r.n_no_host);
     else
@@ -139,9 +142,10 @@ static void print_table(const char *kind, const dlp_host_set *set,
                         const dlp_host_cv *cv, const char *how) {
     bool training = set->mode == DLP_HOST_TRAINING;
     printf("%s %s predictions %d: with host_us %d (%d models, "
-           "%s), %d without host_us, %d without a CUDA-graph prediction\n",
+           "%s), %d without host_us, %d without a %s prediction\n",
            kind, dlp_host_quantity(set->mode), set->n_eager, set->n,
-           set->n_models, how, set->n_no_host, set->n_no_graph);
+           set->n_models, how, set->n_no_host, set->n_no_graph,
+           training ? "power" : "CUDA-graph");
     printf("%-16s %6s %12s %12s\n", "device", "n", "as given %", "corrected %");
     for (int d = 0; d < set->n_devices; d++)
         if (cv->dev_n[d])
@@ -174,8 +178,9 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) {
         char how[600];
         snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g, "
-                 "tau_ms %.4g, energy_gamma %.4g", path, m.beta, m.ref_us,
-                 m.tau_ms, m.gamma);
+                 "tau_ms %.4g, power_lo_w %.4g, power_hi_w %.4g, "
+                 "energy_gamma %.4g", path, m.beta, m.ref_us, m.tau_ms,
+                 m.power_lo_w, m.power_hi_w, m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
@@ -280,8 +285,9 @@ int cmd_host(int argc, char **argv) {
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
         printf("fitted on all: beta %.4g, ref_us %.4g, tau_ms %.4g, "
-               "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
-               m.tau_ms, m.gamma, m.n_energy);
+               "power_lo_w %.4g, power_hi_w %.4g, energy_gamma %.4g (%d "
+               "energy samples)\n", m.beta, m.ref_us, m.tau_ms,
+               m.power_lo_w, m.power_hi_w, m.gamma, m.n_energy);
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;

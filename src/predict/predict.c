@@ -36,7 +36,8 @@ static bool present(char *path, size_t cap, const char *dir, const char *name) {
 }
 
 /* <dir>/dlp_host_file(mode) into ps->host[mode] where the file is
- * present (ps->has_host[mode] says so): a training fit (tau_ms > 0) in
+ * present (ps->has_host[mode] says so): a training fit (tau_ms or
+ * power_hi_w > 0) in
  * the training file and nowhere else */
 static dlp_status load_host(const char *dir, dlp_host_mode mode,
                             dlp_predictor_set *ps, dlp_error *err) {
@@ -45,12 +46,13 @@ static dlp_status load_host(const char *dir, dlp_host_mode mode,
     dlp_host_model *m = &ps->host[mode];
     if (!present(path, sizeof path, dir, dlp_host_file(mode))) return DLP_OK;
     dlp_status st = dlp_host_load(path, m, err);
-    if (!st && training && !(m->tau_ms > 0))
-        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms (not a `dlperf "
-                      "host fit --mode training` file)", path);
-    else if (!st && !training && m->tau_ms > 0)
-        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms is a training fit's "
-                      "(%s)", path, dlp_host_file(DLP_HOST_TRAINING));
+    if (!st && training && !dlp_host_is_training(m))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: no tau_ms or power_hi_w (not "
+                      "a `dlperf host fit --mode training` file)", path);
+    else if (!st && !training && dlp_host_is_training(m))
+        st = dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms or power_hi_w is a "
+                      "training fit's (%s)", path,
+                      dlp_host_file(DLP_HOST_TRAINING));
     ps->has_host[mode] = st == DLP_OK;
     return st;
 }
@@ -543,7 +545,17 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     const dlp_host_model *hm = &ps->host[host_mode(pc.mode)];
     if (c->host_us != 0) {
         out->host_us = c->host_us;
-        out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms);
+        /* a training fit's power rule takes the step's predicted power */
+        const dlp_pred_value *tw = &pr.v[DLP_T_TRAIN_POWER_W];
+        double power = pc.mode == DLP_MODE_TRAINING && tw->valid ? tw->value
+                                                                 : NAN;
+        if (hm->power_hi_w > 0 && !(power > 0))
+            return dlp_fail(err, DLP_ERR_NOT_FOUND,
+                            "--host-us: %s takes the step's predicted "
+                            "power, which no predictor in the models "
+                            "directory gives", dlp_host_file(host_mode(pc.mode)));
+        out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms,
+                                           power);
         scale_val(L, out->host_factor);
         /* the time it adds is spent at a waiting GPU's power; power then
          * follows from energy / latency below */

@@ -14,11 +14,39 @@
 #define MAX_PRED_BYTES ((size_t)1 << 30)
 #define BETA_MAX 4.0
 
-/* the host-bound share of an eager prediction: 1 - graph / eager, or
- * (training, tau_ms > 0) min(1, tau_ms / eager) */
-static double host_share(double tau_ms, double eager_ms, double graph_ms) {
-    double h = tau_ms > 0 ? tau_ms / eager_ms : 1 - graph_ms / eager_ms;
-    return h < 0 ? 0 : h > 1 ? 1 : h;
+/* the rule of a host-bound share: tau_ms > 0, min(1, tau_ms / eager);
+ * else hi_w > 0, (hi_w - power) / (hi_w - lo_w) clamped; else 1 - graph
+ * / eager (predict_host.h) */
+typedef struct {
+    double tau_ms, lo_w, hi_w;
+} share_rule;
+
+static share_rule rule_of(const dlp_host_model *m) {
+    return (share_rule){m->tau_ms, m->power_lo_w, m->power_hi_w};
+}
+
+/* the share, NAN where an input the rule uses is missing */
+static double host_share(share_rule r, double eager_ms, double graph_ms,
+                         double power_w) {
+    double h;
+    if (r.tau_ms > 0)
+        h = r.tau_ms / eager_ms;
+    else if (r.hi_w > 0)
+        h = power_w > 0 && isfinite(power_w)
+                ? (r.hi_w - power_w) / (r.hi_w - r.lo_w) : NAN;
+    else
+        h = graph_ms > 0 && isfinite(graph_ms) ? 1 - graph_ms / eager_ms
+                                               : NAN;
+    return isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
+double dlp_host_share(const dlp_host_model *m, double eager_ms,
+                      double graph_ms, double power_w) {
+    return m ? host_share(rule_of(m), eager_ms, graph_ms, power_w) : NAN;
+}
+
+bool dlp_host_is_training(const dlp_host_model *m) {
+    return m && (m->tau_ms > 0 || m->power_hi_w > 0);
 }
 
 const char *dlp_host_file(dlp_host_mode mode) {
@@ -47,13 +75,12 @@ dlp_host_mode dlp_host_mode_parse(const char *name) {
 }
 
 double dlp_host_factor(const dlp_host_model *m, double host_us,
-                       double eager_ms, double graph_ms) {
+                       double eager_ms, double graph_ms, double power_w) {
     if (!m || !(host_us > 0) || !(eager_ms > 0) || !isfinite(host_us) ||
-        !isfinite(eager_ms) || !(m->ref_us > 0) ||
-        (!(m->tau_ms > 0) && !(graph_ms > 0 && isfinite(graph_ms))))
+        !isfinite(eager_ms) || !(m->ref_us > 0))
         return 1;
-    return exp(host_share(m->tau_ms, eager_ms, graph_ms) * m->beta *
-               log(host_us / m->ref_us));
+    double h = host_share(rule_of(m), eager_ms, graph_ms, power_w);
+    return isnan(h) ? 1 : exp(h * m->beta * log(host_us / m->ref_us));
 }
 
 double dlp_host_energy_factor(const dlp_host_model *m, double f) {
@@ -357,7 +384,10 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             out->n_no_host++;
             continue;
         }
-        if ((!training && !(p->graph_ms > 0)) || p->device < 0 ||
+        /* a training step needs its predicted power (the power rule's
+         * share; the energy), an eager latency its CUDA-graph twin */
+        if ((!training && !(p->graph_ms > 0)) ||
+            (training && !(p->power_w > 0)) || p->device < 0 ||
             !(p->actual_ms > 0)) {
             out->n_no_graph++;
             continue;
@@ -373,6 +403,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         out->s[out->n++] = (dlp_host_sample){p->fold, p->model, p->device,
                                              p->actual_ms, p->eager_ms,
                                              p->graph_ms, p->host_us,
+                                             training ? p->power_w : NAN,
                                              ej ? p->actual_j : NAN,
                                              ej ? p->energy_j : NAN};
     }
@@ -438,7 +469,8 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
         const dlp_host_sample *x = &s->s[i];
         if ((use && !use[i]) || !has_energy(x)) continue;
         used++;
-        double f = dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms);
+        double f = dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms,
+                                   x->power_w);
         double a = x->energy_j / x->actual_j - 1,
                b = x->energy_j * (f - 1) / x->actual_j;
         if (!(fabs(b) > 1e-15)) continue;   /* a term gamma cannot move */
@@ -454,18 +486,25 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
 #define TAU_STEPS 40
 #define TAU_MAX_MS 100000.0
 
+/* the training fit's grid of power_lo_w < power_hi_w: 20 W steps */
+#define POWER_MIN_W 100
+#define POWER_MAX_W 700
+#define POWER_STEP_W 20
+#define POWER_LIMIT_W 5000.0
+
 /* least squares of r = ln(actual / E) on x1 = h ln host, x2 = h (no
- * intercept: a GPU-bound configuration is left as it is), h the share for
- * tau_ms (0: from the CUDA-graph prediction): *beta, *c and the residual
- * sum of squares *sse over the *n samples used; false when singular */
-static bool fit_share(const dlp_host_set *s, const bool *use, double tau_ms,
+ * intercept: a GPU-bound configuration is left as it is), h the share of
+ * rule r: *beta, *c and the residual sum of squares *sse over the *n
+ * samples used; false when singular or a sample lacks the rule's input */
+static bool fit_share(const dlp_host_set *s, const bool *use, share_rule rule,
                       double *beta, double *c, double *sse, int *n) {
     double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0, rr = 0;
     *n = 0;
     for (int i = 0; i < s->n; i++) {
         if (use && !use[i]) continue;
         const dlp_host_sample *x = &s->s[i];
-        double h = host_share(tau_ms, x->eager_ms, x->graph_ms);
+        double h = host_share(rule, x->eager_ms, x->graph_ms, x->power_w);
+        if (isnan(h)) return false;
         double x1 = h * log(x->host_us), x2 = h;
         double r = log(x->actual_ms / x->eager_ms);
         s11 += x1 * x1;
@@ -488,17 +527,32 @@ static bool fit_share(const dlp_host_set *s, const bool *use, double tau_ms,
 dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
                         dlp_host_model *m, dlp_error *err) {
     if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
-    double beta = NAN, c = NAN, best = INFINITY, tau = 0;
+    double beta = NAN, c = NAN, best = INFINITY;
+    share_rule won = {0, 0, 0};
     int n = 0;
     bool training = s->mode == DLP_HOST_TRAINING;
-    for (int k = 0; k <= (training ? TAU_STEPS : 0); k++) {
-        double t = training ? exp2(k / 4.0) : 0, b, cc, sse;
-        if (fit_share(s, use, t, &b, &cc, &sse, &n) && sse < best) {
+    /* the rules to try: inference and llm one (the CUDA-graph share);
+     * training every tau of the grid, then every power pair */
+    int n_tau = training ? TAU_STEPS + 1 : 1,
+        n_w = (POWER_MAX_W - POWER_MIN_W) / POWER_STEP_W + 1;
+    for (int k = 0; k < n_tau + (training ? n_w * n_w : 0); k++) {
+        share_rule r = {0, 0, 0};
+        if (training && k < n_tau)
+            r.tau_ms = exp2(k / 4.0);
+        else if (training) {
+            r.lo_w = POWER_MIN_W + POWER_STEP_W * ((k - n_tau) / n_w);
+            r.hi_w = POWER_MIN_W + POWER_STEP_W * ((k - n_tau) % n_w);
+            if (!(r.hi_w > r.lo_w)) continue;
+        }
+        double b, cc, sse;
+        int used;
+        if (fit_share(s, use, r, &b, &cc, &sse, &used) && sse < best) {
             best = sse;
             beta = b;
             c = cc;
-            tau = t;
+            won = r;
         }
+        if (k == 0) n = used;
     }
     if (!(best < INFINITY))
         return dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), singular "
@@ -512,7 +566,9 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     memset(m, 0, sizeof *m);
     m->beta = fmin(beta, BETA_MAX);
     m->ref_us = exp(-c / beta);
-    m->tau_ms = tau;
+    m->tau_ms = won.tau_ms;
+    m->power_lo_w = won.lo_w;
+    m->power_hi_w = won.hi_w;
     m->n_samples = n;
     m->n_models = s->n_models;
     return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
@@ -569,7 +625,8 @@ static void score(const dlp_host_set *s, const double *cor,
  * energy where it has one */
 static void correct(const dlp_host_sample *x, const dlp_host_model *m,
                     double *lat, double *energy) {
-    double f = m ? dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms)
+    double f = m ? dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms,
+                                   x->power_w)
                  : 1;
     *lat = x->eager_ms * f;
     *energy = has_energy(x) ? x->energy_j * dlp_host_energy_factor(m, f)
@@ -646,7 +703,8 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "models", "folds", "blind_mape",
                                         "host_mape", "energy_gamma",
                                         "energy_samples", "energy_blind_mape",
-                                        "energy_host_mape", "tau_ms", NULL};
+                                        "energy_host_mape", "tau_ms",
+                                        "power_lo_w", "power_hi_w", NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -655,12 +713,15 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
     const double v[N_KEYS] = {m->beta, m->ref_us, m->n_samples, m->n_models,
                               m->folds, m->blind_mape, m->host_mape,
                               m->gamma, m->n_energy, m->energy_blind_mape,
-                              m->energy_host_mape, m->tau_ms};
+                              m->energy_host_mape, m->tau_ms,
+                              m->power_lo_w, m->power_hi_w};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
         "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies,\n"
-        "# or, where tau_ms > 0 (training), h = min(1, tau_ms / step);\n"
+        "# or, where tau_ms > 0 (training), h = min(1, tau_ms / step),\n"
+        "# or, where power_hi_w > 0 (training), h = clamp((power_hi_w -\n"
+        "# P) / (power_hi_w - power_lo_w), 0, 1), P the predicted power;\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
         "# latency's factor above.\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
@@ -701,5 +762,12 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms %g is not in "
                         "0..%g", path, v[11], TAU_MAX_MS);
     m->tau_ms = v[11];
+    if (v[13] != 0 && !(v[12] >= 0 && v[13] > v[12] &&
+                        v[13] <= POWER_LIMIT_W && !(v[11] > 0)))
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: power_lo_w %g, power_hi_w "
+                        "%g: want 0 <= lo < hi <= %g W and no tau_ms", path,
+                        v[12], v[13], POWER_LIMIT_W);
+    m->power_lo_w = v[12];
+    m->power_hi_w = v[13];
     return DLP_OK;
 }

@@ -45,6 +45,18 @@
  * predicted power x step of each side, and gamma is fitted on it as
  * below.
  *
+ * Sixty-seventh session: the share from the predicted power instead. A
+ * step the GPU sets the pace of draws high power and repeats to 0.1%
+ * across hosts; a host-bound one draws little and moves with host_us
+ * (data/probes/repeats-training.csv: 25.7% apart as is, 14.2% with
+ * h = 1, 10.1% with h from the earlier step's measured power; docs/
+ * PREDICT.md). With P the predicted power of the step (W),
+ *     h = clamp((power_hi_w - P) / (power_hi_w - power_lo_w), 0, 1),
+ * power_lo_w < power_hi_w fitted with beta and ref_us over a grid of
+ * 100-700 W pairs; the fit keeps whichever rule, tau or power, leaves
+ * the smaller residual (a file has one: power_hi_w > 0, or tau_ms > 0).
+ * The watts are those of the training cards (700 W SXM boards).
+ *
  * Energy (fifty-eighth session). The time the host adds (or saves) is
  * spent at the power of a GPU waiting for its next kernel, not at the
  * configuration's average power, so the eager energy E_j moves with the
@@ -89,13 +101,26 @@ typedef struct {
     double energy_blind_mape, energy_host_mape;   /* as blind / host */
     double tau_ms;           /* training: h = min(1, tau_ms / step); 0:
                                 h = 1 - graph / eager (inference, llm) */
+    double power_lo_w, power_hi_w;   /* training, where power_hi_w > 0
+                                (then tau_ms is 0): h from the predicted
+                                power, above */
 } dlp_host_model;
 
+/* Whether m is a training fit (tau_ms > 0 or power_hi_w > 0). */
+bool dlp_host_is_training(const dlp_host_model *m);
+
+/* The host-bound share h in 0..1 of m's rule (below) for a prediction or
+ * measurement; NAN where an input the rule uses is missing. */
+double dlp_host_share(const dlp_host_model *m, double eager_ms,
+                      double graph_ms, double power_w);
+
 /* The factor eager' / E for a host of host_us (h from eager_ms and
- * graph_ms as above, or with m->tau_ms > 0 from eager_ms alone, graph_ms
- * unused; a non-positive or non-finite input gives 1). */
+ * graph_ms as above; with m->tau_ms > 0 from eager_ms alone; with
+ * m->power_hi_w > 0 from power_w, the predicted power of the step; the
+ * inputs a rule does not use are ignored; a non-positive or non-finite
+ * input it uses gives 1). */
 double dlp_host_factor(const dlp_host_model *m, double host_us,
-                       double eager_ms, double graph_ms);
+                       double eager_ms, double graph_ms, double power_w);
 
 /* The factor energy' / E_j for a latency factor f (above): 1 + gamma (f
  * - 1); 1 for a non-positive or non-finite f or without m. */
@@ -128,6 +153,8 @@ typedef struct {
     int device;              /* index into dlp_host_set.devices */
     double actual_ms, eager_ms, graph_ms, host_us;   /* graph_ms: NAN in
                                                         training */
+    double power_w;          /* training: the predicted power of the step
+                                (W; NAN where none), else NAN */
     double actual_j, energy_j;   /* its eager energy (llm: per sample),
                                     measured and predicted; NAN when the
                                     file has no such prediction */
@@ -143,7 +170,8 @@ typedef struct {
     int n_eager;             /* eager latency predictions of the kind */
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
-                                of the same fold and configuration */
+                                (training: no power prediction) of the
+                                same fold and configuration */
     dlp_host_mode mode;      /* llm: the samples' latencies are batch /
                                 throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1|;
@@ -170,7 +198,9 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
 void dlp_host_set_free(dlp_host_set *s);
 
 /* Fits beta and ref_us (training: and tau_ms, over a log grid of 1 to
- * 1024 ms) on the samples with use[i] (NULL: all), then gamma
+ * 1024 ms, or power_lo_w and power_hi_w, over 20 W steps of 100-700 W
+ * where every selected sample has a power; the smaller residual wins)
+ * on the samples with use[i] (NULL: all), then gamma
  * on those of them with an energy prediction (none: gamma 0).
  * DLP_ERR_ARG when fewer than 2 are selected or the fit is singular,
  * DLP_ERR_NOT_FOUND when the fitted beta is not positive (no host effect

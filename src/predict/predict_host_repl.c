@@ -36,6 +36,8 @@ typedef struct {             /* one eager measurement (or training step) */
                                              without the probe */
     double graph_w;          /* its CUDA-graph twin's power, a training
                                 step's own (NAN: none) */
+    double share_w;          /* training: the power a fit's power rule
+                                takes, its batch's rep 0's on rep 1 */
 } meas;
 
 typedef struct {             /* one pair, bucketed by its two batches */
@@ -184,8 +186,8 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
             break;
         }
         /* a training step's own power stands where a twin's would */
-        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host,
-                        r->training && power > 0 ? power : NAN};
+        double w = r->training && power > 0 ? power : NAN;
+        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, w, w};
     }
     for (int i = 0; !st && i < n; i++) {   /* the CUDA-graph twins */
         snprintf(key, sizeof key, "%d|%d|%d", m[i].cfg, m[i].batch, m[i].rep);
@@ -347,12 +349,20 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
         return st;
     }
     if (n) qsort(m, (size_t)n, sizeof *m, cmp_meas);
+    /* the collector reads a training step's power on rep 0 only: a rep 1
+     * row takes the power of its batch's other row of the configuration
+     * (adjacent once sorted) */
+    for (int i = 0; r->training && i < n; i++)
+        for (int j = i - 1; isnan(m[i].share_w) && j <= i + 1; j += 2)
+            if (j >= 0 && j < n && m[j].cfg == m[i].cfg &&
+                m[j].batch == m[i].batch)
+                m[i].share_w = m[j].graph_w;
     /* every pair of measurements of a configuration, the earlier (batch,
      * rep) standing for the later; both need their CUDA-graph twins, but
      * for training steps, which have none: their host-bound share h is
      * the training fit's min(1, tau_ms / step), 1 for the pairs' own beta
      * where hm is not a training fit (its moved gap then NAN) */
-    bool tfit = r->training && hm->tau_ms > 0;
+    bool tfit = r->training && dlp_host_is_training(hm);
     int nb = r->n_batches, np = 0;
     size_t pcap = 0;
     pair_gap *p = NULL;
@@ -368,15 +378,16 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
                 break;
             }
             double fx = dlp_host_factor(hm, x->host_us, x->eager_ms,
-                                        x->graph_ms);
+                                        x->graph_ms, x->share_w);
             double fy = dlp_host_factor(hm, y->host_us, x->eager_ms,
-                                        x->graph_ms);
+                                        x->graph_ms, x->share_w);
             double cor = x->eager_ms * fy / fx;
-            double h = r->training ? (tfit ? hm->tau_ms / x->eager_ms : 1)
-                                   : 1 - x->graph_ms / x->eager_ms;
-            h = h < 0 ? 0 : h > 1 ? 1 : h;
+            double h = r->training && !tfit
+                           ? 1
+                           : dlp_host_share(hm, x->eager_ms, x->graph_ms,
+                                            x->share_w);
             if ((r->training && !tfit) || !(x->host_us > 0) ||
-                !(y->host_us > 0))
+                !(y->host_us > 0) || isnan(h))
                 cor = NAN;
             p[np++] = (pair_gap){x->batch * nb + y->batch,
                                  100 * fabs(x->eager_ms / y->eager_ms - 1),
