@@ -519,6 +519,21 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_fit_mode_bad", r.returncode == 2 and
           "--mode kernels" in r.stderr, r.stderr[-300:])
+    # --own-probe: every eager inference label carries its own probe, so
+    # the inference set keeps every sample and apply prints the same
+    # table; replicates have no such option
+    outs = [subprocess.run([DLPERF, "host", "apply", hp, hds, "--host",
+                            hfile] + extra, capture_output=True, text=True)
+            for extra in ([], ["--own-probe"])]
+    allrows = [[l for l in o.stdout.splitlines() if l.startswith("all ")]
+               for o in outs]
+    check("cli_host_apply_own_probe_inference",
+          all(o.returncode == 0 for o in outs) and allrows[0] and
+          allrows[0] == allrows[1], "%s | %s" % (allrows, outs[1].stderr[-200:]))
+    r = subprocess.run([DLPERF, "host", "replicates", hp, "--own-probe"],
+                       capture_output=True, text=True)
+    check("cli_host_replicates_no_own_probe", r.returncode == 2 and
+          "--own-probe" in r.stderr, r.stderr[-300:])
     # host replicates: the three p57 batches' raw rows (the same three
     # graphs measured in each), the within / across means recomputed here,
     # the earlier of a pair the batch first in name order, and the

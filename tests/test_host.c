@@ -177,6 +177,30 @@ static void test_fit_training_power(void) {
     CHECK(dlp_host_cross_validate(&s, -1, &cv, NULL, &err) == DLP_OK);
     CHECK_MSG(cv.folds == 5 && cv.host < cv.blind, "%g %g", cv.host,
               cv.blind);
+    /* by the host's source: every sixth sample's probe its own (every
+     * other model's first sample: make_set's model is i / 3); the
+     * split's sums against the whole's, then only the own kept */
+    for (int i = 0; i < s.n; i++) s.s[i].own_host = i % 6 == 0;
+    double *cor = malloc((size_t)s.n * sizeof *cor);
+    CHECK(dlp_host_cross_validate(&s, -1, &cv, cor, &err) == DLP_OK);
+    double ob = 0, oh = 0;
+    int on = 0;
+    for (int i = 0; i < s.n; i += 6, on++) {
+        ob += fabs(s.s[i].eager_ms / s.s[i].actual_ms - 1);
+        oh += fabs(cor[i] / s.s[i].actual_ms - 1);
+    }
+    CHECK(cv.own_n == on && cv.median_n == s.n - on);
+    CHECK_CLOSE(cv.own_blind, 100 * ob / on, 1e-9);
+    CHECK_CLOSE(cv.own_host, 100 * oh / on, 1e-9);
+    CHECK_CLOSE((cv.own_blind * on + cv.median_blind * (s.n - on)) / s.n,
+                cv.blind, 1e-9);
+    free(cor);
+    int models_before = s.n_models;
+    CHECK(dlp_host_set_keep_own(&s, &err) == DLP_OK && s.n == on &&
+          s.n_models == on && s.n_models < models_before);
+    for (int i = 0; i < s.n; i++) CHECK(s.s[i].own_host);
+    for (int i = 0; i < s.n; i++) s.s[i].own_host = false;
+    CHECK(dlp_host_set_keep_own(&s, &err) == DLP_ERR_NOT_FOUND && s.n == 0);
     dlp_host_set_free(&s);
 }
 
@@ -1009,29 +1033,33 @@ static void test_join_training(void) {
     TROW(0, o, "training.power_w", 400.0, 300.0);
     TROW(1, b, "training.step_ms", 20.0, 25.0);
     TROW(1, b, "training.memory_mib", 900.0, 800.0);
+    TROW(1, b, "training.power_w", 250.0, 200.0);
     TROW(2, z, "training.step_ms", 10.0, 12.0);    /* no host */
+    TROW(3, o, "training.step_ms", 40.0, 35.0);    /* no power */
     fclose(f);
 #undef TROW
     dlp_host_set s;
     CHECK_MSG(dlp_host_set_load(p, ds, "dippm+xgb", DLP_HOST_TRAINING, &s,
                                 &err) == DLP_OK, "%s", err.msg);
-    /* b has no power prediction: a training sample needs one (the power
-     * rule's share, the energy), so it is left out, counted */
-    CHECK_MSG(s.mode == DLP_HOST_TRAINING && s.n == 1 && s.n_eager == 3 &&
-              s.n_no_host == 1 && s.n_no_graph == 1 && s.n_models == 1,
+    /* fold 3's step has no power prediction: a training sample needs one
+     * (the power rule's share, the energy), so it is left out, counted */
+    CHECK_MSG(s.mode == DLP_HOST_TRAINING && s.n == 2 && s.n_eager == 4 &&
+              s.n_no_host == 1 && s.n_no_graph == 1 && s.n_models == 2,
               "n %d eager %d no_host %d", s.n, s.n_eager, s.n_no_host);
     for (int i = 0; i < s.n; i++) {
         const dlp_host_sample *x = &s.s[i];
         int k = x->fold;
-        CHECK(k == 0);
-        if (k != 0) continue;
+        CHECK(k == 0 || k == 1);
+        if (k != 0 && k != 1) continue;
         CHECK_CLOSE(x->host_us, want[k], 1e-12);
         CHECK(isnan(x->graph_ms));
         CHECK(x->actual_ms == (k ? 20.0 : 40.0) &&
               x->eager_ms == (k ? 25.0 : 30.0));
-        CHECK_CLOSE(x->actual_j, 400.0 * 40.0 / 1e3, 1e-12);
-        CHECK_CLOSE(x->energy_j, 300.0 * 30.0 / 1e3, 1e-12);
-        CHECK(x->power_w == 300.0);   /* the predicted power */
+        /* the host's source: o's own probe, b's batch median */
+        CHECK(x->own_host == (k == 0));
+        CHECK_CLOSE(x->actual_j, (k ? 250.0 * 20 : 400.0 * 40) / 1e3, 1e-12);
+        CHECK_CLOSE(x->energy_j, (k ? 200.0 * 25 : 300.0 * 30) / 1e3, 1e-12);
+        CHECK(x->power_w == (k ? 200.0 : 300.0));   /* the predicted power */
     }
     dlp_host_set_free(&s);
     /* the inference reading finds nothing of it */

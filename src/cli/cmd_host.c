@@ -27,7 +27,8 @@
 static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
-"                       [--fit-device NAME] [--mode inference|llm|training]\n\n"
+"                       [--fit-device NAME] [--mode inference|llm|training]\n"
+"                       [--own-probe]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
@@ -50,9 +51,12 @@ static void usage(FILE *f) {
 "100-700 W in 20 W steps, whichever leaves the smaller residual; the\n"
 "host of a label is its own host_us, else the median of its batch's eager\n"
 "inference rows; energy = predicted power x step (models/host-training.csv\n"
-"is what `dlperf predict --mode training --host-us` loads).\n\n"
+"is what `dlperf predict --mode training --host-us` loads). Its table adds\n"
+"the steps by the host's source: the label's own probe, its batch's median.\n"
+"--own-probe fits and scores only the samples whose label carries its own\n"
+"probe (training rows since p59a; every eager inference row).\n\n"
 "usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
-"                         [--mode inference|llm|training]\n\n"
+"                         [--mode inference|llm|training] [--own-probe]\n\n"
 "Applies the fitted correction in FILE (default models/host.csv, with\n"
 "--mode llm models/host-llm.csv, with --mode training\n"
 "models/host-training.csv) as it is, refitting nothing, to the same\n"
@@ -152,6 +156,12 @@ static void print_table(const char *kind, const dlp_host_set *set,
             printf("%-16s %6d %12.2f %12.2f\n", set->devices[d], cv->dev_n[d],
                    cv->dev_blind[d], cv->dev_host[d]);
     printf("%-16s %6d %12.2f %12.2f\n", "all", set->n, cv->blind, cv->host);
+    if (training && cv->own_n && cv->median_n) {   /* by the host's source */
+        printf("%-16s %6d %12.2f %12.2f\n", "own probe", cv->own_n,
+               cv->own_blind, cv->own_host);
+        printf("%-16s %6d %12.2f %12.2f\n", "batch median", cv->median_n,
+               cv->median_blind, cv->median_host);
+    }
     if (!cv->e_n) {
         printf("%s energy: no prediction of the same configurations\n",
                training ? "step" : "eager");
@@ -205,8 +215,13 @@ int cmd_host(int argc, char **argv) {
     }
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
                *fit_dev = NULL, *host = NULL, *mode = "inference";
+    bool own_only = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
+        if (!repl && !strcmp(a, "--own-probe")) {
+            own_only = true;
+            continue;
+        }
         if (repl && strcmp(a, "--host") && a[0] == '-') {
             fprintf(stderr, "dlperf host replicates: unknown option '%s'\n", a);
             return 2;
@@ -260,6 +275,10 @@ int cmd_host(int argc, char **argv) {
     dlp_host_model m;
     dlp_status st = dlp_host_set_load(preds, ds, kind, hmode, &set, &err);
     dlp_dataset_free(ds);
+    if (!st && own_only) {
+        st = dlp_host_set_keep_own(&set, &err);
+        if (st) dlp_host_set_free(&set);
+    }
     if (st) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;

@@ -103,30 +103,35 @@ static int config_key(char *buf, size_t cap, const char *fold,
 typedef struct {             /* host probe of one eager configuration */
     double sum;
     int n;
+    int n_own;               /* of them the label row's own (a training
+                                row's, not its batch's inference median) */
 } probe;
 
 typedef struct {             /* one fold's predictions of a configuration */
     int fold, model, device;
     double actual_ms, eager_ms, graph_ms;
     double host_us;
+    bool own_host;           /* every probe of it the label row's own */
     double actual_j, energy_j;   /* eager energy, NAN until read */
     double actual_w, power_w;    /* training: power, NAN until read */
 } pending;
 
 /* one probe h of configuration key into the map and its sums (*cap the
- * array's capacity); false when out of memory */
+ * array's capacity; own: the label row's own probe); false when out of
+ * memory */
 static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
-                      size_t *cap, const char *key, double h) {
+                      size_t *cap, const char *key, double h, bool own) {
     int before = *n;
     int k = dlp_strmap_intern(map, a, key, n);
     if (k < 0) return false;
     if (k == before) {
         if (!dlp_grow((void **)out, cap, (size_t)*n, sizeof **out))
             return false;
-        (*out)[k] = (probe){0, 0};
+        (*out)[k] = (probe){0, 0, 0};
     }
     (*out)[k].sum += h;
     (*out)[k].n++;
+    (*out)[k].n_own += own;
     return true;
 }
 
@@ -148,7 +153,7 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, r->host_us))
+        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true))
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     return DLP_OK;
@@ -224,7 +229,8 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
     for (size_t i = 0; !st && i < c.training; i++) {
         const dlp_training_row *r = dlp_dataset_training(ds, i);
         double h = r->host_us;
-        if (!(h > 0) || !isfinite(h)) {
+        bool own = h > 0 && isfinite(h);
+        if (!own) {
             const char *b = r->c.batch_id;
             int k = dlp_strmap_get(&batches, b, strlen(b));
             if (k < 0) continue;
@@ -233,7 +239,7 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, h))
+        if (!add_probe(map, a, out, n, &cap, key, h, own))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     free(med);
@@ -246,6 +252,38 @@ enum { C_KIND, C_FOLD, C_MODEL, C_GRAPH, C_DEVICE, C_RUNTIME, C_PREC,
 static const char *const COLS[N_COL] = {
     "kind", "fold", "model", "graph", "device", "runtime", "precision",
     "batch", "seq", "height", "width", "target", "actual", "predicted"};
+
+/* the distinct models among s's samples (indexes below n_names) into
+ * s->n_models; false when out of memory */
+static bool count_models(dlp_host_set *s, int n_names) {
+    bool *seen = calloc((size_t)n_names + 1, 1);
+    if (!seen) return false;
+    s->n_models = 0;
+    for (int i = 0; i < s->n; i++)
+        if (!seen[s->s[i].model]) {
+            seen[s->s[i].model] = true;
+            s->n_models++;
+        }
+    free(seen);
+    return true;
+}
+
+dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err) {
+    if (!s) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_keep_own: NULL");
+    int k = 0, top = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (s->s[i].model >= top) top = s->s[i].model + 1;
+        if (s->s[i].own_host) s->s[k++] = s->s[i];
+    }
+    s->n = k;
+    if (!count_models(s, top))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!k)
+        return dlp_fail(err, DLP_ERR_NOT_FOUND, "no %s sample whose label "
+                        "carries its own host probe",
+                        dlp_host_quantity(s->mode));
+    return DLP_OK;
+}
 
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              const char *kind, dlp_host_mode mode,
@@ -340,8 +378,12 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
             }
-            pend[k] = (pending){(int)fold, -1, -1, NAN, NAN, NAN, NAN, NAN,
-                                NAN, NAN, NAN};
+            pend[k] = (pending){.fold = (int)fold, .model = -1,
+                                .device = -1, .actual_ms = NAN,
+                                .eager_ms = NAN, .graph_ms = NAN,
+                                .host_us = NAN, .actual_j = NAN,
+                                .energy_j = NAN, .actual_w = NAN,
+                                .power_w = NAN};
         }
         pending *p = &pend[k];
         if (energy && training) {
@@ -370,7 +412,10 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         /* the same configuration without the fold */
         const char *bar = strchr(key, '|');
         int q = dlp_strmap_get(&probes_map, bar, strlen(bar));
-        if (q >= 0) p->host_us = probes[q].sum / probes[q].n;
+        if (q >= 0) {
+            p->host_us = probes[q].sum / probes[q].n;
+            p->own_host = probes[q].n_own == probes[q].n;
+        }
         if (p->model < 0) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; !st && i < n_pend; i++) {
@@ -405,20 +450,11 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              p->graph_ms, p->host_us,
                                              training ? p->power_w : NAN,
                                              ej ? p->actual_j : NAN,
-                                             ej ? p->energy_j : NAN};
+                                             ej ? p->energy_j : NAN,
+                                             p->own_host};
     }
-    if (!st) {   /* distinct models among the samples */
-        int n_names = out->n_models;
-        bool *seen = calloc((size_t)n_names + 1, 1);
-        if (!seen) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        out->n_models = 0;
-        for (int i = 0; seen && i < out->n; i++)
-            if (!seen[out->s[i].model]) {
-                seen[out->s[i].model] = true;
-                out->n_models++;
-            }
-        free(seen);
-    }
+    if (!st && !count_models(out, out->n_models))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st && out->n == 0)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND,
                       "%s: no %s %s prediction whose label has host_us%s "
@@ -603,6 +639,15 @@ static void score(const dlp_host_set *s, const double *cor,
         out->dev_blind[x->device] += b;
         out->dev_host[x->device] += h;
         out->dev_n[x->device]++;
+        if (x->own_host) {
+            out->own_blind += b;
+            out->own_host += h;
+            out->own_n++;
+        } else {
+            out->median_blind += b;
+            out->median_host += h;
+            out->median_n++;
+        }
         if (!has_energy(x)) continue;
         b = fabs(x->energy_j / x->actual_j - 1);
         h = fabs(ecor[i] / x->actual_j - 1);
@@ -615,6 +660,8 @@ static void score(const dlp_host_set *s, const double *cor,
     }
     mean_pct(&out->blind, &out->host, s->n);
     mean_pct(&out->e_blind, &out->e_host, out->e_n);
+    mean_pct(&out->own_blind, &out->own_host, out->own_n);
+    mean_pct(&out->median_blind, &out->median_host, out->median_n);
     for (int d = 0; d < s->n_devices; d++) {
         mean_pct(&out->dev_blind[d], &out->dev_host[d], out->dev_n[d]);
         mean_pct(&out->dev_e_blind[d], &out->dev_e_host[d], out->dev_e_n[d]);

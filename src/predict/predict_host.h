@@ -158,6 +158,10 @@ typedef struct {
     double actual_j, energy_j;   /* its eager energy (llm: per sample),
                                     measured and predicted; NAN when the
                                     file has no such prediction */
+    bool own_host;           /* host_us is the label rows' own probe
+                                (always for eager inference and llm;
+                                training: rows since p59a), not their
+                                batch's eager inference median */
 } dlp_host_sample;
 
 #define DLP_HOST_MAX_DEVICES 8
@@ -197,6 +201,11 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              dlp_host_set *out, dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
 
+/* Keeps only the samples whose host is the label rows' own probe
+ * (own_host; training rows since p59a), n_models recounted (the other
+ * counts stay the file's). DLP_ERR_NOT_FOUND when none is left. */
+dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err);
+
 /* Fits beta and ref_us (training: and tau_ms, over a log grid of 1 to
  * 1024 ms, or power_lo_w and power_hi_w, over 20 W steps of 100-700 W
  * where every selected sample has a power; the smaller residual wins)
@@ -223,6 +232,10 @@ typedef struct {
     double e_blind, e_host;
     double dev_e_blind[DLP_HOST_MAX_DEVICES], dev_e_host[DLP_HOST_MAX_DEVICES];
     int e_n, dev_e_n[DLP_HOST_MAX_DEVICES];
+    /* the latencies by the source of the host: the label's own probe,
+     * and (training only) its batch's eager inference median */
+    double own_blind, own_host, median_blind, median_host;
+    int own_n, median_n;
 } dlp_host_cv;
 dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
                                    dlp_host_cv *out, double *corrected,
