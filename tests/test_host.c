@@ -84,6 +84,13 @@ static void test_factor(void) {
     d = (log(dlp_host_factor(&w, exp(x + h), 64.0, NAN, 300)) -
          log(dlp_host_factor(&w, exp(x - h), 64.0, NAN, 300))) / (2 * h);
     CHECK_CLOSE(d, 0.5 * 0.8, 1e-6);
+    /* the watts on the fit's board: 200 W of a 400 W card read as 350 W
+     * of a 700 W one; unscaled where either board power is unknown */
+    CHECK(dlp_host_board_power(&w, 200, 400) == 200);   /* tdp 0: as is */
+    w.power_tdp_w = 700;
+    CHECK_CLOSE(dlp_host_board_power(&w, 200, 400), 350, 1e-12);
+    CHECK(dlp_host_board_power(&w, 200, 0) == 200 &&
+          dlp_host_board_power(NULL, 200, 400) == 200);
 }
 
 /* deterministic samples: actual = E exp(h beta ln(host / ref) + noise) */
@@ -158,14 +165,15 @@ static void test_fit_training_power(void) {
     dlp_host_model m;
     dlp_error err;
     make_power_set(&s, 600, 0.95, 10.0, 260, 520, 0);
+    s.tdp_w = 700;   /* the samples' board: the fit's watts are on it */
     CHECK_MSG(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK, "%s", err.msg);
     CHECK(m.tau_ms == 0 && m.power_lo_w == 260 && m.power_hi_w == 520 &&
-          m.n_samples == 600);
+          m.n_samples == 600 && m.power_tdp_w == 700);
     CHECK_CLOSE(m.beta, 0.95, 1e-9);
     CHECK_CLOSE(m.ref_us, 10.0, 1e-9);
     s.s[7].power_w = NAN;   /* one sample without: no power pair fits */
     CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK && m.tau_ms > 0 &&
-          m.power_hi_w == 0);
+          m.power_hi_w == 0 && m.power_tdp_w == 0);
     dlp_host_set_free(&s);
     make_power_set(&s, 3000, 0.7, 9.0, 305, 470, 0.1);
     CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK);
@@ -490,7 +498,7 @@ static void test_file(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
     dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
-                        15.5, 12.75, 0, 0, 0}, r;
+                        15.5, 12.75, 0, 0, 0, 0}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
@@ -505,9 +513,11 @@ static void test_file(void) {
     m.tau_ms = 0;   /* a training fit's power rule */
     m.power_lo_w = 280;
     m.power_hi_w = 460;
+    m.power_tdp_w = 700;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.tau_ms == 0 &&
-          r.power_lo_w == 280 && r.power_hi_w == 460);
+          r.power_lo_w == 280 && r.power_hi_w == 460 &&
+          r.power_tdp_w == 700);
     /* a file of before the energy correction: energy left as it is */
     write_text(p, "format,dlperf-host-1\nbeta,1\nref_us,7\n");
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.gamma == 0 &&
@@ -534,6 +544,9 @@ static void test_file(void) {
         "power_hi_w,300\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\npower_hi_w,9000\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\npower_hi_w,nan\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\npower_lo_w,100\n"
+        "power_hi_w,300\npower_tdp_w,-700\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\npower_tdp_w,1e9\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\ntau_ms,20\n"
         "power_lo_w,100\npower_hi_w,300\n",                 /* both rules */
         "",
@@ -1158,6 +1171,31 @@ static void test_predict_training(void) {
     predict_mode(dir, "training", NULL, 14.0, &r, &st);
     CHECK(st == DLP_ERR_NOT_FOUND);
     m.power_lo_w = m.power_hi_w = 0;
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    /* a file that predicts the power too: the rule's share from it, the
+     * watts scaled from the H100's 700 W board to the fit's */
+    strcpy(dir, "/tmp/dlp_host_XXXXXX");
+    if (!roofline_models_dir(dir, "a_train.dlpm", DLP_MODE_TRAINING,
+                             1u << DLP_T_TRAIN_STEP_MS |
+                             1u << DLP_T_TRAIN_POWER_W))
+        return;
+    step = predict_mode(dir, "training", NULL, 0, &r, &st);
+    double pw = r.power_w.value;
+    CHECK_MSG(st == DLP_OK && pw > 0, "status %d", (int)st);
+    snprintf(p, sizeof p, "%s/" DLP_HOST_TRAINING_FILE, dir);
+    dlp_host_model q = {.beta = 0.8, .ref_us = 7.0, .power_lo_w = pw / 2,
+                        .power_hi_w = 1.5 * pw, .power_tdp_w = 700};
+    CHECK(dlp_host_save(p, &q, &err) == DLP_OK);   /* h = 1/2 */
+    slow = predict_mode(dir, "training", NULL, 14.0, &r, &st);
+    CHECK(st == DLP_OK);
+    CHECK_CLOSE(slow / step, pow(2, 0.5 * 0.8), 1e-9);
+    q.power_tdp_w = 350;   /* P reads as half: h = (1.5 - 0.5) / 1 = 1 */
+    CHECK(dlp_host_save(p, &q, &err) == DLP_OK);
+    slow = predict_mode(dir, "training", NULL, 14.0, &r, &st);
+    CHECK(st == DLP_OK);
+    CHECK_CLOSE(slow / step, pow(2, 0.8), 1e-9);
+    unlink(p);
     /* a training fit in the inference file's place fails the open */
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
     m.tau_ms = 20;
@@ -1195,7 +1233,8 @@ static void test_predict(void) {
     predict_eager(dir, "eager", 9, &r, &st);
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
-    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0, 0, 0};
+    dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0, 0, 0,
+                        0};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);

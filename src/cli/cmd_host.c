@@ -48,9 +48,10 @@ static void usage(FILE *f) {
 "run (a step has no CUDA-graph twin), h = min(1, tau_ms / step) of the\n"
 "predicted step, tau_ms over a grid of 1-1024 ms, or h = clamp((power_hi_w\n"
 "- P) / (power_hi_w - power_lo_w), 0, 1) of the step's predicted power P,\n"
-"100-700 W in 20 W steps, whichever leaves the smaller residual; the\n"
-"host of a label is its own host_us, else the median of its batch's eager\n"
-"inference rows; energy = predicted power x step (models/host-training.csv\n"
+"100-700 W in 20 W steps on the first sample's card's board power (other\n"
+"cards' powers scaled to it; predict scales the card's), whichever leaves\n"
+"the smaller residual; the host of a label is its own host_us, else the\n"
+"median of its batch's eager inference rows; energy = predicted power x step (models/host-training.csv\n"
 "is what `dlperf predict --mode training --host-us` loads). Its table adds\n"
 "the steps by the host's source: the label's own probe, its batch's median.\n"
 "--own-probe fits and scores only the samples whose label carries its own\n"
@@ -188,9 +189,10 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) {
         char how[600];
         snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g, "
-                 "tau_ms %.4g, power_lo_w %.4g, power_hi_w %.4g, "
-                 "energy_gamma %.4g", path, m.beta, m.ref_us, m.tau_ms,
-                 m.power_lo_w, m.power_hi_w, m.gamma);
+                 "tau_ms %.4g, power_lo_w %.4g, power_hi_w %.4g (on %.4g W "
+                 "boards), energy_gamma %.4g", path, m.beta, m.ref_us,
+                 m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w,
+                 m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
@@ -304,9 +306,10 @@ int cmd_host(int argc, char **argv) {
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
         printf("fitted on all: beta %.4g, ref_us %.4g, tau_ms %.4g, "
-               "power_lo_w %.4g, power_hi_w %.4g, energy_gamma %.4g (%d "
-               "energy samples)\n", m.beta, m.ref_us, m.tau_ms,
-               m.power_lo_w, m.power_hi_w, m.gamma, m.n_energy);
+               "power_lo_w %.4g, power_hi_w %.4g (on %.4g W boards), "
+               "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
+               m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma,
+               m.n_energy);
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;

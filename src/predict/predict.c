@@ -547,8 +547,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         out->host_us = c->host_us;
         /* a training fit's power rule takes the step's predicted power */
         const dlp_pred_value *tw = &pr.v[DLP_T_TRAIN_POWER_W];
-        double power = pc.mode == DLP_MODE_TRAINING && tw->valid ? tw->value
-                                                                 : NAN;
+        double power = pc.mode == DLP_MODE_TRAINING && tw->valid
+                           ? dlp_host_board_power(hm, tw->value, dev.tdp_w)
+                           : NAN;
         if (hm->power_hi_w > 0 && !(power > 0))
             return dlp_fail(err, DLP_ERR_NOT_FOUND,
                             "--host-us: %s takes the step's predicted "

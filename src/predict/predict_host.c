@@ -5,6 +5,7 @@
  * model and why. */
 #include "predict/predict_host.h"
 #include "data/data.h"
+#include "device/device.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,12 @@ static double host_share(share_rule r, double eager_ms, double graph_ms,
         h = graph_ms > 0 && isfinite(graph_ms) ? 1 - graph_ms / eager_ms
                                                : NAN;
     return isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
+double dlp_host_board_power(const dlp_host_model *m, double power_w,
+                            double tdp_w) {
+    return m && m->power_tdp_w > 0 && tdp_w > 0
+               ? power_w * m->power_tdp_w / tdp_w : power_w;
 }
 
 double dlp_host_share(const dlp_host_model *m, double eager_ms,
@@ -253,6 +260,21 @@ static const char *const COLS[N_COL] = {
     "kind", "fold", "model", "graph", "device", "runtime", "precision",
     "batch", "seq", "height", "width", "target", "actual", "predicted"};
 
+/* training: the samples' predicted powers on one board, the first
+ * sample's card's (s->tdp_w), each scaled from its own card's board power
+ * (the device database's tdp_w; a card it lacks is left as it is) */
+static void board_powers(dlp_host_set *s) {
+    double tdp[DLP_HOST_MAX_DEVICES];
+    for (int d = 0; d < s->n_devices; d++) {
+        const dlp_device *dev = dlp_device_lookup(s->devices[d]);
+        tdp[d] = dev && dev->tdp_w > 0 ? dev->tdp_w : 0;
+    }
+    s->tdp_w = s->n ? tdp[s->s[0].device] : 0;
+    for (int i = 0; s->tdp_w > 0 && i < s->n; i++)
+        if (tdp[s->s[i].device] > 0)
+            s->s[i].power_w *= s->tdp_w / tdp[s->s[i].device];
+}
+
 /* the distinct models among s's samples (indexes below n_names) into
  * s->n_models; false when out of memory */
 static bool count_models(dlp_host_set *s, int n_names) {
@@ -453,6 +475,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              ej ? p->energy_j : NAN,
                                              p->own_host};
     }
+    if (!st && training) board_powers(out);
     if (!st && !count_models(out, out->n_models))
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st && out->n == 0)
@@ -605,6 +628,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     m->tau_ms = won.tau_ms;
     m->power_lo_w = won.lo_w;
     m->power_hi_w = won.hi_w;
+    m->power_tdp_w = won.hi_w > 0 ? s->tdp_w : 0;
     m->n_samples = n;
     m->n_models = s->n_models;
     return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
@@ -751,7 +775,8 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "host_mape", "energy_gamma",
                                         "energy_samples", "energy_blind_mape",
                                         "energy_host_mape", "tau_ms",
-                                        "power_lo_w", "power_hi_w", NULL};
+                                        "power_lo_w", "power_hi_w",
+                                        "power_tdp_w", NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -761,14 +786,15 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                               m->folds, m->blind_mape, m->host_mape,
                               m->gamma, m->n_energy, m->energy_blind_mape,
                               m->energy_host_mape, m->tau_ms,
-                              m->power_lo_w, m->power_hi_w};
+                              m->power_lo_w, m->power_hi_w, m->power_tdp_w};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
         "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies,\n"
         "# or, where tau_ms > 0 (training), h = min(1, tau_ms / step),\n"
         "# or, where power_hi_w > 0 (training), h = clamp((power_hi_w -\n"
-        "# P) / (power_hi_w - power_lo_w), 0, 1), P the predicted power;\n"
+        "# P) / (power_hi_w - power_lo_w), 0, 1), P the predicted power\n"
+        "# on a board of power_tdp_w (scaled from the card's own);\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
         "# latency's factor above.\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
@@ -816,5 +842,9 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
                         v[12], v[13], POWER_LIMIT_W);
     m->power_lo_w = v[12];
     m->power_hi_w = v[13];
+    if (!(v[14] >= 0 && v[14] <= POWER_LIMIT_W))
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: power_tdp_w %g is not in "
+                        "0..%g", path, v[14], POWER_LIMIT_W);
+    m->power_tdp_w = v[14];
     return DLP_OK;
 }

@@ -55,7 +55,10 @@
  * power_lo_w < power_hi_w fitted with beta and ref_us over a grid of
  * 100-700 W pairs; the fit keeps whichever rule, tau or power, leaves
  * the smaller residual (a file has one: power_hi_w > 0, or tau_ms > 0).
- * The watts are those of the training cards (700 W SXM boards).
+ * The watts are on a board of power_tdp_w (the first sample's card, 700
+ * W for every training label so far): a step predicted on a card of
+ * another board power (the device database's tdp_w) enters as P x
+ * power_tdp_w / tdp_w, the same share of its board's power.
  *
  * Energy (fifty-eighth session). The time the host adds (or saves) is
  * spent at the power of a GPU waiting for its next kernel, not at the
@@ -104,7 +107,15 @@ typedef struct {
     double power_lo_w, power_hi_w;   /* training, where power_hi_w > 0
                                 (then tau_ms is 0): h from the predicted
                                 power, above */
+    double power_tdp_w;      /* the board power those watts are on (0:
+                                unscaled) */
 } dlp_host_model;
+
+/* A power P (W) measured or predicted on a board of tdp_w, as m's power
+ * rule reads it: P x m->power_tdp_w / tdp_w (P where either is not
+ * positive). */
+double dlp_host_board_power(const dlp_host_model *m, double power_w,
+                            double tdp_w);
 
 /* Whether m is a training fit (tau_ms > 0 or power_hi_w > 0). */
 bool dlp_host_is_training(const dlp_host_model *m);
@@ -154,7 +165,8 @@ typedef struct {
     double actual_ms, eager_ms, graph_ms, host_us;   /* graph_ms: NAN in
                                                         training */
     double power_w;          /* training: the predicted power of the step
-                                (W; NAN where none), else NAN */
+                                (W on a board of the set's tdp_w; NAN
+                                where none), else NAN */
     double actual_j, energy_j;   /* its eager energy (llm: per sample),
                                     measured and predicted; NAN when the
                                     file has no such prediction */
@@ -176,6 +188,9 @@ typedef struct {
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
                                 (training: no power prediction) of the
                                 same fold and configuration */
+    double tdp_w;            /* training: the board power the samples'
+                                power_w are on (the first sample's card;
+                                others scaled to it); 0: unknown */
     dlp_host_mode mode;      /* llm: the samples' latencies are batch /
                                 throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1|;

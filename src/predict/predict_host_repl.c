@@ -10,6 +10,7 @@
  * collector probed the host keep their place in the gap as is. */
 #include "predict/predict_host.h"
 #include "data/data.h"
+#include "device/device.h"
 #include "pred/pred_train.h"
 
 #include <math.h>
@@ -38,6 +39,7 @@ typedef struct {             /* one eager measurement (or training step) */
                                 step's own (NAN: none) */
     double share_w;          /* training: the power a fit's power rule
                                 takes, its batch's rep 0's on rep 1 */
+    double tdp_w;            /* its card's board power (0: unknown) */
 } meas;
 
 typedef struct {             /* one pair, bucketed by its two batches */
@@ -187,7 +189,9 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
         }
         /* a training step's own power stands where a twin's would */
         double w = r->training && power > 0 ? power : NAN;
-        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, w, w};
+        const dlp_device *card = dlp_device_lookup(f[R_DEVICE]);
+        m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, w, w,
+                        card && card->tdp_w > 0 ? card->tdp_w : 0};
     }
     for (int i = 0; !st && i < n; i++) {   /* the CUDA-graph twins */
         snprintf(key, sizeof key, "%d|%d|%d", m[i].cfg, m[i].batch, m[i].rep);
@@ -377,15 +381,16 @@ dlp_status dlp_host_replicates(const char *path, const dlp_host_model *hm,
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
             }
+            /* the earlier step's power, on the fit's board */
+            double w = dlp_host_board_power(hm, x->share_w, x->tdp_w);
             double fx = dlp_host_factor(hm, x->host_us, x->eager_ms,
-                                        x->graph_ms, x->share_w);
+                                        x->graph_ms, w);
             double fy = dlp_host_factor(hm, y->host_us, x->eager_ms,
-                                        x->graph_ms, x->share_w);
+                                        x->graph_ms, w);
             double cor = x->eager_ms * fy / fx;
             double h = r->training && !tfit
                            ? 1
-                           : dlp_host_share(hm, x->eager_ms, x->graph_ms,
-                                            x->share_w);
+                           : dlp_host_share(hm, x->eager_ms, x->graph_ms, w);
             if ((r->training && !tfit) || !(x->host_us > 0) ||
                 !(y->host_us > 0) || isnan(h))
                 cor = NAN;
