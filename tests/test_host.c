@@ -171,6 +171,20 @@ static void test_fit_training_power(void) {
           m.n_samples == 600 && m.power_tdp_w == 700);
     CHECK_CLOSE(m.beta, 0.95, 1e-9);
     CHECK_CLOSE(m.ref_us, 10.0, 1e-9);
+    /* applied to samples on a board of another power (a 350 W file on
+     * 700 W samples), each power is read as its share: P / 2 */
+    dlp_host_model half = m;
+    half.power_tdp_w = 350;
+    double *hc = malloc((size_t)s.n * sizeof *hc);
+    dlp_host_cv hcv;
+    CHECK(dlp_host_apply(&s, &half, &hcv, hc, &err) == DLP_OK);
+    bool same = true;
+    for (int i = 0; i < s.n; i++)
+        same &= fabs(hc[i] - s.s[i].eager_ms *
+                     dlp_host_factor(&m, s.s[i].host_us, s.s[i].eager_ms,
+                                     NAN, s.s[i].power_w / 2)) < 1e-9;
+    CHECK(same);
+    free(hc);
     s.s[7].power_w = NAN;   /* one sample without: no power pair fits */
     CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK && m.tau_ms > 0 &&
           m.power_hi_w == 0 && m.power_tdp_w == 0);

@@ -529,7 +529,8 @@ static dlp_status fit_gamma(const dlp_host_set *s, const bool *use,
         if ((use && !use[i]) || !has_energy(x)) continue;
         used++;
         double f = dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms,
-                                   x->power_w);
+                                   dlp_host_board_power(m, x->power_w,
+                                                        s->tdp_w));
         double a = x->energy_j / x->actual_j - 1,
                b = x->energy_j * (f - 1) / x->actual_j;
         if (!(fabs(b) > 1e-15)) continue;   /* a term gamma cannot move */
@@ -692,12 +693,13 @@ static void score(const dlp_host_set *s, const double *cor,
     }
 }
 
-/* sample x corrected by m (NULL: left as predicted): its latency, and its
- * energy where it has one */
-static void correct(const dlp_host_sample *x, const dlp_host_model *m,
-                    double *lat, double *energy) {
+/* sample x of a set whose powers are on a board of tdp_w corrected by m
+ * (NULL: left as predicted; its power read on m's board): its latency,
+ * and its energy where it has one */
+static void correct(const dlp_host_sample *x, double tdp_w,
+                    const dlp_host_model *m, double *lat, double *energy) {
     double f = m ? dlp_host_factor(m, x->host_us, x->eager_ms, x->graph_ms,
-                                   x->power_w)
+                                   dlp_host_board_power(m, x->power_w, tdp_w))
                  : 1;
     *lat = x->eager_ms * f;
     *energy = has_energy(x) ? x->energy_j * dlp_host_energy_factor(m, f)
@@ -739,7 +741,8 @@ dlp_status dlp_host_cross_validate(const dlp_host_set *s, int fit_device,
         /* no host effect on the other folds: left as predicted */
         for (int i = 0; !st && i < s->n; i++)
             if (s->s[i].fold == f)
-                correct(&s->s[i], fs ? NULL : &m, &cor[i], &ecor[i]);
+                correct(&s->s[i], s->tdp_w, fs ? NULL : &m, &cor[i],
+                        &ecor[i]);
     }
     if (!st) score(s, cor, ecor, out);
     free(use);
@@ -761,7 +764,8 @@ dlp_status dlp_host_apply(const dlp_host_set *s, const dlp_host_model *m,
         if (!corrected) free(cor);
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < s->n; i++) correct(&s->s[i], m, &cor[i], &ecor[i]);
+    for (int i = 0; i < s->n; i++)
+        correct(&s->s[i], s->tdp_w, m, &cor[i], &ecor[i]);
     score(s, cor, ecor, out);
     free(ecor);
     if (!corrected) free(cor);
