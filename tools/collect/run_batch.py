@@ -231,16 +231,16 @@ def train_repeat_items(byid, dev, names, path=None):
                                 "repeats-training.csv")
     h2s = vision_hash_specs(byid)
     ends = tuple("-" + n.strip() for n in names if n.strip())
-    cfgs = []
+    cfgs = {}   # an ordered set: the file's order, each once
     if ends and os.path.exists(path):
-        for r in csv.DictReader(open(path)):
-            if (r["device"] != dev or not r["batch_id"].endswith(ends) or
-                    r["hash"] not in h2s):
-                continue
-            c = (h2s[r["hash"]], int(r["batch"]), int(r["height"]),
-                 r.get("precision") or "fp32")
-            if c not in cfgs:
-                cfgs.append(c)
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                if (r["device"] != dev or not r["batch_id"].endswith(ends) or
+                        r["hash"] not in h2s):
+                    continue
+                cfgs.setdefault((h2s[r["hash"]], int(r["batch"]),
+                                 int(r["height"]),
+                                 r.get("precision") or "fp32"))
     return train_points(byid, cfgs)
 
 
