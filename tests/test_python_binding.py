@@ -69,6 +69,10 @@ def test_predict_matches_cli(pred):
          ["--precision", "fp16", "--batch", "8", "--runtime", "eager"]),
         (RESNET, {"device": "h100", "mode": "training", "batch": 16},
          ["--mode", "training", "--batch", "16"]),
+        # the shipped training host correction (models/host-training.csv)
+        (RESNET, {"device": "h100", "mode": "training", "batch": 4,
+                  "host_us": 12.5},
+         ["--mode", "training", "--batch", "4", "--host-us", "12.5"]),
         (RESNET, {"device": "a100-80gb", "batch": 4, "slo_ms": 5.0},
          ["--batch", "4", "--slo-ms", "5"]),
         (RESNET, {"device": "h100", "mig": "3g.40gb", "batch": 2},
@@ -92,6 +96,13 @@ def test_predict_matches_cli(pred):
         for k in ("latency_ms", "memory_mib", "energy_j", "throughput_per_s",
                   "mig_profile"):
             check(k in got, "%s in the result" % k)
+        if kw.get("host_us"):   # a host-bound step (the power rule) moved
+            base = pred.predict(path, **dict(kw, host_us=None))
+            check(got.get("host_factor", 1) > 1 and
+                  abs(got["latency_ms"] / base["latency_ms"] -
+                      got["host_factor"]) < 1e-4 * got["host_factor"],
+                  "training --host-us: step x host_factor %s"
+                  % got.get("host_factor"))
 
 
 def test_model_reuse_and_bytes(pred):
