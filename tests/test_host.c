@@ -747,11 +747,11 @@ static dlp_dataset *open_data(dlp_dataset_counts *c) {
     return ds;
 }
 
-/* a predictions file naming real probed configurations of data/ */
 /* replicates of training steps (repeats-training.csv's columns): every
  * two steps of a configuration pair, rows without host_us in the gap as
- * is only; moved only by a training fit (h = min(1, tau_ms / step)); the
- * power shift from the steps' own power */
+ * is only; moved only by a training fit (h = min(1, tau_ms / step), or
+ * from the earlier step's power); the power shift from the steps' own
+ * power */
 static void test_replicates_training(void) {
     char dir[] = "/tmp/dlp_replt_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -861,6 +861,7 @@ static void test_replicates_training(void) {
     rmdir(dir);
 }
 
+/* a predictions file naming real probed configurations of data/ */
 static void test_join_with_data(void) {
     dlp_error err;
     dlp_dataset_counts c;

@@ -584,52 +584,55 @@ static bool fit_share(const dlp_host_set *s, const bool *use, share_rule rule,
     return true;
 }
 
+typedef struct {             /* the best rule so far and its fit */
+    double beta, c, sse;
+    share_rule rule;
+} rule_fit;
+
+/* rule r fitted (fit_share; *n the samples used), kept in *best where
+ * its residual is smaller */
+static void try_rule(const dlp_host_set *s, const bool *use, share_rule r,
+                     rule_fit *best, int *n) {
+    double b, c, sse;
+    if (fit_share(s, use, r, &b, &c, &sse, n) && sse < best->sse)
+        *best = (rule_fit){b, c, sse, r};
+}
+
 dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
                         dlp_host_model *m, dlp_error *err) {
     if (!s || !m) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_fit: NULL");
-    double beta = NAN, c = NAN, best = INFINITY;
-    share_rule won = {0, 0, 0};
-    int n = 0;
-    bool training = s->mode == DLP_HOST_TRAINING;
     /* the rules to try: inference and llm one (the CUDA-graph share);
-     * training every tau of the grid, then every power pair */
-    int n_tau = training ? TAU_STEPS + 1 : 1,
-        n_w = (POWER_MAX_W - POWER_MIN_W) / POWER_STEP_W + 1;
-    for (int k = 0; k < n_tau + (training ? n_w * n_w : 0); k++) {
-        share_rule r = {0, 0, 0};
-        if (training && k < n_tau)
-            r.tau_ms = exp2(k / 4.0);
-        else if (training) {
-            r.lo_w = POWER_MIN_W + POWER_STEP_W * ((k - n_tau) / n_w);
-            r.hi_w = POWER_MIN_W + POWER_STEP_W * ((k - n_tau) % n_w);
-            if (!(r.hi_w > r.lo_w)) continue;
-        }
-        double b, cc, sse;
-        int used;
-        if (fit_share(s, use, r, &b, &cc, &sse, &used) && sse < best) {
-            best = sse;
-            beta = b;
-            c = cc;
-            won = r;
-        }
-        if (k == 0) n = used;
+     * training every tau of the grid, then every power pair (a rule
+     * lacking a sample's input does not fit: n counts the others') */
+    bool training = s->mode == DLP_HOST_TRAINING;
+    rule_fit f = {NAN, NAN, INFINITY, {0, 0, 0}};
+    int n = 0, n_power;
+    if (!training)
+        try_rule(s, use, (share_rule){0, 0, 0}, &f, &n);
+    else {
+        for (int k = 0; k <= TAU_STEPS; k++)
+            try_rule(s, use, (share_rule){exp2(k / 4.0), 0, 0}, &f, &n);
+        for (int lo = POWER_MIN_W; lo < POWER_MAX_W; lo += POWER_STEP_W)
+            for (int hi = lo + POWER_STEP_W; hi <= POWER_MAX_W;
+                 hi += POWER_STEP_W)
+                try_rule(s, use, (share_rule){0, lo, hi}, &f, &n_power);
     }
-    if (!(best < INFINITY))
+    if (!(f.sse < INFINITY))
         return dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), singular "
                         "(the host-bound shares or host probes do not vary)",
                         n);
-    if (!(beta > 0))
+    if (!(f.beta > 0))
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "host fit: beta %.3g on %d "
                         "samples: eager %s does not grow with host_us in "
-                        "these predictions", beta, n,
+                        "these predictions", f.beta, n,
                         training ? "step time" : "latency");
     memset(m, 0, sizeof *m);
-    m->beta = fmin(beta, BETA_MAX);
-    m->ref_us = exp(-c / beta);
-    m->tau_ms = won.tau_ms;
-    m->power_lo_w = won.lo_w;
-    m->power_hi_w = won.hi_w;
-    m->power_tdp_w = won.hi_w > 0 ? s->tdp_w : 0;
+    m->beta = fmin(f.beta, BETA_MAX);
+    m->ref_us = exp(-f.c / f.beta);
+    m->tau_ms = f.rule.tau_ms;
+    m->power_lo_w = f.rule.lo_w;
+    m->power_hi_w = f.rule.hi_w;
+    m->power_tdp_w = f.rule.hi_w > 0 ? s->tdp_w : 0;
     m->n_samples = n;
     m->n_models = s->n_models;
     return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
@@ -805,6 +808,14 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
         "dlperf-host-1", HOST_KEYS, v, err);
 }
 
+/* a file's value of key v within 0..hi, else DLP_ERR_FORMAT naming it */
+static dlp_status in_range(const char *path, const char *key, double v,
+                           double hi, dlp_error *err) {
+    return v >= 0 && v <= hi ? DLP_OK
+                             : dlp_fail(err, DLP_ERR_FORMAT, "%s: %s %g is "
+                                        "not in 0..%g", path, key, v, hi);
+}
+
 dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     if (!path || !m) return dlp_fail(err, DLP_ERR_ARG, "host load: NULL");
     memset(m, 0, sizeof *m);
@@ -821,9 +832,7 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: parameter out of range "
                         "(beta %g: 0 < beta <= %g; ref_us %g: %g..%g)", path,
                         v[0], BETA_MAX, v[1], DLP_HOST_US_MIN, DLP_HOST_US_MAX);
-    if (!(v[7] >= 0 && v[7] <= 1))
-        return dlp_fail(err, DLP_ERR_FORMAT, "%s: energy_gamma %g is not in "
-                        "0..1", path, v[7]);
+    if ((st = in_range(path, "energy_gamma", v[7], 1, err))) return st;
     m->beta = v[0];
     m->ref_us = v[1];
     m->n_samples = (int)v[2];
@@ -835,9 +844,7 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     m->n_energy = (int)v[8];
     m->energy_blind_mape = v[9];
     m->energy_host_mape = v[10];
-    if (!(v[11] >= 0 && v[11] <= TAU_MAX_MS))
-        return dlp_fail(err, DLP_ERR_FORMAT, "%s: tau_ms %g is not in "
-                        "0..%g", path, v[11], TAU_MAX_MS);
+    if ((st = in_range(path, "tau_ms", v[11], TAU_MAX_MS, err))) return st;
     m->tau_ms = v[11];
     if (v[13] != 0 && !(v[12] >= 0 && v[13] > v[12] &&
                         v[13] <= POWER_LIMIT_W && !(v[11] > 0)))
@@ -846,9 +853,8 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
                         v[12], v[13], POWER_LIMIT_W);
     m->power_lo_w = v[12];
     m->power_hi_w = v[13];
-    if (!(v[14] >= 0 && v[14] <= POWER_LIMIT_W))
-        return dlp_fail(err, DLP_ERR_FORMAT, "%s: power_tdp_w %g is not in "
-                        "0..%g", path, v[14], POWER_LIMIT_W);
+    if ((st = in_range(path, "power_tdp_w", v[14], POWER_LIMIT_W, err)))
+        return st;
     m->power_tdp_w = v[14];
     return DLP_OK;
 }
