@@ -554,7 +554,8 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
             return dlp_fail(err, DLP_ERR_NOT_FOUND,
                             "--host-us: %s takes the step's predicted "
                             "power, which no predictor in the models "
-                            "directory gives", dlp_host_file(host_mode(pc.mode)));
+                            "directory gives",
+                            dlp_host_file(host_mode(pc.mode)));
         out->host_factor = dlp_host_factor(hm, c->host_us, L->value, graph_ms,
                                            power);
         scale_val(L, out->host_factor);

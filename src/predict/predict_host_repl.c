@@ -189,7 +189,8 @@ static dlp_status read_rows(const char *path, const char *text, size_t len,
         }
         /* a training step's own power stands where a twin's would */
         double w = r->training && power > 0 ? power : NAN;
-        const dlp_device *card = dlp_device_lookup(f[R_DEVICE]);
+        const dlp_device *card =
+            r->training ? dlp_device_lookup(f[R_DEVICE]) : NULL;
         m[n++] = (meas){ci, bi, (int)rep, lat, NAN, host, w, w,
                         card && card->tdp_w > 0 ? card->tdp_w : 0};
     }
