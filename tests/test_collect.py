@@ -475,12 +475,41 @@ def test_host_probe_and_late_column():
     # the user-facing probe (tools/host_probe.py) runs the same function
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools",
                                                      "host_probe.py"),
-                        "--device", "cpu", "--repeat", "2"],
-                       capture_output=True, text=True, timeout=120)
+                        "--device", "cpu", "--repeat", "2", "--seconds",
+                        "0.2"], capture_output=True, text=True, timeout=120)
     words = p.stdout.split()
     check(p.returncode == 0 and words[:1] == ["host_us"] and
-          0 < float(words[1]) < 1e4, "tools/host_probe.py on CPU: %r %r"
-          % (p.stdout, p.stderr[-300:]))
+          0 < float(words[1]) < 1e4 and "over 2 probes" in p.stdout,
+          "tools/host_probe.py on CPU: %r %r" % (p.stdout, p.stderr[-300:]))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools",
+                                                     "host_probe.py"),
+                        "--device", "cpu", "--repeat", "0"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode != 0 and "--repeat" in p.stderr and not p.stdout,
+          "host_probe.py refuses --repeat 0: %r %r" % (p.stdout, p.stderr))
+    # its spacing on a simulated clock: readings at 0, 20, 40, 60 s for
+    # --repeat 4 --seconds 60, whatever each reading itself takes
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import host_probe
+    now = [100.0]
+    started = []
+
+    def reading():
+        started.append(now[0] - 100.0)
+        now[0] += 1.5  # the probe's own time
+        return len(started)
+
+    def sleep(s):
+        check(s > 0, "sleeps only forward: %r" % s)
+        now[0] += s
+    got = host_probe.probes(reading, 4, 60.0, sleep=sleep,
+                            clock=lambda: now[0])
+    check(got == [1, 2, 3, 4] and started == [0.0, 20.0, 40.0, 60.0],
+          "probes spread evenly: %r at %r" % (got, started))
+    started.clear()
+    host_probe.probes(reading, 3, 0.0, sleep=sleep, clock=lambda: now[0])
+    check(started[1] - started[0] == 1.5 and started[2] - started[1] == 1.5,
+          "--seconds 0: back to back %r" % started)
 
 
 def test_flags_and_keys():
