@@ -512,6 +512,20 @@ def test_host_probe_and_late_column():
           "--seconds 0: back to back %r" % started)
 
 
+def test_fresh_probe():
+    """run_batch.fresh_probe: tools/host_probe.py's median from a fresh
+    process, a positive float on the CPU; None (never an exception) where
+    the probe fails (a device torch does not know) or cannot start."""
+    import run_batch
+    v = run_batch.fresh_probe(device="cpu", repeat=2, seconds=0)
+    check(isinstance(v, float) and 0 < v < 1e4, "fresh probe on CPU: %r" % v)
+    check(run_batch.fresh_probe(device="nosuchdevice", repeat=1, seconds=0)
+          is None, "a failing probe gives None")
+    check(run_batch.fresh_probe(py="/nonexistent/python", repeat=1,
+                                seconds=0) is None,
+          "a probe that cannot start gives None")
+
+
 def test_flags_and_keys():
     import ingest
     base = dict(hash="h", device="d", runtime="graph", precision="fp16", batch="1",
@@ -1699,7 +1713,8 @@ def main():
               test_labeled_without_graph, test_collector_commit, test_card_info,
               test_to_dtype_clears_bias_cache,
               test_broken_context_retry, test_train_items, test_amp_items,
-              test_host_probe_and_late_column, test_pending_compressed,
+              test_host_probe_and_late_column, test_fresh_probe,
+              test_pending_compressed,
               test_probe_configs, test_convgrid_sampler, test_memop_sampler,
               test_optime_sampler, test_kernel_table,
               test_dataset):

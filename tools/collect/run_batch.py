@@ -18,6 +18,7 @@ import csv
 import glob
 import hashlib
 import json
+import math
 import os
 import platform
 import random
@@ -652,6 +653,34 @@ def env_info(batch_id, dev):
     return info
 
 
+def fresh_probe(device="cuda", repeat=10, seconds=4.0, timeout=90,
+                py=sys.executable):
+    """tools/host_probe.py in a fresh process, as a user runs it (the GPU
+    idle): its median host_us, or None when it fails. The batch's env.json
+    keeps one from before its workers start and one from after they stop,
+    beside the labels' probes, which the workers take in a loaded process:
+    in the sixty-eighth session a fresh process on an idle host read 7.2 -
+    10.8 us (two levels that alternate within a minute), the same hour's
+    eager inference rows 10.8 - 11.9 and training rows 13.2 - 14.0
+    (medians), and which of the scales a user's reading matches is what
+    these pairs measure (docs/PREDICT.md, "The probe's scale")."""
+    cmd = [py, os.path.join(HERE, "..", "host_probe.py"), "--device", device,
+           "--repeat", str(repeat), "--seconds", str(seconds)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    w = p.stdout.split()
+    if p.returncode != 0 or w[:1] != ["host_us"] or len(w) < 2:
+        return None
+    try:
+        v = float(w[1])
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
 def export_queue(ordered_ids, lab_ids, every_item, done_export, part=None,
                  only_labeled=False):
     """Spec ids to export, in order: this batch's label items first, then
@@ -731,6 +760,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     env = env_info(batch_id, dev)
     env["started_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))
+    env["host_probe_start_us"] = fresh_probe()
 
     specs = zoo.all_specs()
     done = read_done(dev if a.per_device else None)
@@ -890,6 +920,8 @@ def main():
     for p in list(workers.values()) + exporters:
         if p.poll() is None:
             p.kill()
+    # not after a SIGTERM: the device tool is waiting for the pack
+    env["host_probe_end_us"] = fresh_probe() if deadline["t"] == t_end else None
     env["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     env["device_seconds"] = round(time.time() - t_start, 1)
     env["gpus_used"] = gpus
