@@ -663,7 +663,8 @@ def fresh_probe(device="cuda", repeat=10, seconds=4.0, timeout=90,
     10.8 us (two levels that alternate within a minute), the same hour's
     eager inference rows 10.8 - 11.9 and training rows 13.2 - 14.0
     (medians), and which of the scales a user's reading matches is what
-    these pairs measure (docs/PREDICT.md, "The probe's scale")."""
+    these pairs measure (docs/PREDICT.md, "The shipped training
+    correction on a sixth card, and the probe's scale")."""
     cmd = [py, os.path.join(HERE, "..", "host_probe.py"), "--device", device,
            "--repeat", str(repeat), "--seconds", str(seconds)]
     try:
