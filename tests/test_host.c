@@ -512,7 +512,7 @@ static void test_file(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
     dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
-                        15.5, 12.75, 0, 0, 0, 0}, r;
+                        15.5, 12.75, 0, 0, 0, 0, 0}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
@@ -532,6 +532,10 @@ static void test_file(void) {
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.tau_ms == 0 &&
           r.power_lo_w == 280 && r.power_hi_w == 460 &&
           r.power_tdp_w == 700);
+    CHECK(r.batch_host == 0);
+    m.batch_host = 1;   /* fitted on the batches' median probes */
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.batch_host == 1);
     /* a file of before the energy correction: energy left as it is */
     write_text(p, "format,dlperf-host-1\nbeta,1\nref_us,7\n");
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.gamma == 0 &&
@@ -563,6 +567,8 @@ static void test_file(void) {
         "format,dlperf-host-1\nbeta,1\nref_us,7\npower_tdp_w,1e9\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\ntau_ms,20\n"
         "power_lo_w,100\npower_hi_w,300\n",                 /* both rules */
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,2\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,0.5\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {
@@ -861,6 +867,60 @@ static void test_replicates_training(void) {
     rmdir(dir);
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the median of batch_id's eager inference probes (training: of its
+ * training rows' own probes); NAN: none */
+static double batch_median_probe(const dlp_dataset *ds, const char *batch_id,
+                                 bool training) {
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    size_t rows = training ? c.training : c.inference;
+    double *v = malloc((rows + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < rows; i++) {
+        const char *b;
+        double h;
+        if (training) {
+            const dlp_training_row *t = dlp_dataset_training(ds, i);
+            b = t->c.batch_id;
+            h = t->host_us;
+        } else {
+            const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+            if (strcmp(r->runtime, "eager")) continue;
+            b = r->c.batch_id;
+            h = r->host_us;
+        }
+        if (h > 0 && !strcmp(b, batch_id)) v[n++] = h;
+    }
+    double med = NAN;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_double);
+        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    free(v);
+    return med;
+}
+
+/* the oracle of a training label's host: its own host_us, else the median
+ * host_us of its batch's eager inference rows (NAN: none) */
+static double training_host(const dlp_dataset *ds,
+                            const dlp_training_row *t) {
+    if (t->host_us > 0) return t->host_us;
+    return batch_median_probe(ds, t->c.batch_id, false);
+}
+
+/* the oracle of a training label's host level: its batch's median of the
+ * training rows' own probes, else of its eager inference rows */
+static double training_level(const dlp_dataset *ds,
+                             const dlp_training_row *t) {
+    double m = batch_median_probe(ds, t->c.batch_id, true);
+    return m > 0 ? m : batch_median_probe(ds, t->c.batch_id, false);
+}
+
 /* a predictions file naming real probed configurations of data/ */
 static void test_join_with_data(void) {
     dlp_error err;
@@ -879,8 +939,9 @@ static void test_join_with_data(void) {
         dlp_dataset_free(ds);
         return;
     }
-    /* the oracle: host_us of a's configuration averaged over its rows */
-    double sum = 0;
+    /* the oracles: host_us of a's configuration averaged over its rows,
+     * and the medians of their batches' probes (the host's level) */
+    double sum = 0, level = 0;
     int n = 0;
     for (size_t i = 0; i < c.inference; i++) {
         const dlp_inference_row *r = dlp_dataset_inference(ds, i);
@@ -888,8 +949,10 @@ static void test_join_with_data(void) {
             !strcmp(r->c.device, a->c.device) &&
             !strcmp(r->precision, a->precision) && r->batch == a->batch &&
             r->seq == a->seq && r->height == a->height &&
-            r->width == a->width && r->host_us > 0)
+            r->width == a->width && r->host_us > 0) {
             sum += r->host_us, n++;
+            level += batch_median_probe(ds, r->c.batch_id, false);
+        }
     }
     char dir[] = "/tmp/dlp_host_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -939,9 +1002,14 @@ static void test_join_with_data(void) {
               s.n_no_host, s.n_no_graph);
     if (s.n == 1) {
         CHECK_CLOSE(s.s[0].host_us, sum / n, 1e-12);
+        CHECK_CLOSE(s.s[0].batch_host_us, level / n, 1e-12);
         CHECK(s.s[0].fold == 2 && s.s[0].eager_ms == 2.5 &&
               s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
     }
+    /* --batch-host: the host's level replaces the moment's probe */
+    CHECK(dlp_host_set_batch_level(&s, &err) == DLP_OK && s.n == 1 &&
+          s.n_models == 1);
+    if (s.n == 1) CHECK_CLOSE(s.s[0].host_us, level / n, 1e-12);
     dlp_host_set_free(&s);
     CHECK(dlp_host_set_load(p, ds, "linreg", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_NOT_FOUND);
     /* not a predictions file; a bad number */
@@ -969,35 +1037,6 @@ static void test_join_with_data(void) {
     CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_IO);
     rmdir(dir);
     dlp_dataset_free(ds);
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* the oracle of a training label's host: its own host_us, else the median
- * host_us of its batch's eager inference rows (NAN: none) */
-static double training_host(const dlp_dataset *ds,
-                            const dlp_training_row *t) {
-    if (t->host_us > 0) return t->host_us;
-    dlp_dataset_counts c;
-    dlp_dataset_get_counts(ds, &c);
-    double *v = malloc((c.inference + 1) * sizeof *v);
-    size_t n = 0;
-    for (size_t i = 0; v && i < c.inference; i++) {
-        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
-        if (!strcmp(r->runtime, "eager") && r->host_us > 0 &&
-            !strcmp(r->c.batch_id, t->c.batch_id))
-            v[n++] = r->host_us;
-    }
-    double med = NAN;
-    if (n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-    free(v);
-    return med;
 }
 
 static bool same_training(const dlp_training_row *a,
@@ -1033,17 +1072,20 @@ static void test_join_training(void) {
     }
     /* the oracles: the host of each label row of the configuration,
      * averaged */
-    double want[2] = {0, 0};
+    double want[2] = {0, 0}, level[2] = {0, 0};
     const dlp_training_row *cfg[2] = {o, b};
     for (int k = 0; k < 2; k++) {
         int n = 0;
         for (size_t i = 0; i < c.training; i++) {
             const dlp_training_row *t = dlp_dataset_training(ds, i);
             double h;
-            if (same_training(t, cfg[k]) && (h = training_host(ds, t)) > 0)
+            if (same_training(t, cfg[k]) && (h = training_host(ds, t)) > 0) {
                 want[k] += h, n++;
+                level[k] += training_level(ds, t);
+            }
         }
         want[k] /= n;
+        level[k] /= n;
     }
     char dir[] = "/tmp/dlp_host_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -1088,7 +1130,13 @@ static void test_join_training(void) {
         CHECK_CLOSE(x->actual_j, (k ? 250.0 * 20 : 400.0 * 40) / 1e3, 1e-12);
         CHECK_CLOSE(x->energy_j, (k ? 200.0 * 25 : 300.0 * 30) / 1e3, 1e-12);
         CHECK(x->power_w == (k ? 200.0 : 300.0));   /* the predicted power */
+        CHECK_CLOSE(x->batch_host_us, level[k], 1e-12);
     }
+    /* --batch-host: each step's host the batch's level */
+    CHECK(dlp_host_set_batch_level(&s, &err) == DLP_OK && s.n == 2);
+    for (int i = 0; i < s.n; i++)
+        if (s.s[i].fold == 0 || s.s[i].fold == 1)
+            CHECK_CLOSE(s.s[i].host_us, level[s.s[i].fold], 1e-12);
     dlp_host_set_free(&s);
     /* the inference reading finds nothing of it */
     CHECK(dlp_host_set_load(p, ds, "dippm+xgb", DLP_HOST_INFERENCE, &s,
@@ -1249,7 +1297,7 @@ static void test_predict(void) {
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
     dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0, 0, 0,
-                        0};
+                        0, 0};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);

@@ -28,7 +28,7 @@ static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
 "                       [--fit-device NAME] [--mode inference|llm|training]\n"
-"                       [--own-probe]\n\n"
+"                       [--own-probe | --batch-host]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
@@ -56,9 +56,15 @@ static void usage(FILE *f) {
 "--host-us` loads). Its table adds the steps by the host's source: the\n"
 "label's own probe, its batch's median.\n"
 "--own-probe fits and scores only the samples whose label carries its own\n"
-"probe (training rows since p59a; every eager inference row).\n\n"
+"probe (training rows since p59a; every eager inference row).\n"
+"--batch-host takes as each label's host the median probe of its batch\n"
+"(training: of the batch's training rows' own probes, else of its eager\n"
+"inference rows) instead of its own: the host's level, which a reading\n"
+"taken before serving can know, not the moment of the measurement, which\n"
+"it cannot. The file records it (batch_host 1).\n\n"
 "usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
-"                         [--mode inference|llm|training] [--own-probe]\n\n"
+"                         [--mode inference|llm|training]\n"
+"                         [--own-probe | --batch-host]\n\n"
 "Applies the fitted correction in FILE (default models/host.csv, with\n"
 "--mode llm models/host-llm.csv, with --mode training\n"
 "models/host-training.csv) as it is, refitting nothing, to the same\n"
@@ -218,11 +224,15 @@ int cmd_host(int argc, char **argv) {
     }
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
                *fit_dev = NULL, *host = NULL, *mode = "inference";
-    bool own_only = false;
+    bool own_only = false, batch_host = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!repl && !strcmp(a, "--own-probe")) {
             own_only = true;
+            continue;
+        }
+        if (!repl && !strcmp(a, "--batch-host")) {
+            batch_host = true;
             continue;
         }
         if (repl && strcmp(a, "--host") && a[0] == '-') {
@@ -259,6 +269,11 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    if (own_only && batch_host) {
+        fprintf(stderr, "dlperf host: --own-probe and --batch-host: one "
+                "host source at a time\n");
+        return 2;
+    }
     dlp_host_mode hmode = dlp_host_mode_parse(mode);
     if (hmode == DLP_HOST_N_MODES) {
         fprintf(stderr, "dlperf host: --mode %s: the host correction is for "
@@ -278,8 +293,9 @@ int cmd_host(int argc, char **argv) {
     dlp_host_model m;
     dlp_status st = dlp_host_set_load(preds, ds, kind, hmode, &set, &err);
     dlp_dataset_free(ds);
-    if (!st && own_only) {
-        st = dlp_host_set_keep_own(&set, &err);
+    if (!st && (own_only || batch_host)) {
+        st = own_only ? dlp_host_set_keep_own(&set, &err)
+                      : dlp_host_set_batch_level(&set, &err);
         if (st) dlp_host_set_free(&set);
     }
     if (st) {
@@ -311,6 +327,7 @@ int cmd_host(int argc, char **argv) {
                "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
                m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma,
                m.n_energy);
+        m.batch_host = batch_host;
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;

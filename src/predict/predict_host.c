@@ -112,61 +112,45 @@ typedef struct {             /* host probe of one eager configuration */
     int n;
     int n_own;               /* of them the label row's own (a training
                                 row's, not its batch's inference median) */
+    double batch_sum;        /* the medians of its rows' batches (the
+                                host's level, not the moment's) */
+    int batch_n;
 } probe;
 
 typedef struct {             /* one fold's predictions of a configuration */
     int fold, model, device;
     double actual_ms, eager_ms, graph_ms;
-    double host_us;
+    double host_us, batch_host_us;
     bool own_host;           /* every probe of it the label row's own */
     double actual_j, energy_j;   /* eager energy, NAN until read */
     double actual_w, power_w;    /* training: power, NAN until read */
 } pending;
 
 /* one probe h of configuration key into the map and its sums (*cap the
- * array's capacity; own: the label row's own probe); false when out of
- * memory */
+ * array's capacity; own: the label row's own probe; bh: the median probe
+ * of the row's batch, NAN where unknown); false when out of memory */
 static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
-                      size_t *cap, const char *key, double h, bool own) {
+                      size_t *cap, const char *key, double h, bool own,
+                      double bh) {
     int before = *n;
     int k = dlp_strmap_intern(map, a, key, n);
     if (k < 0) return false;
     if (k == before) {
         if (!dlp_grow((void **)out, cap, (size_t)*n, sizeof **out))
             return false;
-        (*out)[k] = (probe){0, 0, 0};
+        (*out)[k] = (probe){0, 0, 0, 0, 0};
     }
     (*out)[k].sum += h;
     (*out)[k].n++;
     (*out)[k].n_own += own;
+    if (bh > 0 && isfinite(bh)) {
+        (*out)[k].batch_sum += bh;
+        (*out)[k].batch_n++;
+    }
     return true;
 }
 
-/* host_us per configuration of the dataset's eager labels */
-static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
-                              dlp_arena *a, probe **out, int *n,
-                              dlp_error *err) {
-    dlp_dataset_counts c;
-    dlp_dataset_get_counts(ds, &c);
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    char key[256];
-    for (size_t i = 0; i < c.inference; i++) {
-        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
-        if (strcmp(r->runtime, "eager") || !(r->host_us > 0) ||
-            !isfinite(r->host_us))
-            continue;
-        config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
-                   (long long)r->batch, (long long)r->seq,
-                   (long long)r->height, (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true))
-            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    return DLP_OK;
-}
-
-typedef struct {             /* one eager inference row's host probe */
+typedef struct {             /* one label row's host probe */
     int batch;               /* batch_id index */
     double host_us;
 } batch_probe;
@@ -177,27 +161,38 @@ static int by_batch_host(const void *a, const void *b) {
     return x->host_us < y->host_us ? -1 : x->host_us > y->host_us;
 }
 
-/* the median host_us of each batch's eager inference rows, by the index
- * of its batch_id in batches (which holds only batches that have one) */
-static dlp_status batch_hosts(const dlp_dataset *ds, dlp_strmap *batches,
-                              dlp_arena *a, double **med, int *n_batches,
-                              dlp_error *err) {
+/* the median host_us of each batch's eager inference rows (training: of
+ * its training rows that carry their own probe), by the index of its
+ * batch_id in batches (which holds only batches that have one) */
+static dlp_status batch_hosts(const dlp_dataset *ds, bool training,
+                              dlp_strmap *batches, dlp_arena *a,
+                              double **med, int *n_batches, dlp_error *err) {
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
-    batch_probe *v = malloc((c.inference ? c.inference : 1) * sizeof *v);
+    size_t rows = training ? c.training : c.inference;
+    batch_probe *v = malloc((rows ? rows : 1) * sizeof *v);
     if (!v) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     size_t n = 0;
-    for (size_t i = 0; i < c.inference; i++) {
-        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
-        if (strcmp(r->runtime, "eager") || !(r->host_us > 0) ||
-            !isfinite(r->host_us))
-            continue;
-        int k = dlp_strmap_intern(batches, a, r->c.batch_id, n_batches);
+    for (size_t i = 0; i < rows; i++) {
+        const char *batch_id;
+        double h;
+        if (training) {
+            const dlp_training_row *r = dlp_dataset_training(ds, i);
+            batch_id = r->c.batch_id;
+            h = r->host_us;
+        } else {
+            const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+            if (strcmp(r->runtime, "eager")) continue;
+            batch_id = r->c.batch_id;
+            h = r->host_us;
+        }
+        if (!(h > 0) || !isfinite(h)) continue;
+        int k = dlp_strmap_intern(batches, a, batch_id, n_batches);
         if (k < 0) {
             free(v);
             return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         }
-        v[n++] = (batch_probe){k, r->host_us};
+        v[n++] = (batch_probe){k, h};
     }
     qsort(v, n, sizeof *v, by_batch_host);
     *med = malloc((size_t)(*n_batches ? *n_batches : 1) * sizeof **med);
@@ -216,17 +211,73 @@ static dlp_status batch_hosts(const dlp_dataset *ds, dlp_strmap *batches,
     return DLP_OK;
 }
 
+typedef struct {             /* batch_hosts' medians of one kind of row */
+    dlp_strmap ids;
+    double *med;
+    int n;
+} batch_medians;
+
+static dlp_status batch_medians_load(batch_medians *b, const dlp_dataset *ds,
+                                     bool training, dlp_arena *a,
+                                     dlp_error *err) {
+    b->med = NULL;
+    b->n = 0;
+    if (!dlp_strmap_init(&b->ids, 256))
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    return batch_hosts(ds, training, &b->ids, a, &b->med, &b->n, err);
+}
+
+/* the median of batch_id's rows; NAN when it has none */
+static double batch_median(const batch_medians *b, const char *batch_id) {
+    int k = dlp_strmap_get(&b->ids, batch_id, strlen(batch_id));
+    return k < 0 ? NAN : b->med[k];
+}
+
+static void batch_medians_free(batch_medians *b) {
+    free(b->med);
+    dlp_strmap_free(&b->ids);
+}
+
+/* host_us per configuration of the dataset's eager labels, beside the
+ * median of their batches' */
+static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
+                              dlp_arena *a, probe **out, int *n,
+                              dlp_error *err) {
+    dlp_dataset_counts c;
+    dlp_dataset_get_counts(ds, &c);
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    batch_medians inf;
+    dlp_status st = batch_medians_load(&inf, ds, false, a, err);
+    char key[256];
+    for (size_t i = 0; !st && i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (strcmp(r->runtime, "eager") || !(r->host_us > 0) ||
+            !isfinite(r->host_us))
+            continue;
+        config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
+                   (long long)r->batch, (long long)r->seq,
+                   (long long)r->height, (long long)r->width);
+        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true,
+                       batch_median(&inf, r->c.batch_id)))
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    batch_medians_free(&inf);
+    return st;
+}
+
 /* host_us per configuration of the dataset's training labels: the row's
- * own, else its batch's eager inference median (dlp_host_set_load) */
+ * own, else its batch's eager inference median (dlp_host_set_load);
+ * beside it the batch's level: the median of the batch's training rows'
+ * own probes, else that eager inference median */
 static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                                        dlp_arena *a, probe **out, int *n,
                                        dlp_error *err) {
-    dlp_strmap batches;
-    if (!dlp_strmap_init(&batches, 256))
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    double *med = NULL;
-    int n_batches = 0;
-    dlp_status st = batch_hosts(ds, &batches, a, &med, &n_batches, err);
+    batch_medians inf, trn;
+    dlp_status st = batch_medians_load(&inf, ds, false, a, err);
+    dlp_status st2 = batch_medians_load(&trn, ds, true, a, err);
+    if (!st) st = st2;
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
     size_t cap = 0;
@@ -236,24 +287,24 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
     for (size_t i = 0; !st && i < c.training; i++) {
         const dlp_training_row *r = dlp_dataset_training(ds, i);
         double h = r->host_us;
+        double inf_med = batch_median(&inf, r->c.batch_id);
+        double level = batch_median(&trn, r->c.batch_id);
+        if (!(level > 0)) level = inf_med;
         bool own = h > 0 && isfinite(h);
         if (!own) {
-            const char *b = r->c.batch_id;
-            int k = dlp_strmap_get(&batches, b, strlen(b));
-            if (k < 0) continue;
-            h = med[k];
+            if (!(inf_med > 0)) continue;
+            h = inf_med;
         }
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, h, own))
+        if (!add_probe(map, a, out, n, &cap, key, h, own, level))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    free(med);
-    dlp_strmap_free(&batches);
+    batch_medians_free(&inf);
+    batch_medians_free(&trn);
     return st;
 }
-
 enum { C_KIND, C_FOLD, C_MODEL, C_GRAPH, C_DEVICE, C_RUNTIME, C_PREC,
        C_BATCH, C_SEQ, C_HEIGHT, C_WIDTH, C_TARGET, C_ACTUAL, C_PRED, N_COL };
 static const char *const COLS[N_COL] = {
@@ -290,21 +341,39 @@ static bool count_models(dlp_host_set *s, int n_names) {
     return true;
 }
 
-dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err) {
-    if (!s) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_keep_own: NULL");
+/* keeps the samples of s for which keep(sample) (batch: their host_us
+ * moved to the batch level first), n_models recounted; DLP_ERR_NOT_FOUND
+ * naming what (a sample ...) when none is left */
+static dlp_status keep_samples(dlp_host_set *s, bool batch, const char *what,
+                               dlp_error *err) {
     int k = 0, top = 0;
     for (int i = 0; i < s->n; i++) {
-        if (s->s[i].model >= top) top = s->s[i].model + 1;
-        if (s->s[i].own_host) s->s[k++] = s->s[i];
+        dlp_host_sample x = s->s[i];
+        if (x.model >= top) top = x.model + 1;
+        if (batch ? !(x.batch_host_us > 0) : !x.own_host) continue;
+        if (batch) x.host_us = x.batch_host_us;
+        s->s[k++] = x;
     }
     s->n = k;
     if (!count_models(s, top))
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!k)
-        return dlp_fail(err, DLP_ERR_NOT_FOUND, "no %s sample whose label "
-                        "carries its own host probe",
-                        dlp_host_quantity(s->mode));
+        return dlp_fail(err, DLP_ERR_NOT_FOUND, "no %s sample %s",
+                        dlp_host_quantity(s->mode), what);
     return DLP_OK;
+}
+
+dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err) {
+    if (!s) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_keep_own: NULL");
+    return keep_samples(s, false, "whose label carries its own host probe",
+                        err);
+}
+
+dlp_status dlp_host_set_batch_level(dlp_host_set *s, dlp_error *err) {
+    if (!s)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_batch_level: NULL");
+    return keep_samples(s, true, "whose label's batch has a median host "
+                        "probe", err);
 }
 
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
@@ -403,7 +472,8 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
             pend[k] = (pending){.fold = (int)fold, .model = -1,
                                 .device = -1, .actual_ms = NAN,
                                 .eager_ms = NAN, .graph_ms = NAN,
-                                .host_us = NAN, .actual_j = NAN,
+                                .host_us = NAN, .batch_host_us = NAN,
+                                .actual_j = NAN,
                                 .energy_j = NAN, .actual_w = NAN,
                                 .power_w = NAN};
         }
@@ -437,6 +507,9 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         if (q >= 0) {
             p->host_us = probes[q].sum / probes[q].n;
             p->own_host = probes[q].n_own == probes[q].n;
+            p->batch_host_us = probes[q].batch_n == probes[q].n
+                                   ? probes[q].batch_sum / probes[q].batch_n
+                                   : NAN;
         }
         if (p->model < 0) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
@@ -473,7 +546,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              training ? p->power_w : NAN,
                                              ej ? p->actual_j : NAN,
                                              ej ? p->energy_j : NAN,
-                                             p->own_host};
+                                             p->own_host, p->batch_host_us};
     }
     if (!st && training) board_powers(out);
     if (!st && !count_models(out, out->n_models))
@@ -783,7 +856,7 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "energy_samples", "energy_blind_mape",
                                         "energy_host_mape", "tau_ms",
                                         "power_lo_w", "power_hi_w",
-                                        "power_tdp_w", NULL};
+                                        "power_tdp_w", "batch_host", NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -793,7 +866,8 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                               m->folds, m->blind_mape, m->host_mape,
                               m->gamma, m->n_energy, m->energy_blind_mape,
                               m->energy_host_mape, m->tau_ms,
-                              m->power_lo_w, m->power_hi_w, m->power_tdp_w};
+                              m->power_lo_w, m->power_hi_w, m->power_tdp_w,
+                              m->batch_host};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
@@ -803,7 +877,8 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
         "# P) / (power_hi_w - power_lo_w), 0, 1), P the predicted power\n"
         "# on a board of power_tdp_w (scaled from the card's own);\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
-        "# latency's factor above.\n"
+        "# latency's factor above. batch_host 1: host_us was each label's\n"
+        "# batch median probe (the host's level), 0: its own probe.\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
         "dlperf-host-1", HOST_KEYS, v, err);
 }
@@ -856,5 +931,9 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     if ((st = in_range(path, "power_tdp_w", v[14], POWER_LIMIT_W, err)))
         return st;
     m->power_tdp_w = v[14];
+    if (v[15] != 0 && v[15] != 1)
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: batch_host %g is not 0 or "
+                        "1", path, v[15]);
+    m->batch_host = (int)v[15];
     return DLP_OK;
 }

@@ -109,6 +109,9 @@ typedef struct {
                                 power, above */
     double power_tdp_w;      /* the board power those watts are on (0:
                                 unscaled) */
+    int batch_host;          /* 1: fitted on each label's batch median
+                                probe (the host's level, --batch-host), 0:
+                                on its own probe (the moment's) */
 } dlp_host_model;
 
 /* A power P (W) measured or predicted on a board of tdp_w, as m's power
@@ -174,6 +177,12 @@ typedef struct {
                                 (always for eager inference and llm;
                                 training: rows since p59a), not their
                                 batch's eager inference median */
+    double batch_host_us;    /* the host's level: the median probe of its
+                                label's batch (eager inference rows; a
+                                training label: its batch's training rows'
+                                own probes, else its eager inference
+                                rows), mean over the label's rows; NAN
+                                where a row's batch has none */
 } dlp_host_sample;
 
 #define DLP_HOST_MAX_DEVICES 8
@@ -215,6 +224,13 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              const char *kind, dlp_host_mode mode,
                              dlp_host_set *out, dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
+
+/* Moves every sample's host_us to its batch_host_us, the host's level
+ * rather than the moment of its measurement: what a reading taken on the
+ * host before serving can know (`dlperf host fit --batch-host`). Samples
+ * without one are dropped, n_models recounted. DLP_ERR_NOT_FOUND when none
+ * is left. */
+dlp_status dlp_host_set_batch_level(dlp_host_set *s, dlp_error *err);
 
 /* Keeps only the samples whose host is the label rows' own probe
  * (own_host; training rows since p59a), n_models recounted (the other
