@@ -603,8 +603,41 @@ with tempfile.TemporaryDirectory() as tmp:
     check("cli_host_fit_batch_host", kv.get("batch_host") == "1" and
           abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
           abs(float(kv.get("ref_us", "nan")) - 8) < 1e-2 and
-          float(kv.get("host_mape", "nan")) < 1e-3,
+          float(kv.get("host_mape", "nan")) < 1e-3 and
+          kv.get("level_mape") == kv.get("host_mape"),
           "%s %s" % (kv, r.stderr[-300:]))
+    # labels made at their own probes: the fit recovers the law, and its
+    # level_mape is the fit applied with the batch medians (this oracle)
+    ofile = os.path.join(tmp, "host-own.csv")
+    kv, lvl, ln = {}, 0.0, 0
+    if os.path.exists(hp):
+        for x in prs:
+            k = key(x)
+            if (x["runtime"] == "eager" and k in graph and k in batch_of and
+                    x["target"] == "inference.latency_ms"):
+                e = float(x["predicted"])
+                h = min(1.0, max(0.0, 1 - graph[k] / e))
+                own = sum(host_of[k]) / len(host_of[k])
+                lev = sum(bmed[b] for b in batch_of[k]) / len(batch_of[k])
+                a = e * math.exp(h * 1.1 * math.log(own / 8))
+                x["actual"] = repr(a)
+                lvl += abs(e * math.exp(h * 1.1 * math.log(lev / 8)) / a - 1)
+                ln += 1
+        with open(hp2, "w", newline="") as fo:
+            w = csv.DictWriter(fo, fieldnames=list(prs[0].keys()))
+            w.writeheader()
+            w.writerows(prs)
+        r = subprocess.run([DLPERF, "host", "fit", hp2, hds, "-o", ofile],
+                           capture_output=True, text=True)
+        if os.path.exists(ofile):
+            kv = dict(l.strip().split(",", 1) for l in open(ofile)
+                      if "," in l and not l.startswith("#"))
+    check("cli_host_fit_level", kv.get("batch_host") == "0" and ln > 0 and
+          abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
+          float(kv.get("host_mape", "nan")) < 1e-3 and
+          abs(float(kv.get("level_mape", "nan")) - 100 * lvl / ln) < 1e-3 and
+          100 * lvl / ln > 1 and "host's level" in r.stdout,
+          "%s oracle %.4f %s" % (kv, 100 * lvl / max(ln, 1), r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
                         "--batch-host", "--own-probe"],
                        capture_output=True, text=True)

@@ -512,7 +512,7 @@ static void test_file(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
     dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
-                        15.5, 12.75, 0, 0, 0, 0, 0}, r;
+                        15.5, 12.75, 0, 0, 0, 0, 0, 0, 0}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
@@ -536,6 +536,11 @@ static void test_file(void) {
     m.batch_host = 1;   /* fitted on the batches' median probes */
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.batch_host == 1);
+    m.level_mape = 17.5;   /* the fit at the host's level */
+    m.energy_level_mape = 14.25;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.level_mape == 17.5 &&
+          r.energy_level_mape == 14.25);
     /* a file of before the energy correction: energy left as it is */
     write_text(p, "format,dlperf-host-1\nbeta,1\nref_us,7\n");
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.gamma == 0 &&
@@ -569,6 +574,8 @@ static void test_file(void) {
         "power_lo_w,100\npower_hi_w,300\n",                 /* both rules */
         "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,2\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,0.5\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nlevel_mape,-1\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_level_mape,nan\n",
         "",
         NULL};
     for (int i = 0; bad[i]; i++) {
@@ -1297,7 +1304,7 @@ static void test_predict(void) {
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
     dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0, 0, 0,
-                        0, 0};
+                        0, 0, 0, 0};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);
@@ -1317,6 +1324,17 @@ static void test_predict(void) {
     CHECK_CLOSE(r.power_w.value, epw * (1 + 0.5 * (f - 1)) / f, 1e-9 * epw);
     CHECK(r.energy_j.err_pct == 13 && !strcmp(r.energy_j.err_basis,
                                                "heldout-host"));
+    /* a file that measured its fit at the host's level reports that */
+    m.level_mape = 17;
+    m.energy_level_mape = 14;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
+    predict_eager(dir, "eager", 14.0, &r, &st);
+    CHECK(st == DLP_OK && r.latency_ms.err_pct == 17 &&
+          !strcmp(r.latency_ms.err_basis, "heldout-host-level") &&
+          r.energy_j.err_pct == 14 &&
+          !strcmp(r.energy_j.err_basis, "heldout-host-level"));
+    m.level_mape = m.energy_level_mape = 0;
+    CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     /* refusals: not eager, out of range */
     predict_eager(dir, "graph", 9, &r, &st);
     CHECK(st == DLP_ERR_ARG);

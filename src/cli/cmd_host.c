@@ -210,6 +210,28 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     return 0;
 }
 
+/* m's level_mape and energy_level_mape: the cross-fitted figures of a fit
+ * on the batch medians (batch), else the fit m applied with each sample's
+ * batch median probe as its host (*set moved to that level; unmeasured,
+ * 0, where no sample has one); printed */
+static void host_level(dlp_host_set *set, bool batch, const dlp_host_cv *cv,
+                       dlp_host_model *m) {
+    dlp_host_cv lv = *cv;
+    dlp_error err;
+    if (!batch && (dlp_host_set_batch_level(set, &err) ||
+                   dlp_host_apply(set, m, &lv, NULL, &err))) {
+        printf("host's level: unmeasured (%s)\n", err.msg);
+        return;
+    }
+    m->level_mape = lv.host;
+    m->energy_level_mape = lv.e_n ? lv.e_host : 0;
+    printf("host's level (each label's batch median probe as its host): "
+           "%s %.2f -> %.2f%%", batch ? "cross-fitted" : "this fit",
+           lv.blind, lv.host);
+    if (lv.e_n) printf(", energy %.2f -> %.2f%%", lv.e_blind, lv.e_host);
+    printf(" (%d samples)\n", set->n);
+}
+
 int cmd_host(int argc, char **argv) {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);
@@ -333,6 +355,7 @@ int cmd_host(int argc, char **argv) {
         m.host_mape = cv.host;
         m.energy_blind_mape = cv.e_blind;
         m.energy_host_mape = cv.e_host;
+        host_level(&set, batch_host, &cv, &m);
         if (out && !(st = dlp_host_save(out, &m, &err)))
             printf("wrote %s\n", out);
     }

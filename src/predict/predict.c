@@ -64,6 +64,20 @@ static dlp_host_mode host_mode(dlp_pred_mode mode) {
                                        : DLP_HOST_INFERENCE;
 }
 
+/* the held-out error a --host-us prediction reports (energy: its energy's):
+ * the file's at the host's level (a reading of the host, not of the
+ * measurement's moment, is what --host-us is) where it has one, else its
+ * cross-fitted one with each label's own probe; 0: none */
+static double host_err(const dlp_host_model *m, bool energy) {
+    double level = energy ? m->energy_level_mape : m->level_mape;
+    return level > 0 ? level : energy ? m->energy_host_mape : m->host_mape;
+}
+
+static const char *host_basis(const dlp_host_model *m, bool energy) {
+    return (energy ? m->energy_level_mape : m->level_mape) > 0
+               ? "heldout-host-level" : "heldout-host";
+}
+
 dlp_status dlp_predictor_open(const char *models_dir, dlp_predictor_set **out,
                               dlp_error *err) {
     if (!out) return dlp_fail(err, DLP_ERR_ARG, "dlp_predictor_open: NULL out");
@@ -564,16 +578,16 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         out->host_energy_factor = dlp_host_energy_factor(hm, out->host_factor);
         if (E->valid) {
             scale_val(E, out->host_energy_factor);
-            if (hm->energy_host_mape > 0) {   /* llm: per sample, the same */
-                E->err_pct = hm->energy_host_mape;
-                E->err_basis = "heldout-host";
+            if (host_err(hm, true) > 0) {   /* llm: per sample, the same */
+                E->err_pct = host_err(hm, true);
+                E->err_basis = host_basis(hm, true);
             }
         }
         /* the corrected held-out error (an LLM's is its throughput's,
          * below: its latency is derived) */
-        if (hm->host_mape > 0 && pc.mode != DLP_MODE_LLM) {
-            L->err_pct = hm->host_mape;
-            L->err_basis = "heldout-host";
+        if (host_err(hm, false) > 0 && pc.mode != DLP_MODE_LLM) {
+            L->err_pct = host_err(hm, false);
+            L->err_basis = host_basis(hm, false);
         }
     }
     double lat_full = L->value;
@@ -592,9 +606,9 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
         T->by = lat_by;
         T->err_pct = pr.v[DLP_T_LLM_THROUGHPUT].err_pct;
         T->err_basis = pr.v[DLP_T_LLM_THROUGHPUT].err_basis;
-        if (c->host_us != 0 && hm->host_mape > 0) {
-            T->err_pct = hm->host_mape;
-            T->err_basis = "heldout-host";
+        if (c->host_us != 0 && host_err(hm, false) > 0) {
+            T->err_pct = host_err(hm, false);
+            T->err_basis = host_basis(hm, false);
         }
     }
     if (E->valid) {

@@ -856,7 +856,9 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "energy_samples", "energy_blind_mape",
                                         "energy_host_mape", "tau_ms",
                                         "power_lo_w", "power_hi_w",
-                                        "power_tdp_w", "batch_host", NULL};
+                                        "power_tdp_w", "batch_host",
+                                        "level_mape", "energy_level_mape",
+                                        NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -867,7 +869,8 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                               m->gamma, m->n_energy, m->energy_blind_mape,
                               m->energy_host_mape, m->tau_ms,
                               m->power_lo_w, m->power_hi_w, m->power_tdp_w,
-                              m->batch_host};
+                              m->batch_host, m->level_mape,
+                              m->energy_level_mape};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
@@ -878,7 +881,9 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
         "# on a board of power_tdp_w (scaled from the card's own);\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
         "# latency's factor above. batch_host 1: host_us was each label's\n"
-        "# batch median probe (the host's level), 0: its own probe.\n"
+        "# batch median probe (the host's level), 0: its own probe;\n"
+        "# level_mape: corrected with the batch medians (what a reading\n"
+        "# of the host before serving gets; predict --host-us reports it).\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
         "dlperf-host-1", HOST_KEYS, v, err);
 }
@@ -935,5 +940,10 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
         return dlp_fail(err, DLP_ERR_FORMAT, "%s: batch_host %g is not 0 or "
                         "1", path, v[15]);
     m->batch_host = (int)v[15];
+    if ((st = in_range(path, "level_mape", v[16], 1e4, err)) ||
+        (st = in_range(path, "energy_level_mape", v[17], 1e4, err)))
+        return st;
+    m->level_mape = v[16];
+    m->energy_level_mape = v[17];
     return DLP_OK;
 }

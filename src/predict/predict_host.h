@@ -112,6 +112,11 @@ typedef struct {
     int batch_host;          /* 1: fitted on each label's batch median
                                 probe (the host's level, --batch-host), 0:
                                 on its own probe (the moment's) */
+    double level_mape, energy_level_mape;   /* corrected, % , with each
+                                label's batch median probe as its host:
+                                what a reading of the host's level (not
+                                of the measurement's moment) gets; what
+                                predict --host-us reports; 0: unmeasured */
 } dlp_host_model;
 
 /* A power P (W) measured or predicted on a board of tdp_w, as m's power
