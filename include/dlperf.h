@@ -249,6 +249,13 @@ const char *dlp_dataset_dir(const dlp_dataset *ds);
  * with their UTC start time), naming what data a result was measured on;
  * NULL when the dataset has no batch. */
 const char *dlp_dataset_last_batch(const dlp_dataset *ds);
+/* A fresh process's host probe of batch batch_id (its env.json
+ * host_probe_start_us and host_probe_end_us, us per eager op, taken
+ * before its workers start and after they stop; since p69a): the
+ * geometric mean of the two, the one where the other is null; NAN when
+ * the batch has neither or does not exist. */
+double dlp_dataset_fresh_probe_us(const dlp_dataset *ds,
+                                  const char *batch_id);
 
 /* Row i (0-based, < the matching count); NULL when out of range. */
 const dlp_graph_info *dlp_dataset_graph(const dlp_dataset *ds, size_t i);

@@ -900,6 +900,99 @@ static void test_train_memory_withdrawn(void) {
     run_rc(cmd);
 }
 
+/* a fresh process's host probes in env.json (since p69a): the geometric
+ * mean of before and after, the one where the other is null, NAN for a
+ * batch without them or an unknown batch; a value that is no positive
+ * number or null fails the open, naming the key */
+static void test_fresh_probe(void) {
+    const char *b = "20261126T0400-vision-a", *other = "20261126T0500-lm-a";
+    static const struct {
+        const char *start, *end;
+        double want;          /* 0: the open fails */
+    } cases[] = {{"7.5", "10.0", 8.660254037844387}, {"null", "6.5", 6.5},
+                 {"9.25", "null", 9.25}, {"null", "null", NAN},
+                 {"\\\"x\\\"", "7", 0}, {"-3", "7", 0}, {"0", "7", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[] = "/tmp/dlp_fresh_XXXXXX", cmd[1400];
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(cmd, sizeof cmd, "cp -r " FIX "/valid/. %s && sed -i "
+                 "'s/}$/, \"host_probe_start_us\": %s, \"host_probe_end_us\": "
+                 "%s}/' %s/batches/%s/env.json", dir, cases[i].start,
+                 cases[i].end, dir, b);
+        CHECK(run_rc(cmd) == 0);
+        dlp_dataset *ds = NULL;
+        dlp_error err;
+        dlp_status st = dlp_dataset_open(dir, &ds, &err);
+        if (cases[i].want == 0) {
+            CHECK_MSG(st == DLP_ERR_FORMAT &&
+                      strstr(err.msg, "host_probe_start_us"), "case %zu: %s",
+                      i, st ? err.msg : "opened");
+        } else {
+            CHECK_MSG(st == DLP_OK, "case %zu: %s", i, err.msg);
+            double f = dlp_dataset_fresh_probe_us(ds, b);
+            if (isnan(cases[i].want))
+                CHECK(isnan(f));
+            else
+                CHECK_CLOSE(f, cases[i].want, 1e-12);
+            CHECK(isnan(dlp_dataset_fresh_probe_us(ds, other)));
+            CHECK(isnan(dlp_dataset_fresh_probe_us(ds, "no-such-batch")));
+            CHECK(isnan(dlp_dataset_fresh_probe_us(ds, NULL)));
+        }
+        dlp_dataset_free(ds);
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        run_rc(cmd);
+    }
+}
+
+/* "fresh_probe" of the inference statistics: card-b of two_cards with a
+ * fresh reading in env.json, its eager rows' median host_us (this
+ * oracle) beside it; card-a, without one, is not listed */
+static void test_fresh_probe_stats(void) {
+    const char *b = "20261126T0800-card-b";
+    char dir[] = "/tmp/dlp_fresh_XXXXXX", cmd[1400];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cp -r " FIX "/two_cards/. %s && sed -i "
+             "'s/}$/, \"host_probe_start_us\": 4.0, \"host_probe_end_us\": "
+             "9.0}/' %s/batches/%s/env.json", dir, dir, b);
+    CHECK(run_rc(cmd) == 0);
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    if (ds) {
+        double v[64];
+        size_t n = 0;
+        const dlp_inference_row *r;
+        for (size_t i = 0; (r = dlp_dataset_inference(ds, i)) && n < 64; i++)
+            if (!strcmp(r->c.batch_id, b) && !strcmp(r->runtime, "eager") &&
+                r->host_us > 0)
+                v[n++] = r->host_us;
+        qsort(v, n, sizeof *v, dlp_cmp_double);
+        double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        char *json = NULL;
+        int ne = -1, nw = -1;
+        CHECK(n > 0 && dlp_dataset_check(ds, &json, &ne, &nw, &err) == DLP_OK);
+        cJSON *j = json ? cJSON_Parse(json) : NULL;
+        const cJSON *fp = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "inference"),
+                                              "fresh_probe");
+        const cJSON *e = cJSON_GetArrayItem(fp, 0);
+        CHECK_MSG(cJSON_GetArraySize(fp) == 1 && e &&
+                  !strcmp(cJSON_GetObjectItem(e, "batch")->valuestring, b),
+                  "%s", json ? json : "");
+        if (e) {
+            CHECK_CLOSE(cJSON_GetObjectItem(e, "fresh_us")->valuedouble, 6.0,
+                        1e-12);
+            CHECK_CLOSE(cJSON_GetObjectItem(e, "inference_us")->valuedouble,
+                        med, 1e-12);
+            CHECK(!cJSON_IsNumber(cJSON_GetObjectItem(e, "training_us")));
+        }
+        cJSON_Delete(j);
+        free(json);
+        dlp_dataset_free(ds);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_rc(cmd);
+}
+
 /* ---- the repository's data/ ---------------------------------------------- */
 
 static void test_repo_data(void) {
@@ -1013,6 +1106,8 @@ int main(int argc, char **argv) {
     RUN(test_late_column);
     RUN(test_late_column_training);
     RUN(test_train_memory_withdrawn);
+    RUN(test_fresh_probe);
+    RUN(test_fresh_probe_stats);
     RUN(test_valid_rows_and_graphs);
     RUN(test_bad_arguments);
     RUN(test_csv_quoting);

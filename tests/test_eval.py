@@ -600,7 +600,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(bfile):
             kv = dict(l.strip().split(",", 1) for l in open(bfile)
                       if "," in l and not l.startswith("#"))
-    check("cli_host_fit_batch_host", kv.get("batch_host") == "1" and
+    check("cli_host_fit_batch_host", kv.get("host_source") == "1" and
           abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
           abs(float(kv.get("ref_us", "nan")) - 8) < 1e-2 and
           float(kv.get("host_mape", "nan")) < 1e-3 and
@@ -632,7 +632,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(ofile):
             kv = dict(l.strip().split(",", 1) for l in open(ofile)
                       if "," in l and not l.startswith("#"))
-    check("cli_host_fit_level", kv.get("batch_host") == "0" and ln > 0 and
+    check("cli_host_fit_level", kv.get("host_source") == "0" and ln > 0 and
           abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
           float(kv.get("host_mape", "nan")) < 1e-3 and
           abs(float(kv.get("level_mape", "nan")) - 100 * lvl / ln) < 1e-3 and
@@ -643,6 +643,11 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_batch_host_own_probe", r.returncode == 2 and
           "one host source" in r.stderr, r.stderr[-300:])
+    # --fresh-host: the fixture's batches carry no fresh-process reading
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
+                        "--fresh-host"], capture_output=True, text=True)
+    check("cli_host_fresh_host_none", r.returncode == 1 and
+          "fresh process" in r.stderr, r.stderr[-300:])
     # host replicates: the three p57 batches' raw rows (the same three
     # graphs measured in each), the within / across means recomputed here,
     # the earlier of a pair the batch first in name order, and the

@@ -218,11 +218,11 @@ static void test_fit_training_power(void) {
                 cv.blind, 1e-9);
     free(cor);
     int models_before = s.n_models;
-    CHECK(dlp_host_set_keep_own(&s, &err) == DLP_OK && s.n == on &&
+    CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_OWN, &err) == DLP_OK && s.n == on &&
           s.n_models == on && s.n_models < models_before);
     for (int i = 0; i < s.n; i++) CHECK(s.s[i].own_host);
     for (int i = 0; i < s.n; i++) s.s[i].own_host = false;
-    CHECK(dlp_host_set_keep_own(&s, &err) == DLP_ERR_NOT_FOUND && s.n == 0);
+    CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_OWN, &err) == DLP_ERR_NOT_FOUND && s.n == 0);
     dlp_host_set_free(&s);
 }
 
@@ -532,10 +532,10 @@ static void test_file(void) {
     CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.tau_ms == 0 &&
           r.power_lo_w == 280 && r.power_hi_w == 460 &&
           r.power_tdp_w == 700);
-    CHECK(r.batch_host == 0);
-    m.batch_host = 1;   /* fitted on the batches' median probes */
+    CHECK(r.host_source == DLP_HOST_SRC_OWN);
+    m.host_source = DLP_HOST_SRC_BATCH;   /* on the batches' medians */
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
-    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.batch_host == 1);
+    CHECK(dlp_host_load(p, &r, &err) == DLP_OK && r.host_source == DLP_HOST_SRC_BATCH);
     m.level_mape = 17.5;   /* the fit at the host's level */
     m.energy_level_mape = 14.25;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
@@ -572,8 +572,8 @@ static void test_file(void) {
         "format,dlperf-host-1\nbeta,1\nref_us,7\npower_tdp_w,1e9\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\ntau_ms,20\n"
         "power_lo_w,100\npower_hi_w,300\n",                 /* both rules */
-        "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,2\n",
-        "format,dlperf-host-1\nbeta,1\nref_us,7\nbatch_host,0.5\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nhost_source,3\n",
+        "format,dlperf-host-1\nbeta,1\nref_us,7\nhost_source,0.5\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\nlevel_mape,-1\n",
         "format,dlperf-host-1\nbeta,1\nref_us,7\nenergy_level_mape,nan\n",
         "",
@@ -1014,7 +1014,8 @@ static void test_join_with_data(void) {
               s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
     }
     /* --batch-host: the host's level replaces the moment's probe */
-    CHECK(dlp_host_set_batch_level(&s, &err) == DLP_OK && s.n == 1 &&
+    CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_BATCH, &err) == DLP_OK &&
+          s.n == 1 &&
           s.n_models == 1);
     if (s.n == 1) CHECK_CLOSE(s.s[0].host_us, level / n, 1e-12);
     dlp_host_set_free(&s);
@@ -1042,6 +1043,85 @@ static void test_join_with_data(void) {
     CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_FORMAT);
     unlink(p);
     CHECK(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s, &err) == DLP_ERR_IO);
+    rmdir(dir);
+    dlp_dataset_free(ds);
+}
+
+/* --fresh-host: a label's host the fresh-process reading of its batch
+ * (env.json, since p69a), against an oracle over data/; a label of a
+ * batch before them has none and is dropped */
+static void test_join_fresh(void) {
+    dlp_error err;
+    dlp_dataset_counts c;
+    dlp_dataset *ds = open_data(&c);
+    if (!ds) return;
+    const dlp_inference_row *f = NULL, *o = NULL;
+    for (size_t i = 0; i < c.inference && (!f || !o); i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (strcmp(r->runtime, "eager") || !(r->host_us > 0)) continue;
+        bool fresh = dlp_dataset_fresh_probe_us(ds, r->c.batch_id) > 0;
+        if (fresh && !f) f = r;
+        if (!fresh && !o) o = r;
+    }
+    CHECK(f && o);
+    if (!f || !o) {
+        dlp_dataset_free(ds);
+        return;
+    }
+    double sum = 0;
+    int n = 0;
+    bool all = true;
+    for (size_t i = 0; i < c.inference; i++) {
+        const dlp_inference_row *r = dlp_dataset_inference(ds, i);
+        if (!strcmp(r->runtime, "eager") && !strcmp(r->c.hash, f->c.hash) &&
+            !strcmp(r->c.device, f->c.device) &&
+            !strcmp(r->precision, f->precision) && r->batch == f->batch &&
+            r->seq == f->seq && r->height == f->height &&
+            r->width == f->width && r->host_us > 0) {
+            double x = dlp_dataset_fresh_probe_us(ds, r->c.batch_id);
+            all = all && x > 0;
+            sum += x, n++;
+        }
+    }
+    char dir[] = "/tmp/dlp_host_XXXXXX", p[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/pred.csv", dir);
+    FILE *out = fopen(p, "w");
+    fputs("kind,split,fold,model,family,graph,device,runtime,precision,batch,"
+          "seq,height,width,target,actual,predicted,rel_err\n", out);
+    const dlp_inference_row *rows[2] = {f, o};
+    for (int k = 0; k < 2; k++)
+        for (int g = 0; g < 2; g++)
+            fprintf(out, "dippm,lmo,%d,m%d,fam,%s,%s,%s,%s,%lld,%lld,%lld,"
+                    "%lld,inference.latency_ms,%g,%g,0\n", k, k,
+                    rows[k]->c.hash, rows[k]->c.device, g ? "graph" : "eager",
+                    rows[k]->precision, (long long)rows[k]->batch,
+                    (long long)rows[k]->seq, (long long)rows[k]->height,
+                    (long long)rows[k]->width, g ? 1.0 : 3.0, g ? 1.2 : 2.5);
+    fclose(out);
+    dlp_host_set s;
+    CHECK_MSG(dlp_host_set_load(p, ds, "dippm", DLP_HOST_INFERENCE, &s,
+                                &err) == DLP_OK, "%s", err.msg);
+    /* every row of f's configuration is of a batch with the reading (the
+     * batches since p69a measured graphs no batch had labeled) */
+    CHECK(s.n == 2 && all);
+    for (int i = 0; i < s.n; i++) {
+        if (s.s[i].fold == 0)
+            CHECK_CLOSE(s.s[i].fresh_host_us, sum / n, 1e-12);
+        if (s.s[i].fold == 1) CHECK(isnan(s.s[i].fresh_host_us));
+    }
+    CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_FRESH, &err) == DLP_OK &&
+          s.n == 1 && s.n_models == 1);
+    if (s.n == 1) {
+        CHECK_CLOSE(s.s[0].host_us, sum / n, 1e-12);
+        /* nothing left: refused, naming the source */
+        s.s[0].fresh_host_us = NAN;
+        CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_FRESH, &err) ==
+                  DLP_ERR_NOT_FOUND && strstr(err.msg, "fresh process"));
+    }
+    CHECK(dlp_host_set_source(&s, (dlp_host_source)7, &err) == DLP_ERR_ARG);
+    dlp_host_set_free(&s);
+    unlink(p);
     rmdir(dir);
     dlp_dataset_free(ds);
 }
@@ -1140,7 +1220,8 @@ static void test_join_training(void) {
         CHECK_CLOSE(x->batch_host_us, level[k], 1e-12);
     }
     /* --batch-host: each step's host the batch's level */
-    CHECK(dlp_host_set_batch_level(&s, &err) == DLP_OK && s.n == 2);
+    CHECK(dlp_host_set_source(&s, DLP_HOST_SRC_BATCH, &err) == DLP_OK &&
+          s.n == 2);
     for (int i = 0; i < s.n; i++)
         if (s.s[i].fold == 0 || s.s[i].fold == 1)
             CHECK_CLOSE(s.s[i].host_us, level[s.s[i].fold], 1e-12);
@@ -1367,6 +1448,7 @@ int main(void) {
     RUN(test_mode_names);
     RUN(test_join_with_data);
     RUN(test_join_training);
+    RUN(test_join_fresh);
     RUN(test_predict);
     RUN(test_predict_training);
     return CHECK_DONE();

@@ -124,6 +124,32 @@ static void print_kind(const char *name, const cJSON *k) {
             printf("    %-10s correlation %.2f, slope %.2f (%g pairs)\n", rt->string,
                    num(rt, "corr"), num(rt, "slope"), num(rt, "pairs"));
     }
+    const cJSON *fp = cJSON_GetObjectItemCaseSensitive(k, "fresh_probe");
+    if (!cJSON_GetArraySize(fp)) return;
+    printf("  a fresh process's host probe (env.json, before / after the "
+           "batch; geometric mean)\n  against the medians of the batch's "
+           "own probes, us per eager op (their ratio to it):\n");
+    const cJSON *b;
+    cJSON_ArrayForEach(b, fp) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(b, "batch");
+        double f = num(b, "fresh_us");
+        char us[4][24];
+        static const char *const key[4] = {"start_us", "end_us",
+                                           "inference_us", "training_us"};
+        for (int j = 0; j < 4; j++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, key[j]);
+            if (!cJSON_IsNumber(v))
+                snprintf(us[j], sizeof us[j], "-");
+            else if (j < 2)
+                snprintf(us[j], sizeof us[j], "%.2f", v->valuedouble);
+            else
+                snprintf(us[j], sizeof us[j], "%.2f (x%.2f)", v->valuedouble,
+                         v->valuedouble / f);
+        }
+        printf("    %-28s %s / %s (%.2f)  eager inference %s  training %s\n",
+               cJSON_IsString(id) ? id->valuestring : "?", us[0], us[1], f,
+               us[2], us[3]);
+    }
 }
 
 static void print_problems(const char *label, const cJSON *a, int total,

@@ -28,7 +28,7 @@ static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
 "                       [--fit-device NAME] [--mode inference|llm|training]\n"
-"                       [--own-probe | --batch-host]\n\n"
+"                       [--own-probe | --batch-host | --fresh-host]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
 "predictions of kind K (default dippm) in PREDICTIONS (`dlperf eval\n"
@@ -61,10 +61,16 @@ static void usage(FILE *f) {
 "(training: of the batch's training rows' own probes, else of its eager\n"
 "inference rows) instead of its own: the host's level, which a reading\n"
 "taken before serving can know, not the moment of the measurement, which\n"
-"it cannot. The file records it (batch_host 1).\n\n"
+"it cannot. --fresh-host takes its batch's fresh-process reading\n"
+"(env.json host_probe_start_us / host_probe_end_us, geometric mean; since\n"
+"p69a): what tools/host_probe.py, run before serving, gives a user. The\n"
+"file records the source (host_source 0 own, 1 batch, 2 fresh) and the\n"
+"figures at the host's level (level_mape: with --batch-host or\n"
+"--fresh-host the cross-fitted ones, else this fit applied with the batch\n"
+"medians), which `dlperf predict --host-us` reports.\n\n"
 "usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
 "                         [--mode inference|llm|training]\n"
-"                         [--own-probe | --batch-host]\n\n"
+"                         [--own-probe | --batch-host | --fresh-host]\n\n"
 "Applies the fitted correction in FILE (default models/host.csv, with\n"
 "--mode llm models/host-llm.csv, with --mode training\n"
 "models/host-training.csv) as it is, refitting nothing, to the same\n"
@@ -210,24 +216,29 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     return 0;
 }
 
-/* m's level_mape and energy_level_mape: the cross-fitted figures of a fit
- * on the batch medians (batch), else the fit m applied with each sample's
- * batch median probe as its host (*set moved to that level; unmeasured,
- * 0, where no sample has one); printed */
-static void host_level(dlp_host_set *set, bool batch, const dlp_host_cv *cv,
-                       dlp_host_model *m) {
+/* m's level_mape and energy_level_mape, the figures of a reading of the
+ * host rather than of the measurement's moment: a fit on such readings
+ * (src batch or fresh), its cross-fitted ones; a fit on the labels' own
+ * probes, it applied with each sample's batch median probe as its host
+ * (*set moved to that level; unmeasured, 0, where no sample has one);
+ * printed */
+static void host_level(dlp_host_set *set, dlp_host_source src,
+                       const dlp_host_cv *cv, dlp_host_model *m) {
     dlp_host_cv lv = *cv;
     dlp_error err;
-    if (!batch && (dlp_host_set_batch_level(set, &err) ||
-                   dlp_host_apply(set, m, &lv, NULL, &err))) {
+    if (src == DLP_HOST_SRC_OWN &&
+        (dlp_host_set_source(set, DLP_HOST_SRC_BATCH, &err) ||
+         dlp_host_apply(set, m, &lv, NULL, &err))) {
         printf("host's level: unmeasured (%s)\n", err.msg);
         return;
     }
     m->level_mape = lv.host;
     m->energy_level_mape = lv.e_n ? lv.e_host : 0;
-    printf("host's level (each label's batch median probe as its host): "
-           "%s %.2f -> %.2f%%", batch ? "cross-fitted" : "this fit",
-           lv.blind, lv.host);
+    printf("host's level (%s): %s %.2f -> %.2f%%",
+           src == DLP_HOST_SRC_FRESH ? "each label's batch's fresh reading"
+                                     : "each label's batch median probe",
+           src == DLP_HOST_SRC_OWN ? "this fit" : "cross-fitted", lv.blind,
+           lv.host);
     if (lv.e_n) printf(", energy %.2f -> %.2f%%", lv.e_blind, lv.e_host);
     printf(" (%d samples)\n", set->n);
 }
@@ -246,15 +257,17 @@ int cmd_host(int argc, char **argv) {
     }
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
                *fit_dev = NULL, *host = NULL, *mode = "inference";
-    bool own_only = false, batch_host = false;
+    int src = -1;   /* dlp_host_source given by an option */
+    int n_src = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (!repl && !strcmp(a, "--own-probe")) {
-            own_only = true;
-            continue;
-        }
-        if (!repl && !strcmp(a, "--batch-host")) {
-            batch_host = true;
+        if (!repl && (!strcmp(a, "--own-probe") ||
+                      !strcmp(a, "--batch-host") ||
+                      !strcmp(a, "--fresh-host"))) {
+            src = a[2] == 'o'   ? DLP_HOST_SRC_OWN
+                  : a[2] == 'b' ? DLP_HOST_SRC_BATCH
+                                : DLP_HOST_SRC_FRESH;
+            n_src++;
             continue;
         }
         if (repl && strcmp(a, "--host") && a[0] == '-') {
@@ -291,9 +304,9 @@ int cmd_host(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (own_only && batch_host) {
-        fprintf(stderr, "dlperf host: --own-probe and --batch-host: one "
-                "host source at a time\n");
+    if (n_src > 1) {
+        fprintf(stderr, "dlperf host: --own-probe, --batch-host, "
+                "--fresh-host: one host source at a time\n");
         return 2;
     }
     dlp_host_mode hmode = dlp_host_mode_parse(mode);
@@ -315,9 +328,8 @@ int cmd_host(int argc, char **argv) {
     dlp_host_model m;
     dlp_status st = dlp_host_set_load(preds, ds, kind, hmode, &set, &err);
     dlp_dataset_free(ds);
-    if (!st && (own_only || batch_host)) {
-        st = own_only ? dlp_host_set_keep_own(&set, &err)
-                      : dlp_host_set_batch_level(&set, &err);
+    if (!st && src >= 0) {
+        st = dlp_host_set_source(&set, (dlp_host_source)src, &err);
         if (st) dlp_host_set_free(&set);
     }
     if (st) {
@@ -349,13 +361,13 @@ int cmd_host(int argc, char **argv) {
                "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
                m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma,
                m.n_energy);
-        m.batch_host = batch_host;
+        m.host_source = src > 0 ? src : DLP_HOST_SRC_OWN;
         m.folds = cv.folds;
         m.blind_mape = cv.blind;
         m.host_mape = cv.host;
         m.energy_blind_mape = cv.e_blind;
         m.energy_host_mape = cv.e_host;
-        host_level(&set, batch_host, &cv, &m);
+        host_level(&set, (dlp_host_source)m.host_source, &cv, &m);
         if (out && !(st = dlp_host_save(out, &m, &err)))
             printf("wrote %s\n", out);
     }

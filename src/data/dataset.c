@@ -374,6 +374,20 @@ static dlp_status load_env(dlp_dataset *ds, dlp_batch_env *b, const char *path,
         if (!b->device) s = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     if (mem) b->memory_mib = mem->valuedouble;
+    /* the fresh process's probes: a positive number, or null (failed) */
+    static const char *const fresh[2] = {"host_probe_start_us",
+                                         "host_probe_end_us"};
+    double *at[2] = {&b->fresh_start_us, &b->fresh_end_us};
+    for (int k = 0; !s && k < 2; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, fresh[k]);
+        *at[k] = NAN;
+        if (v && cJSON_IsNumber(v) && v->valuedouble > 0 &&
+            isfinite(v->valuedouble))
+            *at[k] = v->valuedouble;
+        else if (v && !cJSON_IsNull(v))
+            s = dlp_fail(err, DLP_ERR_FORMAT, "%s: '%s' must be a positive "
+                         "number or null", path, fresh[k]);
+    }
     cJSON_Delete(j);
     return s;
 }
@@ -428,7 +442,7 @@ static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
                              dlp_batch_env *b, dlp_error *err) {
     dlp_status s = DLP_OK;
     size_t inf0 = ds->ninf, trn0 = ds->ntrn;
-    b->memory_mib = NAN;
+    b->memory_mib = b->fresh_start_us = b->fresh_end_us = NAN;
     struct {
         const char *file;
         bool zst;
@@ -589,6 +603,17 @@ void dlp_dataset_get_counts(const dlp_dataset *ds, dlp_dataset_counts *out) {
 }
 
 const char *dlp_dataset_dir(const dlp_dataset *ds) { return ds ? ds->dir : NULL; }
+
+double dlp_dataset_fresh_probe_us(const dlp_dataset *ds,
+                                  const char *batch_id) {
+    for (size_t i = 0; ds && batch_id && i < ds->nbatches; i++) {
+        const dlp_batch_env *b = &ds->batches[i];
+        if (strcmp(b->batch_id, batch_id)) continue;
+        double x = b->fresh_start_us, y = b->fresh_end_us;
+        return x > 0 && y > 0 ? sqrt(x * y) : x > 0 ? x : y > 0 ? y : NAN;
+    }
+    return NAN;
+}
 
 const char *dlp_dataset_last_batch(const dlp_dataset *ds) {
     const char *last = NULL;

@@ -13,6 +13,11 @@ typedef struct {             /* one batches/<id>/env.json */
     const char *path;        /* env.json path, NULL when absent */
     const char *device;      /* "device" key, NULL when absent */
     double memory_mib;       /* "memory_mib", NAN when absent */
+    double fresh_start_us, fresh_end_us;   /* "host_probe_start_us" /
+                                "host_probe_end_us": a fresh process's host
+                                probe before the workers start and after
+                                they stop (since p69a); NAN when absent or
+                                null */
 } dlp_batch_env;
 
 struct dlp_dataset {
@@ -63,6 +68,10 @@ typedef int (*dlp_pack_visit_fn)(const char *name, bool is_graph,
  * (docs/DATASET_STATS.md); false when out of memory. */
 struct cJSON;
 bool dlp_dataset_eager_host(const dlp_dataset *ds, struct cJSON *kind);
+/* dataset_fresh.c: adds "fresh_probe" (each batch's fresh-process host
+ * probe from env.json beside the medians of its labels' own probes) to
+ * the inference statistics `kind`; false when out of memory. */
+bool dlp_dataset_fresh_probes(const dlp_dataset *ds, struct cJSON *kind);
 
 dlp_status dlp_dataset_walk_pack(const char *path, bool with_bytes,
                                  dlp_pack_visit_fn fn, void *user,

@@ -713,7 +713,9 @@ dlp_status dlp_dataset_check(const dlp_dataset *ds, char **json,
         for (int k = 0; k < 3; k++)
             kinds[k] = check_kind(&x, (kind)k, &devices, &labeled,
                                   &unknown_dev, &cfg[k]);
-        if (kinds[K_INF] && !x.oom && !dlp_dataset_eager_host(ds, kinds[K_INF]))
+        if (kinds[K_INF] && !x.oom &&
+            (!dlp_dataset_eager_host(ds, kinds[K_INF]) ||
+             !dlp_dataset_fresh_probes(ds, kinds[K_INF])))
             x.oom = true;
         cJSON *ker = check_kernels(&x, &devices, &unknown_dev, &kcfg);
         for (size_t i = 0; i < ds->nfail; i++) {

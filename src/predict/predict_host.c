@@ -112,41 +112,46 @@ typedef struct {             /* host probe of one eager configuration */
     int n;
     int n_own;               /* of them the label row's own (a training
                                 row's, not its batch's inference median) */
-    double batch_sum;        /* the medians of its rows' batches (the
-                                host's level, not the moment's) */
-    int batch_n;
+    double alt_sum[2];       /* over its rows: their batches' median
+                                probes (the host's level, not the
+                                moment's), their batches' fresh-process
+                                readings (env.json) */
+    int alt_n[2];
 } probe;
 
 typedef struct {             /* one fold's predictions of a configuration */
     int fold, model, device;
     double actual_ms, eager_ms, graph_ms;
-    double host_us, batch_host_us;
+    double host_us, batch_host_us, fresh_host_us;
     bool own_host;           /* every probe of it the label row's own */
     double actual_j, energy_j;   /* eager energy, NAN until read */
     double actual_w, power_w;    /* training: power, NAN until read */
 } pending;
 
 /* one probe h of configuration key into the map and its sums (*cap the
- * array's capacity; own: the label row's own probe; bh: the median probe
- * of the row's batch, NAN where unknown); false when out of memory */
+ * array's capacity; own: the label row's own probe; alt: the row's
+ * batch's median probe and fresh-process reading, NAN where unknown);
+ * false when out of memory */
 static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
                       size_t *cap, const char *key, double h, bool own,
-                      double bh) {
+                      const double alt[2]) {
     int before = *n;
     int k = dlp_strmap_intern(map, a, key, n);
     if (k < 0) return false;
     if (k == before) {
         if (!dlp_grow((void **)out, cap, (size_t)*n, sizeof **out))
             return false;
-        (*out)[k] = (probe){0, 0, 0, 0, 0};
+        memset(&(*out)[k], 0, sizeof **out);
     }
-    (*out)[k].sum += h;
-    (*out)[k].n++;
-    (*out)[k].n_own += own;
-    if (bh > 0 && isfinite(bh)) {
-        (*out)[k].batch_sum += bh;
-        (*out)[k].batch_n++;
-    }
+    probe *p = &(*out)[k];
+    p->sum += h;
+    p->n++;
+    p->n_own += own;
+    for (int j = 0; j < 2; j++)
+        if (alt[j] > 0 && isfinite(alt[j])) {
+            p->alt_sum[j] += alt[j];
+            p->alt_n[j]++;
+        }
     return true;
 }
 
@@ -259,8 +264,10 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true,
-                       batch_median(&inf, r->c.batch_id)))
+        const double alt[2] = {
+            batch_median(&inf, r->c.batch_id),
+            dlp_dataset_fresh_probe_us(ds, r->c.batch_id)};
+        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true, alt))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_medians_free(&inf);
@@ -298,7 +305,9 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
-        if (!add_probe(map, a, out, n, &cap, key, h, own, level))
+        const double alt[2] = {level,
+                               dlp_dataset_fresh_probe_us(ds, r->c.batch_id)};
+        if (!add_probe(map, a, out, n, &cap, key, h, own, alt))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_medians_free(&inf);
@@ -341,17 +350,26 @@ static bool count_models(dlp_host_set *s, int n_names) {
     return true;
 }
 
-/* keeps the samples of s for which keep(sample) (batch: their host_us
- * moved to the batch level first), n_models recounted; DLP_ERR_NOT_FOUND
- * naming what (a sample ...) when none is left */
-static dlp_status keep_samples(dlp_host_set *s, bool batch, const char *what,
+dlp_status dlp_host_set_source(dlp_host_set *s, dlp_host_source src,
                                dlp_error *err) {
+    if (!s) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_source: NULL");
+    static const char *const what[] = {
+        "whose label carries its own host probe",
+        "whose label's batch has a median host probe",
+        "whose label's batch has a fresh process's probe (env.json "
+        "host_probe_start_us / host_probe_end_us, since p69a)"};
+    if ((int)src < 0 || (int)src > 2)
+        return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_source: source %d",
+                        (int)src);
     int k = 0, top = 0;
     for (int i = 0; i < s->n; i++) {
         dlp_host_sample x = s->s[i];
         if (x.model >= top) top = x.model + 1;
-        if (batch ? !(x.batch_host_us > 0) : !x.own_host) continue;
-        if (batch) x.host_us = x.batch_host_us;
+        double h = src == DLP_HOST_SRC_BATCH   ? x.batch_host_us
+                   : src == DLP_HOST_SRC_FRESH ? x.fresh_host_us
+                                               : x.own_host ? x.host_us : NAN;
+        if (!(h > 0)) continue;
+        x.host_us = h;
         s->s[k++] = x;
     }
     s->n = k;
@@ -359,21 +377,8 @@ static dlp_status keep_samples(dlp_host_set *s, bool batch, const char *what,
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!k)
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "no %s sample %s",
-                        dlp_host_quantity(s->mode), what);
+                        dlp_host_quantity(s->mode), what[src]);
     return DLP_OK;
-}
-
-dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err) {
-    if (!s) return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_keep_own: NULL");
-    return keep_samples(s, false, "whose label carries its own host probe",
-                        err);
-}
-
-dlp_status dlp_host_set_batch_level(dlp_host_set *s, dlp_error *err) {
-    if (!s)
-        return dlp_fail(err, DLP_ERR_ARG, "dlp_host_set_batch_level: NULL");
-    return keep_samples(s, true, "whose label's batch has a median host "
-                        "probe", err);
 }
 
 dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
@@ -473,6 +478,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                 .device = -1, .actual_ms = NAN,
                                 .eager_ms = NAN, .graph_ms = NAN,
                                 .host_us = NAN, .batch_host_us = NAN,
+                                .fresh_host_us = NAN,
                                 .actual_j = NAN,
                                 .energy_j = NAN, .actual_w = NAN,
                                 .power_w = NAN};
@@ -507,9 +513,12 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         if (q >= 0) {
             p->host_us = probes[q].sum / probes[q].n;
             p->own_host = probes[q].n_own == probes[q].n;
-            p->batch_host_us = probes[q].batch_n == probes[q].n
-                                   ? probes[q].batch_sum / probes[q].batch_n
-                                   : NAN;
+            /* a source only where every row of the label has it */
+            const probe *pq = &probes[q];
+            p->batch_host_us = pq->alt_n[0] == pq->n
+                                   ? pq->alt_sum[0] / pq->alt_n[0] : NAN;
+            p->fresh_host_us = pq->alt_n[1] == pq->n
+                                   ? pq->alt_sum[1] / pq->alt_n[1] : NAN;
         }
         if (p->model < 0) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
@@ -546,7 +555,8 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              training ? p->power_w : NAN,
                                              ej ? p->actual_j : NAN,
                                              ej ? p->energy_j : NAN,
-                                             p->own_host, p->batch_host_us};
+                                             p->own_host, p->batch_host_us,
+                                             p->fresh_host_us};
     }
     if (!st && training) board_powers(out);
     if (!st && !count_models(out, out->n_models))
@@ -856,7 +866,7 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "energy_samples", "energy_blind_mape",
                                         "energy_host_mape", "tau_ms",
                                         "power_lo_w", "power_hi_w",
-                                        "power_tdp_w", "batch_host",
+                                        "power_tdp_w", "host_source",
                                         "level_mape", "energy_level_mape",
                                         NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
@@ -869,7 +879,7 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                               m->gamma, m->n_energy, m->energy_blind_mape,
                               m->energy_host_mape, m->tau_ms,
                               m->power_lo_w, m->power_hi_w, m->power_tdp_w,
-                              m->batch_host, m->level_mape,
+                              m->host_source, m->level_mape,
                               m->energy_level_mape};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
@@ -880,8 +890,9 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
         "# P) / (power_hi_w - power_lo_w), 0, 1), P the predicted power\n"
         "# on a board of power_tdp_w (scaled from the card's own);\n"
         "# eager energy' = energy x (1 + energy_gamma x (f - 1)), f the\n"
-        "# latency's factor above. batch_host 1: host_us was each label's\n"
-        "# batch median probe (the host's level), 0: its own probe;\n"
+        "# latency's factor above. host_source: the labels' host_us\n"
+        "# fitted on, 0 their own probes, 1 their batches' medians (the\n"
+        "# host's level), 2 their batches' fresh-process readings;\n"
         "# level_mape: corrected with the batch medians (what a reading\n"
         "# of the host before serving gets; predict --host-us reports it).\n"
         "# Refit: dlperf host fit PREDICTIONS.csv data [--mode M] -o FILE\n",
@@ -936,10 +947,10 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
     if ((st = in_range(path, "power_tdp_w", v[14], POWER_LIMIT_W, err)))
         return st;
     m->power_tdp_w = v[14];
-    if (v[15] != 0 && v[15] != 1)
-        return dlp_fail(err, DLP_ERR_FORMAT, "%s: batch_host %g is not 0 or "
-                        "1", path, v[15]);
-    m->batch_host = (int)v[15];
+    if (v[15] != 0 && v[15] != 1 && v[15] != 2)
+        return dlp_fail(err, DLP_ERR_FORMAT, "%s: host_source %g is not 0, "
+                        "1 or 2", path, v[15]);
+    m->host_source = (int)v[15];
     if ((st = in_range(path, "level_mape", v[16], 1e4, err)) ||
         (st = in_range(path, "energy_level_mape", v[17], 1e4, err)))
         return st;

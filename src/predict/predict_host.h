@@ -109,9 +109,11 @@ typedef struct {
                                 power, above */
     double power_tdp_w;      /* the board power those watts are on (0:
                                 unscaled) */
-    int batch_host;          /* 1: fitted on each label's batch median
-                                probe (the host's level, --batch-host), 0:
-                                on its own probe (the moment's) */
+    int host_source;         /* the labels' hosts it was fitted on, a
+                                dlp_host_source: 0 their own probes (the
+                                moment's), 1 their batches' medians (the
+                                host's level, --batch-host), 2 their
+                                batches' fresh readings (--fresh-host) */
     double level_mape, energy_level_mape;   /* corrected, % , with each
                                 label's batch median probe as its host:
                                 what a reading of the host's level (not
@@ -188,6 +190,10 @@ typedef struct {
                                 own probes, else its eager inference
                                 rows), mean over the label's rows; NAN
                                 where a row's batch has none */
+    double fresh_host_us;    /* a fresh process's reading of that batch's
+                                host (dlp_dataset_fresh_probe_us), mean
+                                over the label's rows; NAN where a row's
+                                batch has none (before p69a) */
 } dlp_host_sample;
 
 #define DLP_HOST_MAX_DEVICES 8
@@ -230,17 +236,25 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                              dlp_host_set *out, dlp_error *err);
 void dlp_host_set_free(dlp_host_set *s);
 
-/* Moves every sample's host_us to its batch_host_us, the host's level
- * rather than the moment of its measurement: what a reading taken on the
- * host before serving can know (`dlperf host fit --batch-host`). Samples
- * without one are dropped, n_models recounted. DLP_ERR_NOT_FOUND when none
- * is left. */
-dlp_status dlp_host_set_batch_level(dlp_host_set *s, dlp_error *err);
+/* Where a sample's host comes from: the label rows' own probe (the
+ * moment of the measurement), the median probe of their batch (the
+ * host's level), or a fresh process's reading of their batch's host
+ * (env.json, before and after the batch; what tools/host_probe.py gives a
+ * user). */
+typedef enum {
+    DLP_HOST_SRC_OWN = 0,
+    DLP_HOST_SRC_BATCH = 1,
+    DLP_HOST_SRC_FRESH = 2
+} dlp_host_source;
 
-/* Keeps only the samples whose host is the label rows' own probe
- * (own_host; training rows since p59a), n_models recounted (the other
- * counts stay the file's). DLP_ERR_NOT_FOUND when none is left. */
-dlp_status dlp_host_set_keep_own(dlp_host_set *s, dlp_error *err);
+/* Keeps the samples that have a host of source src and moves their
+ * host_us to it (OWN: keeps those whose host is the label rows' own
+ * probe, training rows since p59a; BATCH: batch_host_us; FRESH:
+ * fresh_host_us), n_models recounted (the other counts stay the file's).
+ * `dlperf host fit|apply --own-probe | --batch-host | --fresh-host`.
+ * DLP_ERR_NOT_FOUND when none is left. */
+dlp_status dlp_host_set_source(dlp_host_set *s, dlp_host_source src,
+                               dlp_error *err);
 
 /* Fits beta and ref_us (training: and tau_ms, over a log grid of 1 to
  * 1024 ms, or power_lo_w and power_hi_w, over 20 W steps of 100-700 W
