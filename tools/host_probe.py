@@ -13,6 +13,15 @@ reading: on an idle H200 host the probes of one process alternate between
 two levels, ~7.5 and ~10.5 us, within a minute, so --seconds spreads the
 --repeat probes evenly over that many seconds (0: back to back, a single
 moment). It prints the median, which --host-us takes, and the spread.
+
+What a reading can do (sixty-ninth session, docs/PREDICT.md "The moment,
+not the host"): the corrections gain most where they see the probe taken
+beside each measurement, which no reading before serving can; with one
+reading per host their held-out gain is 19.69 -> 17.88% (inference), and
+on the newest batches this fresh-process reading gained nothing. The
+collector's loaded workers read 1.07-1.47x what a fresh process reads on
+the same host (`dlperf dataset stats` lists both per batch); the reading
+is passed as is.
 """
 import argparse
 import os
