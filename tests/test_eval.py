@@ -68,6 +68,22 @@ def check(name, ok, msg=""):
         print("not ok", name, msg, file=sys.stderr)
 
 
+def write_rows(path, rows):
+    """rows (csv.DictReader dicts) back into a CSV file at path"""
+    with open(path, "w", newline="") as fo:
+        w = csv.DictWriter(fo, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def read_kv(path):
+    """a key,value file (models/host.csv) as a dict; {} when absent"""
+    if not os.path.exists(path):
+        return {}
+    return dict(l.strip().split(",", 1) for l in open(path)
+                if "," in l and not l.startswith("#"))
+
+
 rng = random.Random(5)
 for trial in range(5):
     n = 300
@@ -455,10 +471,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for x in prs:
             if x["runtime"] == "eager" and x["target"] == "inference.latency_ms":
                 x["predicted"] = repr(3 * float(x["predicted"]))
-        with open(hp, "w", newline="") as fo:
-            w = csv.DictWriter(fo, fieldnames=list(prs[0].keys()))
-            w.writeheader()
-            w.writerows(prs)
+        write_rows(hp, prs)
     hfile = os.path.join(tmp, "host.csv")
     with open(hfile, "w") as f:
         f.write("format,dlperf-host-1\nbeta,1.3\nref_us,7.5\n"
@@ -470,6 +483,20 @@ with tempfile.TemporaryDirectory() as tmp:
     key = lambda x: (x["graph"], x["device"], x["precision"], x["batch"],
                      x["seq"], x["height"], x["width"])
     graph = {key(x): float(x["predicted"]) for x in lat if x["runtime"] == "graph"}
+
+    def moved(x, hu, beta=1.3, ref=7.5):
+        """the eager row x's predicted latency moved to host hu (the
+        formula of src/predict/predict_host.h)"""
+        e = float(x["predicted"])
+        h = min(1.0, max(0.0, 1 - graph[key(x)] / e))
+        return e * math.exp(h * beta * math.log(hu / ref))
+
+    def eager_rows(rows, hosts):
+        """the eager latency rows of rows with a CUDA-graph twin and a key
+        in hosts"""
+        return [x for x in rows if x["runtime"] == "eager" and
+                x["target"] == "inference.latency_ms" and
+                key(x) in graph and key(x) in hosts]
     # eager energy: x (1 + gamma (f - 1)), f the latency's factor
     ener = {key(x): (float(x["actual"]), float(x["predicted"]))
             for x in csv.DictReader(open(hp))
@@ -477,14 +504,10 @@ with tempfile.TemporaryDirectory() as tmp:
             and x["actual"]} if os.path.exists(hp) else {}
     blind = host = eblind = ehost = 0.0
     n = en = 0
-    for x in lat:
+    for x in eager_rows(lat, host_of):
         k = key(x)
-        if x["runtime"] != "eager" or k not in graph or k not in host_of:
-            continue
         e, a = float(x["predicted"]), float(x["actual"])
-        hu = sum(host_of[k]) / len(host_of[k])
-        h = min(1.0, max(0.0, 1 - graph[k] / e))
-        corr = e * math.exp(h * 1.3 * math.log(hu / 7.5))
+        corr = moved(x, sum(host_of[k]) / len(host_of[k]))
         blind += abs(e / a - 1)
         host += abs(corr / a - 1)
         n += 1
@@ -554,15 +577,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # with --own-probe it is a usage error
     import statistics
     bmed = {b: statistics.median(v) for b, v in batch_probes.items()}
+    level = lambda k: sum(bmed[b] for b in batch_of[k]) / len(batch_of[k])
     bhost = bn = 0
-    for x in lat:
-        k = key(x)
-        if x["runtime"] != "eager" or k not in graph or k not in batch_of:
-            continue
-        e, a = float(x["predicted"]), float(x["actual"])
-        hu = sum(bmed[b] for b in batch_of[k]) / len(batch_of[k])
-        h = min(1.0, max(0.0, 1 - graph[k] / e))
-        bhost += abs(e * math.exp(h * 1.3 * math.log(hu / 7.5)) / a - 1)
+    for x in eager_rows(lat, batch_of):
+        bhost += abs(moved(x, level(key(x))) / float(x["actual"]) - 1)
         bn += 1
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
                         "--batch-host"], capture_output=True, text=True)
@@ -584,22 +602,12 @@ with tempfile.TemporaryDirectory() as tmp:
         models = sorted(set(x["model"] for x in prs))
         for x in prs:
             x["fold"] = str(models.index(x["model"]) % 3)
-            k = key(x)
-            if (x["runtime"] == "eager" and k in graph and k in batch_of and
-                    x["target"] == "inference.latency_ms"):
-                e = float(x["predicted"])
-                hu = sum(bmed[b] for b in batch_of[k]) / len(batch_of[k])
-                h = min(1.0, max(0.0, 1 - graph[k] / e))
-                x["actual"] = repr(e * math.exp(h * 1.1 * math.log(hu / 8)))
-        with open(hp2, "w", newline="") as fo:
-            w = csv.DictWriter(fo, fieldnames=list(prs[0].keys()))
-            w.writeheader()
-            w.writerows(prs)
+        for x in eager_rows(prs, batch_of):
+            x["actual"] = repr(moved(x, level(key(x)), 1.1, 8))
+        write_rows(hp2, prs)
         r = subprocess.run([DLPERF, "host", "fit", hp2, hds, "--batch-host",
                             "-o", bfile], capture_output=True, text=True)
-        if os.path.exists(bfile):
-            kv = dict(l.strip().split(",", 1) for l in open(bfile)
-                      if "," in l and not l.startswith("#"))
+        kv = read_kv(bfile)
     check("cli_host_fit_batch_host", kv.get("host_source") == "1" and
           abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
           abs(float(kv.get("ref_us", "nan")) - 8) < 1e-2 and
@@ -611,27 +619,16 @@ with tempfile.TemporaryDirectory() as tmp:
     ofile = os.path.join(tmp, "host-own.csv")
     kv, lvl, ln = {}, 0.0, 0
     if os.path.exists(hp):
-        for x in prs:
+        for x in eager_rows(prs, batch_of):
             k = key(x)
-            if (x["runtime"] == "eager" and k in graph and k in batch_of and
-                    x["target"] == "inference.latency_ms"):
-                e = float(x["predicted"])
-                h = min(1.0, max(0.0, 1 - graph[k] / e))
-                own = sum(host_of[k]) / len(host_of[k])
-                lev = sum(bmed[b] for b in batch_of[k]) / len(batch_of[k])
-                a = e * math.exp(h * 1.1 * math.log(own / 8))
-                x["actual"] = repr(a)
-                lvl += abs(e * math.exp(h * 1.1 * math.log(lev / 8)) / a - 1)
-                ln += 1
-        with open(hp2, "w", newline="") as fo:
-            w = csv.DictWriter(fo, fieldnames=list(prs[0].keys()))
-            w.writeheader()
-            w.writerows(prs)
+            a = moved(x, sum(host_of[k]) / len(host_of[k]), 1.1, 8)
+            x["actual"] = repr(a)
+            lvl += abs(moved(x, level(k), 1.1, 8) / a - 1)
+            ln += 1
+        write_rows(hp2, prs)
         r = subprocess.run([DLPERF, "host", "fit", hp2, hds, "-o", ofile],
                            capture_output=True, text=True)
-        if os.path.exists(ofile):
-            kv = dict(l.strip().split(",", 1) for l in open(ofile)
-                      if "," in l and not l.startswith("#"))
+        kv = read_kv(ofile)
     check("cli_host_fit_level", kv.get("host_source") == "0" and ln > 0 and
           abs(float(kv.get("beta", "nan")) - 1.1) < 1e-3 and
           float(kv.get("host_mape", "nan")) < 1e-3 and
