@@ -264,9 +264,9 @@ int cmd_host(int argc, char **argv) {
         if (!repl && (!strcmp(a, "--own-probe") ||
                       !strcmp(a, "--batch-host") ||
                       !strcmp(a, "--fresh-host"))) {
-            src = a[2] == 'o'   ? DLP_HOST_SRC_OWN
-                  : a[2] == 'b' ? DLP_HOST_SRC_BATCH
-                                : DLP_HOST_SRC_FRESH;
+            src = !strcmp(a, "--own-probe")    ? DLP_HOST_SRC_OWN
+                  : !strcmp(a, "--batch-host") ? DLP_HOST_SRC_BATCH
+                                               : DLP_HOST_SRC_FRESH;
             n_src++;
             continue;
         }
