@@ -231,6 +231,26 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("ensemble_mape_usage", r.returncode == 2 and "usage" in r.stderr,
           r.stderr[-200:])
+    # scripts/paired_mape.sh on the same two files: g1 and g2 in both;
+    # |error| file 1: 20%, 0%; file 2: 25%, 125%; differences +5, +125;
+    # mean +65, sd sqrt(((5-65)^2 + (125-65)^2) / 1) = 84.85, se 60.00
+    r = subprocess.run(["sh", os.path.join("scripts", "paired_mape.sh"), fa, fb],
+                       capture_output=True, text=True)
+    line = [l.split() for l in r.stdout.splitlines() if l.startswith("inference.latency_ms")]
+    check("paired_mape_oracle", r.returncode == 0 and line == [
+        ["inference.latency_ms", "graph", "2", "10.00%", "75.00%", "+65.00",
+         "(60.00)"]], r.stdout + r.stderr)
+    env = dict(os.environ, KIND="xgb,dippm")   # file 1's xgb g1 (90%)
+    r = subprocess.run(["sh", os.path.join("scripts", "paired_mape.sh"), fa, fb],
+                       capture_output=True, text=True, env=env)
+    line = [l.split() for l in r.stdout.splitlines() if l.startswith("inference.latency_ms")]
+    check("paired_mape_kinds", r.returncode == 0 and line == [
+        ["inference.latency_ms", "graph", "1", "90.00%", "25.00%", "-65.00",
+         "(0.00)"]], r.stdout + r.stderr)
+    r = subprocess.run(["sh", os.path.join("scripts", "paired_mape.sh"), fa],
+                       capture_output=True, text=True)
+    check("paired_mape_usage", r.returncode == 2 and "usage" in r.stderr,
+          r.stderr[-200:])
     # one kind per file (KIND=xgb,dippm: file 1's xgb rows with file 2's
     # dippm rows) and the ensemble's predictions written by OUT
     fo = os.path.join(tmp, "eo.csv")
