@@ -17,17 +17,18 @@ set -eu
 [ $# -eq 2 ] || { echo "usage: [KIND=k|k1,k2] $0 FIRST.csv SECOND.csv" >&2; exit 2; }
 printf "%-28s %-6s %6s %9s %9s %18s\n" target runtime rows first second "second-first (se)"
 awk -F, -v kinds="${KIND:-dippm}" '
-BEGIN { nk = split(kinds, kind, ",") }
+BEGIN {
+    nk = split(kinds, kind, ",")
+    nc = split("model,graph,device,runtime,precision,batch,seq,height,width,target", kc, ",")
+}
 FNR == 1 {
     file++
     for (i = 1; i <= NF; i++) col[$i] = i
     next
 }
 $col["kind"] == kind[nk > 1 ? file : 1] {
-    key = $col["model"] SUBSEP $col["graph"] SUBSEP $col["device"] SUBSEP \
-          $col["runtime"] SUBSEP $col["precision"] SUBSEP $col["batch"] SUBSEP \
-          $col["seq"] SUBSEP $col["height"] SUBSEP $col["width"] SUBSEP \
-          $col["target"]
+    key = $col[kc[1]]
+    for (i = 2; i <= nc; i++) key = key SUBSEP $col[kc[i]]
     y = $col["actual"] + 0; p = $col["predicted"] + 0
     if (y <= 0 || p <= 0) next
     e = p / y - 1
