@@ -256,6 +256,17 @@ const char *dlp_dataset_last_batch(const dlp_dataset *ds);
  * the batch has neither or does not exist. */
 double dlp_dataset_fresh_probe_us(const dlp_dataset *ds,
                                   const char *batch_id);
+/* The host probes of batch i (< dlp_dataset_counts.batches, in the
+ * batches/ folder's order): its fresh-process reading (as above) and the
+ * medians of the positive host_us of its eager inference rows and of its
+ * training rows (the probes the collector takes beside each label), each
+ * NAN where there is none. 1, or 0 when i is out of range. */
+typedef struct {
+    const char *batch_id;    /* the folder's name */
+    double fresh_us, inference_us, training_us;
+} dlp_batch_host;
+int dlp_dataset_batch_host(const dlp_dataset *ds, size_t i,
+                           dlp_batch_host *out);
 
 /* Row i (0-based, < the matching count); NULL when out of range. */
 const dlp_graph_info *dlp_dataset_graph(const dlp_dataset *ds, size_t i);

@@ -937,6 +937,13 @@ static void test_fresh_probe(void) {
             CHECK(isnan(dlp_dataset_fresh_probe_us(ds, other)));
             CHECK(isnan(dlp_dataset_fresh_probe_us(ds, "no-such-batch")));
             CHECK(isnan(dlp_dataset_fresh_probe_us(ds, NULL)));
+            dlp_batch_host h;   /* the same through the batch list */
+            CHECK(dlp_dataset_batch_host(ds, 0, &h) &&
+                  !strcmp(h.batch_id, b) &&
+                  (isnan(cases[i].want) ? isnan(h.fresh_us)
+                                        : h.fresh_us == f));
+            CHECK(!dlp_dataset_batch_host(ds, 2, &h) &&
+                  !dlp_dataset_batch_host(NULL, 0, &h));
         }
         dlp_dataset_free(ds);
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -438,6 +438,33 @@ static void withdraw_train_memory(dlp_dataset *ds, const char *batch_id,
     }
 }
 
+/* The median of the n positive finite values among v[0..n) (moved to its
+ * front, sorted); NAN when there is none. */
+static double positive_median(double *v, size_t n) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0 && isfinite(v[i])) v[m++] = v[i];
+    qsort(v, m, sizeof *v, dlp_cmp_double);
+    return m ? dlp_quantile_sorted(v, m, 0.5) : NAN;
+}
+
+/* b's probe medians (inf_probe_us, trn_probe_us) over the rows its files
+ * added: inference from inf0, training from trn0 */
+static dlp_status probe_medians(dlp_dataset *ds, dlp_batch_env *b,
+                                size_t inf0, size_t trn0, dlp_error *err) {
+    size_t ni = ds->ninf - inf0, nt = ds->ntrn - trn0;
+    double *v = malloc((ni > nt ? ni : nt ? nt : 1) * sizeof *v);
+    if (!v) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = inf0; i < ds->ninf; i++)
+        if (!strcmp(ds->inf[i].runtime, "eager")) v[n++] = ds->inf[i].host_us;
+    b->inf_probe_us = positive_median(v, n);
+    for (size_t i = 0; i < nt; i++) v[i] = ds->trn[trn0 + i].host_us;
+    b->trn_probe_us = positive_median(v, nt);
+    free(v);
+    return DLP_OK;
+}
+
 static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
                              dlp_batch_env *b, dlp_error *err) {
     dlp_status s = DLP_OK;
@@ -472,7 +499,7 @@ static dlp_status load_batch(dlp_dataset *ds, const char *bdir,
         if (s) return s;
     }
     withdraw_train_memory(ds, b->batch_id, inf0, trn0);
-    return DLP_OK;
+    return probe_medians(ds, b, inf0, trn0, err);
 }
 
 static dlp_status load_batches(dlp_dataset *ds, dlp_error *err) {
@@ -604,14 +631,23 @@ void dlp_dataset_get_counts(const dlp_dataset *ds, dlp_dataset_counts *out) {
 
 const char *dlp_dataset_dir(const dlp_dataset *ds) { return ds ? ds->dir : NULL; }
 
+int dlp_dataset_batch_host(const dlp_dataset *ds, size_t i,
+                           dlp_batch_host *out) {
+    if (!ds || !out || i >= ds->nbatches) return 0;
+    const dlp_batch_env *b = &ds->batches[i];
+    double x = b->fresh_start_us, y = b->fresh_end_us;
+    *out = (dlp_batch_host){
+        b->batch_id,
+        x > 0 && y > 0 ? sqrt(x * y) : x > 0 ? x : y > 0 ? y : NAN,
+        b->inf_probe_us, b->trn_probe_us};
+    return 1;
+}
+
 double dlp_dataset_fresh_probe_us(const dlp_dataset *ds,
                                   const char *batch_id) {
-    for (size_t i = 0; ds && batch_id && i < ds->nbatches; i++) {
-        const dlp_batch_env *b = &ds->batches[i];
-        if (strcmp(b->batch_id, batch_id)) continue;
-        double x = b->fresh_start_us, y = b->fresh_end_us;
-        return x > 0 && y > 0 ? sqrt(x * y) : x > 0 ? x : y > 0 ? y : NAN;
-    }
+    dlp_batch_host h;
+    for (size_t i = 0; batch_id && dlp_dataset_batch_host(ds, i, &h); i++)
+        if (!strcmp(h.batch_id, batch_id)) return h.fresh_us;
     return NAN;
 }
 

@@ -18,6 +18,9 @@ typedef struct {             /* one batches/<id>/env.json */
                                 probe before the workers start and after
                                 they stop (since p69a); NAN when absent or
                                 null */
+    double inf_probe_us;     /* the median host_us of its eager inference
+                                rows, NAN: none */
+    double trn_probe_us;     /* of its training rows, NAN: none */
 } dlp_batch_env;
 
 struct dlp_dataset {

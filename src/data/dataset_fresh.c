@@ -8,49 +8,25 @@
  * user's tools/host_probe.py reads and what the host corrections were
  * fitted on (docs/PREDICT.md, "The moment, not the host").
  */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include <cjson/cJSON.h>
 
 #include "data/dataset.h"
 
-/* the median of the positive host_us of batch_id's eager inference rows
- * (training: its training rows); NAN: none. v: scratch of n_rows. */
-static double own_median(const dlp_dataset *ds, const char *batch_id,
-                         bool training, double *v) {
-    size_t n = 0, rows = training ? ds->ntrn : ds->ninf;
-    for (size_t i = 0; i < rows; i++) {
-        const dlp_label_common *c = training ? &ds->trn[i].c : &ds->inf[i].c;
-        double h = training ? ds->trn[i].host_us : ds->inf[i].host_us;
-        if (!training && strcmp(ds->inf[i].runtime, "eager")) continue;
-        if (h > 0 && isfinite(h) && !strcmp(c->batch_id, batch_id)) v[n++] = h;
-    }
-    qsort(v, n, sizeof *v, dlp_cmp_double);
-    return n ? dlp_quantile_sorted(v, n, 0.5) : NAN;
-}
-
 bool dlp_dataset_fresh_probes(const dlp_dataset *ds, cJSON *kind) {
     cJSON *a = cJSON_AddArrayToObject(kind, "fresh_probe");
-    size_t cap = ds->ninf > ds->ntrn ? ds->ninf : ds->ntrn;
-    double *v = malloc((cap ? cap : 1) * sizeof *v);
-    bool ok = a && v;
-    for (size_t i = 0; ok && i < ds->nbatches; i++) {
+    bool ok = a != NULL;
+    dlp_batch_host h;
+    for (size_t i = 0; ok && dlp_dataset_batch_host(ds, i, &h); i++) {
+        if (!(h.fresh_us > 0)) continue;
         const dlp_batch_env *b = &ds->batches[i];
-        double fresh = dlp_dataset_fresh_probe_us(ds, b->batch_id);
-        if (!(fresh > 0)) continue;
         cJSON *o = cJSON_CreateObject();
         ok = o && cJSON_AddItemToArray(a, o) &&
-             cJSON_AddStringToObject(o, "batch", b->batch_id) &&
+             cJSON_AddStringToObject(o, "batch", h.batch_id) &&
              cJSON_AddNumberToObject(o, "start_us", b->fresh_start_us) &&
              cJSON_AddNumberToObject(o, "end_us", b->fresh_end_us) &&
-             cJSON_AddNumberToObject(o, "fresh_us", fresh) &&
-             cJSON_AddNumberToObject(o, "inference_us",
-                                     own_median(ds, b->batch_id, false, v)) &&
-             cJSON_AddNumberToObject(o, "training_us",
-                                     own_median(ds, b->batch_id, true, v));
+             cJSON_AddNumberToObject(o, "fresh_us", h.fresh_us) &&
+             cJSON_AddNumberToObject(o, "inference_us", h.inference_us) &&
+             cJSON_AddNumberToObject(o, "training_us", h.training_us);
     }
-    free(v);
     return ok;
 }

@@ -155,96 +155,43 @@ static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
     return true;
 }
 
-typedef struct {             /* one label row's host probe */
-    int batch;               /* batch_id index */
-    double host_us;
-} batch_probe;
+typedef struct {             /* every batch's probes, by batch_id */
+    dlp_strmap ids;
+    dlp_batch_host *b;
+} batch_hosts;
 
-static int by_batch_host(const void *a, const void *b) {
-    const batch_probe *x = a, *y = b;
-    if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
-    return x->host_us < y->host_us ? -1 : x->host_us > y->host_us;
-}
-
-/* the median host_us of each batch's eager inference rows (training: of
- * its training rows that carry their own probe), by the index of its
- * batch_id in batches (which holds only batches that have one) */
-static dlp_status batch_hosts(const dlp_dataset *ds, bool training,
-                              dlp_strmap *batches, dlp_arena *a,
-                              double **med, int *n_batches, dlp_error *err) {
+/* the dataset's batches (dlp_dataset_batch_host) into *h, keyed by name */
+static dlp_status batch_hosts_load(batch_hosts *h, const dlp_dataset *ds,
+                                   dlp_arena *a, dlp_error *err) {
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
-    size_t rows = training ? c.training : c.inference;
-    batch_probe *v = malloc((rows ? rows : 1) * sizeof *v);
-    if (!v) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < rows; i++) {
-        const char *batch_id;
-        double h;
-        if (training) {
-            const dlp_training_row *r = dlp_dataset_training(ds, i);
-            batch_id = r->c.batch_id;
-            h = r->host_us;
-        } else {
-            const dlp_inference_row *r = dlp_dataset_inference(ds, i);
-            if (strcmp(r->runtime, "eager")) continue;
-            batch_id = r->c.batch_id;
-            h = r->host_us;
-        }
-        if (!(h > 0) || !isfinite(h)) continue;
-        int k = dlp_strmap_intern(batches, a, batch_id, n_batches);
-        if (k < 0) {
-            free(v);
-            return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        }
-        v[n++] = (batch_probe){k, h};
+    h->b = malloc((c.batches ? c.batches : 1) * sizeof *h->b);
+    bool ok = dlp_strmap_init(&h->ids, c.batches + 16) && h->b;
+    int n = 0;
+    for (size_t i = 0; ok && i < c.batches; i++) {
+        dlp_batch_host x;
+        int before = n, k;
+        ok = dlp_dataset_batch_host(ds, i, &x) &&
+             (k = dlp_strmap_intern(&h->ids, a, x.batch_id, &n)) >= 0;
+        if (ok && k == before) h->b[k] = x;
     }
-    qsort(v, n, sizeof *v, by_batch_host);
-    *med = malloc((size_t)(*n_batches ? *n_batches : 1) * sizeof **med);
-    if (!*med) {
-        free(v);
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i; j < n && v[j].batch == v[i].batch; j++) {}
-        size_t m = (j - i) / 2;
-        (*med)[v[i].batch] = (j - i) % 2 ? v[i + m].host_us
-                                         : (v[i + m - 1].host_us +
-                                            v[i + m].host_us) / 2;
-    }
-    free(v);
-    return DLP_OK;
+    return ok ? DLP_OK : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
 }
 
-typedef struct {             /* batch_hosts' medians of one kind of row */
-    dlp_strmap ids;
-    double *med;
-    int n;
-} batch_medians;
-
-static dlp_status batch_medians_load(batch_medians *b, const dlp_dataset *ds,
-                                     bool training, dlp_arena *a,
-                                     dlp_error *err) {
-    b->med = NULL;
-    b->n = 0;
-    if (!dlp_strmap_init(&b->ids, 256))
-        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    return batch_hosts(ds, training, &b->ids, a, &b->med, &b->n, err);
+/* batch_id's probes; NULL for a batch the dataset does not have */
+static const dlp_batch_host *batch_host(const batch_hosts *h,
+                                        const char *batch_id) {
+    int k = dlp_strmap_get(&h->ids, batch_id, strlen(batch_id));
+    return k < 0 ? NULL : &h->b[k];
 }
 
-/* the median of batch_id's rows; NAN when it has none */
-static double batch_median(const batch_medians *b, const char *batch_id) {
-    int k = dlp_strmap_get(&b->ids, batch_id, strlen(batch_id));
-    return k < 0 ? NAN : b->med[k];
-}
-
-static void batch_medians_free(batch_medians *b) {
-    free(b->med);
-    dlp_strmap_free(&b->ids);
+static void batch_hosts_free(batch_hosts *h) {
+    free(h->b);
+    dlp_strmap_free(&h->ids);
 }
 
 /* host_us per configuration of the dataset's eager labels, beside the
- * median of their batches' */
+ * median of their batches' and their batches' fresh readings */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                               dlp_arena *a, probe **out, int *n,
                               dlp_error *err) {
@@ -253,8 +200,8 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    batch_medians inf;
-    dlp_status st = batch_medians_load(&inf, ds, false, a, err);
+    batch_hosts bh;
+    dlp_status st = batch_hosts_load(&bh, ds, a, err);
     char key[256];
     for (size_t i = 0; !st && i < c.inference; i++) {
         const dlp_inference_row *r = dlp_dataset_inference(ds, i);
@@ -264,27 +211,25 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
-        const double alt[2] = {
-            batch_median(&inf, r->c.batch_id),
-            dlp_dataset_fresh_probe_us(ds, r->c.batch_id)};
+        const dlp_batch_host *b = batch_host(&bh, r->c.batch_id);
+        const double alt[2] = {b ? b->inference_us : NAN,
+                               b ? b->fresh_us : NAN};
         if (!add_probe(map, a, out, n, &cap, key, r->host_us, true, alt))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    batch_medians_free(&inf);
+    batch_hosts_free(&bh);
     return st;
 }
 
 /* host_us per configuration of the dataset's training labels: the row's
  * own, else its batch's eager inference median (dlp_host_set_load);
  * beside it the batch's level: the median of the batch's training rows'
- * own probes, else that eager inference median */
+ * own probes, else that eager inference median; and its fresh reading */
 static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                                        dlp_arena *a, probe **out, int *n,
                                        dlp_error *err) {
-    batch_medians inf, trn;
-    dlp_status st = batch_medians_load(&inf, ds, false, a, err);
-    dlp_status st2 = batch_medians_load(&trn, ds, true, a, err);
-    if (!st) st = st2;
+    batch_hosts bh;
+    dlp_status st = batch_hosts_load(&bh, ds, a, err);
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
     size_t cap = 0;
@@ -293,10 +238,10 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
     char key[256];
     for (size_t i = 0; !st && i < c.training; i++) {
         const dlp_training_row *r = dlp_dataset_training(ds, i);
+        const dlp_batch_host *b = batch_host(&bh, r->c.batch_id);
         double h = r->host_us;
-        double inf_med = batch_median(&inf, r->c.batch_id);
-        double level = batch_median(&trn, r->c.batch_id);
-        if (!(level > 0)) level = inf_med;
+        double inf_med = b ? b->inference_us : NAN;
+        double level = b && b->training_us > 0 ? b->training_us : inf_med;
         bool own = h > 0 && isfinite(h);
         if (!own) {
             if (!(inf_med > 0)) continue;
@@ -305,15 +250,14 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
-        const double alt[2] = {level,
-                               dlp_dataset_fresh_probe_us(ds, r->c.batch_id)};
+        const double alt[2] = {level, b ? b->fresh_us : NAN};
         if (!add_probe(map, a, out, n, &cap, key, h, own, alt))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
-    batch_medians_free(&inf);
-    batch_medians_free(&trn);
+    batch_hosts_free(&bh);
     return st;
 }
+
 enum { C_KIND, C_FOLD, C_MODEL, C_GRAPH, C_DEVICE, C_RUNTIME, C_PREC,
        C_BATCH, C_SEQ, C_HEIGHT, C_WIDTH, C_TARGET, C_ACTUAL, C_PRED, N_COL };
 static const char *const COLS[N_COL] = {
