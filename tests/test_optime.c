@@ -31,6 +31,7 @@
 #define CONV_LAYOUT "tests/fixtures/optime/conv_layout.onnx"
 #define CLS_LAYOUT "tests/fixtures/optime/cls_layout.onnx"
 #define SDPA "tests/fixtures/memest/memest_sdpa.onnx"
+#define GN_SILU "tests/fixtures/memest/memest_gn_silu.onnx"
 #define DISTILBERT "tests/fixtures/memest/hf_distilbert.onnx"
 #define GQA "tests/fixtures/memest/hf_granite_gqa.onnx"
 #define T5 "tests/fixtures/memest/hf_t5.onnx"
@@ -398,6 +399,42 @@ static void read_memop_text(const char *text, bool train, dlp_optime_probes *p) 
     DLP_ASSERT(dlp_optime_probes_read(dir, train, p, &err) == DLP_OK);
     unlink(path);
     rmdir(dir);
+}
+
+/* nn.GroupNorm as torch.onnx exports it (memest_gn_silu.onnx,
+ * gen_saved_fixtures.py: GroupNorm(8, 32) of a [2, 32, 16, 16] conv
+ * output) is Reshape [2, 8, -1] -> InstanceNormalization; its record is
+ * the one the probe reader makes of the same call (probe_memop.py "gn":
+ * F.group_norm of x [2, 32, 16, 16] in 8 groups), field by field, so the
+ * operator-time model sees the same features for both. A genuine
+ * InstanceNormalization (memop_ops.onnx's, not after a Reshape) keeps
+ * its own channels as groups (test_memop_shapes). */
+static void test_group_norm_record(void) {
+    dlp_feat_graph fg;
+    DLP_ASSERT(build_file(GN_SILU, 2, 0, &fg));
+    const dlp_op_shape *s = NULL;
+    for (int i = 0; i < fg.n_ops; i++)
+        if (fg.ops[i].shape.kind == DLP_OP_MEM && fg.ops[i].shape.cat == DLP_MEM_GN)
+            s = &fg.ops[i].shape;
+    CHECK(s != NULL);
+    dlp_optime_probes p;
+    read_memop_text("{\"spec\": \"grid:memop\", \"gpu\": \"NVIDIA H200\", \"ops\": ["
+                    "{\"op\": \"gn\", \"prec\": \"fp16\", \"x\": [2, 32, 16, 16],"
+                    " \"groups\": 8, \"us\": 6.0}]}\n", false, &p);
+    CHECK(p.n == 1);
+    if (s && p.n == 1) {
+        const dlp_op_shape *q = &p.rec[0].shape;
+        CHECK(s->n == 2 && s->c == 32 && s->h == 256 && s->w == 1 && s->g == 8 &&
+              s->e == 2 * 32 * 256);
+        CHECK(q->n == s->n && q->c == s->c && q->h == s->h && q->w == s->w &&
+              q->g == s->g && q->e == s->e);
+        float a[DLP_OPTIME_NF], b[DLP_OPTIME_NF];
+        dlp_op_shape_features(s, DLP_PREC_FP16, a);
+        dlp_op_shape_features(q, DLP_PREC_FP16, b);
+        CHECK(!memcmp(a, b, sizeof a));
+    }
+    dlp_optime_probes_free(&p);
+    dlp_feat_graph_free(&fg);
 }
 
 /* A memop file (probe_memop.py --train): read for inference (us) and
@@ -1556,6 +1593,7 @@ static void test_heldout(void) {
 int main(void) {
     RUN(test_op_shapes);
     RUN(test_memop_shapes);
+    RUN(test_group_norm_record);
     RUN(test_copy_shapes);
     RUN(test_attn_shapes);
     RUN(test_probe_reader);

@@ -441,6 +441,23 @@ static bool resize_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o)
     return o->e > 0;
 }
 
+/* An InstanceNormalization of [N, G, L] that normalizes a Reshape of an
+ * [N, C, ...] tensor (C a multiple of G, the same elements): the exporter's
+ * nn.GroupNorm (feat.c, match_group_norm), which PyTorch runs as one
+ * group norm of the Reshape's input in G groups, as the probes record it
+ * (probe_memop.py "gn": c = C, the spatial size H W). o has n, c = G
+ * and e from the node's own input; any other input keeps them. */
+static void group_norm_input(const dlp_graph *g, const dlp_node *n,
+                             dlp_op_shape *o) {
+    int p = g->values[n->inputs[0]].producer;
+    if (p < 0 || strcmp(g->nodes[p].op_type, "Reshape")) return;
+    const dlp_shape *r = in_shape(g, &g->nodes[p], 0);
+    if (!r || r->rank < 3 || r->rank > 4 || numel(r) != o->e) return;
+    int64_t rn = r->dims[0].value, rc = r->dims[1].value;
+    if (rn != o->n || rc < o->c || o->c < 1 || rc % o->c) return;
+    o->c = rc;
+}
+
 /* The memory-bound operators of dlp_mem_cat; false for any other node or
  * an unknown shape. */
 static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
@@ -479,9 +496,10 @@ static bool mem_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o) {
         !strcmp(op, "GroupNormalization")) {
         o->cat = DLP_MEM_GN;
         if (!nchw(x, o)) return false;
+        o->g = op[0] == 'I' ? o->c : dlp_node_attr_int(n, "num_groups", 0);
+        if (op[0] == 'I' && x->rank == 3) group_norm_input(g, n, o);
         o->h = o->e / (o->n * o->c);   /* the spatial size, flattened */
         o->w = 1;
-        o->g = op[0] == 'I' ? o->c : dlp_node_attr_int(n, "num_groups", 0);
         return o->g > 0 && o->c % o->g == 0;
     }
     if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten"))
