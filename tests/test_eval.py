@@ -813,5 +813,90 @@ with tempfile.TemporaryDirectory() as tmp:
         check("prospective_host_and_training", "[host-eager] all" in r.stdout
               and "[training] training.step_ms" in r.stdout, r.stdout[-300:])
 
+# scripts/split_by_op.sh: a pack of two graphs, an exported GroupNorm
+# (memest_gn_silu.onnx) and a plain convolution (memest_conv.onnx); which
+# holds an InstanceNormalization is the onnx package's to say (the
+# oracle). Two batches, one without training rows; every label row lands
+# in exactly one half, with its graph's side.
+try:
+    import onnx
+except ImportError:
+    onnx = None
+if onnx is not None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ds = os.path.join(tmp, "ds")
+        src = {"aaaa000000000001": "tests/fixtures/memest/memest_gn_silu.onnx",
+               "bbbb000000000002": "tests/fixtures/memest/memest_conv.onnx"}
+        stage = os.path.join(tmp, "stage")
+        os.makedirs(stage)
+        for h, f in src.items():
+            with open(f, "rb") as fi, open(os.path.join(stage, h + ".onnx"), "wb") as fo:
+                fo.write(fi.read())
+        os.makedirs(os.path.join(ds, "graphs"))
+        pack = os.path.join(ds, "graphs", "p.tar.zst")
+        r = subprocess.run("tar -C %s -cf - . | zstd -q -o %s" % (stage, pack),
+                           shell=True)
+        has = {h for h, f in src.items()
+               if "InstanceNormalization" in
+               {n.op_type for n in onnx.load(f, load_external_data=False).graph.node}}
+        ihdr = "protocol,batch_id,hash,device,rep,status,runtime\n"
+        rows = {"b1": {"inference": ["p1,b1,aaaa000000000001,H,0,ok,graph",
+                                     "p1,b1,bbbb000000000002,H,0,ok,eager",
+                                     "p1,b1,cccc000000000003,H,0,ok,graph"],
+                       "training": ["p1,b1,aaaa000000000001,H,0,ok,graph"]},
+                "b2": {"inference": ["p1,b2,bbbb000000000002,H,1,ok,graph"]}}
+        for b, tabs in rows.items():
+            os.makedirs(os.path.join(ds, "batches", b))
+            with open(os.path.join(ds, "batches", b, "env.json"), "w") as fo:
+                fo.write("{}\n")
+            for t, lines in tabs.items():
+                with open(os.path.join(ds, "batches", b, t + ".csv"), "w") as fo:
+                    fo.write(ihdr + "".join(l + "\n" for l in lines))
+        split = os.path.join("scripts", "split_by_op.sh")
+        out = os.path.join(tmp, "ab")
+        env = dict(os.environ, DATA=ds)
+        r = subprocess.run(["sh", split, "InstanceNormalization,GroupNormalization",
+                            out], capture_output=True, text=True, env=env)
+        listed = open(os.path.join(out, "graphs.txt")).read().split() \
+            if os.path.exists(os.path.join(out, "graphs.txt")) else None
+        ok = r.returncode == 0 and listed == sorted(has) and has == {"aaaa000000000001"}
+        for b, tabs in rows.items():
+            for t, lines in tabs.items():
+                got = {}
+                for d in ("with", "without"):
+                    f = os.path.join(out, d, "batches", b, t + ".csv")
+                    got[d] = open(f).read().splitlines() if os.path.exists(f) else None
+                ok = ok and all(got[d] is not None and got[d][0] == ihdr.strip()
+                                for d in got)
+                if not ok:
+                    break
+                ok = ok and got["with"][1:] == [l for l in lines
+                                                if l.split(",")[2] in has]
+                ok = ok and got["without"][1:] == [l for l in lines
+                                                   if l.split(",")[2] not in has]
+            ok = ok and os.path.exists(os.path.join(out, "with", "batches", b, "env.json"))
+        ok = ok and not os.path.exists(os.path.join(out, "with", "batches", "b2",
+                                                    "training.csv"))
+        ok = ok and os.path.realpath(os.path.join(out, "with", "graphs")) == \
+            os.path.realpath(os.path.join(ds, "graphs"))
+        check("split_by_op_oracle", ok and "with inference 1" in r.stdout and
+              "without inference 3" in r.stdout and "with training 1" in r.stdout,
+              r.stdout + r.stderr)
+        r = subprocess.run(["sh", split, "InstanceNormalization", out],
+                           capture_output=True, text=True, env=env)
+        check("split_by_op_exists", r.returncode == 2 and "exists" in r.stderr,
+              r.stderr[-200:])
+        r = subprocess.run(["sh", split, "", os.path.join(tmp, "x")],
+                           capture_output=True, text=True, env=env)
+        check("split_by_op_usage", r.returncode == 2 and "usage" in r.stderr,
+              r.stderr[-200:])
+        with open(os.path.join(ds, "batches", "b2", "inference.csv"), "w") as fo:
+            fo.write("protocol,batch_id,graph\np1,b2,x\n")
+        r = subprocess.run(["sh", split, "InstanceNormalization",
+                            os.path.join(tmp, "y")],
+                           capture_output=True, text=True, env=env)
+        check("split_by_op_no_hash", r.returncode == 1 and "no hash column" in r.stderr,
+              r.stderr[-200:])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
