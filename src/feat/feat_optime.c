@@ -449,9 +449,9 @@ static bool resize_shape(const dlp_graph *g, const dlp_node *n, dlp_op_shape *o)
  * and e from the node's own input; any other input keeps them. */
 static void group_norm_input(const dlp_graph *g, const dlp_node *n,
                              dlp_op_shape *o) {
-    int p = g->values[n->inputs[0]].producer;
-    if (p < 0 || strcmp(g->nodes[p].op_type, "Reshape")) return;
-    const dlp_shape *r = in_shape(g, &g->nodes[p], 0);
+    const dlp_node *p = dlp_feat_producer_of(g, n->inputs[0]);
+    if (!p || strcmp(p->op_type, "Reshape")) return;
+    const dlp_shape *r = in_shape(g, p, 0);
     if (!r || r->rank < 3 || r->rank > 4 || numel(r) != o->e) return;
     int64_t rn = r->dims[0].value, rc = r->dims[1].value;
     if (rn != o->n || rc < o->c || o->c < 1 || rc % o->c) return;
