@@ -12,6 +12,17 @@ strips them, gen_model_fixtures.strip):
                           operand is not the tanh's own input)
   memest_gn_silu.onnx     X [2, 8, 16, 16] -> Conv(32) -> GroupNorm(8) ->
                           SiLU -> Conv(8) (timm's GroupNormAct blocks)
+  memest_gn_relu_pair.onnx  X [2, 8, 16, 16] -> two blocks of Conv(32) ->
+                          GroupNorm(8) -> ReLU(inplace), then Conv(8): the
+                          second GroupNorm's gamma and beta equal the
+                          first's (ones, zeros), so the exporter merges
+                          the initializers and the second block reads them
+                          through Identity nodes (torchvision's ResNet-50
+                          with GroupNorm: 43 of its 53 norms)
+  memest_pool_mixer.onnx  X [2, 8, 16, 16] -> Conv(32) -> PoolFormer's
+                          token mixer, x + ls * (AvgPool3x3(GroupNorm(1)(x))
+                          - GroupNorm(1)(x)), -> Conv(8): AvgPool2DBackward0
+                          saves the pool's input (feat.c: saves_input)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -76,6 +87,38 @@ class GroupNormSilu(torch.nn.Module):
         return self.c2(self.act(self.gn(self.c1(x))))
 
 
+class GroupNormReluPair(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(8, 32, 3, padding=1, bias=False)
+        self.gn1 = torch.nn.GroupNorm(8, 32)
+        self.c2 = torch.nn.Conv2d(32, 32, 3, padding=1, bias=False)
+        self.gn2 = torch.nn.GroupNorm(8, 32)
+        self.act = torch.nn.ReLU(inplace=True)
+        self.c3 = torch.nn.Conv2d(32, 8, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        x = self.act(self.gn1(self.c1(x)))
+        return self.c3(self.act(self.gn2(self.c2(x))))
+
+
+class PoolMixer(torch.nn.Module):
+    """timm's PoolFormer block, token mixer half."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(8, 32, 1)
+        self.norm = torch.nn.GroupNorm(1, 32)
+        self.pool = torch.nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.ls = torch.nn.Parameter(torch.full((32, 1, 1), 1e-5))
+        self.c2 = torch.nn.Conv2d(32, 8, 1)
+
+    def forward(self, x):
+        x = self.c1(x)
+        y = self.norm(x)
+        return self.c2(x + self.ls * (self.pool(y) - y))
+
+
 class TalkingHeads(torch.nn.Module):
     """timm's CaiT TalkingHeadAttn, small."""
 
@@ -126,6 +169,8 @@ def main():
     for name, model, shape in (("memest_gelu_tanh", GeluTanhMlp(), (1, 256)),
                                ("memest_tanh_gate", TanhGate(), (1, 256)),
                                ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16)),
+                               ("memest_gn_relu_pair", GroupNormReluPair(), (2, 8, 16, 16)),
+                               ("memest_pool_mixer", PoolMixer(), (2, 8, 16, 16)),
                                ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
                                ("memest_shared_kv", SharedKeyValue(), (2, 16, 32))):
         model.train()

@@ -777,7 +777,8 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
         "MatMul", "Gemm", "Conv", "ConvTranspose", "Pow", "Erf",
         "LayerNormalization", "BatchNormalization", "InstanceNormalization",
         "GroupNormalization", "Sin", "Cos", "Log", "Clip", "HardSwish",
-        "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "Mish", "Softplus",
+        "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "AveragePool", "Mish",
+        "Softplus",
         "Elu", "Selu", "PRelu", "ReduceMax", "ReduceMin", "Abs",
         "ReduceL2", "Einsum", NULL};
     if (dlp_feat_in_list(n->op_type, all)) return true;
@@ -791,6 +792,25 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
         return is_act(g, x) || (!strcmp(n->op_type, "Div") && k == 1);
     }
     return false;
+}
+
+/* The value whose block AveragePool n's backward keeps for its input v:
+ * avg_pool2d saves its unpadded input, and the exporter writes the
+ * padding of a count_include_pad pool as a constant Pad -> AveragePool
+ * (pads 0), so when v is such a Pad's output, read by the pool alone,
+ * the Pad's input (torchvision's inception_v3 at batch 2: 18.3 MB over
+ * autograd's 197.7 MB with the padded copies); v otherwise. */
+static int pool_saved_input(const dlp_graph *g, const dlp_feat_uses *us,
+                            const dlp_node *n, int v) {
+    int c[2];
+    if (strcmp(n->op_type, "AveragePool") || v < 0 ||
+        dlp_feat_readers(us, v, c, 2) != 1)
+        return v;
+    const dlp_node *p = dlp_feat_producer_of(g, v);
+    if (!p || strcmp(p->op_type, "Pad") || p->n_inputs < 1 || p->inputs[0] < 0 ||
+        strcmp(dlp_node_attr_str(p, "mode", "constant"), "constant"))
+        return v;
+    return p->inputs[0];
 }
 
 /* Whether MatMul n multiplies two activations of rank 3 or more (a
@@ -1080,7 +1100,8 @@ static const dlp_node *match_group_norm(const dlp_graph *g,
     const dlp_node *m = &g->nodes[c[0]];
     if (strcmp(m->op_type, "Mul") || m->n_inputs != 2) return NULL;
     int w = m->inputs[m->inputs[0] == *z ? 1 : 0];
-    if (w < 0 || is_act(g, &g->values[w])) return NULL;   /* the gamma */
+    if (w < 0 || (is_act(g, &g->values[w]) && !dedup_copy(g, &g->values[w])))
+        return NULL;                                        /* the gamma */
     return m;
 }
 
@@ -1116,7 +1137,7 @@ static void alias_group_norm(const dlp_graph *g, const dlp_feat_uses *us,
             a->n_inputs != 2)
             continue;
         int b = a->inputs[a->inputs[0] == mo ? 1 : 0];
-        if (b >= 0 && !is_act(g, &g->values[b]) &&
+        if (b >= 0 && (!is_act(g, &g->values[b]) || dedup_copy(g, &g->values[b])) &&
             vbytes(&g->values[a->outputs[0]]) == vbytes(&g->values[mo]))
             alias[a->outputs[0]] = mo;
     }
@@ -2096,6 +2117,21 @@ static const char *const amp_f32_ops[] = {
     "Exp", "Log", "Pow", "ReduceSum", "ReduceL2", "ReduceLogSumExp",
     "Softplus", "Reciprocal", "Cast", NULL};
 
+/* Whether node n runs in float32 under autocast: an op of amp_f32_ops,
+ * or the InstanceNormalization of an exported nn.GroupNorm
+ * (match_group_norm), which is F.group_norm, on autocast's float32 list
+ * (a plain InstanceNormalization is not): it saves a float32 copy of its
+ * half input and gives a float32 output, which the activation after it
+ * saves and the next convolution copies to half again. timm's
+ * resnet50_gn bf16 / fp16 b32: the training estimate 9-12% under the
+ * measured peaks without it. */
+static bool amp_f32_node(const dlp_graph *g, const dlp_feat_uses *us,
+                         const dlp_node *n) {
+    int y, z;
+    return dlp_feat_in_list(n->op_type, amp_f32_ops) ||
+           match_group_norm(g, us, n, &y, &z) != NULL;
+}
+
 /* af[v]: the factor on value v's graph bytes in an autocast step (fp16 /
  * bf16 training, tools/collect/measure.py): 0.5 for a float activation
  * the step holds in half precision, 1 otherwise. A lower-precision op
@@ -2106,14 +2142,15 @@ static const char *const amp_f32_ops[] = {
  * inputs is float32 (a half token stream plus a float32 position
  * embedding, or a residual Add of a float32 stream, gives float32). The
  * model's input is float32. */
-static void amp_factors(const dlp_graph *g, double *af) {
+static void amp_factors(const dlp_graph *g, const dlp_feat_uses *us,
+                        double *af) {
     for (size_t v = 0; v < g->n_values; v++) af[v] = 1;
     for (size_t t = 0; t < g->n_nodes; t++) {
         const dlp_node *n = &g->nodes[g->topo[t]];
         bool half;
         if (dlp_feat_in_list(n->op_type, amp_half_ops) || dlp_feat_linear_bias(g, n)) {
             half = true;
-        } else if (dlp_feat_in_list(n->op_type, amp_f32_ops)) {
+        } else if (amp_f32_node(g, us, n)) {
             half = false;
         } else if (!strcmp(n->op_type, "BatchNormalization")) {
             half = n->n_inputs > 0 && n->inputs[0] >= 0 && af[n->inputs[0]] < 1;
@@ -2698,7 +2735,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
          * Softmax's float32 copy of a half one) */
         double *xa = xs + (N ? N : 1);
         for (size_t v = 0; v < 2 * V; v++) smin[v] = INT_MAX;
-        amp_factors(g, af);
+        amp_factors(g, us, af);
         mark_gelu_temps(g, us, gtmp);
         mark_gelu_tanh_temps(g, us, gtmp);
         mark_group_norm_temps(g, us, gtmp);
@@ -2720,7 +2757,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                      * keeps its whole base alive (ShuffleNetV2's chunk of
                      * the shuffled tensor, saved by the branch's conv) */
                     saved[troot[v]] |= 1;
-                    int r = gtmp[v] ? -1 : troot[slice_base(g, v, virt, hostv)];
+                    int sv = in ? pool_saved_input(g, us, n, v) : v;
+                    int r = gtmp[v] ? -1 : troot[slice_base(g, sv, virt, hostv)];
                     /* a Linear's folded copy of a permuted input
                      * (linear_folds_copy): a block of its own, freed by
                      * the product's backward, not the view's base */
@@ -2751,7 +2789,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         }
                         bool fl = g->values[v].dtype == DLP_DT_FLOAT,
                              to_half = dlp_feat_in_list(n->op_type, amp_half_ops),
-                             to_f32 = dlp_feat_in_list(n->op_type, amp_f32_ops);
+                             to_f32 = amp_f32_node(g, us, n);
                         if (in && fl && ((to_half && af[v] == 1) || (to_f32 && af[v] < 1))) {
                             xa[t] += (double)vbytes(&g->values[v]) * (to_half ? 0.5 : 1);
                         } else if (mc > 0) {
