@@ -23,6 +23,13 @@ strips them, gen_model_fixtures.strip):
                           token mixer, x + ls * (AvgPool3x3(GroupNorm(1)(x))
                           - GroupNorm(1)(x)), -> Conv(8): AvgPool2DBackward0
                           saves the pool's input (feat.c: saves_input)
+  memest_poolformerv2.onnx  X [2, 3, 16, 16] -> Conv(32) -> three of timm's
+                          PoolFormerV2 (MetaFormer) blocks, GroupNorm(1)
+                          without bias, the pooling mixer, a 1x1-conv MLP
+                          with StarReLU (s * relu(x) ** 2 + b, one-element
+                          parameters s and b, merged by the exporter from
+                          the second block on) -> Conv(8) (feat.c:
+                          train_saves_input)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -119,6 +126,52 @@ class PoolMixer(torch.nn.Module):
         return self.c2(x + self.ls * (self.pool(y) - y))
 
 
+class GroupNorm1NoBias(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(c))
+
+    def forward(self, x):
+        return torch.nn.functional.group_norm(x, 1, self.weight, None, 1e-5)
+
+
+class StarReLU(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.ones(1))
+        self.bias = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, x):
+        return self.scale * torch.relu(x) ** 2 + self.bias
+
+
+class MetaFormerPoolBlock(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.norm1 = GroupNorm1NoBias(c)
+        self.pool = torch.nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.norm2 = GroupNorm1NoBias(c)
+        self.fc1 = torch.nn.Conv2d(c, 4 * c, 1)
+        self.act = StarReLU()
+        self.fc2 = torch.nn.Conv2d(4 * c, c, 1)
+
+    def forward(self, x):
+        y = self.norm1(x)
+        x = x + (self.pool(y) - y)
+        return x + self.fc2(self.act(self.fc1(self.norm2(x))))
+
+
+class PoolFormerV2(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 32, 3, padding=1)
+        self.blocks = torch.nn.Sequential(*[MetaFormerPoolBlock(32) for _ in range(3)])
+        self.head = torch.nn.Conv2d(32, 8, 1)
+
+    def forward(self, x):
+        return self.head(self.blocks(self.stem(x)))
+
+
 class TalkingHeads(torch.nn.Module):
     """timm's CaiT TalkingHeadAttn, small."""
 
@@ -171,6 +224,7 @@ def main():
                                ("memest_gn_silu", GroupNormSilu(), (2, 8, 16, 16)),
                                ("memest_gn_relu_pair", GroupNormReluPair(), (2, 8, 16, 16)),
                                ("memest_pool_mixer", PoolMixer(), (2, 8, 16, 16)),
+                               ("memest_poolformerv2", PoolFormerV2(), (2, 3, 16, 16)),
                                ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
                                ("memest_shared_kv", SharedKeyValue(), (2, 16, 32))):
         model.train()

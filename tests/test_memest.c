@@ -965,6 +965,12 @@ static cJSON *load_oracle(const char *path) {
  * - PoolFormer's token mixer, x + ls * (AvgPool(GroupNorm(1)(x)) - the
  *   norm's output): AvgPool2DBackward0 saves the pool's input (278544
  *   bytes; 212992 before AveragePool saved its input);
+ * - three PoolFormerV2 blocks (GroupNorm(1) without bias, the pooling
+ *   mixer, an MLP with StarReLU, s * relu(x) ** 2 + b): the first
+ *   block's one-element s is a named initializer, the others' the
+ *   exporter's Identity of it; MulBackward0 saves relu(x) ** 2 in each
+ *   (3217504 bytes; 2955264 with the first block's Mul taking s for a
+ *   constant, 3086336 before this session's rules);
  * - CaiT's talking heads (4 heads, 16 tokens): the Linear layers over the
  *   heads of the permuted scores copy their input to fold it, and save
  *   the copy; the softmax saves its own output besides (53256 bytes;
@@ -1006,14 +1012,15 @@ static void test_saved_oracle(void) {
             CHECK_MSG(fg.saved_act_bytes >= want + 2 * 65536 - 256,
                       "as exported %.0f", fg.saved_act_bytes);
         else if (strcmp(e->string, "memest_tanh_gate") &&
-                 strcmp(e->string, "memest_pool_mixer"))   /* what the rules are for */
+                 strcmp(e->string, "memest_pool_mixer") &&
+                 strcmp(e->string, "memest_poolformerv2"))   /* what the rules are for */
             CHECK_MSG(fg.saved_act_bytes > 1.5 * want, "as exported %.0f",
                       fg.saved_act_bytes);
         n++;
         dlp_feat_graph_free(&fg);
     }
     cJSON_Delete(root);
-    CHECK_MSG(n == 7, "%d fixtures", n);
+    CHECK_MSG(n == 8, "%d fixtures", n);
 }
 
 /* The training count against PyTorch's autograd (tests/gen_train_saved.py:

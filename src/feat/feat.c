@@ -777,8 +777,7 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
         "MatMul", "Gemm", "Conv", "ConvTranspose", "Pow", "Erf",
         "LayerNormalization", "BatchNormalization", "InstanceNormalization",
         "GroupNormalization", "Sin", "Cos", "Log", "Clip", "HardSwish",
-        "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "AveragePool", "Mish",
-        "Softplus",
+        "HardSigmoid", "LeakyRelu", "Gelu", "MaxPool", "Mish", "Softplus",
         "Elu", "Selu", "PRelu", "ReduceMax", "ReduceMin", "Abs",
         "ReduceL2", "Einsum", NULL};
     if (dlp_feat_in_list(n->op_type, all)) return true;
@@ -794,18 +793,36 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
-/* The value whose block AveragePool n's backward keeps for its input v:
- * avg_pool2d saves its unpadded input, and the exporter writes the
- * padding of a count_include_pad pool as a constant Pad -> AveragePool
- * (pads 0), so when v is such a Pad's output, read by the pool alone,
- * the Pad's input (torchvision's inception_v3 at batch 2: 18.3 MB over
- * autograd's 197.7 MB with the padded copies); v otherwise. */
+/* Whether node n's backward keeps its input k for the training estimate's
+ * blocks alone (saves_input's other rules hold for every count): an
+ * AveragePool's input (AvgPool2DBackward0 saves it: PoolFormer's token
+ * mixer, DenseNet's transitions; pool_saved_input), and a Mul's operand
+ * whose other operand is a named parameter of at most
+ * DLP_MEM_MASK_CONST_MAX elements (StarReLU's scale in the MetaFormers:
+ * a one-element parameter, which saves_input takes for a constant unless
+ * the exporter merged it into an Identity). The counts the inference and
+ * LLM networks read (saved_act_bytes, the v65 count) stay as they were
+ * trained on. */
+static bool train_saves_input(const dlp_graph *g, const dlp_node *n, int k) {
+    if (k == 0 && !strcmp(n->op_type, "AveragePool")) return true;
+    if (strcmp(n->op_type, "Mul") || n->n_inputs != 2 || n->inputs[1 - k] < 0)
+        return false;
+    const dlp_value *x = &g->values[n->inputs[1 - k]];
+    return (x->flags & DLP_V_INITIALIZER) && x->name && strchr(x->name, '.') &&
+           strncmp(x->name, "onnx::", 6);
+}
+
+/* The value whose block an AveragePool's backward keeps for its input v
+ * (train_saves_input). avg_pool2d saves its unpadded input, and the
+ * exporter writes the padding of a count_include_pad pool as a constant
+ * Pad -> AveragePool (pads 0), so when v is such a Pad's output, read by
+ * the pool alone, the Pad's input (torchvision's inception_v3 at batch
+ * 2: 18.3 MB over autograd's 197.7 MB with the padded copies); v
+ * otherwise. */
 static int pool_saved_input(const dlp_graph *g, const dlp_feat_uses *us,
-                            const dlp_node *n, int v) {
+                            int v) {
     int c[2];
-    if (strcmp(n->op_type, "AveragePool") || v < 0 ||
-        dlp_feat_readers(us, v, c, 2) != 1)
-        return v;
+    if (v < 0 || dlp_feat_readers(us, v, c, 2) != 1) return v;
     const dlp_node *p = dlp_feat_producer_of(g, v);
     if (!p || strcmp(p->op_type, "Pad") || p->n_inputs < 1 || p->inputs[0] < 0 ||
         strcmp(dlp_node_attr_str(p, "mode", "constant"), "constant"))
@@ -2752,12 +2769,15 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                  * not an erf GELU's temporaries, and a saved slice's
                  * base instead of the slice; bit 16: bit 2 before the
                  * batched products' copies (saved_train_bytes_v65) */
-                if (in ? saves_input(g, n, k) : saves_output(n->op_type)) {
+                bool all = in ? saves_input(g, n, k) : saves_output(n->op_type);
+                bool tonly = !all && in && train_saves_input(g, n, k);
+                if (all || tonly) {
                     /* a slice or split is a view in PyTorch: saving it
                      * keeps its whole base alive (ShuffleNetV2's chunk of
                      * the shuffled tensor, saved by the branch's conv) */
-                    saved[troot[v]] |= 1;
-                    int sv = in ? pool_saved_input(g, us, n, v) : v;
+                    if (all) saved[troot[v]] |= 1;
+                    int sv = tonly && !strcmp(n->op_type, "AveragePool")
+                                 ? pool_saved_input(g, us, v) : v;
                     int r = gtmp[v] ? -1 : troot[slice_base(g, sv, virt, hostv)];
                     /* a Linear's folded copy of a permuted input
                      * (linear_folds_copy): a block of its own, freed by
@@ -2778,7 +2798,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         xs[t] += mc;
                         if (r >= 0) saved[r] |= 16;   /* the count before */
                     } else if (r >= 0) {
-                        saved[r] |= 2 | 16;
+                        saved[r] |= tonly ? 2 : 2 | 16;
                     }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
