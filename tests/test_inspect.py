@@ -205,6 +205,83 @@ def check_text_output():
     check("help", rc == 0 and "--dim" in out)
 
 
+def node_tables(out):
+    """The --device tables: the sum line's two figures, the op-type rows
+    {op: (count, us, roofline us)} and the node rows [(op, us, roof)]."""
+    lines = out.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith("node times on"))
+    sums = lines[at + 1].split()
+    total, roof = float(sums[1]), float(sums[5])
+    ops, nodes, part = {}, [], 0
+    for l in lines[at + 2:]:
+        f = l.split()
+        if not f:
+            continue
+        if f[0] in ("op", "node"):
+            part += 1
+            continue
+        if part == 1:
+            ops[f[0]] = (int(f[1]), float(f[2]), float(f[4]))
+        elif part == 2:
+            nodes.append((f[-3], float(f[-2]), float(f[-1])))
+    return total, roof, ops, nodes
+
+
+def check_node_times():
+    """--device: every node's time as the predictors read it. Oracles: the
+    onnx package's op-type counts; the tables' own sums; the forests' time
+    at or above the roofline's for every convolution (no kernel beats
+    its roofline); and more work takes longer (batch 8 over batch 1)."""
+    path = os.path.join(FIX, "resnet18.onnx")
+    m = onnx.load(path, load_external_data=False)
+    want = {}
+    for n in m.graph.node:
+        want[n.op_type] = want.get(n.op_type, 0) + 1
+    got = {}
+    for b in ("1", "8"):
+        rc, out, err = inspect(path, "--batch", b, "--device", "h100",
+                               "--precision", "fp16", "--top", "0")
+        check("times:exit:b" + b, rc == 0, err)
+        if rc:
+            return
+        got[b] = node_tables(out)
+    total, roof, ops, nodes = got["8"]
+    check("times:op_counts", {k: v[0] for k, v in ops.items()} == want,
+          "%r vs %r" % (ops, want))
+    check("times:all_nodes", len(nodes) == len(m.graph.node),
+          "%d rows, %d nodes" % (len(nodes), len(m.graph.node)))
+    check("times:sum", abs(sum(v[1] for v in ops.values()) - total) <=
+          0.05 * len(ops) + 0.1 and abs(sum(x[1] for x in nodes) - total) <=
+          0.05 * len(nodes) + 0.1, "%r" % total)
+    conv = [x for x in nodes if x[0] == "Conv"]
+    check("times:conv_over_roofline", conv and
+          all(x[1] >= x[2] * 0.999 and x[1] > 0 for x in conv), "%r" % conv[:5])
+    check("times:batch", total > got["1"][0] and roof > got["1"][1],
+          "%r vs %r" % (total, got["1"][0]))
+    rc, out, _ = inspect(path, "--batch", "8", "--device", "h100",
+                         "--runtime", "eager", "--top", "3")
+    check("times:eager", rc == 0 and "eager runtime" in out and
+          len(node_tables(out)[3]) == 3, out[-400:])
+    tmp = tempfile.mkdtemp()
+    bad = [("times_device", [path, "--device", "nosuch"], 1),
+           ("times_precision", [path, "--device", "h100", "--precision",
+                                "fp64"], 2),
+           ("times_runtime", [path, "--device", "h100", "--runtime", "jit"],
+            2),
+           ("times_json", [path, "--device", "h100", "--json"], 2),
+           ("times_no_forests", [path, "--device", "h100", "--models", tmp],
+            1)]
+    for name, args, code in bad:
+        p = subprocess.run([EXE, "inspect"] + args, capture_output=True,
+                           text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        check("cli:" + name, p.returncode == code and lines and
+              lines[-1].startswith("dlperf: ") and
+              (name != "times_no_forests" or "dippm-inference" in lines[-1]),
+              "rc %d stderr %r" % (p.returncode, p.stderr))
+    os.rmdir(tmp)
+
+
 def check_bad_cli():
     good = os.path.join(FIX, "bert_tiny.onnx")
     tmp = tempfile.mkdtemp()
@@ -272,6 +349,7 @@ def main():
             check_model(name, ent, path)
     check_batch_scaling()
     check_text_output()
+    check_node_times()
     check_bad_cli()
     if os.environ.get("DLP_FULL_TV") == "1":
         full_sweep(oracle)

@@ -24,4 +24,8 @@ int cli_open_dataset(const char *cmd, const char *dir, dlp_dataset **ds);
  * elsewhere. src/cli/cli_heap.c */
 void cli_heap_hugepages(void);
 
+/* The shipped predictors' folder: <exe>/../models or <exe>/models when
+ * there, else "models", written into buf. src/cli/cli_models.c */
+const char *cli_default_models(char *buf, size_t cap);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * cmd_inspect.c — `dlperf inspect MODEL`: reads an ONNX graph, infers its
  * shapes and prints its size and cost: a summary and a per-operator-type
- * table, or with --json the whole analysed graph (dlp_model_to_json).
+ * table, or with --json the whole analysed graph (dlp_model_to_json);
+ * with --device the node times the predictors read (cli_optimes.c).
  * Warnings go to stderr. Exit status: 0 ok, 1 model error, 2 usage error.
  */
 #include <errno.h>
@@ -12,12 +13,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_optimes.h"
 
 #define MAX_DIMS 64
 
 static const char *usage_text =
     "usage: dlperf inspect MODEL.onnx [--dim NAME=V]... [--batch N] [--json]\n"
-    "                     [--top K]\n"
+    "                     [--top K] [--device NAME [--precision P]\n"
+    "                     [--runtime R] [--models DIR] [--measured DIR]]\n"
     "\n"
     "Reads an ONNX model without running it: shapes, parameters, MACs, FLOPs,\n"
     "activation memory. External weight files may be absent.\n"
@@ -27,6 +30,14 @@ static const char *usage_text =
     "  --json        print the analysed graph as JSON (summary, nodes,\n"
     "                warnings) instead of the tables\n"
     "  --top K       rows of the per-operator table (default 15, 0 = all)\n"
+    "  --device NAME also print every node's time on that GPU as the\n"
+    "                predictors read it (the operator-time forests of\n"
+    "                DIR/dippm-inference.dlpm) next to the roofline's: the\n"
+    "                sum, the op types and the slowest --top nodes\n"
+    "  --precision P fp32 (default), fp16 or bf16, with --device\n"
+    "  --runtime R   graph (default) or eager, with --device\n"
+    "  --models DIR  trained predictors (default: the repository's models/)\n"
+    "  --measured DIR measured device figures (data/devices)\n"
     "  -h, --help    this text\n";
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -152,6 +163,25 @@ static void print_summary(const char *path, const dlp_summary *s) {
     printf("unshaped tensors    %" PRId64 "\n", s->unshaped_tensors);
 }
 
+/* With --device and no --batch: the batch as exported (*cfg_batch, the
+ * first input's first dimension when fixed) and -1, or 1 to bind when an
+ * input's batch is an unbound symbol (predict's default). */
+static int64_t default_batch(const dlp_model *m, int64_t *cfg_batch) {
+    const dlp_graph *g = &m->graph;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        int sym = dlp_graph_input_batch_sym(g, i);
+        if (sym >= 0 && g->sym_values[sym] < 0) return *cfg_batch = 1;
+    }
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const dlp_shape *s = &g->values[g->inputs[i]].shape;
+        if (s->rank >= 1 && s->dims[0].value > 0) {
+            *cfg_batch = s->dims[0].value;
+            break;
+        }
+    }
+    return -1;
+}
+
 int cmd_inspect(int argc, char **argv) {
     cli_heap_hugepages();   /* a one-shot process: cli_heap.c */
     const char *path = NULL;
@@ -162,6 +192,8 @@ int cmd_inspect(int argc, char **argv) {
     int64_t top = 15;
     bool json = false;
     static char namebuf[MAX_DIMS][128];
+    const char *device = NULL, *prec = "fp32", *rt = "graph";
+    const char *models_dir = NULL, *measured = NULL;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -170,6 +202,16 @@ int cmd_inspect(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--device") || !strcmp(a, "--precision") ||
+                   !strcmp(a, "--runtime") || !strcmp(a, "--models") ||
+                   !strcmp(a, "--measured")) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--device")) device = v;
+            else if (!strcmp(a, "--precision")) prec = v;
+            else if (!strcmp(a, "--runtime")) rt = v;
+            else if (!strcmp(a, "--models")) models_dir = v;
+            else measured = v;
         } else if (!strcmp(a, "--dim") || !strcmp(a, "--batch") ||
                    !strcmp(a, "--top")) {
             if (i + 1 >= argc) return usage_error("%s needs a value", a);
@@ -208,6 +250,25 @@ int cmd_inspect(int argc, char **argv) {
         }
     }
     if (!path) return usage_error("%s", "no model file given");
+    if (json && device)
+        return usage_error("%s", "--device prints tables; drop --json");
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    if (device) {
+        dlp_error e;
+        if (dlp_precision_parse(prec, &c.precision, &e) ||
+            dlp_runtime_parse(rt, &c.runtime, &e))
+            return usage_error("%s", e.msg);
+        if (dlp_device_load(device, measured, &c.device, &e)) {
+            fprintf(stderr, "dlperf: %s\n", e.msg);
+            return 1;
+        }
+        c.batch = batch > 0 ? batch : 1;
+        if (dlp_pred_config_check(&c, &e)) {
+            fprintf(stderr, "dlperf: %s\n", e.msg);
+            return 1;
+        }
+    }
 
     dlp_error err;
     dlp_model *m = NULL;
@@ -220,6 +281,7 @@ int cmd_inspect(int argc, char **argv) {
     for (int i = 0; i < n_dims; i++)
         if (dlp_model_bind_dim(m, dim_name[i], dim_val[i], &err) != DLP_OK)
             goto fail;
+    if (device && batch <= 0) batch = default_batch(m, &c.batch);
     if (batch > 0 && dlp_model_set_batch(m, batch, &err) != DLP_OK) goto fail;
     if (dlp_model_analyze(m, &err) != DLP_OK) goto fail;
     if (json && dlp_model_to_json(m, &text, &err) != DLP_OK) goto fail;
@@ -237,6 +299,12 @@ int cmd_inspect(int argc, char **argv) {
         }
         print_summary(path, &s);
         rc = print_ops(m, &s, (int)(top > 100000 ? 100000 : top));
+        if (!rc && device) {
+            char buf[4096];
+            rc = cli_print_op_times(m, &c, models_dir ? models_dir
+                                          : cli_default_models(buf, sizeof buf),
+                                    (int)(top > 100000 ? 100000 : top));
+        }
     }
     free(text);
     dlp_model_free(m);

@@ -60,25 +60,6 @@ static void usage(FILE *f) {
 }
 
 /* models/ next to the binary's repository, else ./models */
-static const char *default_models(char *buf, size_t cap) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    struct stat st;
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, cap, "%s/../models", exe);
-            if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
-            snprintf(buf, cap, "%s/models", exe);
-            if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
-        }
-    }
-    snprintf(buf, cap, "models");
-    return buf;
-}
-
 static int parse_i64(const char *s, long long lo, long long hi, long long *out) {
     char *end;
     errno = 0;
@@ -423,7 +404,7 @@ int cmd_predict(int argc, char **argv) {
         return 2;
     }
     char buf[PATH_MAX + 32];
-    if (!models_dir) models_dir = default_models(buf, sizeof buf);
+    if (!models_dir) models_dir = cli_default_models(buf, sizeof buf);
     dlp_error err = {0};
     dlp_predictor_set *ps = NULL;
     if (dlp_predictor_open(models_dir, &ps, &err)) {

@@ -642,6 +642,24 @@ dlp_status dlp_optime_view(const dlp_optime *m, const dlp_feat_graph *fg,
     return DLP_OK;
 }
 
+dlp_status dlp_optime_node_us(const dlp_optime *m, const dlp_feat_graph *fg,
+                              const dlp_pred_config *c, double *us,
+                              double *roof_us, dlp_error *err) {
+    if (roof_us) {
+        dlp_feat_graph bare = *fg;
+        bare.op_eff = NULL;
+        bare.attn_eff = bare.battn_eff = false;
+        dlp_feat_node_roofline_us(&bare, c, roof_us);
+    }
+    dlp_feat_graph view;
+    float *eff = NULL;
+    dlp_status st = dlp_optime_view(m, fg, c->runtime, c->precision, &view,
+                                    &eff, err);
+    if (!st) dlp_feat_node_roofline_us(&view, c, us);
+    free(eff);
+    return st;
+}
+
 dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
                                 dlp_feat_graph *local, const dlp_feat_graph **fg,
                                 dlp_feat_graph *view, float **eff,

@@ -392,6 +392,13 @@ dlp_status dlp_optime_save(const dlp_optime *m, dlp_nn_file *out,
 /* *out NULL (DLP_OK) when the file holds no operator-time model. */
 dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
                            dlp_error *err);
+/* Every node's time in fg under c, microseconds, as the features read it
+ * (dlp_feat_node_roofline_us on the view of dlp_optime_view at c's
+ * runtime and precision) into us[fg->n_nodes], and the roofline's alone
+ * into roof_us (NULL: not wanted); m NULL: the roofline in both. */
+dlp_status dlp_optime_node_us(const dlp_optime *m, const dlp_feat_graph *fg,
+                              const dlp_pred_config *c, double *us,
+                              double *roof_us, dlp_error *err);
 void dlp_optime_free(dlp_optime *m);
 /* k-fold cross-validation over the probes (random folds of `seed`): MAPE
  * of the model's time and of the roofline alone, per kind and precision. */
