@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_optimes.h"
 #include "feat/feat.h"
-#include "model/model.h"
 #include "nn/nn.h"
 #include "pred/pred_train.h"
 

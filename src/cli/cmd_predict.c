@@ -59,7 +59,6 @@ static void usage(FILE *f) {
 "  -h, --help        this text\n", DLP_PREDICT_MAX_SIDE);
 }
 
-/* models/ next to the binary's repository, else ./models */
 static int parse_i64(const char *s, long long lo, long long hi, long long *out) {
     char *end;
     errno = 0;

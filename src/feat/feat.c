@@ -797,10 +797,12 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
  * blocks alone (saves_input's other rules hold for every count): an
  * AveragePool's input (AvgPool2DBackward0 saves it: PoolFormer's token
  * mixer, DenseNet's transitions; pool_saved_input), and a Mul's operand
- * whose other operand is a named parameter of at most
- * DLP_MEM_MASK_CONST_MAX elements (StarReLU's scale in the MetaFormers:
- * a one-element parameter, which saves_input takes for a constant unless
- * the exporter merged it into an Identity). The counts the inference and
+ * whose other operand is a module's parameter (a named initializer: a
+ * '.' in its name, not the exporter's "onnx::") that saves_input takes
+ * for a constant: one of at most DLP_MEM_MASK_CONST_MAX elements
+ * (StarReLU's one-element scale in the MetaFormers, counted only where
+ * the exporter merged it into an Identity) or one whose contents the file
+ * does not hold (n_const 0: a stripped weight). The counts the inference and
  * LLM networks read (saved_act_bytes, the v65 count) stay as they were
  * trained on. */
 static bool train_saves_input(const dlp_graph *g, const dlp_node *n, int k) {
