@@ -30,6 +30,14 @@ strips them, gen_model_fixtures.strip):
                           parameters s and b, merged by the exporter from
                           the second block on) -> Conv(8) (feat.c:
                           train_saves_input)
+  memest_norm_scale.onnx  X [2, 8, 16, 16] -> Conv(32) -> h * ||h||_2 over
+                          H, W (x.norm, exported as ReduceL2; ConvNeXt-V2's
+                          global response norm, F.normalize) -> Conv(8):
+                          under CUDA autocast the norm runs with a float32
+                          dtype argument and saves the half h itself, no
+                          float32 copy (feat.c: amp_f32_nocopy_ops; the
+                          test's autocast figure is derived by hand, CPU
+                          autocast's policy for norm differs)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -172,6 +180,19 @@ class PoolFormerV2(torch.nn.Module):
         return self.head(self.blocks(self.stem(x)))
 
 
+class NormScale(torch.nn.Module):
+    """h * ||h||_2 over the spatial dimensions, between two 1x1 convs."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(8, 32, 1)
+        self.b = torch.nn.Conv2d(32, 8, 1)
+
+    def forward(self, x):
+        h = self.a(x)
+        return self.b(h * h.norm(p=2, dim=(2, 3), keepdim=True))
+
+
 class TalkingHeads(torch.nn.Module):
     """timm's CaiT TalkingHeadAttn, small."""
 
@@ -226,7 +247,8 @@ def main():
                                ("memest_pool_mixer", PoolMixer(), (2, 8, 16, 16)),
                                ("memest_poolformerv2", PoolFormerV2(), (2, 3, 16, 16)),
                                ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
-                               ("memest_shared_kv", SharedKeyValue(), (2, 16, 32))):
+                               ("memest_shared_kv", SharedKeyValue(), (2, 16, 32)),
+                               ("memest_norm_scale", NormScale(), (2, 8, 16, 16))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)

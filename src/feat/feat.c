@@ -2136,6 +2136,15 @@ static const char *const amp_f32_ops[] = {
     "Exp", "Log", "Pow", "ReduceSum", "ReduceL2", "ReduceLogSumExp",
     "Softplus", "Reciprocal", "Cast", NULL};
 
+/* Float32 ops of amp_f32_ops that autocast runs with a float32 dtype
+ * argument (its "set_opt_dtype" / "append_dtype" ops: norm, sum, softmax)
+ * instead of casting their input: the output is float32, but the kernel
+ * reads the half input as it is, so no float32 copy of it exists and
+ * the input the backward saves is the half tensor itself (x.norm in
+ * ConvNeXt-V2's global response norm, F.normalize). */
+static const char *const amp_f32_nocopy_ops[] = {"ReduceL2", "ReduceSum",
+                                                 "Softmax", "LogSoftmax", NULL};
+
 /* Whether node n runs in float32 under autocast: an op of amp_f32_ops,
  * or the InstanceNormalization of an exported nn.GroupNorm
  * (match_group_norm), which is F.group_norm, on autocast's float32 list
@@ -2811,7 +2820,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         }
                         bool fl = g->values[v].dtype == DLP_DT_FLOAT,
                              to_half = dlp_feat_in_list(n->op_type, amp_half_ops),
-                             to_f32 = amp_f32_node(g, us, n);
+                             to_f32 = amp_f32_node(g, us, n) &&
+                                      !dlp_feat_in_list(n->op_type, amp_f32_nocopy_ops);
                         if (in && fl && ((to_half && af[v] == 1) || (to_f32 && af[v] < 1))) {
                             xa[t] += (double)vbytes(&g->values[v]) * (to_half ? 0.5 : 1);
                         } else if (mc > 0) {
