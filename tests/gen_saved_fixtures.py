@@ -38,6 +38,14 @@ strips them, gen_model_fixtures.strip):
                           float32 copy (feat.c: amp_f32_nocopy_ops; the
                           test's autocast figure is derived by hand, CPU
                           autocast's policy for norm differs)
+  memest_dark_block.onnx  X [2, 3, 16, 16] -> Conv-BN-SiLU(8) -> timm's
+                          DarkBlock (CSPDarkNet: 1x1 and 3x3 Conv-BN-SiLU,
+                          the SiLUs in place, plus the block's input) ->
+                          Conv(4); exported in eval mode (the BNs folded,
+                          as the dataset's graphs): the second in-place
+                          SiLU's output goes to the residual Add, which
+                          saves nothing, so its clone is all its backward
+                          keeps (feat.c: the in-place clone, cx)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -193,6 +201,27 @@ class NormScale(torch.nn.Module):
         return self.b(h * h.norm(p=2, dim=(2, 3), keepdim=True))
 
 
+class ConvBnSilu(torch.nn.Sequential):
+    def __init__(self, i, o, k):
+        super().__init__(torch.nn.Conv2d(i, o, k, padding=k // 2, bias=False),
+                         torch.nn.BatchNorm2d(o), torch.nn.SiLU(inplace=True))
+
+
+class DarkBlockNet(torch.nn.Module):
+    """A stem and one of timm's DarkBlocks (bottleneck ratio 0.5)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = ConvBnSilu(3, 8, 3)
+        self.conv1 = ConvBnSilu(8, 4, 1)
+        self.conv2 = ConvBnSilu(4, 8, 3)
+        self.head = torch.nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        x = self.stem(x)
+        return self.head(self.conv2(self.conv1(x)) + x)
+
+
 class TalkingHeads(torch.nn.Module):
     """timm's CaiT TalkingHeadAttn, small."""
 
@@ -248,10 +277,12 @@ def main():
                                ("memest_poolformerv2", PoolFormerV2(), (2, 3, 16, 16)),
                                ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
                                ("memest_shared_kv", SharedKeyValue(), (2, 16, 32)),
-                               ("memest_norm_scale", NormScale(), (2, 8, 16, 16))):
+                               ("memest_norm_scale", NormScale(), (2, 8, 16, 16)),
+                               ("memest_dark_block", DarkBlockNet(), (2, 3, 16, 16))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)
+        model.eval()   # BatchNorm folded, as the collector exports
         path = os.path.join(OUT, name + ".onnx")
         torch.onnx.export(model, (x,), path, opset_version=17,
                           input_names=["X"], output_names=["Y"])

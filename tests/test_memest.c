@@ -978,7 +978,12 @@ static cJSON *load_oracle(const char *path) {
  * - multi-query attention (4 query heads, one key / value head): at::matmul
  *   expands the shared key and value to the heads and copies them, and
  *   the transposed query, to fold the batch dimensions; bmm saves the
- *   copies (28672 bytes; 22528 before batched_matmul's rule). */
+ *   copies (28672 bytes; 22528 before batched_matmul's rule);
+ * - h * ||h|| between two convs (memest_norm_scale; test_amp_norm);
+ * - a stem and timm's DarkBlock, exported with the BatchNorms folded:
+ *   the in-place SiLU before the residual Add leaves only its clone
+ *   saved, not the block it overwrote (129024 bytes; 145408 before
+ *   the rule, the second SiLU's 16384-byte block counted besides). */
 static void test_saved_oracle(void) {
     cJSON *root = load_oracle("tests/fixtures/memest/saved_oracle.json");
     if (!root) return;
@@ -997,6 +1002,9 @@ static void test_saved_oracle(void) {
         /* within 256 bytes: autograd also keeps wrapped Python scalars
          * (the gate's 0.7, 8 bytes in MulBackward0) and GroupNorm's
          * per-group mean and rstd (128 bytes), which no graph counts */
+        /* and BatchNorm's saved mean / invstd and running statistics,
+         * 2 x 2 x 20 channels x 4 B in memest_dark_block */
+        if (!strcmp(e->string, "memest_dark_block")) want -= 320;
         CHECK_MSG(fabs(fg.saved_train_bytes - want) <= 256,
                   "%s: %.0f saved vs PyTorch %.0f", e->string,
                   fg.saved_train_bytes, want);
@@ -1014,14 +1022,15 @@ static void test_saved_oracle(void) {
         else if (strcmp(e->string, "memest_tanh_gate") &&
                  strcmp(e->string, "memest_pool_mixer") &&
                  strcmp(e->string, "memest_poolformerv2") &&
-                 strcmp(e->string, "memest_norm_scale"))   /* what the rules are for */
+                 strcmp(e->string, "memest_norm_scale") &&
+                 strcmp(e->string, "memest_dark_block"))   /* what the rules are for */
             CHECK_MSG(fg.saved_act_bytes > 1.5 * want, "as exported %.0f",
                       fg.saved_act_bytes);
         n++;
         dlp_feat_graph_free(&fg);
     }
     cJSON_Delete(root);
-    CHECK_MSG(n == 9, "%d fixtures", n);
+    CHECK_MSG(n == 10, "%d fixtures", n);
 }
 
 /* memest_norm_scale (tests/gen_saved_fixtures.py): X [2, 8, 16, 16] ->
