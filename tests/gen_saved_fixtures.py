@@ -46,6 +46,12 @@ strips them, gen_model_fixtures.strip):
                           SiLU's output goes to the residual Add, which
                           saves nothing, so its clone is all its backward
                           keeps (feat.c: the in-place clone, cx)
+  memest_std_conv.onnx    X [2, 3, 16, 16] -> two weight-standardised
+                          convs (timm's StdConv2d: F.batch_norm of the
+                          weight in training mode), ReLU between: each conv
+                          saves the standardised weight, a tensor the
+                          forward makes, not a parameter (feat.c:
+                          computed_weight)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -222,6 +228,27 @@ class DarkBlockNet(torch.nn.Module):
         return self.head(self.conv2(self.conv1(x)) + x)
 
 
+class StdConv(torch.nn.Conv2d):
+    """timm's StdConv2d: the weight standardised per output channel."""
+
+    def forward(self, x):
+        w = torch.nn.functional.batch_norm(
+            self.weight.reshape(1, self.out_channels, -1), None, None,
+            training=True, momentum=0., eps=1e-6).reshape_as(self.weight)
+        return torch.nn.functional.conv2d(x, w, self.bias, self.stride,
+                                          self.padding)
+
+
+class StdConvNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = StdConv(3, 16, 3, padding=1)
+        self.b = StdConv(16, 8, 1)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
 class TalkingHeads(torch.nn.Module):
     """timm's CaiT TalkingHeadAttn, small."""
 
@@ -278,7 +305,8 @@ def main():
                                ("memest_talking_heads", TalkingHeads(), (2, 16, 32)),
                                ("memest_shared_kv", SharedKeyValue(), (2, 16, 32)),
                                ("memest_norm_scale", NormScale(), (2, 8, 16, 16)),
-                               ("memest_dark_block", DarkBlockNet(), (2, 3, 16, 16))):
+                               ("memest_dark_block", DarkBlockNet(), (2, 3, 16, 16)),
+                               ("memest_std_conv", StdConvNet(), (2, 3, 16, 16))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)
