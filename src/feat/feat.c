@@ -2770,6 +2770,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
     {
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
         double mcopies = 0;   /* the batched products' saved copies */
+        double wcomp = 0;     /* the computed weights' (computed_weight) */
         /* smin[r]: the position of block r's earliest saver, whose
          * backward frees it; xs[t]: bytes node t saves outside the
          * blocks (indices, a folded BN's output, a clone) */
@@ -2898,6 +2899,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                 computed_weight(g, n->inputs[1])) {
                 double b = (double)vbytes(&g->values[n->inputs[1]]);
                 fg->saved_train_bytes += b;
+                wcomp += b;
                 xs[t] += b;
                 xa[t] += 0.5 * b;
             }
@@ -2938,7 +2940,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
             if (saved[v] & 2) blocks += (double)vbytes(&g->values[v]);
             if (saved[v] & 16) blocks_v65 += (double)vbytes(&g->values[v]);
         }
-        fg->saved_train_bytes_v65 = fg->saved_train_bytes - mcopies + blocks_v65;
+        fg->saved_train_bytes_v65 = fg->saved_train_bytes - mcopies - wcomp + blocks_v65;
         fg->saved_train_bytes += blocks;
         ok = train_curve(fg, g, troot, saved, smin, xs, af, virt, hostv, last, tpos);
         free(saved); free(gtmp); free(smin); free(xs); free(af);

@@ -440,8 +440,10 @@ typedef struct dlp_feat_graph {
     double saved_train_bytes;
     /* saved_train_bytes without the sixty-sixth session's rule (a batched
      * product saves at::matmul's copies of its operands, feat.c:
-     * batched_matmul): the inference and LLM rows' training-memory static
-     * feature, as their shipped networks were trained on it */
+     * batched_matmul) and the seventy-second's (a standardised weight,
+     * feat.c: computed_weight): the inference and LLM rows'
+     * training-memory static feature, as their shipped networks were
+     * trained on it */
     double saved_train_bytes_v65;
     /* the largest convolution workspace (conv_workspace_bytes in feat.c:
      * DLP_MEM_CONV_WS_FACTOR x its input + output bytes) */
