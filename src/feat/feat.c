@@ -2818,21 +2818,17 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                  * batched products' copies (saved_train_bytes_v65) */
                 bool all = in ? saves_input(g, n, k) : saves_output(n->op_type);
                 bool tonly = !all && in && train_saves_input(g, n, k);
-                if (all && in && v == cx && silu_x[g->topo[t]] >= 0) {
-                    /* an in-place SiLU: the clone is what its backward
-                     * keeps; the block of x holds the SiLU's output from
-                     * here on, saved only if a later op saves that
-                     * (timm's DarkBlock: the SiLU into the residual Add,
-                     * which saves nothing; CSPDarkNet 7% over without
-                     * this). Clip / HardSwish stay as they were: the
-                     * torchvision MobileNets' autograd counts (test_memest)
-                     * move away by 0.3-0.7% under the same rule. The
-                     * counts the networks read keep x. */
-                    saved[troot[v]] |= 1;
-                    int r = gtmp[v] ? -1 : troot[slice_base(g, v, virt, hostv)];
-                    if (r >= 0) saved[r] |= 16;
-                    continue;
-                }
+                /* an in-place SiLU's input: the clone is what its
+                 * backward keeps; the block of x holds the SiLU's output
+                 * from here on, saved only if a later op saves that
+                 * (timm's DarkBlock: the SiLU into the residual Add,
+                 * which saves nothing; CSPDarkNet 7% over without this),
+                 * so x is no training block (bits 2, 8, 4). Clip /
+                 * HardSwish stay as they were: the torchvision MobileNets'
+                 * autograd counts (test_memest) move away by 0.3-0.7%
+                 * under the same rule. The counts the networks read keep
+                 * x (bits 1, 16). */
+                bool clone_only = all && in && v == cx && silu_x[g->topo[t]] >= 0;
                 if (all || tonly) {
                     /* a slice or split is a view in PyTorch: saving it
                      * keeps its whole base alive (ShuffleNetV2's chunk of
@@ -2860,11 +2856,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         xs[t] += mc;
                         if (r >= 0) saved[r] |= 16;   /* the count before */
                     } else if (r >= 0) {
-                        saved[r] |= tonly ? 2 : 2 | 16;
+                        saved[r] |= clone_only ? 16 : tonly ? 2 : 2 | 16;
                     }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
-                    if (r >= 0 && !tnosave[v]) {
+                    if (r >= 0 && !tnosave[v] && !clone_only) {
                         if (!fold && !(mc > 0)) {
                             saved[r] |= 8;
                             if ((int)t < smin[r]) smin[r] = (int)t;
