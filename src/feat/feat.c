@@ -2146,11 +2146,11 @@ static bool computed_weight(const dlp_graph *g, int w) {
 
 /* Lower-precision and float32 ops of torch.autocast (CUDA) as ONNX
  * exports them: the first run in half precision whatever their inputs,
- * the second in float32. Resize (the upsample kernels, on ATen's float32
- * list) is left out: taken as float32 it fixed GhostNetV2 / V3's half
- * steps (10-20% under, their gate's interpolation) and broke HRNet's
- * (5% under -> 16-20% over, its fusion's upsampling); which one the
- * measured peaks contradict is not settled (docs/COST.md). */
+ * the second in float32. Resize is not one: CUDA autocast's float32
+ * lists hold no upsample op (only the CPU's do), so it runs in its
+ * input's dtype; taken as float32 it broke HRNet's half steps (5% under
+ * -> 16-20% over) while fixing GhostNetV2 / V3's (10-20% under, a gap
+ * still unexplained; docs/COST.md). */
 static const char *const amp_half_ops[] = {"Conv", "ConvTranspose", "Gemm",
                                            "MatMul", "Einsum", NULL};
 static const char *const amp_f32_ops[] = {
