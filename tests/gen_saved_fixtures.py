@@ -52,6 +52,17 @@ strips them, gen_model_fixtures.strip):
                           saves the standardised weight, a tensor the
                           forward makes, not a parameter (feat.c:
                           computed_weight)
+  memest_dynamo_bn.onnx   X [2, 3, 16, 16] -> two Conv-BN-ReLU(in place)
+                          blocks (16 channels, a HaloNet stem) -> Conv(8),
+                          exported in eval mode (the BNs folded) and then
+                          named as torch 2.11's dynamo exporter names such
+                          a graph (the dataset's halonet26t, volo_d1): the
+                          folded conv keeps its module's weight name, has
+                          no bias input, and its output is the batch norm's
+                          "getitem_<n>"; in training each BN is its own op,
+                          whose input (the conv output) it saves beside
+                          the output the next conv saves (feat.c:
+                          dlp_feat_folded_bn)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -228,6 +239,58 @@ class DarkBlockNet(torch.nn.Module):
         return self.head(self.conv2(self.conv1(x)) + x)
 
 
+class ConvBnRelu(torch.nn.Module):
+    """timm's ConvNormAct with BatchNormAct2d: conv, BN, ReLU in place."""
+
+    def __init__(self, i, o):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(i, o, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(o)
+
+    def forward(self, x):
+        return torch.relu_(self.bn(self.conv(x)))
+
+
+class DynamoBnStem(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = ConvBnRelu(3, 16)
+        self.conv2 = ConvBnRelu(16, 16)
+        self.head = torch.nn.Conv2d(16, 8, 1)
+
+    def forward(self, x):
+        return self.head(self.conv2(self.conv1(x)))
+
+
+def as_dynamo_names(path):
+    """Renames a legacy eval-mode export's folded convs as the dynamo
+    exporter leaves them: weight "m.<module>.conv.weight", no bias input
+    (the exporter drops the folded bias, zero for a fresh BN) and the
+    output "getitem_<n>", the batch norm's result it replaced."""
+    import onnx
+    m = onnx.load(path)
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    rename, k = {}, 0
+    for n in g.node:
+        if n.op_type != "Conv" or not n.input[1].startswith("onnx::Conv"):
+            continue
+        k += 1
+        inits[n.input[1]].name = "m.conv%d.conv.weight" % k
+        n.input[1] = inits[n.input[1]].name
+        if len(n.input) > 2:
+            g.initializer.remove(inits[n.input[2]])
+            del n.input[2]
+        rename[n.output[0]] = "getitem" if k == 1 else "getitem_%d" % (5 * (k - 1))
+        n.output[0] = rename[n.output[0]]
+    for n in g.node:
+        for j, v in enumerate(n.input):
+            if v in rename:
+                n.input[j] = rename[v]
+    onnx.save(m, path)
+    return k
+
+
 class StdConv(torch.nn.Conv2d):
     """timm's StdConv2d: the weight standardised per output channel."""
 
@@ -306,7 +369,8 @@ def main():
                                ("memest_shared_kv", SharedKeyValue(), (2, 16, 32)),
                                ("memest_norm_scale", NormScale(), (2, 8, 16, 16)),
                                ("memest_dark_block", DarkBlockNet(), (2, 3, 16, 16)),
-                               ("memest_std_conv", StdConvNet(), (2, 3, 16, 16))):
+                               ("memest_std_conv", StdConvNet(), (2, 3, 16, 16)),
+                               ("memest_dynamo_bn", DynamoBnStem(), (2, 3, 16, 16))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)
@@ -314,6 +378,8 @@ def main():
         path = os.path.join(OUT, name + ".onnx")
         torch.onnx.export(model, (x,), path, opset_version=17,
                           input_names=["X"], output_names=["Y"])
+        if name == "memest_dynamo_bn":
+            assert as_dynamo_names(path) == 2
         strip(path, path)
         oracle[name] = {"file": name + ".onnx", "saved_bytes": total,
                         "per_node": per}

@@ -1237,18 +1237,32 @@ static double fp16_stem_ws_bytes(const dlp_graph *g, const dlp_node *n) {
     return (double)b * mib * 1048576.0;
 }
 
-/* Output bytes of a Conv whose BatchNormalization the eval-mode export
- * folded into it (the legacy exporter names the folded weight
- * "onnx::Conv_<n>"), 0 for any other node: PyTorch runs the BatchNorm as
- * its own op, whose output is a second block of the conv output's size
- * until the conv output is freed. */
-static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
+/* A Conv whose BatchNormalization the eval-mode export folded into it.
+ * The legacy exporter names the folded weight "onnx::Conv_<n>". The
+ * dynamo exporter (torch.export, what the dataset uses where the legacy
+ * one fails: HaloNet's unfold, VOLO's Col2Im) keeps the weight's module
+ * name, drops the folded zero bias, and leaves the conv's output the name
+ * of the batch norm's result it replaced, the tuple element "getitem_<n>"
+ * of `_native_batch_norm_legit_no_training` (halonet26t: Conv(input,
+ * m.stem.conv1.conv.weight) -> getitem -> Relu); a convolution's own
+ * output is "conv2d_<n>" / "convolution_<n>". */
+bool dlp_feat_folded_bn(const dlp_graph *g, const dlp_node *n) {
     if (strcmp(n->op_type, "Conv") || n->n_inputs < 2 || n->inputs[1] < 0 ||
         n->n_outputs < 1 || n->outputs[0] < 0)
-        return 0;
+        return false;
     const char *w = g->values[n->inputs[1]].name;
-    if (!w || strncmp(w, "onnx::Conv", 10)) return 0;
-    return (double)vbytes(&g->values[n->outputs[0]]);
+    const char *y = g->values[n->outputs[0]].name;
+    return (w && !strncmp(w, "onnx::Conv", 10)) ||
+           (y && !strncmp(y, "getitem", 7));
+}
+
+/* Output bytes of a Conv with a folded BatchNormalization
+ * (dlp_feat_folded_bn), 0 for any other node: PyTorch runs the BatchNorm
+ * as its own op, whose output is a second block of the conv output's
+ * size until the conv output is freed. */
+static double folded_bn_bytes(const dlp_graph *g, const dlp_node *n) {
+    return dlp_feat_folded_bn(g, n) ? (double)vbytes(&g->values[n->outputs[0]])
+                                    : 0;
 }
 
 /* For a Conv with a folded BatchNorm (folded_bn_bytes), the position in
@@ -2909,14 +2923,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                 xa[t] += 8.0 * (double)ne;
             }
             /* BatchNormalization folded into this Conv by the eval-mode
-             * export (the legacy exporter names the folded weight
-             * "onnx::Conv_<n>"; a conv of its own keeps "<module>.weight"):
-             * in training the conv output and the BN output are two
-             * blocks, both saved (by the BN and by what follows it) */
-            if (!strcmp(n->op_type, "Conv") && n->n_inputs > 1 &&
-                n->inputs[1] >= 0 && n->n_outputs > 0 && n->outputs[0] >= 0 &&
-                g->values[n->inputs[1]].name &&
-                !strncmp(g->values[n->inputs[1]].name, "onnx::Conv", 10)) {
+             * export (dlp_feat_folded_bn): in training the conv output
+             * and the BN output are two blocks, both saved (by the BN and
+             * by what follows it) */
+            if (dlp_feat_folded_bn(g, n)) {
                 double b = (double)vbytes(&g->values[n->outputs[0]]);
                 fg->saved_act_bytes += b;
                 fg->saved_train_bytes += b;

@@ -541,6 +541,9 @@ void dlp_feat_graph_free(dlp_feat_graph *fg);
  * NULL-terminated list l; the node producing value v, or NULL. */
 bool dlp_feat_in_list(const char *op, const char *const *l);
 const dlp_node *dlp_feat_producer_of(const dlp_graph *g, int v);
+/* Whether n is a Conv with a BatchNormalization that the eval-mode export
+ * folded into it, which PyTorch runs as its own op (feat.c). */
+bool dlp_feat_folded_bn(const dlp_graph *g, const dlp_node *n);
 /* Who reads each value of g, as lists: n[v] the input slots that read
  * value v, and node[start[v] .. start[v] + n[v]) the node of each slot,
  * in node index order (a node reading v twice is there twice, side by

@@ -18,8 +18,10 @@
  *   - one copy kernel: a Reshape / Flatten of a Transpose's output
  *     (reshape of a non-contiguous tensor copies);
  *   - a Conv: one kernel, plus BatchNorm's three when the exporter folded
- *     one into it (its weight is an "onnx::Conv_<n>" initializer: ATen's
- *     inference batch norm launches two small kernels and the transform),
+ *     one into it (dlp_feat_folded_bn: the legacy exporter's
+ *     "onnx::Conv_<n>" weight, or the dynamo exporter's "getitem_<n>"
+ *     output; ATen's inference batch norm launches two small kernels and
+ *     the transform),
  *     or one bias add for a bias of its own; at fp16 / bf16 a spatial
  *     (k > 1), non-grouped convolution adds cuDNN's three NCHW <-> NHWC
  *     conversions (input, weight, output) — half_kern; 1x1 convolutions
@@ -129,10 +131,10 @@ static int reshape_copies(const dlp_feat_graph *fg, const dlp_graph *g,
 static int conv_kernels(const dlp_graph *g, const dlp_node *n, int *half) {
     *half = 0;
     int k = 1;
-    if (n->n_inputs > 2 && n->inputs[2] >= 0) {
-        const char *w = n->inputs[1] >= 0 ? g->values[n->inputs[1]].name : NULL;
-        k += w && !strncmp(w, "onnx::Conv_", 11) ? 3 : 1;
-    }
+    if (dlp_feat_folded_bn(g, n))
+        k += 3;
+    else if (n->n_inputs > 2 && n->inputs[2] >= 0)
+        k += 1;
     int64_t group = dlp_node_attr_int(n, "group", 1);
     const dlp_attr *ks = dlp_node_attr(n, "kernel_shape");
     bool spatial = false;
