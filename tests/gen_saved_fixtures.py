@@ -63,6 +63,14 @@ strips them, gen_model_fixtures.strip):
                           whose input (the conv output) it saves beside
                           the output the next conv saves (feat.c:
                           dlp_feat_folded_bn)
+  memest_unbind_attn.onnx X [2, 16, 32] -> timm's Attention (4 heads, the
+                          explicit product): q, k, v = qkv.unbind(0) of
+                          the permuted projection, exported and then
+                          written as the dynamo exporter writes unbind,
+                          one Slice -> Squeeze per part (the dataset's
+                          naflexvit, aimv2): k and v are views, so the
+                          whole qkv projection is saved, not two thirds
+                          of it (feat.c: slice_base through views)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -291,6 +299,50 @@ def as_dynamo_names(path):
     return k
 
 
+class UnbindAttention(torch.nn.Module):
+    """timm's Attention without the fused kernel."""
+
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads, self.scale = heads, (dim // heads) ** -0.5
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+        attn = ((q * self.scale) @ k.transpose(-2, -1)).softmax(dim=-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+
+
+def split_as_slices(path):
+    """Writes each Split of the legacy export as one Slice per part along
+    its axis (parts of size 1), as the dynamo exporter writes unbind."""
+    import onnx
+    from onnx import helper, numpy_helper
+    import numpy as np
+    m = onnx.load(path)
+    g = m.graph
+    nodes, k = [], 0
+    for n in g.node:
+        if n.op_type != "Split":
+            nodes.append(n)
+            continue
+        axis = next((a.i for a in n.attribute if a.name == "axis"), 0)
+        for i, out in enumerate(n.output):
+            names = ["slice%d_%s" % (k, t) for t in ("start", "end", "axis")]
+            for name, val in zip(names, (i, i + 1, axis)):
+                g.initializer.append(numpy_helper.from_array(
+                    np.array([val], dtype=np.int64), name))
+            nodes.append(helper.make_node("Slice", [n.input[0]] + names, [out]))
+            k += 1
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, path)
+    return k
+
+
 class StdConv(torch.nn.Conv2d):
     """timm's StdConv2d: the weight standardised per output channel."""
 
@@ -370,7 +422,8 @@ def main():
                                ("memest_norm_scale", NormScale(), (2, 8, 16, 16)),
                                ("memest_dark_block", DarkBlockNet(), (2, 3, 16, 16)),
                                ("memest_std_conv", StdConvNet(), (2, 3, 16, 16)),
-                               ("memest_dynamo_bn", DynamoBnStem(), (2, 3, 16, 16))):
+                               ("memest_dynamo_bn", DynamoBnStem(), (2, 3, 16, 16)),
+                               ("memest_unbind_attn", UnbindAttention(), (2, 16, 32))):
         model.train()
         x = torch.randn(*shape)
         total, per = saved_storages(model, x)
@@ -380,6 +433,8 @@ def main():
                           input_names=["X"], output_names=["Y"])
         if name == "memest_dynamo_bn":
             assert as_dynamo_names(path) == 2
+        if name == "memest_unbind_attn":
+            assert split_as_slices(path) == 3
         strip(path, path)
         oracle[name] = {"file": name + ".onnx", "saved_bytes": total,
                         "per_node": per}

@@ -869,19 +869,32 @@ static bool linear_folds_copy(const dlp_graph *g, const dlp_node *n) {
 /* The value whose storage a saved v keeps alive in PyTorch: v itself,
  * or, when v is a Slice or Split of an activation (views there, copies in
  * the liveness above), the tensor it was cut from, followed through
- * chains of them. */
+ * chains of them. With views, also through the ops that never copy
+ * (Squeeze, Unsqueeze, Identity) between the cuts: the dynamo exporter
+ * writes qkv.unbind(0) as Slice -> Squeeze per part, so the value
+ * attention saves is the Squeeze's, whose base is the whole qkv
+ * projection (naflexvit: only v reached the product, q and k through
+ * the scale's Mul of the exported SDPA, so 1 of the 3 parts counted). Not
+ * through Reshape or Transpose: nn.MultiheadAttention's
+ * k.contiguous().view(...) after chunk copies each part (torchvision's
+ * ViT, test_train_saved_torchvision). Without views, the inference and
+ * LLM features' count (saved_train_bytes_v65). */
 static int slice_base(const dlp_graph *g, int v, const uint8_t *virt,
-                      const uint8_t *hostv) {
+                      const uint8_t *hostv, const int *troot, bool views) {
+    int base = v;
     for (int hops = 0; hops < 16; hops++) {
         const dlp_node *p = dlp_feat_producer_of(g, v);
-        if (!p || (strcmp(p->op_type, "Slice") && strcmp(p->op_type, "Split")) ||
-            p->n_inputs < 1 || p->inputs[0] < 0)
-            return v;
+        if (!p || p->n_inputs < 1 || p->inputs[0] < 0) break;
         int x = p->inputs[0];
-        if (virt[x] || hostv[x] || !is_act(g, &g->values[x])) return v;
+        if (virt[x] || hostv[x] || !is_act(g, &g->values[x])) break;
+        bool cut = !strcmp(p->op_type, "Slice") || !strcmp(p->op_type, "Split");
+        bool view = !strcmp(p->op_type, "Squeeze") || !strcmp(p->op_type, "Unsqueeze") ||
+                    !strcmp(p->op_type, "Identity") || !strcmp(p->op_type, "Transpose");
+        if (!cut && (!views || !view || troot[x] != troot[v])) break;
         v = x;
+        if (cut) base = x;
     }
-    return v;
+    return base;
 }
 
 /* The single use of value v (its consumer node), or NULL when v has
@@ -2850,7 +2863,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                     if (all) saved[troot[v]] |= 1;
                     int sv = tonly && !strcmp(n->op_type, "AveragePool")
                                  ? pool_saved_input(g, us, v) : v;
-                    int r = gtmp[v] ? -1 : troot[slice_base(g, sv, virt, hostv)];
+                    int r = gtmp[v] ? -1
+                                    : troot[slice_base(g, sv, virt, hostv, troot, true)];
+                    int r16 = gtmp[v] ? -1
+                                      : troot[slice_base(g, sv, virt, hostv, troot, false)];
                     /* a Linear's folded copy of a permuted input
                      * (linear_folds_copy): a block of its own, freed by
                      * the product's backward, not the view's base */
@@ -2868,9 +2884,10 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                         fg->saved_train_bytes += mc;
                         mcopies += mc;
                         xs[t] += mc;
-                        if (r >= 0) saved[r] |= 16;   /* the count before */
-                    } else if (r >= 0) {
-                        saved[r] |= clone_only ? 16 : tonly ? 2 : 2 | 16;
+                        if (r16 >= 0) saved[r16] |= 16;   /* the count before */
+                    } else {
+                        if (r >= 0 && !clone_only) saved[r] |= 2;
+                        if (r16 >= 0 && !tonly) saved[r16] |= 16;
                     }
                     /* bits 8 and 4: the step's blocks for train_curve,
                      * fp32 and autocast (train_attention's rules too) */
