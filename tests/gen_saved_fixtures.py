@@ -71,6 +71,15 @@ strips them, gen_model_fixtures.strip):
                           naflexvit, aimv2): k and v are views, so the
                           whole qkv projection is saved, not two thirds
                           of it (feat.c: slice_base through views)
+  memest_sdpa_unbind.onnx the same with the product as the dynamo
+                          exporter writes F.scaled_dot_product_attention
+                          (a scale Mul on q and on k^T, MatMul, Softmax,
+                          MatMul): the fused kernel saves q, k and v as
+                          given, views of the one qkv block; only v
+                          reaches the product unscaled, and the other two
+                          thirds of the block were missing. CPU torch 1.13
+                          has no SDPA: test_memest.c derives its figure by
+                          hand (no oracle entry)
   memest_talking_heads.onnx  X [2, 16, 32] -> CaiT's talking-heads
                           attention (4 heads): Linear layers over the heads
                           of the permuted scores before and after the
@@ -343,6 +352,32 @@ def split_as_slices(path):
     return k
 
 
+def sdpa_form(src, dst):
+    """memest_unbind_attn with a scale Mul on k^T too: the pattern the
+    dynamo exporter writes for F.scaled_dot_product_attention (feat.c:
+    mark_sdpa), q * s and k^T * s into the QK^T product."""
+    import onnx
+    from onnx import helper, numpy_helper
+    import numpy as np
+    m = onnx.load(src, load_external_data=False)
+    g = m.graph
+    qk = [n for n in g.node if n.op_type == "MatMul" and
+          any(p.op_type == "Mul" and p.output[0] == n.input[0] for p in g.node)]
+    assert len(qk) == 1
+    nodes = []
+    for n in g.node:
+        if n is qk[0]:
+            g.initializer.append(numpy_helper.from_array(
+                np.array(1.0, dtype=np.float32), "k_scale"))
+            nodes.append(helper.make_node("Mul", [n.input[1], "k_scale"],
+                                          ["k_scaled"]))
+            n.input[1] = "k_scaled"
+        nodes.append(n)
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, dst)
+
+
 class StdConv(torch.nn.Conv2d):
     """timm's StdConv2d: the weight standardised per output channel."""
 
@@ -439,6 +474,8 @@ def main():
         oracle[name] = {"file": name + ".onnx", "saved_bytes": total,
                         "per_node": per}
         print("%-18s %6d bytes saved %s" % (name, total, per))
+    sdpa_form(os.path.join(OUT, "memest_unbind_attn.onnx"),
+              os.path.join(OUT, "memest_sdpa_unbind.onnx"))
     oracle["_env"] = {"torch": torch.__version__}
     with open(os.path.join(OUT, "saved_oracle.json"), "w") as f:
         json.dump(oracle, f, indent=1, sort_keys=True)

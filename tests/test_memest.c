@@ -1050,6 +1050,38 @@ static void test_saved_oracle(void) {
     CHECK_MSG(n == 13, "%d fixtures", n);
 }
 
+/* memest_sdpa_unbind (tests/gen_saved_fixtures.py): timm's Attention, 4
+ * heads, X [2, 16, 32], as the dynamo exporter writes it: q, k, v =
+ * qkv.unbind(0) as Slice -> Squeeze per part, the fused attention as a
+ * scale Mul on q and on k^T, MatMul, Softmax, MatMul. The fused kernel
+ * (CPU torch 1.13 has none, so by hand from derivatives.yaml's
+ * _scaled_dot_product_efficient_attention) saves q, k and v as given,
+ * views of the one permuted qkv block (12288 B), its output (4096) and
+ * the log-sum-exp ([2, 4, 32] floats, 1024); the qkv Linear saves X
+ * (4096), proj the contiguous copy of the transposed output (4096):
+ * 25600 B. The estimate counts X, the qkv block and the output, 20480;
+ * the output's copy (the training walk shares a Reshape's block with its
+ * input, copy or not) and the log-sum-exp are not counted. Before
+ * slice_base followed the Squeeze, only v's third of the block counted
+ * (12288 in all). */
+static void test_sdpa_unbind(void) {
+    dlp_feat_graph fg;
+    if (!build("tests/fixtures/memest/memest_sdpa_unbind.onnx", &fg)) {
+        CHECK_MSG(0, "memest_sdpa_unbind.onnx does not build");
+        return;
+    }
+    int sm = 0;
+    for (int i = 0; i < fg.n_nodes; i++) sm += fg.in_sdpa[i] == 2;
+    CHECK_MSG(sm == 1, "%d fused attentions", sm);
+    CHECK_MSG(fg.saved_train_bytes >= 4096 + 12288 + 4096 &&
+                  fg.saved_train_bytes <= 25600,
+              "saved %.0f", fg.saved_train_bytes);
+    /* the inference and LLM rows' count keeps v's third */
+    CHECK_MSG(fg.saved_train_bytes_v65 == fg.saved_train_bytes - 8192,
+              "v65 %.0f", fg.saved_train_bytes_v65);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_norm_scale (tests/gen_saved_fixtures.py): X [2, 8, 16, 16] ->
  * Conv(32) -> h * ReduceL2(h) over H, W -> Conv(8). In float32 the
  * forward ends holding what autograd saved (saved_oracle.json: X 16384,
@@ -1237,5 +1269,6 @@ int main(void) {
     RUN(test_train_saved_torchvision);
     RUN(test_saved_oracle);
     RUN(test_amp_norm);
+    RUN(test_sdpa_unbind);
     return CHECK_DONE();
 }
