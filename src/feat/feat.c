@@ -870,12 +870,12 @@ static bool linear_folds_copy(const dlp_graph *g, const dlp_node *n) {
  * or, when v is a Slice or Split of an activation (views there, copies in
  * the liveness above), the tensor it was cut from, followed through
  * chains of them. With views, also through the ops that never copy
- * (Squeeze, Unsqueeze, Identity) between the cuts: the dynamo exporter
+ * (Squeeze, Unsqueeze, Identity, Transpose) between the cuts: the dynamo exporter
  * writes qkv.unbind(0) as Slice -> Squeeze per part, so the value
  * attention saves is the Squeeze's, whose base is the whole qkv
  * projection (naflexvit: only v reached the product, q and k through
  * the scale's Mul of the exported SDPA, so 1 of the 3 parts counted). Not
- * through Reshape or Transpose: nn.MultiheadAttention's
+ * through Reshape: nn.MultiheadAttention's
  * k.contiguous().view(...) after chunk copies each part (torchvision's
  * ViT, test_train_saved_torchvision). Without views, the inference and
  * LLM features' count (saved_train_bytes_v65). */
