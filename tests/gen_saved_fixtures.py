@@ -68,9 +68,10 @@ strips them, gen_model_fixtures.strip):
                           the permuted projection, exported and then
                           written as the dynamo exporter writes unbind,
                           one Slice -> Squeeze per part (the dataset's
-                          naflexvit, aimv2): k and v are views, so the
-                          whole qkv projection is saved, not two thirds
-                          of it (feat.c: slice_base through views)
+                          naflexvit, aimv2): the explicit product saves
+                          at::matmul's copies of q, k and v, not the qkv
+                          block they are views of, so following the views
+                          (feat.c: slice_base) must add nothing here
   memest_sdpa_unbind.onnx the same with the product as the dynamo
                           exporter writes F.scaled_dot_product_attention
                           (a scale Mul on q and on k^T, MatMul, Softmax,

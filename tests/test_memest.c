@@ -992,7 +992,11 @@ static cJSON *load_oracle(const char *path) {
  *   BatchNorm (the conv's output "getitem_<n>", no "onnx::Conv" weight):
  *   each BN saves the conv output beside the ReLU output the next conv
  *   saves (137216 bytes; 71680 before dlp_feat_folded_bn read those
- *   names, both 32768-byte conv outputs missing). */
+ *   names, both 32768-byte conv outputs missing);
+ * - timm's Attention with the explicit product, its unbind written as
+ *   the dynamo exporter writes it (Slice -> Squeeze per part): the
+ *   products save at::matmul's copies, not the qkv block, so slice_base's
+ *   walk through the views adds nothing (28680 bytes). */
 static void test_saved_oracle(void) {
     cJSON *root = load_oracle("tests/fixtures/memest/saved_oracle.json");
     if (!root) return;

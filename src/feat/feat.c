@@ -2943,12 +2943,12 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
              * export (dlp_feat_folded_bn): in training the conv output
              * and the BN output are two blocks, both saved (by the BN and
              * by what follows it) */
-            if (dlp_feat_folded_bn(g, n)) {
-                double b = (double)vbytes(&g->values[n->outputs[0]]);
-                fg->saved_act_bytes += b;
-                fg->saved_train_bytes += b;
-                xs[t] += b;
-                xa[t] += b * af[n->outputs[0]];
+            double bn = folded_bn_bytes(g, n);
+            if (bn > 0) {
+                fg->saved_act_bytes += bn;
+                fg->saved_train_bytes += bn;
+                xs[t] += bn;
+                xa[t] += bn * af[n->outputs[0]];
             }
             /* the in-place activation's clone of its input (cx) */
             if (cx >= 0) {
