@@ -1086,6 +1086,77 @@ static void test_sdpa_unbind(void) {
     dlp_feat_graph_free(&fg);
 }
 
+/* memest_lstm (tests/gen_rnn_fixture.py): X [8, 2, 16] time-major ->
+ * nn.LSTM(16, 8, bidirectional) -> Y [8, 2, 16] -> Linear(16, 4). On the
+ * GPU the LSTM is one cuDNN call, _cudnn_rnn, whose backward keeps
+ * (derivatives.yaml) its input X (1024 B, contiguous as given), its
+ * output Y (1024; the Linear saves a view of the same block) and the
+ * reserve buffer its training forward wrote: 6 elements per step,
+ * direction and hidden unit for an LSTM (rnn_reserve_per_unit), 6 x 8 x
+ * 2 x 2 x 8 x 4 B = 6144: 8192 B. Before the rule only Y counted (1024,
+ * through the Linear). The counts the inference and LLM networks read
+ * (saved_act_bytes, the v65 count) stay at 1024. Under autocast the
+ * LSTM runs in half (X, Y and the reserve at half the bytes), so the
+ * step's estimate is lower than in float32. */
+static void test_lstm(void) {
+    dlp_feat_graph fg;
+    if (!build("tests/fixtures/memest/memest_lstm.onnx", &fg)) {
+        CHECK_MSG(0, "memest_lstm.onnx does not build");
+        return;
+    }
+    CHECK_MSG(fg.saved_train_bytes == 1024 + 1024 + 6144, "saved %.0f",
+              fg.saved_train_bytes);
+    CHECK_MSG(fg.saved_train_bytes_v65 == 1024 && fg.saved_act_bytes == 1024,
+              "v65 %.0f, as exported %.0f", fg.saved_train_bytes_v65,
+              fg.saved_act_bytes);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    dlp_error err;
+    DLP_ASSERT(dlp_device_find("H200-SXM-141GB", &c.device, &err) == DLP_OK);
+    c.mode = DLP_MODE_TRAINING;
+    double f32 = dlp_feat_mem_estimate_mib(&fg, &c);
+    c.precision = DLP_PREC_FP16;
+    CHECK_MSG(dlp_feat_mem_estimate_mib(&fg, &c) < f32, "fp32 %.6f MiB", f32);
+    dlp_feat_graph_free(&fg);
+}
+
+/* timm's sequencer2d_s (72 bidirectional LSTMs over rows and columns;
+ * data pack of t38a, graph a590a457529839b3, weights stripped) as a
+ * bf16 autocast training step at batch 8 on an H200 against its label
+ * (data/batches/20261201T004705-t38a/training.csv, the two reps' mean:
+ * 1049.82 MiB). The estimate (no workspace forests: the graph's four
+ * convolutions are small) came to 733 MiB, 30% under, before the
+ * recurrent layers' input, output and reserve counted; the reserve's 6
+ * elements per unit were read off the Sequencer2D labels (docs/COST.md,
+ * "A recurrent layer's saved state"), so this row checks the rule's
+ * wiring through the autocast step, not the constant on its own. */
+static void test_sequencer_label(void) {
+    dlp_error err;
+    dlp_model *m = NULL;
+    dlp_feat_graph fg;
+    const char *path = "tests/fixtures/memest/sequencer2d_s.onnx";
+    if (dlp_model_open(path, &m, &err) || dlp_model_set_batch(m, 8, &err) ||
+        dlp_model_analyze(m, &err) ||
+        dlp_feat_graph_build(&fg, &m->graph, 8, 0, 0, 0, &err)) {
+        CHECK_MSG(0, "%s: %s", path, err.msg);
+        dlp_model_free(m);
+        return;
+    }
+    dlp_model_free(m);
+    dlp_pred_config c;
+    dlp_pred_config_init(&c);
+    DLP_ASSERT(dlp_device_find("H200-SXM-141GB", &c.device, &err) == DLP_OK);
+    c.mode = DLP_MODE_TRAINING;
+    c.precision = DLP_PREC_BF16;
+    c.batch = 8;
+    double e = dlp_feat_mem_estimate_mib(&fg, &c);
+    CHECK_MSG(fabs(e / 1049.82 - 1) < 0.05, "estimate %.1f MiB vs 1049.82 "
+              "measured", e);
+    /* the inference networks' count holds none of it */
+    CHECK(fg.saved_train_bytes - fg.saved_train_bytes_v65 > 0.4 * fg.saved_train_bytes);
+    dlp_feat_graph_free(&fg);
+}
+
 /* memest_norm_scale (tests/gen_saved_fixtures.py): X [2, 8, 16, 16] ->
  * Conv(32) -> h * ReduceL2(h) over H, W -> Conv(8). In float32 the
  * forward ends holding what autograd saved (saved_oracle.json: X 16384,
@@ -1274,5 +1345,7 @@ int main(void) {
     RUN(test_saved_oracle);
     RUN(test_amp_norm);
     RUN(test_sdpa_unbind);
+    RUN(test_lstm);
+    RUN(test_sequencer_label);
     return CHECK_DONE();
 }

@@ -793,6 +793,48 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
     return false;
 }
 
+/* A recurrent layer run by cuDNN (ONNX LSTM, GRU, RNN). */
+static bool is_rnn(const dlp_node *n) {
+    return !strcmp(n->op_type, "LSTM") || !strcmp(n->op_type, "GRU") ||
+           !strcmp(n->op_type, "RNN");
+}
+
+/* Per step, direction and hidden unit, how many elements of its reserve
+ * buffer cuDNN's training forward of a recurrent layer writes and
+ * autograd keeps beside the input and output _cudnn_rnn saves: LSTM 5
+ * (four gates and the cell state), read off the Sequencer2D training
+ * labels (docs/COST.md, "A recurrent layer's saved state"), GRU 6, the
+ * LSTM's scaled by the GRU / LSTM reserve sizes cuDNN reported for one
+ * configuration (pytorch/pytorch#2895: 864 / 736 MB), a plain RNN 1 (the
+ * pre-activation of each step). */
+static double rnn_reserve_per_unit(const char *op) {
+    return !strcmp(op, "LSTM") ? 6 : !strcmp(op, "GRU") ? 7 : 1;
+}
+
+/* Bytes of the reserve buffer of recurrent node n in training
+ * (rnn_reserve_per_unit x steps x batch x directions x hidden_size, in
+ * the input's element size); 0 for any other node or unknown shapes. */
+static double rnn_reserve_bytes(const dlp_graph *g, const dlp_node *n) {
+    if (!is_rnn(n) || n->n_inputs < 1 || n->inputs[0] < 0) return 0;
+    const dlp_value *x = &g->values[n->inputs[0]];
+    if (x->shape.rank != 3 || x->shape.dims[0].value < 0 || x->shape.dims[1].value < 0)
+        return 0;
+    int64_t hidden = dlp_node_attr_int(n, "hidden_size", -1);
+    if (hidden <= 0) return 0;
+    const char *dir = dlp_node_attr_str(n, "direction", "forward");
+    double dirs = !strcmp(dir, "bidirectional") ? 2 : 1;
+    return rnn_reserve_per_unit(n->op_type) * (double)x->shape.dims[0].value *
+           (double)x->shape.dims[1].value * dirs * (double)hidden *
+           (double)dlp_dtype_size(x->dtype);
+}
+
+/* Whether node n's backward keeps its output k for the training estimate's
+ * blocks alone: a recurrent layer's Y (_cudnn_rnn saves its output
+ * beside the input and the reserve; not the last states). */
+static bool train_saves_output(const dlp_node *n, int k) {
+    return k == 0 && is_rnn(n);
+}
+
 /* Whether node n's backward keeps its input k for the training estimate's
  * blocks alone (saves_input's other rules hold for every count): an
  * AveragePool's input (AvgPool2DBackward0 saves it: PoolFormer's token
@@ -806,7 +848,7 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
  * LLM networks read (saved_act_bytes, the v65 count) stay as they were
  * trained on. */
 static bool train_saves_input(const dlp_graph *g, const dlp_node *n, int k) {
-    if (k == 0 && !strcmp(n->op_type, "AveragePool")) return true;
+    if (k == 0 && (!strcmp(n->op_type, "AveragePool") || is_rnn(n))) return true;
     if (strcmp(n->op_type, "Mul") || n->n_inputs != 2 || n->inputs[1 - k] < 0)
         return false;
     const dlp_value *x = &g->values[n->inputs[1 - k]];
@@ -2179,7 +2221,8 @@ static bool computed_weight(const dlp_graph *g, int w) {
  * -> 16-20% over) while fixing GhostNetV2 / V3's (10-20% under, a gap
  * still unexplained; docs/COST.md). */
 static const char *const amp_half_ops[] = {"Conv", "ConvTranspose", "Gemm",
-                                           "MatMul", "Einsum", NULL};
+                                           "MatMul", "Einsum", "LSTM", "GRU",
+                                           "RNN", NULL};
 static const char *const amp_f32_ops[] = {
     "Softmax", "LogSoftmax", "LayerNormalization", "GroupNormalization",
     "Exp", "Log", "Pow", "ReduceSum", "ReduceL2", "ReduceLogSumExp",
@@ -2798,6 +2841,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
         double mcopies = 0;   /* the batched products' saved copies */
         double wcomp = 0;     /* the computed weights' (computed_weight) */
+        double rsv = 0;       /* the recurrent layers' reserve buffers */
         /* smin[r]: the position of block r's earliest saver, whose
          * backward frees it; xs[t]: bytes node t saves outside the
          * blocks (indices, a folded BN's output, a clone) */
@@ -2844,7 +2888,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                  * base instead of the slice; bit 16: bit 2 before the
                  * batched products' copies (saved_train_bytes_v65) */
                 bool all = in ? saves_input(g, n, k) : saves_output(n->op_type);
-                bool tonly = !all && in && train_saves_input(g, n, k);
+                bool tonly = !all && (in ? train_saves_input(g, n, k)
+                                         : train_saves_output(n, k - n->n_inputs));
                 /* an in-place SiLU's input: the clone is what its
                  * backward keeps; the block of x holds the SiLU's output
                  * from here on, saved only if a later op saves that
@@ -2939,6 +2984,13 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                 xs[t] += 8.0 * (double)ne;
                 xa[t] += 8.0 * (double)ne;
             }
+            /* a recurrent layer's cuDNN reserve buffer (gates and
+             * states of every step), in half under autocast */
+            double rs = rnn_reserve_bytes(g, n);
+            fg->saved_train_bytes += rs;
+            rsv += rs;
+            xs[t] += rs;
+            xa[t] += 0.5 * rs;
             /* BatchNormalization folded into this Conv by the eval-mode
              * export (dlp_feat_folded_bn): in training the conv output
              * and the BN output are two blocks, both saved (by the BN and
@@ -2963,7 +3015,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
             if (saved[v] & 2) blocks += (double)vbytes(&g->values[v]);
             if (saved[v] & 16) blocks_v65 += (double)vbytes(&g->values[v]);
         }
-        fg->saved_train_bytes_v65 = fg->saved_train_bytes - mcopies - wcomp + blocks_v65;
+        fg->saved_train_bytes_v65 = fg->saved_train_bytes - mcopies - wcomp - rsv + blocks_v65;
         fg->saved_train_bytes += blocks;
         ok = train_curve(fg, g, troot, saved, smin, xs, af, virt, hostv, last, tpos);
         free(saved); free(gtmp); free(smin); free(xs); free(af);
