@@ -801,10 +801,10 @@ static bool is_rnn(const dlp_node *n) {
 
 /* Per step, direction and hidden unit, how many elements of its reserve
  * buffer cuDNN's training forward of a recurrent layer writes and
- * autograd keeps beside the input and output _cudnn_rnn saves: LSTM 5
- * (four gates and the cell state), read off the Sequencer2D training
- * labels (docs/COST.md, "A recurrent layer's saved state"), GRU 6, the
- * LSTM's scaled by the GRU / LSTM reserve sizes cuDNN reported for one
+ * autograd keeps beside the input and output _cudnn_rnn saves: LSTM 6
+ * (four gates, the cell and the hidden state), read off the Sequencer2D
+ * training labels (docs/COST.md, "A recurrent layer's saved state"), GRU
+ * 7, the LSTM's scaled by the GRU / LSTM reserve sizes cuDNN reported for one
  * configuration (pytorch/pytorch#2895: 864 / 736 MB), a plain RNN 1 (the
  * pre-activation of each step). */
 static double rnn_reserve_per_unit(const char *op) {
