@@ -801,14 +801,35 @@ static bool is_rnn(const dlp_node *n) {
 
 /* Per step, direction and hidden unit, how many elements of its reserve
  * buffer cuDNN's training forward of a recurrent layer writes and
- * autograd keeps beside the input and output _cudnn_rnn saves: LSTM 6
- * (four gates, the cell and the hidden state), read off the Sequencer2D
- * training labels (docs/COST.md, "A recurrent layer's saved state"), GRU
- * 7, the LSTM's scaled by the GRU / LSTM reserve sizes cuDNN reported for one
- * configuration (pytorch/pytorch#2895: 864 / 736 MB), a plain RNN 1 (the
- * pre-activation of each step). */
+ * autograd keeps beside the input and output _cudnn_rnn saves: LSTM 5,
+ * GRU 6, measured (tools/collect/probe_rnn.py on an H200, PyTorch 2.11,
+ * cuDNN 9.19: the saved reserve of 288 one-layer configurations each,
+ * 5.000-5.005 and 6.000-6.005 units at batch 64 and above, both in
+ * float32 and under fp16 autocast, in the input's element size; a few
+ * percent more at batch 1); a plain RNN 1 (the pre-activation of each
+ * step; not measured). docs/COST.md, "A recurrent layer's saved state". */
 static double rnn_reserve_per_unit(const char *op) {
-    return !strcmp(op, "LSTM") ? 6 : !strcmp(op, "GRU") ? 7 : 1;
+    return !strcmp(op, "LSTM") ? 5 : !strcmp(op, "GRU") ? 6 : 1;
+}
+
+/* Whether recurrent node n's input is a copy PyTorch made before the
+ * call, which _cudnn_rnn saves as its input: a block of its own, not the
+ * view's base. The exporter writes `x.permute(...).reshape(...)` as
+ * Transpose -> Reshape, and reshaping the non-contiguous permuted tensor
+ * copies it (Sequencer2D's vertical LSTM: the columns gathered into
+ * sequences; tests/gen_rnn_fixture.py checks the copy against CPU
+ * PyTorch); a batch_first layer's own Transpose to time-major, which the
+ * exporter adds after it, runs inside the call. */
+static bool rnn_input_copied(const dlp_graph *g, const dlp_node *n) {
+    if (!is_rnn(n) || n->n_inputs < 1 || n->inputs[0] < 0) return false;
+    const dlp_node *p = dlp_feat_producer_of(g, n->inputs[0]);
+    if (p && !strcmp(p->op_type, "Transpose") && p->n_inputs > 0 &&
+        p->inputs[0] >= 0)
+        p = dlp_feat_producer_of(g, p->inputs[0]);
+    if (!p || strcmp(p->op_type, "Reshape") || p->n_inputs < 1 || p->inputs[0] < 0)
+        return false;
+    const dlp_node *q = dlp_feat_producer_of(g, p->inputs[0]);
+    return q && !strcmp(q->op_type, "Transpose");
 }
 
 /* Bytes of the reserve buffer of recurrent node n in training
@@ -2841,7 +2862,8 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
         uint8_t *saved = calloc(V, 1), *gtmp = calloc(V, 1);
         double mcopies = 0;   /* the batched products' saved copies */
         double wcomp = 0;     /* the computed weights' (computed_weight) */
-        double rsv = 0;       /* the recurrent layers' reserve buffers */
+        double rsv = 0;       /* the recurrent layers' reserve buffers and
+                               * copied inputs (rnn_input_copied) */
         /* smin[r]: the position of block r's earliest saver, whose
          * backward frees it; xs[t]: bytes node t saves outside the
          * blocks (indices, a folded BN's output, a clone) */
@@ -2913,9 +2935,11 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                     int r16 = gtmp[v] ? -1
                                       : troot[slice_base(g, sv, virt, hostv, troot, false)];
                     /* a Linear's folded copy of a permuted input
-                     * (linear_folds_copy): a block of its own, freed by
-                     * the product's backward, not the view's base */
-                    bool fold = in && k == 0 && linear_folds_copy(g, n);
+                     * (linear_folds_copy), a recurrent layer's copied
+                     * input (rnn_input_copied): a block of its own, freed
+                     * by the node's backward, not the view's base */
+                    bool fold = in && k == 0 &&
+                                (linear_folds_copy(g, n) || rnn_input_copied(g, n));
                     /* a batched product's operand that at::matmul copies
                      * to fold its batch dimensions (feat_layout.c): the
                      * copy is the block bmm saves, freed by its
@@ -2925,6 +2949,7 @@ static bool mem_liveness(dlp_feat_graph *fg, const dlp_graph *g,
                     if (fold) {
                         fg->saved_train_bytes += (double)vbytes(&g->values[v]);
                         xs[t] += (double)vbytes(&g->values[v]);
+                        if (is_rnn(n)) rsv += (double)vbytes(&g->values[v]);
                     } else if (mc > 0) {
                         fg->saved_train_bytes += mc;
                         mcopies += mc;
