@@ -795,8 +795,8 @@ static bool saves_input(const dlp_graph *g, const dlp_node *n, int k) {
 
 /* A recurrent layer run by cuDNN (ONNX LSTM, GRU, RNN). */
 static bool is_rnn(const dlp_node *n) {
-    return !strcmp(n->op_type, "LSTM") || !strcmp(n->op_type, "GRU") ||
-           !strcmp(n->op_type, "RNN");
+    static const char *const rnn_ops[] = {"LSTM", "GRU", "RNN", NULL};
+    return dlp_feat_in_list(n->op_type, rnn_ops);
 }
 
 /* Per step, direction and hidden unit, how many elements of its reserve
