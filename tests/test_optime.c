@@ -106,6 +106,16 @@ static void test_op_shapes(void) {
         CHECK((fg.node_op[i] >= 0) == (i == fg.ops[0].node || i == fg.ops[1].node ||
                                         i == fg.ops[2].node || i == fg.ops[3].node ||
                                         i == fg.ops[4].node || i == fg.ops[5].node));
+    /* outputs per group, x[22]: log2(k / g) of the dense (32 / 1), the
+     * depthwise (32 / 32) and the grouped 1x1 (64 / 4) */
+    float x[DLP_OPTIME_NF];
+    const float want_opg[3] = {5.f, 0.f, 4.f};
+    for (int i = 0; i < 3; i++) {
+        dlp_op_shape_features(&fg.ops[i].shape, DLP_PREC_FP32, x);
+        CHECK_CLOSE(x[22], want_opg[i], 1e-6);
+    }
+    dlp_op_shape_features(&fg.ops[3].shape, DLP_PREC_FP32, x);
+    CHECK(x[22] == 0);                          /* a product has none */
     CHECK(!fg.op_eff);
     dlp_feat_graph_free(&fg);
 }
@@ -702,7 +712,45 @@ static void test_fit_and_file(void) {
         unlink(p2);
         CHECK(rmdir(dir) == 0);
     }
-    /* a forest of another width under the model's name is refused */
+    /* a forest fitted before x[22] (22 features) still loads and answers
+     * its own value on the shape's features; one of another width is
+     * refused */
+    {
+        enum { W = DLP_OPTIME_NF_OLD };
+        float x[64 * W], y[64];
+        for (int i = 0; i < 64; i++) {
+            for (int k = 0; k < W; k++) x[i * W + k] = (float)((i * 5 + k * 3) % 13);
+            y[i] = x[i * W + 2] > 6 ? 1.5f : -0.5f;
+        }
+        dlp_tree_params tp;
+        dlp_tree_params_default(&tp);
+        tp.rounds = 5;
+        dlp_tree *tr = NULL;
+        dlp_forest *fr = NULL;
+        DLP_ASSERT(dlp_tree_train(x, 64, W, y, &tp, &tr, &err) == DLP_OK);
+        DLP_ASSERT(dlp_forest_from_tree(tr, W, &fr, &err) == DLP_OK);
+        dlp_nn_file h = {0};
+        DLP_ASSERT(dlp_forest_save(fr, &h, "optime/conv", &err) == DLP_OK);
+        DLP_ASSERT(dlp_nn_file_save(&h, path, &err) == DLP_OK);
+        dlp_nn_file_free(&h);
+        dlp_nn_file g2 = {0};
+        DLP_ASSERT(dlp_nn_file_load(&g2, path, &err) == DLP_OK);
+        dlp_optime *old = NULL;
+        CHECK(dlp_optime_load(&g2, &old, &err) == DLP_OK && old);
+        dlp_nn_file_free(&g2);
+        for (size_t i = 0; old && i < t.n; i++) {
+            const dlp_op_shape *s = &t.rec[i].shape;
+            if (s->kind != DLP_OP_CONV) continue;
+            float f[DLP_OPTIME_NF];
+            dlp_op_shape_features(s, DLP_PREC_FP32, f);
+            CHECK_CLOSE(dlp_optime_us(old, s, DLP_PREC_FP32, &d100),
+                        dlp_op_shape_roof_us(s, DLP_PREC_FP32, &d100) *
+                            exp2((double)dlp_forest_eval(fr, f)), 1e-9);
+        }
+        dlp_optime_free(old);
+        dlp_forest_free(fr);
+        dlp_tree_free(tr);
+    }
     {
         float x[64 * 5], y[64];
         for (int i = 0; i < 64; i++) {

@@ -226,7 +226,11 @@ typedef struct {
                                  input (from a graph: the layout
                                  pass's val_cl) */
 } dlp_op_shape;
-#define DLP_OPTIME_NF 22
+#define DLP_OPTIME_NF 23
+/* Forests fitted before the seventy-sixth session take the first 22
+ * features (conv's x[22] did not exist): they still load and answer as
+ * they did, since a forest reads only the features it splits on. */
+#define DLP_OPTIME_NF_OLD 22
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
 #define DLP_OPTIME_CAT_X 5        /* mem: the feature of cat */
 #define DLP_OPTIME_BIAS_X 15      /* mm: the feature of bias */
@@ -234,7 +238,7 @@ typedef struct {
  * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
  * w, k; kh, kw, stride, padding; log2 groups, channels per group;
  * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
- * 8. mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
+ * 8; log2 outputs per group (k / g). mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn multiples of 8;
  * log2 min(m, nn); bias. mem: cat, fn; log2 e, ye, e / ye; log2 r, d; log2 n,
  * c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
  * log2 of an unset size 0; resize: x[16] log2 of the scale ho wo / h w,

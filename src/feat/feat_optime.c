@@ -91,6 +91,12 @@ void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x) {
         x[19] = lg2((double)s->wo);
         x[20] = lg2((double)s->n * s->ho * s->wo);
         x[21] = (s->c / s->g) % 8 == 0 && s->k % 8 == 0 ? 1.f : 0.f;
+        /* outputs per group: with x[14] and x[15] it tells a grouped
+         * convolution's shape apart (cuDNN's backward of a grouped fp32
+         * convolution with few channels per group runs up to 40x its
+         * forward in the optrain probes); docs/COST.md, "Outputs per
+         * group" */
+        x[22] = lg2((double)s->k / (double)s->g);
     } else if (s->kind == DLP_OP_MM) {
         x[5] = lg2((double)s->b);
         x[6] = lg2((double)s->m);

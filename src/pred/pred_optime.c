@@ -718,10 +718,11 @@ dlp_status dlp_optime_load(const dlp_nn_file *in, dlp_optime **out,
     dlp_status st = DLP_OK;
     for (int k = 0; !st && k < DLP_OP_NKIND; k++) {
         st = dlp_forest_load(in, KIND_PREFIX[k], &m->f[k], err);
-        if (!st && m->f[k] && m->f[k]->n_features != DLP_OPTIME_NF)
+        if (!st && m->f[k] && m->f[k]->n_features != DLP_OPTIME_NF &&
+            m->f[k]->n_features != DLP_OPTIME_NF_OLD)
             st = dlp_fail(err, DLP_ERR_FORMAT, "%s: forest takes %d features, "
-                          "not %d", KIND_PREFIX[k], m->f[k]->n_features,
-                          DLP_OPTIME_NF);
+                          "not %d (or %d, fitted before x[22])", KIND_PREFIX[k],
+                          m->f[k]->n_features, DLP_OPTIME_NF, DLP_OPTIME_NF_OLD);
     }
     if (st || !any_forest(m)) {
         dlp_optime_free(m);
