@@ -626,6 +626,36 @@ static void synth(dlp_optime_probes *p, int n, uint64_t seed) {
     synth_by(p, n, seed, draw_conv_mm, rule);
 }
 
+/* A forest of w features (a few rounds on a synthetic rule of x[2]) saved
+ * under the conv forest's name at path and loaded back into *g; *fr the
+ * forest itself (the caller frees both). */
+static bool forest_file_of_width(int w, const char *path, dlp_forest **fr,
+                                 dlp_nn_file *g) {
+    enum { N = 64 };
+    float *x = malloc((size_t)N * (size_t)w * sizeof *x), y[N];
+    if (!x) return false;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < w; k++) x[i * w + k] = (float)((i * 5 + k * 3) % 13);
+        y[i] = x[i * w + 2] > 6 ? 1.5f : -0.5f;
+    }
+    dlp_error err;
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.rounds = 5;
+    dlp_tree *tr = NULL;
+    dlp_nn_file h = {0};
+    *fr = NULL;
+    bool ok = dlp_tree_train(x, N, w, y, &tp, &tr, &err) == DLP_OK &&
+              dlp_forest_from_tree(tr, w, fr, &err) == DLP_OK &&
+              dlp_forest_save(*fr, &h, "optime/conv", &err) == DLP_OK &&
+              dlp_nn_file_save(&h, path, &err) == DLP_OK &&
+              dlp_nn_file_load(g, path, &err) == DLP_OK;
+    dlp_nn_file_free(&h);
+    dlp_tree_free(tr);
+    free(x);
+    return ok;
+}
+
 static void test_fit_and_file(void) {
     dlp_optime_probes p;
     synth(&p, 3000, 7);
@@ -716,25 +746,9 @@ static void test_fit_and_file(void) {
      * its own value on the shape's features; one of another width is
      * refused */
     {
-        enum { W = DLP_OPTIME_NF_OLD };
-        float x[64 * W], y[64];
-        for (int i = 0; i < 64; i++) {
-            for (int k = 0; k < W; k++) x[i * W + k] = (float)((i * 5 + k * 3) % 13);
-            y[i] = x[i * W + 2] > 6 ? 1.5f : -0.5f;
-        }
-        dlp_tree_params tp;
-        dlp_tree_params_default(&tp);
-        tp.rounds = 5;
-        dlp_tree *tr = NULL;
         dlp_forest *fr = NULL;
-        DLP_ASSERT(dlp_tree_train(x, 64, W, y, &tp, &tr, &err) == DLP_OK);
-        DLP_ASSERT(dlp_forest_from_tree(tr, W, &fr, &err) == DLP_OK);
-        dlp_nn_file h = {0};
-        DLP_ASSERT(dlp_forest_save(fr, &h, "optime/conv", &err) == DLP_OK);
-        DLP_ASSERT(dlp_nn_file_save(&h, path, &err) == DLP_OK);
-        dlp_nn_file_free(&h);
         dlp_nn_file g2 = {0};
-        DLP_ASSERT(dlp_nn_file_load(&g2, path, &err) == DLP_OK);
+        DLP_ASSERT(forest_file_of_width(DLP_OPTIME_NF_OLD, path, &fr, &g2));
         dlp_optime *old = NULL;
         CHECK(dlp_optime_load(&g2, &old, &err) == DLP_OK && old);
         dlp_nn_file_free(&g2);
@@ -749,33 +763,12 @@ static void test_fit_and_file(void) {
         }
         dlp_optime_free(old);
         dlp_forest_free(fr);
-        dlp_tree_free(tr);
-    }
-    {
-        float x[64 * 5], y[64];
-        for (int i = 0; i < 64; i++) {
-            for (int k = 0; k < 5; k++) x[i * 5 + k] = (float)((i * 7 + k * 3) % 11);
-            y[i] = x[i * 5] > 5 ? 1.f : 0.f;
-        }
-        dlp_tree_params tp;
-        dlp_tree_params_default(&tp);
-        tp.rounds = 3;
-        dlp_tree *tr = NULL;
-        dlp_forest *fr = NULL;
-        DLP_ASSERT(dlp_tree_train(x, 64, 5, y, &tp, &tr, &err) == DLP_OK);
-        DLP_ASSERT(dlp_forest_from_tree(tr, 5, &fr, &err) == DLP_OK);
-        dlp_nn_file h = {0};
-        DLP_ASSERT(dlp_forest_save(fr, &h, "optime/conv", &err) == DLP_OK);
-        DLP_ASSERT(dlp_nn_file_save(&h, path, &err) == DLP_OK);
-        dlp_nn_file_free(&h);
-        dlp_nn_file g2 = {0};
-        DLP_ASSERT(dlp_nn_file_load(&g2, path, &err) == DLP_OK);
+        DLP_ASSERT(forest_file_of_width(5, path, &fr, &g2));
         dlp_optime *bad = NULL;
         CHECK(dlp_optime_load(&g2, &bad, &err) == DLP_ERR_FORMAT && !bad &&
               strstr(err.msg, "optime/conv"));
         dlp_nn_file_free(&g2);
         dlp_forest_free(fr);
-        dlp_tree_free(tr);
     }
     unlink(path);
     /* no probes of a kind: no forest for it, the roofline answers */
