@@ -240,8 +240,8 @@ typedef struct {
  * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
  * 8; log2 outputs per group (k / g). mm: log2 b, m, kk, nn; bw; log2
  * b m; m, kk, nn multiples of 8; log2 min(m, nn); bias. mem: cat, fn;
- * log2 e, ye, e / ye; log2 r, d; log2 n, c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of 8; bc (each
- * log2 of an unset size 0; resize: x[16] log2 of the scale ho wo / h w,
+ * log2 e, ye, e / ye; log2 r, d; log2 n, c, h w, g; pool kh, s, p;
+ * log2 ho wo; d a multiple of 8; bc (each log2 of an unset size 0; resize: x[16] log2 of the scale ho wo / h w,
  * x[17] the same size (PyTorch copies), x[20] channels-last, x[21] log2
  * n c, the planes one thread loops over). attn: log2
  * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
