@@ -234,20 +234,20 @@ typedef struct {
 #define DLP_OPTIME_HBIAS_X 18     /* attn: the feature of hbias (1-3) */
 #define DLP_OPTIME_CAT_X 5        /* mem: the feature of cat */
 #define DLP_OPTIME_BIAS_X 15      /* mm: the feature of bias */
-/* The model's features of shape s at precision p: fp16 and bf16 flags,
- * log2 FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h,
- * w, k; kh, kw, stride, padding; log2 groups, channels per group;
- * depthwise, channels-last; log2 ho, wo, n ho wo; channels a multiple of
- * 8; log2 outputs per group (k / g). mm: log2 b, m, kk, nn; bw; log2
- * b m; m, kk, nn multiples of 8; log2 min(m, nn); bias. mem: cat, fn;
- * log2 e, ye, e / ye; log2 r, d; log2 n, c, h w, g; pool kh, s, p;
- * log2 ho wo; d a multiple of 8; bc (each log2 of an unset size 0; resize: x[16] log2 of the scale ho wo / h w,
- * x[17] the same size (PyTorch copies), x[20] channels-last, x[21] log2
- * n c, the planes one thread loops over). attn: log2
- * b, heads, L, S, D; causal; log2 b heads, b heads L; D a multiple of
- * 8; masked, log2 of the mask's elements (b L S; 0 unmasked), S a
- * multiple of 16; bcast; hbias, log2 of its bias's elements (H L S, B H L
- * S; 0 none; hbias is 1, 2 or 3). */
+/* The model's features of shape s at precision p: fp16 and bf16 flags, log2
+ * FLOPs, bytes and their ratio, then per kind: conv log2 n, c, h, w, k; kh,
+ * kw, stride, padding; log2 groups, channels per group; depthwise,
+ * channels-last; log2 ho, wo, n ho wo; channels a multiple of 8; log2
+ * outputs per group (k / g). mm: log2 b, m, kk, nn; bw; log2 b m; m, kk, nn
+ * multiples of 8; log2 min(m, nn); bias. mem: cat, fn; log2 e, ye, e / ye;
+ * log2 r, d; log2 n, c, h w, g; pool kh, s, p; log2 ho wo; d a multiple of
+ * 8; bc (each log2 of an unset size 0; resize: x[16] log2 of the scale ho
+ * wo / h w, x[17] the same size (PyTorch copies), x[20] channels-last,
+ * x[21] log2 n c, the planes one thread loops over). attn: log2 b, heads,
+ * L, S, D; causal; log2 b heads, b heads L; D a multiple of 8; masked, log2
+ * of the mask's elements (b L S; 0 unmasked), S a multiple of 16; bcast;
+ * hbias, log2 of its bias's elements (H L S, B H L S; 0 none; hbias is 1, 2
+ * or 3). */
 void dlp_op_shape_features(const dlp_op_shape *s, dlp_precision p, float *x);
 /* The mfill code (dlp_op_shape.bc) of mask shape m against scores x
  * (both [B, H, L, S], a lower rank's leading dims 1); -1 when m does
