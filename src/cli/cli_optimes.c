@@ -1,7 +1,9 @@
 /*
  * cli_optimes.c — `dlperf inspect MODEL --device NAME`: the time of every
  * node as the predictors' features read it (the operator-time forests of
- * a shipped inference file, dlp_optime_node_us), next to the roofline's
+ * the shipped file of the mode: inference, or with --mode training a
+ * training step's forward + backward per node; dlp_optime_node_us), next
+ * to the roofline's
  * time alone: the sum, the share per op type and the slowest nodes. What
  * a diagnosis of one model's prediction starts from (docs/COST.md, "An
  * exported GroupNorm, as the probes record it").
@@ -68,9 +70,10 @@ static void print_times(const dlp_graph *g, const dlp_pred_config *c,
         rsum += roof[i];
         nodes[i] = (node_row){(int)i, us[i]};
     }
-    printf("\nnode times on %s, %s, %s runtime, batch %lld (forests of %s)\n",
-           c->device.name, dlp_precision_name(c->precision),
-           dlp_runtime_name(c->runtime), (long long)c->batch, file);
+    printf("\n%s node times on %s, %s, %s runtime, batch %lld (forests of "
+           "%s)\n", dlp_mode_name(c->mode), c->device.name,
+           dlp_precision_name(c->precision), dlp_runtime_name(c->runtime),
+           (long long)c->batch, file);
     printf("sum %.1f us (roofline alone %.1f us) over %zu nodes\n", sum, rsum,
            g->n_nodes);
     printf("\n%-24s %7s %12s %7s %12s\n", "op", "count", "time us", "time%",
@@ -95,8 +98,8 @@ static void print_times(const dlp_graph *g, const dlp_pred_config *c,
 int cli_print_op_times(const dlp_model *m, const dlp_pred_config *c,
                        const char *models_dir, int top) {
     char file[4096];
-    snprintf(file, sizeof file, "%s/dippm-inference%s", models_dir,
-             DLP_PRED_FILE_EXT);
+    snprintf(file, sizeof file, "%s/dippm-%s%s", models_dir,
+             dlp_mode_name(c->mode), DLP_PRED_FILE_EXT);
     dlp_error err;
     dlp_nn_file f = {0};
     dlp_optime *ot = NULL;

@@ -20,7 +20,8 @@
 static const char *usage_text =
     "usage: dlperf inspect MODEL.onnx [--dim NAME=V]... [--batch N] [--json]\n"
     "                     [--top K] [--device NAME [--precision P]\n"
-    "                     [--runtime R] [--models DIR] [--measured DIR]]\n"
+    "                     [--runtime R] [--mode M] [--models DIR]\n"
+    "                     [--measured DIR]]\n"
     "\n"
     "Reads an ONNX model without running it: shapes, parameters, MACs, FLOPs,\n"
     "activation memory. External weight files may be absent.\n"
@@ -32,10 +33,13 @@ static const char *usage_text =
     "  --top K       rows of the per-operator table (default 15, 0 = all)\n"
     "  --device NAME also print every node's time on that GPU as the\n"
     "                predictors read it (the operator-time forests of\n"
-    "                DIR/dippm-inference.dlpm) next to the roofline's: the\n"
+    "                DIR/dippm-<mode>.dlpm) next to the roofline's: the\n"
     "                sum, the op types and the slowest --top nodes\n"
     "  --precision P fp32 (default), fp16 or bf16, with --device\n"
     "  --runtime R   graph (default) or eager, with --device\n"
+    "  --mode M      inference (default), training (a training step's\n"
+    "                forward + backward time of each node, from the\n"
+    "                training file's forests) or llm, with --device\n"
     "  --models DIR  trained predictors (default: the repository's models/)\n"
     "  --measured DIR measured device figures (data/devices)\n"
     "  -h, --help    this text\n";
@@ -193,6 +197,7 @@ int cmd_inspect(int argc, char **argv) {
     bool json = false;
     static char namebuf[MAX_DIMS][128];
     const char *device = NULL, *prec = "fp32", *rt = "graph";
+    const char *mode = "inference";
     const char *models_dir = NULL, *measured = NULL;
 
     for (int i = 1; i < argc; i++) {
@@ -204,13 +209,14 @@ int cmd_inspect(int argc, char **argv) {
             json = true;
         } else if (!strcmp(a, "--device") || !strcmp(a, "--precision") ||
                    !strcmp(a, "--runtime") || !strcmp(a, "--models") ||
-                   !strcmp(a, "--measured")) {
+                   !strcmp(a, "--measured") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc) return usage_error("%s needs a value", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--device")) device = v;
             else if (!strcmp(a, "--precision")) prec = v;
             else if (!strcmp(a, "--runtime")) rt = v;
             else if (!strcmp(a, "--models")) models_dir = v;
+            else if (!strcmp(a, "--mode")) mode = v;
             else measured = v;
         } else if (!strcmp(a, "--dim") || !strcmp(a, "--batch") ||
                    !strcmp(a, "--top")) {
@@ -257,7 +263,8 @@ int cmd_inspect(int argc, char **argv) {
     if (device) {
         dlp_error e;
         if (dlp_precision_parse(prec, &c.precision, &e) ||
-            dlp_runtime_parse(rt, &c.runtime, &e))
+            dlp_runtime_parse(rt, &c.runtime, &e) ||
+            dlp_mode_parse(mode, &c.mode, &e))
             return usage_error("%s", e.msg);
         if (dlp_device_load(device, measured, &c.device, &e)) {
             fprintf(stderr, "dlperf: %s\n", e.msg);

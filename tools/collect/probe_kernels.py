@@ -8,10 +8,14 @@ kernels' device times, the aten ops that launched the most device time
 most. It names the operator a latency prediction misses when the operator
 times of src/cost do not account for a model's measured latency.
 
-    python3 tools/collect/probe_kernels.py SPEC_ID:PREC:BATCH:LAST ...
+    python3 tools/collect/probe_kernels.py [--train] SPEC_ID:PREC:BATCH:LAST ...
 
 LAST is the sequence length of a text spec and the square input resolution
-in pixels of a vision spec (probe_common.py).
+in pixels of a vision spec (probe_common.py). With --train (vision specs)
+the profiled call is one training step instead, built and warmed up as the
+collector's (probe_common.build_train: SGD with momentum, fp16 / bf16 as
+autocast of the fp32 model): which forward, backward or optimizer kernels
+a training-step prediction misses (seventy-seventh session).
 """
 import os
 import sys
@@ -20,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import probe_common  # noqa: E402
 
-TOP_OPS = 14
+TOP_OPS = 20
 TOP_KERNELS = 8
 
 
@@ -46,21 +50,45 @@ def kernel_table(prof):
     return sum(r[0] for r in rows), sum(r[1] for r in rows), rows
 
 
-def probe(torch, spec, prec, batch, last, rt):
+def profiled_call(torch, spec, prec, batch, last):
+    """(profiler, ms): the profiler over one warm call (an inference-mode
+    forward, or with TRAIN one training step) and the median wall time of
+    five unprofiled calls, synchronized."""
+    import time
     from torch.profiler import ProfilerActivity, profile
-    out = dict(spec=spec["id"], prec=prec, batch=batch, seq=last)
+    if TRAIN:
+        call = probe_common.build_train(torch, spec, prec, batch, last)[2]
+        ctx = torch.enable_grad()
+    else:
+        model, x = probe_common.build(torch, spec, prec, batch, last)
+        ctx = torch.inference_mode()
+
+        def call():
+            model(x)
+    with ctx:
+        for _ in range(3):
+            call()
+        torch.cuda.synchronize()
+        walls = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            walls.append(1e3 * (time.perf_counter() - t0))
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                     record_shapes=True) as prof:
+            call()
+            torch.cuda.synchronize()
+    return prof, sorted(walls)[2]
+
+
+def probe(torch, spec, prec, batch, last, rt):
+    out = dict(spec=spec["id"], prec=prec, batch=batch, seq=last,
+               mode="training" if TRAIN else "inference")
 
     def body(out):
         probe_common.settle(torch)
-        model, x = probe_common.build(torch, spec, prec, batch, last)
-        with torch.inference_mode():
-            for _ in range(3):
-                model(x)
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                         record_shapes=True) as prof:
-                model(x)
-                torch.cuda.synchronize()
+        prof, wall_ms = profiled_call(torch, spec, prec, batch, last)
         total, count, krows = kernel_table(prof)
         ops = []
         for ev in prof.key_averages(group_by_input_shape=True):
@@ -68,7 +96,7 @@ def probe(torch, spec, prec, batch, last, rt):
             if us > 0:
                 ops.append((us, ev.count, ev.key, str(ev.input_shapes)[:160]))
         ops.sort(reverse=True)
-        out.update(kernel_us=round(total, 1), kernels=count,
+        out.update(wall_ms=round(wall_ms, 3), kernel_us=round(total, 1), kernels=count,
                    ops=[dict(us=round(u, 1), n=n, op=k, shapes=s)
                         for u, n, k, s in ops[:TOP_OPS]],
                    top=[dict(us=round(u, 1), n=n, kernel=k[:110])
@@ -77,5 +105,9 @@ def probe(torch, spec, prec, batch, last, rt):
     return probe_common.guarded(torch, out, body)
 
 
+TRAIN = "--train" in sys.argv[1:]
+
 if __name__ == "__main__":
+    if TRAIN:
+        sys.argv.remove("--train")
     probe_common.main(probe, with_runtime=False)
