@@ -1487,7 +1487,8 @@ def test_optime_sampler():
     optime-8 was measured from; --dw (fifty-fourth session) depthwise
     convolutions only (groups = C = K, square maps of 1-96 pixels,
     kernels 3-13, the output at least a pixel), seed 9's stream the one
-    optime-9 was measured from."""
+    optime-9 was measured from; --grouped (seventy-seventh session)
+    grouped convolutions only, of any group count 2-192 (RegNet's 47)."""
     import hashlib
     import itertools
     import json
@@ -1520,6 +1521,17 @@ def test_optime_sampler():
           "optime: --dw draws depthwise convolutions")
     n = sum(s["h"] <= 3 and s["kh"] >= 5 for s in d)
     check(n > 150, "optime: --dw's small maps under large kernels (%d)" % n)
+
+    class Grouped:
+        bias, dw, grouped = False, False, True
+    g = list(itertools.islice(po.shapes(9, Grouped()), 1000))
+    check(all(s["op"] == "conv" and 1 < s["g"] < s["c"] and s["c"] % s["g"] == 0
+              and s["c"] // s["g"] in po.GROUP_WIDTH and s["k"] % s["g"] == 0
+              and s["c"] <= 4096 and s["h"] == s["w"] <= 112 for s in g),
+          "optime: --grouped draws grouped convolutions")
+    odd = {s["g"] for s in g if s["g"] % 2 and s["g"] > 5}
+    check(len(odd) > 30 and 47 in {s["g"] for s in g},
+          "optime: --grouped's odd group counts (%d of them)" % len(odd))
 
 
 def test_memop_sampler():

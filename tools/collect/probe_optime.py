@@ -23,6 +23,7 @@ weight) or by [B, K, N] (attention's batched product).
 
     python3 tools/collect/probe_optime.py --seconds S [--seed K] [--train]
                                           [--dry-run N] [--bias] [--dw]
+                                          [--grouped]
 
 One JSON line per chunk of records: {"spec": "grid:optime", "seed": K,
 "gpu": NAME, "ops": [...]}; a record is {"op": "conv", "prec", "x":
@@ -44,6 +45,17 @@ start at 4 pixels and its depthwise kernels rarely pass 7, where cuDNN at
 fp16 runs a 7x7 on a 2x2 map as one kernel per channel and a 9x9 on a
 24-pixel map at ~0.3 TMAC/s (tools/collect/probe_kernels.py: rdnet_large,
 ConvFormer, FocalNet).
+
+--grouped (seventy-seventh session) draws grouped convolutions only (1 <
+groups < C) whose group count is any of 2-192, odd and prime ones
+included: C = (channels per group) x groups, as RegNet's widths (376 =
+8 x 47, 1,056 = 8 x 132), where the default stream's channel counts are
+round (probe_convgrid.CHANNELS) and its group counts powers of two and
+small multiples of 3 and 5. A profile of a RegNet training step
+(probe_kernels.py --train, data/probes/20261205-kernels-train77.jsonl.xz)
+found cuDNN's fp32 forward and backward of [16, 376, 14, 14] by
+[376, 8, 3, 3] (47 groups) at 0.05 TMAC/s, one launch per group, where
+the grid's 128 groups of 8 at [16, 1,024, 24, 24] ran at 0.31.
 
 --train (forty-fifth session; spec "grid:optrain"): each shape also gets
 `train_us`, the time of its forward and backward (the input's and the
@@ -144,6 +156,22 @@ def sample_dw(rng, prec):
                 p=p, g=c, cl=rng.random() < 0.25)
 
 
+def sample_grouped(rng, prec):
+    """A grouped convolution of the --grouped stream: groups 2-192 of
+    GROUP_WIDTH channels (RegNet's and ResNeXt's 3x3 at stride 1 or 2
+    mostly), maps 4-112 pixels, at most 4,096 input channels."""
+    (kh, s, p), = rng.choices([k for k, _ in KSP_DW], [w for _, w in KSP_DW])
+    gw = rng.choice(GROUP_WIDTH)
+    g = rng.randint(2, 192) if rng.random() < 0.7 else rng.randint(2, 48)
+    c = gw * g
+    k = c if rng.random() < 0.8 else 2 * c
+    n, h = rng.choice(BATCHES), rng.choice(SIZES)
+    if h > 112 or c > 4096 or not conv_fits(prec, n, c, h, h, k, kh, s, p, g):
+        return None
+    return dict(op="conv", prec=prec, n=n, c=c, h=h, w=h, k=k, kh=kh, s=s,
+                p=p, g=g, cl=rng.random() < 0.25)
+
+
 def sample_mm(rng, prec):
     bw = rng.random() < 0.35
     b = rng.choice(MM_B) if bw or rng.random() < 0.5 else 1
@@ -166,10 +194,11 @@ def shapes(seed, a=None):
     rng = random.Random(seed)
     bias = bool(a is not None and getattr(a, "bias", False))
     dw = bool(a is not None and getattr(a, "dw", False))
+    grouped = bool(a is not None and getattr(a, "grouped", False))
     while True:
         prec = rng.choices(PRECS, PREC_W)[0]
-        if dw:
-            sh = sample_dw(rng, prec)
+        if dw or grouped:
+            sh = (sample_dw if dw else sample_grouped)(rng, prec)
             if sh is not None:
                 yield sh
             continue
@@ -351,6 +380,8 @@ def add_args(ap):
                     help="products only, 3 in 4 a Linear with its bias")
     ap.add_argument("--dw", action="store_true",
                     help="depthwise convolutions only: small maps, large kernels")
+    ap.add_argument("--grouped", action="store_true",
+                    help="grouped convolutions only, any group count 2-192")
 
 
 if __name__ == "__main__":
