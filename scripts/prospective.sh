@@ -9,6 +9,9 @@
 #       predictions> N --kind dippm --host MODELS/host.csv
 #   training steps: dlperf eval N --mode training --models MODELS
 #       --kind dippm,xgb,dippm+xgb
+#   their host correction (seventy-seventh session on): dlperf host
+#       apply <its predictions> N --mode training --kind dippm+xgb
+#       --host MODELS/host-training.csv
 #   language models, per runtime: dlperf eval N --mode llm --models
 #       MODELS --kind dippm+xgb,xgb --runtime graph|eager --predictions ...
 #   their eager host correction: dlperf host apply <both runtimes'
@@ -103,6 +106,10 @@ fi
 if has_rows training; then
     run training eval "$N" --mode training --models "$MODELS" \
         --kind dippm,xgb,dippm+xgb --predictions "$OUT/training.csv" || st=1
+    if [ -f "$MODELS/host-training.csv" ] && [ -f "$OUT/training.csv" ]; then
+        run host-training host apply "$OUT/training.csv" "$N" --mode training \
+            --kind dippm+xgb --host "$MODELS/host-training.csv" || st=1
+    fi
 fi
 if has_rows llm; then
     # per runtime, as for inference: one "all" line over both runtimes

@@ -811,7 +811,8 @@ with tempfile.TemporaryDirectory() as tmp:
               all(t[1] == "graph" for t in seen),
               "%s %s" % (r.stdout[-400:], r.stderr[-300:]))
         check("prospective_host_and_training", "[host-eager] all" in r.stdout
-              and "[training] training.step_ms" in r.stdout, r.stdout[-300:])
+              and "[training] training.step_ms" in r.stdout and
+              "[host-training] all" in r.stdout, r.stdout[-300:])
 
 # scripts/split_by_op.sh: a pack of two graphs, an exported GroupNorm
 # (memest_gn_silu.onnx) and a plain convolution (memest_conv.onnx); which
