@@ -209,7 +209,7 @@ def node_tables(out):
     """The --device tables: the sum line's two figures, the op-type rows
     {op: (count, us, roofline us)} and the node rows [(op, us, roof)]."""
     lines = out.splitlines()
-    at = next(i for i, l in enumerate(lines) if l.startswith("node times on"))
+    at = next(i for i, l in enumerate(lines) if " node times on " in l)
     sums = lines[at + 1].split()
     total, roof = float(sums[1]), float(sums[5])
     ops, nodes, part = {}, [], 0
@@ -262,6 +262,21 @@ def check_node_times():
                          "--runtime", "eager", "--top", "3")
     check("times:eager", rc == 0 and "eager runtime" in out and
           len(node_tables(out)[3]) == 3, out[-400:])
+    # --mode training: the training file's forests (a third of each node's
+    # forward + backward); the same graph and op types, every convolution
+    # still at or above its forward roofline, and the roofline unchanged
+    rc, out, err = inspect(path, "--batch", "8", "--device", "h100",
+                           "--precision", "fp16", "--mode", "training",
+                           "--top", "0")
+    ok = rc == 0 and "training node times on" in out and \
+        "dippm-training" in out
+    if ok:
+        t_total, t_roof, t_ops, t_nodes = node_tables(out)
+        t_conv = [x for x in t_nodes if x[0] == "Conv"]
+        ok = {k: v[0] for k, v in t_ops.items()} == want and \
+            abs(t_roof - roof) < 0.15 and t_conv and \
+            all(x[1] >= x[2] * 0.999 for x in t_conv) and t_total != total
+    check("times:training", ok, err + out[-400:])
     tmp = tempfile.mkdtemp()
     bad = [("times_device", [path, "--device", "nosuch"], 1),
            ("times_precision", [path, "--device", "h100", "--precision",
@@ -269,15 +284,21 @@ def check_node_times():
            ("times_runtime", [path, "--device", "h100", "--runtime", "jit"],
             2),
            ("times_json", [path, "--device", "h100", "--json"], 2),
+           ("times_mode", [path, "--device", "h100", "--mode", "serve"], 2),
            ("times_no_forests", [path, "--device", "h100", "--models", tmp],
-            1)]
+            1),
+           ("times_no_training_forests", [path, "--device", "h100",
+                                          "--mode", "training", "--models",
+                                          tmp], 1)]
     for name, args, code in bad:
         p = subprocess.run([EXE, "inspect"] + args, capture_output=True,
                            text=True, timeout=60)
         lines = p.stderr.strip().splitlines()
         check("cli:" + name, p.returncode == code and lines and
               lines[-1].startswith("dlperf: ") and
-              (name != "times_no_forests" or "dippm-inference" in lines[-1]),
+              (name != "times_no_forests" or "dippm-inference" in lines[-1])
+              and (name != "times_no_training_forests" or
+                   "dippm-training" in lines[-1]),
               "rc %d stderr %r" % (p.returncode, p.stderr))
     os.rmdir(tmp)
 

@@ -1,9 +1,9 @@
 /*
  * cli_optimes.c — `dlperf inspect MODEL --device NAME`: the time of every
  * node as the predictors' features read it (the operator-time forests of
- * the shipped file of the mode: inference, or with --mode training a
- * training step's forward + backward per node; dlp_optime_node_us), next
- * to the roofline's
+ * the shipped file of the mode; with --mode training a third of each
+ * node's forward + backward in a step, dlp_optime_probes_read; computed
+ * by dlp_optime_node_us), next to the roofline's
  * time alone: the sum, the share per op type and the slowest nodes. What
  * a diagnosis of one model's prediction starts from (docs/COST.md, "An
  * exported GroupNorm, as the probes record it").

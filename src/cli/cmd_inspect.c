@@ -37,9 +37,10 @@ static const char *usage_text =
     "                sum, the op types and the slowest --top nodes\n"
     "  --precision P fp32 (default), fp16 or bf16, with --device\n"
     "  --runtime R   graph (default) or eager, with --device\n"
-    "  --mode M      inference (default), training (a training step's\n"
-    "                forward + backward time of each node, from the\n"
-    "                training file's forests) or llm, with --device\n"
+    "  --mode M      inference (default), training or llm, with\n"
+    "                --device: that mode's file; in training a node's\n"
+    "                time is a third of its forward + backward in a\n"
+    "                step (the forward's scale, as the features read it)\n"
     "  --models DIR  trained predictors (default: the repository's models/)\n"
     "  --measured DIR measured device figures (data/devices)\n"
     "  -h, --help    this text\n";
