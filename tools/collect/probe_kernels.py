@@ -96,7 +96,8 @@ def probe(torch, spec, prec, batch, last, rt):
             if us > 0:
                 ops.append((us, ev.count, ev.key, str(ev.input_shapes)[:160]))
         ops.sort(reverse=True)
-        out.update(wall_ms=round(wall_ms, 3), kernel_us=round(total, 1), kernels=count,
+        out.update(wall_ms=round(wall_ms, 3), kernel_us=round(total, 1),
+                   kernels=count,
                    ops=[dict(us=round(u, 1), n=n, op=k, shapes=s)
                         for u, n, k, s in ops[:TOP_OPS]],
                    top=[dict(us=round(u, 1), n=n, kernel=k[:110])
