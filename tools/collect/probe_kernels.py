@@ -17,6 +17,7 @@ collector's (probe_common.build_train: SGD with momentum, fp16 / bf16 as
 autocast of the fp32 model): which forward, backward or optimizer kernels
 a training-step prediction misses (seventy-seventh session).
 """
+import functools
 import os
 import sys
 
@@ -50,13 +51,13 @@ def kernel_table(prof):
     return sum(r[0] for r in rows), sum(r[1] for r in rows), rows
 
 
-def profiled_call(torch, spec, prec, batch, last):
+def profiled_call(torch, spec, prec, batch, last, train):
     """(profiler, ms): the profiler over one warm call (an inference-mode
-    forward, or with TRAIN one training step) and the median wall time of
+    forward, or with train one training step) and the median wall time of
     five unprofiled calls, synchronized."""
     import time
     from torch.profiler import ProfilerActivity, profile
-    if TRAIN:
+    if train:
         call = probe_common.build_train(torch, spec, prec, batch, last)[2]
         ctx = torch.enable_grad()
     else:
@@ -82,13 +83,13 @@ def profiled_call(torch, spec, prec, batch, last):
     return prof, sorted(walls)[2]
 
 
-def probe(torch, spec, prec, batch, last, rt):
+def probe(torch, spec, prec, batch, last, rt, train=False):
     out = dict(spec=spec["id"], prec=prec, batch=batch, seq=last,
-               mode="training" if TRAIN else "inference")
+               mode="training" if train else "inference")
 
     def body(out):
         probe_common.settle(torch)
-        prof, wall_ms = profiled_call(torch, spec, prec, batch, last)
+        prof, wall_ms = profiled_call(torch, spec, prec, batch, last, train)
         total, count, krows = kernel_table(prof)
         ops = []
         for ev in prof.key_averages(group_by_input_shape=True):
@@ -106,9 +107,8 @@ def probe(torch, spec, prec, batch, last, rt):
     return probe_common.guarded(torch, out, body)
 
 
-TRAIN = "--train" in sys.argv[1:]
-
 if __name__ == "__main__":
-    if TRAIN:
+    train = "--train" in sys.argv[1:]
+    if train:
         sys.argv.remove("--train")
-    probe_common.main(probe, with_runtime=False)
+    probe_common.main(functools.partial(probe, train=train), with_runtime=False)
