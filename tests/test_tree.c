@@ -648,6 +648,119 @@ static void test_llm_attention_features(void) {
     }
 }
 
+/* llm schema 5: a booster per target and runtime, each trained on its
+ * runtime's rows alone. The fixture's language-model rows (CUDA graph)
+ * are split: every other one relabeled eager, its throughput a third.
+ * Oracle: a booster trained here with dlp_tree_train on one runtime's
+ * features and log(label / base) gives, through the file, the same
+ * predictions (same parameters, seed and thread); a file trained on CUDA-
+ * graph rows alone has no eager trees, and an eager request is flagged
+ * with no value. */
+static void test_llm_boosters_per_runtime(void) {
+    const dlp_tree_layout *L = dlp_tree_layout_of(DLP_MODE_LLM);
+    CHECK(L && L->by_runtime && dlp_tree_groups(L) == DLP_RT_COUNT);
+    CHECK(!dlp_tree_layout_of(DLP_MODE_INFERENCE)->by_runtime);
+    dlp_dataset *ds = NULL;
+    dlp_error err;
+    if (dlp_dataset_open(FIX "dataset/valid", &ds, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        return;
+    }
+    dlp_examples E;
+    CHECK(dlp_examples_build(&E, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
+    CHECK(E.n >= 4);
+    int32_t idx[64];
+    int n = E.n < 64 ? E.n : 64;
+    for (int i = 0; i < n; i++) idx[i] = i;
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    o.threads = 1;
+    /* graph rows alone: no eager boosters */
+    dlp_pred_meta meta;
+    dlp_pred_meta_init(&meta, "xgb", DLP_MODE_LLM);
+    dlp_nn_file f = {0};
+    CHECK_MSG(dlp_tree_pred_train(&E, idx, n, NULL, 0, &o, &meta, &f, &err) ==
+              DLP_OK, "%s", err.msg);
+    CHECK(dlp_pred_meta_write(&meta, &f, &err) == DLP_OK);
+    CHECK(dlp_nn_file_get(&f, "blob/xgb/throughput_samples_s/graph",
+                          DLP_NN_I64) != NULL);
+    CHECK(dlp_nn_file_get(&f, "blob/xgb/throughput_samples_s/eager",
+                          DLP_NN_I64) == NULL);
+    const dlp_nn_entry *oe = dlp_nn_file_get(&f, "xgb/offset", DLP_NN_F32);
+    CHECK(oe && oe->count == (size_t)(DLP_TREE_NT * DLP_RT_COUNT));
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    CHECK_MSG(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    dlp_pred_result r;
+    if (p) {
+        dlp_pred_config keep = E.ex[0].cfg;
+        E.ex[0].cfg.runtime = DLP_RT_EAGER;
+        CHECK(dlp_pred_example(p, &E, 0, &r, &err) == DLP_OK);
+        CHECK(!r.v[DLP_T_LLM_THROUGHPUT].valid);
+        CHECK_MSG(r.ood && strstr(r.ood_reason, "no eager trees"), "ood %d: %s", r.ood, r.ood_reason);
+        E.ex[0].cfg = keep;
+        CHECK(dlp_pred_example(p, &E, 0, &r, &err) == DLP_OK);
+        CHECK(r.v[DLP_T_LLM_THROUGHPUT].valid);
+    }
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&f);
+    /* both runtimes: every other row eager, a third the throughput */
+    for (int i = 1; i < n; i += 2) {
+        E.ex[i].cfg.runtime = DLP_RT_EAGER;
+        E.ex[i].y[DLP_T_LLM_THROUGHPUT] /= 3;
+    }
+    dlp_pred_meta_init(&meta, "xgb", DLP_MODE_LLM);
+    dlp_nn_file g = {0};
+    CHECK_MSG(dlp_tree_pred_train(&E, idx, n, NULL, 0, &o, &meta, &g, &err) ==
+              DLP_OK, "%s", err.msg);
+    CHECK(dlp_pred_meta_write(&meta, &g, &err) == DLP_OK);
+    CHECK_MSG(dlp_predictor_from_file(&g, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.rounds = tp.max_depth = 0;
+    tp.eta = 0;
+    dlp_tree_params_for_mode(&tp, DLP_MODE_LLM);
+    tp.seed = o.seed;
+    tp.threads = 1;
+    for (int rt = 0; rt < DLP_RT_COUNT && p; rt++) {
+        float x[64 * DLP_TREE_NFEAT], y[64];
+        double base[64][DLP_TREE_NT];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if ((int)E.ex[i].cfg.runtime != rt) continue;
+            dlp_llm_arch a;
+            dlp_llm_arch_from_feat(&E.fg[E.ex[i].fg], &a);
+            dlp_tree_llm_features(&E.fg[E.ex[i].fg], &E.ex[i].cfg, &a,
+                                  x + (size_t)m * DLP_TREE_NFEAT, base[m]);
+            y[m] = (float)log(E.ex[i].y[DLP_T_LLM_THROUGHPUT] / base[m][0]);
+            idx[m++] = i;
+        }
+        CHECK(m >= 2);
+        dlp_tree *t = NULL;
+        CHECK_MSG(dlp_tree_train(x, (size_t)m, DLP_TREE_NFEAT, y, &tp, &t,
+                                 &err) == DLP_OK, "%s", err.msg);
+        for (int k = 0; k < m && t; k++) {
+            float yp;
+            CHECK(dlp_tree_predict(t, x + (size_t)k * DLP_TREE_NFEAT, 1,
+                                   DLP_TREE_NFEAT, &yp, &err) == DLP_OK);
+            double want = base[k][0] * exp((double)yp);
+            CHECK(dlp_pred_example(p, &E, idx[k], &r, &err) == DLP_OK);
+            double got = r.v[DLP_T_LLM_THROUGHPUT].value;
+            CHECK_MSG(r.v[DLP_T_LLM_THROUGHPUT].valid &&
+                      fabs(got / want - 1) < 1e-5,
+                      "%s row %d: file %g, its runtime's booster %g",
+                      dlp_runtime_name((dlp_runtime)rt), idx[k], got, want);
+        }
+        dlp_tree_free(t);
+    }
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&g);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+}
+
 int main(void) {
     RUN(test_learns_known_function);
     RUN(test_constant_target);
@@ -659,5 +772,6 @@ int main(void) {
     RUN(test_pred_train_signature);
     RUN(test_graph_layout);
     RUN(test_llm_attention_features);
+    RUN(test_llm_boosters_per_runtime);
     return CHECK_DONE();
 }

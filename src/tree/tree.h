@@ -227,7 +227,13 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
 void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
 
 /* ---- the tree predictor (tree_pred.c, tree_graph.c) --------------------- */
-/* Kind "xgb": one booster per target, each predicting log(actual / base)
+/* Kind "xgb": one booster per target (for llm, per target and runtime:
+ * eager and CUDA-graph rows are two regimes, host-bound and kernel-bound,
+ * and a forest of each fits its own better than one of both: 5-fold
+ * leave-models-out on the data through p78a, CUDA-graph throughput 7.52 ->
+ * 6.26%, energy 9.78 -> 9.41%, memory 1.96 -> 1.78%; eager throughput
+ * 25.75 -> 25.33%, eager energy 21.58 -> 22.29%; docs/EVAL.md,
+ * seventy-eighth session), each predicting log(actual / base)
  * where base is an analytical estimate: targets span orders of magnitude,
  * the log makes squared error a relative one, and the base lets the trees
  * extrapolate along the physics instead of flat-lining outside the
@@ -235,10 +241,11 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * ("xgb/offset": the median of actual - base, allocations the graph does
  * not show). A layout per mode fixes the feature vector and the targets:
  *
- *   llm (schema 4, tree_pred.c): the architecture read from the graph,
+ *   llm (schema 5, tree_pred.c): the architecture read from the graph,
  *     totals, batch / sequence / precision / runtime, roofline estimates,
  *     op-category counts, the attention mask's kind (bidirectional or not)
- *     and the size of the largest attention's scores, device features;
+ *     and the size of the largest attention's scores, per op category the
+ *     roofline time and kernels, the kernel floor sum, device features;
  *     targets throughput (base: batch / the graph layout's latency base
  *     below), memory (the liveness estimate) and energy per sample (board
  *     power x base latency / batch).
@@ -253,8 +260,10 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  *     the liveness memory estimate of docs/COST.md; board power x latency.
  *
  * Names of the features from dlp_tree_feature_name. */
-#define DLP_TREE_SCHEMA 4          /* llm layout (3: graph-layout bases,
-                                      4: + mask_bidir, log_scores_mib) */
+#define DLP_TREE_SCHEMA 5          /* llm layout (3: graph-layout bases,
+                                      4: + mask_bidir, log_scores_mib,
+                                      5: + roofline time and kernels per
+                                      op category, kernel floors) */
 #define DLP_TREE_GSCHEMA 2         /* inference layout (2: + grouped and
                                       large-kernel convolutions) */
 #define DLP_TREE_TSCHEMA 3         /* training layout (1: the inference
@@ -275,8 +284,11 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * (roofline + launches), was 56% off. */
 #define DLP_TREE_TRAIN_GPU_FACTOR 4.0
 #define DLP_TREE_TRAIN_HOST_MS 0.0537
-#define DLP_TREE_NARCH (21 + 11 + 2) /* + op categories, nodes per layer,
-                                       attention mask kind and scores */
+#define DLP_TREE_NARCH (21 + 11 + 2 + 2 * DLP_FEAT_NCAT + 2)
+                                    /* + op categories, nodes per layer,
+                                       attention mask kind and scores,
+                                       time and kernels per category,
+                                       kernel floor sum and count */
 #define DLP_TREE_NFEAT (DLP_TREE_NARCH + DLP_DEVICE_NFEATURES)
 #define DLP_TREE_NGFEAT (DLP_FEAT_STATIC_DIM + 2 * DLP_FEAT_NCAT + 2 + 4)
 #define DLP_TREE_NFEAT_MAX \
@@ -287,7 +299,26 @@ typedef struct {
     dlp_pred_mode mode;
     int schema, nfeat;
     dlp_target targets[DLP_TREE_NT];
+    /* one booster and offset per target and runtime (llm schema 5:
+     * "xgb/<column>/eager", "xgb/<column>/graph"), each trained on that
+     * runtime's rows alone; false: one per target, on every row */
+    bool by_runtime;
 } dlp_tree_layout;
+
+/* Booster groups of a layout (DLP_RT_COUNT by runtime, else 1) and the
+ * group a configuration's rows fall in. */
+static inline int dlp_tree_groups(const dlp_tree_layout *L) {
+    return L->by_runtime ? DLP_RT_COUNT : 1;
+}
+static inline int dlp_tree_group_of(const dlp_tree_layout *L,
+                                    const dlp_pred_config *c) {
+    return L->by_runtime && c->runtime == DLP_RT_GRAPH ? DLP_RT_GRAPH : 0;
+}
+
+/* A booster's name in the model file: "xgb/<column>", or with its
+ * runtime, "xgb/<column>/<runtime>", for group g. */
+void dlp_tree_booster_name(const dlp_tree_layout *L, int t, int g,
+                           char *buf, size_t cap);
 
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 
@@ -365,7 +396,8 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
 /* The same trees as a src/pred trainer (dlp_pred_train_fn signature, see
  * src/pred/pred_train.h): trains on tr only (va stays out, so the
  * validation error dlp_pred_train measures on it is held out), writes
- * "xgb/schema", "xgb/offset" and one blob per target into out, sets
+ * "xgb/schema", "xgb/offset" and one blob per target (and runtime, where
+ * the layout splits them) into out, sets
  * meta->targets. src/pred's kind table lists it as kind "xgb", so
  * `dlperf train` and `dlperf eval` run it. */
 #include "../pred/pred_train.h"

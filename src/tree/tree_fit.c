@@ -253,40 +253,59 @@ static dlp_status add_rows(dlp_tree_report *rep, const dlp_examples *E,
     return st;
 }
 
+/* The listed examples of booster group g (dlp_tree_group_of) into sub;
+ * their count. */
+static int group_rows(const dlp_examples *E, const dlp_tree_layout *L,
+                      const int32_t *idx, int n, int g, int32_t *sub) {
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (dlp_tree_group_of(L, &E->ex[idx[k]].cfg) == g) sub[m++] = idx[k];
+    return m;
+}
+
 /* The model of the listed examples into out: "xgb/schema", "xgb/offset"
- * and one booster blob per target that has labels among them (its bit set
- * in *targets). The trees need no early stopping, so everything listed
- * trains them. */
+ * and one booster blob per target (and runtime, where the layout splits
+ * them) that has labels among them (the target's bit set in *targets).
+ * The trees need no early stopping, so everything listed trains them. */
 static dlp_status write_trees(const dlp_examples *E, const feats *F,
                               const int32_t *idx, int n,
                               const dlp_tree_params *tp, dlp_nn_file *out,
                               uint32_t *targets, dlp_error *err) {
+    const int G = dlp_tree_groups(F->L);
     int64_t schema[2] = {F->L->schema, F->L->nfeat};
     dlp_status st = dlp_nn_file_add_i64(out, "xgb/schema", schema, 2, err);
-    nn_real offs[DLP_TREE_NT];
+    nn_real offs[DLP_TREE_NT * DLP_RT_COUNT];
+    int32_t *sub = malloc((size_t)(n ? n : 1) * sizeof *sub);
+    if (!sub) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     for (int t = 0; t < DLP_TREE_NT; t++)
-        offs[t] = (nn_real)fit_offset(E, F, idx, n, t);
-    if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs, DLP_TREE_NT,
-                                      err);
+        for (int g = 0; g < G; g++) {
+            int m = group_rows(E, F->L, idx, n, g, sub);
+            offs[t * G + g] = (nn_real)fit_offset(E, F, sub, m, t);
+        }
+    if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs,
+                                      (size_t)(DLP_TREE_NT * G), err);
     if (!st && F->ot) st = dlp_optime_save(F->ot, out, err);
     if (!st && F->ws) st = dlp_convws_save(F->ws, out, err);
-    for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-        dlp_tree *tree = NULL;
-        if ((st = train_target(E, F, idx, n, t, offs[t], tp, &tree, err)))
-            break;
-        if (!tree) continue;
-        void *buf = NULL;
-        size_t len = 0;
-        st = dlp_tree_save(tree, &buf, &len, err);
-        dlp_tree_free(tree);
-        if (st) break;
-        char name[64];
-        dlp_target tg = F->L->targets[t];
-        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(tg));
-        st = dlp_pred_blob_add(out, name, buf, len, err);
-        free(buf);
-        *targets |= 1u << tg;
-    }
+    for (int t = 0; t < DLP_TREE_NT && !st; t++)
+        for (int g = 0; g < G && !st; g++) {
+            int m = group_rows(E, F->L, idx, n, g, sub);
+            dlp_tree *tree = NULL;
+            if ((st = train_target(E, F, sub, m, t, offs[t * G + g], tp,
+                                   &tree, err)))
+                break;
+            if (!tree) continue;
+            void *buf = NULL;
+            size_t len = 0;
+            st = dlp_tree_save(tree, &buf, &len, err);
+            dlp_tree_free(tree);
+            if (st) break;
+            char name[64];
+            dlp_tree_booster_name(F->L, t, g, name, sizeof name);
+            st = dlp_pred_blob_add(out, name, buf, len, err);
+            free(buf);
+            *targets |= 1u << F->L->targets[t];
+        }
+    free(sub);
     return st;
 }
 
@@ -351,8 +370,10 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     rec_p = malloc((cap ? cap : 1) * DLP_TREE_NT * sizeof *rec_p);
     res = malloc((cap ? cap : 1) * sizeof *res);
     int32_t *trv = malloc((size_t)E.n * sizeof *trv);
-    if (!rec_ex || !rec_p || !res || !trv) {
+    int32_t *sub = malloc((size_t)E.n * sizeof *sub);   /* one group's */
+    if (!rec_ex || !rec_p || !res || !trv || !sub) {
         free(trv);
+        free(sub);
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -370,27 +391,31 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
             for (int t = 0; t < DLP_TREE_NT; t++)
                 rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] = NAN;
         }
-        for (int t = 0; t < DLP_TREE_NT && !st; t++) {
-            dlp_tree *tr = NULL;
-            double off = fit_offset(&E, &F, trv, ntv, t);
-            if ((st = train_target(&E, &F, trv, ntv, t, off, &tp, &tr,
-                                   err)))
-                break;
-            for (int i = 0; i < f->nte && tr && !st; i++) {
-                int e = f->test[i];
-                float y;
-                st = dlp_tree_predict(tr, F.x + (size_t)e * F.nf, 1, F.nf,
-                                      &y, err);
-                rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] =
-                    (F.base[(size_t)e * DLP_TREE_NT + t] + off) *
-                    exp((double)y);
+        for (int t = 0; t < DLP_TREE_NT && !st; t++)
+            for (int g = 0; g < dlp_tree_groups(L) && !st; g++) {
+                int ng = group_rows(&E, L, trv, ntv, g, sub);
+                dlp_tree *tr = NULL;
+                double off = fit_offset(&E, &F, sub, ng, t);
+                if ((st = train_target(&E, &F, sub, ng, t, off, &tp, &tr,
+                                       err)))
+                    break;
+                for (int i = 0; i < f->nte && tr && !st; i++) {
+                    int e = f->test[i];
+                    if (dlp_tree_group_of(L, &E.ex[e].cfg) != g) continue;
+                    float y;
+                    st = dlp_tree_predict(tr, F.x + (size_t)e * F.nf, 1,
+                                          F.nf, &y, err);
+                    rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] =
+                        (F.base[(size_t)e * DLP_TREE_NT + t] + off) *
+                        exp((double)y);
+                }
+                dlp_tree_free(tr);
             }
-            dlp_tree_free(tr);
-        }
         nrec += f->nte;
         say(o, "xgb: %s done (%d/%d)", f->name, k + 1, K);
     }
     free(trv);
+    free(sub);
     rep->train_s_xgb = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (st) goto done;
     /* metrics of the trees and of the calibrated-free analytical base */

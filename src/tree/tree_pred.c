@@ -6,7 +6,9 @@
  * analytical bases (the graph layout is tree_graph.c's), and load /
  * predict / free. Model-file payload: "xgb/schema" (i64 [schema, number of
  * features] of the file's mode), "xgb/offset" and one blob per target
- * ("xgb/<column>": XGBoost UBJSON; JSON in older files).
+ * ("xgb/<column>": XGBoost UBJSON; JSON in older files), or per target and
+ * runtime where the layout splits them (llm schema 5: "xgb/<column>/eager",
+ * "xgb/<column>/graph"; "xgb/offset" then [target][runtime]).
  */
 #include "tree/tree.h"
 #include "feat/feat.h"
@@ -19,12 +21,22 @@
 
 static const dlp_tree_layout LAYOUTS[] = {
     {DLP_MODE_LLM, DLP_TREE_SCHEMA, DLP_TREE_NFEAT,
-     {DLP_T_LLM_THROUGHPUT, DLP_T_LLM_MEMORY_MIB, DLP_T_LLM_ENERGY_PER_SAMPLE}},
+     {DLP_T_LLM_THROUGHPUT, DLP_T_LLM_MEMORY_MIB, DLP_T_LLM_ENERGY_PER_SAMPLE},
+     true},
     {DLP_MODE_INFERENCE, DLP_TREE_GSCHEMA, DLP_TREE_NGFEAT,
-     {DLP_T_INF_LATENCY_MS, DLP_T_INF_MEMORY_MIB, DLP_T_INF_ENERGY_J}},
+     {DLP_T_INF_LATENCY_MS, DLP_T_INF_MEMORY_MIB, DLP_T_INF_ENERGY_J}, false},
     {DLP_MODE_TRAINING, DLP_TREE_TSCHEMA, DLP_TREE_NGFEAT,
-     {DLP_T_TRAIN_STEP_MS, DLP_T_TRAIN_MEMORY_MIB, DLP_T_TRAIN_POWER_W}},
+     {DLP_T_TRAIN_STEP_MS, DLP_T_TRAIN_MEMORY_MIB, DLP_T_TRAIN_POWER_W}, false},
 };
+
+void dlp_tree_booster_name(const dlp_tree_layout *L, int t, int g, char *buf,
+                           size_t cap) {
+    const char *col = dlp_target_column(L->targets[t]);
+    if (L->by_runtime)
+        snprintf(buf, cap, "xgb/%s/%s", col, dlp_runtime_name((dlp_runtime)g));
+    else
+        snprintf(buf, cap, "xgb/%s", col);
+}
 
 const dlp_tree_layout *dlp_tree_layout_of(dlp_pred_mode mode) {
     for (size_t i = 0; i < sizeof LAYOUTS / sizeof *LAYOUTS; i++)
@@ -41,7 +53,16 @@ static const char *const NAMES[DLP_TREE_NARCH] = {
     /* node counts per op category of the featurizer (log1p) */
     "log_n_conv", "log_n_matmul", "log_n_norm", "log_n_act", "log_n_elem",
     "log_n_softmax", "log_n_pool", "log_n_data", "log_n_reduce",
-    "log_n_other", "nodes_per_layer", "mask_bidir", "log_scores_mib"};
+    "log_n_other", "nodes_per_layer", "mask_bidir", "log_scores_mib",
+    /* schema 5: the graph layout's breakdown (tree_graph.c) */
+    "log_roof_ms_conv", "log_roof_ms_matmul", "log_roof_ms_norm",
+    "log_roof_ms_act", "log_roof_ms_elem", "log_roof_ms_softmax",
+    "log_roof_ms_pool", "log_roof_ms_data", "log_roof_ms_reduce",
+    "log_roof_ms_other", "log_kernels_conv", "log_kernels_matmul",
+    "log_kernels_norm", "log_kernels_act", "log_kernels_elem",
+    "log_kernels_softmax", "log_kernels_pool", "log_kernels_data",
+    "log_kernels_reduce", "log_kernels_other", "log_kernel_floor_ms",
+    "log_kernels_all"};
 
 const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i) {
     if (!L || i < 0 || i >= L->nfeat) return NULL;
@@ -111,6 +132,13 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
      * the largest attention's scores lets the trees scale that penalty. */
     x[k++] = fg->mask_bidir ? 1.f : 0.f;
     x[k++] = lgp(fg->max_scores_elems * elem_bytes / 1048576.0);
+    /* schema 5: where the time goes, per op category (the graph layout's
+     * breakdown): the forests see attention, projections and the
+     * memory-bound remainder apart, not only their sum */
+    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = lg10(r.roof_cat_ms[i] + 1e-6);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = (float)log1p(r.kernels_cat[i]);
+    x[k++] = lg10(r.kernel_ms + 1e-6);
+    x[k++] = (float)log1p(r.kernels);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
@@ -135,8 +163,10 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
 
 typedef struct {
     const dlp_tree_layout *L;
-    dlp_tree *t[DLP_TREE_NT];
-    double offset[DLP_TREE_NT];  /* added to the base ("xgb/offset") */
+    /* per target and booster group (dlp_tree_groups) */
+    dlp_tree *t[DLP_TREE_NT][DLP_RT_COUNT];
+    double offset[DLP_TREE_NT][DLP_RT_COUNT];  /* added to the base
+                                                  ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
     dlp_optime *ot;          /* operator times (NULL: files before them) */
     dlp_convws *ws;          /* the training step's workspace model (NULL:
@@ -146,7 +176,8 @@ typedef struct {
 static void tree_free(dlp_predictor *p) {
     tree_impl *im = p->impl;
     if (!im) return;
-    for (int i = 0; i < DLP_TREE_NT; i++) dlp_tree_free(im->t[i]);
+    for (int i = 0; i < DLP_TREE_NT; i++)
+        for (int g = 0; g < DLP_RT_COUNT; g++) dlp_tree_free(im->t[i][g]);
     dlp_optime_free(im->ot);
     dlp_convws_free(im->ws);
     pthread_mutex_destroy(&im->lock);
@@ -177,16 +208,17 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
     pthread_mutex_init(&im->lock, NULL);
     im->L = L;
     p->impl = im;
+    const int G = dlp_tree_groups(L);
     const dlp_nn_entry *oe = dlp_nn_file_get(f, "xgb/offset", DLP_NN_F32);
-    if (oe && oe->count == DLP_TREE_NT)
-        for (int i = 0; i < DLP_TREE_NT; i++) {
+    if (oe && oe->count == (size_t)(DLP_TREE_NT * G))   /* [target][group] */
+        for (int i = 0; i < DLP_TREE_NT * G; i++) {
             double v = ((const nn_real *)oe->data)[i];
             if (!isfinite(v) || v < 0 || v > 1e7) {
                 tree_free(p);
                 return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor: bad "
                                 "offset %g", v);
             }
-            im->offset[i] = v;
+            im->offset[i / G][i % G] = v;
         }
     dlp_status ost = dlp_optime_load(f, &im->ot, err);
     if (!ost) ost = dlp_convws_load(f, &im->ws, err);
@@ -197,12 +229,25 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
     for (int i = 0; i < DLP_TREE_NT; i++) {
         dlp_target t = L->targets[i];
         if (!(p->meta.targets >> t & 1)) continue;
-        char name[64];
-        snprintf(name, sizeof name, "xgb/%s", dlp_target_column(t));
-        dlp_status st = dlp_tree_load_blob(f, name, L->nfeat, &im->t[i], err);
-        if (st) {
+        int found = 0;
+        for (int g = 0; g < G; g++) {
+            char name[64], key[80];
+            dlp_tree_booster_name(L, i, g, name, sizeof name);
+            snprintf(key, sizeof key, "blob/%s", name);
+            /* a runtime without rows to train on has no booster */
+            if (G > 1 && !dlp_nn_file_get(f, key, DLP_NN_I64)) continue;
+            dlp_status st = dlp_tree_load_blob(f, name, L->nfeat,
+                                               &im->t[i][g], err);
+            if (st) {
+                tree_free(p);
+                return st;
+            }
+            found++;
+        }
+        if (!found) {
             tree_free(p);
-            return st;
+            return dlp_fail(err, DLP_ERR_FORMAT, "xgb predictor file: no "
+                            "booster for %s", dlp_target_column(t));
         }
     }
     return DLP_OK;
@@ -246,6 +291,14 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     }
     double macs = fg->macs;
     if (fg == &local) dlp_feat_graph_free(&local);
+    /* a runtime the file had no rows of (a booster group it lacks): those
+     * targets stay without a value, said first */
+    const int g = dlp_tree_group_of(L, c);
+    for (int i = 0; i < DLP_TREE_NT; i++)
+        if (!im->t[i][g] && (p->meta.targets >> L->targets[i] & 1))
+            dlp_pred_result_flag(out, "the xgb file has no %s trees for %s",
+                                 dlp_runtime_name(c->runtime),
+                                 dlp_target_column(L->targets[i]));
     if (L->mode == DLP_MODE_LLM && (!a.layers || !a.hidden))
         dlp_pred_result_flag(out, "not a transformer: no %s found "
                              "(the xgb model is for language models)",
@@ -256,15 +309,15 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
                              "%.3g..%.3g", macs, p->meta.macs_min,
                              p->meta.macs_max);
     for (int i = 0; i < DLP_TREE_NT; i++) {
-        if (!im->t[i]) continue;
+        if (!im->t[i][g]) continue;
         float y;
         pthread_mutex_lock(&im->lock);
-        st = dlp_tree_predict(im->t[i], x, 1, L->nfeat, &y, err);
+        st = dlp_tree_predict(im->t[i][g], x, 1, L->nfeat, &y, err);
         pthread_mutex_unlock(&im->lock);
         if (st) return st;
         dlp_pred_value *v = &out->v[L->targets[i]];
         v->valid = true;
-        v->value = (base[i] + im->offset[i]) * exp((double)y);
+        v->value = (base[i] + im->offset[i][g]) * exp((double)y);
         v->lo = v->hi = 0;   /* interval from the residuals in the header */
         v->by = "xgb";
     }
