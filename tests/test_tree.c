@@ -407,16 +407,40 @@ static void test_fit_write_load_predict(void) {
     unlink(path);
 }
 
+/* The fixture dataset's language-model examples into *E (*ds open; free
+ * both); false, with a failed check, when they cannot be built. */
+static bool fixture_llm_examples(dlp_dataset **ds, dlp_examples *E) {
+    dlp_error err;
+    *ds = NULL;
+    if (dlp_dataset_open(FIX "dataset/valid", ds, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        return false;
+    }
+    if (dlp_examples_build(E, *ds, DLP_MODE_LLM, NULL, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        dlp_dataset_free(*ds);
+        return false;
+    }
+    return true;
+}
+
+/* The xgb predictor of an in-memory model file; NULL, with a failed
+ * check, when it does not load. */
+static dlp_predictor *xgb_from_file(const dlp_nn_file *f) {
+    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
+    dlp_predictor *p = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_predictor_from_file(f, extra, &p, &err) == DLP_OK, "%s",
+              err.msg);
+    return p;
+}
+
 /* the src/pred trainer signature: train, write, load, predict */
 static void test_pred_train_signature(void) {
     dlp_dataset *ds = NULL;
     dlp_error err;
-    if (dlp_dataset_open(FIX "dataset/valid", &ds, &err)) {
-        CHECK_MSG(0, "%s", err.msg);
-        return;
-    }
     dlp_examples E;
-    CHECK(dlp_examples_build(&E, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
+    if (!fixture_llm_examples(&ds, &E)) return;
     int32_t idx[64];
     int n = E.n < 64 ? E.n : 64;
     for (int i = 0; i < n; i++) idx[i] = i;
@@ -429,10 +453,7 @@ static void test_pred_train_signature(void) {
                                   &f, &err) == DLP_OK, "%s", err.msg);
     CHECK(meta.targets >> DLP_T_LLM_THROUGHPUT & 1);
     CHECK(dlp_pred_meta_write(&meta, &f, &err) == DLP_OK);
-    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
-    dlp_predictor *p = NULL;
-    CHECK_MSG(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_OK, "%s",
-              err.msg);
+    dlp_predictor *p = xgb_from_file(&f);
     dlp_pred_result r;
     if (p) {
         CHECK(dlp_pred_example(p, &E, 0, &r, &err) == DLP_OK);
@@ -662,12 +683,8 @@ static void test_llm_boosters_per_runtime(void) {
     CHECK(!dlp_tree_layout_of(DLP_MODE_INFERENCE)->by_runtime);
     dlp_dataset *ds = NULL;
     dlp_error err;
-    if (dlp_dataset_open(FIX "dataset/valid", &ds, &err)) {
-        CHECK_MSG(0, "%s", err.msg);
-        return;
-    }
     dlp_examples E;
-    CHECK(dlp_examples_build(&E, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
+    if (!fixture_llm_examples(&ds, &E)) return;
     CHECK(E.n >= 4);
     int32_t idx[64];
     int n = E.n < 64 ? E.n : 64;
@@ -688,10 +705,7 @@ static void test_llm_boosters_per_runtime(void) {
                           DLP_NN_I64) == NULL);
     const dlp_nn_entry *oe = dlp_nn_file_get(&f, "xgb/offset", DLP_NN_F32);
     CHECK(oe && oe->count == (size_t)(DLP_TREE_NT * DLP_RT_COUNT));
-    static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};
-    dlp_predictor *p = NULL;
-    CHECK_MSG(dlp_predictor_from_file(&f, extra, &p, &err) == DLP_OK, "%s",
-              err.msg);
+    dlp_predictor *p = xgb_from_file(&f);
     dlp_pred_result r;
     if (p) {
         dlp_pred_config keep = E.ex[0].cfg;
@@ -715,8 +729,7 @@ static void test_llm_boosters_per_runtime(void) {
     CHECK_MSG(dlp_tree_pred_train(&E, idx, n, NULL, 0, &o, &meta, &g, &err) ==
               DLP_OK, "%s", err.msg);
     CHECK(dlp_pred_meta_write(&meta, &g, &err) == DLP_OK);
-    CHECK_MSG(dlp_predictor_from_file(&g, extra, &p, &err) == DLP_OK, "%s",
-              err.msg);
+    p = xgb_from_file(&g);
     dlp_tree_params tp;
     dlp_tree_params_default(&tp);
     tp.rounds = tp.max_depth = 0;

@@ -284,7 +284,10 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  * (roofline + launches), was 56% off. */
 #define DLP_TREE_TRAIN_GPU_FACTOR 4.0
 #define DLP_TREE_TRAIN_HOST_MS 0.0537
-#define DLP_TREE_NARCH (21 + 11 + 2 + 2 * DLP_FEAT_NCAT + 2)
+/* the graph layout's breakdown (tree_graph.c): per op category the
+ * roofline time and the kernels, the kernel floor sum and the count */
+#define DLP_TREE_NBREAKDOWN (2 * DLP_FEAT_NCAT + 2)
+#define DLP_TREE_NARCH (21 + 11 + 2 + DLP_TREE_NBREAKDOWN)
                                     /* + op categories, nodes per layer,
                                        attention mask kind and scores,
                                        time and kernels per category,
@@ -304,6 +307,12 @@ typedef struct {
      * runtime's rows alone; false: one per target, on every row */
     bool by_runtime;
 } dlp_tree_layout;
+
+/* The breakdown's DLP_TREE_NBREAKDOWN features of r into x (the count)
+ * and their names: the graph layout's first ones after the static vector,
+ * the llm layout's (schema 5) before the device features. */
+int dlp_tree_breakdown_features(const dlp_feat_roofline *r, float *x);
+const char *dlp_tree_breakdown_name(int i);
 
 /* Booster groups of a layout (DLP_RT_COUNT by runtime, else 1) and the
  * group a configuration's rows fall in. */

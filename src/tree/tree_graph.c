@@ -27,6 +27,21 @@ static const char *const NAMES[DLP_TREE_NGFEAT - NSTATIC] = {
     "log_kernels_all", "log_roof_ms_grouped_conv", "log_kernels_grouped_conv",
     "log_roof_ms_large_kernel_conv", "log_kernels_large_kernel_conv"};
 
+const char *dlp_tree_breakdown_name(int i) {
+    return i >= 0 && i < DLP_TREE_NBREAKDOWN ? NAMES[i] : NULL;
+}
+
+int dlp_tree_breakdown_features(const dlp_feat_roofline *r, float *x) {
+    int k = 0;
+    for (int i = 0; i < DLP_FEAT_NCAT; i++)
+        x[k++] = (float)log10(r->roof_cat_ms[i] + 1e-6);
+    for (int i = 0; i < DLP_FEAT_NCAT; i++)
+        x[k++] = (float)log1p(r->kernels_cat[i]);
+    x[k++] = (float)log10(r->kernel_ms + 1e-6);
+    x[k++] = (float)log1p(r->kernels);
+    return k;
+}
+
 const char *dlp_tree_graph_feature_name(int i) {
     if (i < 0 || i >= DLP_TREE_NGFEAT) return NULL;
     return i < NSTATIC ? dlp_feat_static_name(i) : NAMES[i - NSTATIC];
@@ -39,12 +54,7 @@ void dlp_tree_graph_features(const dlp_feat_graph *fg,
     int k = NSTATIC;
     dlp_feat_roofline r;
     dlp_feat_roofline_of(fg, c, &r);
-    for (int i = 0; i < DLP_FEAT_NCAT; i++)
-        x[k++] = (float)log10(r.roof_cat_ms[i] + 1e-6);
-    for (int i = 0; i < DLP_FEAT_NCAT; i++)
-        x[k++] = (float)log1p(r.kernels_cat[i]);
-    x[k++] = (float)log10(r.kernel_ms + 1e-6);
-    x[k++] = (float)log1p(r.kernels);
+    k += dlp_tree_breakdown_features(&r, x + k);
     /* schema 2 (inference) / 3 (training): the grouped and large-kernel
      * convolutions' share, whose backward and depthwise kernels run far
      * from the roofline (RegNet, ConvNeXt, EfficientNet) */

@@ -44,7 +44,7 @@ const dlp_tree_layout *dlp_tree_layout_of(dlp_pred_mode mode) {
     return NULL;
 }
 
-static const char *const NAMES[DLP_TREE_NARCH] = {
+static const char *const NAMES[DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN] = {
     "layers", "heads", "hidden", "vocab", "intermediate", "gated",
     "log_params", "log_macs", "log_weights_mib", "log_peak_act_mib",
     "log2_batch", "log2_seq", "log2_tokens", "elem_bytes", "bf16",
@@ -53,21 +53,14 @@ static const char *const NAMES[DLP_TREE_NARCH] = {
     /* node counts per op category of the featurizer (log1p) */
     "log_n_conv", "log_n_matmul", "log_n_norm", "log_n_act", "log_n_elem",
     "log_n_softmax", "log_n_pool", "log_n_data", "log_n_reduce",
-    "log_n_other", "nodes_per_layer", "mask_bidir", "log_scores_mib",
-    /* schema 5: the graph layout's breakdown (tree_graph.c) */
-    "log_roof_ms_conv", "log_roof_ms_matmul", "log_roof_ms_norm",
-    "log_roof_ms_act", "log_roof_ms_elem", "log_roof_ms_softmax",
-    "log_roof_ms_pool", "log_roof_ms_data", "log_roof_ms_reduce",
-    "log_roof_ms_other", "log_kernels_conv", "log_kernels_matmul",
-    "log_kernels_norm", "log_kernels_act", "log_kernels_elem",
-    "log_kernels_softmax", "log_kernels_pool", "log_kernels_data",
-    "log_kernels_reduce", "log_kernels_other", "log_kernel_floor_ms",
-    "log_kernels_all"};
+    "log_n_other", "nodes_per_layer", "mask_bidir", "log_scores_mib"};
 
 const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i) {
     if (!L || i < 0 || i >= L->nfeat) return NULL;
     if (L->mode != DLP_MODE_LLM) return dlp_tree_graph_feature_name(i);
-    if (i < DLP_TREE_NARCH) return NAMES[i];
+    if (i < DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN) return NAMES[i];
+    if (i < DLP_TREE_NARCH)   /* schema 5: the graph layout's breakdown */
+        return dlp_tree_breakdown_name(i - (DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN));
     return dlp_device_feature_name(i - DLP_TREE_NARCH);
 }
 
@@ -135,10 +128,7 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
     /* schema 5: where the time goes, per op category (the graph layout's
      * breakdown): the forests see attention, projections and the
      * memory-bound remainder apart, not only their sum */
-    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = lg10(r.roof_cat_ms[i] + 1e-6);
-    for (int i = 0; i < DLP_FEAT_NCAT; i++) x[k++] = (float)log1p(r.kernels_cat[i]);
-    x[k++] = lg10(r.kernel_ms + 1e-6);
-    x[k++] = (float)log1p(r.kernels);
+    k += dlp_tree_breakdown_features(&r, x + k);
     double dev[DLP_DEVICE_NFEATURES];
     dlp_device_features(&c->device, c->has_mig ? &c->mig : NULL, dev,
                         DLP_DEVICE_NFEATURES);
