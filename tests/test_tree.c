@@ -680,7 +680,8 @@ static void test_llm_attention_features(void) {
 static void test_llm_boosters_per_runtime(void) {
     const dlp_tree_layout *L = dlp_tree_layout_of(DLP_MODE_LLM);
     CHECK(L && L->by_runtime && dlp_tree_groups(L) == DLP_RT_COUNT);
-    CHECK(!dlp_tree_layout_of(DLP_MODE_INFERENCE)->by_runtime);
+    CHECK(dlp_tree_layout_of(DLP_MODE_INFERENCE)->by_runtime);
+    CHECK(!dlp_tree_layout_of(DLP_MODE_TRAINING)->by_runtime);
     dlp_dataset *ds = NULL;
     dlp_error err;
     dlp_examples E;

@@ -227,13 +227,14 @@ void dlp_llm_arch_read(const dlp_graph *g, dlp_llm_arch *out);
 void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
 
 /* ---- the tree predictor (tree_pred.c, tree_graph.c) --------------------- */
-/* Kind "xgb": one booster per target (for llm, per target and runtime:
- * eager and CUDA-graph rows are two regimes, host-bound and kernel-bound,
- * and a forest of each fits its own better than one of both: 5-fold
- * leave-models-out on the data through p78a, CUDA-graph throughput 7.52 ->
- * 6.26%, energy 9.78 -> 9.41%, memory 1.96 -> 1.78%; eager throughput
- * 25.75 -> 25.33%, eager energy 21.58 -> 22.29%; docs/EVAL.md,
- * seventy-eighth session), each predicting log(actual / base)
+/* Kind "xgb": one booster per target (for llm and inference, per target
+ * and runtime: eager and CUDA-graph rows are two regimes, host-bound and
+ * kernel-bound, and a forest of each fits its own better than one of both:
+ * 5-fold leave-models-out on the data through p78a, llm CUDA-graph
+ * throughput 7.52 -> 6.26%, energy 9.78 -> 9.41%, memory 1.96 -> 1.78%,
+ * eager throughput 25.75 -> 25.33%, eager energy 21.58 -> 22.29%;
+ * inference in docs/EVAL.md, seventy-eighth session), each predicting
+ * log(actual / base)
  * where base is an analytical estimate: targets span orders of magnitude,
  * the log makes squared error a relative one, and the base lets the trees
  * extrapolate along the physics instead of flat-lining outside the
@@ -249,7 +250,8 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  *     targets throughput (base: batch / the graph layout's latency base
  *     below), memory (the liveness estimate) and energy per sample (board
  *     power x base latency / batch).
- *   inference and training (graph schema 1, tree_graph.c): the featurizer's
+ *   inference and training (graph schemas DLP_TREE_GSCHEMA and
+ *     DLP_TREE_TSCHEMA, tree_graph.c; inference split by runtime): the featurizer's
  *     static vector (totals, op-category counts, batch / sequence /
  *     resolution, precision and runtime, roofline and memory estimates,
  *     device features) + where the roofline time goes: per op category its
@@ -264,8 +266,10 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
                                       4: + mask_bidir, log_scores_mib,
                                       5: + roofline time and kernels per
                                       op category, kernel floors) */
-#define DLP_TREE_GSCHEMA 2         /* inference layout (2: + grouped and
-                                      large-kernel convolutions) */
+#define DLP_TREE_GSCHEMA 4         /* inference layout (2: + grouped and
+                                      large-kernel convolutions; 4: a
+                                      booster per target and runtime; 3
+                                      is the training layout's) */
 #define DLP_TREE_TSCHEMA 3         /* training layout (1: the inference
                                       layout's, step base 3 x (roofline +
                                       launches); 2: the base below; 3: +
