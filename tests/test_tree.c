@@ -770,6 +770,30 @@ static void test_llm_boosters_per_runtime(void) {
         dlp_tree_free(t);
     }
     dlp_predictor_free(p);
+    /* a booster is parsed when its runtime is first asked for: a corrupt
+     * CUDA-graph throughput booster loads, fails the graph requests with
+     * a message naming it, and leaves the eager ones */
+    dlp_nn_entry *be = NULL;
+    for (int i = 0; i < g.n; i++)
+        if (!strcmp(g.e[i].name, "blob/xgb/throughput_samples_s/graph"))
+            be = &g.e[i];
+    CHECK(be && be->count > 0);
+    if (be) ((uint8_t *)be->data)[0] ^= 0xff;
+    p = xgb_from_file(&g);
+    if (p && be) {
+        int eg = -1, ee = -1;
+        for (int i = 0; i < n; i++)
+            if (E.ex[i].cfg.runtime == DLP_RT_GRAPH) eg = i;
+            else ee = i;
+        CHECK(dlp_pred_example(p, &E, ee, &r, &err) == DLP_OK &&
+              r.v[DLP_T_LLM_THROUGHPUT].valid);
+        CHECK(dlp_pred_example(p, &E, eg, &r, &err) == DLP_ERR_FORMAT);
+        CHECK_MSG(strstr(err.msg, "xgb/throughput_samples_s/graph") != NULL,
+                  "%s", err.msg);
+        CHECK(dlp_pred_example(p, &E, eg, &r, &err) == DLP_ERR_FORMAT);
+        CHECK(dlp_pred_example(p, &E, ee, &r, &err) == DLP_OK);
+    }
+    dlp_predictor_free(p);
     dlp_nn_file_free(&g);
     dlp_examples_free(&E);
     dlp_dataset_free(ds);

@@ -153,8 +153,13 @@ void dlp_tree_llm_features(const dlp_feat_graph *fg,
 
 typedef struct {
     const dlp_tree_layout *L;
-    /* per target and booster group (dlp_tree_groups) */
+    /* per target and booster group (dlp_tree_groups); with several
+     * groups a booster is parsed when a request of its runtime first
+     * needs it, from the bytes kept here (parsing is most of a load: a
+     * request of one runtime would parse the other's for nothing) */
     dlp_tree *t[DLP_TREE_NT][DLP_RT_COUNT];
+    void *bytes[DLP_TREE_NT][DLP_RT_COUNT];
+    size_t nbytes[DLP_TREE_NT][DLP_RT_COUNT];
     double offset[DLP_TREE_NT][DLP_RT_COUNT];  /* added to the base
                                                   ("xgb/offset") */
     pthread_mutex_t lock;    /* XGBoost predicts into a per-booster buffer */
@@ -167,7 +172,10 @@ static void tree_free(dlp_predictor *p) {
     tree_impl *im = p->impl;
     if (!im) return;
     for (int i = 0; i < DLP_TREE_NT; i++)
-        for (int g = 0; g < DLP_RT_COUNT; g++) dlp_tree_free(im->t[i][g]);
+        for (int g = 0; g < DLP_RT_COUNT; g++) {
+            dlp_tree_free(im->t[i][g]);
+            free(im->bytes[i][g]);
+        }
     dlp_optime_free(im->ot);
     dlp_convws_free(im->ws);
     pthread_mutex_destroy(&im->lock);
@@ -226,8 +234,20 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
             snprintf(key, sizeof key, "blob/%s", name);
             /* a runtime without rows to train on has no booster */
             if (G > 1 && !dlp_nn_file_get(f, key, DLP_NN_I64)) continue;
-            dlp_status st = dlp_tree_load_blob(f, name, L->nfeat,
-                                               &im->t[i][g], err);
+            dlp_status st;
+            if (G > 1) {   /* kept, parsed when first needed (above) */
+                const void *b;
+                size_t n;
+                st = dlp_pred_blob_get(f, name, &b, &n, err);
+                if (!st && !(im->bytes[i][g] = malloc(n ? n : 1)))
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                if (!st) {
+                    memcpy(im->bytes[i][g], b, n);
+                    im->nbytes[i][g] = n;
+                }
+            } else {
+                st = dlp_tree_load_blob(f, name, L->nfeat, &im->t[i][g], err);
+            }
             if (st) {
                 tree_free(p);
                 return st;
@@ -284,6 +304,32 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     /* a runtime the file had no rows of (a booster group it lacks): those
      * targets stay without a value, said first */
     const int g = dlp_tree_group_of(L, c);
+    pthread_mutex_lock(&im->lock);
+    for (int i = 0; i < DLP_TREE_NT && !st; i++)
+        if (!im->t[i][g] && im->bytes[i][g]) {
+            char name[64];
+            dlp_tree_booster_name(L, i, g, name, sizeof name);
+            st = dlp_tree_load(im->bytes[i][g], im->nbytes[i][g],
+                               &im->t[i][g], err);
+            if (st && err) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                st = dlp_fail(err, st, "booster '%s': %s", name, why);
+            }
+            if (!st && dlp_tree_nfeatures(im->t[i][g]) != L->nfeat)
+                st = dlp_fail(err, DLP_ERR_FORMAT, "booster '%s' has %d "
+                              "features, expected %d", name,
+                              dlp_tree_nfeatures(im->t[i][g]), L->nfeat);
+            if (st) {    /* refused now and on every later request */
+                dlp_tree_free(im->t[i][g]);
+                im->t[i][g] = NULL;
+            } else {
+                free(im->bytes[i][g]);
+                im->bytes[i][g] = NULL;
+            }
+        }
+    pthread_mutex_unlock(&im->lock);
+    if (st) return st;
     for (int i = 0; i < DLP_TREE_NT; i++)
         if (!im->t[i][g] && (p->meta.targets >> L->targets[i] & 1))
             dlp_pred_result_flag(out, "the xgb file has no %s trees for %s",
