@@ -251,8 +251,9 @@ void dlp_llm_arch_from_feat(const dlp_feat_graph *fg, dlp_llm_arch *out);
  *     below), memory (the liveness estimate) and energy per sample (board
  *     power x base latency / batch).
  *   inference and training (graph schemas DLP_TREE_GSCHEMA and
- *     DLP_TREE_TSCHEMA, tree_graph.c; inference split by runtime): the featurizer's
- *     static vector (totals, op-category counts, batch / sequence /
+ *     DLP_TREE_TSCHEMA, tree_graph.c; inference split by runtime): the
+ *     featurizer's static vector (totals, op-category counts, batch /
+ *     sequence /
  *     resolution, precision and runtime, roofline and memory estimates,
  *     device features) + where the roofline time goes: per op category its
  *     roofline time and its kernel nodes, and the per-kernel floor sum.

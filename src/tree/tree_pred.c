@@ -58,9 +58,10 @@ static const char *const NAMES[DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN] = {
 const char *dlp_tree_feature_name(const dlp_tree_layout *L, int i) {
     if (!L || i < 0 || i >= L->nfeat) return NULL;
     if (L->mode != DLP_MODE_LLM) return dlp_tree_graph_feature_name(i);
-    if (i < DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN) return NAMES[i];
+    const int na = DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN;
+    if (i < na) return NAMES[i];
     if (i < DLP_TREE_NARCH)   /* schema 5: the graph layout's breakdown */
-        return dlp_tree_breakdown_name(i - (DLP_TREE_NARCH - DLP_TREE_NBREAKDOWN));
+        return dlp_tree_breakdown_name(i - na);
     return dlp_device_feature_name(i - DLP_TREE_NARCH);
 }
 
