@@ -440,6 +440,12 @@ dlp_status dlp_pred_blob_get(const dlp_nn_file *f, const char *name,
     return DLP_OK;
 }
 
+bool dlp_pred_blob_exists(const dlp_nn_file *f, const char *name) {
+    char key[160];
+    snprintf(key, sizeof key, "blob/%s", name);
+    return dlp_nn_file_get(f, key, DLP_NN_I64) != NULL;
+}
+
 /* ---- loading and running ------------------------------------------------ */
 extern const dlp_pred_vtable dlp_pred_blend_vt;
 

@@ -220,6 +220,8 @@ dlp_status dlp_pred_blob_add(dlp_nn_file *f, const char *name,
                              const void *bytes, size_t n, dlp_error *err);
 dlp_status dlp_pred_blob_get(const dlp_nn_file *f, const char *name,
                              const void **bytes, size_t *n, dlp_error *err);
+/* Whether f holds a blob `name` (its bytes entry; _get checks the rest). */
+bool dlp_pred_blob_exists(const dlp_nn_file *f, const char *name);
 
 /* ---- predictors ---------------------------------------------------------- */
 typedef struct dlp_predictor dlp_predictor;

@@ -277,18 +277,18 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
     nn_real offs[DLP_TREE_NT * DLP_RT_COUNT];
     int32_t *sub = malloc((size_t)(n ? n : 1) * sizeof *sub);
     if (!sub) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    for (int t = 0; t < DLP_TREE_NT; t++)
-        for (int g = 0; g < G; g++) {
-            int m = group_rows(E, F->L, idx, n, g, sub);
+    for (int g = 0; g < G; g++) {
+        int m = group_rows(E, F->L, idx, n, g, sub);
+        for (int t = 0; t < DLP_TREE_NT; t++)
             offs[t * G + g] = (nn_real)fit_offset(E, F, sub, m, t);
-        }
+    }
     if (!st) st = dlp_nn_file_add_f32(out, "xgb/offset", offs,
                                       (size_t)(DLP_TREE_NT * G), err);
     if (!st && F->ot) st = dlp_optime_save(F->ot, out, err);
     if (!st && F->ws) st = dlp_convws_save(F->ws, out, err);
-    for (int t = 0; t < DLP_TREE_NT && !st; t++)
-        for (int g = 0; g < G && !st; g++) {
-            int m = group_rows(E, F->L, idx, n, g, sub);
+    for (int g = 0; g < G && !st; g++) {
+        int m = group_rows(E, F->L, idx, n, g, sub);
+        for (int t = 0; t < DLP_TREE_NT && !st; t++) {
             dlp_tree *tree = NULL;
             if ((st = train_target(E, F, sub, m, t, offs[t * G + g], tp,
                                    &tree, err)))
@@ -305,6 +305,7 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
             free(buf);
             *targets |= 1u << F->L->targets[t];
         }
+    }
     free(sub);
     return st;
 }
@@ -391,9 +392,9 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
             for (int t = 0; t < DLP_TREE_NT; t++)
                 rec_p[(size_t)(nrec + i) * DLP_TREE_NT + t] = NAN;
         }
-        for (int t = 0; t < DLP_TREE_NT && !st; t++)
-            for (int g = 0; g < dlp_tree_groups(L) && !st; g++) {
-                int ng = group_rows(&E, L, trv, ntv, g, sub);
+        for (int g = 0; g < dlp_tree_groups(L) && !st; g++) {
+            int ng = group_rows(&E, L, trv, ntv, g, sub);
+            for (int t = 0; t < DLP_TREE_NT && !st; t++) {
                 dlp_tree *tr = NULL;
                 double off = fit_offset(&E, &F, sub, ng, t);
                 if ((st = train_target(&E, &F, sub, ng, t, off, &tp, &tr,
@@ -411,6 +412,7 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
                 }
                 dlp_tree_free(tr);
             }
+        }
         nrec += f->nte;
         say(o, "xgb: %s done (%d/%d)", f->name, k + 1, K);
     }

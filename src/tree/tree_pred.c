@@ -230,11 +230,10 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
         if (!(p->meta.targets >> t & 1)) continue;
         int found = 0;
         for (int g = 0; g < G; g++) {
-            char name[64], key[80];
+            char name[64];
             dlp_tree_booster_name(L, i, g, name, sizeof name);
-            snprintf(key, sizeof key, "blob/%s", name);
             /* a runtime without rows to train on has no booster */
-            if (G > 1 && !dlp_nn_file_get(f, key, DLP_NN_I64)) continue;
+            if (G > 1 && !dlp_pred_blob_exists(f, name)) continue;
             dlp_status st;
             if (G > 1) {   /* kept, parsed when first needed (above) */
                 const void *b;
@@ -264,16 +263,28 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
     return DLP_OK;
 }
 
+/* Booster `name`'s bytes parsed into *out (set even when it fails: the
+ * caller frees it); a failure names the booster. */
+static dlp_status load_booster(const char *name, const void *bytes, size_t n,
+                               int nfeat, dlp_tree **out, dlp_error *err) {
+    dlp_status st = dlp_tree_load(bytes, n, out, err);
+    if (st && err) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        st = dlp_fail(err, st, "booster '%s': %s", name, why);
+    }
+    if (!st && dlp_tree_nfeatures(*out) != nfeat)
+        st = dlp_fail(err, DLP_ERR_FORMAT, "booster '%s' has %d features, "
+                      "expected %d", name, dlp_tree_nfeatures(*out), nfeat);
+    return st;
+}
+
 dlp_status dlp_tree_load_blob(const dlp_nn_file *f, const char *name,
                               int nfeat, dlp_tree **out, dlp_error *err) {
     const void *bytes;
     size_t n;
     dlp_status st = dlp_pred_blob_get(f, name, &bytes, &n, err);
-    if (!st) st = dlp_tree_load(bytes, n, out, err);
-    if (!st && dlp_tree_nfeatures(*out) != nfeat)
-        st = dlp_fail(err, DLP_ERR_FORMAT, "booster '%s' has %d features, "
-                      "expected %d", name, dlp_tree_nfeatures(*out), nfeat);
-    return st;
+    return st ? st : load_booster(name, bytes, n, nfeat, out, err);
 }
 
 static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
@@ -302,25 +313,15 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     }
     double macs = fg->macs;
     if (fg == &local) dlp_feat_graph_free(&local);
-    /* a runtime the file had no rows of (a booster group it lacks): those
-     * targets stay without a value, said first */
+    /* this runtime's boosters, parsed on its first request (tree_impl) */
     const int g = dlp_tree_group_of(L, c);
     pthread_mutex_lock(&im->lock);
     for (int i = 0; i < DLP_TREE_NT && !st; i++)
         if (!im->t[i][g] && im->bytes[i][g]) {
             char name[64];
             dlp_tree_booster_name(L, i, g, name, sizeof name);
-            st = dlp_tree_load(im->bytes[i][g], im->nbytes[i][g],
-                               &im->t[i][g], err);
-            if (st && err) {
-                char why[sizeof err->msg];
-                snprintf(why, sizeof why, "%s", err->msg);
-                st = dlp_fail(err, st, "booster '%s': %s", name, why);
-            }
-            if (!st && dlp_tree_nfeatures(im->t[i][g]) != L->nfeat)
-                st = dlp_fail(err, DLP_ERR_FORMAT, "booster '%s' has %d "
-                              "features, expected %d", name,
-                              dlp_tree_nfeatures(im->t[i][g]), L->nfeat);
+            st = load_booster(name, im->bytes[i][g], im->nbytes[i][g],
+                              L->nfeat, &im->t[i][g], err);
             if (st) {    /* refused now and on every later request */
                 dlp_tree_free(im->t[i][g]);
                 im->t[i][g] = NULL;
@@ -331,6 +332,8 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
         }
     pthread_mutex_unlock(&im->lock);
     if (st) return st;
+    /* a runtime the file had no rows of (a booster group it lacks): those
+     * targets stay without a value, said first */
     for (int i = 0; i < DLP_TREE_NT; i++)
         if (!im->t[i][g] && (p->meta.targets >> L->targets[i] & 1))
             dlp_pred_result_flag(out, "the xgb file has no %s trees for %s",
