@@ -137,6 +137,9 @@ static void test_meta_blob_roundtrip(void) {
     CHECK(dlp_pred_blob_get(&g, "booster", &b, &n, &err) == DLP_OK);
     CHECK(n == sizeof blob && !memcmp(b, blob, n));
     CHECK(dlp_pred_blob_get(&g, "other", &b, &n, &err) == DLP_ERR_FORMAT);
+    CHECK(dlp_pred_blob_exists(&g, "booster") &&
+          !dlp_pred_blob_exists(&g, "other") &&
+          !dlp_pred_blob_exists(&g, "boost"));
     /* coverage rules */
     dlp_pred_config c;
     h100(&c);
