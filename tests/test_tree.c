@@ -304,6 +304,29 @@ static dlp_pred_config h100_config(dlp_pred_mode mode, dlp_precision prec,
     return c;
 }
 
+/* The fit's "... CV: MAPE P% over N (eager E% over NE, graph G% over NG)"
+ * progress lines, parsed. */
+typedef struct {
+    int n;
+    double pooled[DLP_TREE_NT], mape[DLP_TREE_NT][2];
+    int total[DLP_TREE_NT], count[DLP_TREE_NT][2], split[DLP_TREE_NT];
+} runtime_lines;
+
+static void collect_runtime_line(void *user, const char *line) {
+    runtime_lines *r = user;
+    const char *cv = strstr(line, "CV: MAPE ");
+    if (!cv || r->n >= DLP_TREE_NT) return;
+    int i = r->n++;
+    r->split[i] = 0;
+    if (sscanf(cv, "CV: MAPE %lf%% over %d", &r->pooled[i], &r->total[i]) != 2)
+        return;
+    const char *e = strstr(cv, "(eager "), *g = strstr(cv, "graph ");
+    r->split[i] += e && sscanf(e, "(eager %lf%% over %d", &r->mape[i][0],
+                               &r->count[i][0]) == 2;
+    r->split[i] += g && sscanf(g, "graph %lf%% over %d", &r->mape[i][1],
+                               &r->count[i][1]) == 2;
+}
+
 static void test_fit_write_load_predict(void) {
     dlp_dataset *ds = NULL;
     dlp_error err;
@@ -560,6 +583,9 @@ static void test_graph_layout(void) {
     o.mode = DLP_MODE_INFERENCE;
     o.tp.rounds = 30;
     o.tp.threads = 1;
+    runtime_lines rl = {0};
+    o.progress = collect_runtime_line;
+    o.user = &rl;
     char path[] = "/tmp/dlp_test_treeg_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -574,6 +600,20 @@ static void test_graph_layout(void) {
             CHECK(dlp_target_mode(rep.rows[i].target) == DLP_MODE_INFERENCE);
         }
     CHECK(n_xgb == DLP_TREE_NT);
+    /* the progress line of each target splits its held-out MAPE by runtime
+     * (the layout's booster groups): both runtimes' rows are in the
+     * fixture, their counts add up to the pooled count and their MAPEs,
+     * weighted by count, to the pooled MAPE (each printed to 0.01) */
+    CHECK(rl.n == DLP_TREE_NT);
+    for (int i = 0; i < rl.n; i++) {
+        CHECK(rl.split[i] == 2);
+        CHECK(rl.count[i][0] + rl.count[i][1] == rl.total[i]);
+        double w = (rl.mape[i][0] * rl.count[i][0] +
+                    rl.mape[i][1] * rl.count[i][1]) /
+                   (rl.total[i] > 0 ? rl.total[i] : 1);
+        CHECK_MSG(fabs(w - rl.pooled[i]) <= 0.011, "%g vs %g", w,
+                  rl.pooled[i]);
+    }
     dlp_tree_report_free(&rep);
     dlp_dataset_free(ds);
     static const dlp_pred_vtable *const extra[] = {&dlp_tree_pred_vtable, NULL};

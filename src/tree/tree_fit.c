@@ -253,6 +253,33 @@ static dlp_status add_rows(dlp_tree_report *rep, const dlp_examples *E,
     return st;
 }
 
+/* The MAPE of each runtime's rows among the m examples ex (actual ya,
+ * predicted pa) into buf as " (eager X% over N, graph Y% over M)": the
+ * runtimes differ by several times in error, so the pooled figure alone
+ * hides the one a layout split by runtime is tuned for. */
+static void runtime_mapes(const dlp_examples *E, const dlp_tree_layout *L,
+                          const int32_t *ex, const double *ya,
+                          const double *pa, int m, char *buf, size_t cap) {
+    size_t k = 0;
+    for (int g = 0; g < dlp_tree_groups(L) && k < cap; g++) {
+        double sum = 0;
+        int n = 0;
+        for (int i = 0; i < m; i++)
+            if (dlp_tree_group_of(L, &E->ex[ex[i]].cfg) == g &&
+                ya[i] > 0) {
+                sum += fabs(pa[i] - ya[i]) / ya[i];
+                n++;
+            }
+        if (!n) continue;
+        int w = snprintf(buf + k, cap - k, "%s%s %.2f%% over %d",
+                         k ? ", " : " (", dlp_runtime_name((dlp_runtime)g),
+                         100 * sum / n, n);
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (k && k + 1 < cap) snprintf(buf + k, cap - k, ")");
+}
+
 /* The listed examples of booster group g (dlp_tree_group_of) into sub;
  * their count. */
 static int group_rows(const dlp_examples *E, const dlp_tree_layout *L,
@@ -451,12 +478,16 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
         }
         for (int i = 0; i < m; i++) ya[i] = E.ex[et[i]].y[tg];
         dlp_metrics_compute(ya, pt, m, &all);
-        free(ya);
         meta.val_error[tg] = all.mape;
         meta.resid_lo[tg] = dlp_quantile(res, (size_t)nr, 0.05);
         meta.resid_hi[tg] = dlp_quantile(res, (size_t)nr, 0.95);
-        say(o, "xgb %-22s %s CV: MAPE %.2f%% over %d", dlp_target_column(tg),
-            dlp_split_name((dlp_split_kind)o->split), 100 * all.mape, m);
+        char per_rt[160] = "";
+        if (L->by_runtime) runtime_mapes(&E, L, et, ya, pt, m, per_rt,
+                                         sizeof per_rt);
+        free(ya);
+        say(o, "xgb %-22s %s CV: MAPE %.2f%% over %d%s", dlp_target_column(tg),
+            dlp_split_name((dlp_split_kind)o->split), 100 * all.mape, m,
+            per_rt);
     }
     free(pt);
     free(et);
