@@ -740,10 +740,12 @@ static void test_llm_boosters_per_runtime(void) {
     CHECK_MSG(dlp_tree_pred_train(&E, idx, n, NULL, 0, &o, &meta, &f, &err) ==
               DLP_OK, "%s", err.msg);
     CHECK(dlp_pred_meta_write(&meta, &f, &err) == DLP_OK);
-    CHECK(dlp_nn_file_get(&f, "blob/xgb/throughput_samples_s/graph",
+    CHECK(dlp_nn_file_get(&f, "forest/xgb/throughput_samples_s/graph/trees",
                           DLP_NN_I64) != NULL);
-    CHECK(dlp_nn_file_get(&f, "blob/xgb/throughput_samples_s/eager",
+    CHECK(dlp_nn_file_get(&f, "forest/xgb/throughput_samples_s/eager/trees",
                           DLP_NN_I64) == NULL);
+    /* boosters are stored as forests, not XGBoost blobs */
+    CHECK(!dlp_pred_blob_exists(&f, "xgb/throughput_samples_s/graph"));
     const dlp_nn_entry *oe = dlp_nn_file_get(&f, "xgb/offset", DLP_NN_F32);
     CHECK(oe && oe->count == (size_t)(DLP_TREE_NT * DLP_RT_COUNT));
     dlp_predictor *p = xgb_from_file(&f);
@@ -795,30 +797,77 @@ static void test_llm_boosters_per_runtime(void) {
         dlp_tree *t = NULL;
         CHECK_MSG(dlp_tree_train(x, (size_t)m, DLP_TREE_NFEAT, y, &tp, &t,
                                  &err) == DLP_OK, "%s", err.msg);
+        /* the same file with this runtime's throughput as the XGBoost
+         * booster (files before the forests), and that file converted to
+         * forests (dlperf tree convert --forests) */
+        dlp_nn_file h = {0}, h2 = {0};
+        dlp_predictor *ph = NULL, *ph2 = NULL;
+        if (t) {
+            char bn[64], fp[80];
+            snprintf(bn, sizeof bn, "xgb/throughput_samples_s/%s",
+                     dlp_runtime_name((dlp_runtime)rt));
+            dlp_tree_forest_prefix(bn, fp, sizeof fp);
+            for (int i = 0; i < g.n; i++)
+                if (strncmp(g.e[i].name, fp, strlen(fp)))
+                    CHECK(dlp_nn_file_add_copy(&h, g.e[i].name, &g.e[i],
+                                               &err) == DLP_OK);
+            void *buf = NULL;
+            size_t len = 0;
+            CHECK(dlp_tree_save(t, &buf, &len, &err) == DLP_OK);
+            CHECK(dlp_pred_blob_add(&h, bn, buf, len, &err) == DLP_OK);
+            free(buf);
+            for (int i = 0; i < h.n; i++)
+                CHECK(dlp_nn_file_add_copy(&h2, h.e[i].name, &h.e[i],
+                                           &err) == DLP_OK);
+            int nconv = -1;
+            CHECK_MSG(dlp_tree_file_forests(&h2, &nconv, &err) == DLP_OK,
+                      "%s", err.msg);
+            CHECK(nconv == 1 && !dlp_pred_blob_exists(&h2, bn));
+            char trees[96];
+            snprintf(trees, sizeof trees, "%s/trees", fp);
+            CHECK(dlp_nn_file_get(&h2, trees, DLP_NN_I64) != NULL);
+            ph = xgb_from_file(&h);
+            ph2 = xgb_from_file(&h2);
+        }
         for (int k = 0; k < m && t; k++) {
             float yp;
             CHECK(dlp_tree_predict(t, x + (size_t)k * DLP_TREE_NFEAT, 1,
                                    DLP_TREE_NFEAT, &yp, &err) == DLP_OK);
             double want = base[k][0] * exp((double)yp);
-            CHECK(dlp_pred_example(p, &E, idx[k], &r, &err) == DLP_OK);
-            double got = r.v[DLP_T_LLM_THROUGHPUT].value;
-            CHECK_MSG(r.v[DLP_T_LLM_THROUGHPUT].valid &&
-                      fabs(got / want - 1) < 1e-5,
-                      "%s row %d: file %g, its runtime's booster %g",
-                      dlp_runtime_name((dlp_runtime)rt), idx[k], got, want);
+            dlp_predictor *ps[3] = {p, ph, ph2};
+            for (int q = 0; q < 3; q++) {
+                if (!ps[q]) continue;
+                CHECK(dlp_pred_example(ps[q], &E, idx[k], &r, &err) ==
+                      DLP_OK);
+                double got = r.v[DLP_T_LLM_THROUGHPUT].value;
+                CHECK_MSG(r.v[DLP_T_LLM_THROUGHPUT].valid &&
+                          fabs(got / want - 1) < 1e-5,
+                          "%s row %d, file %d: %g, its runtime's booster %g",
+                          dlp_runtime_name((dlp_runtime)rt), idx[k], q, got,
+                          want);
+            }
         }
+        CHECK(ph && ph2);
+        dlp_predictor_free(ph);
+        dlp_predictor_free(ph2);
+        dlp_nn_file_free(&h);
+        dlp_nn_file_free(&h2);
         dlp_tree_free(t);
     }
     dlp_predictor_free(p);
-    /* a booster is parsed when its runtime is first asked for: a corrupt
-     * CUDA-graph throughput booster loads, fails the graph requests with
-     * a message naming it, and leaves the eager ones */
+    /* a forest is checked when first walked: a corrupt CUDA-graph
+     * throughput forest (its first tree's root splitting on a feature
+     * past the layout's) loads, fails the graph requests with a message
+     * naming it, and leaves the eager ones */
     dlp_nn_entry *be = NULL;
     for (int i = 0; i < g.n; i++)
-        if (!strcmp(g.e[i].name, "blob/xgb/throughput_samples_s/graph"))
+        if (!strcmp(g.e[i].name, "forest/xgb/throughput_samples_s/graph/words"))
             be = &g.e[i];
-    CHECK(be && be->count > 0);
-    if (be) ((uint8_t *)be->data)[0] ^= 0xff;
+    CHECK(be && be->count >= 8);
+    if (be) {
+        ((uint8_t *)be->data)[4] = 0xfe;   /* bits 32-46: feature 0x7ffe */
+        ((uint8_t *)be->data)[5] = 0x7f;
+    }
     p = xgb_from_file(&g);
     if (p && be) {
         int eg = -1, ee = -1;

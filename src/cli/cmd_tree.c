@@ -7,7 +7,7 @@
  * [--threads N]`: the operator-time model's cross-validated error on the
  * probes (data/probes optime files; --train: the optrain files' forward +
  * backward times) next to the roofline's.
- * `dlperf tree convert FILE [-o OUT] [--json]`: re-encodes the XGBoost
+ * `dlperf tree convert FILE [-o OUT] [--json | --forests]`: re-encodes the XGBoost
  * boosters of a model file as UBJSON (or JSON), for files written before
  * boosters were stored as UBJSON, and writes a file of an older format
  * version in this build's (nn.h: version 3 checks large byte arrays when
@@ -51,38 +51,47 @@ static void usage(FILE *f) {
 "on the optrain and memop files' forward + backward times (the roofline:\n"
 "three forward rooflines).\n"
 "\n"
-"usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json]\n\n"
+"usage: dlperf tree convert FILE.dlpm [-o OUT.dlpm] [--json | --forests]\n\n"
 "Re-encodes the XGBoost boosters inside a model file as UBJSON (loads ~13x\n"
 "faster than the JSON of files written before; --json: back to JSON) and\n"
 "writes the file to OUT (default: FILE itself), in this build's file format\n"
 "when it was older (format 3: a prediction reads only the forests it walks),\n"
 "its operator-time forests in a side file beside it (optime-HASH.dlps, which\n"
 "the model files of a directory share, docs/PREDICT.md) when they were inside\n"
-"it. Predictions are unchanged.\n");
+"it. Predictions are unchanged. --forests: the xgb predictor's boosters\n"
+"(in a blend too) stored as dlperf's own forests instead, which predict\n"
+"walks without XGBoost parsing them (what training writes since the\n"
+"seventy-ninth session); the same predictions to float32 rounding.\n");
 }
 
 static int convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL;
     dlp_tree_format to = DLP_TREE_UBJ;
+    bool forests = false;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--json")) to = DLP_TREE_JSON;
+        else if (!strcmp(argv[i], "--forests")) forests = true;
         else if (argv[i][0] == '-' || in) {
             fprintf(stderr, "dlperf tree convert: unexpected '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         } else in = argv[i];
     }
-    if (!in) {
+    if (!in || (forests && to == DLP_TREE_JSON)) {
+        if (in) fprintf(stderr, "dlperf tree convert: --json or --forests, "
+                        "not both\n");
         usage(stderr);
         return 2;
     }
     if (!out) out = in;
     dlp_error err = {0};
     dlp_nn_file f = {0};
-    int nb = 0, nc = 0;
+    int nb = 0, nc = 0, nf = 0;
     dlp_status st = dlp_nn_file_load(&f, in, &err);
     if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
+    if (!st && forests) st = dlp_tree_file_forests(&f, &nf, &err);
+    nc += nf;
     uint32_t ver = f.version;
     /* forests inside the file: moved out to their side file */
     bool inside = !f.n_side && dlp_nn_file_group_entries(&f, dlp_pred_shared_groups);
@@ -95,9 +104,14 @@ static int convert(int argc, char **argv) {
         fprintf(stderr, "dlperf tree convert: %s: %s\n", in, err.msg);
         return 1;
     }
-    printf("%s: %d of %d booster(s) re-encoded as %s, file format %u%s%s\n", in,
-           nc, nb, to == DLP_TREE_JSON ? "JSON" : "UBJSON", ver,
-           write ? ", written to " : " (unchanged)", write ? out : "");
+    if (forests)
+        printf("%s: %d xgb booster(s) stored as forests (%d other booster(s)"
+               " as UBJSON), file format %u%s%s\n", in, nf, nb - nf, ver,
+               write ? ", written to " : " (unchanged)", write ? out : "");
+    else
+        printf("%s: %d of %d booster(s) re-encoded as %s, file format %u%s%s\n",
+               in, nc, nb, to == DLP_TREE_JSON ? "JSON" : "UBJSON", ver,
+               write ? ", written to " : " (unchanged)", write ? out : "");
     return 0;
 }
 

@@ -202,6 +202,15 @@ bool dlp_ubj_check(const void *buf, size_t len, size_t *bad_at);
 dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
                                  int *n_boosters, int *n_changed,
                                  dlp_error *err);
+/* tree_convert.c: stores every booster of the tree predictor ("blob/xgb/
+ * <name>", also inside a blend's components) as our forest at
+ * "forest/xgb/<name>" (dlp_tree_forest_prefix) and removes the blob, in
+ * place: what `dlperf tree convert --forests` runs on files written
+ * before the forests. *n_converted (may be NULL) counts them. The forest
+ * is XGBoost's prediction (dlp_forest_from_tree): the same float32
+ * thresholds and leaves, summed in the same order. */
+dlp_status dlp_tree_file_forests(dlp_nn_file *f, int *n_converted,
+                                 dlp_error *err);
 
 /* ---- language-model features (tree_llm.c) ------------------------------ */
 /* What the graph says about a transformer, read from its patterns:
@@ -333,6 +342,9 @@ static inline int dlp_tree_group_of(const dlp_tree_layout *L,
  * runtime, "xgb/<column>/<runtime>", for group g. */
 void dlp_tree_booster_name(const dlp_tree_layout *L, int t, int g,
                            char *buf, size_t cap);
+/* Where the booster `booster` (a name as above) is stored as our forest
+ * (dlp_forest_save's prefix): "forest/<booster>". */
+void dlp_tree_forest_prefix(const char *booster, char *buf, size_t cap);
 
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 

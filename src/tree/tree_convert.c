@@ -10,6 +10,9 @@
  * kern/node": the scope "blend/1/"), whose bytes dlp_tree_format_of
  * recognises; other blobs are left alone. Each is loaded by XGBoost and
  * saved again, so the trees and their float32 values are unchanged.
+ * With --forests (dlp_tree_file_forests) the xgb predictor's boosters are
+ * stored as our forests instead (tree_forest.c), what training writes
+ * since the seventy-ninth session.
  */
 #include "tree/tree.h"
 
@@ -114,6 +117,73 @@ dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
         }
         if (found && n_boosters) (*n_boosters)++;
         if (changed && n_changed) (*n_changed)++;
+    }
+    for (int i = 0; i < nb; i++) free(names[i]);
+    free(names);
+    return st;
+}
+
+/* ---- boosters to forests ---- */
+
+/* The tree predictor's booster `name` of scope (a blob) as our forest at
+ * "<scope>forest/<name>", the blob removed. */
+static dlp_status forest_one(dlp_nn_file *f, const char *scope,
+                             const char *name, dlp_error *err) {
+    dlp_nn_file view;
+    dlp_status st = scope_view(f, scope, &view, err);
+    if (st) return st;
+    const void *bytes;
+    size_t n;
+    dlp_tree *t = NULL;
+    dlp_forest *fo = NULL;
+    st = dlp_pred_blob_get(&view, name, &bytes, &n, err);
+    if (!st) st = dlp_tree_load(bytes, n, &t, err);
+    free(view.e);   /* before f changes */
+    if (!st) st = dlp_forest_from_tree(t, dlp_tree_nfeatures(t), &fo, err);
+    char fp[420], full[840];
+    dlp_tree_forest_prefix(name, fp, sizeof fp);
+    snprintf(full, sizeof full, "%.400s%.420s", scope, fp);
+    if (!st) st = dlp_forest_save(fo, f, full, err);
+    if (!st) {
+        snprintf(full, sizeof full, "%.400sblob/%.400s", scope, name);
+        dlp_nn_file_remove(f, full, DLP_NN_I64);
+        snprintf(full, sizeof full, "%.400sbloblen/%.400s", scope, name);
+        dlp_nn_file_remove(f, full, DLP_NN_I64);
+    }
+    dlp_forest_free(fo);
+    dlp_tree_free(t);
+    return st;
+}
+
+dlp_status dlp_tree_file_forests(dlp_nn_file *f, int *n_converted,
+                                 dlp_error *err) {
+    if (n_converted) *n_converted = 0;
+    int nb = 0;
+    char **names = malloc((size_t)(f->n > 0 ? f->n : 1) * sizeof *names);
+    if (!names) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int i = 0; i < f->n && !st; i++) {
+        int at = f->e[i].kind == DLP_NN_I64 ? blob_at(f->e[i].name) : -1;
+        if (at < 0 || strncmp(f->e[i].name + at + 5, "xgb/", 4) ||
+            strlen(f->e[i].name) >= 400)
+            continue;
+        if (!(names[nb] = strdup(f->e[i].name)))
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        else
+            nb++;
+    }
+    for (int i = 0; i < nb && !st; i++) {
+        int at = blob_at(names[i]);
+        char scope[400];
+        snprintf(scope, sizeof scope, "%.*s", at, names[i]);
+        st = forest_one(f, scope, names[i] + at + 5, err);
+        if (st) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+            st = dlp_fail(err, st, "booster '%s': %s", names[i], msg);
+        } else if (n_converted) {
+            (*n_converted)++;
+        }
     }
     for (int i = 0; i < nb; i++) free(names[i]);
     free(names);

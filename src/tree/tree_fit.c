@@ -291,8 +291,9 @@ static int group_rows(const dlp_examples *E, const dlp_tree_layout *L,
 }
 
 /* The model of the listed examples into out: "xgb/schema", "xgb/offset"
- * and one booster blob per target (and runtime, where the layout splits
- * them) that has labels among them (the target's bit set in *targets).
+ * and one booster per target (and runtime, where the layout splits
+ * them) that has labels among them (the target's bit set in *targets),
+ * each stored as our forest ("forest/<booster name>").
  * The trees need no early stopping, so everything listed trains them. */
 static dlp_status write_trees(const dlp_examples *E, const feats *F,
                               const int32_t *idx, int n,
@@ -321,15 +322,17 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
                                    &tree, err)))
                 break;
             if (!tree) continue;
-            void *buf = NULL;
-            size_t len = 0;
-            st = dlp_tree_save(tree, &buf, &len, err);
+            /* stored as our forest, which predict walks without parsing
+             * anything (tree_pred.c) */
+            dlp_forest *fo = NULL;
+            st = dlp_forest_from_tree(tree, F->nf, &fo, err);
             dlp_tree_free(tree);
-            if (st) break;
-            char name[64];
+            char name[64], prefix[80];
             dlp_tree_booster_name(F->L, t, g, name, sizeof name);
-            st = dlp_pred_blob_add(out, name, buf, len, err);
-            free(buf);
+            dlp_tree_forest_prefix(name, prefix, sizeof prefix);
+            if (!st) st = dlp_forest_save(fo, out, prefix, err);
+            dlp_forest_free(fo);
+            if (st) break;
             *targets |= 1u << F->L->targets[t];
         }
     }

@@ -8,7 +8,13 @@
  * features] of the file's mode), "xgb/offset" and one blob per target
  * ("xgb/<column>": XGBoost UBJSON; JSON in older files), or per target and
  * runtime where the layout splits them (llm schema 5: "xgb/<column>/eager",
- * "xgb/<column>/graph"; "xgb/offset" then [target][runtime]).
+ * "xgb/<column>/graph"; "xgb/offset" then [target][runtime]). Since the
+ * seventy-ninth session a booster is stored as our forest instead
+ * ("forest/<booster name>/trees|words|base", tree_forest.c), walked by
+ * dlp_forest_eval: parsing the UBJSON into libxgboost was 57% of an LLM
+ * request's instructions. Files with booster blobs still load (their
+ * boosters parsed by XGBoost as before); `dlperf tree convert --forests`
+ * rewrites them.
  */
 #include "tree/tree.h"
 #include "feat/feat.h"
@@ -36,6 +42,10 @@ void dlp_tree_booster_name(const dlp_tree_layout *L, int t, int g, char *buf,
         snprintf(buf, cap, "xgb/%s/%s", col, dlp_runtime_name((dlp_runtime)g));
     else
         snprintf(buf, cap, "xgb/%s", col);
+}
+
+void dlp_tree_forest_prefix(const char *booster, char *buf, size_t cap) {
+    snprintf(buf, cap, "forest/%s", booster);
 }
 
 const dlp_tree_layout *dlp_tree_layout_of(dlp_pred_mode mode) {
@@ -159,6 +169,9 @@ typedef struct {
      * needs it, from the bytes kept here (parsing is most of a load: a
      * request of one runtime would parse the other's for nothing) */
     dlp_tree *t[DLP_TREE_NT][DLP_RT_COUNT];
+    /* or the booster's trees as our forest (files since the seventy-ninth
+     * session): nothing to parse, its words checked when first walked */
+    dlp_forest *fo[DLP_TREE_NT][DLP_RT_COUNT];
     void *bytes[DLP_TREE_NT][DLP_RT_COUNT];
     size_t nbytes[DLP_TREE_NT][DLP_RT_COUNT];
     double offset[DLP_TREE_NT][DLP_RT_COUNT];  /* added to the base
@@ -175,6 +188,7 @@ static void tree_free(dlp_predictor *p) {
     for (int i = 0; i < DLP_TREE_NT; i++)
         for (int g = 0; g < DLP_RT_COUNT; g++) {
             dlp_tree_free(im->t[i][g]);
+            dlp_forest_free(im->fo[i][g]);
             free(im->bytes[i][g]);
         }
     dlp_optime_free(im->ot);
@@ -230,11 +244,24 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
         if (!(p->meta.targets >> t & 1)) continue;
         int found = 0;
         for (int g = 0; g < G; g++) {
-            char name[64];
+            char name[64], prefix[80];
             dlp_tree_booster_name(L, i, g, name, sizeof name);
+            dlp_tree_forest_prefix(name, prefix, sizeof prefix);
+            dlp_status st = dlp_forest_load(f, prefix, &im->fo[i][g], err);
+            if (!st && im->fo[i][g] && im->fo[i][g]->n_features != L->nfeat)
+                st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' has %d "
+                              "features, expected %d", prefix,
+                              im->fo[i][g]->n_features, L->nfeat);
+            if (st || im->fo[i][g]) {
+                if (st) {
+                    tree_free(p);
+                    return st;
+                }
+                found++;
+                continue;
+            }
             /* a runtime without rows to train on has no booster */
             if (G > 1 && !dlp_pred_blob_exists(f, name)) continue;
-            dlp_status st;
             if (G > 1) {   /* kept, parsed when first needed (above) */
                 const void *b;
                 size_t n;
@@ -335,7 +362,8 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
     /* a runtime the file had no rows of (a booster group it lacks): those
      * targets stay without a value, said first */
     for (int i = 0; i < DLP_TREE_NT; i++)
-        if (!im->t[i][g] && (p->meta.targets >> L->targets[i] & 1))
+        if (!im->t[i][g] && !im->fo[i][g] &&
+            (p->meta.targets >> L->targets[i] & 1))
             dlp_pred_result_flag(out, "the xgb file has no %s trees for %s",
                                  dlp_runtime_name(c->runtime),
                                  dlp_target_column(L->targets[i]));
@@ -349,12 +377,18 @@ static dlp_status tree_predict(const dlp_predictor *p, const dlp_pred_input *in,
                              "%.3g..%.3g", macs, p->meta.macs_min,
                              p->meta.macs_max);
     for (int i = 0; i < DLP_TREE_NT; i++) {
-        if (!im->t[i][g]) continue;
         float y;
-        pthread_mutex_lock(&im->lock);
-        st = dlp_tree_predict(im->t[i][g], x, 1, L->nfeat, &y, err);
-        pthread_mutex_unlock(&im->lock);
-        if (st) return st;
+        if (im->fo[i][g]) {   /* checked on its first walk, naming it */
+            if ((st = dlp_forest_ready(im->fo[i][g], err))) return st;
+            y = dlp_forest_eval(im->fo[i][g], x);
+        } else if (im->t[i][g]) {
+            pthread_mutex_lock(&im->lock);
+            st = dlp_tree_predict(im->t[i][g], x, 1, L->nfeat, &y, err);
+            pthread_mutex_unlock(&im->lock);
+            if (st) return st;
+        } else {
+            continue;
+        }
         dlp_pred_value *v = &out->v[L->targets[i]];
         v->valid = true;
         v->value = (base[i] + im->offset[i][g]) * exp((double)y);
