@@ -855,6 +855,23 @@ static void test_llm_boosters_per_runtime(void) {
         dlp_tree_free(t);
     }
     dlp_predictor_free(p);
+    /* a forest of another feature count is refused at load, named */
+    CHECK(dlp_nn_file_get(&g, "forest/xgb/memory_mib/eager/trees",
+                          DLP_NN_I64) != NULL);
+    for (int i = 0; i < g.n; i++)
+        if (!strcmp(g.e[i].name, "forest/xgb/memory_mib/eager/trees")) {
+            int64_t *nf = g.e[i].data;
+            int64_t keep = nf[0];
+            nf[0] = keep - 1;
+            static const dlp_pred_vtable *const extra[] = {
+                &dlp_tree_pred_vtable, NULL};
+            dlp_predictor *q = NULL;
+            CHECK(dlp_predictor_from_file(&g, extra, &q, &err) ==
+                  DLP_ERR_FORMAT && !q);
+            CHECK_MSG(strstr(err.msg, "forest/xgb/memory_mib/eager") &&
+                      strstr(err.msg, "features"), "%s", err.msg);
+            nf[0] = keep;
+        }
     /* a forest is checked when first walked: a corrupt CUDA-graph
      * throughput forest (its first tree's root splitting on a feature
      * past the layout's) loads, fails the graph requests with a message
