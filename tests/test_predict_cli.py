@@ -490,6 +490,20 @@ def main():
         jd = json.loads(out2) if rc2 == 0 else {}
         check(rc2 == 0 and jd.get("batch") == 4 and jd.get("latency_ms") == jl.get("latency_ms"),
               "--dim batch=4 is --batch 4 (%s)" % (err2.strip()[:80] or jd.get("batch")))
+        # the fit stores its trees as forests: nothing for convert --forests
+        # to do (the file unchanged); --json with --forests is refused
+        with open(xgb, "rb") as f:
+            before = f.read()
+        rc, out, err = run("tree", "convert", xgb, "--forests")
+        with open(xgb, "rb") as f:
+            after = f.read()
+        check(rc == 0 and "0 xgb booster(s) stored as forests" in out and
+              "unchanged" in out and before == after and b"forest/xgb/" in before and
+              b"blob/xgb/" not in before,
+              "tree convert --forests on a fitted file: no boosters, unchanged (%s)"
+              % (out.strip() or err.strip())[:80])
+        rc, out, err = run("tree", "convert", xgb, "--forests", "--json")
+        check(rc == 2 and "not both" in err, "tree convert --forests --json: exit 2")
         rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
                            "--device", "T4")
         check(rc == 1 and "llm" in err, "tree fit without rows: clear error")
