@@ -185,8 +185,8 @@ static void test_params_for_mode(void) {
     CHECK(o.tp.rounds == 0 && o.tp.max_depth == 0 && o.tp.eta == 0);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
-    CHECK(p.rounds == 300 && p.max_depth == 5);
-    CHECK_CLOSE(p.eta, 0.08, 1e-12);
+    CHECK(p.rounds == 1500 && p.max_depth == 5);
+    CHECK_CLOSE(p.eta, 0.02, 1e-12);
     CHECK(p.max_depth > g.max_depth && p.rounds > g.rounds);
     CHECK_CLOSE(p.subsample, g.subsample, 1e-12);
     p = o.tp;
@@ -194,7 +194,7 @@ static void test_params_for_mode(void) {
     CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
     CHECK_CLOSE(p.eta, g.eta, 1e-12);
     p = o.tp;
-    dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);   /* as LLM's */
+    dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);
     CHECK(p.rounds == 300 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.08, 1e-12);
     p = o.tp;

@@ -44,11 +44,28 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
  * fit --mode training`, tree schema 3): 200 rounds of depth 3 at 0.05
  * 16.15% step / 4.94% memory / 9.28% power, 300 of depth 5 at 0.08 15.50
  * / 4.51 / 9.30 (2.1 MB), 300 of depth 6 at 0.05 15.36 / 4.54 / 9.25 (3.0
- * MB), 1000 of depth 6 at 0.03 15.17 / 4.40 / 9.26 (10 MB). */
+ * MB), 1000 of depth 6 at 0.03 15.17 / 4.40 / 9.26 (10 MB). Seventy-ninth
+ * session, the language models' boosters split by runtime (4,984
+ * configurations through p78a, `dlperf tree fit data --mode llm`, whose
+ * progress lines give each runtime's MAPE), CUDA-graph throughput /
+ * energy, eager throughput / energy: 300 of depth 5 at 0.08 5.91 / 8.66,
+ * 24.58 / 20.46%; 600 of depth 5 at 0.05 5.82 / 8.46, 24.37 / 20.51;
+ * 400 of depth 4 at 0.08 5.98 / 8.84; 1000 of depth 6 at 0.03 5.72 /
+ * 8.30, 24.99 / 20.55; 800 of depth 7 at 0.03 5.79 / 8.46, 25.30 /
+ * 20.75; 1500 of depth 5 at 0.02 5.74 / 8.22, 24.49 / 20.44, the new
+ * default (held out with `dlperf eval --kind xgb`, paired on the same
+ * folds: CUDA-graph throughput 6.26 -> 6.11%, energy 9.41 -> 9.05%,
+ * eager throughput 25.33 -> 25.02%). Stored as forests (tree_pred.c),
+ * the longer boosters cost no parse time: 1,500 trees of depth 5 are
+ * ~45,000 nodes, 360 KB a target and runtime. */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode) {
     dlp_tree_params d;
     dlp_tree_params_default(&d);
-    if (mode == DLP_MODE_LLM || mode == DLP_MODE_TRAINING) {
+    if (mode == DLP_MODE_LLM) {
+        d.rounds = 1500;
+        d.max_depth = 5;
+        d.eta = 0.02;
+    } else if (mode == DLP_MODE_TRAINING) {
         d.rounds = 300;
         d.max_depth = 5;
         d.eta = 0.08;
