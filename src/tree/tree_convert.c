@@ -85,24 +85,50 @@ static dlp_status convert_one(dlp_nn_file *f, const char *scope,
     return st;
 }
 
+/* The names of f's blob entries (copies, in *out, *n of them; free each
+ * and the array) whose own name starts with `own` ("" for every blob),
+ * taken first since converting moves entries. */
+static dlp_status blob_names(const dlp_nn_file *f, const char *own,
+                             char ***out, int *n, dlp_error *err) {
+    *n = 0;
+    char **names = malloc((size_t)(f->n > 0 ? f->n : 1) * sizeof *names);
+    if (!names) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    dlp_status st = DLP_OK;
+    for (int i = 0; i < f->n && !st; i++) {
+        int at = f->e[i].kind == DLP_NN_I64 ? blob_at(f->e[i].name) : -1;
+        if (at < 0 || strncmp(f->e[i].name + at + 5, own, strlen(own)) ||
+            strlen(f->e[i].name) >= 400)
+            continue;
+        if (!(names[*n] = strdup(f->e[i].name)))
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        else
+            (*n)++;
+    }
+    *out = names;
+    return st;
+}
+
+static void free_names(char **names, int n) {
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* st with the booster's entry name put before err's message */
+static dlp_status booster_failed(dlp_status st, const char *name,
+                                 dlp_error *err) {
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+    return dlp_fail(err, st, "booster '%s': %s", name, msg);
+}
+
 dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
                                  int *n_boosters, int *n_changed,
                                  dlp_error *err) {
     if (n_boosters) *n_boosters = 0;
     if (n_changed) *n_changed = 0;
-    /* the blob entries' names first: re-encoding moves entries */
     int nb = 0;
-    char **names = malloc((size_t)(f->n > 0 ? f->n : 1) * sizeof *names);
-    if (!names) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    dlp_status st = DLP_OK;
-    for (int i = 0; i < f->n && !st; i++)
-        if (f->e[i].kind == DLP_NN_I64 && blob_at(f->e[i].name) >= 0 &&
-            strlen(f->e[i].name) < 400) {
-            if (!(names[nb] = strdup(f->e[i].name)))
-                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-            else
-                nb++;
-        }
+    char **names = NULL;
+    dlp_status st = blob_names(f, "", &names, &nb, err);
     for (int i = 0; i < nb && !st; i++) {
         int at = blob_at(names[i]);
         char scope[400];
@@ -110,16 +136,11 @@ dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
         bool found, changed;
         st = convert_one(f, scope, names[i] + at + 5, to, &found, &changed,
                          err);
-        if (st) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-            st = dlp_fail(err, st, "booster '%s': %s", names[i], msg);
-        }
+        if (st) st = booster_failed(st, names[i], err);
         if (found && n_boosters) (*n_boosters)++;
         if (changed && n_changed) (*n_changed)++;
     }
-    for (int i = 0; i < nb; i++) free(names[i]);
-    free(names);
+    free_names(names, nb);
     return st;
 }
 
@@ -159,33 +180,16 @@ dlp_status dlp_tree_file_forests(dlp_nn_file *f, int *n_converted,
                                  dlp_error *err) {
     if (n_converted) *n_converted = 0;
     int nb = 0;
-    char **names = malloc((size_t)(f->n > 0 ? f->n : 1) * sizeof *names);
-    if (!names) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-    dlp_status st = DLP_OK;
-    for (int i = 0; i < f->n && !st; i++) {
-        int at = f->e[i].kind == DLP_NN_I64 ? blob_at(f->e[i].name) : -1;
-        if (at < 0 || strncmp(f->e[i].name + at + 5, "xgb/", 4) ||
-            strlen(f->e[i].name) >= 400)
-            continue;
-        if (!(names[nb] = strdup(f->e[i].name)))
-            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        else
-            nb++;
-    }
+    char **names = NULL;
+    dlp_status st = blob_names(f, "xgb/", &names, &nb, err);
     for (int i = 0; i < nb && !st; i++) {
         int at = blob_at(names[i]);
         char scope[400];
         snprintf(scope, sizeof scope, "%.*s", at, names[i]);
         st = forest_one(f, scope, names[i] + at + 5, err);
-        if (st) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-            st = dlp_fail(err, st, "booster '%s': %s", names[i], msg);
-        } else if (n_converted) {
-            (*n_converted)++;
-        }
+        if (st) st = booster_failed(st, names[i], err);
+        else if (n_converted) (*n_converted)++;
     }
-    for (int i = 0; i < nb; i++) free(names[i]);
-    free(names);
+    free_names(names, nb);
     return st;
 }
