@@ -252,11 +252,11 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
                 st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' has %d "
                               "features, expected %d", prefix,
                               im->fo[i][g]->n_features, L->nfeat);
-            if (st || im->fo[i][g]) {
-                if (st) {
-                    tree_free(p);
-                    return st;
-                }
+            if (st) {
+                tree_free(p);
+                return st;
+            }
+            if (im->fo[i][g]) {
                 found++;
                 continue;
             }
