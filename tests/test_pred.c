@@ -140,6 +140,25 @@ static void test_meta_blob_roundtrip(void) {
     CHECK(dlp_pred_blob_exists(&g, "booster") &&
           !dlp_pred_blob_exists(&g, "other") &&
           !dlp_pred_blob_exists(&g, "boost"));
+    /* removal: both entries go, at the top level or under a scope */
+    CHECK(dlp_pred_blob_add(&g, "booster2", blob, sizeof blob, &err) == DLP_OK);
+    CHECK(dlp_pred_blob_remove(&g, "", "booster2"));
+    CHECK(!dlp_pred_blob_exists(&g, "booster2") &&
+          !dlp_nn_file_get(&g, "bloblen/booster2", DLP_NN_I64) &&
+          dlp_pred_blob_exists(&g, "booster"));
+    CHECK(!dlp_pred_blob_remove(&g, "", "booster2"));
+    dlp_nn_file sc = {0};
+    CHECK(dlp_pred_blob_add(&sc, "kern/node", blob, sizeof blob, &err) == DLP_OK);
+    for (int i = 0; i < sc.n; i++) {
+        char scoped[96];
+        snprintf(scoped, sizeof scoped, "blend/1/%s", sc.e[i].name);
+        CHECK(dlp_nn_file_add_copy(&g, scoped, &sc.e[i], &err) == DLP_OK);
+    }
+    dlp_nn_file_free(&sc);
+    CHECK(dlp_nn_file_get(&g, "blend/1/blob/kern/node", DLP_NN_I64) != NULL);
+    CHECK(dlp_pred_blob_remove(&g, "blend/1/", "kern/node"));
+    CHECK(!dlp_nn_file_get(&g, "blend/1/blob/kern/node", DLP_NN_I64) &&
+          !dlp_nn_file_get(&g, "blend/1/bloblen/kern/node", DLP_NN_I64));
     /* coverage rules */
     dlp_pred_config c;
     h100(&c);

@@ -446,6 +446,14 @@ bool dlp_pred_blob_exists(const dlp_nn_file *f, const char *name) {
     return dlp_nn_file_get(f, key, DLP_NN_I64) != NULL;
 }
 
+bool dlp_pred_blob_remove(dlp_nn_file *f, const char *scope, const char *name) {
+    char key[600];
+    snprintf(key, sizeof key, "%.400sblob/%.160s", scope, name);
+    bool had = dlp_nn_file_remove(f, key, DLP_NN_I64);
+    snprintf(key, sizeof key, "%.400sbloblen/%.160s", scope, name);
+    return dlp_nn_file_remove(f, key, DLP_NN_I64) | had;
+}
+
 /* ---- loading and running ------------------------------------------------ */
 extern const dlp_pred_vtable dlp_pred_blend_vt;
 

@@ -222,6 +222,10 @@ dlp_status dlp_pred_blob_get(const dlp_nn_file *f, const char *name,
                              const void **bytes, size_t *n, dlp_error *err);
 /* Whether f holds a blob `name` (its bytes entry; _get checks the rest). */
 bool dlp_pred_blob_exists(const dlp_nn_file *f, const char *name);
+/* Removes the blob `name` under `scope` (the prefix of a component's
+ * entries, e.g. "blend/1/"; "" at the top level): its bytes and length
+ * entries. False when it had neither. */
+bool dlp_pred_blob_remove(dlp_nn_file *f, const char *scope, const char *name);
 
 /* ---- predictors ---------------------------------------------------------- */
 typedef struct dlp_predictor dlp_predictor;

@@ -165,12 +165,7 @@ static dlp_status forest_one(dlp_nn_file *f, const char *scope,
     dlp_tree_forest_prefix(name, fp, sizeof fp);
     snprintf(full, sizeof full, "%.400s%.420s", scope, fp);
     if (!st) st = dlp_forest_save(fo, f, full, err);
-    if (!st) {
-        snprintf(full, sizeof full, "%.400sblob/%.400s", scope, name);
-        dlp_nn_file_remove(f, full, DLP_NN_I64);
-        snprintf(full, sizeof full, "%.400sbloblen/%.400s", scope, name);
-        dlp_nn_file_remove(f, full, DLP_NN_I64);
-    }
+    if (!st) dlp_pred_blob_remove(f, scope, name);
     dlp_forest_free(fo);
     dlp_tree_free(t);
     return st;
