@@ -270,31 +270,36 @@ static dlp_status add_rows(dlp_tree_report *rep, const dlp_examples *E,
     return st;
 }
 
-/* The MAPE of each runtime's rows among the m examples ex (actual ya,
- * predicted pa) into buf as " (eager X% over N, graph Y% over M)": the
- * runtimes differ by several times in error, so the pooled figure alone
- * hides the one a layout split by runtime is tuned for. */
+/* The MAPE (dlp_metrics_compute's) of each runtime's rows among the m
+ * examples ex (actual ya, predicted pa) into buf as " (eager X% over N,
+ * graph Y% over M)", nothing when out of memory. The runtimes differ by
+ * several times in error, so the pooled figure alone hides the one a
+ * layout split by runtime is tuned for. */
 static void runtime_mapes(const dlp_examples *E, const dlp_tree_layout *L,
                           const int32_t *ex, const double *ya,
                           const double *pa, int m, char *buf, size_t cap) {
+    double *y = malloc((size_t)(m ? m : 1) * sizeof *y);
+    double *p = malloc((size_t)(m ? m : 1) * sizeof *p);
     size_t k = 0;
-    for (int g = 0; g < dlp_tree_groups(L) && k < cap; g++) {
-        double sum = 0;
+    for (int g = 0; y && p && g < dlp_tree_groups(L) && k < cap; g++) {
         int n = 0;
         for (int i = 0; i < m; i++)
-            if (dlp_tree_group_of(L, &E->ex[ex[i]].cfg) == g &&
-                ya[i] > 0) {
-                sum += fabs(pa[i] - ya[i]) / ya[i];
-                n++;
+            if (dlp_tree_group_of(L, &E->ex[ex[i]].cfg) == g) {
+                y[n] = ya[i];
+                p[n++] = pa[i];
             }
-        if (!n) continue;
+        dlp_metrics mt;
+        dlp_metrics_compute(y, p, n, &mt);
+        if (!mt.n) continue;
         int w = snprintf(buf + k, cap - k, "%s%s %.2f%% over %d",
                          k ? ", " : " (", dlp_runtime_name((dlp_runtime)g),
-                         100 * sum / n, n);
+                         100 * mt.mape, mt.n);
         if (w < 0) break;
         k += (size_t)w;
     }
     if (k && k + 1 < cap) snprintf(buf + k, cap - k, ")");
+    free(y);
+    free(p);
 }
 
 /* The listed examples of booster group g (dlp_tree_group_of) into sub;
