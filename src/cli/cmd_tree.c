@@ -92,12 +92,11 @@ static int convert(int argc, char **argv) {
     dlp_status st = dlp_nn_file_load(&f, in, &err);
     if (!st) st = dlp_tree_file_convert(&f, to, &nb, &nc, &err);
     if (!st && forests) st = dlp_tree_file_forests(&f, &nf, &err);
-    nc += nf;
     uint32_t ver = f.version;
     /* forests inside the file: moved out to their side file */
     bool inside = !f.n_side && dlp_nn_file_group_entries(&f, dlp_pred_shared_groups);
-    bool write = nc > 0 || strcmp(out, in) != 0 || ver < DLP_NN_FILE_VERSION_PLAIN ||
-                 inside;
+    bool write = nc > 0 || nf > 0 || strcmp(out, in) != 0 ||
+                 ver < DLP_NN_FILE_VERSION_PLAIN || inside;
     if (!st && write)
         st = dlp_nn_file_save_shared(&f, out, dlp_pred_shared_groups, &err);
     dlp_nn_file_free(&f);
