@@ -182,6 +182,10 @@ void dlp_forest_free(dlp_forest *f);
  * retrain them. */
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err);
+/* Booster t (trained on n_features columns) stored as a forest at prefix
+ * (dlp_forest_from_tree, then dlp_forest_save). */
+dlp_status dlp_forest_save_tree(dlp_tree *t, int n_features, dlp_nn_file *out,
+                                const char *prefix, dlp_error *err);
 /* *out NULL (and DLP_OK) when the file has no "<prefix>/trees". */
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
                            dlp_forest **out, dlp_error *err);

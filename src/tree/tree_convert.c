@@ -156,17 +156,14 @@ static dlp_status forest_one(dlp_nn_file *f, const char *scope,
     const void *bytes;
     size_t n;
     dlp_tree *t = NULL;
-    dlp_forest *fo = NULL;
     st = dlp_pred_blob_get(&view, name, &bytes, &n, err);
     if (!st) st = dlp_tree_load(bytes, n, &t, err);
     free(view.e);   /* before f changes */
-    if (!st) st = dlp_forest_from_tree(t, dlp_tree_nfeatures(t), &fo, err);
     char fp[420], full[840];
     dlp_tree_forest_prefix(name, fp, sizeof fp);
     snprintf(full, sizeof full, "%.400s%.420s", scope, fp);
-    if (!st) st = dlp_forest_save(fo, f, full, err);
+    if (!st) st = dlp_forest_save_tree(t, dlp_tree_nfeatures(t), f, full, err);
     if (!st) dlp_pred_blob_remove(f, scope, name);
-    dlp_forest_free(fo);
     dlp_tree_free(t);
     return st;
 }

@@ -346,14 +346,11 @@ static dlp_status write_trees(const dlp_examples *E, const feats *F,
             if (!tree) continue;
             /* stored as our forest, which predict walks without parsing
              * anything (tree_pred.c) */
-            dlp_forest *fo = NULL;
-            st = dlp_forest_from_tree(tree, F->nf, &fo, err);
-            dlp_tree_free(tree);
             char name[64], prefix[80];
             dlp_tree_booster_name(F->L, t, g, name, sizeof name);
             dlp_tree_forest_prefix(name, prefix, sizeof prefix);
-            if (!st) st = dlp_forest_save(fo, out, prefix, err);
-            dlp_forest_free(fo);
+            st = dlp_forest_save_tree(tree, F->nf, out, prefix, err);
+            dlp_tree_free(tree);
             if (st) break;
             *targets |= 1u << F->L->targets[t];
         }

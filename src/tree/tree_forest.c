@@ -366,6 +366,15 @@ dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
     return st;
 }
 
+dlp_status dlp_forest_save_tree(dlp_tree *t, int n_features, dlp_nn_file *out,
+                                const char *prefix, dlp_error *err) {
+    dlp_forest *f = NULL;
+    dlp_status st = dlp_forest_from_tree(t, n_features, &f, err);
+    if (!st) st = dlp_forest_save(f, out, prefix, err);
+    dlp_forest_free(f);
+    return st;
+}
+
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
                            dlp_forest **out, dlp_error *err) {
     *out = NULL;
