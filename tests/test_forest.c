@@ -183,6 +183,36 @@ static void test_forest_matches_xgboost(void) {
     }
 }
 
+/* A prefix is stored whole or refused: 249 characters (with "/words",
+ * 255 and the terminator: the longest entry name the forest writes)
+ * round-trip; one more is DLP_ERR_ARG for save and load alike, and
+ * the file gains no entry (a cut name would be another forest's). */
+static void test_forest_long_prefix(void) {
+    dlp_tree *t;
+    dlp_forest *f;
+    fit(0, 23, &t, &f);
+    dlp_error err;
+    char pre[260];
+    memset(pre, 'p', sizeof pre);
+    pre[249] = '\0';
+    dlp_nn_file nf = {0};
+    dlp_forest *g = NULL;
+    CHECK(dlp_forest_save(f, &nf, pre, &err) == DLP_OK && nf.n == 3);
+    CHECK(dlp_forest_load(&nf, pre, &g, &err) == DLP_OK && g);
+    CHECK(g && g->n_nodes == f->n_nodes && dlp_forest_ready(g, &err) == DLP_OK);
+    dlp_forest_free(g);
+    pre[249] = 'p';
+    pre[250] = '\0';
+    g = (dlp_forest *)1;
+    CHECK(dlp_forest_save(f, &nf, pre, &err) == DLP_ERR_ARG && nf.n == 3);
+    CHECK(strstr(err.msg, "250 characters") != NULL);
+    CHECK(dlp_forest_load(&nf, pre, &g, &err) == DLP_ERR_ARG && !g);
+    CHECK(dlp_forest_save(f, &nf, "", &err) == DLP_ERR_ARG && nf.n == 3);
+    dlp_nn_file_free(&nf);
+    dlp_forest_free(f);
+    dlp_tree_free(t);
+}
+
 /* A forest saved twice in a model file, at the top ("g/f") and inside a
  * blend's component ("blend/0/g/f"), written with the group "g/" in a
  * side file: one side file serves both, each loaded forest reads its
@@ -1021,6 +1051,7 @@ int main(void) {
     RUN(test_forest_max_split);
     RUN(test_forest_corrupt);
     RUN(test_forest_side_file);
+    RUN(test_forest_long_prefix);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);
     RUN(test_convws_train_decision);

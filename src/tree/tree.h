@@ -179,7 +179,8 @@ void dlp_forest_free(dlp_forest *f);
  * keeps the file's bytes rather than copying the words, whose CRC and
  * nodes dlp_forest_ready checks when the forest is first walked. Files
  * before the words ("<prefix>/nodes", five float32 a node) are refused:
- * retrain them. */
+ * retrain them. A prefix of more than 249 characters (or none) is
+ * refused with DLP_ERR_ARG by save and load alike, never cut off. */
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err);
 /* Booster t (trained on n_features columns) stored as a forest at prefix

@@ -348,16 +348,32 @@ dlp_status dlp_forest_from_tree(dlp_tree *t, int n_features, dlp_forest **out,
 
 /* ---- model files ---- */
 
+/* The entries of a forest are "<prefix>/trees", "/words" and "/base" (and
+ * "/nodes" of the format before packed nodes): a prefix that would not
+ * fit FOREST_NAME_MAX with its longest part is refused, never cut off
+ * (a cut name would save or look up another forest's entries). */
+#define FOREST_NAME_MAX 256
+
+static dlp_status check_prefix(const char *prefix, dlp_error *err) {
+    size_t n = prefix ? strlen(prefix) : 0;
+    if (n == 0 || n + sizeof "/words" > FOREST_NAME_MAX)
+        return dlp_fail(err, DLP_ERR_ARG, "forest: prefix of %zu characters "
+                        "(1 to %zu)", n, FOREST_NAME_MAX - sizeof "/words");
+    return DLP_OK;
+}
+
 dlp_status dlp_forest_save(const dlp_forest *f, dlp_nn_file *out,
                            const char *prefix, dlp_error *err) {
-    char name[96];
+    char name[FOREST_NAME_MAX];
+    dlp_status st = check_prefix(prefix, err);
+    if (st) return st;
     int64_t *tr = malloc((size_t)(f->n_trees + 2) * sizeof *tr);
     if (!tr) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
     tr[0] = f->n_features;
     tr[1] = f->logistic;
     for (int t = 0; t < f->n_trees; t++) tr[t + 2] = f->root[t];
     snprintf(name, sizeof name, "%s/trees", prefix);
-    dlp_status st = dlp_nn_file_add_i64(out, name, tr, (uint64_t)f->n_trees + 2, err);
+    st = dlp_nn_file_add_i64(out, name, tr, (uint64_t)f->n_trees + 2, err);
     snprintf(name, sizeof name, "%s/words", prefix);
     if (!st) st = dlp_nn_file_add_u8(out, name, f->node, 8 * (uint64_t)f->n_nodes, err);
     snprintf(name, sizeof name, "%s/base", prefix);
@@ -378,7 +394,9 @@ dlp_status dlp_forest_save_tree(dlp_tree *t, int n_features, dlp_nn_file *out,
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
                            dlp_forest **out, dlp_error *err) {
     *out = NULL;
-    char name[96];
+    char name[FOREST_NAME_MAX];
+    dlp_status st = check_prefix(prefix, err);
+    if (st) return st;
     snprintf(name, sizeof name, "%s/trees", prefix);
     const dlp_nn_entry *tr = dlp_nn_file_get(in, name, DLP_NN_I64);
     if (!tr) return DLP_OK;
@@ -398,7 +416,7 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
     if (!f) return dlp_fail(err, DLP_ERR_NOMEM, "forest: out of memory");
     f->n_nodes = (int)(nd->count / 8);
     snprintf(name, sizeof name, "%s/base", prefix);
-    dlp_status st = dlp_nn_file_read_f32(in, name, &f->base, 1, err);
+    st = dlp_nn_file_read_f32(in, name, &f->base, 1, err);
     const int64_t *ti = tr->data;
     f->n_features = ti[0] > 0 && ti[0] < DLP_FOREST_LEAF ? (int)ti[0] : 0;
     f->logistic = ti[1] == 1;
