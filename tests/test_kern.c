@@ -5,10 +5,15 @@
  * trace set of a fixture dataset (tests/fixtures/kern/gen.py: eight MLPs
  * whose kernel durations follow a known law), the trainer refusing a
  * dataset without traces, a train + predict whose held-out kernel sums beat
- * a constant, and a save / load round trip giving the same predictions. */
+ * a constant, a save / load round trip giving the same predictions, and
+ * the node and graph models stored as forests: a file of XGBoost booster
+ * blobs (before the eightieth session) and that file converted by
+ * dlp_tree_file_forests predict alike, a corrupt forest fails the
+ * request naming it, a forest of another width is refused at load. */
 #include "check.h"
 #include "dlperf.h"
 #include "pred/pred_train.h"
+#include "tree/tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -295,11 +300,157 @@ static void test_train_predict_roundtrip(void) {
     dlp_dataset_free(ds);
 }
 
+/* A booster of nf features on a seeded draw (its trees are not the trained
+ * file's: predictions through it differ, so the blob is what answers). */
+static dlp_tree *draw_booster(int nf, uint64_t seed) {
+    enum { N = 300 };
+    float *x = malloc((size_t)N * (size_t)nf * sizeof *x), y[N];
+    uint64_t s = seed;
+    for (int i = 0; i < N * nf; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (float)((s >> 11) * 0x1.0p-53) * 4.f - 2.f;
+    }
+    for (int i = 0; i < N; i++)
+        y[i] = 0.3f * x[(size_t)i * nf] - 0.2f * x[(size_t)i * nf + nf - 1];
+    dlp_tree_params tp;
+    dlp_tree_params_default(&tp);
+    tp.rounds = 30;
+    dlp_tree *t = NULL;
+    dlp_error err;
+    CHECK_MSG(dlp_tree_train(x, N, nf, y, &tp, &t, &err) == DLP_OK, "%s",
+              err.msg);
+    free(x);
+    return t;
+}
+
+static void test_kern_forests(void) {
+    dlp_dataset *ds;
+    dlp_examples E;
+    if (open_fixture(&ds, &E)) return;
+    int32_t tr[64];
+    int ntr = 0;
+    for (int i = 0; i < E.n && ntr < 64; i++) tr[ntr++] = i;
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    dlp_predictor *p = NULL;
+    dlp_nn_file file = {0};
+    dlp_error err;
+    dlp_status st = dlp_pred_train("kern", &E, tr, ntr, NULL, 0, &o, &p, &file,
+                                   &err);
+    CHECK_MSG(st == DLP_OK, "%s", err.msg);
+    const dlp_nn_entry *se = dlp_nn_file_get(&file, "kern/schema", DLP_NN_I64);
+    CHECK(se && se->count == 4);
+    if (st || !se) {
+        dlp_predictor_free(p);
+        dlp_nn_file_free(&file);
+        dlp_examples_free(&E);
+        dlp_dataset_free(ds);
+        return;
+    }
+    /* trained files hold forests, no booster blobs */
+    static const char *const model[2] = {"kern/node", "kern/graph"};
+    const int nfeat[2] = {(int)((const int64_t *)se->data)[1],
+                          (int)((const int64_t *)se->data)[2]};
+    for (int b = 0; b < 2; b++) {
+        char trees[64];
+        snprintf(trees, sizeof trees, "forest/%s/trees", model[b]);
+        CHECK(dlp_nn_file_get(&file, trees, DLP_NN_I64) != NULL);
+        CHECK(!dlp_pred_blob_exists(&file, model[b]));
+    }
+    /* the legacy file: both models as XGBoost blobs of other boosters */
+    dlp_nn_file h = {0}, h2 = {0};
+    for (int i = 0; i < file.n; i++)
+        if (strncmp(file.e[i].name, "forest/kern/", 12))
+            CHECK(dlp_nn_file_add_copy(&h, file.e[i].name, &file.e[i], &err) ==
+                  DLP_OK);
+    for (int b = 0; b < 2; b++) {
+        dlp_tree *t = draw_booster(nfeat[b], 11 + (uint64_t)b);
+        void *buf = NULL;
+        size_t len = 0;
+        CHECK(t && dlp_tree_save(t, &buf, &len, &err) == DLP_OK);
+        CHECK(dlp_pred_blob_add(&h, model[b], buf, len, &err) == DLP_OK);
+        free(buf);
+        dlp_tree_free(t);
+    }
+    for (int i = 0; i < h.n; i++)
+        CHECK(dlp_nn_file_add_copy(&h2, h.e[i].name, &h.e[i], &err) == DLP_OK);
+    int nconv = -1;
+    CHECK_MSG(dlp_tree_file_forests(&h2, &nconv, &err) == DLP_OK, "%s", err.msg);
+    CHECK(nconv == 2);
+    for (int b = 0; b < 2; b++) CHECK(!dlp_pred_blob_exists(&h2, model[b]));
+    dlp_predictor *ph = NULL, *ph2 = NULL;
+    CHECK_MSG(dlp_predictor_from_file(&h, NULL, &ph, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK_MSG(dlp_predictor_from_file(&h2, NULL, &ph2, &err) == DLP_OK, "%s",
+              err.msg);
+    int differs = 0;
+    for (int i = 0; ph && ph2 && i < E.n; i++) {
+        dlp_pred_result a, b, c;
+        CHECK(dlp_pred_example(p, &E, i, &a, &err) == DLP_OK);
+        CHECK(dlp_pred_example(ph, &E, i, &b, &err) == DLP_OK);
+        CHECK(dlp_pred_example(ph2, &E, i, &c, &err) == DLP_OK);
+        double vb = b.v[DLP_T_INF_LATENCY_MS].value;
+        double vc = c.v[DLP_T_INF_LATENCY_MS].value;
+        CHECK_MSG(isfinite(vb) && vb > 0 && fabs(vc / vb - 1) < 1e-5,
+                  "example %d: blobs %g, their forests %g", i, vb, vc);
+        differs += fabs(vb / a.v[DLP_T_INF_LATENCY_MS].value - 1) > 1e-3;
+    }
+    CHECK(differs > 0);
+    dlp_predictor_free(ph);
+    dlp_predictor_free(ph2);
+    /* a corrupt node forest (its root a split on a feature past the last,
+     * whose right child is itself): the file loads, the request fails
+     * naming it */
+    for (int i = 0; i < h2.n; i++)
+        if (!strcmp(h2.e[i].name, "forest/kern/node/words")) {
+            uint8_t *w = (uint8_t *)dlp_nn_entry_bytes(&h2.e[i]);
+            const float half = 0.5f;
+            memcpy(w, &half, 4);   /* little-endian words (tree.h) */
+            w[4] = (uint8_t)(nfeat[0] & 0xff);
+            w[5] = (uint8_t)(nfeat[0] >> 8);
+            w[6] = w[7] = 0;
+        }
+    dlp_predictor *pc = NULL;
+    CHECK_MSG(dlp_predictor_from_file(&h2, NULL, &pc, &err) == DLP_OK, "%s",
+              err.msg);
+    if (pc) {
+        dlp_pred_result r;
+        st = dlp_pred_example(pc, &E, 0, &r, &err);
+        CHECK_MSG(st == DLP_ERR_FORMAT && strstr(err.msg, "forest/kern/node"), "%d %s", st, st ? err.msg : "");
+    }
+    dlp_predictor_free(pc);
+    /* the graph forest given the node model's width: refused at load */
+    dlp_nn_file w = {0};
+    for (int i = 0; i < file.n; i++) {
+        dlp_nn_entry e = file.e[i];
+        if (!strcmp(e.name, "forest/kern/graph/trees")) {
+            int64_t *v = malloc((size_t)e.count * sizeof *v);
+            memcpy(v, e.data, (size_t)e.count * sizeof *v);
+            v[0] = nfeat[0];
+            CHECK(dlp_nn_file_add_i64(&w, e.name, v, e.count, &err) == DLP_OK);
+            free(v);
+        } else {
+            CHECK(dlp_nn_file_add_copy(&w, e.name, &e, &err) == DLP_OK);
+        }
+    }
+    dlp_predictor *pw = NULL;
+    CHECK(dlp_predictor_from_file(&w, NULL, &pw, &err) == DLP_ERR_FORMAT &&
+          !pw && strstr(err.msg, "forest/kern/graph"));
+    dlp_nn_file_free(&w);
+    dlp_nn_file_free(&h);
+    dlp_nn_file_free(&h2);
+    dlp_predictor_free(p);
+    dlp_nn_file_free(&file);
+    dlp_examples_free(&E);
+    dlp_dataset_free(ds);
+}
+
 int main(void) {
     RUN(test_attribute_rule);
     RUN(test_attribute_equal_and_heavier);
     RUN(test_fixture_traces);
     RUN(test_refuses_without_traces);
     RUN(test_train_predict_roundtrip);
+    RUN(test_kern_forests);
     return CHECK_DONE();
 }

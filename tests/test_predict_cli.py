@@ -497,7 +497,7 @@ def main():
         rc, out, err = run("tree", "convert", xgb, "--forests")
         with open(xgb, "rb") as f:
             after = f.read()
-        check(rc == 0 and "0 xgb booster(s) stored as forests" in out and
+        check(rc == 0 and "0 booster(s) stored as forests" in out and
               "unchanged" in out and before == after and b"forest/xgb/" in before and
               b"blob/xgb/" not in before,
               "tree convert --forests on a fitted file: no boosters, unchanged (%s)"

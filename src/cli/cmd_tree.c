@@ -59,10 +59,11 @@ static void usage(FILE *f) {
 "when it was older (format 3: a prediction reads only the forests it walks),\n"
 "its operator-time forests in a side file beside it (optime-HASH.dlps, which\n"
 "the model files of a directory share, docs/PREDICT.md) when they were inside\n"
-"it. Predictions are unchanged. --forests: the xgb predictor's boosters\n"
-"(in a blend too) stored as dlperf's own forests instead, which predict\n"
-"walks without XGBoost parsing them (what training writes since the\n"
-"seventy-ninth session); the same predictions to float32 rounding.\n");
+"it. Predictions are unchanged. --forests: the xgb and kern predictors'\n"
+"boosters (in a blend too) stored as dlperf's own forests instead, which\n"
+"predict walks without XGBoost parsing them (what training writes since\n"
+"the seventy-ninth session, for kern the eightieth); the same predictions\n"
+"to float32 rounding.\n");
 }
 
 static int convert(int argc, char **argv) {
@@ -105,7 +106,7 @@ static int convert(int argc, char **argv) {
         return 1;
     }
     if (forests)
-        printf("%s: %d xgb booster(s) stored as forests (%d other booster(s)"
+        printf("%s: %d booster(s) stored as forests (%d other booster(s)"
                " as UBJSON), file format %u%s%s\n", in, nf, nb - nf, ver,
                write ? ", written to " : " (unchanged)", write ? out : "");
     else

@@ -37,8 +37,13 @@
  *
  * Model-file payload: "kern/schema" (i64 [schema, node features, graph
  * features, target kind]), "kern/ops" (i64 [DLP_FEAT_NOPS + 1]: 1 for op
- * types that received time), "kern/scale" (f32), blobs "kern/node" and
- * "kern/graph" (XGBoost UBJSON; JSON in older files).
+ * types that received time), "kern/scale" (f32), and the node and graph
+ * boosters as our forests "forest/kern/node" and "forest/kern/graph"
+ * (tree_forest.c: walked without XGBoost, whose parse of the two boosters
+ * was ~20 ms of a 30 ms request). Files before the eightieth session hold
+ * blobs "kern/node" and "kern/graph" (XGBoost UBJSON; JSON in older
+ * ones), which still load (dlp_tree_model) and `dlperf tree convert
+ * --forests` rewrites.
  */
 #include "pred_train.h"
 #include "../tree/tree.h"
@@ -60,11 +65,12 @@
 enum { KT_ABS = 0, KT_ROOF = 1 };
 
 typedef struct {
-    dlp_tree *node, *graph;
+    dlp_tree_model node, graph;  /* forests, or boosters of older files */
     int target;                  /* KT_* */
     double scale;                /* kernel sum = scale x sum of node times */
     uint8_t timed[KERN_NOPS];    /* op types that received time */
-    pthread_mutex_t lock;        /* XGBoost predicts into per-booster buffers */
+    pthread_mutex_t lock;        /* an older file's boosters predict into
+                                    XGBoost's per-booster buffers */
 } kern_impl;
 
 /* ---- node rows ------------------------------------------------------------ */
@@ -169,7 +175,7 @@ static double node_time(int kind, double yhat, double roof) {
 }
 
 /* Predicted kernel sum (us) of fg under c and the number of rows. */
-static dlp_status kern_sum(const kern_impl *im, const dlp_feat_graph *fg,
+static dlp_status kern_sum(kern_impl *im, const dlp_feat_graph *fg,
                            const dlp_pred_config *c, scratch *s, double *us,
                            int *rows, dlp_error *err) {
     *us = 0;
@@ -178,8 +184,8 @@ static dlp_status kern_sum(const kern_impl *im, const dlp_feat_graph *fg,
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     int m = node_rows(fg, c, im->timed, s);
     if (m == 0) return DLP_OK;
-    dlp_status st = dlp_tree_predict(im->node, s->x, (size_t)m, KERN_NF, s->y,
-                                     err);
+    dlp_status st = dlp_tree_model_predict(&im->node, s->x, (size_t)m,
+                                           KERN_NF, s->y, err);
     if (st) return st;
     double sum = 0;
     for (int r = 0; r < m; r++) sum += node_time(im->target, s->y[r], s->roof[r]);
@@ -201,8 +207,8 @@ static void graph_row(const dlp_feat_graph *fg, const dlp_pred_config *c,
 static void kern_free(dlp_predictor *p) {
     kern_impl *im = p->impl;
     if (!im) return;
-    dlp_tree_free(im->node);
-    dlp_tree_free(im->graph);
+    dlp_tree_model_free(&im->node);
+    dlp_tree_model_free(&im->graph);
     pthread_mutex_destroy(&im->lock);
     free(im);
     p->impl = NULL;
@@ -250,8 +256,8 @@ static dlp_status kern_load(dlp_predictor *p, const dlp_nn_file *f,
     static const char *const names[2] = {"kern/node", "kern/graph"};
     const int want[2] = {KERN_NF, KERN_NG};
     for (int b = 0; b < 2; b++) {
-        dlp_status st = dlp_tree_load_blob(f, names[b], want[b],
-                                           b ? &im->graph : &im->node, err);
+        dlp_status st = dlp_tree_model_load(f, names[b], want[b],
+                                            b ? &im->graph : &im->node, err);
         if (st) {
             kern_free(p);
             return st;
@@ -275,7 +281,7 @@ static dlp_status kern_predict(const dlp_predictor *p, const dlp_pred_input *in,
     st = kern_sum(im, fg, in->cfg, &s, &ksum, &rows, err);
     if (!st) {
         graph_row(fg, in->cfg, ksum, rows, x);
-        st = dlp_tree_predict(im->graph, x, 1, KERN_NG, &corr, err);
+        st = dlp_tree_model_predict(&im->graph, x, 1, KERN_NG, &corr, err);
     }
     pthread_mutex_unlock(&im->lock);
     scratch_free(&s);
@@ -369,14 +375,12 @@ static dlp_status node_set(const dlp_examples *E, const uint8_t *train_model,
     return DLP_OK;
 }
 
-static dlp_status add_tree(dlp_nn_file *out, const char *name, dlp_tree *t,
-                           dlp_error *err) {
-    void *buf = NULL;
-    size_t len = 0;
-    dlp_status st = dlp_tree_save(t, &buf, &len, err);
-    if (!st) st = dlp_pred_blob_add(out, name, buf, len, err);
-    free(buf);
-    return st;
+/* Booster t written as our forest at "forest/<name>" (dlp_tree_model). */
+static dlp_status save_forest(dlp_nn_file *out, const char *name, dlp_tree *t,
+                              int nfeat, dlp_error *err) {
+    char prefix[64];
+    dlp_tree_forest_prefix(name, prefix, sizeof prefix);
+    return dlp_forest_save_tree(t, nfeat, out, prefix, err);
 }
 
 /* Cross-fitting for the kernel-sum scale: the training models with traces
@@ -454,7 +458,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
         kern_impl *k = g < 0 ? &im : &sub[g];
         if (g >= 0) {
             *k = im;
-            k->node = NULL;
+            k->node = (dlp_tree_model){0};
             if (n_groups < 2) continue;
         }
         for (int m = 0; m < nm; m++)
@@ -465,7 +469,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
         if (!st && n < 2 && g < 0)
             st = dlp_fail(err, DLP_ERR_NOT_FOUND, "kind kern: the training "
                           "traces have fewer than 2 nodes to learn from");
-        if (!st && n >= 2) st = dlp_tree_train(X, n, KERN_NF, Y, &tp, &k->node, err);
+        if (!st && n >= 2) st = dlp_tree_train(X, n, KERN_NF, Y, &tp, &k->node.tree, err);
         if (g < 0) n_rows = n;
         free(X);
         free(Y);
@@ -478,8 +482,8 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
     for (int t = 0; t < E->n_trace && !st; t++) {
         const dlp_trace *x = &E->trace[t];
         if (!trains_on(x, train_model)) continue;
-        const kern_impl *k = grp[x->model] >= 0 && sub[grp[x->model]].node
-                                 ? &sub[grp[x->model]] : &im;
+        kern_impl *k = grp[x->model] >= 0 && sub[grp[x->model]].node.tree
+                           ? &sub[grp[x->model]] : &im;
         double us;
         int rows;
         st = kern_sum(k, &E->fg[x->fg], &x->cfg, &s, &us, &rows, err);
@@ -580,7 +584,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
     if (!st && ng < 2)
         st = dlp_fail(err, DLP_ERR_NOT_FOUND, "kind kern: fewer than 2 "
                       "training examples with a latency label");
-    if (!st) st = dlp_tree_train(G, ng, KERN_NG, g, &gp, &im.graph, err);
+    if (!st) st = dlp_tree_train(G, ng, KERN_NG, g, &gp, &im.graph.tree, err);
     free(G);
     free(g);
     if (!st && o && o->progress) {
@@ -595,11 +599,11 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
     if (!st) st = dlp_nn_file_add_i64(out, "kern/schema", schema, 4, err);
     if (!st) st = dlp_nn_file_add_i64(out, "kern/ops", ops, KERN_NOPS, err);
     if (!st) st = dlp_nn_file_add_f32(out, "kern/scale", &scale, 1, err);
-    if (!st) st = add_tree(out, "kern/node", im.node, err);
-    if (!st) st = add_tree(out, "kern/graph", im.graph, err);
-    dlp_tree_free(im.node);
-    dlp_tree_free(im.graph);
-    for (int k = 0; k < KERN_FOLDS; k++) dlp_tree_free(sub[k].node);
+    if (!st) st = save_forest(out, "kern/node", im.node.tree, KERN_NF, err);
+    if (!st) st = save_forest(out, "kern/graph", im.graph.tree, KERN_NG, err);
+    dlp_tree_model_free(&im.node);
+    dlp_tree_model_free(&im.graph);
+    for (int k = 0; k < KERN_FOLDS; k++) dlp_tree_model_free(&sub[k].node);
     free(train_model);
     free(seen_model);
     free(mask);

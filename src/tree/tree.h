@@ -190,6 +190,29 @@ dlp_status dlp_forest_save_tree(dlp_tree *t, int n_features, dlp_nn_file *out,
 /* *out NULL (and DLP_OK) when the file has no "<prefix>/trees". */
 dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
                            dlp_forest **out, dlp_error *err);
+/* dlp_forest_load, and a forest of other than nfeat features refused
+ * (DLP_ERR_FORMAT naming it; *out NULL). */
+dlp_status dlp_forest_load_for(const dlp_nn_file *in, const char *prefix,
+                               int nfeat, dlp_forest **out, dlp_error *err);
+
+/* ---- one stored booster: forest or blob (tree_model.c) ----------------- */
+typedef struct {
+    dlp_tree *tree;          /* the blob `name`, parsed by XGBoost; or */
+    dlp_forest *forest;      /* our forest at "forest/<name>" */
+} dlp_tree_model;
+
+/* Booster `name` of f taking nfeat features: its forest when f holds one,
+ * else its blob; a missing or malformed one is an error naming it. */
+dlp_status dlp_tree_model_load(const dlp_nn_file *f, const char *name,
+                               int nfeat, dlp_tree_model *m, dlp_error *err);
+/* out[k] for the n rows of x (row-major, d = nfeat columns), as
+ * dlp_tree_predict; a forest is checked on its first walk (a broken one
+ * fails here, named). A blob's booster predicts into XGBoost's
+ * per-booster buffer: the caller serializes those calls. */
+dlp_status dlp_tree_model_predict(dlp_tree_model *m, const float *x,
+                                  size_t n, int d, float *out,
+                                  dlp_error *err);
+void dlp_tree_model_free(dlp_tree_model *m);
 
 /* tree_ubj.c: true when buf[0..len) is exactly one well-formed UBJSON
  * value (every length and count inside the buffer, nesting at most 64
@@ -208,8 +231,9 @@ dlp_status dlp_tree_file_convert(dlp_nn_file *f, dlp_tree_format to,
                                  int *n_boosters, int *n_changed,
                                  dlp_error *err);
 /* tree_convert.c: stores every booster of the tree predictor ("blob/xgb/
- * <name>", also inside a blend's components) as our forest at
- * "forest/xgb/<name>" (dlp_tree_forest_prefix) and removes the blob, in
+ * <name>", also inside a blend's components) and of the kern predictor
+ * ("blob/kern/node", "blob/kern/graph") as our forest at
+ * "forest/<name>" (dlp_tree_forest_prefix) and removes the blob, in
  * place: what `dlperf tree convert --forests` runs on files written
  * before the forests. *n_converted (may be NULL) counts them. The forest
  * is XGBoost's prediction (dlp_forest_from_tree): the same float32

@@ -10,9 +10,9 @@
  * kern/node": the scope "blend/1/"), whose bytes dlp_tree_format_of
  * recognises; other blobs are left alone. Each is loaded by XGBoost and
  * saved again, so the trees and their float32 values are unchanged.
- * With --forests (dlp_tree_file_forests) the xgb predictor's boosters are
- * stored as our forests instead (tree_forest.c), what training writes
- * since the seventy-ninth session.
+ * With --forests (dlp_tree_file_forests) the xgb predictor's boosters
+ * (and, since the eightieth session, the kern predictor's) are stored as
+ * our forests instead (tree_forest.c), what training writes since.
  */
 #include "tree/tree.h"
 
@@ -171,17 +171,23 @@ static dlp_status forest_one(dlp_nn_file *f, const char *scope,
 dlp_status dlp_tree_file_forests(dlp_nn_file *f, int *n_converted,
                                  dlp_error *err) {
     if (n_converted) *n_converted = 0;
-    int nb = 0;
-    char **names = NULL;
-    dlp_status st = blob_names(f, "xgb/", &names, &nb, err);
-    for (int i = 0; i < nb && !st; i++) {
-        int at = blob_at(names[i]);
-        char scope[400];
-        snprintf(scope, sizeof scope, "%.*s", at, names[i]);
-        st = forest_one(f, scope, names[i] + at + 5, err);
-        if (st) st = booster_failed(st, names[i], err);
-        else if (n_converted) (*n_converted)++;
+    /* the xgb predictor's boosters and the kern predictor's node and
+     * graph models (both load either form: tree_pred.c, dlp_tree_model) */
+    static const char *const owners[] = {"xgb/", "kern/"};
+    dlp_status st = DLP_OK;
+    for (size_t o = 0; o < sizeof owners / sizeof *owners && !st; o++) {
+        int nb = 0;
+        char **names = NULL;
+        st = blob_names(f, owners[o], &names, &nb, err);
+        for (int i = 0; i < nb && !st; i++) {
+            int at = blob_at(names[i]);
+            char scope[400];
+            snprintf(scope, sizeof scope, "%.*s", at, names[i]);
+            st = forest_one(f, scope, names[i] + at + 5, err);
+            if (st) st = booster_failed(st, names[i], err);
+            else if (n_converted) (*n_converted)++;
+        }
+        free_names(names, nb);
     }
-    free_names(names, nb);
     return st;
 }

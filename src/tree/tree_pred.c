@@ -247,11 +247,8 @@ static dlp_status tree_load(dlp_predictor *p, const dlp_nn_file *f,
             char name[64], prefix[80];
             dlp_tree_booster_name(L, i, g, name, sizeof name);
             dlp_tree_forest_prefix(name, prefix, sizeof prefix);
-            dlp_status st = dlp_forest_load(f, prefix, &im->fo[i][g], err);
-            if (!st && im->fo[i][g] && im->fo[i][g]->n_features != L->nfeat)
-                st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' has %d "
-                              "features, expected %d", prefix,
-                              im->fo[i][g]->n_features, L->nfeat);
+            dlp_status st = dlp_forest_load_for(f, prefix, L->nfeat,
+                                                &im->fo[i][g], err);
             if (st) {
                 tree_free(p);
                 return st;
