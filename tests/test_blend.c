@@ -14,6 +14,7 @@
  * truncated and inconsistent files refused with a message naming the
  * problem. */
 #include "check.h"
+#include "kern_blobs.h"
 #include "dlperf.h"
 #include "model/model.h"
 #include "eval/eval.h"
@@ -259,14 +260,17 @@ static void test_roundtrip(void) {
     for (int t = 0; t < DLP_T_COUNT; t++)
         CHECK(isnan(q->meta.val_error[t]) ||
               fabs(q->meta.val_error[t] - PB->meta.val_error[t]) < 1e-6);
-    /* its boosters are UBJSON */
-    CHECK(booster_format(&FB, "kern/node") == DLP_TREE_UBJ);
-    CHECK(booster_format(&FB, "kern/graph") == DLP_TREE_UBJ);
+    /* its boosters are forests (since the eightieth session), no blobs:
+     * nothing for convert to re-encode */
+    CHECK(booster_format(&FB, "kern/node") == -2);
+    CHECK(booster_format(&FB, "kern/graph") == -2);
+    CHECK(dlp_nn_file_get(&FB, "blend/1/forest/kern/node/trees", DLP_NN_I64));
+    CHECK(dlp_nn_file_get(&FB, "blend/1/forest/kern/graph/trees", DLP_NN_I64));
     int nb = -1, nc = -1;
     dlp_nn_file f = {0};
     CHECK(dlp_nn_file_load(&f, path, &err) == DLP_OK);
     CHECK(dlp_tree_file_convert(&f, DLP_TREE_UBJ, &nb, &nc, &err) == DLP_OK);
-    CHECK(nb == 2 && nc == 0);
+    CHECK(nb == 0 && nc == 0);
     dlp_nn_file_free(&f);
     dlp_predictor_free(q);
 }
@@ -345,52 +349,83 @@ static void test_predict_set(void) {
     unlink(path);
 }
 
-/* the file with JSON boosters (what files before UBJSON held) loads and
- * predicts the same numbers; back to UBJSON gives the same bytes */
+/* The blend file as written before the eightieth session, its kern
+ * component's boosters XGBoost blobs (kern_blobs.h: other boosters than
+ * the trained forests), UBJSON: it loads and predicts; as JSON (what
+ * files before UBJSON held) the same numbers, and back to UBJSON the same
+ * bytes; its blobs turned into forests (dlp_tree_file_forests, `dlperf
+ * tree convert --forests`) the same numbers to float32 rounding. */
 static void test_json_boosters(void) {
     dlp_error err;
-    dlp_nn_file f = {0};
-    for (int i = 0; i < FB.n; i++)
-        CHECK(dlp_nn_file_add_copy(&f, FB.e[i].name, &FB.e[i], &err) ==
+    dlp_nn_file fl = {0}, f = {0};
+    CHECK_MSG(kern_blobs_file(&FB, "blend/1/", &fl, &err) == DLP_OK, "%s",
+              err.msg);
+    CHECK(booster_format(&fl, "kern/node") == DLP_TREE_UBJ);
+    CHECK(booster_format(&fl, "kern/graph") == DLP_TREE_UBJ);
+    for (int i = 0; i < fl.n; i++)
+        CHECK(dlp_nn_file_add_copy(&f, fl.e[i].name, &fl.e[i], &err) ==
               DLP_OK);
     int nb = 0, nc = 0;
     CHECK(dlp_tree_file_convert(&f, DLP_TREE_JSON, &nb, &nc, &err) == DLP_OK);
     CHECK(nb == 2 && nc == 2);
     CHECK(booster_format(&f, "kern/node") == DLP_TREE_JSON);
     CHECK(booster_format(&f, "kern/graph") == DLP_TREE_JSON);
-    char path[128];
+    char path[128], lpath[128];
     path_in(path, sizeof path, "json.dlpm");
+    path_in(lpath, sizeof lpath, "legacy.dlpm");
     CHECK(dlp_nn_file_save(&f, path, &err) == DLP_OK);
-    dlp_predictor *q = NULL;
+    CHECK(dlp_nn_file_save(&fl, lpath, &err) == DLP_OK);
+    dlp_predictor *q = NULL, *ql = NULL, *qf = NULL;
     CHECK_MSG(dlp_predictor_load(path, NULL, &q, &err) == DLP_OK, "%s",
               err.msg);
-    static double a[64 * DLP_T_COUNT], b[64 * DLP_T_COUNT];
-    predict_all(PB, a, NULL);
+    CHECK_MSG(dlp_predictor_load(lpath, NULL, &ql, &err) == DLP_OK, "%s",
+              err.msg);
+    static double a[64 * DLP_T_COUNT], b[64 * DLP_T_COUNT],
+        c[64 * DLP_T_COUNT], t[64 * DLP_T_COUNT];
+    predict_all(PB, t, NULL);
+    if (ql) predict_all(ql, a, NULL);
     if (q) predict_all(q, b, NULL);
-    for (int i = 0; q && i < NTE * DLP_T_COUNT; i++)
+    int differs = 0;
+    for (int i = 0; q && ql && i < NTE * DLP_T_COUNT; i++) {
         CHECK(isnan(a[i]) ? isnan(b[i]) : a[i] == b[i]);
+        differs += i % DLP_T_COUNT == LAT && fabs(a[i] / t[i] - 1) > 1e-3;
+    }
+    CHECK(differs > 0);   /* the blobs answered, not the trained forests */
     dlp_predictor_free(q);
-    /* and back: the UBJSON bytes of the original */
+    /* and back: the UBJSON bytes of the legacy file */
     CHECK(dlp_tree_file_convert(&f, DLP_TREE_UBJ, &nb, &nc, &err) == DLP_OK);
     CHECK(nb == 2 && nc == 2);
     const char *names[] = {"blend/1/blob/kern/node", "blend/1/blob/kern/graph"};
     for (int k = 0; k < 2; k++) {
         const dlp_nn_entry *x = dlp_nn_file_get(&f, names[k], DLP_NN_I64);
-        const dlp_nn_entry *y = dlp_nn_file_get(&FB, names[k], DLP_NN_I64);
+        const dlp_nn_entry *y = dlp_nn_file_get(&fl, names[k], DLP_NN_I64);
         CHECK(x && y && x->count == y->count &&
               !memcmp(x->data, y->data, (size_t)x->count * 8));
     }
+    /* the legacy file's boosters as forests: the same numbers */
+    int nconv = -1;
+    CHECK(dlp_tree_file_forests(&fl, &nconv, &err) == DLP_OK && nconv == 2);
+    CHECK(booster_format(&fl, "kern/node") == -2);
+    CHECK(dlp_predictor_from_file(&fl, NULL, &qf, &err) == DLP_OK);
+    if (qf) predict_all(qf, c, NULL);
+    for (int i = 0; qf && ql && i < NTE * DLP_T_COUNT; i++)
+        CHECK(isnan(a[i]) ? isnan(c[i]) : fabs(c[i] / a[i] - 1) < 1e-5);
+    dlp_predictor_free(ql);
+    dlp_predictor_free(qf);
     dlp_nn_file_free(&f);
+    dlp_nn_file_free(&fl);
     unlink(path);
+    unlink(lpath);
 }
 
 /* a copy of the blend file with entry `name` changed by fn, saved (valid
  * CRC) and loaded: the status, err filled */
-static dlp_status load_altered(void (*fn)(dlp_nn_file *, void *), void *arg,
-                               dlp_error *err) {
+static dlp_status load_altered_of(const dlp_nn_file *src,
+                                  void (*fn)(dlp_nn_file *, void *), void *arg,
+                                  dlp_error *err) {
     dlp_nn_file f = {0};
-    for (int i = 0; i < FB.n; i++)
-        dlp_nn_file_add_copy(&f, FB.e[i].name, &FB.e[i], err);
+    for (int i = 0; i < src->n; i++)
+        dlp_nn_file_add_copy(&f, src->e[i].name, &src->e[i], err);
     fn(&f, arg);
     char path[128];
     path_in(path, sizeof path, "altered.dlpm");
@@ -402,6 +437,11 @@ static dlp_status load_altered(void (*fn)(dlp_nn_file *, void *), void *arg,
     dlp_nn_file_free(&f);
     unlink(path);
     return st;
+}
+
+static dlp_status load_altered(void (*fn)(dlp_nn_file *, void *), void *arg,
+                               dlp_error *err) {
+    return load_altered_of(&FB, fn, arg, err);
 }
 
 static void drop_part(dlp_nn_file *f, void *arg) {
@@ -484,17 +524,25 @@ static void test_bad_files(void) {
     CHECK(strstr(err.msg, "retrain") != NULL);
     CHECK(load_altered(set_schema, (void *)s2, &err) == DLP_ERR_FORMAT);
     CHECK(load_altered(set_schema, (void *)s3, &err) == DLP_ERR_FORMAT);
-    /* a booster damaged inside a file with a valid checksum: its key
-     * length's marker, a length made huge, the bytes cut to half */
+    /* a booster damaged inside a file with a valid checksum (a file of
+     * blobs, as before the eightieth session): its key length's marker,
+     * a length made huge, the bytes cut to half */
+    dlp_nn_file fl = {0};
+    CHECK(kern_blobs_file(&FB, "blend/1/", &fl, &err) == DLP_OK);
     damage d1 = {1, 'x', false}, d2 = {2, 0x7f, false}, d3 = {0, 0, true};
-    CHECK(load_altered(damage_booster, &d1, &err) == DLP_ERR_FORMAT);
+    CHECK(load_altered_of(&fl, damage_booster, &d1, &err) == DLP_ERR_FORMAT);
     CHECK_MSG(strstr(err.msg, "not XGBoost JSON or UBJSON") != NULL, "%s",
               err.msg);
-    CHECK(load_altered(damage_booster, &d2, &err) == DLP_ERR_FORMAT);
+    CHECK(load_altered_of(&fl, damage_booster, &d2, &err) == DLP_ERR_FORMAT);
     CHECK_MSG(strstr(err.msg, "malformed XGBoost UBJSON") != NULL, "%s",
               err.msg);
-    CHECK(load_altered(damage_booster, &d3, &err) == DLP_ERR_FORMAT);
+    CHECK(load_altered_of(&fl, damage_booster, &d3, &err) == DLP_ERR_FORMAT);
     CHECK_MSG(strstr(err.msg, "component 1 ('kern')") != NULL, "%s", err.msg);
+    dlp_nn_file_free(&fl);
+    /* a forest of the kern component without its words */
+    CHECK(load_altered(drop_part, "blend/1/forest/kern/graph/words", &err) ==
+          DLP_ERR_FORMAT);
+    CHECK_MSG(strstr(err.msg, "forest/kern/graph") != NULL, "%s", err.msg);
     /* training: a blend of one kind, or with --init-from */
     dlp_predictor *p = NULL;
     dlp_train_opts o = opts();

@@ -14,6 +14,7 @@
 #include "dlperf.h"
 #include "pred/pred_train.h"
 #include "tree/tree.h"
+#include "kern_blobs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -300,29 +301,6 @@ static void test_train_predict_roundtrip(void) {
     dlp_dataset_free(ds);
 }
 
-/* A booster of nf features on a seeded draw (its trees are not the trained
- * file's: predictions through it differ, so the blob is what answers). */
-static dlp_tree *draw_booster(int nf, uint64_t seed) {
-    enum { N = 300 };
-    float *x = malloc((size_t)N * (size_t)nf * sizeof *x), y[N];
-    uint64_t s = seed;
-    for (int i = 0; i < N * nf; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        x[i] = (float)((s >> 11) * 0x1.0p-53) * 4.f - 2.f;
-    }
-    for (int i = 0; i < N; i++)
-        y[i] = 0.3f * x[(size_t)i * nf] - 0.2f * x[(size_t)i * nf + nf - 1];
-    dlp_tree_params tp;
-    dlp_tree_params_default(&tp);
-    tp.rounds = 30;
-    dlp_tree *t = NULL;
-    dlp_error err;
-    CHECK_MSG(dlp_tree_train(x, N, nf, y, &tp, &t, &err) == DLP_OK, "%s",
-              err.msg);
-    free(x);
-    return t;
-}
-
 static void test_kern_forests(void) {
     dlp_dataset *ds;
     dlp_examples E;
@@ -359,19 +337,8 @@ static void test_kern_forests(void) {
     }
     /* the legacy file: both models as XGBoost blobs of other boosters */
     dlp_nn_file h = {0}, h2 = {0};
-    for (int i = 0; i < file.n; i++)
-        if (strncmp(file.e[i].name, "forest/kern/", 12))
-            CHECK(dlp_nn_file_add_copy(&h, file.e[i].name, &file.e[i], &err) ==
-                  DLP_OK);
-    for (int b = 0; b < 2; b++) {
-        dlp_tree *t = draw_booster(nfeat[b], 11 + (uint64_t)b);
-        void *buf = NULL;
-        size_t len = 0;
-        CHECK(t && dlp_tree_save(t, &buf, &len, &err) == DLP_OK);
-        CHECK(dlp_pred_blob_add(&h, model[b], buf, len, &err) == DLP_OK);
-        free(buf);
-        dlp_tree_free(t);
-    }
+    CHECK_MSG(kern_blobs_file(&file, "", &h, &err) == DLP_OK, "%s", err.msg);
+    for (int b = 0; b < 2; b++) CHECK(dlp_pred_blob_exists(&h, model[b]));
     for (int i = 0; i < h.n; i++)
         CHECK(dlp_nn_file_add_copy(&h2, h.e[i].name, &h.e[i], &err) == DLP_OK);
     int nconv = -1;
