@@ -196,6 +196,19 @@ static void test_refuses_without_traces(void) {
     dlp_dataset_free(ds);
 }
 
+/* A kern predictor trained on rows tr of E (default options), its file
+ * in *file; a failure is reported here and returned. */
+static dlp_status train_kern(dlp_examples *E, const int32_t *tr, int ntr,
+                             dlp_predictor **p, dlp_nn_file *file,
+                             dlp_error *err) {
+    dlp_train_opts o;
+    dlp_train_opts_init(&o);
+    dlp_status st = dlp_pred_train("kern", E, tr, ntr, NULL, 0, &o, p, file,
+                                   err);
+    CHECK_MSG(st == DLP_OK, "%s", err->msg);
+    return st;
+}
+
 /* trains on models m0..m5, holds m6 and m7 out */
 static void test_train_predict_roundtrip(void) {
     dlp_dataset *ds;
@@ -209,14 +222,10 @@ static void test_train_predict_roundtrip(void) {
         else tr[ntr++] = i;
     }
     CHECK(ntr == 36 && nte == 12);
-    dlp_train_opts o;
-    dlp_train_opts_init(&o);
     dlp_predictor *p = NULL;
     dlp_nn_file file = {0};
     dlp_error err;
-    dlp_status st = dlp_pred_train("kern", &E, tr, ntr, NULL, 0, &o, &p, &file,
-                                   &err);
-    CHECK_MSG(st == DLP_OK, "%s", err.msg);
+    dlp_status st = train_kern(&E, tr, ntr, &p, &file, &err);
     if (st) {
         dlp_examples_free(&E);
         dlp_dataset_free(ds);
@@ -308,14 +317,10 @@ static void test_kern_forests(void) {
     int32_t tr[64];
     int ntr = 0;
     for (int i = 0; i < E.n && ntr < 64; i++) tr[ntr++] = i;
-    dlp_train_opts o;
-    dlp_train_opts_init(&o);
     dlp_predictor *p = NULL;
     dlp_nn_file file = {0};
     dlp_error err;
-    dlp_status st = dlp_pred_train("kern", &E, tr, ntr, NULL, 0, &o, &p, &file,
-                                   &err);
-    CHECK_MSG(st == DLP_OK, "%s", err.msg);
+    dlp_status st = train_kern(&E, tr, ntr, &p, &file, &err);
     const dlp_nn_entry *se = dlp_nn_file_get(&file, "kern/schema", DLP_NN_I64);
     CHECK(se && se->count == 4);
     if (st || !se) {
