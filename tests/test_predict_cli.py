@@ -509,7 +509,9 @@ def main():
         check(rc == 1 and "llm" in err, "tree fit without rows: clear error")
         rc, out, err = run("tree", "fit", "/nonexistent")
         check(rc == 1 and "/nonexistent" in err, "tree fit: bad dataset dir")
-        for opt, bad in (("--rounds", "0"), ("--depth", "-2"), ("--eta", "0")):
+        for opt, bad in (("--rounds", "0"), ("--depth", "-2"), ("--eta", "0"),
+                         ("--subsample", "0"), ("--colsample", "1.5"),
+                         ("--colsample", "x")):
             rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
                                opt, bad)
             check(rc == 2 and opt in err and bad in err,

@@ -175,24 +175,30 @@ static void test_constant_target(void) {
 }
 
 /* Mode defaults fill only the fields left at 0: the LLM boosters are
- * deeper and longer, inference and training keep the generic ones, and
- * what dlperf tree fit's --rounds / --depth / --eta set stays. */
+ * deeper and longer and sample fewer rows and columns a tree, inference
+ * and training keep the generic ones, and what dlperf tree fit's
+ * --rounds / --depth / --eta / --subsample / --colsample set stays. */
 static void test_params_for_mode(void) {
     dlp_tree_params g, p;
     dlp_tree_params_default(&g);
     dlp_tree_fit_opts o;
     dlp_tree_fit_opts_default(&o);
-    CHECK(o.tp.rounds == 0 && o.tp.max_depth == 0 && o.tp.eta == 0);
+    CHECK(o.tp.rounds == 0 && o.tp.max_depth == 0 && o.tp.eta == 0 &&
+          o.tp.subsample == 0 && o.tp.colsample == 0);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
     CHECK(p.rounds == 1500 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.02, 1e-12);
     CHECK(p.max_depth > g.max_depth && p.rounds > g.rounds);
-    CHECK_CLOSE(p.subsample, g.subsample, 1e-12);
+    CHECK_CLOSE(p.subsample, 0.5, 1e-12);
+    CHECK_CLOSE(p.colsample, 0.5, 1e-12);
+    CHECK_CLOSE(p.min_child_weight, g.min_child_weight, 1e-12);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_INFERENCE);
     CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
     CHECK_CLOSE(p.eta, g.eta, 1e-12);
+    CHECK_CLOSE(p.subsample, g.subsample, 1e-12);
+    CHECK_CLOSE(p.colsample, g.colsample, 1e-12);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);
     CHECK(p.rounds == 300 && p.max_depth == 5);
@@ -200,9 +206,12 @@ static void test_params_for_mode(void) {
     p = o.tp;
     p.rounds = 30;
     p.eta = 0.5;
+    p.colsample = 0.9;
     dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
     CHECK(p.rounds == 30 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.5, 1e-12);
+    CHECK_CLOSE(p.colsample, 0.9, 1e-12);
+    CHECK_CLOSE(p.subsample, 0.5, 1e-12);
 }
 
 static void test_bad_input(void) {
@@ -774,10 +783,7 @@ static void test_llm_boosters_per_runtime(void) {
     CHECK(dlp_pred_meta_write(&meta, &g, &err) == DLP_OK);
     p = xgb_from_file(&g);
     dlp_tree_params tp;
-    dlp_tree_params_default(&tp);
-    tp.rounds = tp.max_depth = 0;
-    tp.eta = 0;
-    dlp_tree_params_for_mode(&tp, DLP_MODE_LLM);
+    dlp_tree_params_of_mode(&tp, DLP_MODE_LLM);
     tp.seed = o.seed;
     tp.threads = 1;
     for (int rt = 0; rt < DLP_RT_COUNT && p; rt++) {

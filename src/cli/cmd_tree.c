@@ -28,6 +28,7 @@ static void usage(FILE *f) {
 "                       [-o FILE.dlpm] [--device NAME]\n"
 "                       [--split lmo|random|mc|lofo] [--compare KINDS]\n"
 "                       [--epochs N] [--rounds N] [--depth D] [--eta X]\n"
+"                       [--subsample F] [--colsample F]\n"
 "                       [--seed S] [--threads N]\n\n"
 "Trains the XGBoost predictor of a mode (default llm: throughput, peak\n"
 "memory, energy per sample; inference: latency, peak memory, energy;\n"
@@ -40,7 +41,9 @@ static void usage(FILE *f) {
 "also writes the model trained on every example.\n"
 "Boosters: --rounds, --depth, --eta (default the mode's: llm 1500 rounds of\n"
 "depth 5 at eta 0.02, training 300 of depth 5 at 0.08, inference 200 of\n"
-"depth 3 at 0.05).\n"
+"depth 3 at 0.05); --subsample and --colsample, the share of rows and of\n"
+"features each tree draws, in (0, 1] (default llm 0.5 and 0.5, the others\n"
+"0.8 and 0.8).\n"
 "\n"
 "usage: dlperf tree optime DATA_DIR [--train] [--folds K] [--seed S]\n"
 "                          [--threads N]\n\n"
@@ -199,6 +202,7 @@ int cmd_tree(int argc, char **argv) {
                      !strcmp(a, "--split") || !strcmp(a, "--compare") ||
                      !strcmp(a, "--epochs") || !strcmp(a, "--rounds") ||
                      !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
+                     !strcmp(a, "--subsample") || !strcmp(a, "--colsample") ||
                      !strcmp(a, "--seed") || !strcmp(a, "--threads");
         if (takes && !v) {
             fprintf(stderr, "dlperf tree: %s needs a value\n", a);
@@ -233,6 +237,8 @@ int cmd_tree(int argc, char **argv) {
         else if (!strcmp(a, "--rounds")) o.tp.rounds = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--depth")) o.tp.max_depth = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--eta")) o.tp.eta = strtod(v, &end);
+        else if (!strcmp(a, "--subsample")) o.tp.subsample = strtod(v, &end);
+        else if (!strcmp(a, "--colsample")) o.tp.colsample = strtod(v, &end);
         else if (!strcmp(a, "--seed")) o.seed = o.tp.seed = strtoull(v, &end, 10);
         else if (!strcmp(a, "--threads")) o.tp.threads = (int)strtol(v, &end, 10);
         else if (a[0] == '-') {
@@ -249,7 +255,11 @@ int cmd_tree(int argc, char **argv) {
              * booster sizes must be given as positive numbers */
             bool nonpos = (!strcmp(a, "--rounds") && o.tp.rounds <= 0) ||
                           (!strcmp(a, "--depth") && o.tp.max_depth <= 0) ||
-                          (!strcmp(a, "--eta") && !(o.tp.eta > 0));
+                          (!strcmp(a, "--eta") && !(o.tp.eta > 0)) ||
+                          (!strcmp(a, "--subsample") &&
+                           !(o.tp.subsample > 0 && o.tp.subsample <= 1)) ||
+                          (!strcmp(a, "--colsample") &&
+                           !(o.tp.colsample > 0 && o.tp.colsample <= 1));
             if ((end && (*end || end == v)) || nonpos) {
                 fprintf(stderr, "dlperf tree: bad value '%s' for %s\n", v, a);
                 return 2;

@@ -39,8 +39,9 @@
  * features, target kind]), "kern/ops" (i64 [DLP_FEAT_NOPS + 1]: 1 for op
  * types that received time), "kern/scale" (f32), and the node and graph
  * boosters as our forests "forest/kern/node" and "forest/kern/graph"
- * (tree_forest.c: walked without XGBoost, whose parse of the two boosters
- * was ~20 ms of a 30 ms request). Files before the eightieth session hold
+ * (tree_forest.c: walked without XGBoost, whose start and parse of the
+ * two boosters made a ResNet-50 request take 38.7 ms instead of 7.4,
+ * docs/PREDICT.md). Files before the eightieth session hold
  * blobs "kern/node" and "kern/graph" (XGBoost UBJSON; JSON in older
  * ones), which still load (dlp_tree_model) and `dlperf tree convert
  * --forests` rewrites.

@@ -45,12 +45,17 @@ typedef struct {
 } dlp_tree_params;
 
 void dlp_tree_params_default(dlp_tree_params *p);
-/* Fills the rounds, max_depth and eta of p that are 0 with the mode's
- * defaults (tree_fit.c says how they were chosen): llm 1500 rounds of
- * depth 5 at eta 0.02, training 300 of depth 5 at 0.08; inference
- * dlp_tree_params_default's 200 of depth 3 at 0.05. Fields already set are kept (dlperf tree fit's
- * --rounds, --depth, --eta). */
+/* Fills the rounds, max_depth, eta, subsample and colsample of p that are
+ * 0 with the mode's defaults (tree_fit.c says how they were chosen): llm
+ * 1500 rounds of depth 5 at eta 0.02, rows and columns subsampled at
+ * LLM_SUBSAMPLE / LLM_COLSAMPLE; training 300 of depth 5 at 0.08;
+ * inference dlp_tree_params_default's 200 of depth 3 at 0.05; both at
+ * its 0.8 / 0.8. Fields already set are kept (dlperf tree fit's
+ * --rounds, --depth, --eta, --subsample, --colsample). */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode);
+/* dlp_tree_params_default with every field above at the mode's default:
+ * the boosters `dlperf train --kind xgb` and `eval --kind xgb` fit. */
+void dlp_tree_params_of_mode(dlp_tree_params *p, dlp_pred_mode mode);
 
 /* Trains on x[n, d] (row-major, NAN = missing) against y[n] with squared
  * error. n >= 2, d >= 1, every y finite. */
