@@ -174,10 +174,11 @@ static void test_constant_target(void) {
     dlp_tree_free(t);
 }
 
-/* Mode defaults fill only the fields left at 0: the LLM boosters are
- * deeper and longer and sample fewer rows and columns a tree, inference
- * and training keep the generic ones, and what dlperf tree fit's
- * --rounds / --depth / --eta / --subsample / --colsample set stays. */
+/* Mode and target defaults fill only the fields left at 0: the LLM
+ * boosters are deeper and longer, the LLM energy boosters sample fewer
+ * rows and columns a tree, inference and training keep the generic ones,
+ * and what dlperf tree fit's --rounds / --depth / --eta / --subsample /
+ * --colsample set stays. */
 static void test_params_for_mode(void) {
     dlp_tree_params g, p;
     dlp_tree_params_default(&g);
@@ -190,13 +191,28 @@ static void test_params_for_mode(void) {
     CHECK(p.rounds == 1500 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.02, 1e-12);
     CHECK(p.max_depth > g.max_depth && p.rounds > g.rounds);
-    CHECK_CLOSE(p.subsample, 0.5, 1e-12);
-    CHECK_CLOSE(p.colsample, 0.5, 1e-12);
+    CHECK(p.subsample == 0 && p.colsample == 0);   /* the target's */
     CHECK_CLOSE(p.min_child_weight, g.min_child_weight, 1e-12);
+    /* the LLM energy boosters sample half the rows and features, the
+     * others the generic 0.8 */
+    dlp_tree_params q = p;
+    dlp_tree_params_for_target(&q, DLP_MODE_LLM, DLP_T_LLM_ENERGY_PER_SAMPLE);
+    CHECK_CLOSE(q.subsample, 0.5, 1e-12);
+    CHECK_CLOSE(q.colsample, 0.5, 1e-12);
+    q = p;
+    dlp_tree_params_for_target(&q, DLP_MODE_LLM, DLP_T_LLM_THROUGHPUT);
+    CHECK_CLOSE(q.subsample, g.subsample, 1e-12);
+    CHECK_CLOSE(q.colsample, g.colsample, 1e-12);
+    q = p;
+    q.colsample = 0.9;
+    dlp_tree_params_for_target(&q, DLP_MODE_LLM, DLP_T_LLM_ENERGY_PER_SAMPLE);
+    CHECK_CLOSE(q.colsample, 0.9, 1e-12);
+    CHECK_CLOSE(q.subsample, 0.5, 1e-12);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_INFERENCE);
     CHECK(p.rounds == g.rounds && p.max_depth == g.max_depth);
     CHECK_CLOSE(p.eta, g.eta, 1e-12);
+    dlp_tree_params_for_target(&p, DLP_MODE_INFERENCE, DLP_T_INF_ENERGY_J);
     CHECK_CLOSE(p.subsample, g.subsample, 1e-12);
     CHECK_CLOSE(p.colsample, g.colsample, 1e-12);
     p = o.tp;
@@ -206,12 +222,9 @@ static void test_params_for_mode(void) {
     p = o.tp;
     p.rounds = 30;
     p.eta = 0.5;
-    p.colsample = 0.9;
     dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
     CHECK(p.rounds == 30 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.5, 1e-12);
-    CHECK_CLOSE(p.colsample, 0.9, 1e-12);
-    CHECK_CLOSE(p.subsample, 0.5, 1e-12);
 }
 
 static void test_bad_input(void) {
@@ -784,6 +797,7 @@ static void test_llm_boosters_per_runtime(void) {
     p = xgb_from_file(&g);
     dlp_tree_params tp;
     dlp_tree_params_of_mode(&tp, DLP_MODE_LLM);
+    dlp_tree_params_for_target(&tp, DLP_MODE_LLM, DLP_T_LLM_THROUGHPUT);
     tp.seed = o.seed;
     tp.threads = 1;
     for (int rt = 0; rt < DLP_RT_COUNT && p; rt++) {

@@ -45,16 +45,22 @@ typedef struct {
 } dlp_tree_params;
 
 void dlp_tree_params_default(dlp_tree_params *p);
-/* Fills the rounds, max_depth, eta, subsample and colsample of p that are
- * 0 with the mode's defaults (tree_fit.c says how they were chosen): llm
- * 1500 rounds of depth 5 at eta 0.02, rows and columns subsampled at
- * LLM_SUBSAMPLE / LLM_COLSAMPLE; training 300 of depth 5 at 0.08;
- * inference dlp_tree_params_default's 200 of depth 3 at 0.05; both at
- * its 0.8 / 0.8. Fields already set are kept (dlperf tree fit's
- * --rounds, --depth, --eta, --subsample, --colsample). */
+/* Fills the rounds, max_depth and eta of p that are 0 with the mode's
+ * defaults (tree_fit.c says how they were chosen): llm 1500 rounds of
+ * depth 5 at eta 0.02, training 300 of depth 5 at 0.08; inference
+ * dlp_tree_params_default's 200 of depth 3 at 0.05. Fields already set
+ * are kept (dlperf tree fit's --rounds, --depth, --eta). */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode);
-/* dlp_tree_params_default with every field above at the mode's default:
- * the boosters `dlperf train --kind xgb` and `eval --kind xgb` fit. */
+/* Fills the subsample and colsample of p that are 0 with target t's
+ * defaults: 0.5 / 0.5 for the llm energy per sample, 0.8 / 0.8 (the
+ * generic ones) for every other booster. Set ones are kept (tree fit's
+ * --subsample, --colsample). */
+void dlp_tree_params_for_target(dlp_tree_params *p, dlp_pred_mode mode,
+                                dlp_target t);
+/* dlp_tree_params_default with rounds, max_depth and eta at the mode's
+ * defaults and subsample and colsample 0, each booster's to be filled by
+ * dlp_tree_params_for_target: the boosters `dlperf train --kind xgb` and
+ * `eval --kind xgb` fit. */
 void dlp_tree_params_of_mode(dlp_tree_params *p, dlp_pred_mode mode);
 
 /* Trains on x[n, d] (row-major, NAN = missing) against y[n] with squared
