@@ -22,8 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-/* the generic parameters with the fields dlp_tree_params_for_mode fills
- * at 0 */
+/* the generic parameters with the fields dlp_tree_params_for_mode
+ * (rounds, depth, eta) and dlp_tree_params_for_target (row and column
+ * sampling) fill at 0 */
 static void params_unset(dlp_tree_params *p) {
     dlp_tree_params_default(p);
     p->rounds = p->max_depth = 0;
