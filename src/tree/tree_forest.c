@@ -482,3 +482,15 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
     *out = f;
     return DLP_OK;
 }
+
+dlp_status dlp_forest_load_for(const dlp_nn_file *in, const char *prefix,
+                               int nfeat, dlp_forest **out, dlp_error *err) {
+    dlp_status st = dlp_forest_load(in, prefix, out, err);
+    if (!st && *out && (*out)->n_features != nfeat) {
+        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' has %d features, "
+                      "expected %d", prefix, (*out)->n_features, nfeat);
+        dlp_forest_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

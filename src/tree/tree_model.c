@@ -6,24 +6,12 @@
  * `dlperf tree convert --forests` rewrites them). The kern predictor's
  * node and graph models load and predict through it; the xgb predictor
  * keeps its own per-runtime lazy parsing (tree_pred.c) and shares the
- * forest half, dlp_forest_load_for.
+ * forest half, dlp_forest_load_for (tree_forest.c).
  */
 #include "tree/tree.h"
 
 #include <stdio.h>
 #include <string.h>
-
-dlp_status dlp_forest_load_for(const dlp_nn_file *in, const char *prefix,
-                               int nfeat, dlp_forest **out, dlp_error *err) {
-    dlp_status st = dlp_forest_load(in, prefix, out, err);
-    if (!st && *out && (*out)->n_features != nfeat) {
-        st = dlp_fail(err, DLP_ERR_FORMAT, "forest '%s' has %d features, "
-                      "expected %d", prefix, (*out)->n_features, nfeat);
-        dlp_forest_free(*out);
-        *out = NULL;
-    }
-    return st;
-}
 
 dlp_status dlp_tree_model_load(const dlp_nn_file *f, const char *name,
                                int nfeat, dlp_tree_model *m, dlp_error *err) {
