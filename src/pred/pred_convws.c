@@ -214,6 +214,7 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
     p.colsample = 1;
     p.logistic = logistic;
     p.min_child_weight = logistic ? 2 : 1;
+    p.threads = dlp_nn_threads();   /* tens of thousands of rows: worth it */
     dlp_tree *tr = NULL;
     dlp_status st = dlp_tree_train(x, n, DLP_CONVWS_NF, y, &p, &tr, err);
     if (!st) st = dlp_forest_from_tree(tr, DLP_CONVWS_NF, out, err);
