@@ -217,8 +217,8 @@ static void test_params_for_mode(void) {
     CHECK_CLOSE(p.colsample, g.colsample, 1e-12);
     p = o.tp;
     dlp_tree_params_for_mode(&p, DLP_MODE_TRAINING);
-    CHECK(p.rounds == 300 && p.max_depth == 5);
-    CHECK_CLOSE(p.eta, 0.08, 1e-12);
+    CHECK(p.rounds == 1500 && p.max_depth == 5);
+    CHECK_CLOSE(p.eta, 0.02, 1e-12);
     p = o.tp;
     p.rounds = 30;
     p.eta = 0.5;

@@ -40,7 +40,7 @@ static void usage(FILE *f) {
 "dippm,roofline,linreg) trained and tested on the same folds. With -o it\n"
 "also writes the model trained on every example.\n"
 "Boosters: --rounds, --depth, --eta (default the mode's: llm 1500 rounds of\n"
-"depth 5 at eta 0.02, training 300 of depth 5 at 0.08, inference 200 of\n"
+"depth 5 at eta 0.02, training 1500 of depth 5 at 0.02, inference 200 of\n"
 "depth 3 at 0.05); --subsample and --colsample, the share of rows and of\n"
 "features each tree draws, in (0, 1] (default 0.5 and 0.5 for the llm\n"
 "energy per sample, 0.8 and 0.8 for every other booster).\n"

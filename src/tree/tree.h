@@ -47,7 +47,7 @@ typedef struct {
 void dlp_tree_params_default(dlp_tree_params *p);
 /* Fills the rounds, max_depth and eta of p that are 0 with the mode's
  * defaults (tree_fit.c says how they were chosen): llm 1500 rounds of
- * depth 5 at eta 0.02, training 300 of depth 5 at 0.08; inference
+ * depth 5 at eta 0.02, training 1500 of depth 5 at 0.02; inference
  * dlp_tree_params_default's 200 of depth 3 at 0.05. Fields already set
  * are kept (dlperf tree fit's --rounds, --depth, --eta). */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode);
