@@ -174,10 +174,10 @@ static void test_constant_target(void) {
     dlp_tree_free(t);
 }
 
-/* Mode and target defaults fill only the fields left at 0: the LLM
- * boosters are deeper and longer, the LLM energy boosters sample fewer
- * rows and columns a tree, inference and training keep the generic ones,
- * and what dlperf tree fit's --rounds / --depth / --eta / --subsample /
+/* Mode and target defaults fill only the fields left at 0: the LLM and
+ * training boosters are deeper and longer, the LLM energy boosters sample
+ * fewer rows and columns a tree, inference keeps the generic ones, and
+ * what dlperf tree fit's --rounds / --depth / --eta / --subsample /
  * --colsample set stays. */
 static void test_params_for_mode(void) {
     dlp_tree_params g, p;

@@ -70,6 +70,26 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
  * eager throughput 25.33 -> 25.02%). Stored as forests (tree_pred.c),
  * the longer boosters cost no parse time: 1,500 trees of depth 5 are
  * ~45,000 nodes, 360 KB a target and runtime. */
+/* Eighty-first session, the training steps' boosters held out the same
+ * way (3,737 steps through p80b, `dlperf eval data --mode training --kind
+ * xgb --split lmo --seed 1 --split-seed 1`, paired with 300 rounds of
+ * depth 5 at 0.08: 15.13% step / 1.85% memory / 9.37% power): 1000 of
+ * depth 5 at 0.03: 14.95 / 1.79 / 9.16; 1000 of depth 4: 14.99 / 1.85 /
+ * 9.17; 1000 of depth 6: 14.95 / 1.77 / 9.23; **1500 of depth 5 at 0.02:
+ * 14.81 / 1.79 / 9.10** (-0.32 +- 0.07, -0.06 +- 0.01, -0.27 +- 0.05),
+ * the new default, as the language models'; 2500 at 0.02: 14.85 / 1.78 /
+ * 9.11; 3000 at 0.01: 14.84 / 1.78 / 9.12. Row and column sampling 0.5
+ * / 0.5: 15.06 / 1.93 / 9.33; 0.6 / 0.6: 15.12 / 1.88 / 9.38 (both at
+ * 300 x 5 x 0.08). The inference boosters would gain too (22,434
+ * configurations through p81b, `dlperf eval data --mode inference --kind
+ * xgb --split lmo --seed 1 --split-seed 1`, 1500 x 5 x 0.02 paired with
+ * the generic 200 x 3 x 0.05): CUDA-graph latency 11.57 -> 9.18% (-2.39
+ * +- 0.06), energy 13.41 -> 10.37%, eager latency 24.11 -> 22.22%, eager
+ * energy 20.70 -> 18.52%, memory 3.16 / 3.34 -> 3.08 / 3.30%; still
+ * above DIPPM's (7.70%, 18.69%), which answers inference. Not the
+ * default yet: xgb-inference.dlpm and its heldout.csv rows would change
+ * with it, and the DIPPM + XGBoost blend of inference is the question
+ * it opens (not run: DIPPM's inference folds take hours here). */
 /* Eightieth session, the LLM boosters' row and column sampling, held out
  * on the 4,984 configurations through p78a (`dlperf eval data --mode llm
  * --kind xgb --split lmo --seed 1 --split-seed 1`, each setting paired
@@ -91,26 +111,6 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
  * the energy boosters sample 0.5 / 0.5 (the middle of its plateau,
  * chosen on these folds among eleven settings); throughput and memory
  * keep 0.8 / 0.8. */
-/* Eighty-first session, the training steps' boosters held out the same
- * way (3,737 steps through p80b, `dlperf eval data --mode training --kind
- * xgb --split lmo --seed 1 --split-seed 1`, paired with 300 rounds of
- * depth 5 at 0.08: 15.13% step / 1.85% memory / 9.37% power): 1000 of
- * depth 5 at 0.03: 14.95 / 1.79 / 9.16; 1000 of depth 4: 14.99 / 1.85 /
- * 9.17; 1000 of depth 6: 14.95 / 1.77 / 9.23; **1500 of depth 5 at 0.02:
- * 14.81 / 1.79 / 9.10** (-0.32 +- 0.07, -0.06 +- 0.01, -0.27 +- 0.05),
- * the new default, as the language models'; 2500 at 0.02: 14.85 / 1.78 /
- * 9.11; 3000 at 0.01: 14.84 / 1.78 / 9.12. Row and column sampling 0.5
- * / 0.5: 15.06 / 1.93 / 9.33; 0.6 / 0.6: 15.12 / 1.88 / 9.38 (both at
- * 300 x 5 x 0.08). The inference boosters would gain too (22,434
- * configurations through p81b, `dlperf eval data --mode inference --kind
- * xgb --split lmo --seed 1 --split-seed 1`, 1500 x 5 x 0.02 paired with
- * the generic 200 x 3 x 0.05): CUDA-graph latency 11.57 -> 9.18% (-2.39
- * +- 0.06), energy 13.41 -> 10.37%, eager latency 24.11 -> 22.22%, eager
- * energy 20.70 -> 18.52%, memory 3.16 / 3.34 -> 3.08 / 3.30%; still
- * above DIPPM's (7.70%, 18.69%), which answers inference. Not the
- * default yet: xgb-inference.dlpm and its heldout.csv rows would change
- * with it, and the DIPPM + XGBoost blend of inference is the question
- * it opens (not run: DIPPM's inference folds take hours here). */
 #define LLM_ENERGY_SUBSAMPLE 0.5
 #define LLM_ENERGY_COLSAMPLE 0.5
 
