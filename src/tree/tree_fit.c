@@ -87,8 +87,10 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
  * +- 0.06), energy 13.41 -> 10.37%, eager latency 24.11 -> 22.22%, eager
  * energy 20.70 -> 18.52%, memory 3.16 / 3.34 -> 3.08 / 3.30%; still
  * above DIPPM's (7.70%, 18.69%), which answers inference. The default
- * since the eighty-second session (docs/EVAL.md, its summary: the
- * DIPPM + XGBoost blend of inference held out with them). */
+ * since the eighty-second session, which held the DIPPM + XGBoost blend
+ * of inference out with them (11,313 CUDA-graph configurations through
+ * p82d): latency 7.83% against DIPPM's 7.81%, energy 8.64 against
+ * 8.31%, so no inference blend ships (docs/EVAL.md, its summary). */
 /* Eightieth session, the LLM boosters' row and column sampling, held out
  * on the 4,984 configurations through p78a (`dlperf eval data --mode llm
  * --kind xgb --split lmo --seed 1 --split-seed 1`, each setting paired
