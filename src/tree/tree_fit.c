@@ -115,18 +115,17 @@ void dlp_tree_fit_opts_default(dlp_tree_fit_opts *o) {
 #define LLM_ENERGY_SUBSAMPLE 0.5
 #define LLM_ENERGY_COLSAMPLE 0.5
 
+/* every mode's boosters since the eighty-second session (the tables
+ * above) */
+#define MODE_ROUNDS 1500
+#define MODE_DEPTH 5
+#define MODE_ETA 0.02
+
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode) {
-    dlp_tree_params d;
-    dlp_tree_params_default(&d);
-    /* since the eighty-second session every mode's (the tables above):
-     * the mode stays in the signature for the day they part again */
-    (void)mode;
-    d.rounds = 1500;
-    d.max_depth = 5;
-    d.eta = 0.02;
-    if (p->rounds <= 0) p->rounds = d.rounds;
-    if (p->max_depth <= 0) p->max_depth = d.max_depth;
-    if (!(p->eta > 0)) p->eta = d.eta;
+    (void)mode;   /* kept in the signature for the day the modes part again */
+    if (p->rounds <= 0) p->rounds = MODE_ROUNDS;
+    if (p->max_depth <= 0) p->max_depth = MODE_DEPTH;
+    if (!(p->eta > 0)) p->eta = MODE_ETA;
 }
 
 void dlp_tree_params_for_target(dlp_tree_params *p, dlp_pred_mode mode,
