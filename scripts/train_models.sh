@@ -112,6 +112,13 @@ gnn_args() {
 TRAPPM_MODES=${TRAPPM_MODES:-"training"}
 
 [ -x "$DLPERF" ] || { echo "train_models: build dlperf first (make)" >&2; exit 1; }
+# part WHAT: a part's heading, with the time since the start (m:ss), so
+# that a run shows what each part of the budget costs
+T0=$(date +%s)
+part() {
+    el=$(($(date +%s) - T0))
+    printf '== [%d:%02d] %s\n' $((el / 60)) $((el % 60)) "$*" >&2
+}
 mkdir -p "$OUT"
 status=0
 for mode in $MODES; do
@@ -120,7 +127,7 @@ for mode in $MODES; do
             continue
         fi
         out="$OUT/$kind-$mode.dlpm"
-        echo "== $kind, $mode -> $out" >&2
+        part "$kind, $mode -> $out"
         # shellcheck disable=SC2046 # gnn_args: words on purpose
         if "$DLPERF" train "$DATA" --mode "$mode" --kind "$kind" -o "$out" \
             $(gnn_args "$mode" "$kind") --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
@@ -140,7 +147,7 @@ done
 # uses it for a target only where that error is the lowest
 if [ -z "${SKIP_TREE:-}" ]; then
     for mode in $MODES; do
-        echo "== xgb, $mode -> $OUT/xgb-$mode.dlpm" >&2
+        part "xgb, $mode -> $OUT/xgb-$mode.dlpm"
         if ! "$DLPERF" tree fit "$DATA" --mode "$mode" -o "$OUT/xgb-$mode.dlpm" \
             --threads "$THREADS" >"$OUT/xgb.log" 2>&1; then
             if grep -qi "xgboost" "$OUT/xgb.log"; then
@@ -161,7 +168,7 @@ fi
 # the per-node latency model (kind kern, docs/PREDICT.md): inference only,
 # from the eager kernel traces; needs libxgboost and kernels.csv.zst rows
 if [ -z "${SKIP_KERN:-}" ] && echo " $MODES " | grep -q " inference "; then
-    echo "== kern, inference -> $OUT/kern-inference.dlpm" >&2
+    part "kern, inference -> $OUT/kern-inference.dlpm"
     if "$DLPERF" train "$DATA" --mode inference --kind kern \
         -o "$OUT/kern-inference.dlpm" --threads "$THREADS" --seed 1 \
         >"$OUT/kern.log" 2>&1; then
@@ -182,7 +189,7 @@ train_blend() {
     bmode=$1 bkind=$2
     shift 2
     out="$OUT/$bkind-$bmode.dlpm"
-    echo "== $bkind, $bmode -> $out" >&2
+    part "$bkind, $bmode -> $out"
     if "$DLPERF" train "$DATA" --mode "$bmode" --kind "$bkind" -o "$out" \
         "$@" --threads "$THREADS" --seed 1 >"$out.log" 2>&1; then
         grep -E "validation MAPE" "$out.log" >&2
@@ -267,7 +274,7 @@ done
 # the SM-partition latency model (docs/PREDICT.md), from the kernel traces
 # taken inside green contexts
 if [ -z "${SKIP_PARTITION:-}" ]; then
-    echo "== partition -> $OUT/partition.csv" >&2
+    part "partition -> $OUT/partition.csv"
     if ! "$DLPERF" partition fit "$DATA" -o "$OUT/partition.csv" >&2; then
         echo "   FAILED: partition fit" >&2
         status=1
@@ -280,8 +287,9 @@ for side in "$OUT"/*.dlps; do
     [ -e "$side" ] || continue
     name=$(basename "$side")
     if ! grep -qF "$name" "$OUT"/*.dlpm 2>/dev/null; then
-        echo "== removing $side: no model file names it" >&2
+        part "removing $side: no model file names it"
         rm -f "$side"
     fi
 done
+part "done"
 exit $status
