@@ -482,16 +482,57 @@ static void test_linreg_calibrated(void) {
     free(E.ex);
 }
 
-static dlp_status examples(dlp_examples *E, dlp_pred_mode mode, bool pool) {
+static dlp_status examples_on(dlp_examples *E, dlp_pred_mode mode, bool pool,
+                              int threads) {
     dlp_error err;
     dlp_dataset *ds = NULL;
     dlp_status st = dlp_dataset_open(FIXTURE, &ds, &err);
     if (st) { fprintf(stderr, "%s\n", err.msg); return st; }
-    dlp_examples_opts o = {NULL, -1, -1, pool, NULL, NULL};
+    dlp_examples_opts o = {NULL, -1, -1, pool, NULL, NULL, threads};
     st = dlp_examples_build(E, ds, mode, &o, &err);
     if (st) fprintf(stderr, "%s\n", err.msg);
     dlp_dataset_free(ds);
     return st;
+}
+
+static dlp_status examples(dlp_examples *E, dlp_pred_mode mode, bool pool) {
+    return examples_on(E, mode, pool, 1);
+}
+
+/* the graph features that tell two featurizations apart */
+static bool same_feat_graph(const dlp_feat_graph *a, const dlp_feat_graph *b) {
+    if (a->n_nodes != b->n_nodes || a->n_edges != b->n_edges ||
+        a->n_kernels != b->n_kernels || a->batch != b->batch ||
+        a->seq != b->seq || a->macs != b->macs ||
+        a->flops_total != b->flops_total || a->act_bytes != b->act_bytes ||
+        a->params != b->params || a->mem_weight_bytes != b->mem_weight_bytes ||
+        a->saved_train_bytes != b->saved_train_bytes)
+        return false;
+    for (int i = 0; i < a->n_nodes; i++)
+        if (a->op[i] != b->op[i] || a->kern[i] != b->kern[i]) return false;
+    return true;
+}
+
+/* Featurizing on several threads gives the examples one thread gives:
+ * the same examples, bindings, features, pool and messages, in the same
+ * order (the bindings are claimed from a shared counter, pred_data.c). */
+static void test_examples_threads(void) {
+    dlp_examples A, B;
+    CHECK(examples_on(&A, DLP_MODE_INFERENCE, true, 1) == DLP_OK);
+    CHECK(examples_on(&B, DLP_MODE_INFERENCE, true, 3) == DLP_OK);
+    CHECK(A.n == B.n && A.n_fg == B.n_fg && A.n_pool == B.n_pool &&
+          A.n_trace == B.n_trace && A.n_skipped_graphs == B.n_skipped_graphs);
+    CHECK(A.n_pool > 1 && A.n_fg > 1);
+    for (int i = 0; i < A.n && i < B.n; i++) {
+        CHECK(A.ex[i].fg == B.ex[i].fg);
+        CHECK(A.ex[i].y[DLP_T_INF_LATENCY_MS] == B.ex[i].y[DLP_T_INF_LATENCY_MS]);
+    }
+    for (int f = 0; f < A.n_fg && f < B.n_fg; f++)
+        CHECK_MSG(same_feat_graph(&A.fg[f], &B.fg[f]), "binding %d", f);
+    for (int j = 0; j < A.n_pool && j < B.n_pool; j++)
+        CHECK_MSG(same_feat_graph(&A.pool[j], &B.pool[j]), "pool graph %d", j);
+    dlp_examples_free(&A);
+    dlp_examples_free(&B);
 }
 
 static void test_examples(void) {
@@ -527,11 +568,19 @@ static void test_examples_drop_conflicts(void) {
     dlp_error err;
     dlp_dataset *ds = NULL;
     CHECK(dlp_dataset_open("tests/fixtures/dataset/conflict", &ds, &err) == DLP_OK);
-    dlp_examples E;
+    dlp_examples E, T;
     CHECK(ds && dlp_examples_build(&E, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
     CHECK_MSG(E.n == want_n, "%d examples, want %d", E.n, want_n);
     CHECK(E.n_conflict_bindings == want_conf);
     CHECK(E.n_skipped_graphs == want_conf);
+    /* on two threads: the same counts and messages, in the same order */
+    dlp_examples_opts two = {NULL, -1, -1, false, NULL, NULL, 2};
+    CHECK(ds && dlp_examples_build(&T, ds, DLP_MODE_INFERENCE, &two, &err) == DLP_OK);
+    CHECK(T.n == E.n && T.n_conflict_bindings == want_conf &&
+          T.n_skipped_graphs == want_conf);
+    for (int i = 0; i < T.n_skipped_graphs && i < DLP_EXAMPLES_SKIPPED_KEEP; i++)
+        CHECK(!strcmp(T.skipped[i].msg, E.skipped[i].msg));
+    dlp_examples_free(&T);
     for (int i = 0; i < E.n_skipped_graphs && i < DLP_EXAMPLES_SKIPPED_KEEP; i++)
         CHECK_MSG(strstr(E.skipped[i].msg, "contradict") != NULL, "%s",
                   E.skipped[i].msg);
@@ -1090,6 +1139,7 @@ int main(void) {
     RUN(test_mape_factor);
     RUN(test_linreg_calibrated);
     RUN(test_examples);
+    RUN(test_examples_threads);
     RUN(test_examples_drop_conflicts);
     RUN(test_dippm_roundtrip);
     RUN(test_dippm_training_ws);

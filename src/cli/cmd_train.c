@@ -163,7 +163,8 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
         return 1;
     }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,
-                            o->quiet ? NULL : feat_progress, NULL};
+                            o->quiet ? NULL : feat_progress, NULL,
+                            o->train.threads};
     if (dlp_examples_build_pool(E, *ds, o->mode, &eo, o->pool_max, &err)) {
         if (!o->quiet) fputc('\n', stderr);
         fprintf(stderr, "dlperf: %s\n", err.msg);

@@ -7,6 +7,8 @@
 #include "../model/model.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +136,8 @@ static int fg_slot(dlp_examples *E, const char *hash, int64_t batch,
 static dlp_status featurize(const void *bytes, size_t len, const char *hash,
                             int64_t batch, int64_t seq, int64_t h, int64_t w,
                             dlp_feat_graph *fg, dlp_examples *E,
-                            const dlp_dataset *ds, int f, dlp_error *err) {
+                            const dlp_dataset *ds, int f, bool *conflict,
+                            dlp_error *err) {
     dlp_model *m = NULL;
     dlp_status st = dlp_feat_model_at(bytes, len, hash, batch, seq, h, w, &m, err);
     if (st) return st;
@@ -142,7 +145,7 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
      * fixed size whose constants the binding contradicts: NaFlexViT
      * exported at 384 px, measured at 32 px) is not an example of it */
     if (!st && m->graph.n_shape_conflicts) {
-        if (E) E->n_conflict_bindings++;
+        if (conflict) *conflict = true;
         st = dlp_fail(err, DLP_ERR_SHAPE, "%s at batch %lld, seq %lld, "
                       "%lldx%lld px: %d node(s) contradict the binding", hash,
                       (long long)batch, (long long)seq, (long long)h,
@@ -153,6 +156,82 @@ static dlp_status featurize(const void *bytes, size_t len, const char *hash,
         st = dlp_traces_attribute_slot(E, ds, f, &m->graph, err);
     dlp_model_free(m);
     return st;
+}
+
+/* ---- featurizing on several threads ---------------------------------------
+ * The bindings (and the pool's graphs) are claimed one at a time from a
+ * shared counter, since their costs differ by orders of magnitude (a
+ * 6,000-node decoder beside a 60-node CNN); each writes only its own slot
+ * (features, status, message, trace attribution: dlp_traces_attribute_slot
+ * touches the traces of its binding alone), and the slots are read in
+ * order afterwards, so the examples are the same for any thread count. */
+typedef struct {
+    const gather *G;
+    dlp_examples *E;           /* NULL: the pool */
+    const dlp_dataset *ds;
+    const dlp_examples_opts *o;
+    int n, done_before, total; /* items; progress offset and total */
+    dlp_feat_graph *out;       /* per item: its features */
+    dlp_status *st;            /* per item: its status */
+    dlp_error *err;            /* per item: its message */
+    bool *conflict;            /* per item: shapes contradict the binding */
+    atomic_int next, done;
+    atomic_bool nomem;         /* stop claiming */
+    pthread_mutex_t lock;      /* one progress call at a time */
+} feat_job;
+
+static void feat_item(feat_job *J, int i) {
+    if (!J->E) {   /* the pool: graph i at batch 1, sequence 16 */
+        J->st[i] = J->G->bytes[i]
+                       ? featurize(J->G->bytes[i], J->G->len[i], J->G->hash[i],
+                                   1, 16, 0, 0, &J->out[i], NULL, NULL, -1,
+                                   NULL, &J->err[i])
+                       : DLP_ERR_NOT_FOUND;
+        return;
+    }
+    const char *key = J->E->fg_hash[i];
+    int j = 0;
+    while (j < J->G->n && strncmp(J->G->hash[j], key, 16)) j++;
+    long long b = 0, s = 0, hh = 0, ww = 0;
+    const char *bar = strchr(key, '|');
+    if (bar) sscanf(bar + 1, "%lld|%lld|%lld|%lld", &b, &s, &hh, &ww);
+    J->st[i] = j == J->G->n || !J->G->bytes[j]
+                   ? dlp_fail(&J->err[i], DLP_ERR_NOT_FOUND, "%.16s: graph "
+                              "not in the packs", key)
+                   : featurize(J->G->bytes[j], J->G->len[j], J->G->hash[j], b,
+                               s, hh, ww, &J->out[i], J->E, J->ds, i,
+                               &J->conflict[i], &J->err[i]);
+}
+
+static void feat_worker(void *ctx, int lo, int hi) {
+    (void)lo;
+    (void)hi;
+    feat_job *J = ctx;
+    for (;;) {
+        if (atomic_load(&J->nomem)) return;
+        int i = atomic_fetch_add(&J->next, 1);
+        if (i >= J->n) return;
+        feat_item(J, i);
+        if (J->st[i] == DLP_ERR_NOMEM) atomic_store(&J->nomem, true);
+        if (J->o->progress) {
+            pthread_mutex_lock(&J->lock);
+            int d = atomic_fetch_add(&J->done, 1);
+            J->o->progress(J->o->user, J->done_before + d, J->total);
+            pthread_mutex_unlock(&J->lock);
+        }
+    }
+}
+
+/* features of n items into out[] (statuses st[], messages errs[],
+ * conflict flags) on the options' threads */
+static void feat_run(feat_job *J) {
+    int nt = J->o->threads > 1 ? J->o->threads : 1;
+    atomic_init(&J->next, 0);
+    atomic_init(&J->done, 0);
+    atomic_init(&J->nomem, false);
+    pthread_mutex_init(&J->lock, NULL);
+    dlp_nn_parallel_for(nt, nt, feat_worker, J);
+    pthread_mutex_destroy(&J->lock);
 }
 
 static int mode_main_target(dlp_pred_mode m) {
@@ -173,7 +252,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                                    dlp_error *err) {
     memset(E, 0, sizeof *E);
     E->mode = mode;
-    dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL};
+    dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL, 1};
     if (!o) o = &def;
     size_t nr = n_rows(ds, mode);
     dlp_status st = DLP_OK;
@@ -367,26 +446,24 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         st = dlp_dataset_graphs_bytes(ds, (const char *const *)G.hash, G.n,
                                       G.bytes, G.len, err);
     /* featurize every binding; drop examples whose graph fails */
+    int n_items = E->n_fg > G.n ? E->n_fg : G.n;
     bool *bad = calloc((size_t)(E->n_fg ? E->n_fg : 1), sizeof *bad);
-    if (!st && !bad) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    bool *conflict = calloc((size_t)(n_items ? n_items : 1), sizeof *conflict);
+    dlp_status *fst = calloc((size_t)(n_items ? n_items : 1), sizeof *fst);
+    dlp_error *ferr = calloc((size_t)(n_items ? n_items : 1), sizeof *ferr);
+    if (!st && (!bad || !conflict || !fst || !ferr))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    feat_job J = {.G = &G, .E = E, .ds = ds, .o = o, .n = E->n_fg,
+                  .total = E->n_fg + (o->with_pool ? G.n : 0), .out = E->fg,
+                  .st = fst, .err = ferr, .conflict = conflict};
+    if (!st) feat_run(&J);
     for (int f = 0; f < E->n_fg && !st; f++) {
-        if (o->progress) o->progress(o->user, f, E->n_fg + (o->with_pool ? G.n : 0));
-        int j = 0;
-        while (j < G.n && strncmp(G.hash[j], E->fg_hash[f], 16)) j++;
-        long long b = 0, s = 0, hh = 0, ww = 0;
-        const char *bar = strchr(E->fg_hash[f], '|');
-        if (bar) sscanf(bar + 1, "%lld|%lld|%lld|%lld", &b, &s, &hh, &ww);
-        dlp_error e2;
-        dlp_status fs = j == G.n || !G.bytes[j]
-                            ? dlp_fail(&e2, DLP_ERR_NOT_FOUND, "%.16s: graph "
-                                       "not in the packs", E->fg_hash[f])
-                            : featurize(G.bytes[j], G.len[j], G.hash[j], b, s,
-                                        hh, ww, &E->fg[f], E, ds, f, &e2);
-        if (fs == DLP_ERR_NOMEM) st = dlp_fail(err, fs, "%s", e2.msg);
-        else if (fs) {
+        if (fst[f] == DLP_ERR_NOMEM) st = dlp_fail(err, fst[f], "%s", ferr[f].msg);
+        else if (fst[f]) {
             bad[f] = true;
+            E->n_conflict_bindings += conflict[f];
             if (E->n_skipped_graphs < DLP_EXAMPLES_SKIPPED_KEEP)
-                E->skipped[E->n_skipped_graphs] = e2;
+                E->skipped[E->n_skipped_graphs] = ferr[f];
             E->n_skipped_graphs++;
         }
     }
@@ -398,18 +475,27 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         dlp_traces_finish(E, bad);
     }
     free(bad);
-    if (!st && o->with_pool) {
+    if (!st && o->with_pool) {   /* every pool graph at batch 1, seq 16 */
         E->pool = calloc((size_t)(G.n ? G.n : 1), sizeof *E->pool);
         if (!E->pool) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
-        for (int j = 0; j < G.n && !st; j++) {
-            if (o->progress) o->progress(o->user, E->n_fg + j, E->n_fg + G.n);
-            dlp_error e2;
-            if (G.bytes[j] && !featurize(G.bytes[j], G.len[j], G.hash[j], 1, 16,
-                                         0, 0, &E->pool[E->n_pool], NULL,
-                                         NULL, -1, &e2))
-                E->n_pool++;
+        feat_job P = {.G = &G, .E = NULL, .ds = ds, .o = o, .n = G.n,
+                      .done_before = E->n_fg, .total = E->n_fg + G.n,
+                      .out = E->pool, .st = fst, .err = ferr,
+                      .conflict = conflict};
+        if (!st) feat_run(&P);
+        /* the graphs that featurized, in order (a failed slot holds
+         * nothing: dlp_feat_graph_build frees what it built on failure) */
+        for (int j = 0; j < G.n && E->pool; j++) {
+            if (fst[j] == DLP_ERR_NOMEM && !st)
+                st = dlp_fail(err, fst[j], "%s", ferr[j].msg);
+            else if (!fst[j]) E->pool[E->n_pool++] = E->pool[j];
         }
+        for (int j = E->n_pool; j < G.n && E->pool; j++)
+            memset(&E->pool[j], 0, sizeof E->pool[j]);
     }
+    free(conflict);
+    free(fst);
+    free(ferr);
     for (int j = 0; j < G.n; j++) { free(G.hash[j]); free(G.bytes[j]); }
     free(G.hash); free(G.bytes); free(G.len);
     if (st) { dlp_examples_free(E); return st; }

@@ -100,16 +100,20 @@ typedef struct {
     int runtime;               /* -1 all, else dlp_runtime */
     int precision;             /* -1 all, else dlp_precision */
     bool with_pool;            /* featurize every indexed graph (TraPPM) */
-    /* progress while featurizing: done of total graphs */
+    /* progress while featurizing: done of total graphs; with threads
+     * above 1 it is called from the featurizing threads, one call at a
+     * time (under a lock) */
     void (*progress)(void *user, int done, int total);
     void *user;
+    int threads;               /* featurizing threads (0 or 1: this one) */
 } dlp_examples_opts;
 
 /* Joins every label row of `mode` with its graph: rep 0 and rep 1 are
  * averaged into one example per configuration (hash, device, runtime,
  * precision, batch, seq, height, width); graph bytes come from the packs,
  * are opened, bound (batch, seq), analysed and featurized once per
- * binding. Graphs that fail to load are skipped and counted. */
+ * binding, on o->threads threads (the examples do not depend on their
+ * number). Graphs that fail to load are skipped and counted. */
 dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
                               dlp_pred_mode mode, const dlp_examples_opts *o,
                               dlp_error *err);

@@ -444,6 +444,7 @@ dlp_status dlp_tree_fit(const dlp_dataset *ds, const dlp_tree_fit_opts *o,
     eo.device = o->device;
     eo.runtime = -1;
     eo.precision = -1;
+    eo.threads = tp.threads;
     say(o, "reading and featurizing the %s examples of %s",
         dlp_mode_name(o->mode), dlp_dataset_dir(ds));
     dlp_status st = dlp_examples_build(&E, ds, o->mode, &eo, err);
