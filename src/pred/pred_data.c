@@ -456,6 +456,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     feat_job J = {.G = &G, .E = E, .ds = ds, .o = o, .n = E->n_fg,
                   .total = E->n_fg + (o->with_pool ? G.n : 0), .out = E->fg,
                   .st = fst, .err = ferr, .conflict = conflict};
+    for (int f = 0; f < E->n_fg && !st; f++) fst[f] = DLP_ERR_NOT_FOUND;
     if (!st) feat_run(&J);
     for (int f = 0; f < E->n_fg && !st; f++) {
         if (fst[f] == DLP_ERR_NOMEM) st = dlp_fail(err, fst[f], "%s", ferr[f].msg);
@@ -482,6 +483,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                       .done_before = E->n_fg, .total = E->n_fg + G.n,
                       .out = E->pool, .st = fst, .err = ferr,
                       .conflict = conflict};
+        /* an item left unclaimed (a thread ran out of memory) stays failed */
+        for (int j = 0; j < G.n && !st; j++) fst[j] = DLP_ERR_NOT_FOUND;
         if (!st) feat_run(&P);
         /* the graphs that featurized, in order (a failed slot holds
          * nothing: dlp_feat_graph_build frees what it built on failure) */
