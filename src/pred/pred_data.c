@@ -175,9 +175,10 @@ typedef struct {
     dlp_status *st;            /* per item: its status */
     dlp_error *err;            /* per item: its message */
     bool *conflict;            /* per item: shapes contradict the binding */
-    atomic_int next, done;
+    atomic_int next;           /* the next item to claim */
     atomic_bool nomem;         /* stop claiming */
     pthread_mutex_t lock;      /* one progress call at a time */
+    int done;                  /* items done (under lock) */
 } feat_job;
 
 static void feat_item(feat_job *J, int i) {
@@ -215,8 +216,7 @@ static void feat_worker(void *ctx, int lo, int hi) {
         if (J->st[i] == DLP_ERR_NOMEM) atomic_store(&J->nomem, true);
         if (J->o->progress) {
             pthread_mutex_lock(&J->lock);
-            int d = atomic_fetch_add(&J->done, 1);
-            J->o->progress(J->o->user, J->done_before + d, J->total);
+            J->o->progress(J->o->user, J->done_before + J->done++, J->total);
             pthread_mutex_unlock(&J->lock);
         }
     }
@@ -227,7 +227,7 @@ static void feat_worker(void *ctx, int lo, int hi) {
 static void feat_run(feat_job *J) {
     int nt = J->o->threads > 1 ? J->o->threads : 1;
     atomic_init(&J->next, 0);
-    atomic_init(&J->done, 0);
+    J->done = 0;
     atomic_init(&J->nomem, false);
     pthread_mutex_init(&J->lock, NULL);
     dlp_nn_parallel_for(nt, nt, feat_worker, J);
@@ -481,8 +481,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         if (!E->pool) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
         feat_job P = {.G = &G, .E = NULL, .ds = ds, .o = o, .n = G.n,
                       .done_before = E->n_fg, .total = E->n_fg + G.n,
-                      .out = E->pool, .st = fst, .err = ferr,
-                      .conflict = conflict};
+                      .out = E->pool, .st = fst, .err = ferr};
         /* an item left unclaimed (a thread ran out of memory) stays failed */
         for (int j = 0; j < G.n && !st; j++) fst[j] = DLP_ERR_NOT_FOUND;
         if (!st) feat_run(&P);
