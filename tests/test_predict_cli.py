@@ -507,11 +507,16 @@ def main():
         rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
                            "--device", "T4")
         check(rc == 1 and "llm" in err, "tree fit without rows: clear error")
+        xgb_exact = os.path.join(models, "xgb_llm_exact.dlpm")
+        rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
+                           "-o", xgb_exact, "--rounds", "20", "--method", "exact")
+        check(rc == 0 and os.path.exists(xgb_exact) and "throughput_samples_s" in out,
+              "dlperf tree fit --method exact writes a model")
         rc, out, err = run("tree", "fit", "/nonexistent")
         check(rc == 1 and "/nonexistent" in err, "tree fit: bad dataset dir")
         for opt, bad in (("--rounds", "0"), ("--depth", "-2"), ("--eta", "0"),
                          ("--subsample", "0"), ("--colsample", "1.5"),
-                         ("--colsample", "x")):
+                         ("--colsample", "x"), ("--method", "approx")):
             rc, out, err = run("tree", "fit", os.path.join(FIX, "dataset", "valid"),
                                opt, bad)
             check(rc == 2 and opt in err and bad in err,

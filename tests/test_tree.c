@@ -226,6 +226,19 @@ static void test_params_for_mode(void) {
     dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
     CHECK(p.rounds == 30 && p.max_depth == 5);
     CHECK_CLOSE(p.eta, 0.5, 1e-12);
+    /* the split search: the generic boosters (convolution workspaces)
+     * keep the exact one; the modes' take the histogram method unless
+     * told (tree fit --method exact) */
+    CHECK(g.hist == 0 && o.tp.hist < 0);
+    p = o.tp;
+    dlp_tree_params_for_mode(&p, DLP_MODE_INFERENCE);
+    CHECK(p.hist == 1);
+    dlp_tree_params_of_mode(&p, DLP_MODE_TRAINING);
+    CHECK(p.hist == 1);
+    p = o.tp;
+    p.hist = 0;
+    dlp_tree_params_for_mode(&p, DLP_MODE_LLM);
+    CHECK(p.hist == 0);
 }
 
 static void test_bad_input(void) {

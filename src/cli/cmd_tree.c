@@ -29,7 +29,7 @@ static void usage(FILE *f) {
 "                       [--split lmo|random|mc|lofo] [--compare KINDS]\n"
 "                       [--epochs N] [--rounds N] [--depth D] [--eta X]\n"
 "                       [--subsample F] [--colsample F]\n"
-"                       [--seed S] [--threads N]\n\n"
+"                       [--method hist|exact] [--seed S] [--threads N]\n\n"
 "Trains the XGBoost predictor of a mode (default llm: throughput, peak\n"
 "memory, energy per sample; inference: latency, peak memory, energy;\n"
 "training: step time, peak memory, power) on DATA_DIR's labels and prints its\n"
@@ -42,7 +42,8 @@ static void usage(FILE *f) {
 "Boosters: --rounds, --depth, --eta (default, every mode's: 1500 rounds of\n"
 "depth 5 at eta 0.02); --subsample and --colsample, the share of rows and of\n"
 "features each tree draws, in (0, 1] (default 0.5 and 0.5 for the llm\n"
-"energy per sample, 0.8 and 0.8 for every other booster).\n"
+"energy per sample, 0.8 and 0.8 for every other booster); --method, the\n"
+"split search: hist (default, XGBoost's histogram method) or exact.\n"
 "\n"
 "usage: dlperf tree optime DATA_DIR [--train] [--folds K] [--seed S]\n"
 "                          [--threads N]\n\n"
@@ -202,7 +203,8 @@ int cmd_tree(int argc, char **argv) {
                      !strcmp(a, "--epochs") || !strcmp(a, "--rounds") ||
                      !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
                      !strcmp(a, "--subsample") || !strcmp(a, "--colsample") ||
-                     !strcmp(a, "--seed") || !strcmp(a, "--threads");
+                     !strcmp(a, "--seed") || !strcmp(a, "--threads") ||
+                     !strcmp(a, "--method");
         if (takes && !v) {
             fprintf(stderr, "dlperf tree: %s needs a value\n", a);
             return 2;
@@ -224,6 +226,14 @@ int cmd_tree(int argc, char **argv) {
             }
         }
         else if (!strcmp(a, "--epochs")) o.epochs = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--method")) {
+            if (strcmp(v, "hist") && strcmp(v, "exact")) {
+                fprintf(stderr, "dlperf tree: --method is hist or exact, "
+                        "not '%s'\n", v);
+                return 2;
+            }
+            o.tp.hist = !strcmp(v, "hist");
+        }
         else if (!strcmp(a, "--split")) {
             dlp_split_kind k;
             dlp_error e;

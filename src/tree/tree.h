@@ -38,7 +38,8 @@ typedef struct {
     double min_child_weight; /* default 1 */
     double lambda;       /* L2 on leaf weights (default 1) */
     int threads;         /* default 1; 0: XGBoost's default */
-    int hist;            /* 1: histogram method (many rows), 0: exact */
+    int hist;            /* 1: histogram method, 0: exact split search,
+                            -1: the mode's (dlp_tree_params_for_mode) */
     int logistic;        /* 1: binary:logistic on 0 / 1 labels (predictions
                             are probabilities), 0: squared error */
     uint64_t seed;
@@ -49,8 +50,10 @@ void dlp_tree_params_default(dlp_tree_params *p);
  * defaults (tree_fit.c says how they were chosen): 1500 rounds of depth 5
  * at eta 0.02 for every mode (llm since the seventy-ninth session,
  * training since the eighty-first, inference since the eighty-second;
- * dlp_tree_params_default's are 200 of depth 3 at 0.05). Fields already
- * set are kept (dlperf tree fit's --rounds, --depth, --eta). */
+ * dlp_tree_params_default's are 200 of depth 3 at 0.05), and a hist of
+ * -1 with the mode's split search (the histogram method since the
+ * eighty-fourth session). Fields already set are kept (dlperf tree fit's
+ * --rounds, --depth, --eta, --method). */
 void dlp_tree_params_for_mode(dlp_tree_params *p, dlp_pred_mode mode);
 /* Fills the subsample and colsample of p that are 0 with target t's
  * defaults: 0.5 / 0.5 for the llm energy per sample, 0.8 / 0.8 (the

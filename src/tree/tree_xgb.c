@@ -217,7 +217,7 @@ dlp_status dlp_tree_train(const float *x, size_t n, int d, const float *y,
     }
     if (XGBoosterSetParam(h, "objective", p->logistic ? "binary:logistic"
                                                     : "reg:squarederror") != 0 ||
-        XGBoosterSetParam(h, "tree_method", p->hist ? "hist" : "exact") != 0 ||
+        XGBoosterSetParam(h, "tree_method", p->hist > 0 ? "hist" : "exact") != 0 ||
         XGBoosterSetParam(h, "verbosity", "0") != 0) {
         st = xgb_fail(err, "set objective");
         goto done;
