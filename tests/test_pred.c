@@ -488,7 +488,7 @@ static dlp_status examples_on(dlp_examples *E, dlp_pred_mode mode, bool pool,
     dlp_dataset *ds = NULL;
     dlp_status st = dlp_dataset_open(FIXTURE, &ds, &err);
     if (st) { fprintf(stderr, "%s\n", err.msg); return st; }
-    dlp_examples_opts o = {NULL, -1, -1, pool, NULL, NULL, threads};
+    dlp_examples_opts o = {NULL, -1, -1, pool, NULL, NULL, threads, NULL};
     st = dlp_examples_build(E, ds, mode, &o, &err);
     if (st) fprintf(stderr, "%s\n", err.msg);
     dlp_dataset_free(ds);
@@ -574,7 +574,7 @@ static void test_examples_drop_conflicts(void) {
     CHECK(E.n_conflict_bindings == want_conf);
     CHECK(E.n_skipped_graphs == want_conf);
     /* on two threads: the same counts and messages, in the same order */
-    dlp_examples_opts two = {NULL, -1, -1, false, NULL, NULL, 2};
+    dlp_examples_opts two = {NULL, -1, -1, false, NULL, NULL, 2, NULL};
     CHECK(ds && dlp_examples_build(&T, ds, DLP_MODE_INFERENCE, &two, &err) == DLP_OK);
     CHECK(T.n == E.n && T.n_conflict_bindings == want_conf &&
           T.n_skipped_graphs == want_conf);
@@ -596,6 +596,97 @@ static void test_examples_drop_conflicts(void) {
     dlp_dataset_free(ds);
     cJSON_Delete(root);
     free(js);
+}
+
+/* Eager labels brought to a reference host (dlp_examples_opts.host_norm):
+ * a one-batch dataset beside the valid fixture's graphs whose rows are
+ * written here, and the factors recomputed from the host model's formula
+ * (models/host.csv's header): f = (host / ref)^(h beta), h = 1 - graph /
+ * eager of the rep means; energy / (1 + gamma (f - 1)). */
+static void test_examples_host_norm(void) {
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[512], cwd[400];
+    CHECK(mkdtemp(dir) != NULL && getcwd(cwd, sizeof cwd) != NULL);
+    const char *b = "20261126T0400-vision-a";
+    snprintf(p, sizeof p, "%s/batches", dir);
+    CHECK(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/batches/%s", dir, b);
+    CHECK(mkdir(p, 0755) == 0);
+    char src[600], dst[600];
+    snprintf(src, sizeof src, "%s/" FIXTURE "/graphs", cwd);
+    snprintf(dst, sizeof dst, "%s/graphs", dir);
+    CHECK(symlink(src, dst) == 0);
+    snprintf(src, sizeof src, "%s/" FIXTURE "/batches/%s/env.json", cwd, b);
+    snprintf(dst, sizeof dst, "%s/batches/%s/env.json", dir, b);
+    CHECK(symlink(src, dst) == 0);
+    snprintf(dst, sizeof dst, "%s/batches/%s/inference.csv", dir, b);
+    FILE *f = fopen(dst, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    const char *h = "2d9105cb3fcd5924";
+    fprintf(f, "protocol,batch_id,hash,device,rep,status,runtime,precision,"
+            "batch,seq,height,width,latency_ms,latency_p10_ms,latency_p90_ms,"
+            "memory_mib,mem_reserved_mib,nvml_used_mib,energy_j,power_w,"
+            "host_us\n");
+    /* runtime, precision, batch, rep, latency, energy, power, host_us */
+    static const struct {
+        const char *rt, *prec;
+        int batch, rep;
+        double ms, j, w;
+        const char *host;
+    } rows[] = {
+        {"eager", "fp32", 1, 0, 10, 3.0, 300, "12"},   /* twin: graph 4 */
+        {"eager", "fp32", 1, 1, 12, 3.6, 300, "12"},
+        {"graph", "fp32", 1, 0, 4, 1.6, 400, ""},
+        {"graph", "fp32", 1, 1, 4, 1.6, 400, ""},
+        {"eager", "fp16", 1, 0, 8, 2.0, 250, ""},      /* no probe */
+        {"graph", "fp16", 1, 0, 3, 1.2, 400, ""},
+        {"eager", "fp32", 8, 0, 20, 6.0, 300, "6"},    /* no twin */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(f, "p1,%s,%s,H100-SXM5-80GB,%d,ok,%s,%s,%d,,224,224,%g,%g,%g,"
+                "100,120,600,%g,%g,%s\n", b, h, rows[i].rep, rows[i].rt,
+                rows[i].prec, rows[i].batch, rows[i].ms, rows[i].ms * 0.98,
+                rows[i].ms * 1.02, rows[i].j, rows[i].w, rows[i].host);
+    fclose(f);
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    dlp_host_norm n = {1.352, 8.409, 0.684};
+    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
+    dlp_examples A, B;
+    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
+    CHECK(ds && dlp_examples_build(&B, ds, DLP_MODE_INFERENCE, &o, &err) == DLP_OK);
+    CHECK(A.n == 5 && B.n == 5 && A.n_host_normed == 0 && B.n_host_normed == 1);
+    double hh = 1 - 4.0 / 11.0;
+    double want_f = exp(hh * 1.352 * log(12 / 8.409));
+    double want_fe = 1 + 0.684 * (want_f - 1);
+    CHECK_CLOSE(dlp_host_norm_factor(&n, 12, hh), want_f, 1e-12);
+    CHECK(dlp_host_norm_factor(&n, NAN, hh) == 1 &&
+          dlp_host_norm_factor(&n, 12, NAN) == 1 &&
+          dlp_host_norm_factor(NULL, 12, hh) == 1);
+    for (int i = 0; i < A.n && i < B.n; i++) {
+        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+        bool target = a->cfg.runtime == DLP_RT_EAGER &&
+                      a->cfg.precision == DLP_PREC_FP32 && a->cfg.batch == 1;
+        if (target) {
+            CHECK_CLOSE(a->host_us, 12, 1e-12);
+            CHECK_CLOSE(x->host_f, want_f, 1e-9);
+            CHECK_CLOSE(x->y[DLP_T_INF_LATENCY_MS], 11 / want_f, 1e-9);
+            CHECK_CLOSE(x->y[DLP_T_INF_ENERGY_J], 3.3 / want_fe, 1e-9);
+            CHECK_CLOSE(x->y[DLP_T_INF_POWER_W], 300 * want_f / want_fe, 1e-6);
+            CHECK(want_f > 1.1);   /* a slow host: the label shrinks */
+        } else {   /* no probe, no twin, or not eager: as measured */
+            CHECK(x->host_f == 1);
+            CHECK(x->y[DLP_T_INF_LATENCY_MS] == a->y[DLP_T_INF_LATENCY_MS]);
+            CHECK(x->y[DLP_T_INF_ENERGY_J] == a->y[DLP_T_INF_ENERGY_J]);
+        }
+        CHECK(x->y[DLP_T_INF_MEMORY_MIB] == a->y[DLP_T_INF_MEMORY_MIB]);
+    }
+    dlp_examples_free(&A);
+    dlp_examples_free(&B);
+    dlp_dataset_free(ds);
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    CHECK(system(p) == 0);
 }
 
 /* Every fifth example of E into va[nva], the others into tr[ntr]
@@ -1141,6 +1232,7 @@ int main(void) {
     RUN(test_examples);
     RUN(test_examples_threads);
     RUN(test_examples_drop_conflicts);
+    RUN(test_examples_host_norm);
     RUN(test_dippm_roundtrip);
     RUN(test_dippm_training_ws);
     RUN(test_trappm_roundtrip);

@@ -423,6 +423,28 @@ def main():
         else:
             check(False, "dlperf train dippm on fixtures (%s)" % err.strip()[:80])
 
+        # --host-norm: an inference host fit, for inference labels only
+        ds_valid = os.path.join(FIX, "dataset", "valid")
+        hostf = os.path.join(tmp, "host.csv")
+        with open(hostf, "w") as f:
+            f.write("format,dlperf-host-1\nbeta,1.35\nref_us,8.4\nenergy_gamma,0.68\n")
+        hn = os.path.join(gm, "linreg_hn.dlpm")
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "-o", hn,
+                           "--host-norm", hostf, "--quiet")
+        check(rc == 0 and os.path.exists(hn), "train --host-norm FILE: trains (%s)" % err.strip()[:80])
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "-o", hn,
+                           "--host-norm", "/nonexistent/host.csv", "--quiet")
+        check(rc != 0 and "/nonexistent/host.csv" in err, "train --host-norm: missing file named")
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "training",
+                           "-o", hn, "--host-norm", hostf, "--quiet")
+        check(rc != 0 and "inference" in err, "train --host-norm: inference labels only")
+        with open(hostf, "w") as f:
+            f.write("format,dlperf-host-1\nbeta,0.57\nref_us,8.8\npower_lo_w,300\n"
+                    "power_hi_w,360\npower_tdp_w,700\n")
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "-o", hn,
+                           "--host-norm", hostf, "--quiet")
+        check(rc != 0 and "training" in err, "train --host-norm: a training fit refused")
+
         # determinism
         a = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]
         b = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "learn_cli.h"
 #include "eval/eval.h"
+#include "predict/predict_host.h"
 
 void learn_opts_init(learn_opts *o) {
     memset(o, 0, sizeof *o);
@@ -46,6 +47,10 @@ const char *learn_opts_help(void) {
            "                     odd members of an ensemble, mean for the others)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
+           "  --host-norm FILE   inference: eager labels brought to the reference\n"
+           "                     host of FILE (a `dlperf host fit` file, e.g.\n"
+           "                     models/host.csv) before training, so that the\n"
+           "                     eager predictions are for that host\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
            "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
@@ -78,7 +83,8 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
-        "--init-from", "--shots", "--pool-max", "--members", "--readout", NULL};
+        "--init-from", "--shots", "--pool-max", "--members", "--readout",
+        "--host-norm", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -91,6 +97,19 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         return 1;
     case 1: o->device = v; return 1;
     case 11: o->train.init_from = v; return 1;
+    case 16: {
+        dlp_host_model hm;
+        if (dlp_host_load(v, &hm, &err)) goto bad;
+        if (dlp_host_is_training(&hm)) {
+            fprintf(stderr, "dlperf: --host-norm %s is a training step's fit "
+                    "(its share comes from the step's power or length); "
+                    "give an inference one (models/host.csv)\n", v);
+            return -1;
+        }
+        o->host_norm = (dlp_host_norm){hm.beta, hm.ref_us, hm.gamma};
+        o->has_host_norm = true;
+        return 1;
+    }
     case 15:
         for (int r = 0; learn_readout_name(r); r++)
             if (!strcmp(v, learn_readout_name(r))) {
@@ -162,9 +181,15 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
         fprintf(stderr, "dlperf: %s\n", err.msg);
         return 1;
     }
+    if (o->has_host_norm && o->mode != DLP_MODE_INFERENCE) {
+        fprintf(stderr, "dlperf: --host-norm is for inference labels, not "
+                "%s\n", dlp_mode_name(o->mode));
+        return 1;
+    }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,
                             o->quiet ? NULL : feat_progress, NULL,
-                            o->train.threads};
+                            o->train.threads,
+                            o->has_host_norm ? &o->host_norm : NULL};
     if (dlp_examples_build_pool(E, *ds, o->mode, &eo, o->pool_max, &err)) {
         if (!o->quiet) fputc('\n', stderr);
         fprintf(stderr, "dlperf: %s\n", err.msg);
@@ -177,6 +202,9 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                 "families, devices %s%s\n", E->n, dlp_mode_name(o->mode),
                 E->n_fg, E->n_models, E->n_families, E->devices,
                 E->n_skipped_graphs ? " (some graphs failed to load)" : "");
+    if (o->has_host_norm && !o->quiet)
+        fprintf(stderr, "eager labels of %d examples brought to a host of "
+                "%.4g us (--host-norm)\n", E->n_host_normed, o->host_norm.ref_us);
     if (E->n_skipped_graphs)
         fprintf(stderr, "dlperf: warning: %d graph bindings could not be "
                 "featurized and were skipped (%d of them: the graph's shapes "

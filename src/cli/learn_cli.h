@@ -15,6 +15,8 @@ typedef struct {
     dlp_train_opts train;
     bool quiet;
     int pool_max;              /* TraPPM pool sample (0: every graph) */
+    bool has_host_norm;        /* --host-norm FILE read into host_norm */
+    dlp_host_norm host_norm;
 } learn_opts;
 
 void learn_opts_init(learn_opts *o);

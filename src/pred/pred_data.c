@@ -19,12 +19,14 @@ typedef struct {
     int64_t batch, seq, height, width;
     int rep, flagged;
     double y[DLP_T_COUNT];
+    double host_us;            /* NAN where the row has none */
 } row_view;
 
 static bool get_row(const dlp_dataset *ds, dlp_pred_mode mode, size_t i,
                     row_view *r) {
     memset(r, 0, sizeof *r);
     for (int t = 0; t < DLP_T_COUNT; t++) r->y[t] = NAN;
+    r->host_us = NAN;
     if (mode == DLP_MODE_INFERENCE) {
         const dlp_inference_row *x = dlp_dataset_inference(ds, i);
         if (!x) return false;
@@ -36,6 +38,7 @@ static bool get_row(const dlp_dataset *ds, dlp_pred_mode mode, size_t i,
         r->y[DLP_T_INF_MEMORY_MIB] = x->memory_mib;
         r->y[DLP_T_INF_ENERGY_J] = x->energy_j;
         r->y[DLP_T_INF_POWER_W] = x->power_w;
+        r->host_us = x->host_us;
     } else if (mode == DLP_MODE_TRAINING) {
         const dlp_training_row *x = dlp_dataset_training(ds, i);
         if (!x) return false;
@@ -234,6 +237,49 @@ static void feat_run(feat_job *J) {
     pthread_mutex_destroy(&J->lock);
 }
 
+double dlp_host_norm_factor(const dlp_host_norm *n, double host_us,
+                            double h) {
+    if (!n || !(host_us > 0) || !isfinite(host_us) || !(n->ref_us > 0) ||
+        !isfinite(n->ref_us) || !isfinite(h) || !isfinite(n->beta))
+        return 1;
+    h = h < 0 ? 0 : h > 1 ? 1 : h;
+    return exp(h * n->beta * log(host_us / n->ref_us));
+}
+
+/* Eager inference examples' labels to the reference host of n
+ * (dlp_host_norm in pred_train.h): each needs its host probe and its
+ * CUDA-graph twin for the share h: the example whose key (ekey[e],
+ * "hash|device|runtime|precision|...") names the graph runtime. */
+static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
+                           char *const *ekey, const dlp_host_norm *n) {
+    for (int e = 0; e < E->n; e++) {
+        dlp_example *x = &E->ex[e];
+        double eager = x->y[DLP_T_INF_LATENCY_MS];
+        if (x->cfg.runtime != DLP_RT_EAGER || !(x->host_us > 0) ||
+            !(eager > 0) || !ekey[e])
+            continue;
+        const char *rt = strchr(ekey[e], '|');
+        rt = rt ? strchr(rt + 1, '|') : NULL;
+        const char *rest = rt ? strchr(rt + 1, '|') : NULL;
+        if (!rest) continue;
+        char key[256];
+        int kl = snprintf(key, sizeof key, "%.*s|%d%s", (int)(rt - ekey[e]),
+                          ekey[e], (int)DLP_RT_GRAPH, rest);
+        int g = kl > 0 && (size_t)kl < sizeof key
+                    ? dlp_strmap_get(keys, key, (size_t)kl) : -1;
+        double graph = g >= 0 ? E->ex[g].y[DLP_T_INF_LATENCY_MS] : NAN;
+        if (!(graph > 0)) continue;
+        double f = dlp_host_norm_factor(n, x->host_us, 1 - graph / eager);
+        double fe = 1 + n->gamma * (f - 1);
+        if (!(f > 0) || !(fe > 0)) continue;
+        x->host_f = f;
+        E->n_host_normed++;
+        x->y[DLP_T_INF_LATENCY_MS] /= f;
+        x->y[DLP_T_INF_ENERGY_J] /= fe;
+        x->y[DLP_T_INF_POWER_W] *= f / fe;
+    }
+}
+
 static int mode_main_target(dlp_pred_mode m) {
     return m == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
            : m == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
@@ -252,7 +298,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                                    dlp_error *err) {
     memset(E, 0, sizeof *E);
     E->mode = mode;
-    dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL, 1};
+    dlp_examples_opts def = {NULL, -1, -1, false, NULL, NULL, 1, NULL};
     if (!o) o = &def;
     size_t nr = n_rows(ds, mode);
     dlp_status st = DLP_OK;
@@ -262,8 +308,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     if (!dlp_strmap_init(&keys, nr + 16))
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     int *nrep = NULL;          /* reps per example, for averaging */
-    double *sum = NULL, *y0 = NULL;
-    int *cnt = NULL;
+    double *sum = NULL, *y0 = NULL, *hsum = NULL;
+    int *cnt = NULL, *hcnt = NULL;
+    char **ekey = NULL;        /* each example's key (in the arena) */
     gather G = {0};
     for (size_t i = 0; i < nr && !st; i++) {
         row_view r;
@@ -298,8 +345,14 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 if (c) cnt = c;
                 void *d = c ? realloc(y0, (size_t)nc * 2 * sizeof *y0) : NULL;
                 if (d) y0 = d;
+                void *h = d ? realloc(hsum, (size_t)nc * sizeof *hsum) : NULL;
+                if (h) hsum = h;
+                void *hc = h ? realloc(hcnt, (size_t)nc * sizeof *hcnt) : NULL;
+                if (hc) hcnt = hc;
+                void *ek = hc ? realloc(ekey, (size_t)nc * sizeof *ekey) : NULL;
+                if (ek) ekey = ek;
                 if (a) E->ex = a;
-                if (!a || !b || !c || !d) {
+                if (!a || !b || !c || !d || !h || !hc || !ek) {
                     st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                     break;
                 }
@@ -307,6 +360,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             }
             e = E->n++;
             char *k = dlp_arena_strndup(&arena, key, (size_t)kl);
+            ekey[e] = k;
             if (!k || !dlp_strmap_put(&keys, k, (size_t)kl, e)) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
@@ -339,6 +393,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 cnt[e * DLP_T_COUNT + t] = 0;
             }
             y0[2 * e] = y0[2 * e + 1] = NAN;
+            hsum[e] = 0;
+            hcnt[e] = 0;
             if (!strstr(E->devices, r.device) &&
                 strlen(E->devices) + strlen(r.device) + 2 < sizeof E->devices) {
                 if (E->devices[0]) strcat(E->devices, ",");
@@ -354,6 +410,10 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             }
         int mt = mode_main_target(mode);
         if (r.rep >= 0 && r.rep <= 1) y0[2 * e + r.rep] = r.y[mt];
+        if (isfinite(r.host_us) && r.host_us > 0) {
+            hsum[e] += r.host_us;
+            hcnt[e]++;
+        }
     }
     (void)nrep;
     for (int e = 0; e < E->n && !st; e++) {
@@ -365,8 +425,14 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         double a = y0[2 * e], b = y0[2 * e + 1];
         x->rep_gap = isfinite(a) && isfinite(b) && a + b > 0
                          ? fabs(a - b) / (0.5 * (a + b)) : NAN;
+        x->host_us = hcnt[e] ? hsum[e] / hcnt[e] : NAN;
+        x->host_f = 1;
     }
-    free(sum); free(cnt); free(y0);
+    if (!st && o->host_norm && mode == DLP_MODE_INFERENCE) {
+        E->host_norm = *o->host_norm;
+        host_normalize(E, &keys, ekey, o->host_norm);
+    }
+    free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(ekey);
     dlp_strmap_free(&keys);
     dlp_arena_free(&arena);
     /* kernel traces: inference only (eager GPU time of one forward) */

@@ -299,9 +299,15 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                   p->meta.resid_hi);
     free(pred); free(res);
     if (!st) {
-        snprintf(p->meta.info, sizeof p->meta.info,
-                 "trained on %d examples, validated on %d%s; %d graphs", ntr,
-                 nva, nva ? "" : " (training set)", E->n_fg);
+        int il = snprintf(p->meta.info, sizeof p->meta.info,
+                          "trained on %d examples, validated on %d%s; %d "
+                          "graphs", ntr, nva, nva ? "" : " (training set)",
+                          E->n_fg);
+        if (E->n_host_normed && il > 0 && (size_t)il < sizeof p->meta.info)
+            snprintf(p->meta.info + il, sizeof p->meta.info - (size_t)il,
+                     "; eager labels at a host of %.4g us (beta %.4g, gamma "
+                     "%.4g; %d examples)", E->host_norm.ref_us,
+                     E->host_norm.beta, E->host_norm.gamma, E->n_host_normed);
         if (file) {
             memset(file, 0, sizeof *file);
             st = dlp_pred_meta_write(&p->meta, file, err);

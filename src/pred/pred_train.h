@@ -25,7 +25,30 @@ typedef struct {
     int model, family;         /* indices into models / families */
     int flagged;               /* a rep pair disagreed (kept, never dropped) */
     double rep_gap;            /* |rep0 - rep1| / mean of the main target */
+    double host_us;            /* the host probe of its label rows (mean of
+                                  those that have one; eager inference
+                                  rows carry it), NAN where none does */
+    double host_f;             /* the factor its eager labels were divided
+                                  by (dlp_examples_opts.host_norm), 1 where
+                                  none */
 } dlp_example;
+
+/* Eager labels brought to a reference host (eighty-fourth session): an
+ * eager inference example whose rows carry the host probe host_us and
+ * whose configuration was also measured as a CUDA graph has its latency
+ * divided by f = (host_us / ref_us)^(h beta), h = clamp(1 - graph / eager,
+ * 0, 1) of its measured latencies (the host-bound share), its energy by 1
+ * + gamma (f - 1), and its power multiplied by their ratio: the host model
+ * of models/host.csv (src/predict/predict_host.h) run backwards, so that
+ * the labels a predictor learns from read as if measured on a host of
+ * ref_us, whichever hosts measured them. */
+typedef struct {
+    double beta, ref_us, gamma;
+} dlp_host_norm;
+
+/* The latency factor above: exp(h beta ln(host_us / ref_us)), 1 where an
+ * input is missing, not positive or not finite (h NAN included). */
+double dlp_host_norm_factor(const dlp_host_norm *n, double host_us, double h);
 
 /* Where a kernel naming no graph node goes. */
 typedef enum {
@@ -91,6 +114,10 @@ typedef struct {
     dlp_trace_rule trace_rule; /* attribution of unmapped kernels */
     int32_t *trace_rows;       /* while building: kernel rows per trace */
     int64_t n_trace_rows;
+    /* the eager labels' reference host (dlp_examples_opts.host_norm) and
+     * how many examples it changed; 0: labels as measured */
+    dlp_host_norm host_norm;
+    int n_host_normed;
 } dlp_examples;
 
 #define DLP_POOL_MAX_NODES 6000
@@ -106,6 +133,9 @@ typedef struct {
     void (*progress)(void *user, int done, int total);
     void *user;
     int threads;               /* featurizing threads (0 or 1: this one) */
+    /* inference: eager labels brought to this reference host (above);
+     * NULL: as measured */
+    const dlp_host_norm *host_norm;
 } dlp_examples_opts;
 
 /* Joins every label row of `mode` with its graph: rep 0 and rep 1 are
