@@ -66,6 +66,17 @@ INF_MEMBERS=${INF_MEMBERS:-2}
 # fifteenth session's) and 11.61% for two mean-readout seeds
 # (docs/EVAL.md, sixteenth session)
 INF_READOUT=${INF_READOUT:-mixed-lse}
+# the inference DIPPM learns eager labels brought to the reference host
+# of this host fit (`dlperf train --host-norm`, eighty-fourth session,
+# docs/EVAL.md): its eager predictions are for a host of its ref_us (8.41
+# us per eager op in the shipped models/host.csv) and `predict --host-us`
+# moves them to the user's. Trained so on the data through p83d and
+# tested on p84a-c's 191 eager configurations (a quick host, 6 us):
+# eager latency 23.02 -> 16.90% as predicted (-6.12 +- 0.71), 10.04 ->
+# 7.51% host-corrected, CUDA graph 5.51 -> 5.36% (-0.15 +- 0.22),
+# against the same recipe on the labels as measured (the shipped file
+# since). HOST_NORM= trains on the labels as measured
+HOST_NORM=${HOST_NORM-models/host.csv}
 # the LLM DIPPM (eighteenth session, docs/EVAL.md): on the data through
 # h14c (19 models), one network each, same folds: hidden 64 with the
 # mean+lse readout 23.19% held-out throughput error, 18.97% energy, against
@@ -94,7 +105,7 @@ MODES=${MODES:-"inference training llm"}
 gnn_args() {
     case "$1:$2" in
     inference:dippm)
-        echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE --members $INF_MEMBERS --readout $INF_READOUT" ;;
+        echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE --members $INF_MEMBERS --readout $INF_READOUT${HOST_NORM:+ --host-norm $HOST_NORM}" ;;
     inference:dippm+kern)
         echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE" ;;
     llm:dippm)

@@ -50,7 +50,9 @@ const char *learn_opts_help(void) {
            "  --host-norm FILE   inference: eager labels brought to the reference\n"
            "                     host of FILE (a `dlperf host fit` file, e.g.\n"
            "                     models/host.csv) before training, so that the\n"
-           "                     eager predictions are for that host\n"
+           "                     eager predictions are for that host (eval: the\n"
+           "                     held-out labels too, so its errors are those of\n"
+           "                     predictions moved to each label's host)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
            "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
