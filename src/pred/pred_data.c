@@ -237,6 +237,17 @@ static void feat_run(feat_job *J) {
     pthread_mutex_destroy(&J->lock);
 }
 
+/* The configuration key a label row is grouped under (one example per
+ * key), at runtime rt: "hash|device|runtime|precision|batch|seq|height|
+ * width"; its length, as snprintf's. */
+static int config_key(char *buf, size_t cap, const row_view *r,
+                      dlp_runtime rt, dlp_precision prec) {
+    return snprintf(buf, cap, "%s|%s|%d|%d|%lld|%lld|%lld|%lld", r->hash,
+                    r->device, (int)rt, (int)prec, (long long)r->batch,
+                    (long long)r->seq, (long long)r->height,
+                    (long long)r->width);
+}
+
 double dlp_host_norm_factor(const dlp_host_norm *n, double host_us,
                             double h) {
     if (!n || !(host_us > 0) || !isfinite(host_us) || !(n->ref_us > 0) ||
@@ -246,32 +257,27 @@ double dlp_host_norm_factor(const dlp_host_norm *n, double host_us,
     return exp(h * n->beta * log(host_us / n->ref_us));
 }
 
+double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f) {
+    if (!n || !(f > 0) || !isfinite(f)) return 1;
+    return 1 + n->gamma * (f - 1);
+}
+
 /* Eager inference examples' labels to the reference host of n
  * (dlp_host_norm in pred_train.h): each needs its host probe and its
- * CUDA-graph twin for the share h: the example whose key (ekey[e],
- * "hash|device|runtime|precision|...") names the graph runtime. */
+ * CUDA-graph twin for the share h: the example under the key twin[e]
+ * (its own key at the graph runtime; NULL for the others). */
 static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
-                           char *const *ekey, const dlp_host_norm *n) {
+                           char *const *twin, const dlp_host_norm *n) {
     for (int e = 0; e < E->n; e++) {
         dlp_example *x = &E->ex[e];
         double eager = x->y[DLP_T_INF_LATENCY_MS];
-        if (x->cfg.runtime != DLP_RT_EAGER || !(x->host_us > 0) ||
-            !(eager > 0) || !ekey[e])
-            continue;
-        const char *rt = strchr(ekey[e], '|');
-        rt = rt ? strchr(rt + 1, '|') : NULL;
-        const char *rest = rt ? strchr(rt + 1, '|') : NULL;
-        if (!rest) continue;
-        char key[256];
-        int kl = snprintf(key, sizeof key, "%.*s|%d%s", (int)(rt - ekey[e]),
-                          ekey[e], (int)DLP_RT_GRAPH, rest);
-        int g = kl > 0 && (size_t)kl < sizeof key
-                    ? dlp_strmap_get(keys, key, (size_t)kl) : -1;
+        if (!twin[e] || !(x->host_us > 0) || !(eager > 0)) continue;
+        int g = dlp_strmap_get(keys, twin[e], strlen(twin[e]));
         double graph = g >= 0 ? E->ex[g].y[DLP_T_INF_LATENCY_MS] : NAN;
         if (!(graph > 0)) continue;
         double f = dlp_host_norm_factor(n, x->host_us, 1 - graph / eager);
-        double fe = 1 + n->gamma * (f - 1);
-        if (!(f > 0) || !(fe > 0)) continue;
+        double fe = dlp_host_norm_energy_factor(n, f);
+        if (!(fe > 0)) continue;
         x->host_f = f;
         E->n_host_normed++;
         x->y[DLP_T_INF_LATENCY_MS] /= f;
@@ -310,7 +316,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     int *nrep = NULL;          /* reps per example, for averaging */
     double *sum = NULL, *y0 = NULL, *hsum = NULL;
     int *cnt = NULL, *hcnt = NULL;
-    char **ekey = NULL;        /* each example's key (in the arena) */
+    /* with host_norm: each eager inference example's key at the graph
+     * runtime (in the arena), NULL for the others */
+    char **twin = NULL;
     gather G = {0};
     for (size_t i = 0; i < nr && !st; i++) {
         row_view r;
@@ -326,10 +334,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             (int)rt != o->runtime)
             continue;
         char key[256];
-        int kl = snprintf(key, sizeof key, "%s|%s|%d|%d|%lld|%lld|%lld|%lld",
-                          r.hash, r.device, (int)rt, (int)prec,
-                          (long long)r.batch, (long long)r.seq,
-                          (long long)r.height, (long long)r.width);
+        int kl = config_key(key, sizeof key, &r, rt, prec);
         int e = dlp_strmap_get(&keys, key, (size_t)kl);
         if (e < 0) {
             const dlp_graph_info *gi = dlp_dataset_find_graph(ds, r.hash);
@@ -349,8 +354,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 if (h) hsum = h;
                 void *hc = h ? realloc(hcnt, (size_t)nc * sizeof *hcnt) : NULL;
                 if (hc) hcnt = hc;
-                void *ek = hc ? realloc(ekey, (size_t)nc * sizeof *ekey) : NULL;
-                if (ek) ekey = ek;
+                void *ek = hc ? realloc(twin, (size_t)nc * sizeof *twin) : NULL;
+                if (ek) twin = ek;
                 if (a) E->ex = a;
                 if (!a || !b || !c || !d || !h || !hc || !ek) {
                     st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
@@ -360,10 +365,20 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             }
             e = E->n++;
             char *k = dlp_arena_strndup(&arena, key, (size_t)kl);
-            ekey[e] = k;
             if (!k || !dlp_strmap_put(&keys, k, (size_t)kl, e)) {
                 st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                 break;
+            }
+            twin[e] = NULL;
+            if (o->host_norm && mode == DLP_MODE_INFERENCE &&
+                rt == DLP_RT_EAGER) {
+                char tk[256];
+                int tl = config_key(tk, sizeof tk, &r, DLP_RT_GRAPH, prec);
+                if (tl > 0 && (size_t)tl < sizeof tk &&
+                    !(twin[e] = dlp_arena_strndup(&arena, tk, (size_t)tl))) {
+                    st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+                    break;
+                }
             }
             dlp_example *x = &E->ex[e];
             memset(x, 0, sizeof *x);
@@ -430,9 +445,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     }
     if (!st && o->host_norm && mode == DLP_MODE_INFERENCE) {
         E->host_norm = *o->host_norm;
-        host_normalize(E, &keys, ekey, o->host_norm);
+        host_normalize(E, &keys, twin, o->host_norm);
     }
-    free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(ekey);
+    free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(twin);
     dlp_strmap_free(&keys);
     dlp_arena_free(&arena);
     /* kernel traces: inference only (eager GPU time of one forward) */

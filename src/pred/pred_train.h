@@ -49,6 +49,9 @@ typedef struct {
 /* The latency factor above: exp(h beta ln(host_us / ref_us)), 1 where an
  * input is missing, not positive or not finite (h NAN included). */
 double dlp_host_norm_factor(const dlp_host_norm *n, double host_us, double h);
+/* The energy's factor for a latency factor f: 1 + gamma (f - 1); 1 for a
+ * non-positive or non-finite f or without n. */
+double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f);
 
 /* Where a kernel naming no graph node goes. */
 typedef enum {

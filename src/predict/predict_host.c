@@ -4,6 +4,7 @@
  * evaluation's folds, and the models/host.csv file. predict_host.h has the
  * model and why. */
 #include "predict/predict_host.h"
+#include "pred/pred_train.h"
 #include "data/data.h"
 #include "device/device.h"
 
@@ -86,13 +87,17 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
     if (!m || !(host_us > 0) || !(eager_ms > 0) || !isfinite(host_us) ||
         !isfinite(eager_ms) || !(m->ref_us > 0))
         return 1;
-    double h = host_share(rule_of(m), eager_ms, graph_ms, power_w);
-    return isnan(h) ? 1 : exp(h * m->beta * log(host_us / m->ref_us));
+    /* the formula the training labels are normalized with (pred_data.c) */
+    dlp_host_norm n = {m->beta, m->ref_us, m->gamma};
+    return dlp_host_norm_factor(&n, host_us,
+                                host_share(rule_of(m), eager_ms, graph_ms,
+                                           power_w));
 }
 
 double dlp_host_energy_factor(const dlp_host_model *m, double f) {
-    if (!m || !(f > 0) || !isfinite(f)) return 1;
-    return 1 + m->gamma * (f - 1);
+    if (!m) return 1;
+    dlp_host_norm n = {m->beta, m->ref_us, m->gamma};
+    return dlp_host_norm_energy_factor(&n, f);
 }
 
 /* ---- samples ------------------------------------------------------------ */
