@@ -603,30 +603,48 @@ static void test_examples_drop_conflicts(void) {
  * written here, and the factors recomputed from the host model's formula
  * (models/host.csv's header): f = (host / ref)^(h beta), h = 1 - graph /
  * eager of the rep means; energy / (1 + gamma (f - 1)). */
-static void test_examples_host_norm(void) {
-    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[512], cwd[400];
-    CHECK(mkdtemp(dir) != NULL && getcwd(cwd, sizeof cwd) != NULL);
-    const char *b = "20261126T0400-vision-a";
+/* A dataset folder dir (made from its template) of one batch b of the
+ * fixture: its graphs and env.json linked, its label files left to the
+ * caller; the open label file named `labels` in *f. */
+static bool hostnorm_dir(char *dir, const char *b, const char *labels,
+                         FILE **f) {
+    char p[512], cwd[400], src[600], dst[600];
+    *f = NULL;
+    if (!mkdtemp(dir) || !getcwd(cwd, sizeof cwd)) return false;
     snprintf(p, sizeof p, "%s/batches", dir);
-    CHECK(mkdir(p, 0755) == 0);
+    if (mkdir(p, 0755)) return false;
     snprintf(p, sizeof p, "%s/batches/%s", dir, b);
-    CHECK(mkdir(p, 0755) == 0);
-    char src[600], dst[600];
+    if (mkdir(p, 0755)) return false;
     snprintf(src, sizeof src, "%s/" FIXTURE "/graphs", cwd);
     snprintf(dst, sizeof dst, "%s/graphs", dir);
-    CHECK(symlink(src, dst) == 0);
+    if (symlink(src, dst)) return false;
     snprintf(src, sizeof src, "%s/" FIXTURE "/batches/%s/env.json", cwd, b);
     snprintf(dst, sizeof dst, "%s/batches/%s/env.json", dir, b);
-    CHECK(symlink(src, dst) == 0);
-    snprintf(dst, sizeof dst, "%s/batches/%s/inference.csv", dir, b);
-    FILE *f = fopen(dst, "w");
-    CHECK(f != NULL);
+    if (symlink(src, dst)) return false;
+    snprintf(dst, sizeof dst, "%s/batches/%s/%s", dir, b, labels);
+    *f = fopen(dst, "w");
+    return *f != NULL;
+}
+
+static void rm_dir(const char *dir) {
+    char p[512];
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    CHECK(system(p) == 0);
+}
+
+static const char INF_HEADER[] =
+    "protocol,batch_id,hash,device,rep,status,runtime,precision,batch,seq,"
+    "height,width,latency_ms,latency_p10_ms,latency_p90_ms,memory_mib,"
+    "mem_reserved_mib,nvml_used_mib,energy_j,power_w,host_us\n";
+
+static void test_examples_host_norm(void) {
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX";
+    const char *b = "20261126T0400-vision-a";
+    FILE *f;
+    CHECK(hostnorm_dir(dir, b, "inference.csv", &f));
     if (!f) return;
     const char *h = "2d9105cb3fcd5924";
-    fprintf(f, "protocol,batch_id,hash,device,rep,status,runtime,precision,"
-            "batch,seq,height,width,latency_ms,latency_p10_ms,latency_p90_ms,"
-            "memory_mib,mem_reserved_mib,nvml_used_mib,energy_j,power_w,"
-            "host_us\n");
+    fputs(INF_HEADER, f);
     /* runtime, precision, batch, rep, latency, energy, power, host_us */
     static const struct {
         const char *rt, *prec;
@@ -685,8 +703,76 @@ static void test_examples_host_norm(void) {
     dlp_examples_free(&A);
     dlp_examples_free(&B);
     dlp_dataset_free(ds);
-    snprintf(p, sizeof p, "rm -rf '%s'", dir);
-    CHECK(system(p) == 0);
+    rm_dir(dir);
+}
+
+/* LLM labels to the reference host: the probe from the configuration's
+ * eager inference row, the share from the throughputs (1 - eager /
+ * graph), the throughput multiplied by f, energy per sample divided by
+ * the energy factor; memory and the CUDA-graph rows as measured */
+static void test_examples_host_norm_llm(void) {
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[600];
+    const char *b = "20261126T0500-lm-a", *h = "31441ceb1d5a9eb9";
+    FILE *f;
+    CHECK(hostnorm_dir(dir, b, "llm.csv", &f));
+    if (!f) return;
+    fprintf(f, "protocol,batch_id,hash,device,rep,status,runtime,precision,"
+            "batch,seq,latency_ms,throughput_samples_s,memory_mib,"
+            "energy_per_sample_j,power_w\n");
+    /* runtime, batch, throughput, energy per sample */
+    static const struct {
+        const char *rt;
+        int batch;
+        double thr, j;
+    } rows[] = {
+        {"eager", 1, 5, 40}, {"graph", 1, 7, 30},   /* probe 12 us */
+        {"eager", 2, 9, 44}, {"graph", 2, 12, 33},  /* no probe */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,%s,bf16,%d,128,%g,%g,18000,"
+                "%g,450\n", b, h, rows[i].rt, rows[i].batch,
+                1e3 * rows[i].batch / rows[i].thr, rows[i].thr, rows[i].j);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/batches/%s/inference.csv", dir, b);
+    f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(INF_HEADER, f);
+    fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,eager,bf16,1,128,,,200,190,210,"
+            "18000,19000,20000,80,400,12\n", b, h);
+    fclose(f);
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    dlp_host_norm n = {1.341, 9.109, 0.846};
+    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
+    dlp_examples A, B;
+    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
+    CHECK_MSG(ds && dlp_examples_build(&B, ds, DLP_MODE_LLM, &o, &err) == DLP_OK,
+              "%s", err.msg);
+    CHECK(A.n == 4 && B.n == 4 && A.n_host_normed == 0 && B.n_host_normed == 1);
+    double want_f = exp((1 - 5.0 / 7.0) * 1.341 * log(12 / 9.109));
+    double want_fe = 1 + 0.846 * (want_f - 1);
+    for (int i = 0; i < A.n && i < B.n; i++) {
+        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+        if (a->cfg.runtime == DLP_RT_EAGER && a->cfg.batch == 1) {
+            CHECK_CLOSE(x->host_us, 12, 1e-12);
+            CHECK_CLOSE(x->host_f, want_f, 1e-9);
+            CHECK_CLOSE(x->y[DLP_T_LLM_THROUGHPUT], 5 * want_f, 1e-9);
+            CHECK_CLOSE(x->y[DLP_T_LLM_ENERGY_PER_SAMPLE], 40 / want_fe, 1e-9);
+            CHECK(want_f > 1.05);   /* a slow host: throughput grows */
+        } else {
+            CHECK(x->host_f == 1);
+            CHECK(x->y[DLP_T_LLM_THROUGHPUT] == a->y[DLP_T_LLM_THROUGHPUT]);
+            CHECK(x->y[DLP_T_LLM_ENERGY_PER_SAMPLE] ==
+                  a->y[DLP_T_LLM_ENERGY_PER_SAMPLE]);
+        }
+        CHECK(x->y[DLP_T_LLM_MEMORY_MIB] == a->y[DLP_T_LLM_MEMORY_MIB]);
+    }
+    dlp_examples_free(&A);
+    dlp_examples_free(&B);
+    dlp_dataset_free(ds);
+    rm_dir(dir);
 }
 
 /* Every fifth example of E into va[nva], the others into tr[ntr]
@@ -1233,6 +1319,7 @@ int main(void) {
     RUN(test_examples_threads);
     RUN(test_examples_drop_conflicts);
     RUN(test_examples_host_norm);
+    RUN(test_examples_host_norm_llm);
     RUN(test_dippm_roundtrip);
     RUN(test_dippm_training_ws);
     RUN(test_trappm_roundtrip);

@@ -423,7 +423,7 @@ def main():
         else:
             check(False, "dlperf train dippm on fixtures (%s)" % err.strip()[:80])
 
-        # --host-norm: an inference host fit, for inference labels only
+        # --host-norm: an inference or LLM host fit, for those labels only
         ds_valid = os.path.join(FIX, "dataset", "valid")
         hostf = os.path.join(tmp, "host.csv")
         with open(hostf, "w") as f:
@@ -437,7 +437,12 @@ def main():
         check(rc != 0 and "/nonexistent/host.csv" in err, "train --host-norm: missing file named")
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "training",
                            "-o", hn, "--host-norm", hostf, "--quiet")
-        check(rc != 0 and "inference" in err, "train --host-norm: inference labels only")
+        check(rc != 0 and "inference" in err and "LLM" in err,
+              "train --host-norm: eager inference and LLM labels only")
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "llm",
+                           "-o", hn, "--host-norm", hostf)
+        check(rc == 0 and "brought to a host of 8.4 us" in err,
+              "train --mode llm --host-norm FILE: trains, the count printed (%s)" % err.strip()[-80:])
         with open(hostf, "w") as f:
             f.write("format,dlperf-host-1\nbeta,0.57\nref_us,8.8\npower_lo_w,300\n"
                     "power_hi_w,360\npower_tdp_w,700\n")

@@ -47,12 +47,13 @@ const char *learn_opts_help(void) {
            "                     odd members of an ensemble, mean for the others)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
-           "  --host-norm FILE   inference: eager labels brought to the reference\n"
-           "                     host of FILE (a `dlperf host fit` file, e.g.\n"
-           "                     models/host.csv) before training, so that the\n"
-           "                     eager predictions are for that host (eval: the\n"
-           "                     held-out labels too, so its errors are those of\n"
-           "                     predictions moved to each label's host)\n"
+           "  --host-norm FILE   inference and llm: eager labels brought to the\n"
+           "                     reference host of FILE (a `dlperf host fit` file:\n"
+           "                     models/host.csv, for llm models/host-llm.csv)\n"
+           "                     before training, so that the eager predictions\n"
+           "                     are for that host (eval: the held-out labels too,\n"
+           "                     so its errors are those of predictions moved to\n"
+           "                     each label's host)\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
            "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
@@ -183,9 +184,9 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
         fprintf(stderr, "dlperf: %s\n", err.msg);
         return 1;
     }
-    if (o->has_host_norm && o->mode != DLP_MODE_INFERENCE) {
-        fprintf(stderr, "dlperf: --host-norm is for inference labels, not "
-                "%s\n", dlp_mode_name(o->mode));
+    if (o->has_host_norm && o->mode == DLP_MODE_TRAINING) {
+        fprintf(stderr, "dlperf: --host-norm is for eager inference and LLM "
+                "labels, not training steps\n");
         return 1;
     }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,

@@ -262,28 +262,77 @@ double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f) {
     return 1 + n->gamma * (f - 1);
 }
 
-/* Eager inference examples' labels to the reference host of n
+/* Eager inference and LLM examples' labels to the reference host of n
  * (dlp_host_norm in pred_train.h): each needs its host probe and its
  * CUDA-graph twin for the share h: the example under the key twin[e]
- * (its own key at the graph runtime; NULL for the others). */
+ * (its own key at the graph runtime; NULL for the others). An LLM's
+ * throughput is a latency's inverse (the same batch at both runtimes):
+ * h = 1 - eager / graph throughput, and the throughput is multiplied by
+ * f; its energy per sample is divided by the energy factor. */
 static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
                            char *const *twin, const dlp_host_norm *n) {
+    bool llm = E->mode == DLP_MODE_LLM;
+    int lat = llm ? DLP_T_LLM_THROUGHPUT : DLP_T_INF_LATENCY_MS;
+    int energy = llm ? DLP_T_LLM_ENERGY_PER_SAMPLE : DLP_T_INF_ENERGY_J;
     for (int e = 0; e < E->n; e++) {
         dlp_example *x = &E->ex[e];
-        double eager = x->y[DLP_T_INF_LATENCY_MS];
+        double eager = x->y[lat];
         if (!twin[e] || !(x->host_us > 0) || !(eager > 0)) continue;
         int g = dlp_strmap_get(keys, twin[e], strlen(twin[e]));
-        double graph = g >= 0 ? E->ex[g].y[DLP_T_INF_LATENCY_MS] : NAN;
+        double graph = g >= 0 ? E->ex[g].y[lat] : NAN;
         if (!(graph > 0)) continue;
-        double f = dlp_host_norm_factor(n, x->host_us, 1 - graph / eager);
+        double f = dlp_host_norm_factor(n, x->host_us,
+                                        llm ? 1 - eager / graph
+                                            : 1 - graph / eager);
         double fe = dlp_host_norm_energy_factor(n, f);
         if (!(fe > 0)) continue;
         x->host_f = f;
         E->n_host_normed++;
-        x->y[DLP_T_INF_LATENCY_MS] /= f;
-        x->y[DLP_T_INF_ENERGY_J] /= fe;
-        x->y[DLP_T_INF_POWER_W] *= f / fe;
+        if (llm) {
+            x->y[lat] *= f;
+        } else {
+            x->y[lat] /= f;
+            x->y[DLP_T_INF_POWER_W] *= f / fe;
+        }
+        x->y[energy] /= fe;
     }
+}
+
+/* The host probes of LLM examples: the mean host_us of the eager
+ * inference rows under each eager LLM example's key (keys: the LLM
+ * examples'). */
+static dlp_status llm_host_probes(dlp_examples *E, const dlp_dataset *ds,
+                                  const dlp_strmap *keys, dlp_error *err) {
+    size_t nr = n_rows(ds, DLP_MODE_INFERENCE);
+    double *sum = calloc((size_t)E->n + 1, sizeof *sum);
+    int *cnt = calloc((size_t)E->n + 1, sizeof *cnt);
+    if (!sum || !cnt) {
+        free(sum);
+        free(cnt);
+        return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nr; i++) {
+        row_view r;
+        dlp_precision prec;
+        if (!get_row(ds, DLP_MODE_INFERENCE, i, &r) ||
+            strcmp(r.runtime, "eager") || !(r.host_us > 0) ||
+            !isfinite(r.host_us) ||
+            dlp_precision_parse(r.precision, &prec, NULL))
+            continue;
+        char key[256];
+        int kl = config_key(key, sizeof key, &r, DLP_RT_EAGER, prec);
+        int e = kl > 0 && (size_t)kl < sizeof key
+                    ? dlp_strmap_get(keys, key, (size_t)kl) : -1;
+        if (e < 0) continue;
+        sum[e] += r.host_us;
+        cnt[e]++;
+    }
+    for (int e = 0; e < E->n; e++)
+        if (cnt[e] && !(E->ex[e].host_us > 0))
+            E->ex[e].host_us = sum[e] / cnt[e];
+    free(sum);
+    free(cnt);
+    return DLP_OK;
 }
 
 static int mode_main_target(dlp_pred_mode m) {
@@ -370,7 +419,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 break;
             }
             twin[e] = NULL;
-            if (o->host_norm && mode == DLP_MODE_INFERENCE &&
+            if (o->host_norm && mode != DLP_MODE_TRAINING &&
                 rt == DLP_RT_EAGER) {
                 char tk[256];
                 int tl = config_key(tk, sizeof tk, &r, DLP_RT_GRAPH, prec);
@@ -443,7 +492,11 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         x->host_us = hcnt[e] ? hsum[e] / hcnt[e] : NAN;
         x->host_f = 1;
     }
-    if (!st && o->host_norm && mode == DLP_MODE_INFERENCE) {
+    /* an LLM row has no probe of its own: its configuration's eager
+     * inference rows (the same run measures both) carry it */
+    if (!st && o->host_norm && mode == DLP_MODE_LLM)
+        st = llm_host_probes(E, ds, &keys, err);
+    if (!st && o->host_norm && mode != DLP_MODE_TRAINING) {
         E->host_norm = *o->host_norm;
         host_normalize(E, &keys, twin, o->host_norm);
     }
