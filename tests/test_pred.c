@@ -669,7 +669,7 @@ static void test_examples_host_norm(void) {
     dlp_error err;
     dlp_dataset *ds = NULL;
     CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
-    dlp_host_norm n = {1.352, 8.409, 0.684};
+    dlp_host_norm n = {1.352, 8.409, 0.684, 0, 0, 0, 0};
     dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
     dlp_examples A, B;
     CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
@@ -744,7 +744,7 @@ static void test_examples_host_norm_llm(void) {
     dlp_error err;
     dlp_dataset *ds = NULL;
     CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
-    dlp_host_norm n = {1.341, 9.109, 0.846};
+    dlp_host_norm n = {1.341, 9.109, 0.846, 0, 0, 0, 0};
     dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
     dlp_examples A, B;
     CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
@@ -769,6 +769,93 @@ static void test_examples_host_norm_llm(void) {
         }
         CHECK(x->y[DLP_T_LLM_MEMORY_MIB] == a->y[DLP_T_LLM_MEMORY_MIB]);
     }
+    dlp_examples_free(&A);
+    dlp_examples_free(&B);
+    dlp_dataset_free(ds);
+    rm_dir(dir);
+}
+
+/* Training steps to the reference host by the power rule: the probe the
+ * rows' own, else their batch's eager inference median; h from the
+ * measured power on the fit's board; the step divided by f, the power
+ * multiplied by f / fe; a step without power, or without any probe, as
+ * measured */
+static void test_examples_host_norm_training(void) {
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[600];
+    const char *b = "20261126T0400-vision-a", *h = "2d9105cb3fcd5924";
+    FILE *f;
+    CHECK(hostnorm_dir(dir, b, "training.csv", &f));
+    if (!f) return;
+    fprintf(f, "protocol,batch_id,hash,device,rep,status,precision,batch,"
+            "height,width,optimizer,step_ms,step_p10_ms,step_p90_ms,"
+            "memory_mib,mem_reserved_mib,energy_j,power_w,host_us\n");
+    static const struct {
+        const char *prec;
+        int batch;
+        double ms;
+        const char *w, *host;
+    } rows[] = {
+        {"fp32", 8, 50, "320", "12"},   /* own probe */
+        {"fp16", 8, 30, "350", ""},     /* the batch's median: 10 */
+        {"fp32", 16, 90, "400", "12"},  /* above power_hi_w: h = 0 */
+        {"bf16", 8, 40, "", "12"},      /* no power */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,%s,%d,224,224,adamw,%g,%g,"
+                "%g,2500,2800,,%s,%s\n", b, h, rows[i].prec, rows[i].batch,
+                rows[i].ms, rows[i].ms * 0.98, rows[i].ms * 1.02, rows[i].w,
+                rows[i].host);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/batches/%s/inference.csv", dir, b);
+    f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(INF_HEADER, f);
+    fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,eager,fp32,1,,224,224,5,4.9,5.1,"
+            "100,120,600,1.5,300,10\n", b, h);
+    fclose(f);
+    dlp_error err;
+    dlp_dataset *ds = NULL;
+    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    dlp_host_norm n = {0.57, 8.8, 0.49, 0, 300, 360, 700};
+    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
+    dlp_examples A, B;
+    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_TRAINING, NULL, &err) == DLP_OK);
+    CHECK_MSG(ds && dlp_examples_build(&B, ds, DLP_MODE_TRAINING, &o, &err) == DLP_OK,
+              "%s", err.msg);
+    CHECK(A.n == 4 && B.n == 4 && A.n_host_normed == 0 && B.n_host_normed == 3);
+    dlp_device dev;
+    CHECK(dlp_device_find("H100-SXM5-80GB", &dev, NULL) == DLP_OK);
+    double tdp = dev.tdp_w;
+    for (int i = 0; i < A.n && i < B.n; i++) {
+        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+        double w = a->y[DLP_T_TRAIN_POWER_W], step = a->y[DLP_T_TRAIN_STEP_MS];
+        double host = a->cfg.precision == DLP_PREC_FP16 ? 10 : 12;
+        if (!(w > 0)) {
+            CHECK(x->host_f == 1 && x->y[DLP_T_TRAIN_STEP_MS] == step);
+            continue;
+        }
+        double hh = (360 - w * 700 / tdp) / 60;
+        hh = hh < 0 ? 0 : hh > 1 ? 1 : hh;
+        double want_f = exp(hh * 0.57 * log(host / 8.8));
+        double want_fe = 1 + 0.49 * (want_f - 1);
+        CHECK_CLOSE(x->host_us, host, 1e-12);
+        CHECK_CLOSE(x->host_f, want_f, 1e-9);
+        CHECK_CLOSE(x->y[DLP_T_TRAIN_STEP_MS], step / want_f, 1e-9);
+        CHECK_CLOSE(x->y[DLP_T_TRAIN_POWER_W], w * want_f / want_fe, 1e-6);
+        CHECK(x->y[DLP_T_TRAIN_MEMORY_MIB] == a->y[DLP_T_TRAIN_MEMORY_MIB]);
+        if (a->cfg.batch == 16) CHECK(x->host_f == 1);
+        else CHECK(want_f > 1.01);
+    }
+    /* the share's rules */
+    CHECK_CLOSE(dlp_host_norm_share(&n, 50, NAN, 330), 0.5, 1e-12);
+    CHECK(isnan(dlp_host_norm_share(&n, 50, NAN, NAN)));
+    dlp_host_norm tau = {0.5, 8, 0.5, 16, 0, 0, 0}, g = {1, 8, 1, 0, 0, 0, 0};
+    CHECK_CLOSE(dlp_host_norm_share(&tau, 64, NAN, NAN), 0.25, 1e-12);
+    CHECK(dlp_host_norm_share(&tau, 8, NAN, NAN) == 1);
+    CHECK_CLOSE(dlp_host_norm_share(&g, 10, 4, NAN), 0.6, 1e-12);
+    CHECK(isnan(dlp_host_norm_share(&g, 10, NAN, NAN)) &&
+          isnan(dlp_host_norm_share(NULL, 10, 4, NAN)));
     dlp_examples_free(&A);
     dlp_examples_free(&B);
     dlp_dataset_free(ds);
@@ -1320,6 +1407,7 @@ int main(void) {
     RUN(test_examples_drop_conflicts);
     RUN(test_examples_host_norm);
     RUN(test_examples_host_norm_llm);
+    RUN(test_examples_host_norm_training);
     RUN(test_dippm_roundtrip);
     RUN(test_dippm_training_ws);
     RUN(test_trappm_roundtrip);

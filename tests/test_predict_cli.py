@@ -423,7 +423,8 @@ def main():
         else:
             check(False, "dlperf train dippm on fixtures (%s)" % err.strip()[:80])
 
-        # --host-norm: an inference or LLM host fit, for those labels only
+        # --host-norm: an inference or LLM host fit for those labels, a training
+        # step's fit for training steps
         ds_valid = os.path.join(FIX, "dataset", "valid")
         hostf = os.path.join(tmp, "host.csv")
         with open(hostf, "w") as f:
@@ -438,7 +439,7 @@ def main():
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "training",
                            "-o", hn, "--host-norm", hostf, "--quiet")
         check(rc != 0 and "inference" in err and "LLM" in err,
-              "train --host-norm: eager inference and LLM labels only")
+              "train --host-norm: an inference fit refused for training steps")
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "llm",
                            "-o", hn, "--host-norm", hostf)
         check(rc == 0 and "brought to a host of 8.4 us" in err,
@@ -448,7 +449,11 @@ def main():
                     "power_hi_w,360\npower_tdp_w,700\n")
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "-o", hn,
                            "--host-norm", hostf, "--quiet")
-        check(rc != 0 and "training" in err, "train --host-norm: a training fit refused")
+        check(rc != 0 and "training" in err, "train --host-norm: a training fit refused for inference")
+        rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "training",
+                           "-o", hn, "--host-norm", hostf)
+        check(rc == 0 and "brought to a host of 8.8 us" in err,
+              "train --mode training --host-norm: a training fit trains (%s)" % err.strip()[-80:])
 
         # determinism
         a = run("predict", RESNET, "--device", "h100", "--batch", "5", "--json", *M)[1]

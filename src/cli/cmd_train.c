@@ -47,9 +47,10 @@ const char *learn_opts_help(void) {
            "                     odd members of an ensemble, mean for the others)\n"
            "  --pool-max N       TraPPM pre-training on an even sample of N graphs\n"
            "                     of the index (default 600; 0 = all)\n"
-           "  --host-norm FILE   inference and llm: eager labels brought to the\n"
-           "                     reference host of FILE (a `dlperf host fit` file:\n"
-           "                     models/host.csv, for llm models/host-llm.csv)\n"
+           "  --host-norm FILE   eager labels brought to the reference host of\n"
+           "                     FILE (a `dlperf host fit` file: models/host.csv,\n"
+           "                     for llm models/host-llm.csv, for training\n"
+           "                     models/host-training.csv)\n"
            "                     before training, so that the eager predictions\n"
            "                     are for that host (eval: the held-out labels too,\n"
            "                     so its errors are those of predictions moved to\n"
@@ -103,13 +104,9 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 16: {
         dlp_host_model hm;
         if (dlp_host_load(v, &hm, &err)) goto bad;
-        if (dlp_host_is_training(&hm)) {
-            fprintf(stderr, "dlperf: --host-norm %s is a training step's fit "
-                    "(its share comes from the step's power or length); "
-                    "give an inference one (models/host.csv)\n", v);
-            return -1;
-        }
-        o->host_norm = (dlp_host_norm){hm.beta, hm.ref_us, hm.gamma};
+        o->host_norm = (dlp_host_norm){hm.beta, hm.ref_us, hm.gamma,
+                                       hm.tau_ms, hm.power_lo_w,
+                                       hm.power_hi_w, hm.power_tdp_w};
         o->has_host_norm = true;
         return 1;
     }
@@ -184,9 +181,17 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
         fprintf(stderr, "dlperf: %s\n", err.msg);
         return 1;
     }
-    if (o->has_host_norm && o->mode == DLP_MODE_TRAINING) {
-        fprintf(stderr, "dlperf: --host-norm is for eager inference and LLM "
-                "labels, not training steps\n");
+    /* a training fit takes its share from the step (tau_ms, power), an
+     * inference or LLM one from the CUDA-graph twin: each fits its mode */
+    bool train_fit = o->host_norm.tau_ms > 0 || o->host_norm.power_hi_w > 0;
+    if (o->has_host_norm && train_fit != (o->mode == DLP_MODE_TRAINING)) {
+        fprintf(stderr, "dlperf: --host-norm: %s\n", train_fit
+                ? "a training step's fit (its share comes from the step's "
+                  "power or length) is for --mode training; give an "
+                  "inference one (models/host.csv, for llm "
+                  "models/host-llm.csv)"
+                : "training steps take a training step's fit "
+                  "(models/host-training.csv), not an inference or LLM one");
         return 1;
     }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,

@@ -15,7 +15,7 @@
 
 /* One label row reduced to what an example needs. */
 typedef struct {
-    const char *hash, *device, *runtime, *precision;
+    const char *hash, *device, *runtime, *precision, *batch_id;
     int64_t batch, seq, height, width;
     int rep, flagged;
     double y[DLP_T_COUNT];
@@ -49,6 +49,8 @@ static bool get_row(const dlp_dataset *ds, dlp_pred_mode mode, size_t i,
         r->y[DLP_T_TRAIN_STEP_MS] = x->step_ms;
         r->y[DLP_T_TRAIN_MEMORY_MIB] = x->memory_mib;
         r->y[DLP_T_TRAIN_POWER_W] = x->power_w;
+        r->host_us = x->host_us;
+        r->batch_id = x->c.batch_id;
     } else {
         const dlp_llm_row *x = dlp_dataset_llm(ds, i);
         if (!x) return false;
@@ -257,6 +259,22 @@ double dlp_host_norm_factor(const dlp_host_norm *n, double host_us,
     return exp(h * n->beta * log(host_us / n->ref_us));
 }
 
+double dlp_host_norm_share(const dlp_host_norm *n, double eager_ms,
+                           double graph_ms, double power_w) {
+    double h;
+    if (!n) return NAN;
+    if (n->tau_ms > 0)
+        h = eager_ms > 0 ? n->tau_ms / eager_ms : NAN;
+    else if (n->power_hi_w > 0)
+        h = power_w > 0 && isfinite(power_w) && n->power_hi_w > n->power_lo_w
+                ? (n->power_hi_w - power_w) / (n->power_hi_w - n->power_lo_w)
+                : NAN;
+    else
+        h = graph_ms > 0 && isfinite(graph_ms) && eager_ms > 0
+                ? 1 - graph_ms / eager_ms : NAN;
+    return isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
 double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f) {
     if (!n || !(f > 0) || !isfinite(f)) return 1;
     return 1 + n->gamma * (f - 1);
@@ -281,9 +299,11 @@ static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
         int g = dlp_strmap_get(keys, twin[e], strlen(twin[e]));
         double graph = g >= 0 ? E->ex[g].y[lat] : NAN;
         if (!(graph > 0)) continue;
-        double f = dlp_host_norm_factor(n, x->host_us,
-                                        llm ? 1 - eager / graph
-                                            : 1 - graph / eager);
+        /* an LLM's latencies are its throughputs' inverses */
+        double f = dlp_host_norm_factor(
+            n, x->host_us,
+            llm ? dlp_host_norm_share(n, 1 / eager, 1 / graph, NAN)
+                : dlp_host_norm_share(n, eager, graph, NAN));
         double fe = dlp_host_norm_energy_factor(n, f);
         if (!(fe > 0)) continue;
         x->host_f = f;
@@ -335,6 +355,44 @@ static dlp_status llm_host_probes(dlp_examples *E, const dlp_dataset *ds,
     return DLP_OK;
 }
 
+/* Training steps to the reference host of n: each needs its host probe
+ * (its rows' own, else their batch's eager inference median) and, for the
+ * power rule, its measured power. */
+static void host_normalize_training(dlp_examples *E, const dlp_host_norm *n) {
+    for (int e = 0; e < E->n; e++) {
+        dlp_example *x = &E->ex[e];
+        if (!(x->host_us > 0) || !(x->y[DLP_T_TRAIN_STEP_MS] > 0)) continue;
+        /* the power rule's watts on a board of power_tdp_w */
+        double w = x->y[DLP_T_TRAIN_POWER_W], tdp = x->cfg.device.tdp_w;
+        if (n->power_tdp_w > 0 && tdp > 0) w *= n->power_tdp_w / tdp;
+        double h = dlp_host_norm_share(n, x->y[DLP_T_TRAIN_STEP_MS], NAN, w);
+        if (!isfinite(h)) continue;
+        double f = dlp_host_norm_factor(n, x->host_us, h);
+        double fe = dlp_host_norm_energy_factor(n, f);
+        if (!(fe > 0)) continue;
+        x->host_f = f;
+        E->n_host_normed++;
+        x->y[DLP_T_TRAIN_STEP_MS] /= f;
+        x->y[DLP_T_TRAIN_POWER_W] *= f / fe;
+    }
+}
+
+/* The eager inference median probe of batch_id (NAN: none), the last
+ * batch found kept in *last (rows come batch by batch). */
+static double batch_inf_probe(const dlp_dataset *ds, const char *batch_id,
+                              dlp_batch_host *last) {
+    if (!batch_id) return NAN;
+    if (last->batch_id && !strcmp(last->batch_id, batch_id))
+        return last->inference_us;
+    dlp_batch_host b;
+    for (size_t i = 0; dlp_dataset_batch_host(ds, i, &b); i++)
+        if (b.batch_id && !strcmp(b.batch_id, batch_id)) {
+            *last = b;
+            return b.inference_us;
+        }
+    return NAN;
+}
+
 static int mode_main_target(dlp_pred_mode m) {
     return m == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
            : m == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
@@ -368,6 +426,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     /* with host_norm: each eager inference example's key at the graph
      * runtime (in the arena), NULL for the others */
     char **twin = NULL;
+    dlp_batch_host last_batch = {0};
     gather G = {0};
     for (size_t i = 0; i < nr && !st; i++) {
         row_view r;
@@ -474,6 +533,9 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             }
         int mt = mode_main_target(mode);
         if (r.rep >= 0 && r.rep <= 1) y0[2 * e + r.rep] = r.y[mt];
+        if (o->host_norm && mode == DLP_MODE_TRAINING &&
+            !(isfinite(r.host_us) && r.host_us > 0))
+            r.host_us = batch_inf_probe(ds, r.batch_id, &last_batch);
         if (isfinite(r.host_us) && r.host_us > 0) {
             hsum[e] += r.host_us;
             hcnt[e]++;
@@ -496,9 +558,12 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
      * inference rows (the same run measures both) carry it */
     if (!st && o->host_norm && mode == DLP_MODE_LLM)
         st = llm_host_probes(E, ds, &keys, err);
-    if (!st && o->host_norm && mode != DLP_MODE_TRAINING) {
+    if (!st && o->host_norm) {
         E->host_norm = *o->host_norm;
-        host_normalize(E, &keys, twin, o->host_norm);
+        if (mode == DLP_MODE_TRAINING)
+            host_normalize_training(E, o->host_norm);
+        else
+            host_normalize(E, &keys, twin, o->host_norm);
     }
     free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(twin);
     dlp_strmap_free(&keys);

@@ -44,11 +44,24 @@ typedef struct {
  * ref_us, whichever hosts measured them. */
 typedef struct {
     double beta, ref_us, gamma;
+    /* training steps (a models/host-training.csv fit): no CUDA-graph twin,
+     * so the share comes from the step's length, h = tau_ms / step (where
+     * tau_ms > 0), or from its measured power on a board of power_tdp_w
+     * watts, h = (power_hi_w - power) / (power_hi_w - power_lo_w) (where
+     * power_hi_w > 0); the step is divided by f and the power multiplied
+     * by f over the energy factor. Zero for inference and LLM fits */
+    double tau_ms, power_lo_w, power_hi_w, power_tdp_w;
 } dlp_host_norm;
 
 /* The latency factor above: exp(h beta ln(host_us / ref_us)), 1 where an
  * input is missing, not positive or not finite (h NAN included). */
 double dlp_host_norm_factor(const dlp_host_norm *n, double host_us, double h);
+/* The host-bound share h, clamped to [0, 1], by n's rule: tau_ms /
+ * eager_ms, else (power_hi_w - power_w) / (power_hi_w - power_lo_w) (the
+ * watts on a board of power_tdp_w), else 1 - graph_ms / eager_ms; NAN
+ * where an input the rule takes is missing or n is NULL. */
+double dlp_host_norm_share(const dlp_host_norm *n, double eager_ms,
+                           double graph_ms, double power_w);
 /* The energy's factor for a latency factor f: 1 + gamma (f - 1); 1 for a
  * non-positive or non-finite f or without n. */
 double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f);
@@ -136,8 +149,8 @@ typedef struct {
     void (*progress)(void *user, int done, int total);
     void *user;
     int threads;               /* featurizing threads (0 or 1: this one) */
-    /* inference: eager labels brought to this reference host (above);
-     * NULL: as measured */
+    /* inference, LLM and training: eager labels brought to this reference
+     * host (above); NULL: as measured */
     const dlp_host_norm *host_norm;
 } dlp_examples_opts;
 

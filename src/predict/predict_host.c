@@ -27,19 +27,12 @@ static share_rule rule_of(const dlp_host_model *m) {
     return (share_rule){m->tau_ms, m->power_lo_w, m->power_hi_w};
 }
 
-/* the share, NAN where an input the rule uses is missing */
+/* the share, NAN where an input the rule uses is missing (the formula
+ * the training labels are normalized with, pred_data.c) */
 static double host_share(share_rule r, double eager_ms, double graph_ms,
                          double power_w) {
-    double h;
-    if (r.tau_ms > 0)
-        h = r.tau_ms / eager_ms;
-    else if (r.hi_w > 0)
-        h = power_w > 0 && isfinite(power_w)
-                ? (r.hi_w - power_w) / (r.hi_w - r.lo_w) : NAN;
-    else
-        h = graph_ms > 0 && isfinite(graph_ms) ? 1 - graph_ms / eager_ms
-                                               : NAN;
-    return isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
+    dlp_host_norm n = {0, 0, 0, r.tau_ms, r.lo_w, r.hi_w, 0};
+    return dlp_host_norm_share(&n, eager_ms, graph_ms, power_w);
 }
 
 double dlp_host_board_power(const dlp_host_model *m, double power_w,
@@ -88,7 +81,7 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
         !isfinite(eager_ms) || !(m->ref_us > 0))
         return 1;
     /* the formula the training labels are normalized with (pred_data.c) */
-    dlp_host_norm n = {m->beta, m->ref_us, m->gamma};
+    dlp_host_norm n = {m->beta, m->ref_us, m->gamma, 0, 0, 0, 0};
     return dlp_host_norm_factor(&n, host_us,
                                 host_share(rule_of(m), eager_ms, graph_ms,
                                            power_w));
@@ -96,7 +89,7 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
 
 double dlp_host_energy_factor(const dlp_host_model *m, double f) {
     if (!m) return 1;
-    dlp_host_norm n = {m->beta, m->ref_us, m->gamma};
+    dlp_host_norm n = {m->beta, m->ref_us, m->gamma, 0, 0, 0, 0};
     return dlp_host_norm_energy_factor(&n, f);
 }
 
