@@ -211,8 +211,10 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                 E->n_fg, E->n_models, E->n_families, E->devices,
                 E->n_skipped_graphs ? " (some graphs failed to load)" : "");
     if (o->has_host_norm && !o->quiet)
-        fprintf(stderr, "eager labels of %d examples brought to a host of "
-                "%.4g us (--host-norm)\n", E->n_host_normed, o->host_norm.ref_us);
+        fprintf(stderr, "%s labels of %d examples brought to a host of "
+                "%.4g us (--host-norm)\n",
+                o->mode == DLP_MODE_TRAINING ? "step" : "eager",
+                E->n_host_normed, o->host_norm.ref_us);
     if (E->n_skipped_graphs)
         fprintf(stderr, "dlperf: warning: %d graph bindings could not be "
                 "featurized and were skipped (%d of them: the graph's shapes "
