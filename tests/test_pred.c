@@ -637,6 +637,52 @@ static const char INF_HEADER[] =
     "height,width,latency_ms,latency_p10_ms,latency_p90_ms,memory_mib,"
     "mem_reserved_mib,nvml_used_mib,energy_j,power_w,host_us\n";
 
+/* One eager inference row (its fields after the header's first three,
+ * device on) into dir's batch b, the file written with its header. */
+static bool hostnorm_inf_row(const char *dir, const char *b, const char *h,
+                             const char *rest) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/batches/%s/inference.csv", dir, b);
+    FILE *f = fopen(p, "w");
+    if (!f) return false;
+    fputs(INF_HEADER, f);
+    fprintf(f, "p1,%s,%s,%s\n", b, h, rest);
+    return fclose(f) == 0;
+}
+
+/* dir's dataset, its examples of mode as measured (A) and brought to n's
+ * host (B); false when the dataset or an example set fails (named). */
+typedef struct {
+    dlp_dataset *ds;
+    dlp_examples A, B;
+    bool ok;
+} hostnorm_sets;
+
+static hostnorm_sets hostnorm_build(const char *dir, dlp_pred_mode mode,
+                                    const dlp_host_norm *n) {
+    hostnorm_sets s = {0};
+    dlp_error err;
+    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, n};
+    CHECK_MSG(dlp_dataset_open(dir, &s.ds, &err) == DLP_OK, "%s", err.msg);
+    if (!s.ds) return s;
+    bool a = dlp_examples_build(&s.A, s.ds, mode, NULL, &err) == DLP_OK;
+    CHECK_MSG(a, "%s", err.msg);
+    bool b = a && dlp_examples_build(&s.B, s.ds, mode, &o, &err) == DLP_OK;
+    CHECK_MSG(!a || b, "%s", err.msg);
+    if (a && !b) dlp_examples_free(&s.A);
+    s.ok = a && b;
+    return s;
+}
+
+static void hostnorm_free(hostnorm_sets *s, const char *dir) {
+    if (s->ok) {
+        dlp_examples_free(&s->A);
+        dlp_examples_free(&s->B);
+    }
+    dlp_dataset_free(s->ds);
+    rm_dir(dir);
+}
+
 static void test_examples_host_norm(void) {
     char dir[] = "/tmp/dlp_hostnorm_XXXXXX";
     const char *b = "20261126T0400-vision-a";
@@ -666,15 +712,11 @@ static void test_examples_host_norm(void) {
                 rows[i].prec, rows[i].batch, rows[i].ms, rows[i].ms * 0.98,
                 rows[i].ms * 1.02, rows[i].j, rows[i].w, rows[i].host);
     fclose(f);
-    dlp_error err;
-    dlp_dataset *ds = NULL;
-    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
     dlp_host_norm n = {1.352, 8.409, 0.684, 0, 0, 0, 0};
-    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
-    dlp_examples A, B;
-    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_INFERENCE, NULL, &err) == DLP_OK);
-    CHECK(ds && dlp_examples_build(&B, ds, DLP_MODE_INFERENCE, &o, &err) == DLP_OK);
-    CHECK(A.n == 5 && B.n == 5 && A.n_host_normed == 0 && B.n_host_normed == 1);
+    hostnorm_sets S = hostnorm_build(dir, DLP_MODE_INFERENCE, &n);
+    dlp_examples *A = &S.A, *B = &S.B;
+    if (!S.ok) { hostnorm_free(&S, dir); return; }
+    CHECK(A->n == 5 && B->n == 5 && A->n_host_normed == 0 && B->n_host_normed == 1);
     double hh = 1 - 4.0 / 11.0;
     double want_f = exp(hh * 1.352 * log(12 / 8.409));
     double want_fe = 1 + 0.684 * (want_f - 1);
@@ -682,8 +724,8 @@ static void test_examples_host_norm(void) {
     CHECK(dlp_host_norm_factor(&n, NAN, hh) == 1 &&
           dlp_host_norm_factor(&n, 12, NAN) == 1 &&
           dlp_host_norm_factor(NULL, 12, hh) == 1);
-    for (int i = 0; i < A.n && i < B.n; i++) {
-        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+    for (int i = 0; i < A->n && i < B->n; i++) {
+        const dlp_example *a = &A->ex[i], *x = &B->ex[i];
         bool target = a->cfg.runtime == DLP_RT_EAGER &&
                       a->cfg.precision == DLP_PREC_FP32 && a->cfg.batch == 1;
         if (target) {
@@ -700,10 +742,7 @@ static void test_examples_host_norm(void) {
         }
         CHECK(x->y[DLP_T_INF_MEMORY_MIB] == a->y[DLP_T_INF_MEMORY_MIB]);
     }
-    dlp_examples_free(&A);
-    dlp_examples_free(&B);
-    dlp_dataset_free(ds);
-    rm_dir(dir);
+    hostnorm_free(&S, dir);
 }
 
 /* LLM labels to the reference host: the probe from the configuration's
@@ -711,7 +750,7 @@ static void test_examples_host_norm(void) {
  * graph), the throughput multiplied by f, energy per sample divided by
  * the energy factor; memory and the CUDA-graph rows as measured */
 static void test_examples_host_norm_llm(void) {
-    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[600];
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX";
     const char *b = "20261126T0500-lm-a", *h = "31441ceb1d5a9eb9";
     FILE *f;
     CHECK(hostnorm_dir(dir, b, "llm.csv", &f));
@@ -733,28 +772,17 @@ static void test_examples_host_norm_llm(void) {
                 "%g,450\n", b, h, rows[i].rt, rows[i].batch,
                 1e3 * rows[i].batch / rows[i].thr, rows[i].thr, rows[i].j);
     fclose(f);
-    snprintf(p, sizeof p, "%s/batches/%s/inference.csv", dir, b);
-    f = fopen(p, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(INF_HEADER, f);
-    fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,eager,bf16,1,128,,,200,190,210,"
-            "18000,19000,20000,80,400,12\n", b, h);
-    fclose(f);
-    dlp_error err;
-    dlp_dataset *ds = NULL;
-    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    CHECK(hostnorm_inf_row(dir, b, h, "H100-SXM5-80GB,0,ok,eager,bf16,1,128,"
+                           ",,200,190,210,18000,19000,20000,80,400,12"));
     dlp_host_norm n = {1.341, 9.109, 0.846, 0, 0, 0, 0};
-    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
-    dlp_examples A, B;
-    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_LLM, NULL, &err) == DLP_OK);
-    CHECK_MSG(ds && dlp_examples_build(&B, ds, DLP_MODE_LLM, &o, &err) == DLP_OK,
-              "%s", err.msg);
-    CHECK(A.n == 4 && B.n == 4 && A.n_host_normed == 0 && B.n_host_normed == 1);
+    hostnorm_sets S = hostnorm_build(dir, DLP_MODE_LLM, &n);
+    dlp_examples *A = &S.A, *B = &S.B;
+    if (!S.ok) { hostnorm_free(&S, dir); return; }
+    CHECK(A->n == 4 && B->n == 4 && A->n_host_normed == 0 && B->n_host_normed == 1);
     double want_f = exp((1 - 5.0 / 7.0) * 1.341 * log(12 / 9.109));
     double want_fe = 1 + 0.846 * (want_f - 1);
-    for (int i = 0; i < A.n && i < B.n; i++) {
-        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+    for (int i = 0; i < A->n && i < B->n; i++) {
+        const dlp_example *a = &A->ex[i], *x = &B->ex[i];
         if (a->cfg.runtime == DLP_RT_EAGER && a->cfg.batch == 1) {
             CHECK_CLOSE(x->host_us, 12, 1e-12);
             CHECK_CLOSE(x->host_f, want_f, 1e-9);
@@ -769,10 +797,7 @@ static void test_examples_host_norm_llm(void) {
         }
         CHECK(x->y[DLP_T_LLM_MEMORY_MIB] == a->y[DLP_T_LLM_MEMORY_MIB]);
     }
-    dlp_examples_free(&A);
-    dlp_examples_free(&B);
-    dlp_dataset_free(ds);
-    rm_dir(dir);
+    hostnorm_free(&S, dir);
 }
 
 /* Training steps to the reference host by the power rule: the probe the
@@ -781,7 +806,7 @@ static void test_examples_host_norm_llm(void) {
  * multiplied by f / fe; a step without power, or without any probe, as
  * measured */
 static void test_examples_host_norm_training(void) {
-    char dir[] = "/tmp/dlp_hostnorm_XXXXXX", p[600];
+    char dir[] = "/tmp/dlp_hostnorm_XXXXXX";
     const char *b = "20261126T0400-vision-a", *h = "2d9105cb3fcd5924";
     FILE *f;
     CHECK(hostnorm_dir(dir, b, "training.csv", &f));
@@ -806,29 +831,18 @@ static void test_examples_host_norm_training(void) {
                 rows[i].ms, rows[i].ms * 0.98, rows[i].ms * 1.02, rows[i].w,
                 rows[i].host);
     fclose(f);
-    snprintf(p, sizeof p, "%s/batches/%s/inference.csv", dir, b);
-    f = fopen(p, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(INF_HEADER, f);
-    fprintf(f, "p1,%s,%s,H100-SXM5-80GB,0,ok,eager,fp32,1,,224,224,5,4.9,5.1,"
-            "100,120,600,1.5,300,10\n", b, h);
-    fclose(f);
-    dlp_error err;
-    dlp_dataset *ds = NULL;
-    CHECK_MSG(dlp_dataset_open(dir, &ds, &err) == DLP_OK, "%s", err.msg);
+    CHECK(hostnorm_inf_row(dir, b, h, "H100-SXM5-80GB,0,ok,eager,fp32,1,,224,"
+                           "224,5,4.9,5.1,100,120,600,1.5,300,10"));
     dlp_host_norm n = {0.57, 8.8, 0.49, 0, 300, 360, 700};
-    dlp_examples_opts o = {NULL, -1, -1, false, NULL, NULL, 1, &n};
-    dlp_examples A, B;
-    CHECK(ds && dlp_examples_build(&A, ds, DLP_MODE_TRAINING, NULL, &err) == DLP_OK);
-    CHECK_MSG(ds && dlp_examples_build(&B, ds, DLP_MODE_TRAINING, &o, &err) == DLP_OK,
-              "%s", err.msg);
-    CHECK(A.n == 4 && B.n == 4 && A.n_host_normed == 0 && B.n_host_normed == 3);
+    hostnorm_sets S = hostnorm_build(dir, DLP_MODE_TRAINING, &n);
+    dlp_examples *A = &S.A, *B = &S.B;
+    if (!S.ok) { hostnorm_free(&S, dir); return; }
+    CHECK(A->n == 4 && B->n == 4 && A->n_host_normed == 0 && B->n_host_normed == 3);
     dlp_device dev;
     CHECK(dlp_device_find("H100-SXM5-80GB", &dev, NULL) == DLP_OK);
     double tdp = dev.tdp_w;
-    for (int i = 0; i < A.n && i < B.n; i++) {
-        const dlp_example *a = &A.ex[i], *x = &B.ex[i];
+    for (int i = 0; i < A->n && i < B->n; i++) {
+        const dlp_example *a = &A->ex[i], *x = &B->ex[i];
         double w = a->y[DLP_T_TRAIN_POWER_W], step = a->y[DLP_T_TRAIN_STEP_MS];
         double host = a->cfg.precision == DLP_PREC_FP16 ? 10 : 12;
         if (!(w > 0)) {
@@ -856,10 +870,7 @@ static void test_examples_host_norm_training(void) {
     CHECK_CLOSE(dlp_host_norm_share(&g, 10, 4, NAN), 0.6, 1e-12);
     CHECK(isnan(dlp_host_norm_share(&g, 10, NAN, NAN)) &&
           isnan(dlp_host_norm_share(NULL, 10, 4, NAN)));
-    dlp_examples_free(&A);
-    dlp_examples_free(&B);
-    dlp_dataset_free(ds);
-    rm_dir(dir);
+    hostnorm_free(&S, dir);
 }
 
 /* Every fifth example of E into va[nva], the others into tr[ntr]
