@@ -24,6 +24,7 @@
 #
 #   scripts/prospective.sh p61a p61b p61c          # batch ids or suffixes
 #   MODELS=/tmp/m OUT=/tmp/p scripts/prospective.sh 20261203T162652-p61a
+#   MODES="training llm" scripts/prospective.sh p85a     # those modes only
 #
 # Exit: 0 done, 1 a command failed, 2 usage (no batch, or a name that
 # matches no batch or several).
@@ -32,6 +33,7 @@ DATA=${DATA:-data}
 MODELS=${MODELS:-models}
 DLPERF=${DLPERF:-build/dlperf}
 OUT=${OUT:-}
+MODES=${MODES:-"inference training llm"}
 
 if [ $# -eq 0 ]; then
     echo "usage: scripts/prospective.sh BATCH..." >&2
@@ -64,8 +66,10 @@ for b in "$@"; do
 done
 echo "prospective test of $MODELS on: $(ls "$N/batches" | tr '\n' ' ')(outputs in $OUT)"
 
-# has_rows TABLE: some linked batch holds rows of TABLE
+# has_rows TABLE: TABLE is one of MODES and some linked batch holds rows
+# of it
 has_rows() {
+    case " $MODES " in *" $1 "*) ;; *) return 1 ;; esac
     for f in "$N"/batches/*/"$1.csv"; do
         [ -f "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] && return 0
     done
