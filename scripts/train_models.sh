@@ -79,6 +79,19 @@ INF_READOUT=${INF_READOUT:-mixed-lse}
 # against the same recipe on the labels as measured (the shipped file
 # since). HOST_NORM= trains on the labels as measured
 HOST_NORM=${HOST_NORM-models/host.csv}
+# the same for the LLM DIPPM and its blend (eager throughput, by
+# models/host-llm.csv: an LLM row's probe is its configuration's eager
+# inference row's) and for the training DIPPM and its blend (steps, by
+# models/host-training.csv: the share from the measured power; the probe
+# the row's own, else its batch's eager inference median): eighty-fifth
+# session, trained on the data through p83d, prospective on p84a-p85c
+# paired against the same recipe on the labels as measured: training
+# step 23.94 -> 19.41% (-4.53 +- 0.75), LLM eager throughput 19.69 ->
+# 17.99% (-1.71 +- 0.40), eager energy per sample -1.57 +- 0.56, CUDA
+# graph within noise (docs/EVAL.md). LLM_HOST_NORM= / TRAIN_HOST_NORM=
+# train on the labels as measured
+LLM_HOST_NORM=${LLM_HOST_NORM-models/host-llm.csv}
+TRAIN_HOST_NORM=${TRAIN_HOST_NORM-models/host-training.csv}
 # the LLM DIPPM (eighteenth session, docs/EVAL.md): on the data through
 # h14c (19 models), one network each, same folds: hidden 64 with the
 # mean+lse readout 23.19% held-out throughput error, 18.97% energy, against
@@ -111,9 +124,9 @@ gnn_args() {
     inference:dippm+kern)
         echo "--epochs $INF_EPOCHS --hidden $INF_HIDDEN --patience $INF_PATIENCE" ;;
     llm:dippm)
-        echo "--epochs $LLM_EPOCHS --hidden $LLM_HIDDEN --patience $LLM_PATIENCE --members $LLM_MEMBERS --readout $LLM_READOUT" ;;
+        echo "--epochs $LLM_EPOCHS --hidden $LLM_HIDDEN --patience $LLM_PATIENCE --members $LLM_MEMBERS --readout $LLM_READOUT${LLM_HOST_NORM:+ --host-norm $LLM_HOST_NORM}" ;;
     training:dippm)
-        echo "--epochs $EPOCHS --hidden $TRAIN_HIDDEN --patience $PATIENCE --members $TRAIN_MEMBERS" ;;
+        echo "--epochs $EPOCHS --hidden $TRAIN_HIDDEN --patience $PATIENCE --members $TRAIN_MEMBERS${TRAIN_HOST_NORM:+ --host-norm $TRAIN_HOST_NORM}" ;;
     *) echo "--epochs $EPOCHS --hidden $HIDDEN --patience $PATIENCE" ;;
     esac
 }
