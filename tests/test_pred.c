@@ -742,6 +742,18 @@ static void test_examples_host_norm(void) {
         }
         CHECK(x->y[DLP_T_INF_MEMORY_MIB] == a->y[DLP_T_INF_MEMORY_MIB]);
     }
+    /* eager rows only (--runtime eager): the twins still read, then gone */
+    dlp_examples_opts eo = {NULL, DLP_RT_EAGER, -1, false, NULL, NULL, 1, &n};
+    dlp_examples C;
+    dlp_error err;
+    CHECK(S.ds && dlp_examples_build(&C, S.ds, DLP_MODE_INFERENCE, &eo, &err) == DLP_OK);
+    CHECK(C.n == 3 && C.n_host_normed == 1);
+    for (int i = 0; i < C.n; i++) {
+        CHECK(C.ex[i].cfg.runtime == DLP_RT_EAGER);
+        if (C.ex[i].cfg.precision == DLP_PREC_FP32 && C.ex[i].cfg.batch == 1)
+            CHECK_CLOSE(C.ex[i].y[DLP_T_INF_LATENCY_MS], 11 / want_f, 1e-9);
+    }
+    dlp_examples_free(&C);
     hostnorm_free(&S, dir);
 }
 

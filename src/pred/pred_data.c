@@ -438,8 +438,12 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             dlp_runtime_parse(r.runtime, &rt, NULL))
             continue;
         if (o->precision >= 0 && (int)prec != o->precision) continue;
+        /* an eager-only set brought to a host still reads the CUDA-graph
+         * twins (their examples go after the normalization) */
         if (o->runtime >= 0 && mode != DLP_MODE_TRAINING &&
-            (int)rt != o->runtime)
+            (int)rt != o->runtime &&
+            !(o->host_norm && o->runtime == DLP_RT_EAGER &&
+              rt == DLP_RT_GRAPH))
             continue;
         char key[256];
         int kl = config_key(key, sizeof key, &r, rt, prec);
@@ -564,6 +568,13 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             host_normalize_training(E, o->host_norm);
         else
             host_normalize(E, &keys, twin, o->host_norm);
+        if (o->runtime >= 0 && mode != DLP_MODE_TRAINING) {
+            int n = 0;
+            for (int e = 0; e < E->n; e++)
+                if ((int)E->ex[e].cfg.runtime == o->runtime)
+                    E->ex[n++] = E->ex[e];
+            E->n = n;
+        }
     }
     free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(twin);
     dlp_strmap_free(&keys);
