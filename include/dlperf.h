@@ -465,7 +465,8 @@ typedef struct {
     double host_us;          /* eager inference or LLM: the host's dispatch
                                 time per eager op, us (the collector's
                                 probe, docs/PREDICT.md); 0 = not given (the
-                                prediction assumes the training hosts) */
+                                prediction is for the result's host_ref_us,
+                                or the training hosts' mix) */
     int64_t height, width;   /* > 0: rebind every 4-D float input's H x W
                                 (an image model exported at a fixed
                                 resolution); a graph whose other shapes fix
@@ -509,6 +510,12 @@ typedef struct {
     int ood;                 /* outside the training distribution */
     int extrapolated;        /* device without training data */
     double host_us;          /* the config's host_us; 0: not given */
+    double host_ref_us;      /* eager (a training step too): the host, in
+                                us per eager op, the answering file
+                                predicts for when no host_us is given (its
+                                labels were brought there, `dlperf train
+                                --host-norm`); 0: the mix of hosts its
+                                labels were measured on, or CUDA graph */
     double host_factor;      /* latency x this for that host (1: none) */
     double host_energy_factor;   /* energy x this: 1 + gamma (host_factor -
                                     1), gamma of the host file (1: none) */

@@ -71,7 +71,8 @@ def entry(kind, name, values):
     return struct.pack("<BH", kind, len(nb)) + nb + struct.pack("<Q", count) + data
 
 
-def write_model(path, kind, mode, targets, devices, extra):
+def write_model(path, kind, mode, targets, devices, extra,
+                info="written by test_predict_cli.py"):
     bits = 0
     for t in targets:
         bits |= 1 << TARGETS.index(t)
@@ -87,7 +88,7 @@ def write_model(path, kind, mode, targets, devices, extra):
             entry(3, "pred/devices", devices),
             entry(1, "pred/per_target", per),
             entry(1, "pred/ranges", [0.0] * 6),
-            entry(3, "pred/info", "written by test_predict_cli.py")] + extra
+            entry(3, "pred/info", info)] + extra
     payload = b"".join(ents)
     head = b"DLPNNMDL" + struct.pack("<IIQ", 1, len(ents), len(payload))
     body = head + payload
@@ -193,6 +194,33 @@ def main():
         check(j.get("host_us", 0) is None and j.get("host_factor") == 1,
               "json host_us null, host_factor 1 without --host-us")
         base = ["predict", RESNET, "--device", "h100", "--batch", "8", "--json"]
+        # the reference host a file's eager labels were brought to
+        # (`train --host-norm`, recorded in its info string)
+        check(j.get("host_ref_us", 0) is None, "json host_ref_us null: labels as measured")
+        for info, want_ref in (("trained on 9 examples; eager labels at a host of "
+                                "7.5 us (beta 1, gamma 1; 3 examples)", 7.5),
+                               ("eager labels at a host of x us", None),
+                               ("eager labels at a host of 7.5", None)):
+            hm = os.path.join(tmp, "models_ref")
+            os.makedirs(hm, exist_ok=True)
+            write_model(os.path.join(hm, "inf.dlpm"), "roofline", "inference",
+                        TARGETS[0:4], "H100-SXM5-80GB",
+                        [entry(3, "roofline/version", "1")], info=info)
+            je = json.loads(run(*base, "--runtime", "eager", "--models", hm)[1])
+            jg = json.loads(run(*base, "--runtime", "graph", "--models", hm)[1])
+            check(je["host_ref_us"] == want_ref and jg["host_ref_us"] is None,
+                  "host_ref_us %s from info '%s' (eager), null for CUDA graph"
+                  % (want_ref, info[-30:]))
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "8",
+                           "--runtime", "eager", "--models", hm)
+        check(rc == 0 and "predicted for a host of" not in out, "no reference host line")
+        write_model(os.path.join(hm, "inf.dlpm"), "roofline", "inference",
+                    TARGETS[0:4], "H100-SXM5-80GB", [entry(3, "roofline/version", "1")],
+                    info="eager labels at a host of 7.5 us (beta 1)")
+        rc, out, err = run("predict", RESNET, "--device", "h100", "--batch", "8",
+                           "--runtime", "eager", "--models", hm)
+        check(rc == 0 and "predicted for a host of 7.5 us per eager op" in out,
+              "text: the reference host line")
         rc, out, err = run(*base, "--runtime", "eager", "--host-us", "9", *M)
         check(rc == 1 and "host.csv" in err, "--host-us without host.csv: exit 1")
         with open(os.path.join(models, "host.csv"), "w") as f:

@@ -116,6 +116,9 @@ static void print_text(FILE *f, const char *name,
                 "energy x %.3f (%s)\n", r->host_us, r->host_factor,
                 r->host_energy_factor,
                 dlp_host_file(dlp_host_mode_parse(r->mode)));
+    else if (r->host_ref_us > 0)
+        fprintf(f, "  host         predicted for a host of %.3g us per eager "
+                "op (--host-us X: yours)\n", r->host_ref_us);
     if (r->partition[0])
         fprintf(f, "  partition scaling: %s (docs/PREDICT.md, SM partitions)\n", r->scaling);
     fprintf(f, "  MIG profile  %s  (%s)\n", r->mig_profile[0] ? r->mig_profile : "-",

@@ -378,6 +378,16 @@ dlp_status dlp_pred_meta_read(const dlp_nn_file *f, dlp_pred_meta *m,
     return DLP_OK;
 }
 
+double dlp_pred_meta_host_ref_us(const dlp_pred_meta *m) {
+    const char *p = m ? strstr(m->info, DLP_HOST_NORM_INFO) : NULL;
+    if (!p) return 0;
+    char *end;
+    double us = strtod(p + strlen(DLP_HOST_NORM_INFO), &end);
+    return end != p + strlen(DLP_HOST_NORM_INFO) && us > 0 && isfinite(us) &&
+                   !strncmp(end, " us", 3)
+               ? us : 0;
+}
+
 bool dlp_pred_meta_has_device(const dlp_pred_meta *m, const char *device) {
     if (!device) return false;
     size_t n = strlen(device);

@@ -126,6 +126,10 @@ typedef struct {
     double err_pct;           /* MAPE of the file that answered, on the
                                  basis it was chosen by; 0: unknown */
     const char *err_basis;    /* "heldout", "heldout-all", "validation" */
+    double host_ref_us;       /* eager (training: the step): the host the
+                                 answering file's labels were brought to
+                                 (dlp_pred_meta_host_ref_us); 0: the
+                                 labels' own hosts */
 } dlp_pred_value;
 
 typedef struct {
@@ -209,6 +213,12 @@ dlp_status dlp_pred_meta_read(const dlp_nn_file *f, dlp_pred_meta *m,
                               dlp_error *err);
 /* true when the device name is in m->devices. */
 bool dlp_pred_meta_has_device(const dlp_pred_meta *m, const char *device);
+/* The info string's record of `dlp_train --host-norm` (pred_train.c
+ * writes it, "...; eager labels at a host of 8.409 us (...)"): the
+ * reference host's us per eager op, 0 when the file learned the labels
+ * as measured. */
+#define DLP_HOST_NORM_INFO "eager labels at a host of "
+double dlp_pred_meta_host_ref_us(const dlp_pred_meta *m);
 /* true when the predictor covers target t for this config (mode, runtime,
  * precision). */
 bool dlp_pred_meta_covers(const dlp_pred_meta *m, dlp_target t,

@@ -305,7 +305,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           E->n_fg);
         if (E->n_host_normed && il > 0 && (size_t)il < sizeof p->meta.info)
             snprintf(p->meta.info + il, sizeof p->meta.info - (size_t)il,
-                     "; eager labels at a host of %.4g us (beta %.4g, gamma "
+                     "; " DLP_HOST_NORM_INFO "%.4g us (beta %.4g, gamma "
                      "%.4g; %d examples)", E->host_norm.ref_us,
                      E->host_norm.beta, E->host_norm.gamma, E->n_host_normed);
         if (file) {

@@ -115,6 +115,9 @@ dlp_status dlp_predict_to_json(const dlp_predict_result *r,
     put(&b, ",\"host_us\":");
     if (r->host_us > 0) num(&b, r->host_us);
     else put(&b, "null");
+    put(&b, ",\"host_ref_us\":");
+    if (r->host_ref_us > 0) num(&b, r->host_ref_us);
+    else put(&b, "null");
     put(&b, ",\"host_factor\":");
     num(&b, r->host_factor);
     put(&b, ",\"host_energy_factor\":");

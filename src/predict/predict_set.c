@@ -473,11 +473,15 @@ dlp_status dlp_predict_set_run(dlp_predictor_set *ps, const dlp_pred_input *in,
         dlp_pred_result r;
         dlp_pred_result_init(&r);
         st = dlp_predictor_predict(p, in, &r, err);
+        /* the scan keeps no info string: the loaded file's */
+        double ref = st ? 0 : dlp_pred_meta_host_ref_us(&p->meta);
         release(ps, i, slot);
         if (st) return st;
         bool take[DLP_T_COUNT];
         for (int u = 0; u < DLP_T_COUNT; u++) take[u] = u >= t && best[u] == i;
         n_done += dlp_pred_result_take(out, &r, take);
+        for (int u = 0; u < DLP_T_COUNT; u++)
+            if (take[u] && out->v[u].valid) out->v[u].host_ref_us = ref;
         /* the error the choice was made on, so a user sees what to expect */
         for (int u = 0; u < DLP_T_COUNT; u++) {
             double e;
