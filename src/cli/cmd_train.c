@@ -104,9 +104,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 16: {
         dlp_host_model hm;
         if (dlp_host_load(v, &hm, &err)) goto bad;
-        o->host_norm = (dlp_host_norm){hm.beta, hm.ref_us, hm.gamma,
-                                       hm.tau_ms, hm.power_lo_w,
-                                       hm.power_hi_w, hm.power_tdp_w};
+        o->host_norm = dlp_host_norm_of(&hm);
         o->has_host_norm = true;
         return 1;
     }
@@ -183,7 +181,7 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
     }
     /* a training fit takes its share from the step (tau_ms, power), an
      * inference or LLM one from the CUDA-graph twin: each fits its mode */
-    bool train_fit = o->host_norm.tau_ms > 0 || o->host_norm.power_hi_w > 0;
+    bool train_fit = dlp_host_norm_is_training(&o->host_norm);
     if (o->has_host_norm && train_fit != (o->mode == DLP_MODE_TRAINING)) {
         fprintf(stderr, "dlperf: --host-norm: %s\n", train_fit
                 ? "a training step's fit (its share comes from the step's "

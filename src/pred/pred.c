@@ -48,6 +48,12 @@ const char *dlp_target_column(dlp_target t) {
 const char *dlp_target_unit(dlp_target t) {
     return (unsigned)t < DLP_T_COUNT ? TARGETS[t].unit : NULL;
 }
+dlp_target dlp_mode_main_target(dlp_pred_mode m) {
+    return m == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
+           : m == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
+                                    : DLP_T_LLM_THROUGHPUT;
+}
+
 dlp_pred_mode dlp_target_mode(dlp_target t) {
     return (unsigned)t < DLP_T_COUNT ? TARGETS[t].mode : DLP_MODE_INFERENCE;
 }

@@ -63,6 +63,9 @@ const char *dlp_target_name(dlp_target t);
  * column name ("step_ms"). DLP_ERR_NOT_FOUND listing the names otherwise. */
 dlp_status dlp_target_parse(const char *s, dlp_target *out, dlp_error *err);
 dlp_pred_mode dlp_target_mode(dlp_target t);
+/* The mode's time target: inference latency, training step, LLM
+ * throughput. */
+dlp_target dlp_mode_main_target(dlp_pred_mode m);
 /* Peak-memory targets (inference, training, LLM). */
 bool dlp_target_is_memory(dlp_target t);
 const char *dlp_target_column(dlp_target t);   /* "latency_ms" */

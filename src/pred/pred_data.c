@@ -275,6 +275,16 @@ double dlp_host_norm_share(const dlp_host_norm *n, double eager_ms,
     return isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
+bool dlp_host_norm_is_training(const dlp_host_norm *n) {
+    return n && (n->tau_ms > 0 || n->power_hi_w > 0);
+}
+
+double dlp_host_norm_board_power(const dlp_host_norm *n, double power_w,
+                                 double tdp_w) {
+    return n && n->power_tdp_w > 0 && tdp_w > 0
+               ? power_w * n->power_tdp_w / tdp_w : power_w;
+}
+
 double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f) {
     if (!n || !(f > 0) || !isfinite(f)) return 1;
     return 1 + n->gamma * (f - 1);
@@ -363,8 +373,8 @@ static void host_normalize_training(dlp_examples *E, const dlp_host_norm *n) {
         dlp_example *x = &E->ex[e];
         if (!(x->host_us > 0) || !(x->y[DLP_T_TRAIN_STEP_MS] > 0)) continue;
         /* the power rule's watts on a board of power_tdp_w */
-        double w = x->y[DLP_T_TRAIN_POWER_W], tdp = x->cfg.device.tdp_w;
-        if (n->power_tdp_w > 0 && tdp > 0) w *= n->power_tdp_w / tdp;
+        double w = dlp_host_norm_board_power(n, x->y[DLP_T_TRAIN_POWER_W],
+                                             x->cfg.device.tdp_w);
         double h = dlp_host_norm_share(n, x->y[DLP_T_TRAIN_STEP_MS], NAN, w);
         if (!isfinite(h)) continue;
         double f = dlp_host_norm_factor(n, x->host_us, h);
@@ -391,12 +401,6 @@ static double batch_inf_probe(const dlp_dataset *ds, const char *batch_id,
             return b.inference_us;
         }
     return NAN;
-}
-
-static int mode_main_target(dlp_pred_mode m) {
-    return m == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
-           : m == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
-                                    : DLP_T_LLM_THROUGHPUT;
 }
 
 dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
@@ -535,7 +539,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 sum[e * DLP_T_COUNT + t] += r.y[t];
                 cnt[e * DLP_T_COUNT + t]++;
             }
-        int mt = mode_main_target(mode);
+        int mt = dlp_mode_main_target(mode);
         if (r.rep >= 0 && r.rep <= 1) y0[2 * e + r.rep] = r.y[mt];
         if (o->host_norm && mode == DLP_MODE_TRAINING &&
             !(isfinite(r.host_us) && r.host_us > 0))

@@ -62,6 +62,13 @@ double dlp_host_norm_factor(const dlp_host_norm *n, double host_us, double h);
  * where an input the rule takes is missing or n is NULL. */
 double dlp_host_norm_share(const dlp_host_norm *n, double eager_ms,
                            double graph_ms, double power_w);
+/* A training step's fit (its share from tau_ms or the power rule), not
+ * an inference or LLM one (the CUDA-graph twin's). */
+bool dlp_host_norm_is_training(const dlp_host_norm *n);
+/* power_w of a card of tdp_w watts on the fit's board of power_tdp_w
+ * (the same share of its board's power); as it is where either is 0. */
+double dlp_host_norm_board_power(const dlp_host_norm *n, double power_w,
+                                 double tdp_w);
 /* The energy's factor for a latency factor f: 1 + gamma (f - 1); 1 for a
  * non-positive or non-finite f or without n. */
 double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f);

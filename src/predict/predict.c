@@ -505,11 +505,7 @@ dlp_status dlp_predict(dlp_predictor_set *ps, dlp_model *m,
     dlp_feat_graph_free(&fg);
     if (st) return st;
     if (pc.runtime == DLP_RT_EAGER || pc.mode == DLP_MODE_TRAINING)
-        out->host_ref_us =
-            pr.v[pc.mode == DLP_MODE_INFERENCE ? DLP_T_INF_LATENCY_MS
-                 : pc.mode == DLP_MODE_TRAINING ? DLP_T_TRAIN_STEP_MS
-                                                : DLP_T_LLM_THROUGHPUT]
-                .host_ref_us;
+        out->host_ref_us = pr.v[dlp_mode_main_target(pc.mode)].host_ref_us;
     if (pr.ood) {
         out->ood = 1;
         add_reason(out, "%s", pr.ood_reason);

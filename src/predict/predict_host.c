@@ -35,10 +35,16 @@ static double host_share(share_rule r, double eager_ms, double graph_ms,
     return dlp_host_norm_share(&n, eager_ms, graph_ms, power_w);
 }
 
+dlp_host_norm dlp_host_norm_of(const dlp_host_model *m) {
+    return (dlp_host_norm){m->beta, m->ref_us, m->gamma, m->tau_ms,
+                           m->power_lo_w, m->power_hi_w, m->power_tdp_w};
+}
+
 double dlp_host_board_power(const dlp_host_model *m, double power_w,
                             double tdp_w) {
-    return m && m->power_tdp_w > 0 && tdp_w > 0
-               ? power_w * m->power_tdp_w / tdp_w : power_w;
+    if (!m) return power_w;
+    dlp_host_norm n = dlp_host_norm_of(m);
+    return dlp_host_norm_board_power(&n, power_w, tdp_w);
 }
 
 double dlp_host_share(const dlp_host_model *m, double eager_ms,
@@ -47,7 +53,9 @@ double dlp_host_share(const dlp_host_model *m, double eager_ms,
 }
 
 bool dlp_host_is_training(const dlp_host_model *m) {
-    return m && (m->tau_ms > 0 || m->power_hi_w > 0);
+    if (!m) return false;
+    dlp_host_norm n = dlp_host_norm_of(m);
+    return dlp_host_norm_is_training(&n);
 }
 
 const char *dlp_host_file(dlp_host_mode mode) {
@@ -81,7 +89,7 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
         !isfinite(eager_ms) || !(m->ref_us > 0))
         return 1;
     /* the formula the training labels are normalized with (pred_data.c) */
-    dlp_host_norm n = {m->beta, m->ref_us, m->gamma, 0, 0, 0, 0};
+    dlp_host_norm n = dlp_host_norm_of(m);
     return dlp_host_norm_factor(&n, host_us,
                                 host_share(rule_of(m), eager_ms, graph_ms,
                                            power_w));
@@ -89,7 +97,7 @@ double dlp_host_factor(const dlp_host_model *m, double host_us,
 
 double dlp_host_energy_factor(const dlp_host_model *m, double f) {
     if (!m) return 1;
-    dlp_host_norm n = {m->beta, m->ref_us, m->gamma, 0, 0, 0, 0};
+    dlp_host_norm n = dlp_host_norm_of(m);
     return dlp_host_norm_energy_factor(&n, f);
 }
 

@@ -83,6 +83,7 @@
 #define DLP_PREDICT_HOST_H
 
 #include "../core/core.h"
+#include "../pred/pred_train.h"
 
 #define DLP_HOST_FILE "host.csv"
 #define DLP_HOST_LLM_FILE "host-llm.csv"
@@ -129,6 +130,10 @@ double dlp_host_board_power(const dlp_host_model *m, double power_w,
 
 /* Whether m is a training fit (tau_ms > 0 or power_hi_w > 0). */
 bool dlp_host_is_training(const dlp_host_model *m);
+/* m's fields the pred layer's host formulas read (dlp_host_norm,
+ * pred_train.h: the factor, the share, the board's power, training or
+ * not), which `dlperf train --host-norm` normalizes labels with. */
+dlp_host_norm dlp_host_norm_of(const dlp_host_model *m);
 
 /* The host-bound share h in 0..1 of m's rule (below) for a prediction or
  * measurement; NAN where an input the rule uses is missing. */
