@@ -618,6 +618,76 @@ static void test_sage_model_max_norm(void) { sm_case(DLP_NN_POOL_MAX, true); }
 static void test_sage_model_mean_cost(void) { sm_case(DLP_NN_POOL_MEAN_COST, false); }
 static void test_sage_model_mean_lse(void) { sm_case(DLP_NN_POOL_MEAN_LSE, true); }
 
+/* The model with its first layer's input a one-hot block passed sparse
+ * (dlp_nn_cat): the finite-difference check on every tensor, and the same
+ * outputs and gradients as the dense input holding the block's full rows
+ * (the oracle: the plain layer). Nodes with no hot column (cat -1), with
+ * no in-neighbours, a hub and an empty graph are in the batch. */
+#define CAT_DIM 5
+#define CAT_DENSE 3
+typedef struct { dlp_nn_sage_model m; nn_real *x, *st, *out, *R; dlp_nn_cat cat; } smc_ctx;
+static double smc_f(void *v) {
+    smc_ctx *c = v;
+    dlp_error err;
+    DLP_ASSERT(dlp_nn_sage_model_forward_cat(&c->m, &G, c->x, &c->cat, c->st,
+                                             c->out, &err) == DLP_OK);
+    return dot(c->out, c->R, (size_t)G.n_graphs * c->m.cfg.out_dim);
+}
+static void smc_case(dlp_nn_pool pool, bool normalize) {
+    const int I = CAT_DIM + CAT_DENSE, N = G.n_nodes;
+    dlp_nn_sage_model_cfg cfg = {I, 6, 3, 2, 3, 5, 2, pool, normalize};
+    smc_ctx c;
+    sm_ctx d;
+    dlp_error err;
+    CHECK(dlp_nn_sage_model_init(&c.m, &cfg, 11, &err) == DLP_OK);
+    CHECK(dlp_nn_sage_model_init(&d.m, &cfg, 11, &err) == DLP_OK);
+    int32_t *cat = malloc((size_t)N * sizeof *cat);
+    nn_real *scale = rnd(CAT_DIM, 1), *base = rnd(CAT_DIM, 1);
+    DLP_ASSERT(cat);
+    for (int n = 0; n < N; n++) cat[n] = (int)dlp_nn_rng_below(&RNG, CAT_DIM + 1) - 1;
+    c.cat = (dlp_nn_cat){CAT_DIM, cat, scale, base};
+    c.x = rnd((size_t)N * CAT_DENSE, 1); c.st = rnd((size_t)G.n_graphs * 2, 1);
+    c.out = zeros((size_t)G.n_graphs * 2); c.R = rnd((size_t)G.n_graphs * 2, 1);
+    /* the dense twin: the block's rows written out */
+    d.x = zeros((size_t)N * I); d.st = c.st; d.R = c.R;
+    d.out = zeros((size_t)G.n_graphs * 2);
+    for (int n = 0; n < N; n++) {
+        nn_real *r = d.x + (size_t)n * I;
+        for (int k = 0; k < CAT_DIM; k++) r[k] = base[k] + (k == cat[n] ? scale[k] : 0);
+        for (int k = 0; k < CAT_DENSE; k++) r[CAT_DIM + k] = c.x[(size_t)n * CAT_DENSE + k];
+    }
+    dlp_nn_params_zero_grad(&c.m.params);
+    dlp_nn_params_zero_grad(&d.m.params);
+    smc_f(&c);
+    sm_f(&d);
+    double worst = 0;
+    for (int k = 0; k < G.n_graphs * 2; k++)
+        worst = fmax(worst, fabs(c.out[k] - d.out[k]) / (1e-12 + fabs(d.out[k])));
+    CHECK_MSG(worst < 1e-9, "one-hot block: outputs off the dense input's by %.3g", worst);
+    dlp_nn_sage_model_backward_cat(&c.m, &G, c.x, &c.cat, c.st, c.R);
+    dlp_nn_sage_model_backward(&d.m, &G, d.x, d.st, d.R);
+    dlp_nn_params *p = &c.m.params, *q = &d.m.params;
+    worst = 0;
+    for (size_t k = 0; k < p->n; k++)
+        worst = fmax(worst, fabs(p->g[k] - q->g[k]) / (1e-9 + fabs(q->g[k])));
+    CHECK_MSG(worst < 1e-7, "one-hot block: gradients off the dense input's by %.3g", worst);
+    for (int t = 0; t < p->n_tensors; t++)
+        gc_check(smc_f, &c, p->w + p->t[t].off, p->g + p->t[t].off, p->t[t].n, p->t[t].name);
+    /* a column outside the block is refused, not read */
+    cat[3] = CAT_DIM;
+    CHECK(dlp_nn_sage_model_forward_cat(&c.m, &G, c.x, &c.cat, c.st, c.out, &err) == DLP_ERR_ARG);
+    cat[3] = -2;
+    CHECK(dlp_nn_sage_model_predict_cat(&c.m, &G, c.x, &c.cat, c.st, c.out, &err) == DLP_ERR_ARG);
+    c.cat.dim = I + 1;
+    CHECK(dlp_nn_sage_model_forward_cat(&c.m, &G, c.x, &c.cat, c.st, c.out, &err) == DLP_ERR_ARG);
+    dlp_nn_sage_model_free(&c.m);
+    dlp_nn_sage_model_free(&d.m);
+    free(cat); free(scale); free(base);
+    free(c.x); free(c.st); free(c.out); free(c.R); free(d.x); free(d.out);
+}
+static void test_sage_model_cat_lse(void) { smc_case(DLP_NN_POOL_MEAN_LSE, false); }
+static void test_sage_model_cat_norm(void) { smc_case(DLP_NN_POOL_MEAN, true); }
+
 /* A wrong gradient must be caught: the checker is not vacuous. */
 static void test_checker_catches_errors(void) {
     lin_ctx c = {.N = 3, .I = 2, .O = 2};
@@ -659,6 +729,8 @@ int main(void) {
     RUN(test_sage_model_mean_cost);
     RUN(test_sage_model_max_norm);
     RUN(test_sage_model_mean_lse);
+    RUN(test_sage_model_cat_lse);
+    RUN(test_sage_model_cat_norm);
     dlp_nn_graph_free(&G);
     return CHECK_DONE();
 }

@@ -228,6 +228,37 @@ void dlp_nn_sage_backward_ex(nn_real *dx, nn_real *dWl, nn_real *dbl,
                              const nn_real *Wr, const dlp_nn_graph *g,
                              dlp_nn_sage_cfg c, const dlp_nn_sage_exec *e);
 
+/* A one-hot categorical block at the front of a node's input row, passed
+ * sparse: row n's first dim columns are base[k] + (k == cat[n]) * scale[k]
+ * (cat[n] < 0: none hot), the other I - dim are the dense x[n] (a
+ * standardized one-hot: base = -mean / std, scale = 1 / std). The first
+ * SAGE layer then multiplies only the dense columns; same results as the
+ * dense layer on the full rows, up to rounding. */
+typedef struct {
+    int dim;
+    const int32_t *cat;     /* [N], in [-1, dim) */
+    const nn_real *scale;   /* [dim] */
+    const nn_real *base;    /* [dim] */
+} dlp_nn_cat;
+/* values of the tables tab the two functions below need (dim, O) */
+size_t dlp_nn_sage_cat_tab_size(int dim, int O);
+/* The SAGE layer on [block | x]: x[N, I - dim], agg[N, I - dim] (the mean
+ * of the dense columns, saved for backward); tab scratch. */
+void dlp_nn_sage_forward_cat(nn_real *out, nn_real *agg, nn_real *pre,
+                             nn_real *nrm, nn_real *tab, const nn_real *x,
+                             const dlp_nn_cat *cat, const nn_real *Wl,
+                             const nn_real *bl, const nn_real *Wr,
+                             const dlp_nn_graph *g, dlp_nn_sage_cfg c,
+                             const dlp_nn_sage_exec *e);
+/* Its weight gradients (accumulated; no input gradient: an input layer). */
+void dlp_nn_sage_backward_cat(nn_real *dWl, nn_real *dbl, nn_real *dWr,
+                              nn_real *tab, nn_real *dpre_ws,
+                              const nn_real *dout, const nn_real *out,
+                              const nn_real *agg, const nn_real *nrm,
+                              const nn_real *x, const dlp_nn_cat *cat,
+                              const dlp_nn_graph *g, dlp_nn_sage_cfg c,
+                              const dlp_nn_sage_exec *e);
+
 /* GCN (nn_gcn.c), like PyG GCNConv: one self-loop per node (existing loops
  * replaced), d_i = 1 + in-degree without loops,
  *   out_i = sum_{j in N(i)+i} h_j / sqrt(d_i d_j) + b,  h = x @ W^T.
@@ -769,6 +800,27 @@ dlp_status dlp_nn_sage_model_predict(dlp_nn_sage_model *m,
 void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
                                 const nn_real *x, const nn_real *st,
                                 const nn_real *dout);
+/* The same three with the input's first cat->dim columns a one-hot block
+ * passed sparse (dlp_nn_cat; NULL or dim 0: none): x[N, in_dim - dim]
+ * holds the rest. Same results as the dense input up to rounding, the
+ * first layer's products over the dense columns only. The backward takes
+ * the forward's cat. */
+dlp_status dlp_nn_sage_model_forward_cat(dlp_nn_sage_model *m,
+                                         const dlp_nn_graph *g,
+                                         const nn_real *x,
+                                         const dlp_nn_cat *cat,
+                                         const nn_real *st, nn_real *out,
+                                         dlp_error *err);
+dlp_status dlp_nn_sage_model_predict_cat(dlp_nn_sage_model *m,
+                                         const dlp_nn_graph *g,
+                                         const nn_real *x,
+                                         const dlp_nn_cat *cat,
+                                         const nn_real *st, nn_real *out,
+                                         dlp_error *err);
+void dlp_nn_sage_model_backward_cat(dlp_nn_sage_model *m,
+                                    const dlp_nn_graph *g, const nn_real *x,
+                                    const dlp_nn_cat *cat, const nn_real *st,
+                                    const nn_real *dout);
 /* zero grad, forward, MSE loss against y[G, out_dim], backward, optional
  * clipping (clip <= 0: none), optimizer step. Returns the loss in *loss. */
 dlp_status dlp_nn_sage_model_train_step(dlp_nn_sage_model *m,

@@ -23,6 +23,8 @@ typedef struct {  /* views into the workspace for one batch */
     /* backward scratch */
     nn_real *dhA, *dhB, *ds, *dagg, *dpre; /* [N, dmax] each */
     nn_real *dz, *duA, *duB;               /* [G, fmax] */
+    nn_real *tab;                          /* the first layer's one-hot
+                                              tables (dlp_nn_cat), or NULL */
 } nn_sm_views;
 
 static int sm_fc_out(const dlp_nn_sage_model_cfg *c, int k) {
@@ -36,21 +38,27 @@ static int sm_fc_in(const dlp_nn_sage_model_cfg *c, int k) {
 }
 
 /* Lays out the workspace for N nodes, G graphs; base NULL only measures.
+ * cat_dim: the first layer's input is a one-hot block of that many columns
+ * passed sparse (dlp_nn_cat) and in_dim - cat_dim dense ones.
  * infer: a forward that keeps nothing for a backward, so the SAGE layers
  * share one aggregation buffer and take turns with two output buffers (for
  * a 2,000-node graph, 0.8 MB fewer fresh pages to fault in) and no gradient
  * buffers are laid out; the views a forward reads are the same ones. */
 static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
-                        nn_real *base, nn_sm_views *v, bool infer) {
+                        int cat_dim, nn_real *base, nn_sm_views *v,
+                        bool infer) {
     size_t off = 0;
 #define TAKE(ptr, cnt) do { if (base) (ptr) = base + off; off += (cnt); off = (off + 15) & ~(size_t)15; } while (0)
     size_t H = (size_t)c->hidden, P = (size_t)sm_pool_dim(c);
-    size_t dmax = H > (size_t)c->in_dim ? H : (size_t)c->in_dim;
+    size_t in = (size_t)(c->in_dim - cat_dim); /* the first layer's dense input */
+    size_t dmax = H > in ? H : in;
     size_t fmax = P + (size_t)c->static_dim;
     if ((size_t)c->fc_hidden > fmax) fmax = (size_t)c->fc_hidden;
     if ((size_t)c->out_dim > fmax) fmax = (size_t)c->out_dim;
     nn_sm_views dummy;
     if (!v) v = &dummy;
+    v->tab = NULL;
+    if (cat_dim > 0) TAKE(v->tab, dlp_nn_sage_cat_tab_size(cat_dim, c->hidden));
     if (infer) {
         /* layer l reads h[l] and writes agg, pre, nrm and s[l] (then h[l+1]):
          * s (or, normalised, h) alternates, so no layer writes what it reads */
@@ -81,7 +89,7 @@ static size_t sm_layout(const dlp_nn_sage_model_cfg *c, size_t N, size_t G,
         return off;
     }
     for (int l = 0; l < c->n_sage; l++) {
-        size_t dl = l == 0 ? (size_t)c->in_dim : H;
+        size_t dl = l == 0 ? in : H;
         TAKE(v->s[l], N * H);
         /* ReLU runs in place unless the L2 normalisation's backward needs
          * the SAGE output itself */
@@ -197,9 +205,10 @@ static void sm_relu_range(void *vctx, int lo, int hi) {
 }
 
 static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
-                               nn_sm_views *v, bool infer, dlp_error *err) {
-    size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, NULL,
-                            NULL, infer);
+                               int cat_dim, nn_sm_views *v, bool infer,
+                               dlp_error *err) {
+    size_t need = sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs,
+                            cat_dim, NULL, NULL, infer);
     if (need < 16) need = 16; /* an empty batch still gets valid views */
     if (need > m->ws_cap) {
         /* 1.5x headroom: batches vary in size, and every fresh block costs
@@ -217,7 +226,8 @@ static dlp_status sm_workspace(dlp_nn_sage_model *m, const dlp_nn_graph *g,
         m->arg_cap = m->arg ? na : 0;
         if (!m->arg) return dlp_fail(err, DLP_ERR_NOMEM, "sage model: out of memory");
     }
-    sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, v, infer);
+    sm_layout(&m->cfg, (size_t)g->n_nodes, (size_t)g->n_graphs, cat_dim, m->ws,
+              v, infer);
     return DLP_OK;
 }
 
@@ -239,17 +249,37 @@ static void sm_mask_range(void *vctx, int lo, int hi) {
     for (size_t k = a; k < b; k++) c->ds[k] = dlp_nn_relu_mask(c->h[k], c->dh[k]);
 }
 
+/* cat (NULL: none) describes the first layer's one-hot block; x then
+ * holds the other columns only */
+static dlp_status sm_check_cat(const dlp_nn_sage_model *m, const dlp_nn_cat *cat,
+                               const dlp_nn_graph *g, dlp_error *err) {
+    if (!cat || cat->dim == 0) return DLP_OK;
+    if (cat->dim < 0 || cat->dim > m->cfg.in_dim ||
+        (g->n_nodes > 0 && (!cat->cat || !cat->scale || !cat->base)))
+        return dlp_fail(err, DLP_ERR_ARG, "sage model: bad one-hot block "
+                        "(%d of %d columns)", cat->dim, m->cfg.in_dim);
+    for (int n = 0; n < g->n_nodes; n++)
+        if (cat->cat[n] < -1 || cat->cat[n] >= cat->dim)
+            return dlp_fail(err, DLP_ERR_ARG, "sage model: node %d's one-hot "
+                            "column %d outside [-1, %d)", n, cat->cat[n], cat->dim);
+    return DLP_OK;
+}
+
 static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
-                             const nn_real *x, const nn_real *st, nn_real *out,
-                             bool infer, dlp_error *err) {
+                             const nn_real *x, const dlp_nn_cat *cat,
+                             const nn_real *st, nn_real *out, bool infer,
+                             dlp_error *err) {
     const dlp_nn_sage_model_cfg *c = &m->cfg;
+    dlp_status cs = sm_check_cat(m, cat, g, err);
+    if (cs) return cs;
+    int cat_dim = cat ? cat->dim : 0;
     if (c->static_dim > 0 && !st && g->n_graphs > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: static features missing");
     if (dlp_nn_pool_weighted(c->pool) && !g->node_w && g->n_nodes > 0)
         return dlp_fail(err, DLP_ERR_ARG, "sage model: cost pooling without "
                         "node weights");
     nn_sm_views v;
-    dlp_status status = sm_workspace(m, g, &v, infer, err);
+    dlp_status status = sm_workspace(m, g, cat_dim, &v, infer, err);
     if (status) return status;
     sm_workers(m);
     dlp_nn_sage_exec ex = {m->workers, false, NULL};
@@ -257,9 +287,16 @@ static dlp_status sm_forward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
     const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
     const nn_real *hin = x;
     for (int l = 0; l < c->n_sage; l++) {
-        dlp_nn_sage_forward_ex(v.s[l], v.agg[l], v.pre[l], v.nrm[l], hin,
-                               dlp_nn_params_w(p, m->t_wl[l]), dlp_nn_params_w(p, m->t_bl[l]),
-                               dlp_nn_params_w(p, m->t_wr[l]), g, sm_sage_cfg(c, l), &ex);
+        if (l == 0 && cat_dim > 0)
+            dlp_nn_sage_forward_cat(v.s[l], v.agg[l], v.pre[l], v.nrm[l], v.tab,
+                                    hin, cat, dlp_nn_params_w(p, m->t_wl[l]),
+                                    dlp_nn_params_w(p, m->t_bl[l]),
+                                    dlp_nn_params_w(p, m->t_wr[l]), g,
+                                    sm_sage_cfg(c, l), &ex);
+        else
+            dlp_nn_sage_forward_ex(v.s[l], v.agg[l], v.pre[l], v.nrm[l], hin,
+                                   dlp_nn_params_w(p, m->t_wl[l]), dlp_nn_params_w(p, m->t_bl[l]),
+                                   dlp_nn_params_w(p, m->t_wr[l]), g, sm_sage_cfg(c, l), &ex);
         if (c->normalize) {
             dlp_nn_act_forward(v.h[l + 1], v.s[l], (size_t)N * H, DLP_NN_RELU, 0);
         } else { /* in place (h[l+1] is s[l]), row-parallel */
@@ -289,23 +326,50 @@ dlp_status dlp_nn_sage_model_forward(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
                                      dlp_error *err) {
-    return sm_forward(m, g, x, st, out, false, err);
+    return sm_forward(m, g, x, NULL, st, out, false, err);
 }
 
 dlp_status dlp_nn_sage_model_predict(dlp_nn_sage_model *m,
                                      const dlp_nn_graph *g, const nn_real *x,
                                      const nn_real *st, nn_real *out,
                                      dlp_error *err) {
-    return sm_forward(m, g, x, st, out, true, err);
+    return sm_forward(m, g, x, NULL, st, out, true, err);
+}
+
+dlp_status dlp_nn_sage_model_forward_cat(dlp_nn_sage_model *m,
+                                         const dlp_nn_graph *g,
+                                         const nn_real *x,
+                                         const dlp_nn_cat *cat,
+                                         const nn_real *st, nn_real *out,
+                                         dlp_error *err) {
+    return sm_forward(m, g, x, cat, st, out, false, err);
+}
+
+dlp_status dlp_nn_sage_model_predict_cat(dlp_nn_sage_model *m,
+                                         const dlp_nn_graph *g,
+                                         const nn_real *x,
+                                         const dlp_nn_cat *cat,
+                                         const nn_real *st, nn_real *out,
+                                         dlp_error *err) {
+    return sm_forward(m, g, x, cat, st, out, true, err);
 }
 
 void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
                                 const nn_real *x, const nn_real *st,
                                 const nn_real *dout) {
+    dlp_nn_sage_model_backward_cat(m, g, x, NULL, st, dout);
+}
+
+void dlp_nn_sage_model_backward_cat(dlp_nn_sage_model *m,
+                                    const dlp_nn_graph *g, const nn_real *x,
+                                    const dlp_nn_cat *cat, const nn_real *st,
+                                    const nn_real *dout) {
     (void)st;
     const dlp_nn_sage_model_cfg *c = &m->cfg;
+    int cat_dim = cat ? cat->dim : 0;
     nn_sm_views v;
-    sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, m->ws, &v, false);
+    sm_layout(c, (size_t)g->n_nodes, (size_t)g->n_graphs, cat_dim, m->ws, &v,
+              false);
     dlp_nn_params *p = &m->params;
     const int N = g->n_nodes, G = g->n_graphs, H = c->hidden;
     /* FC stack, last to first. du = d(u_k), the gradient at fc k's output;
@@ -346,6 +410,14 @@ void dlp_nn_sage_model_backward(dlp_nn_sage_model *m, const dlp_nn_graph *g,
         const nn_real *hin = l == 0 ? x : v.h[l];
         nn_real *dx = l == 0 ? NULL : ds == v.dhB ? v.dhA : v.dhB;
         dlp_nn_sage_exec ex = {m->workers, true, l == 0 ? NULL : v.h[l]};
+        if (l == 0 && cat_dim > 0) {
+            dlp_nn_sage_backward_cat(dlp_nn_params_g(p, m->t_wl[l]),
+                                     dlp_nn_params_g(p, m->t_bl[l]),
+                                     dlp_nn_params_g(p, m->t_wr[l]), v.tab,
+                                     v.dpre, ds, v.s[l], v.agg[l], v.nrm[l],
+                                     hin, cat, g, sc, &ex);
+            break;
+        }
         dlp_nn_sage_backward_ex(dx, dlp_nn_params_g(p, m->t_wl[l]),
                                 dlp_nn_params_g(p, m->t_bl[l]),
                                 dlp_nn_params_g(p, m->t_wr[l]), v.dagg, v.dpre, ds,

@@ -55,6 +55,13 @@ typedef struct {
     float node_mean[DLP_FEAT_NODE_DIM], node_std[DLP_FEAT_NODE_DIM];
     int n_cols;                      /* node columns the network reads: */
     int32_t cols[DLP_FEAT_NODE_DIM]; /* op types absent from training dropped */
+    /* the first n_cat of them are the op type's one-hot, which the network
+     * reads as a block passed sparse (dlp_nn_cat): cat_pos[op] is the op's
+     * column among them (-1: dropped), standardized to cat_base + (hot)
+     * cat_scale; m->x holds the other n_cols - n_cat columns */
+    int n_cat;
+    int16_t cat_pos[DLP_FEAT_NOPS + 1];
+    nn_real cat_scale[DLP_FEAT_NOPS + 1], cat_base[DLP_FEAT_NOPS + 1];
     float *st_mean, *st_std;         /* [sdim] */
     float y_mu[DLP_T_COUNT];
     bool has_range;                  /* log-label range of the training part: */
@@ -82,6 +89,9 @@ typedef struct {
     /* scratch */
     float *x, *st, *out, *out1, *xfull, *w;
     size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap, w_cap;
+    int32_t *cat;                    /* [nodes]: cat_pos of each node's op */
+    size_t cat_cap;
+    dlp_nn_cat catv;                 /* the last forward's block */
     double *roof;
     size_t roof_cap;
     dlp_optime *ot;         /* operator times its features read (NULL:
@@ -178,6 +188,7 @@ static void gnn_release(gnn *m) {
     dlp_optime_free(m->ot);
     dlp_convws_free(m->ws);
     free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
+    free(m->cat);
     free(m->w); free(m->roof);
     free(m);
     if (__atomic_sub_fetch(&n_models, 1, __ATOMIC_ACQ_REL) == 0) {
@@ -197,6 +208,20 @@ static bool grow(float **p, size_t *cap, size_t need) {
     *p = q;
     *cap = n;
     return true;
+}
+
+/* n_cat, cat_pos, cat_scale, cat_base from cols and the node statistics:
+ * the kept op columns lead cols (ascending, ops first) */
+static void cat_setup(gnn *m) {
+    for (int k = 0; k <= DLP_FEAT_NOPS; k++) m->cat_pos[k] = -1;
+    m->n_cat = 0;
+    while (m->n_cat < m->n_cols && m->cols[m->n_cat] <= DLP_FEAT_NOPS) {
+        int k = m->cols[m->n_cat];
+        m->cat_pos[k] = (int16_t)m->n_cat;
+        m->cat_scale[m->n_cat] = (nn_real)1 / m->node_std[k];
+        m->cat_base[m->n_cat] = -m->node_mean[k] / m->node_std[k];
+        m->n_cat++;
+    }
 }
 
 static bool any_weighted(const gnn *m) {
@@ -290,15 +315,16 @@ static double prior_of(const gnn *m, int j, const float *st,
  * in its own. */
 static dlp_status predict_members(gnn *m, const dlp_nn_graph *g, size_t no,
                                   dlp_error *err) {
-    dlp_status st = dlp_nn_sage_model_predict(&m->net[0], g, m->x, m->st,
-                                              m->out, err);
+    dlp_status st = dlp_nn_sage_model_predict_cat(&m->net[0], g, m->x, &m->catv,
+                                                  m->st, m->out, err);
     if (st || m->n_net == 1) return st;
     if (!grow(&m->out1, &m->out1_cap, no))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int k = 1; k < m->n_net && !st; k++) {
         dlp_nn_sage_model *net = &m->net[k];
         swap_r(&net->ws, &net->ws_cap, &m->net[0].ws, &m->net[0].ws_cap);
-        st = dlp_nn_sage_model_predict(net, g, m->x, m->st, m->out1, err);
+        st = dlp_nn_sage_model_predict_cat(net, g, m->x, &m->catv, m->st,
+                                           m->out1, err);
         swap_r(&net->ws, &net->ws_cap, &m->net[0].ws, &m->net[0].ws_cap);
         for (size_t i = 0; !st && i < no; i++) m->out[i] += m->out1[i];
     }
@@ -340,7 +366,9 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                 return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         g->node_w = m->w;
     }
-    if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)m->n_cols) ||
+    const int nd = m->n_cols - m->n_cat;    /* dense columns of x */
+    if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)(nd ? nd : 1)) ||
+        !dlp_grow((void **)&m->cat, &m->cat_cap, N ? N : 1, sizeof *m->cat) ||
         !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
         !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
@@ -350,17 +378,19 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     if (!grow(&m->xfull, &m->xfull_cap, (size_t)XFULL_ROWS * DLP_FEAT_NODE_DIM))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int i = 0; i < n; i++) {
-        float *x = m->x + off * (size_t)m->n_cols;
+        float *x = m->x + off * (size_t)nd;
+        for (int r = 0; r < fgs[i]->n_nodes; r++)
+            m->cat[off + (size_t)r] = m->cat_pos[fgs[i]->op[r]];
         for (int r0 = 0; r0 < fgs[i]->n_nodes; r0 += XFULL_ROWS) {
             int r1 = fgs[i]->n_nodes - r0 < XFULL_ROWS ? fgs[i]->n_nodes
                                                        : r0 + XFULL_ROWS;
             dlp_feat_nodes_range(fgs[i], cfgs[i], r0, r1, m->xfull);
             for (int r = r0; r < r1; r++) {
                 const float *src = m->xfull + (size_t)(r - r0) * DLP_FEAT_NODE_DIM;
-                float *dst = x + (size_t)r * m->n_cols;
-                for (int j = 0; j < m->n_cols; j++) {
+                float *dst = x + (size_t)r * nd;
+                for (int j = m->n_cat; j < m->n_cols; j++) {
                     int k = m->cols[j];
-                    dst[j] = (src[k] - m->node_mean[k]) / m->node_std[k];
+                    dst[j - m->n_cat] = (src[k] - m->node_mean[k]) / m->node_std[k];
                 }
             }
         }
@@ -368,13 +398,14 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
     }
+    m->catv = (dlp_nn_cat){m->n_cat, m->cat, m->cat_scale, m->cat_base};
     DLP_ASSERT(net < m->n_net && (net >= 0 || !train));
     if (train)
-        st = dlp_nn_sage_model_forward(&m->net[net], g, m->x, m->st, m->out,
-                                       err);
+        st = dlp_nn_sage_model_forward_cat(&m->net[net], g, m->x, &m->catv,
+                                           m->st, m->out, err);
     else if (net >= 0)
-        st = dlp_nn_sage_model_predict(&m->net[net], g, m->x, m->st, m->out,
-                                       err);
+        st = dlp_nn_sage_model_predict_cat(&m->net[net], g, m->x, &m->catv,
+                                           m->st, m->out, err);
     else
         st = predict_members(m, g, (size_t)n * m->nt, err);
     if (st) return st;
@@ -452,6 +483,7 @@ static dlp_status set_stats(gnn *m, const dlp_examples *E, const int32_t *tr,
     m->n_cols = 0;
     for (int k = 0; k < DLP_FEAT_NODE_DIM; k++)
         if (k > DLP_FEAT_NOPS || present[k]) m->cols[m->n_cols++] = k;
+    cat_setup(m);
     float *S = malloc((size_t)ntr * m->sdim * sizeof *S);
     if (!S) return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int i = 0; i < ntr; i++) {
@@ -773,6 +805,7 @@ static dlp_status gnn_from_file(gnn **out, const dlp_nn_file *f,
     }
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_mean", m->node_mean, DLP_FEAT_NODE_DIM, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/node_std", m->node_std, DLP_FEAT_NODE_DIM, err);
+    if (!st) cat_setup(m);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_mean", m->st_mean, (uint64_t)m->sdim, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/st_std", m->st_std, (uint64_t)m->sdim, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gnn/y_mu", ymu, DLP_T_COUNT, err);
@@ -980,7 +1013,8 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
             if (st) break;
             loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
             nb_done++;
-            dlp_nn_sage_model_backward(net, &g, m->x, m->st, dout);
+            dlp_nn_sage_model_backward_cat(net, &g, m->x, &m->catv, m->st,
+                                           dout);
             dlp_nn_graph_free(&g);
             dlp_nn_clip_grad_norm(&net->params, 5.0);
             opt.lr = dlp_nn_lr_cosine(fc->lr, fc->lr * 0.02, step,
@@ -1072,6 +1106,8 @@ static void *members_worker(void *arg) {
     view.x_cap = view.st_cap = view.out_cap = view.out1_cap = 0;
     view.xfull_cap = view.w_cap = view.roof_cap = 0;
     view.roof = NULL;
+    view.cat = NULL;
+    view.cat_cap = 0;
     for (;;) {
         pthread_mutex_lock(&j->lock);
         int k = j->st ? j->m->n_net : j->next++;
@@ -1089,7 +1125,7 @@ static void *members_worker(void *arg) {
         }
     }
     free(view.x); free(view.st); free(view.out); free(view.out1);
-    free(view.xfull); free(view.w); free(view.roof);
+    free(view.xfull); free(view.w); free(view.roof); free(view.cat);
     return NULL;
 }
 
