@@ -29,12 +29,22 @@ struct dlp_gae {
     float mean[IN], std[IN];
     int in;                  /* columns read: op types absent from the */
     int32_t cols[IN];        /* pool dropped */
+    /* the first n_cat of them are the op type's one-hot, read by the first
+     * layer as a block passed sparse (dlp_nn_cat, as pred_gnn.c's network):
+     * cat_pos[op] its column among them (-1: dropped); x holds the rest */
+    int n_cat;
+    int16_t cat_pos[DLP_FEAT_NOPS + 1];
+    nn_real cat_scale[DLP_FEAT_NOPS + 1], cat_base[DLP_FEAT_NOPS + 1];
     /* workspace */
     nn_real *ws;
     size_t ws_cap;
+    int32_t *cat;            /* [nodes] of the batch */
+    size_t cat_cap;
 };
 
 typedef struct {
+    nn_real *tab;         /* the first layer's one-hot tables */
+    dlp_nn_cat cat;       /* the batch's block */
     nn_real *x, *agg[L], *s[L], *b[L - 1], *r[L - 1], *mask[L - 1], *h[L];
     nn_real *bm[L - 1], *br[L - 1];
     nn_real *hb[L];       /* dropout outputs (inputs of layers 1..L-1) */
@@ -42,6 +52,23 @@ typedef struct {
 } views;
 
 static int lin(const dlp_gae *e, int l) { return l == 0 ? e->in : e->H; }
+/* the width of layer l's dense input (x, agg) */
+static int lin_dense(const dlp_gae *e, int l) {
+    return l == 0 ? e->in - e->n_cat : e->H;
+}
+
+/* n_cat, cat_pos, cat_scale, cat_base from cols, mean and std */
+static void cat_setup(dlp_gae *e) {
+    for (int k = 0; k <= DLP_FEAT_NOPS; k++) e->cat_pos[k] = -1;
+    e->n_cat = 0;
+    while (e->n_cat < e->in && e->cols[e->n_cat] <= DLP_FEAT_NOPS) {
+        int k = e->cols[e->n_cat];
+        e->cat_pos[k] = (int16_t)e->n_cat;
+        e->cat_scale[e->n_cat] = (nn_real)1 / e->std[k];
+        e->cat_base[e->n_cat] = -e->mean[k] / e->std[k];
+        e->n_cat++;
+    }
+}
 
 /* infer: an embedding forward only (no dropout, nothing kept for a
  * backward): the layers share their aggregation, SAGE and batch-norm
@@ -49,13 +76,15 @@ static int lin(const dlp_gae *e, int l) { return l == 0 ? e->in : e->H; }
  * training layout (~560 page faults fewer for a 2,000-node graph). */
 static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
                          dlp_error *err) {
-    size_t H = (size_t)e->H, need = N * e->in;
-    size_t dmax = (size_t)e->in > H ? (size_t)e->in : H;
+    size_t H = (size_t)e->H, D = (size_t)lin_dense(e, 0), need = N * D;
+    size_t dmax = D > H ? D : H;
+    size_t ntab = dlp_nn_sage_cat_tab_size(e->n_cat, e->H);
+    need += ntab;
     if (infer) {
         need += N * dmax + 4 * N * H + 2 * H;
     } else {
-        for (int l = 0; l < L; l++) need += N * lin(e, l) + N * H;
-        need += (L - 1) * (4 * N * H + 2 * H) + N * H * 3 + N * e->in;
+        for (int l = 0; l < L; l++) need += N * lin_dense(e, l) + N * H;
+        need += (L - 1) * (4 * N * H + 2 * H) + N * H * 3 + N * dmax;
     }
     if (need > e->ws_cap) {
         nn_real *w = realloc(e->ws, need * sizeof *w);
@@ -63,8 +92,12 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
         e->ws = w;
         e->ws_cap = need;
     }
+    if (!dlp_grow((void **)&e->cat, &e->cat_cap, N ? N : 1, sizeof *e->cat))
+        return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
+    v->cat = (dlp_nn_cat){e->n_cat, e->cat, e->cat_scale, e->cat_base};
     nn_real *q = e->ws;
-    v->x = q; q += N * e->in;
+    v->tab = q; q += ntab;
+    v->x = q; q += N * D;
     if (infer) {
         nn_real *agg = q, *s = agg + N * dmax, *b = s + N * H, *r0 = b + N * H;
         nn_real *r1 = r0 + N * H, *bm = r1 + N * H, *br = bm + H;
@@ -86,7 +119,7 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
         return DLP_OK;
     }
     for (int l = 0; l < L; l++) {
-        v->agg[l] = q; q += N * lin(e, l);
+        v->agg[l] = q; q += N * lin_dense(e, l);
         v->s[l] = q; q += N * H;
     }
     for (int l = 0; l < L - 1; l++) {
@@ -101,28 +134,31 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
     v->dz = q; q += N * H;
     v->dh = q; q += N * H;
     v->dr = q; q += N * H;
-    v->dagg = q; q += N * e->in;
+    v->dagg = q; q += N * dmax;   /* layers 1.. (the first has no dx) */
     v->h[0] = v->x;
     for (int l = 1; l < L; l++) v->h[l] = NULL;
     return DLP_OK;
 }
 
-/* x rows of graph fg (standardized, selected columns) into
- * dst[n_nodes, e->in] */
-static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst) {
-    float full[IN];
+/* The rows of graph fg: its ops' one-hot columns into cat[n_nodes], the
+ * other selected columns (standardized) into dst[n_nodes, in - n_cat].
+ * The columns past the one-hot are the dense features, in order. */
+static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst,
+                   int32_t *cat) {
+    const int D = lin_dense(e, 0);
     for (int i = 0; i < fg->n_nodes; i++) {
-        for (int k = 0; k <= DLP_FEAT_NOPS; k++) full[k] = 0;
-        full[fg->op[i]] = 1;
-        for (int k = 0; k < DLP_FEAT_DENSE; k++)
-            full[DLP_FEAT_NOPS + 1 + k] = fg->dense[(size_t)i * DLP_FEAT_DENSE + k];
-        nn_real *o = dst + (size_t)i * e->in;
-        for (int j = 0; j < e->in; j++) {
+        cat[i] = e->cat_pos[fg->op[i]];
+        const float *dn = fg->dense + (size_t)i * DLP_FEAT_DENSE;
+        nn_real *o = dst + (size_t)i * D;
+        for (int j = e->n_cat; j < e->in; j++) {
             int k = e->cols[j];
-            o[j] = (full[k] - e->mean[k]) / e->std[k];
+            o[j - e->n_cat] = (dn[k - DLP_FEAT_NOPS - 1] - e->mean[k]) / e->std[k];
         }
     }
 }
+
+static void sage_fwd(dlp_gae *e, const dlp_nn_graph *g, views *v, int l,
+                     const nn_real *hin);
 
 static dlp_nn_sage_cfg scfg(const dlp_gae *e, int l) {
     dlp_nn_sage_cfg c = {lin(e, l), e->H, false};
@@ -135,10 +171,7 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
     int N = g->n_nodes, H = e->H;
     const nn_real *hin = v->x;
     for (int l = 0; l < L; l++) {
-        dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin,
-                            dlp_nn_params_w(&e->p, e->wl[l]),
-                            dlp_nn_params_w(&e->p, e->bl[l]),
-                            dlp_nn_params_w(&e->p, e->wr[l]), g, scfg(e, l));
+        sage_fwd(e, g, v, l, hin);
         if (l == L - 1) break;
         nn_real rm[256], rv[256];
         for (int k = 0; k < H; k++) { rm[k] = e->rm[l][k]; rv[k] = e->rv[l][k]; }
@@ -158,6 +191,20 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
         }
         hin = v->h[l + 1];
     }
+}
+
+/* SAGE layer l on hin (the first: on the one-hot block and x) */
+static void sage_fwd(dlp_gae *e, const dlp_nn_graph *g, views *v, int l,
+                     const nn_real *hin) {
+    const nn_real *wl = dlp_nn_params_w(&e->p, e->wl[l]);
+    const nn_real *bl = dlp_nn_params_w(&e->p, e->bl[l]);
+    const nn_real *wr = dlp_nn_params_w(&e->p, e->wr[l]);
+    if (l == 0)
+        dlp_nn_sage_forward_cat(v->s[l], v->agg[l], NULL, NULL, v->tab, hin,
+                                &v->cat, wl, bl, wr, g, scfg(e, l), NULL);
+    else
+        dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin, wl, bl, wr, g,
+                            scfg(e, l));
 }
 
 /* Lays out and allocates the encoder's parameters (zeroed). */
@@ -210,6 +257,7 @@ void dlp_gae_free(dlp_gae *g) {
     if (!g) return;
     dlp_nn_params_free(&g->p);
     free(g->ws);
+    free(g->cat);
     free(g);
 }
 
@@ -259,6 +307,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
         e->in = 0;
         for (int k = 0; k < IN; k++)
             if (k > DLP_FEAT_NOPS || present[k]) e->cols[e->in++] = k;
+        cat_setup(e);
         st = init_gae(e, hidden, seed, err);
     }
     free(buf);
@@ -295,7 +344,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
             if (st) break;
             size_t off = 0;
             for (int i = 0; i < n; i++) {
-                fill_x(e, fgs[i], v.x + off * e->in);
+                fill_x(e, fgs[i], v.x + off * (size_t)lin_dense(e, 0), e->cat + off);
                 off += (size_t)fgs[i]->n_nodes;
             }
             size_t K = 2 * E2;
@@ -336,8 +385,17 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
             /* back through the encoder: dcur = d(output of layer l) */
             nn_real *dcur = v.dz;
             for (int l = L - 1; l >= 0; l--) {
-                nn_real *dhin = l == 0 ? NULL : v.dh;
-                if (dhin) memset(dhin, 0, N * H * sizeof *dhin);
+                if (l == 0) {
+                    dlp_nn_sage_backward_cat(dlp_nn_params_g(&e->p, e->wl[l]),
+                                             dlp_nn_params_g(&e->p, e->bl[l]),
+                                             dlp_nn_params_g(&e->p, e->wr[l]),
+                                             v.tab, NULL, dcur, v.s[l], v.agg[l],
+                                             NULL, v.h[l], &v.cat, &g,
+                                             scfg(e, l), NULL);
+                    break;
+                }
+                nn_real *dhin = v.dh;
+                memset(dhin, 0, N * H * sizeof *dhin);
                 dlp_nn_sage_backward(dhin, dlp_nn_params_g(&e->p, e->wl[l]),
                                      dlp_nn_params_g(&e->p, e->bl[l]),
                                      dlp_nn_params_g(&e->p, e->wr[l]),
@@ -392,7 +450,7 @@ dlp_status dlp_gae_embed(dlp_gae *e, const dlp_feat_graph *fg, float *emb,
     views v;
     if (!st) st = layout(e, (size_t)fg->n_nodes, &v, true, err);
     if (!st) {
-        fill_x(e, fg, v.x);
+        fill_x(e, fg, v.x, e->cat);
         encode(e, &g, &v, false, NULL);
         const nn_real *z = v.s[L - 1];
         for (int i = 0; i < fg->n_nodes; i++)
@@ -456,6 +514,7 @@ dlp_status dlp_gae_load(dlp_gae **out, const dlp_nn_file *f, dlp_error *err) {
     if (!st) st = dlp_nn_file_read_params(f, &e->p, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gae/mean", e->mean, IN, err);
     if (!st) st = dlp_nn_file_read_f32(f, "gae/std", e->std, IN, err);
+    if (!st) cat_setup(e);
     for (int l = 0; l < L - 1 && !st; l++) {
         char nm[32];
         snprintf(nm, sizeof nm, "gae/rm%d", l);
