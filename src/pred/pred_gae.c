@@ -29,12 +29,9 @@ struct dlp_gae {
     float mean[IN], std[IN];
     int in;                  /* columns read: op types absent from the */
     int32_t cols[IN];        /* pool dropped */
-    /* the first n_cat of them are the op type's one-hot, read by the first
-     * layer as a block passed sparse (dlp_nn_cat, as pred_gnn.c's network):
-     * cat_pos[op] its column among them (-1: dropped); x holds the rest */
-    int n_cat;
-    int16_t cat_pos[DLP_FEAT_NOPS + 1];
-    nn_real cat_scale[DLP_FEAT_NOPS + 1], cat_base[DLP_FEAT_NOPS + 1];
+    /* the first ob.n of them are the op type's one-hot, read by the first
+     * layer as a block passed sparse (dlp_op_block); x holds the rest */
+    dlp_op_block ob;
     /* workspace */
     nn_real *ws;
     size_t ws_cap;
@@ -54,20 +51,11 @@ typedef struct {
 static int lin(const dlp_gae *e, int l) { return l == 0 ? e->in : e->H; }
 /* the width of layer l's dense input (x, agg) */
 static int lin_dense(const dlp_gae *e, int l) {
-    return l == 0 ? e->in - e->n_cat : e->H;
+    return l == 0 ? e->in - e->ob.n : e->H;
 }
 
-/* n_cat, cat_pos, cat_scale, cat_base from cols, mean and std */
 static void cat_setup(dlp_gae *e) {
-    for (int k = 0; k <= DLP_FEAT_NOPS; k++) e->cat_pos[k] = -1;
-    e->n_cat = 0;
-    while (e->n_cat < e->in && e->cols[e->n_cat] <= DLP_FEAT_NOPS) {
-        int k = e->cols[e->n_cat];
-        e->cat_pos[k] = (int16_t)e->n_cat;
-        e->cat_scale[e->n_cat] = (nn_real)1 / e->std[k];
-        e->cat_base[e->n_cat] = -e->mean[k] / e->std[k];
-        e->n_cat++;
-    }
+    dlp_op_block_setup(&e->ob, e->cols, e->in, e->mean, e->std);
 }
 
 /* infer: an embedding forward only (no dropout, nothing kept for a
@@ -78,7 +66,7 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
                          dlp_error *err) {
     size_t H = (size_t)e->H, D = (size_t)lin_dense(e, 0), need = N * D;
     size_t dmax = D > H ? D : H;
-    size_t ntab = dlp_nn_sage_cat_tab_size(e->n_cat, e->H);
+    size_t ntab = dlp_nn_sage_cat_tab_size(e->ob.n, e->H);
     need += ntab;
     if (infer) {
         need += N * dmax + 4 * N * H + 2 * H;
@@ -94,7 +82,7 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
     }
     if (!dlp_grow((void **)&e->cat, &e->cat_cap, N ? N : 1, sizeof *e->cat))
         return dlp_fail(err, DLP_ERR_NOMEM, "gae: out of memory");
-    v->cat = (dlp_nn_cat){e->n_cat, e->cat, e->cat_scale, e->cat_base};
+    v->cat = (dlp_nn_cat){e->ob.n, e->cat, e->ob.scale, e->ob.base};
     nn_real *q = e->ws;
     v->tab = q; q += ntab;
     v->x = q; q += N * D;
@@ -141,18 +129,18 @@ static dlp_status layout(dlp_gae *e, size_t N, views *v, bool infer,
 }
 
 /* The rows of graph fg: its ops' one-hot columns into cat[n_nodes], the
- * other selected columns (standardized) into dst[n_nodes, in - n_cat].
+ * other selected columns (standardized) into dst[n_nodes, in - ob.n].
  * The columns past the one-hot are the dense features, in order. */
 static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst,
                    int32_t *cat) {
     const int D = lin_dense(e, 0);
     for (int i = 0; i < fg->n_nodes; i++) {
-        cat[i] = e->cat_pos[fg->op[i]];
+        cat[i] = e->ob.pos[fg->op[i]];
         const float *dn = fg->dense + (size_t)i * DLP_FEAT_DENSE;
         nn_real *o = dst + (size_t)i * D;
-        for (int j = e->n_cat; j < e->in; j++) {
+        for (int j = e->ob.n; j < e->in; j++) {
             int k = e->cols[j];
-            o[j - e->n_cat] = (dn[k - DLP_FEAT_NOPS - 1] - e->mean[k]) / e->std[k];
+            o[j - e->ob.n] = (dn[k - DLP_FEAT_NOPS - 1] - e->mean[k]) / e->std[k];
         }
     }
 }

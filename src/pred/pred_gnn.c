@@ -55,13 +55,10 @@ typedef struct {
     float node_mean[DLP_FEAT_NODE_DIM], node_std[DLP_FEAT_NODE_DIM];
     int n_cols;                      /* node columns the network reads: */
     int32_t cols[DLP_FEAT_NODE_DIM]; /* op types absent from training dropped */
-    /* the first n_cat of them are the op type's one-hot, which the network
-     * reads as a block passed sparse (dlp_nn_cat): cat_pos[op] is the op's
-     * column among them (-1: dropped), standardized to cat_base + (hot)
-     * cat_scale; m->x holds the other n_cols - n_cat columns */
-    int n_cat;
-    int16_t cat_pos[DLP_FEAT_NOPS + 1];
-    nn_real cat_scale[DLP_FEAT_NOPS + 1], cat_base[DLP_FEAT_NOPS + 1];
+    /* the first ob.n of them are the op type's one-hot, which the network
+     * reads as a block passed sparse (dlp_op_block); m->x holds the other
+     * n_cols - ob.n columns */
+    dlp_op_block ob;
     float *st_mean, *st_std;         /* [sdim] */
     float y_mu[DLP_T_COUNT];
     bool has_range;                  /* log-label range of the training part: */
@@ -89,7 +86,7 @@ typedef struct {
     /* scratch */
     float *x, *st, *out, *out1, *xfull, *w;
     size_t x_cap, st_cap, out_cap, out1_cap, xfull_cap, w_cap;
-    int32_t *cat;                    /* [nodes]: cat_pos of each node's op */
+    int32_t *cat;                    /* [nodes]: ob.pos of each node's op */
     size_t cat_cap;
     dlp_nn_cat catv;                 /* the last forward's block */
     double *roof;
@@ -210,18 +207,21 @@ static bool grow(float **p, size_t *cap, size_t need) {
     return true;
 }
 
-/* n_cat, cat_pos, cat_scale, cat_base from cols and the node statistics:
- * the kept op columns lead cols (ascending, ops first) */
-static void cat_setup(gnn *m) {
-    for (int k = 0; k <= DLP_FEAT_NOPS; k++) m->cat_pos[k] = -1;
-    m->n_cat = 0;
-    while (m->n_cat < m->n_cols && m->cols[m->n_cat] <= DLP_FEAT_NOPS) {
-        int k = m->cols[m->n_cat];
-        m->cat_pos[k] = (int16_t)m->n_cat;
-        m->cat_scale[m->n_cat] = (nn_real)1 / m->node_std[k];
-        m->cat_base[m->n_cat] = -m->node_mean[k] / m->node_std[k];
-        m->n_cat++;
+void dlp_op_block_setup(dlp_op_block *b, const int32_t *cols, int n_cols,
+                        const float *mean, const float *std) {
+    for (int k = 0; k <= DLP_FEAT_NOPS; k++) b->pos[k] = -1;
+    b->n = 0;
+    while (b->n < n_cols && cols[b->n] <= DLP_FEAT_NOPS) {
+        int k = cols[b->n];
+        b->pos[k] = (int16_t)b->n;
+        b->scale[b->n] = (nn_real)1 / std[k];
+        b->base[b->n] = -mean[k] / std[k];
+        b->n++;
     }
+}
+
+static void cat_setup(gnn *m) {
+    dlp_op_block_setup(&m->ob, m->cols, m->n_cols, m->node_mean, m->node_std);
 }
 
 static bool any_weighted(const gnn *m) {
@@ -366,7 +366,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                 return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
         g->node_w = m->w;
     }
-    const int nd = m->n_cols - m->n_cat;    /* dense columns of x */
+    const int nd = m->n_cols - m->ob.n;    /* dense columns of x */
     if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)(nd ? nd : 1)) ||
         !dlp_grow((void **)&m->cat, &m->cat_cap, N ? N : 1, sizeof *m->cat) ||
         !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
@@ -380,7 +380,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     for (int i = 0; i < n; i++) {
         float *x = m->x + off * (size_t)nd;
         for (int r = 0; r < fgs[i]->n_nodes; r++)
-            m->cat[off + (size_t)r] = m->cat_pos[fgs[i]->op[r]];
+            m->cat[off + (size_t)r] = m->ob.pos[fgs[i]->op[r]];
         for (int r0 = 0; r0 < fgs[i]->n_nodes; r0 += XFULL_ROWS) {
             int r1 = fgs[i]->n_nodes - r0 < XFULL_ROWS ? fgs[i]->n_nodes
                                                        : r0 + XFULL_ROWS;
@@ -388,9 +388,9 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
             for (int r = r0; r < r1; r++) {
                 const float *src = m->xfull + (size_t)(r - r0) * DLP_FEAT_NODE_DIM;
                 float *dst = x + (size_t)r * nd;
-                for (int j = m->n_cat; j < m->n_cols; j++) {
+                for (int j = m->ob.n; j < m->n_cols; j++) {
                     int k = m->cols[j];
-                    dst[j - m->n_cat] = (src[k] - m->node_mean[k]) / m->node_std[k];
+                    dst[j - m->ob.n] = (src[k] - m->node_mean[k]) / m->node_std[k];
                 }
             }
         }
@@ -398,7 +398,7 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
         static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
                    m->st + (size_t)i * m->sdim);
     }
-    m->catv = (dlp_nn_cat){m->n_cat, m->cat, m->cat_scale, m->cat_base};
+    m->catv = (dlp_nn_cat){m->ob.n, m->cat, m->ob.scale, m->ob.base};
     DLP_ASSERT(net < m->n_net && (net >= 0 || !train));
     if (train)
         st = dlp_nn_sage_model_forward_cat(&m->net[net], g, m->x, &m->catv,

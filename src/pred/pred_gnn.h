@@ -16,6 +16,20 @@
 
 #include "pred_train.h"
 
+/* ---- the op one-hot as a block (pred_gnn.c) ------------------------------
+ * A network's selected node columns (ascending: the kept op one-hot
+ * columns first) are read with the op one-hot passed sparse to the first
+ * SAGE layer (dlp_nn_cat): n of them are ops, pos[op] is an op's column
+ * among them (-1: dropped), standardized to base + (hot) scale. */
+typedef struct {
+    int n;
+    int16_t pos[DLP_FEAT_NOPS + 1];
+    nn_real scale[DLP_FEAT_NOPS + 1], base[DLP_FEAT_NOPS + 1];
+} dlp_op_block;
+/* b from the columns and the per-column mean and std of the full rows. */
+void dlp_op_block_setup(dlp_op_block *b, const int32_t *cols, int n_cols,
+                        const float *mean, const float *std);
+
 /* ---- graph autoencoder encoder (pred_gae.c) ------------------------------ */
 #define DLP_GAE_LAYERS 4
 typedef struct dlp_gae dlp_gae;
