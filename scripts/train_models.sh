@@ -22,7 +22,11 @@
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
-# Budget: the hour is exceeded. Since the eighty-fourth session
+# Budget: the hour is exceeded. Timed whole in the eighty-sixth
+# session: 70.5 minutes on the 2 cores (data through p86b; the inference
+# DIPPM 22.8, LLM DIPPM 12.9, TraPPM 7.4, training DIPPM 5.9, XGBoost
+# 8.8; README.md has the parts), with the GNN's first layer reading the op
+# one-hot as a block passed sparse (docs/NN.md). Since the eighty-fourth session
 # the XGBoost files take 9.8 minutes (histogram method; 28.4 before), so
 # about 92-95 minutes by the parts (not timed whole). Before: 115.7 minutes on the 2 cores for
 # the data through p83d (eighty-third session; the parts in README.md:
