@@ -129,9 +129,6 @@ static void sage_normalize_backward(nn_real *dp_all, const nn_real *dout,
     }
 }
 
-static void sage_bias_grad(nn_real *dbl, const nn_real *dpre, int N, int O,
-                           const dlp_nn_sage_exec *e);
-
 /* out[N,O] = mean_agg(x)[N,I] @ Wl[O,I]^T + bl[O] + x[N,I] @ Wr[O,I]^T
  * normalize: pre[N,O] keeps the unnormalised rows, nrm[N] max(|pre|,1e-12) */
 void dlp_nn_sage_forward_ex(nn_real *out, nn_real *agg, nn_real *pre,

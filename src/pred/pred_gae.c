@@ -145,12 +145,23 @@ static void fill_x(const dlp_gae *e, const dlp_feat_graph *fg, nn_real *dst,
     }
 }
 
-static void sage_fwd(dlp_gae *e, const dlp_nn_graph *g, views *v, int l,
-                     const nn_real *hin);
-
 static dlp_nn_sage_cfg scfg(const dlp_gae *e, int l) {
     dlp_nn_sage_cfg c = {lin(e, l), e->H, false};
     return c;
+}
+
+/* SAGE layer l on hin (the first: on the one-hot block and x) */
+static void sage_fwd(dlp_gae *e, const dlp_nn_graph *g, views *v, int l,
+                     const nn_real *hin) {
+    const nn_real *wl = dlp_nn_params_w(&e->p, e->wl[l]);
+    const nn_real *bl = dlp_nn_params_w(&e->p, e->bl[l]);
+    const nn_real *wr = dlp_nn_params_w(&e->p, e->wr[l]);
+    if (l == 0)
+        dlp_nn_sage_forward_cat(v->s[l], v->agg[l], NULL, NULL, v->tab, hin,
+                                &v->cat, wl, bl, wr, g, scfg(e, l), NULL);
+    else
+        dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin, wl, bl, wr, g,
+                            scfg(e, l));
 }
 
 /* Encoder forward; z = v->s[L-1]. train: batch statistics + dropout. */
@@ -179,20 +190,6 @@ static void encode(dlp_gae *e, const dlp_nn_graph *g, views *v, bool train,
         }
         hin = v->h[l + 1];
     }
-}
-
-/* SAGE layer l on hin (the first: on the one-hot block and x) */
-static void sage_fwd(dlp_gae *e, const dlp_nn_graph *g, views *v, int l,
-                     const nn_real *hin) {
-    const nn_real *wl = dlp_nn_params_w(&e->p, e->wl[l]);
-    const nn_real *bl = dlp_nn_params_w(&e->p, e->bl[l]);
-    const nn_real *wr = dlp_nn_params_w(&e->p, e->wr[l]);
-    if (l == 0)
-        dlp_nn_sage_forward_cat(v->s[l], v->agg[l], NULL, NULL, v->tab, hin,
-                                &v->cat, wl, bl, wr, g, scfg(e, l), NULL);
-    else
-        dlp_nn_sage_forward(v->s[l], v->agg[l], NULL, NULL, hin, wl, bl, wr, g,
-                            scfg(e, l));
 }
 
 /* Lays out and allocates the encoder's parameters (zeroed). */
