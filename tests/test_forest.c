@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1045,6 +1046,156 @@ static void test_convws_fft_features(void) {
     }
 }
 
+/* The one file name in dir (a fit cache holding one forest), into out. */
+static bool only_file(const char *dir, char *out, size_t cap) {
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(out, cap, "%.40s/%.200s", dir, e->d_name);
+            n++;
+        }
+    closedir(d);
+    return n == 1;
+}
+
+/* Whether forests a and b answer the same, bit for bit, on rows x[N, D]. */
+static bool same_forest(const dlp_forest *a, const dlp_forest *b,
+                        const float *x) {
+    for (int i = 0; i < N; i++) {
+        float u = dlp_forest_eval(a, x + i * D), v = dlp_forest_eval(b, x + i * D);
+        if (memcmp(&u, &v, sizeof u)) return false;
+    }
+    return true;
+}
+
+/* dlp_forest_fit through a fit cache (tree_cache.c): a fit it has seen
+ * comes back bit for bit from the folder, one that differs in a label, a
+ * parameter or (histogram method only) the thread count is fitted; a
+ * corrupt entry or one holding another key is fitted again, never
+ * returned; a folder that is not one is refused, and one that went away
+ * fails the fit naming the file */
+static void test_forest_fit_cache(void) {
+    static float x[N * D], y[N], y2[N];
+    uint64_t s = 77;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < D; k++) x[i * D + k] = (float)u01(&s);
+        y[i] = y2[i] = (float)(x[i * D] * x[i * D + 3] + (x[i * D + 1] > 0.5f));
+    }
+    y2[N / 2] += 1.0f;
+    dlp_tree_params p;
+    dlp_tree_params_default(&p);
+    p.rounds = 30;
+    p.max_depth = 4;
+    dlp_error err;
+    dlp_tree *t;
+    dlp_forest *ref, *ref2, *f = NULL;
+    train(x, y, &p, &t, &ref);
+    dlp_tree_free(t);
+    train(x, y2, &p, &t, &ref2);
+    dlp_tree_free(t);
+    /* no folder: the booster's forest */
+    CHECK(dlp_forest_cache() == NULL);
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    CHECK(same_forest(f, ref, x));
+    dlp_forest_free(f);
+
+    char dir[] = "/tmp/dlp_fit_cache_XXXXXX", path[300], moved[320];
+    DLP_ASSERT(mkdtemp(dir));
+    CHECK(dlp_forest_cache_set("/nonexistent/dlp_fit_cache", &err) == DLP_ERR_IO);
+    CHECK(strstr(err.msg, "/nonexistent/dlp_fit_cache") != NULL);
+    CHECK(dlp_forest_cache() == NULL);
+    DLP_ASSERT(dlp_forest_cache_set(dir, &err) == DLP_OK);
+    CHECK(dlp_forest_cache() && !strcmp(dlp_forest_cache(), dir));
+    int h0, f0, h, n;
+    dlp_forest_cache_counts(&h0, &f0);
+    /* first fit: boosted and written; second: from the folder */
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 && n == f0 + 1);
+    CHECK(same_forest(f, ref, x));
+    dlp_forest_free(f);
+    DLP_ASSERT(only_file(dir, path, sizeof path));
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 1 && n == f0 + 1);
+    CHECK(same_forest(f, ref, x));
+    dlp_forest_free(f);
+    /* the exact method on another thread count: the same trees, a hit */
+    dlp_tree_params q = p;
+    q.threads = 2;
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &q, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 2 && n == f0 + 1);
+    dlp_forest_free(f);
+    /* an entry under another fit's name (here: y2's) is not taken for it */
+    snprintf(moved, sizeof moved, "%s.keep", path);
+    DLP_ASSERT(rename(path, moved) == 0);
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y2, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_free(f);
+    char path2[300];
+    DLP_ASSERT(only_file(dir, path2, sizeof path2) == false);   /* .keep + y2's */
+    DLP_ASSERT(remove(moved) == 0);
+    DLP_ASSERT(only_file(dir, path2, sizeof path2));
+    DLP_ASSERT(rename(path2, path) == 0);    /* y2's forest under y's name */
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 2 && n == f0 + 3);
+    CHECK(same_forest(f, ref, x) && !same_forest(f, ref2, x));
+    dlp_forest_free(f);
+    /* a label or a parameter changed: fitted */
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y2, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 2 && n == f0 + 4);   /* its entry went to y's name */
+    CHECK(same_forest(f, ref2, x));
+    dlp_forest_free(f);
+    q = p;
+    q.rounds = 31;
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &q, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(n == f0 + 5);
+    dlp_forest_free(f);
+    /* the histogram method: its thread count is part of the key */
+    q = p;
+    q.hist = 1;
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &q, &f, &err) == DLP_OK && f);
+    dlp_forest_free(f);
+    q.threads = 2;
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &q, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 2 && n == f0 + 7);
+    dlp_forest_free(f);
+    /* a corrupt entry: fitted again and rewritten, then a hit */
+    FILE *c = fopen(path, "r+b");
+    DLP_ASSERT(c);
+    fseek(c, 40, SEEK_SET);
+    fputs("garbage garbage garbage", c);
+    fclose(c);
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    CHECK(same_forest(f, ref, x));
+    dlp_forest_free(f);
+    DLP_ASSERT(dlp_forest_fit(x, N, D, y, &p, &f, &err) == DLP_OK && f);
+    dlp_forest_cache_counts(&h, &n);
+    CHECK(h == h0 + 3 && n == f0 + 8);
+    CHECK(same_forest(f, ref, x));
+    dlp_forest_free(f);
+    /* a file is not a folder; a folder that went away fails the write */
+    CHECK(dlp_forest_cache_set(path, &err) == DLP_ERR_IO);
+    CHECK(!strcmp(dlp_forest_cache(), dir));
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    DLP_ASSERT(system(cmd) == 0);
+    f = ref;
+    CHECK(dlp_forest_fit(x, N, D, y, &p, &f, &err) != DLP_OK && f == NULL);
+    CHECK(strstr(err.msg, dir) != NULL);
+    DLP_ASSERT(dlp_forest_cache_set(NULL, &err) == DLP_OK);
+    CHECK(dlp_forest_cache() == NULL);
+    dlp_forest_free(ref);
+    dlp_forest_free(ref2);
+}
+
 int main(void) {
     RUN(test_forest_matches_xgboost);
     RUN(test_forest_splits_on);
@@ -1052,6 +1203,7 @@ int main(void) {
     RUN(test_forest_corrupt);
     RUN(test_forest_side_file);
     RUN(test_forest_long_prefix);
+    RUN(test_forest_fit_cache);
     RUN(test_forest_file_crc);
     RUN(test_convws_decision);
     RUN(test_convws_train_decision);

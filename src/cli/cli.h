@@ -19,6 +19,10 @@ int cmd_host(int argc, char **argv);      /* src/cli/cmd_host.c */
  * returns the exit status 1 (0 on success). src/cli/cli_dataset.c */
 int cli_open_dataset(const char *cmd, const char *dir, dlp_dataset **ds);
 
+/* With a fit cache set (--fit-cache), prints on stderr how many of the
+ * probes' forests came from it and how many were fitted. cli_dataset.c */
+void cli_fit_cache_note(const char *cmd);
+
 /* Backs the next 16 MB of heap growth with transparent huge pages where
  * the kernel offers them (a one-shot process's page faults); no effect
  * elsewhere. src/cli/cli_heap.c */

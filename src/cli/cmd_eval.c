@@ -539,6 +539,7 @@ int cmd_eval(int argc, char **argv) {
             fprintf(stderr, "wrote %s\n", preds);
     }
     if (failed_files && !rc) rc = 1;
+    cli_fit_cache_note("eval");
     for (int q = 0; runs && q < nk * ns; q++) dlp_eval_result_free(&runs[q].r);
     free(runs);
     if (mdf) fclose(mdf);

@@ -15,6 +15,7 @@
 #include "learn_cli.h"
 #include "eval/eval.h"
 #include "predict/predict_host.h"
+#include "tree/tree.h"
 
 void learn_opts_init(learn_opts *o) {
     memset(o, 0, sizeof *o);
@@ -55,6 +56,9 @@ const char *learn_opts_help(void) {
            "                     are for that host (eval: the held-out labels too,\n"
            "                     so its errors are those of predictions moved to\n"
            "                     each label's host)\n"
+           "  --fit-cache DIR    the probes' forests (operator times, cuDNN\n"
+           "                     workspaces) taken from DIR where an earlier call\n"
+           "                     fitted the same ones, and written there\n"
            "  --init-from FILE   fine-tune FILE (transfer learning)\n"
            "  --shots N          train on N random training examples only\n"
            "  --quiet            no progress lines\n";
@@ -88,7 +92,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
         "--init-from", "--shots", "--pool-max", "--members", "--readout",
-        "--host-norm", NULL};
+        "--host-norm", "--fit-cache", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -101,6 +105,9 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         return 1;
     case 1: o->device = v; return 1;
     case 11: o->train.init_from = v; return 1;
+    case 17:
+        if (dlp_forest_cache_set(v, &err)) goto bad;
+        return 1;
     case 16: {
         dlp_host_model hm;
         if (dlp_host_load(v, &hm, &err)) goto bad;
@@ -346,6 +353,7 @@ int cmd_train(int argc, char **argv) {
                     printf("  calibrated x%.4f", p->meta.scale[t]);
                 printf("\n");
             }
+        cli_fit_cache_note("train");
         rc = 0;
     }
     dlp_nn_file_free(&file);

@@ -29,7 +29,8 @@ static void usage(FILE *f) {
 "                       [--split lmo|random|mc|lofo] [--compare KINDS]\n"
 "                       [--epochs N] [--rounds N] [--depth D] [--eta X]\n"
 "                       [--subsample F] [--colsample F]\n"
-"                       [--method hist|exact] [--seed S] [--threads N]\n\n"
+"                       [--method hist|exact] [--seed S] [--threads N]\n"
+"                       [--fit-cache DIR]\n\n"
 "Trains the XGBoost predictor of a mode (default llm: throughput, peak\n"
 "memory, energy per sample; inference: latency, peak memory, energy;\n"
 "training: step time, peak memory, power) on DATA_DIR's labels and prints its\n"
@@ -44,6 +45,9 @@ static void usage(FILE *f) {
 "features each tree draws, in (0, 1] (default 0.5 and 0.5 for the llm\n"
 "energy per sample, 0.8 and 0.8 for every other booster); --method, the\n"
 "split search: hist (default, XGBoost's histogram method) or exact.\n"
+"--fit-cache DIR: the probes' forests (operator times, cuDNN workspaces)\n"
+"taken from DIR where an earlier call fitted the same ones, and written\n"
+"there (scripts/train_models.sh gives every call of a run one folder).\n"
 "\n"
 "usage: dlperf tree optime DATA_DIR [--train] [--folds K] [--seed S]\n"
 "                          [--threads N]\n\n"
@@ -204,7 +208,7 @@ int cmd_tree(int argc, char **argv) {
                      !strcmp(a, "--depth") || !strcmp(a, "--eta") ||
                      !strcmp(a, "--subsample") || !strcmp(a, "--colsample") ||
                      !strcmp(a, "--seed") || !strcmp(a, "--threads") ||
-                     !strcmp(a, "--method");
+                     !strcmp(a, "--method") || !strcmp(a, "--fit-cache");
         if (takes && !v) {
             fprintf(stderr, "dlperf tree: %s needs a value\n", a);
             return 2;
@@ -250,6 +254,13 @@ int cmd_tree(int argc, char **argv) {
         else if (!strcmp(a, "--colsample")) o.tp.colsample = strtod(v, &end);
         else if (!strcmp(a, "--seed")) o.seed = o.tp.seed = strtoull(v, &end, 10);
         else if (!strcmp(a, "--threads")) o.tp.threads = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--fit-cache")) {
+            dlp_error e;
+            if (dlp_forest_cache_set(v, &e)) {
+                fprintf(stderr, "dlperf tree: %s\n", e.msg);
+                return 2;
+            }
+        }
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf tree: unknown option '%s'\n", a);
             return 2;
@@ -290,6 +301,7 @@ int cmd_tree(int argc, char **argv) {
         fprintf(stderr, "dlperf tree: %s\n", err.msg);
         return 1;
     }
+    cli_fit_cache_note("tree");
     printf("examples %d (graphs %d, models %d, families %d), split %s "
            "(%d folds), xgb training %.1f s CPU\n", rep.examples, rep.graphs,
            rep.models, rep.families, dlp_split_name((dlp_split_kind)o.split),

@@ -220,11 +220,9 @@ static dlp_status fit_forest(const float *x, size_t n, const float *y,
      * --kind roofline --threads 2`, which fits all four parts: 3 min 27 s
      * -> 2 min 26 s on 2 cores, the file byte for byte the same). */
     p.threads = dlp_nn_threads();
-    dlp_tree *tr = NULL;
-    dlp_status st = dlp_tree_train(x, n, DLP_CONVWS_NF, y, &p, &tr, err);
-    if (!st) st = dlp_forest_from_tree(tr, DLP_CONVWS_NF, out, err);
-    dlp_tree_free(tr);
-    return st;
+    /* through the fit cache when one is set: the same probes give the
+     * same forests in every call of a `make models` run (tree_cache.c) */
+    return dlp_forest_fit(x, n, DLP_CONVWS_NF, y, &p, out, err);
 }
 
 /* FNV-1a over the bytes of the first DLP_CONVWS_NF_V1 features: they

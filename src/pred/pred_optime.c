@@ -391,10 +391,8 @@ static dlp_status fit_kind(const dlp_optime_probes *p, const bool *use, int k,
     tp.eta = OPTIME_ETA;
     tp.hist = 1;
     tp.threads = threads > 0 ? threads : 1;
-    dlp_tree *t = NULL;
-    dlp_status st = dlp_tree_train(x, n, DLP_OPTIME_NF, y, &tp, &t, err);
-    if (!st) st = dlp_forest_from_tree(t, DLP_OPTIME_NF, out, err);
-    dlp_tree_free(t);
+    /* through the fit cache when one is set (tree_cache.c) */
+    dlp_status st = dlp_forest_fit(x, n, DLP_OPTIME_NF, y, &tp, out, err);
     free(x); free(y);
     return st;
 }

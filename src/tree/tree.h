@@ -210,6 +210,32 @@ dlp_status dlp_forest_load(const dlp_nn_file *in, const char *prefix,
 dlp_status dlp_forest_load_for(const dlp_nn_file *in, const char *prefix,
                                int nfeat, dlp_forest **out, dlp_error *err);
 
+/* ---- fitting through a folder of fitted forests (tree_cache.c) -------- */
+/* A process-wide folder of fitted forests, like the thread count
+ * (dlp_nn_set_threads): set it before fitting, not while fits run. With
+ * one set, dlp_forest_fit answers a fit whose rows, labels, parameters
+ * (the thread count only for the histogram method, whose trees may
+ * differ with it) and XGBoost version it has seen from the
+ * folder ("forest-<32 hex digits of their SHA-256>.dlpm") instead of
+ * boosting again, and writes each forest it fits there. NULL or "":
+ * none (the default). DLP_ERR_IO when dir is not a folder this process
+ * can write in. */
+dlp_status dlp_forest_cache_set(const char *dir, dlp_error *err);
+/* the folder set, or NULL */
+const char *dlp_forest_cache(void);
+/* Since the process started: forests dlp_forest_fit took from the folder
+ * (hits) and boosted (fits). */
+void dlp_forest_cache_counts(int *hits, int *fits);
+/* dlp_tree_train(x, n, d, y, p), then the booster's forest
+ * (dlp_forest_from_tree): through the folder when one is set. An entry
+ * that does not load or holds another key is fitted again and
+ * overwritten; failing to write it is an error naming the file. */
+dlp_status dlp_forest_fit(const float *x, size_t n, int d, const float *y,
+                          const dlp_tree_params *p, dlp_forest **out,
+                          dlp_error *err);
+/* The XGBoost library's version (0.0.0 in a build without it). */
+void dlp_tree_xgb_version(int v[3]);
+
 /* ---- one stored booster: forest or blob (tree_model.c) ----------------- */
 typedef struct {
     dlp_tree *tree;          /* the blob `name`, parsed by XGBoost; or */

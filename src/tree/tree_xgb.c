@@ -85,6 +85,7 @@ dlp_status dlp_tree_load(const void *buf, size_t len, dlp_tree **out,
     return no_xgb(err);
 }
 void dlp_tree_free(dlp_tree *t) { free(t); }
+void dlp_tree_xgb_version(int v[3]) { v[0] = v[1] = v[2] = 0; }
 
 #else
 
@@ -361,5 +362,7 @@ void dlp_tree_free(dlp_tree *t) {
     if (xgb_ok) XGBoosterFree(t->h);
     free(t);
 }
+
+void dlp_tree_xgb_version(int v[3]) { XGBoostVersion(&v[0], &v[1], &v[2]); }
 
 #endif /* DLP_HAVE_XGB */
