@@ -3,6 +3,7 @@ pure-Python implementation (definitions of MAPE, RMSPE, RMSE, accuracy
 within 10% and Kendall's tau-b with ties), through ctypes on libdlperf.so,
 on random data with ties and skipped points."""
 import ctypes
+import json
 import math
 import os
 import random
@@ -340,6 +341,60 @@ with tempfile.TemporaryDirectory() as tmp:
     check("cli_readout_bad", r.returncode != 0 and
           "--readout is mean, mean+cost, mixed, mean+lse or mixed-lse, not 'max'" in r.stderr and
           not os.path.exists(os.path.join(tmp, "r.dlpm")), r.stderr[-300:])
+
+    # --fit-cache: the probes' workspace forests fitted once, then taken
+    # from the folder; the files written are the same bytes with and
+    # without it; a folder that is not one is refused before any work
+    import lzma
+    import shutil
+    fcd = os.path.join(tmp, "fcdata")
+    shutil.copytree(FIXDS, fcd)
+    os.makedirs(os.path.join(fcd, "probes"), exist_ok=True)
+    rng = random.Random(5)
+    lines = []
+    for prec in ("fp32", "fp16"):
+        convs = []
+        for i in range(80):
+            n, c, k = rng.choice([1, 4, 16]), rng.choice([3, 16, 64]), rng.choice([8, 32, 128])
+            hw, kk = rng.choice([8, 16, 32]), rng.choice([1, 3])
+            io = (n * c * hw * hw + n * k * hw * hw) * (4 if prec == "fp32" else 2) / 2**20
+            extra = rng.choice([0.0, 0.0, max(1.5, io) * rng.uniform(1.0, 8.0)])
+            convs.append({"x": [n, c, hw, hw], "w": [k, c, kk, kk],
+                          "y": [n, k, hw, hw], "s": [1, 1],
+                          "p": [kk // 2, kk // 2], "d": [1, 1], "g": 1,
+                          "cl": False, "extra_mib": extra,
+                          "in_mib": n * c * hw * hw * 4 / 2**20,
+                          "out_mib": n * k * hw * hw * 4 / 2**20})
+        lines.append(json.dumps({"spec": "grid:convgrid", "prec": prec,
+                                 "seed": 1, "convs": convs}))
+    with lzma.open(os.path.join(fcd, "probes", "t-convws.jsonl.xz"), "wt") as f:
+        f.write("\n".join(lines) + "\n")
+    cache = os.path.join(tmp, "fitcache")
+    os.makedirs(cache)
+    outs, notes = [], []
+    for k, extra in enumerate((["--fit-cache", cache], ["--fit-cache", cache], [])):
+        od = os.path.join(tmp, "fc%d" % k)
+        os.makedirs(od)
+        r = subprocess.run([DLPERF, "train", fcd, "--kind", "roofline", "-o",
+                            os.path.join(od, "r.dlpm"), "--quiet"] + extra,
+                           capture_output=True, text=True)
+        notes.append([l for l in r.stderr.splitlines() if "fit cache" in l])
+        outs.append({f: open(os.path.join(od, f), "rb").read()
+                     for f in sorted(os.listdir(od))} if r.returncode == 0 else None)
+    check("cli_fit_cache_fits_then_takes", notes[0] == [
+        "dlperf train: fit cache %s: 0 forest(s) taken from it, 4 fitted" % cache]
+          and notes[1] == ["dlperf train: fit cache %s: 4 forest(s) taken "
+                           "from it, 0 fitted" % cache] and notes[2] == [],
+          repr(notes))
+    check("cli_fit_cache_same_bytes", outs[0] is not None and
+          any(f.startswith("convws-") for f in outs[0]) and
+          outs[0] == outs[1] == outs[2], repr([sorted(o) if o else o for o in outs]))
+    for cmd in (["train", fcd, "--kind", "roofline", "-o", os.path.join(tmp, "x.dlpm")],
+                ["tree", "fit", fcd, "--mode", "inference"]):
+        r = subprocess.run([DLPERF] + cmd + ["--fit-cache", "/nonexistent/fc"],
+                           capture_output=True, text=True)
+        check("cli_fit_cache_bad_" + cmd[0], r.returncode == 2 and
+              "fit cache /nonexistent/fc" in r.stderr, r.stderr[-300:])
 
     # --parts: a blend's component from a file trained before on the same
     # split (the kern fixture; scripts/train_models.sh does this for the
