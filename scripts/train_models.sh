@@ -22,8 +22,11 @@
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
-# Budget: the hour is exceeded. Timed whole in the eighty-sixth
-# session: 70.5 minutes on the 2 cores (data through p86b; the inference
+# Budget: the hour is exceeded. Timed whole in the eighty-seventh
+# session: 63.3 minutes on the 2 cores (data through p87c), with the fit
+# cache below (the training roofline 1:52 -> 0:25, XGBoost training 3:51
+# -> 1:35, the training blend 2:27 -> 0:35); the GNNs 47.3 of them.
+# Eighty-sixth session: 70.5 minutes on the 2 cores (data through p86b; the inference
 # DIPPM 22.8, LLM DIPPM 12.9, TraPPM 7.4, training DIPPM 5.9, XGBoost
 # 8.8; README.md has the parts), with the GNN's first layer reading the op
 # one-hot as a block passed sparse (docs/NN.md). Since the eighty-fourth session
