@@ -487,6 +487,96 @@ static void test_causal_mask_folds(void) {
     tg_free(&t);
 }
 
+/* A float constant of n values (the initializer's fval). */
+static int const_floats(tg *t, const char *name, int rank,
+                        const int64_t *dims, const double *vals, int64_t n) {
+    int v = const_ints(t, name, rank, dims, (const int64_t[1]){0}, 0);
+    dlp_value *x = &t->g.values[v];
+    x->dtype = DLP_DT_FLOAT;
+    x->ival = NULL;
+    x->fval = dlp_arena_calloc(&t->arena, (size_t)(n ? n : 1), sizeof(double));
+    memcpy(x->fval, vals, (size_t)n * sizeof(double));
+    x->n_const = n;
+    return v;
+}
+
+/* Where and a binary op folded over three broadcast inputs: the contents
+ * against the index arithmetic written out (out[i,j,k] = cond[i,0,k] ?
+ * x[0,j,0] : y), in integers and floats; and the limit on kept float
+ * contents (DLP_SHAPE_MAX_FLOAT_CONST: shape alone above it), which
+ * integer contents do not have. */
+static void test_broadcast_folds(void) {
+    tg t;
+    tg_init(&t);
+    const int64_t dc[3] = {2, 1, 3}, dx[3] = {1, 4, 1};
+    const int64_t cond[6] = {1, 0, 1, 0, 0, 1};
+    const int64_t xi[4] = {10, 20, 30, 40}, yi = -7;
+    const double xf[4] = {0.5, 1.5, 2.5, 3.5}, yf = -2.25;
+    const_ints(&t, "c", 3, dc, cond, 6);
+    t.g.values[dlp_graph_find(&t.g, "c")].dtype = DLP_DT_BOOL;
+    const_ints(&t, "xi", 3, dx, xi, 4);
+    const_ints(&t, "yi", 0, NULL, &yi, 1);
+    const_floats(&t, "xf", 3, dx, xf, 4);
+    const_floats(&t, "yf", 0, NULL, &yf, 1);
+    node(&t, "Where", "c,xi,yi", "wi");
+    node(&t, "Where", "c,xf,yf", "wf");
+    node(&t, "Add", "xi,c", "ai");     /* [1,4,1] + [2,1,3] */
+    CHECK(infer(&t) == DLP_OK);
+    const dlp_value *wi = V(&t, "wi"), *wf = V(&t, "wf"), *ai = V(&t, "ai");
+    CHECK(dims_are(wi, 3, (int64_t)2, (int64_t)4, (int64_t)3));
+    CHECK(dims_are(wf, 3, (int64_t)2, (int64_t)4, (int64_t)3));
+    CHECK(dims_are(ai, 3, (int64_t)2, (int64_t)4, (int64_t)3));
+    CHECK(wi->ival && wi->n_const == 24);
+    CHECK(wf->fval && wf->n_const == 24);
+    CHECK(ai->ival && ai->n_const == 24);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++) {
+                int o = (i * 4 + j) * 3 + k;
+                bool sel = cond[i * 3 + k] != 0;
+                if (wi->ival) CHECK(wi->ival[o] == (sel ? xi[j] : yi));
+                if (wf->fval) CHECK(wf->fval[o] == (sel ? xf[j] : yf));
+                if (ai->ival) CHECK(ai->ival[o] == xi[j] + cond[i * 3 + k]);
+            }
+    tg_free(&t);
+    /* one element past the float limit: the shape, no contents; the same
+     * fold in integers keeps them */
+    tg_init(&t);
+    const int64_t n = DLP_SHAPE_MAX_FLOAT_CONST + 1;
+    const int64_t dn[2] = {n, 1}, one[2] = {1, 1};
+    int64_t *ci = calloc((size_t)n, sizeof *ci);
+    CHECK(ci != NULL);
+    if (!ci) { tg_free(&t); return; }
+    for (int64_t k = 0; k < n; k++) ci[k] = k % 3 == 0;
+    const_ints(&t, "c", 2, dn, ci, n);
+    t.g.values[dlp_graph_find(&t.g, "c")].dtype = DLP_DT_BOOL;
+    const_ints(&t, "a", 2, one, (const int64_t[1]){5}, 1);
+    const_ints(&t, "b", 2, one, (const int64_t[1]){6}, 1);
+    const_floats(&t, "af", 2, one, (const double[1]){5}, 1);
+    const_floats(&t, "bf", 2, one, (const double[1]){6}, 1);
+    node(&t, "Where", "c,a,b", "wi");
+    node(&t, "Where", "c,af,bf", "wf");
+    node(&t, "Cast", "c", "cf");
+    attr_int(&t, &t.g.nodes[t.g.n_nodes - 1], "to", DLP_DT_FLOAT);
+    node(&t, "Mul", "cf,af", "mf");
+    node(&t, "Mul", "c,a", "mi");
+    CHECK(infer(&t) == DLP_OK);
+    wi = V(&t, "wi");
+    wf = V(&t, "wf");
+    const dlp_value *mf = V(&t, "mf"), *mi = V(&t, "mi");
+    CHECK(dims_are(wi, 2, n, (int64_t)1) && dims_are(wf, 2, n, (int64_t)1));
+    CHECK(dims_are(mf, 2, n, (int64_t)1) && dims_are(mi, 2, n, (int64_t)1));
+    CHECK(wi->ival && wi->n_const == n);
+    CHECK(mi->ival && mi->n_const == n);
+    CHECK(!wf->fval && !wf->ival && !mf->fval && !mf->ival);
+    for (int64_t k = 0; wi->ival && mi->ival && k < n; k++) {
+        CHECK(wi->ival[k] == (ci[k] ? 5 : 6));
+        CHECK(mi->ival[k] == ci[k] * 5);
+    }
+    free(ci);
+    tg_free(&t);
+}
+
 static void test_if_constant_and_merge(void) {
     tg t;
     tg_init(&t);
@@ -885,6 +975,7 @@ int main(void) {
     RUN(test_inconsistent_shapes_warn);
     RUN(test_limits);
     RUN(test_causal_mask_folds);
+    RUN(test_broadcast_folds);
     RUN(test_if_constant_and_merge);
     RUN(test_wrong_attr_types);
     RUN(test_huge_attributes_and_inputs);

@@ -111,6 +111,11 @@ dlp_status dlp_sh_set_ints(dlp_sctx *c, int i, dlp_dtype t,
                            const dlp_shape *s, const int64_t *vals, int64_t n);
 dlp_status dlp_sh_set_nums(dlp_sctx *c, int i, dlp_dtype t,
                            const dlp_shape *s, const double *vals, int64_t n);
+/* Whether dlp_sh_set_nums(c, i, t, s, vals, n) would keep the n numbers
+ * (held as integers for an integer dtype; floats up to
+ * DLP_SHAPE_MAX_FLOAT_CONST): a fold whose result would be dropped can
+ * skip computing it. */
+bool dlp_sh_nums_kept(dlp_sctx *c, int i, dlp_dtype t, int64_t n);
 /* Sets output i to a copy of input j (dtype, shape, contents). */
 dlp_status dlp_sh_copy(dlp_sctx *c, int i, int j);
 /* Sets dtype only (shape stays unknown). */

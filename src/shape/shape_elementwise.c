@@ -102,43 +102,49 @@ static double bin_f(binop op, double a, double b) {
     }
 }
 
-/* Iterates the broadcast of up to 3 inputs onto `out`: offs[k][j] is the
- * flat index into input j of output element k. */
+/* Walks the broadcast of up to 3 inputs onto an output, element by
+ * element in row-major order: off[j] is the flat index into input j of
+ * the current output element. The offsets are carried from one element
+ * to the next rather than stored, since a folded constant can hold
+ * DLP_MAX_CONST_ELEMS elements and a language model's masks fold at
+ * every layer (an offset table per input was most of the featurizer's
+ * allocations, eighty-eighth session). */
 typedef struct {
     int64_t numel;
-    int64_t *offs[3];
-} bcast_index;
+    int rank, nin;
+    int64_t dim[DLP_MAX_RANK], idx[DLP_MAX_RANK];
+    int64_t stride[3][DLP_MAX_RANK], off[3];
+} bcast_iter;
 
-static bool bcast_build(dlp_sctx *c, const dlp_shape *out, int nin,
-                        const dlp_shape *const *ins, bcast_index *bi) {
+static bool bcast_start(const dlp_shape *out, int nin,
+                        const dlp_shape *const *ins, bcast_iter *bi) {
+    memset(bi, 0, sizeof *bi);
     if (!dlp_shape_numel(out, &bi->numel) || bi->numel > DLP_MAX_CONST_ELEMS)
         return false;
-    int r = out->rank;
+    bi->rank = out->rank;
+    bi->nin = nin;
+    for (int d = 0; d < out->rank; d++) bi->dim[d] = out->dims[d].value;
     for (int j = 0; j < nin; j++) {
-        bi->offs[j] = dlp_sh_alloc(c, (size_t)(bi->numel ? bi->numel : 1),
-                                   sizeof(int64_t));
-        if (!bi->offs[j]) return false;
-        int64_t stride[DLP_MAX_RANK] = {0};
         int64_t s = 1;
         for (int d = ins[j]->rank - 1; d >= 0; d--) {
-            int od = d + (r - ins[j]->rank);
-            stride[od] = ins[j]->dims[d].value == 1 ? 0 : s;
+            int od = d + (out->rank - ins[j]->rank);
+            bi->stride[j][od] = ins[j]->dims[d].value == 1 ? 0 : s;
             s *= ins[j]->dims[d].value;
-        }
-        int64_t idx[DLP_MAX_RANK] = {0};
-        int64_t off = 0;
-        for (int64_t k = 0; k < bi->numel; k++) {
-            bi->offs[j][k] = off;
-            for (int d = r - 1; d >= 0; d--) {
-                idx[d]++;
-                off += stride[d];
-                if (idx[d] < out->dims[d].value) break;
-                off -= stride[d] * idx[d];
-                idx[d] = 0;
-            }
         }
     }
     return true;
+}
+
+/* to the next output element */
+static void bcast_next(bcast_iter *bi) {
+    for (int d = bi->rank - 1; d >= 0; d--) {
+        bi->idx[d]++;
+        for (int j = 0; j < bi->nin; j++) bi->off[j] += bi->stride[j][d];
+        if (bi->idx[d] < bi->dim[d]) return;
+        for (int j = 0; j < bi->nin; j++)
+            bi->off[j] -= bi->stride[j][d] * bi->idx[d];
+        bi->idx[d] = 0;
+    }
 }
 
 /* Folds a binary op over constant inputs a, b into output 0. */
@@ -147,26 +153,26 @@ static dlp_status fold_binary(dlp_sctx *c, binop op, int ia, int ib,
     dlp_value *a = dlp_sh_in(c, ia), *b = dlp_sh_in(c, ib);
     if (!dlp_value_is_const(a) || !dlp_value_is_const(b)) return DLP_OK;
     const dlp_shape *ins[2] = {&a->shape, &b->shape};
-    bcast_index bi;
-    if (!bcast_build(c, out, 2, ins, &bi)) return DLP_OK;
+    bcast_iter bi;
+    if (!bcast_start(out, 2, ins, &bi)) return DLP_OK;
     if (a->ival && b->ival) {
         int64_t *r = dlp_sh_alloc(c, (size_t)(bi.numel ? bi.numel : 1),
                                   sizeof *r);
         if (!r) return dlp_sh_nomem(c);
-        for (int64_t k = 0; k < bi.numel; k++)
-            if (!bin_i(op, a->ival[bi.offs[0][k]], b->ival[bi.offs[1][k]],
-                       &r[k]))
+        for (int64_t k = 0; k < bi.numel; k++, bcast_next(&bi))
+            if (!bin_i(op, a->ival[bi.off[0]], b->ival[bi.off[1]], &r[k]))
                 return DLP_OK;
         return dlp_sh_set_ints(c, 0, odt, out, r, bi.numel);
     }
     const double *fa, *fb;
     int64_t na, nb;
-    if (!dlp_sh_nums(c, ia, &fa, &na) || !dlp_sh_nums(c, ib, &fb, &nb))
+    if (!dlp_sh_nums_kept(c, 0, odt, bi.numel) ||
+        !dlp_sh_nums(c, ia, &fa, &na) || !dlp_sh_nums(c, ib, &fb, &nb))
         return DLP_OK;
     double *r = dlp_sh_alloc(c, (size_t)(bi.numel ? bi.numel : 1), sizeof *r);
     if (!r) return dlp_sh_nomem(c);
-    for (int64_t k = 0; k < bi.numel; k++) {
-        r[k] = bin_f(op, fa[bi.offs[0][k]], fb[bi.offs[1][k]]);
+    for (int64_t k = 0; k < bi.numel; k++, bcast_next(&bi)) {
+        r[k] = bin_f(op, fa[bi.off[0]], fb[bi.off[1]]);
         if (!dlp_dtype_is_float(odt) && !isfinite(r[k])) return DLP_OK;
     }
     return dlp_sh_set_nums(c, 0, odt, out, r, bi.numel);
@@ -433,18 +439,20 @@ static dlp_status sh_where(dlp_sctx *c) {
         if (!dlp_value_is_const(v[i])) return DLP_OK;
     }
     const dlp_shape *ins[3] = {&v[0]->shape, &v[1]->shape, &v[2]->shape};
-    bcast_index bi;
-    if (!bcast_build(c, &out, 3, ins, &bi)) return DLP_OK;
+    bcast_iter bi;
+    if (!bcast_start(&out, 3, ins, &bi)) return DLP_OK;
     const double *cf;
     int64_t nc;
+    if (!(v[1]->ival && v[2]->ival) && !dlp_sh_nums_kept(c, 0, dt, bi.numel))
+        return DLP_OK;
     if (!dlp_sh_nums(c, 0, &cf, &nc)) return DLP_OK;
     if (v[1]->ival && v[2]->ival) {
         int64_t *r = dlp_sh_alloc(c, (size_t)(bi.numel ? bi.numel : 1),
                                   sizeof *r);
         if (!r) return dlp_sh_nomem(c);
-        for (int64_t k = 0; k < bi.numel; k++)
-            r[k] = cf[bi.offs[0][k]] != 0 ? v[1]->ival[bi.offs[1][k]]
-                                          : v[2]->ival[bi.offs[2][k]];
+        for (int64_t k = 0; k < bi.numel; k++, bcast_next(&bi))
+            r[k] = cf[bi.off[0]] != 0 ? v[1]->ival[bi.off[1]]
+                                      : v[2]->ival[bi.off[2]];
         return dlp_sh_set_ints(c, 0, dt, &out, r, bi.numel);
     }
     const double *fa, *fb;
@@ -453,8 +461,8 @@ static dlp_status sh_where(dlp_sctx *c) {
         return DLP_OK;
     double *r = dlp_sh_alloc(c, (size_t)(bi.numel ? bi.numel : 1), sizeof *r);
     if (!r) return dlp_sh_nomem(c);
-    for (int64_t k = 0; k < bi.numel; k++)
-        r[k] = cf[bi.offs[0][k]] != 0 ? fa[bi.offs[1][k]] : fb[bi.offs[2][k]];
+    for (int64_t k = 0; k < bi.numel; k++, bcast_next(&bi))
+        r[k] = cf[bi.off[0]] != 0 ? fa[bi.off[1]] : fb[bi.off[2]];
     return dlp_sh_set_nums(c, 0, dt, &out, r, bi.numel);
 }
 

@@ -210,14 +210,26 @@ dlp_status dlp_sh_set_ints(dlp_sctx *c, int i, dlp_dtype t,
     return set_const(c, i, t, s, vals, NULL, n);
 }
 
+/* the dtype dlp_sh_set_nums(c, i, t, ...) stores its numbers as */
+static dlp_dtype nums_dtype(dlp_sctx *c, int i, dlp_dtype t) {
+    if (t != DLP_DT_UNDEFINED) return t;
+    dlp_value *o = dlp_sh_out(c, i);
+    return o ? o->dtype : DLP_DT_UNDEFINED;
+}
+
+static bool nums_as_ints(dlp_dtype dt) {
+    return dt != DLP_DT_UNDEFINED && !dlp_dtype_is_float(dt);
+}
+
+bool dlp_sh_nums_kept(dlp_sctx *c, int i, dlp_dtype t, int64_t n) {
+    return n >= 0 && n <= DLP_MAX_CONST_ELEMS &&
+           (nums_as_ints(nums_dtype(c, i, t)) || n <= DLP_SHAPE_MAX_FLOAT_CONST);
+}
+
 dlp_status dlp_sh_set_nums(dlp_sctx *c, int i, dlp_dtype t,
                            const dlp_shape *s, const double *vals, int64_t n) {
-    dlp_dtype dt = t;
-    if (dt == DLP_DT_UNDEFINED) {
-        dlp_value *o = dlp_sh_out(c, i);
-        dt = o ? o->dtype : DLP_DT_UNDEFINED;
-    }
-    if (dt != DLP_DT_UNDEFINED && !dlp_dtype_is_float(dt)) {
+    dlp_dtype dt = nums_dtype(c, i, t);
+    if (nums_as_ints(dt)) {
         /* integer or bool result held as doubles: convert */
         if (n < 0 || n > DLP_MAX_CONST_ELEMS) return dlp_sh_set(c, i, t, s);
         int64_t *iv = dlp_sh_alloc(c, (size_t)(n ? n : 1), sizeof *iv);
