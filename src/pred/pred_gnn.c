@@ -1232,9 +1232,7 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
     if (!st && !o->init_from && !o->no_optime)
         st = dlp_optime_examples_fit(E, &m->ot, err);
     else if (!st && m->ot)
-        for (int f = 0; f < E->n_fg && !st; f++)
-            if (!dlp_optime_annotate(m->ot, &E->fg[f]))
-                st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+        st = dlp_optime_annotate_all(m->ot, E, err);
     /* training: the step's cuDNN workspaces in its memory estimate
      * (docs/COST.md), fitted on the probes of the models it trains on (a
      * transfer keeps the model it starts from) */

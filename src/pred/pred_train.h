@@ -431,6 +431,10 @@ dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
                                    dlp_error *err);
 void dlp_optime_examples_clear(const dlp_examples *E);
+/* dlp_optime_annotate on every E->fg, on the engine's threads
+ * (dlp_nn_threads; the same answers for any count). */
+dlp_status dlp_optime_annotate_all(const dlp_optime *m, const dlp_examples *E,
+                                   dlp_error *err);
 /* The entries dlp_optime_save writes, all under this name prefix (forests
  * "optime/conv", "optime/mm", "optime/mem", "optime/attn"), and those of
  * dlp_convws_save (the workspace model's fp32 and half parts, forward
