@@ -96,7 +96,11 @@ typedef struct {
     dlp_convws *ws;         /* a training step's cuDNN workspaces, which
                                its memory estimate reads (NULL: the walk's
                                rule; inference, files before them) */
+    struct gnn_inputs *in;  /* while training: the examples' inputs
+                               derived once (NULL: derived per forward) */
 } gnn;
+
+static void inputs_free(struct gnn_inputs *in);
 
 /* ---- per-thread prediction scratch ----------------------------------------
  * A prediction borrows its two large buffers from the calling thread's
@@ -187,6 +191,7 @@ static void gnn_release(gnn *m) {
     free(m->x); free(m->st); free(m->out); free(m->out1); free(m->xfull);
     free(m->cat);
     free(m->w); free(m->roof);
+    inputs_free(m->in);
     free(m);
     if (__atomic_sub_fetch(&n_models, 1, __ATOMIC_ACQ_REL) == 0) {
         pthread_once(&scratch_once, scratch_key_init);
@@ -231,21 +236,44 @@ static bool any_weighted(const gnn *m) {
 }
 
 /* The cost readout's node weights of graph fg under c into w[n_nodes]:
- * (roofline us + COST_FLOOR_US) / their sum over the graph. */
-static bool cost_weights(gnn *m, const dlp_feat_graph *fg,
-                         const dlp_pred_config *c, float *w) {
+ * (roofline us + COST_FLOOR_US) / their sum over the graph. roof: scratch
+ * of *roof_cap doubles, grown here. */
+static bool cost_weights(double **roof, size_t *roof_cap,
+                         const dlp_feat_graph *fg, const dlp_pred_config *c,
+                         float *w) {
     int n = fg->n_nodes;
-    if (!dlp_grow((void **)&m->roof, &m->roof_cap, n ? (size_t)n : 1, sizeof *m->roof))
+    if (!dlp_grow((void **)roof, roof_cap, n ? (size_t)n : 1, sizeof **roof))
         return false;
-    dlp_feat_node_roofline_us(fg, c, m->roof);
-    double sum = 0;
+    double *r = *roof, sum = 0;
+    dlp_feat_node_roofline_us(fg, c, r);
     for (int i = 0; i < n; i++) {
-        double t = m->roof[i];
-        m->roof[i] = (isfinite(t) && t > 0 ? t : 0) + COST_FLOOR_US;
-        sum += m->roof[i];
+        double t = r[i];
+        r[i] = (isfinite(t) && t > 0 ? t : 0) + COST_FLOOR_US;
+        sum += r[i];
     }
-    for (int i = 0; i < n; i++) w[i] = (float)(m->roof[i] / sum);
+    for (int i = 0; i < n; i++) w[i] = (float)(r[i] / sum);
     return true;
+}
+
+/* The network's dense node columns of graph fg under c, standardized, into
+ * x[n_nodes][n_cols - ob.n]; xfull: scratch of XFULL_ROWS full rows (only
+ * the kept columns of each row go on, so the rows need not all be held at
+ * once). */
+static void node_rows(const gnn *m, const dlp_feat_graph *fg,
+                      const dlp_pred_config *c, float *xfull, float *x) {
+    const int nd = m->n_cols - m->ob.n;
+    for (int r0 = 0; r0 < fg->n_nodes; r0 += XFULL_ROWS) {
+        int r1 = fg->n_nodes - r0 < XFULL_ROWS ? fg->n_nodes : r0 + XFULL_ROWS;
+        dlp_feat_nodes_range(fg, c, r0, r1, xfull);
+        for (int r = r0; r < r1; r++) {
+            const float *src = xfull + (size_t)(r - r0) * DLP_FEAT_NODE_DIM;
+            float *dst = x + (size_t)r * nd;
+            for (int j = m->ob.n; j < m->n_cols; j++) {
+                int k = m->cols[j];
+                dst[j - m->ob.n] = (src[k] - m->node_mean[k]) / m->node_std[k];
+            }
+        }
+    }
 }
 
 /* Static features of one graph+config (standardized), [sdim]. emb may be
@@ -332,20 +360,51 @@ static dlp_status predict_members(gnn *m, const dlp_nn_graph *g, size_t no,
     return st;
 }
 
+/* ---- the examples' inputs, derived once per training --------------------
+ * Besides the network, a forward derives from each example its
+ * standardized node rows, the cost readout's node weights, its static row
+ * and its priors. They are fixed once the statistics and priors are set,
+ * yet were derived again at every forward of every epoch: ~7% of an epoch
+ * of the inference DIPPM (perf, eighty-ninth session). A training derives
+ * them once, before the members train, with the same functions the
+ * forward calls, so the numbers, and the files, are the same. The node rows
+ * are held up to INPUTS_BUDGET bytes (the inference data's ~6 million
+ * nodes take ~0.9 GB), in the order the training part lists its examples;
+ * an example beyond it has its rows derived per forward as before. */
+#define INPUTS_BUDGET ((size_t)3 << 30)
+
+typedef struct gnn_inputs {
+    int64_t *node_off; /* [n_ex]: the example's first node in x, -1: none */
+    float *x;          /* [nodes][n_cols - ob.n] */
+    float *w;          /* [nodes]: cost weights, NULL: no member reads them */
+    uint8_t *has;      /* [n_ex]: st and prior hold the example */
+    float *st;         /* [n_ex][sdim] */
+    double *prior;     /* [n_ex][nt] */
+} gnn_inputs;
+
+static void inputs_free(gnn_inputs *in) {
+    if (!in) return;
+    free(in->node_off); free(in->x); free(in->w); free(in->has);
+    free(in->st); free(in->prior);
+    free(in);
+}
+
 /* Forward on graphs fgs[0..n-1] with configs cfgs, embeddings embs (rows
  * of edim or NULL): writes log-space predictions logy[n][nt] (prior and
- * mean included). net: the member whose output is used, or -1 for the
- * average of all (a prediction). train: leaves activations for a backward
- * on m->net[net], net >= 0 (else the network's lighter predict-only
- * forward runs: same outputs). */
+ * mean included). ex: the examples' indices in the set m->in was derived
+ * from (NULL: none; their inputs are derived here). net: the member whose
+ * output is used, or -1 for the average of all (a prediction). train:
+ * leaves activations for a backward on m->net[net], net >= 0 (else the
+ * network's lighter predict-only forward runs: same outputs). */
 static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
                               const dlp_pred_config *const *cfgs,
-                              const float *const *embs, int n, int net,
-                              bool train, dlp_nn_graph *g, double *logy,
-                              dlp_error *err) {
+                              const float *const *embs, const int32_t *ex,
+                              int n, int net, bool train, dlp_nn_graph *g,
+                              double *logy, dlp_error *err) {
     dlp_nn_graph_desc descs[256];
     memset(descs, 0, sizeof descs);
     if (n > 256) return dlp_fail(err, DLP_ERR_LIMIT, "gnn: batch too large");
+    const gnn_inputs *in = ex ? m->in : NULL;
     size_t N = 0;
     for (int i = 0; i < n; i++) {
         descs[i].n_nodes = fgs[i]->n_nodes;
@@ -361,42 +420,40 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     if (net >= 0 ? dlp_nn_pool_weighted(m->pool[net]) : any_weighted(m)) {
         if (!grow(&m->w, &m->w_cap, N ? N : 1))
             return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
-        for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++)
-            if (!cost_weights(m, fgs[i], cfgs[i], m->w + o))
+        for (int i = 0, o = 0; i < n; o += fgs[i]->n_nodes, i++) {
+            int64_t no = in && in->w ? in->node_off[ex[i]] : -1;
+            if (no >= 0)
+                memcpy(m->w + o, in->w + no, (size_t)fgs[i]->n_nodes * sizeof *m->w);
+            else if (!cost_weights(&m->roof, &m->roof_cap, fgs[i], cfgs[i], m->w + o))
                 return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
+        }
         g->node_w = m->w;
     }
     const int nd = m->n_cols - m->ob.n;    /* dense columns of x */
     if (!grow(&m->x, &m->x_cap, (N ? N : 1) * (size_t)(nd ? nd : 1)) ||
         !dlp_grow((void **)&m->cat, &m->cat_cap, N ? N : 1, sizeof *m->cat) ||
         !grow(&m->st, &m->st_cap, (size_t)n * m->sdim) ||
-        !grow(&m->out, &m->out_cap, (size_t)n * m->nt))
+        !grow(&m->out, &m->out_cap, (size_t)n * m->nt) ||
+        !grow(&m->xfull, &m->xfull_cap, (size_t)XFULL_ROWS * DLP_FEAT_NODE_DIM))
         return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     size_t off = 0;
-    /* full feature rows XFULL_ROWS at a time: only the kept columns of each
-     * row go on (into x), so the rows need not all be held at once */
-    if (!grow(&m->xfull, &m->xfull_cap, (size_t)XFULL_ROWS * DLP_FEAT_NODE_DIM))
-        return dlp_fail(err, DLP_ERR_NOMEM, "gnn: out of memory");
     for (int i = 0; i < n; i++) {
         float *x = m->x + off * (size_t)nd;
         for (int r = 0; r < fgs[i]->n_nodes; r++)
             m->cat[off + (size_t)r] = m->ob.pos[fgs[i]->op[r]];
-        for (int r0 = 0; r0 < fgs[i]->n_nodes; r0 += XFULL_ROWS) {
-            int r1 = fgs[i]->n_nodes - r0 < XFULL_ROWS ? fgs[i]->n_nodes
-                                                       : r0 + XFULL_ROWS;
-            dlp_feat_nodes_range(fgs[i], cfgs[i], r0, r1, m->xfull);
-            for (int r = r0; r < r1; r++) {
-                const float *src = m->xfull + (size_t)(r - r0) * DLP_FEAT_NODE_DIM;
-                float *dst = x + (size_t)r * nd;
-                for (int j = m->ob.n; j < m->n_cols; j++) {
-                    int k = m->cols[j];
-                    dst[j - m->ob.n] = (src[k] - m->node_mean[k]) / m->node_std[k];
-                }
-            }
-        }
+        int64_t no = in ? in->node_off[ex[i]] : -1;
+        if (no >= 0)
+            memcpy(x, in->x + (size_t)no * nd,
+                   (size_t)fgs[i]->n_nodes * nd * sizeof *x);
+        else
+            node_rows(m, fgs[i], cfgs[i], m->xfull, x);
         off += (size_t)fgs[i]->n_nodes;
-        static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
-                   m->st + (size_t)i * m->sdim);
+        if (in && in->has[ex[i]])
+            memcpy(m->st + (size_t)i * m->sdim, in->st + (size_t)ex[i] * m->sdim,
+                   (size_t)m->sdim * sizeof *m->st);
+        else
+            static_row(m, fgs[i], cfgs[i], embs ? embs[i] : NULL,
+                       m->st + (size_t)i * m->sdim);
     }
     m->catv = (dlp_nn_cat){m->ob.n, m->cat, m->ob.scale, m->ob.base};
     DLP_ASSERT(net < m->n_net && (net >= 0 || !train));
@@ -411,10 +468,12 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
     if (st) return st;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nt; j++) {
+            double prior = in && in->has[ex[i]]
+                               ? in->prior[(size_t)ex[i] * m->nt + j]
+                               : prior_of(m, j, m->st + (size_t)i * m->sdim,
+                                          fgs[i], cfgs[i]);
             double z = (m->net_off[j] ? 0 : m->out[i * m->nt + j]) +
-                       m->y_mu[m->ts[j]] +
-                       prior_of(m, j, m->st + (size_t)i * m->sdim, fgs[i],
-                                cfgs[i]);
+                       m->y_mu[m->ts[j]] + prior;
             if (m->has_range) {   /* no wild extrapolation */
                 double lo = m->y_lo[m->ts[j]] - RANGE_SLACK;
                 double hi = m->y_hi[m->ts[j]] + RANGE_SLACK;
@@ -423,6 +482,99 @@ static dlp_status gnn_forward(gnn *m, const dlp_feat_graph *const *fgs,
             logy[i * m->nt + j] = z;
         }
     return DLP_OK;
+}
+
+/* One thread's share of inputs_derive: examples u[lo..hi) */
+typedef struct {
+    const gnn *m;
+    const dlp_examples *E;
+    const float *embs;
+    const int32_t *u;
+    gnn_inputs *in;
+} inputs_job;
+
+static void inputs_range(void *ctx, int lo, int hi) {
+    inputs_job *j = ctx;
+    const gnn *m = j->m;
+    gnn_inputs *in = j->in;
+    double *roof = NULL;
+    size_t roof_cap = 0;
+    float *xfull = malloc((size_t)XFULL_ROWS * DLP_FEAT_NODE_DIM * sizeof *xfull);
+    const int nd = m->n_cols - m->ob.n;
+    for (int i = lo; i < hi; i++) {
+        int32_t e = j->u[i];
+        const dlp_example *x = &j->E->ex[e];
+        const dlp_feat_graph *fg = &j->E->fg[x->fg];
+        float *st = in->st + (size_t)e * m->sdim;
+        static_row(m, fg, &x->cfg,
+                   j->embs ? j->embs + (size_t)x->fg * m->edim : NULL, st);
+        for (int t = 0; t < m->nt; t++)
+            in->prior[(size_t)e * m->nt + t] = prior_of(m, t, st, fg, &x->cfg);
+        in->has[e] = 1;
+        int64_t no = in->node_off[e];
+        if (no < 0) continue;
+        /* out of memory for the scratch: derived per forward instead */
+        if (!xfull || (in->w && !cost_weights(&roof, &roof_cap, fg, &x->cfg,
+                                              in->w + no))) {
+            in->node_off[e] = -1;
+            continue;
+        }
+        node_rows(m, fg, &x->cfg, xfull, in->x + (size_t)no * nd);
+    }
+    free(xfull);
+    free(roof);
+}
+
+/* m->in for the examples tr[0..ntr) and vi[0..nv) (the training and
+ * validation parts), on the engine's threads; each example's inputs are
+ * its own, so they do not depend on the thread count. Out of memory: m->in
+ * stays NULL (or holds fewer node rows) and forwards derive the rest. */
+static void inputs_derive(gnn *m, const dlp_examples *E, const int32_t *tr,
+                          int ntr, const int32_t *vi, int nv,
+                          const float *embs) {
+    gnn_inputs *in = calloc(1, sizeof *in);
+    int32_t *u = malloc((size_t)(ntr + nv + 1) * sizeof *u);
+    size_t n_ex = E->n ? (size_t)E->n : 1;
+    if (in) {
+        in->node_off = malloc(n_ex * sizeof *in->node_off);
+        in->has = calloc(n_ex, 1);
+        in->st = malloc(n_ex * m->sdim * sizeof *in->st);
+        in->prior = malloc(n_ex * m->nt * sizeof *in->prior);
+    }
+    if (!in || !u || !in->node_off || !in->has || !in->st || !in->prior) {
+        inputs_free(in);
+        free(u);
+        return;
+    }
+    const size_t nd = (size_t)(m->n_cols - m->ob.n);
+    const size_t per_node = (nd + (any_weighted(m) ? 1 : 0)) * sizeof(float);
+    for (size_t e = 0; e < n_ex; e++) in->node_off[e] = -1;
+    int nu = 0;
+    size_t nodes = 0;
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < (p ? nv : ntr); i++) {
+            int32_t e = p ? vi[i] : tr[i];
+            if (in->has[e]) continue;   /* vi is tr without a validation part */
+            in->has[e] = 1;
+            u[nu++] = e;
+            size_t nn = (size_t)E->fg[E->ex[e].fg].n_nodes;
+            if ((nodes + nn) * per_node <= INPUTS_BUDGET) {
+                in->node_off[e] = (int64_t)nodes;
+                nodes += nn;
+            }
+        }
+    memset(in->has, 0, n_ex);
+    in->x = malloc((nodes ? nodes : 1) * (nd ? nd : 1) * sizeof *in->x);
+    if (any_weighted(m)) in->w = malloc((nodes ? nodes : 1) * sizeof *in->w);
+    if (!in->x || (any_weighted(m) && !in->w)) {
+        free(in->x); free(in->w);
+        in->x = in->w = NULL;
+        for (size_t e = 0; e < n_ex; e++) in->node_off[e] = -1;
+    }
+    inputs_job j = {m, E, embs, u, in};
+    dlp_nn_parallel_for(dlp_nn_threads(), nu, inputs_range, &j);
+    free(u);
+    m->in = in;
 }
 
 /* ---- training ------------------------------------------------------------ */
@@ -897,8 +1049,8 @@ static dlp_status eval_mapes(gnn *m, int net, const dlp_examples *E,
         const dlp_pred_config *cfgs[256];
         const float *eb[256];
         gather(m, E, embs, idx + b0, nb, fgs, cfgs, eb);
-        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, net,
-                                    false, &g, logy, err);
+        dlp_status st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, idx + b0,
+                                    nb, net, false, &g, logy, err);
         dlp_nn_graph_free(&g);
         if (st) return st;
         for (int i = 0; i < nb; i++)
@@ -1008,8 +1160,8 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
                 }
             }
             dlp_nn_params_zero_grad(&net->params);
-            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, nb, k, true, &g,
-                             logy, err);
+            st = gnn_forward(m, fgs, cfgs, embs ? eb : NULL, order + b0, nb,
+                             k, true, &g, logy, err);
             if (st) break;
             loss_sum += huber_masked(dout, logy, yb, nb * m->nt);
             nb_done++;
@@ -1245,10 +1397,13 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         st = fit_prior(m, E, tr, ntr, va, nva, embs, err);
     const int32_t *vi = nva ? va : tr;
     int nv = nva ? nva : ntr;
+    if (!st) inputs_derive(m, E, tr, ntr, vi, nv, embs);
     if (!st)
         st = train_members(m, a, E, tr, ntr, vi, nv, hidden, embs, &fc, o,
                            err);
     if (!st && !o->init_from) st = gate_net(m, E, embs, vi, nv, err);
+    inputs_free(m->in);
+    m->in = NULL;
     if (!st) {
         for (int j = 0; j < m->nt; j++) meta->targets |= 1u << m->ts[j];
         st = gnn_save(m, out, err);
@@ -1304,7 +1459,7 @@ dlp_status dlp_gnn_predict(const dlp_predictor *p, const dlp_pred_input *in,
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
         swap_r(&m->net[0].ws, &m->net[0].ws_cap, &sc->ws, &sc->ws_cap);
     }
-    if (!st) st = gnn_forward(m, &vg, &in->cfg, m->edim ? eb : NULL, 1, -1,
+    if (!st) st = gnn_forward(m, &vg, &in->cfg, m->edim ? eb : NULL, NULL, 1, -1,
                               false, &g, logy, err);
     if (sc) {
         swap_f(&m->x, &m->x_cap, &sc->x, &sc->x_cap);
