@@ -47,3 +47,10 @@ join "$T/old.ep" "$T/new.ep" | awk '{
     printf "%-12s old %6.1f s/epoch  new %6.1f s/epoch  new/old %.3f  (%d epochs)\n", $1, o, n, n / o, $2 }'
 grep "validation MAPE" "$T/old.log" | head -2 | sed 's/^/old /'
 grep "validation MAPE" "$T/new.log" | head -2 | sed 's/^/new /'
+# whether the change kept the numbers: a speed change that must not alter
+# a trained file says so here
+if cmp -s "$T/old.dlpm" "$T/new.dlpm"; then
+    echo "the two model files: the same bytes"
+else
+    echo "the two model files differ"
+fi

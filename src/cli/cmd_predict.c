@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -158,8 +157,6 @@ typedef struct {
     const dlp_predict_config *c;
     bool json;
     char **paths, **out;
-    int n;
-    atomic_int next;
     atomic_int failed;
 } dir_job;
 
@@ -183,27 +180,25 @@ static void json_error(char **out, const char *name, const char *msg) {
     *out = s;
 }
 
-static void *dir_worker(void *arg) {
+/* model i of the directory (dlp_parallel_each): its line, or its error
+ * as one; never stops the others */
+static bool dir_item(void *arg, int i) {
     dir_job *j = arg;
-    for (;;) {
-        int i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->n) break;
-        dlp_error err = {0};
-        if (predict_one(j->ps, j->paths[i], j->c, j->json, &j->out[i], &err)) {
-            atomic_fetch_add(&j->failed, 1);
-            const char *name = strrchr(j->paths[i], '/');
-            name = name ? name + 1 : j->paths[i];
-            if (j->json) {
-                json_error(&j->out[i], name, err.msg);
-            } else {
-                size_t cap = strlen(name) + strlen(err.msg) + 32;
-                j->out[i] = malloc(cap);
-                if (j->out[i])
-                    snprintf(j->out[i], cap, "%s: error: %s\n", name, err.msg);
-            }
+    dlp_error err = {0};
+    if (predict_one(j->ps, j->paths[i], j->c, j->json, &j->out[i], &err)) {
+        atomic_fetch_add(&j->failed, 1);
+        const char *name = strrchr(j->paths[i], '/');
+        name = name ? name + 1 : j->paths[i];
+        if (j->json) {
+            json_error(&j->out[i], name, err.msg);
+        } else {
+            size_t cap = strlen(name) + strlen(err.msg) + 32;
+            j->out[i] = malloc(cap);
+            if (j->out[i])
+                snprintf(j->out[i], cap, "%s: error: %s\n", name, err.msg);
         }
     }
-    return NULL;
+    return true;
 }
 
 static int predict_dir(dlp_predictor_set *ps, const char *dir,
@@ -230,19 +225,12 @@ static int predict_dir(dlp_predictor_set *ps, const char *dir,
         rc = 1;
     } else {
         char **out = calloc((size_t)n, sizeof *out);
-        dir_job j = {ps, c, json, paths, out, n, 0, 0};
+        dir_job j = {ps, c, json, paths, out, 0};
         if (!out) {
             fprintf(stderr, "dlperf predict: out of memory\n");
             rc = 1;
         } else {
-            if (jobs > n) jobs = n;
-            pthread_t th[64];
-            int started = 0;
-            for (int t = 1; t < jobs && t < 64; t++)
-                if (pthread_create(&th[started], NULL, dir_worker, &j) == 0)
-                    started++;
-            dir_worker(&j);
-            for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+            dlp_parallel_each(jobs, n, dir_item, &j);
             for (int i = 0; i < n; i++) {
                 if (out[i]) {
                     fputs(out[i], stdout);

@@ -55,6 +55,17 @@ dlp_status dlp_dir_list(const char *dir, const dlp_dir_filter *f,
                         char ***names, int *n, dlp_error *err);
 void dlp_dir_list_free(char **names, int n);
 
+/* Runs item(ctx, i) for each i in [0, n) on up to n_threads threads
+ * (parallel_each.c; the caller's is one) that claim the next index from a
+ * shared counter, for items of uneven cost. An item returning false stops
+ * the run: no index is claimed after it (those already running finish),
+ * and the call returns false. Each index runs at most once, on whichever
+ * thread claims it: an item that writes only its own results gives the
+ * same results for any thread count. A thread that cannot start leaves
+ * its share to the others. */
+typedef bool (*dlp_item_fn)(void *ctx, int i);
+bool dlp_parallel_each(int n_threads, int n, dlp_item_fn item, void *ctx);
+
 void dlp_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 

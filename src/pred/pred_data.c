@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +179,6 @@ typedef struct {
     dlp_status *st;            /* per item: its status */
     dlp_error *err;            /* per item: its message */
     bool *conflict;            /* per item: shapes contradict the binding */
-    atomic_int next;           /* the next item to claim */
-    atomic_bool nomem;         /* stop claiming */
     pthread_mutex_t lock;      /* one progress call at a time */
     int done;                  /* items done (under lock) */
 } feat_job;
@@ -209,33 +206,25 @@ static void feat_item(feat_job *J, int i) {
                                &J->conflict[i], &J->err[i]);
 }
 
-static void feat_worker(void *ctx, int lo, int hi) {
-    (void)lo;
-    (void)hi;
+/* item i (dlp_parallel_each); out of memory stops the run */
+static bool feat_next(void *ctx, int i) {
     feat_job *J = ctx;
-    for (;;) {
-        if (atomic_load(&J->nomem)) return;
-        int i = atomic_fetch_add(&J->next, 1);
-        if (i >= J->n) return;
-        feat_item(J, i);
-        if (J->st[i] == DLP_ERR_NOMEM) atomic_store(&J->nomem, true);
-        if (J->o->progress) {
-            pthread_mutex_lock(&J->lock);
-            J->o->progress(J->o->user, J->done_before + J->done++, J->total);
-            pthread_mutex_unlock(&J->lock);
-        }
+    feat_item(J, i);
+    if (J->o->progress) {
+        pthread_mutex_lock(&J->lock);
+        J->o->progress(J->o->user, J->done_before + J->done++, J->total);
+        pthread_mutex_unlock(&J->lock);
     }
+    return J->st[i] != DLP_ERR_NOMEM;
 }
 
 /* features of n items into out[] (statuses st[], messages errs[],
- * conflict flags) on the options' threads */
+ * conflict flags) on the options' threads; items never claimed after an
+ * out of memory keep the status the caller set */
 static void feat_run(feat_job *J) {
-    int nt = J->o->threads > 1 ? J->o->threads : 1;
-    atomic_init(&J->next, 0);
     J->done = 0;
-    atomic_init(&J->nomem, false);
     pthread_mutex_init(&J->lock, NULL);
-    dlp_nn_parallel_for(nt, nt, feat_worker, J);
+    dlp_parallel_each(J->o->threads > 1 ? J->o->threads : 1, J->n, feat_next, J);
     pthread_mutex_destroy(&J->lock);
 }
 

@@ -682,34 +682,18 @@ dlp_status dlp_optime_pred_feat(const dlp_optime *m, const dlp_pred_input *in,
 typedef struct {
     const dlp_optime *m;
     const dlp_examples *E;
-    atomic_int next;
-    atomic_bool nomem;
 } annotate_job;
 
-static void annotate_worker(void *ctx, int lo, int hi) {
-    (void)lo;
-    (void)hi;
+static bool annotate_item(void *ctx, int f) {
     annotate_job *J = ctx;
-    for (;;) {
-        if (atomic_load(&J->nomem)) return;
-        int f = atomic_fetch_add(&J->next, 1);
-        if (f >= J->E->n_fg) return;
-        if (!dlp_optime_annotate(J->m, &J->E->fg[f]))
-            atomic_store(&J->nomem, true);
-    }
+    return dlp_optime_annotate(J->m, &J->E->fg[f]);
 }
 
 dlp_status dlp_optime_annotate_all(const dlp_optime *m, const dlp_examples *E,
                                    dlp_error *err) {
-    annotate_job J = {.m = m, .E = E};
-    atomic_init(&J.next, 0);
-    atomic_init(&J.nomem, false);
-    int nt = dlp_nn_threads();
-    if (nt > E->n_fg) nt = E->n_fg;
-    if (nt < 1) nt = 1;
-    dlp_nn_parallel_for(nt, nt, annotate_worker, &J);
-    return atomic_load(&J.nomem)
-               ? dlp_fail(err, DLP_ERR_NOMEM, "out of memory") : DLP_OK;
+    annotate_job J = {m, E};
+    return dlp_parallel_each(dlp_nn_threads(), E->n_fg, annotate_item, &J)
+               ? DLP_OK : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
 }
 
 dlp_status dlp_optime_examples_fit(const dlp_examples *E, dlp_optime **out,
