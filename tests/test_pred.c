@@ -1242,6 +1242,55 @@ static void count_progress(void *user, const dlp_train_progress *p) {
  * one thread gives, entry for entry, for 2 and for 3 members (3: one
  * thread takes two); the engine's thread count is restored and every
  * member reports its epochs. */
+/* The examples' network inputs derived once and held (pred_gnn.c
+ * inputs_derive) train the same networks as inputs derived at every
+ * forward: all of them held, none (input_bytes < 0) and some (a budget
+ * that holds the node rows of a few examples only), two members with the
+ * cost-weighted lse readout (so the node weights are held too), every
+ * entry of the files bit for bit. */
+static void test_inputs_held(void) {
+    dlp_examples E;
+    int32_t *tr, *va;
+    int ntr, nva;
+    if (quarter_split(&E, &tr, &ntr, &va, &nva)) { CHECK(0); return; }
+    const long long budgets[3] = {-1, 0, 6000};
+    dlp_nn_file f[3] = {{0}, {0}, {0}};
+    for (int b = 0; b < 3; b++) {
+        dlp_train_opts o;
+        dlp_train_opts_init(&o);
+        o.epochs = 3;
+        o.patience = 10;
+        o.hidden = 8;
+        o.seed = 7;
+        o.members = 2;
+        o.readout = DLP_READOUT_MIXED_LSE;
+        o.input_bytes = budgets[b];
+        dlp_error err;
+        dlp_predictor *p = NULL;
+        CHECK_MSG(dlp_pred_train("dippm", &E, tr, ntr, va, nva, &o, &p,
+                                 &f[b], &err) == DLP_OK, "%s", err.msg);
+        dlp_predictor_free(p);
+    }
+    for (int b = 1; b < 3; b++) {
+        int same = 0;
+        for (int i = 0; i < f[0].n; i++) {
+            const dlp_nn_entry *a = &f[0].e[i];
+            const dlp_nn_entry *c = dlp_nn_file_get(&f[b], a->name, a->kind);
+            bool eq = c && c->count == a->count &&
+                      !memcmp(a->data, c->data,
+                              (size_t)a->count * dlp_nn_elem_size(a->kind));
+            if (!eq) fprintf(stderr, "  budget %lld differs: %s\n", budgets[b], a->name);
+            same += eq;
+        }
+        CHECK_MSG(f[0].n > 10 && same == f[0].n && f[b].n == f[0].n,
+                  "budget %lld: %d of %d entries the same", budgets[b], same,
+                  f[0].n);
+    }
+    for (int b = 0; b < 3; b++) dlp_nn_file_free(&f[b]);
+    free(tr); free(va);
+    dlp_examples_free(&E);
+}
+
 static void test_members_at_once(void) {
     dlp_examples E;
     int32_t *tr, *va;
@@ -1439,6 +1488,7 @@ int main(void) {
     RUN(test_unknown_readout);
     RUN(test_ensemble_is_mean);
     RUN(test_members_at_once);
+    RUN(test_inputs_held);
     RUN(test_energy_two_estimates);
     RUN(test_set);
     rmdir(tmpdir);

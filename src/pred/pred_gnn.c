@@ -364,13 +364,16 @@ static dlp_status predict_members(gnn *m, const dlp_nn_graph *g, size_t no,
  * Besides the network, a forward derives from each example its
  * standardized node rows, the cost readout's node weights, its static row
  * and its priors. They are fixed once the statistics and priors are set,
- * yet were derived again at every forward of every epoch: ~7% of an epoch
- * of the inference DIPPM (perf, eighty-ninth session). A training derives
- * them once, before the members train, with the same functions the
- * forward calls, so the numbers, and the files, are the same. The node rows
- * are held up to INPUTS_BUDGET bytes (the inference data's ~6 million
- * nodes take ~0.9 GB), in the order the training part lists its examples;
- * an example beyond it has its rows derived per forward as before. */
+ * yet were derived again at every forward of every epoch: ~7% of the
+ * samples of an inference DIPPM epoch (perf, eighty-ninth session). A
+ * training derives them once, before the members train, with the same
+ * functions the forward calls, so the numbers, and the files, are the
+ * same (bench/train_bench.sh says so: 4,000 inference examples, 22.5 ->
+ * 21.0 s an epoch). The node rows are held up to INPUTS_BUDGET bytes, in
+ * the order the training part lists its examples (dlp_train_opts
+ * .input_bytes sets another budget, or none); an example beyond it, or
+ * all of them when the memory cannot be had, has its rows derived per
+ * forward as before. */
 #define INPUTS_BUDGET ((size_t)3 << 30)
 
 typedef struct gnn_inputs {
@@ -526,12 +529,13 @@ static void inputs_range(void *ctx, int lo, int hi) {
 }
 
 /* m->in for the examples tr[0..ntr) and vi[0..nv) (the training and
- * validation parts), on the engine's threads; each example's inputs are
- * its own, so they do not depend on the thread count. Out of memory: m->in
- * stays NULL (or holds fewer node rows) and forwards derive the rest. */
+ * validation parts), node rows up to budget bytes, on the engine's
+ * threads; each example's inputs are its own, so they do not depend on the
+ * thread count. Out of memory: m->in stays NULL (or holds fewer node rows)
+ * and forwards derive the rest. */
 static void inputs_derive(gnn *m, const dlp_examples *E, const int32_t *tr,
                           int ntr, const int32_t *vi, int nv,
-                          const float *embs) {
+                          const float *embs, size_t budget) {
     gnn_inputs *in = calloc(1, sizeof *in);
     int32_t *u = malloc((size_t)(ntr + nv + 1) * sizeof *u);
     size_t n_ex = E->n ? (size_t)E->n : 1;
@@ -558,7 +562,7 @@ static void inputs_derive(gnn *m, const dlp_examples *E, const int32_t *tr,
             in->has[e] = 1;
             u[nu++] = e;
             size_t nn = (size_t)E->fg[E->ex[e].fg].n_nodes;
-            if ((nodes + nn) * per_node <= INPUTS_BUDGET) {
+            if ((nodes + nn) * per_node <= budget) {
                 in->node_off[e] = (int64_t)nodes;
                 nodes += nn;
             }
@@ -1397,7 +1401,9 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
         st = fit_prior(m, E, tr, ntr, va, nva, embs, err);
     const int32_t *vi = nva ? va : tr;
     int nv = nva ? nva : ntr;
-    if (!st) inputs_derive(m, E, tr, ntr, vi, nv, embs);
+    if (!st && o->input_bytes >= 0)
+        inputs_derive(m, E, tr, ntr, vi, nv, embs,
+                      o->input_bytes ? (size_t)o->input_bytes : INPUTS_BUDGET);
     if (!st)
         st = train_members(m, a, E, tr, ntr, vi, nv, hidden, embs, &fc, o,
                            err);

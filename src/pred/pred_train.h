@@ -516,6 +516,12 @@ typedef struct {
                                   recorded validation errors are measured
                                   again on it and must match) */
     int n_parts_from;
+    long long input_bytes;     /* DIPPM/TraPPM: each example's network
+                                  inputs (node rows, static row, priors)
+                                  derived once and held, the node rows up
+                                  to this many bytes (0: 3 GiB); < 0: none,
+                                  derived at every forward. The same
+                                  networks either way (pred_gnn.c) */
     void (*progress)(void *user, const dlp_train_progress *p);
     void *user;
 } dlp_train_opts;
