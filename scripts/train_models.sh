@@ -196,27 +196,121 @@ part() {
 }
 mkdir -p "$OUT"
 status=0
+# The blends (docs/PREDICT.md, "Blends"), each trained in its mode's call
+# below, after the files it takes parts from:
+#
+# the blend DIPPM+kern: DIPPM and kern trained again in one file on the
+# same split as the files above (same options and seed), latency their
+# geometric mean, energy blended latency x DIPPM's power, memory and power
+# DIPPM's; its validation errors are its own, so `dlperf predict` takes it
+# only where they are the lowest (WITH_BLEND=1 trains it).
+#
+# the LLM blend DIPPM+XGBoost (nineteenth session, docs/EVAL.md): the
+# geometric mean of the two, each trained as its own file is (the LLM
+# DIPPM's options, the LLM trees' defaults), on the same split. On the
+# data through l16c, 5-fold leave-models-out, the mean of their held-out
+# predictions had 22.43% throughput error against 24.51% (DIPPM) and
+# 24.31% (XGBoost), 18.45% energy and 4.40% memory, so `dlperf predict`
+# answers LLM requests with it (models/heldout.csv); LLM_BLEND= skips it.
+# Its DIPPM is the file written before it (`--parts`, twenty-fifth
+# session): trained on the same data, split and options, it is the same
+# network, so training it again (21 of the twenty-fourth session's 105
+# minutes) is skipped; dlperf checks the file's validation errors on this
+# split and refuses one from another. The trees are trained for the
+# blend: the xgb-llm.dlpm of `dlperf tree fit` is fitted on every row, not
+# this split.
+LLM_BLEND=${LLM_BLEND-dippm+xgb}
+# the training blend DIPPM+XGBoost (thirty-second session, docs/EVAL.md):
+# the geometric mean of the training DIPPM (`--parts`) and trees trained
+# for the blend on the same split. Held out on the data through t32c
+# (5-fold leave-models-out) it had 14.46% step time error against DIPPM's
+# 15.13% (two members of hidden 64) and the trees' 15.73% (tree schema 3,
+# 300 rounds of depth 5), memory 4.33% and power 8.61%, below both parts
+# on every target (with one DIPPM of hidden 32 and the former 200 rounds
+# of depth 3: 15.15 / 4.58 / 8.95%); TRAIN_BLEND= skips it
+TRAIN_BLEND=${TRAIN_BLEND-dippm+xgb}
+# the memory blend roofline+xgb (twenty-sixth session, docs/EVAL.md): the
+# geometric mean of the peak-memory estimate and the trees, the estimate
+# taken from the roofline file (`--parts`), the trees trained for the
+# blend on the same split. Held out on the data through t27c (with the
+# twenty-seventh session's T5 attention rule): LLM memory 1.97% (eager
+# 1.80%, CUDA graph 2.14%) against XGBoost's 2.11% and the estimate's
+# 2.77%; the DIPPM+XGBoost blend, which runs for the LLM throughput, had
+# 2.04% eager (data through l26b), beyond the 10% sharing margin
+# (src/predict/predict_set.c), so this file answers LLM eager memory. For
+# inference its held-out memory is within the margin of the estimate's
+# and it would answer nothing: MEM_BLEND_MODES="llm inference" trains it
+# there too (default: llm)
+MEM_BLEND_MODES=${MEM_BLEND_MODES-llm}
+# in_list WORD LIST: WORD is one of LIST's words
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+# One `dlperf train` call per mode trains all of its files (several
+# --kind: the examples are read and featurized once, ninetieth session;
+# each file the same bytes as its own call writes, src/cli/cmd_train.c):
+# the baselines, DIPPM, TraPPM (TRAPPM_MODES), for inference the per-node
+# kernel model (kern: needs libxgboost and kernel traces) and the blends
+# above. A file that cannot train for want of libxgboost, kernel traces or
+# labels is skipped with a note; the other files still train.
 for mode in $MODES; do
+    jobs=""
     for kind in $KINDS; do
-        if [ "$kind" = trappm ] && ! echo " $TRAPPM_MODES " | grep -q " $mode "; then
+        if [ "$kind" = trappm ] && ! in_list "$mode" "$TRAPPM_MODES"; then
             continue
         fi
-        out="$OUT/$kind-$mode.dlpm"
-        part "$kind, $mode -> $out"
-        # shellcheck disable=SC2046 # gnn_args: words on purpose
-        if "$DLPERF" train "$DATA" --mode "$mode" --kind "$kind" -o "$out" \
-            $(gnn_args "$mode" "$kind") --threads "$THREADS" --seed 1 \
-            --fit-cache "$fit_cache" >"$out.log" 2>&1; then
-            cat "$out.log"
-        elif grep -q "no usable" "$out.log"; then
-            echo "   skipped: no $mode labels in $DATA" >&2
-        else
-            echo "   FAILED:" >&2
-            tail -3 "$out.log" >&2
+        jobs="$jobs --kind $kind -o $OUT/$kind-$mode.dlpm $(gnn_args "$mode" "$kind")"
+    done
+    dippm_parts="$OUT/dippm-$mode.dlpm,-"
+    in_list dippm "$KINDS" || [ -f "$OUT/dippm-$mode.dlpm" ] || dippm_parts=""
+    case $mode in
+    inference)
+        [ -n "${SKIP_KERN:-}" ] ||
+            jobs="$jobs --kind kern -o $OUT/kern-inference.dlpm"
+        [ -z "${WITH_BLEND:-}" ] ||
+            jobs="$jobs --kind dippm+kern -o $OUT/dippm+kern-inference.dlpm $(gnn_args inference dippm+kern)"
+        ;;
+    llm)
+        if [ -n "$LLM_BLEND" ]; then
+            jobs="$jobs --kind $LLM_BLEND -o $OUT/$LLM_BLEND-llm.dlpm $(gnn_args llm dippm)"
+            [ "$LLM_BLEND" = dippm+xgb ] && in_list dippm "$KINDS" &&
+                jobs="$jobs --parts $dippm_parts"
+        fi
+        ;;
+    training)
+        [ -n "$TRAIN_BLEND" ] && [ -n "$dippm_parts" ] &&
+            jobs="$jobs --kind $TRAIN_BLEND -o $OUT/$TRAIN_BLEND-training.dlpm $(gnn_args training dippm) --parts $dippm_parts"
+        ;;
+    esac
+    if in_list "$mode" "$MEM_BLEND_MODES" &&
+        { in_list roofline "$KINDS" || [ -f "$OUT/roofline-$mode.dlpm" ]; }; then
+        jobs="$jobs --kind roofline+xgb -o $OUT/roofline+xgb-$mode.dlpm --parts $OUT/roofline-$mode.dlpm,-"
+    fi
+    [ -n "$jobs" ] || continue
+    log="$OUT/train-$mode.log"
+    part "$mode:$(echo "$jobs" | awk '{ for (i = 1; i < NF; i++) if ($i == "--kind") printf " %s", $(i + 1) }')"
+    # shellcheck disable=SC2086 # jobs: words on purpose
+    if "$DLPERF" train "$DATA" --mode "$mode" --threads "$THREADS" --seed 1 \
+        --fit-cache "$fit_cache" $jobs >"$log" 2>&1; then
+        tr '\r' '\n' <"$log" | grep -v '^featurizing graphs'
+    elif grep -q "no usable" "$log"; then
+        echo "   skipped: no $mode labels in $DATA" >&2
+    else
+        tr '\r' '\n' <"$log" | grep -v '^featurizing graphs'
+        # the files that failed: skipped where libxgboost or the kernel
+        # traces are missing, else a failure
+        grep -E "^dlperf( train)?: " "$log" | grep -v "warning\|fit cache" |
+            while IFS= read -r line; do
+                if echo "$line" | grep -qi "xgboost\|kernel traces"; then
+                    echo "   skipped: $line" >&2
+                else
+                    echo "   FAILED: $line" >&2
+                fi
+            done
+        if grep -E "^dlperf( train)?: " "$log" |
+            grep -v "warning\|fit cache" | grep -qvi "xgboost\|kernel traces"; then
             status=1
         fi
-        rm -f "$out.log"
-    done
+    fi
+    rm -f "$log"
 done
 # the XGBoost predictors (src/tree), where libxgboost exists: one file per
 # mode; each records its leave-models-out CV error, and `dlperf predict`
@@ -241,113 +335,6 @@ if [ -z "${SKIP_TREE:-}" ]; then
         rm -f "$OUT/xgb.log"
     done
 fi
-# the per-node latency model (kind kern, docs/PREDICT.md): inference only,
-# from the eager kernel traces; needs libxgboost and kernels.csv.zst rows
-if [ -z "${SKIP_KERN:-}" ] && echo " $MODES " | grep -q " inference "; then
-    part "kern, inference -> $OUT/kern-inference.dlpm"
-    if "$DLPERF" train "$DATA" --mode inference --kind kern \
-        -o "$OUT/kern-inference.dlpm" --threads "$THREADS" --seed 1 \
-        --fit-cache "$fit_cache" >"$OUT/kern.log" 2>&1; then
-        grep -E "validation MAPE|kernel sum|held-out traces|fit cache" "$OUT/kern.log" >&2
-    elif grep -qi "xgboost\|kernel traces" "$OUT/kern.log"; then
-        echo "   skipped: $(tail -1 "$OUT/kern.log")" >&2
-    else
-        echo "   FAILED:" >&2
-        tail -3 "$OUT/kern.log" >&2
-        status=1
-    fi
-    rm -f "$OUT/kern.log"
-fi
-# train_blend MODE KIND GNN_ARGS...: one blend file, its validation errors
-# printed; skipped with a note where a part cannot train (no libxgboost,
-# no kernel traces, no labels)
-train_blend() {
-    bmode=$1 bkind=$2
-    shift 2
-    out="$OUT/$bkind-$bmode.dlpm"
-    part "$bkind, $bmode -> $out"
-    if "$DLPERF" train "$DATA" --mode "$bmode" --kind "$bkind" -o "$out" \
-        "$@" --threads "$THREADS" --seed 1 --fit-cache "$fit_cache" \
-        >"$out.log" 2>&1; then
-        grep -E "validation MAPE|fit cache" "$out.log" >&2
-    elif grep -qi "xgboost\|kernel traces\|no usable" "$out.log"; then
-        echo "   skipped: $(tail -1 "$out.log")" >&2
-    else
-        echo "   FAILED:" >&2
-        tail -3 "$out.log" >&2
-        status=1
-    fi
-    rm -f "$out.log"
-}
-# the blend DIPPM+kern (docs/PREDICT.md, "Blends"): DIPPM and kern trained
-# again in one file on the same split as the files above (same options and
-# seed), latency their geometric mean, energy blended latency x DIPPM's
-# power, memory and power DIPPM's; its validation errors are its own, so
-# `dlperf predict` takes it only where they are the lowest
-if [ -n "${WITH_BLEND:-}" ] && echo " $MODES " | grep -q " inference "; then
-    # shellcheck disable=SC2046
-    train_blend inference dippm+kern $(gnn_args inference dippm+kern)
-fi
-# the LLM blend DIPPM+XGBoost (nineteenth session, docs/EVAL.md): the
-# geometric mean of the two, each trained as its own file is (the LLM
-# DIPPM's options, the LLM trees' defaults), on the same split. On the
-# data through l16c, 5-fold leave-models-out, the mean of their held-out
-# predictions had 22.43% throughput error against 24.51% (DIPPM) and
-# 24.31% (XGBoost), 18.45% energy and 4.40% memory, so `dlperf predict`
-# answers LLM requests with it (models/heldout.csv); LLM_BLEND= skips it
-#
-# Its DIPPM is the file written above (`--parts`, twenty-fifth session):
-# trained on the same data, split and options, it is the same network, so
-# training it again (21 of the twenty-fourth session's 105 minutes) is
-# skipped; dlperf checks the file's validation errors on this split and
-# refuses one from another. The trees are trained for the blend: the
-# xgb-llm.dlpm of `dlperf tree fit` is fitted on every row, not this split.
-LLM_BLEND=${LLM_BLEND-dippm+xgb}
-if [ -n "$LLM_BLEND" ] && echo " $MODES " | grep -q " llm "; then
-    if [ "$LLM_BLEND" = dippm+xgb ] && [ -f "$OUT/dippm-llm.dlpm" ] &&
-        echo " $KINDS " | grep -q " dippm "; then
-        # shellcheck disable=SC2046
-        train_blend llm "$LLM_BLEND" $(gnn_args llm dippm) \
-            --parts "$OUT/dippm-llm.dlpm,-"
-    else
-        # shellcheck disable=SC2046
-        train_blend llm "$LLM_BLEND" $(gnn_args llm dippm)
-    fi
-fi
-# the training blend DIPPM+XGBoost (thirty-second session, docs/EVAL.md):
-# the geometric mean of the training DIPPM written above (`--parts`) and
-# trees trained for the blend on the same split. Held out on the data
-# through t32c (5-fold leave-models-out) it had 14.46% step time error
-# against DIPPM's 15.13% (two members of hidden 64) and the trees' 15.73%
-# (tree schema 3, 300 rounds of depth 5), memory 4.33% and power 8.61%,
-# below both parts on every target (with one DIPPM of hidden 32 and the
-# former 200 rounds of depth 3: 15.15 / 4.58 / 8.95%);
-# TRAIN_BLEND= skips it
-TRAIN_BLEND=${TRAIN_BLEND-dippm+xgb}
-if [ -n "$TRAIN_BLEND" ] && echo " $MODES " | grep -q " training " &&
-    [ -f "$OUT/dippm-training.dlpm" ]; then
-    # shellcheck disable=SC2046
-    train_blend training "$TRAIN_BLEND" $(gnn_args training dippm) \
-        --parts "$OUT/dippm-training.dlpm,-"
-fi
-# the memory blend roofline+xgb (twenty-sixth session, docs/EVAL.md): the
-# geometric mean of the peak-memory estimate and the trees, the estimate
-# taken from the roofline file above (`--parts`), the trees trained for
-# the blend on the same split. Held out on the data through t27c (with the
-# twenty-seventh session's T5 attention rule): LLM memory 1.97% (eager
-# 1.80%, CUDA graph 2.14%) against XGBoost's 2.11% and the estimate's
-# 2.77%; the DIPPM+XGBoost blend, which runs for the LLM throughput, had
-# 2.04% eager (data through l26b), beyond the 10% sharing margin
-# (src/predict/predict_set.c), so this file answers LLM eager memory. For
-# inference its held-out memory is within the margin of the estimate's
-# and it would answer nothing: MEM_BLEND_MODES="llm inference" trains it
-# there too (default: llm)
-MEM_BLEND_MODES=${MEM_BLEND_MODES-llm}
-for m in $MEM_BLEND_MODES; do
-    if echo " $MODES " | grep -q " $m " && [ -f "$OUT/roofline-$m.dlpm" ]; then
-        train_blend "$m" roofline+xgb --parts "$OUT/roofline-$m.dlpm,-"
-    fi
-done
 # the SM-partition latency model (docs/PREDICT.md), from the kernel traces
 # taken inside green contexts
 if [ -z "${SKIP_PARTITION:-}" ]; then

@@ -674,6 +674,36 @@ static hostnorm_sets hostnorm_build(const char *dir, dlp_pred_mode mode,
     return s;
 }
 
+/* dlp_examples_host_norm on the sets built: the set built as measured
+ * brought to n's host is the set built with it, bit for bit; that one
+ * brought back (NULL) is as measured; and brought to n again, the same
+ * (each time from the measured labels, never compounded) */
+static void hostnorm_again(hostnorm_sets *s, const dlp_host_norm *n) {
+    dlp_examples *A = &s->A, *B = &s->B;
+    dlp_error err;
+    size_t ny = sizeof A->ex[0].y;
+    double *meas = malloc((size_t)(A->n ? A->n : 1) * ny);
+    DLP_ASSERT(meas);
+    for (int i = 0; i < A->n; i++) memcpy(meas + i * DLP_T_COUNT, A->ex[i].y, ny);
+    CHECK(A->meas_kept && B->meas_kept);
+    for (int round = 0; round < 2; round++) {
+        CHECK_MSG(dlp_examples_host_norm(A, n, &err) == DLP_OK, "%s", err.msg);
+        CHECK(A->n_host_normed == B->n_host_normed && A->n == B->n);
+        CHECK(!memcmp(&A->host_norm, &B->host_norm, sizeof A->host_norm));
+        for (int i = 0; i < A->n && i < B->n; i++) {
+            CHECK(!memcmp(A->ex[i].y, B->ex[i].y, ny));
+            CHECK(A->ex[i].host_f == B->ex[i].host_f);
+        }
+        CHECK(dlp_examples_host_norm(A, NULL, &err) == DLP_OK);
+        CHECK(A->n_host_normed == 0);
+        for (int i = 0; i < A->n; i++)
+            CHECK(!memcmp(A->ex[i].y, meas + i * DLP_T_COUNT, ny) &&
+                  A->ex[i].host_f == 1);
+    }
+    CHECK(dlp_examples_host_norm(NULL, n, &err) == DLP_ERR_ARG);
+    free(meas);
+}
+
 static void hostnorm_free(hostnorm_sets *s, const char *dir) {
     if (s->ok) {
         dlp_examples_free(&s->A);
@@ -742,12 +772,15 @@ static void test_examples_host_norm(void) {
         }
         CHECK(x->y[DLP_T_INF_MEMORY_MIB] == a->y[DLP_T_INF_MEMORY_MIB]);
     }
-    /* eager rows only (--runtime eager): the twins still read, then gone */
+    hostnorm_again(&S, &n);
+    /* eager rows only (--runtime eager): the twins still read, then gone,
+     * so the labels cannot be brought to another host afterwards */
     dlp_examples_opts eo = {NULL, DLP_RT_EAGER, -1, false, NULL, NULL, 1, &n};
     dlp_examples C;
     dlp_error err;
     CHECK(S.ds && dlp_examples_build(&C, S.ds, DLP_MODE_INFERENCE, &eo, &err) == DLP_OK);
     CHECK(C.n == 3 && C.n_host_normed == 1);
+    CHECK(!C.meas_kept && dlp_examples_host_norm(&C, NULL, &err) == DLP_ERR_ARG);
     for (int i = 0; i < C.n; i++) {
         CHECK(C.ex[i].cfg.runtime == DLP_RT_EAGER);
         if (C.ex[i].cfg.precision == DLP_PREC_FP32 && C.ex[i].cfg.batch == 1)
@@ -796,7 +829,10 @@ static void test_examples_host_norm_llm(void) {
     for (int i = 0; i < A->n && i < B->n; i++) {
         const dlp_example *a = &A->ex[i], *x = &B->ex[i];
         if (a->cfg.runtime == DLP_RT_EAGER && a->cfg.batch == 1) {
-            CHECK_CLOSE(x->host_us, 12, 1e-12);
+            /* the probe the norm reads: the inference row's; the
+             * example's own (its LLM rows') none */
+            CHECK_CLOSE(B->host_probe[i], 12, 1e-12);
+            CHECK(isnan(x->host_us));
             CHECK_CLOSE(x->host_f, want_f, 1e-9);
             CHECK_CLOSE(x->y[DLP_T_LLM_THROUGHPUT], 5 * want_f, 1e-9);
             CHECK_CLOSE(x->y[DLP_T_LLM_ENERGY_PER_SAMPLE], 40 / want_fe, 1e-9);
@@ -809,6 +845,7 @@ static void test_examples_host_norm_llm(void) {
         }
         CHECK(x->y[DLP_T_LLM_MEMORY_MIB] == a->y[DLP_T_LLM_MEMORY_MIB]);
     }
+    hostnorm_again(&S, &n);
     hostnorm_free(&S, dir);
 }
 
@@ -865,7 +902,8 @@ static void test_examples_host_norm_training(void) {
         hh = hh < 0 ? 0 : hh > 1 ? 1 : hh;
         double want_f = exp(hh * 0.57 * log(host / 8.8));
         double want_fe = 1 + 0.49 * (want_f - 1);
-        CHECK_CLOSE(x->host_us, host, 1e-12);
+        CHECK_CLOSE(B->host_probe[i], host, 1e-12);
+        CHECK(host == 10 ? isnan(x->host_us) : x->host_us == host);
         CHECK_CLOSE(x->host_f, want_f, 1e-9);
         CHECK_CLOSE(x->y[DLP_T_TRAIN_STEP_MS], step / want_f, 1e-9);
         CHECK_CLOSE(x->y[DLP_T_TRAIN_POWER_W], w * want_f / want_fe, 1e-6);
@@ -882,6 +920,7 @@ static void test_examples_host_norm_training(void) {
     CHECK_CLOSE(dlp_host_norm_share(&g, 10, 4, NAN), 0.6, 1e-12);
     CHECK(isnan(dlp_host_norm_share(&g, 10, NAN, NAN)) &&
           isnan(dlp_host_norm_share(NULL, 10, 4, NAN)));
+    hostnorm_again(&S, &n);
     hostnorm_free(&S, dir);
 }
 

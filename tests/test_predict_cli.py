@@ -11,6 +11,7 @@ no crash) or a flagged prediction, directory mode (order, per-file errors,
 thread-count independence), determinism, and the shipped models/ when
 present. Run: DLP_BUILD=build /usr/bin/python3 tests/test_predict_cli.py
 """
+import csv
 import json
 import math
 import os
@@ -478,6 +479,68 @@ def main():
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "-o", hn,
                            "--host-norm", hostf, "--quiet")
         check(rc != 0 and "training" in err, "train --host-norm: a training fit refused for inference")
+
+        # several --kind in one call: the examples featurized once, each
+        # file the bytes its own call writes, --host-norm its file's alone
+        # (a copy of the valid fixture whose eager rows carry host probes,
+        # so that the norm moves labels; the files after the normed one
+        # must see the labels as measured again)
+        hds = os.path.join(tmp, "hostds")
+        shutil.copytree(ds_valid, hds)
+        for b in os.listdir(os.path.join(hds, "batches")):
+            p = os.path.join(hds, "batches", b, "inference.csv")
+            with open(p, newline="") as f:
+                rows = list(csv.reader(f))
+            keep = [j for j, c in enumerate(rows[0]) if c != "notes"]
+            rt = rows[0].index("runtime")
+            with open(p, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow([rows[0][j] for j in keep] + ["host_us"])
+                for i, r in enumerate(rows[1:]):
+                    w.writerow([r[j] for j in keep] + [str(9 + i % 7) if r[rt] == "eager" else ""])
+        hostf2 = os.path.join(tmp, "host2.csv")
+        with open(hostf2, "w") as f:
+            f.write("format,dlperf-host-1\nbeta,1.35\nref_us,8.4\nenergy_gamma,0.68\n")
+        small = ["--epochs", "2", "--hidden", "8", "--threads", "2"]
+        sep = {}
+        for kind, extra in (("linreg", []), ("dippm", small + ["--host-norm", hostf2]),
+                            ("roofline", [])):
+            sep[kind] = os.path.join(gm, "sep_%s.dlpm" % kind)
+            rc, out, err = run("train", hds, "--kind", kind, "-o", sep[kind], *extra)
+            check(rc == 0, "train %s on the host-probe copy (%s)" % (kind, err.strip()[-80:]))
+        rc, out, err = run("train", hds, "--kind", "linreg", "-o", os.path.join(gm, "one_linreg.dlpm"),
+                           "--kind", "dippm", "-o", os.path.join(gm, "one_dippm.dlpm"), *small,
+                           "--host-norm", hostf2, "--kind", "roofline", "-o", os.path.join(gm, "one_roofline.dlpm"))
+        moved = [int(x.split()[3]) for x in err.splitlines() if "brought to a host" in x]
+        check(rc == 0 and err.count("featurizing graphs 12/12") == 1 and moved and moved[0] > 0
+              and err.count("brought to a host") == 1 and err.count("== dlperf train, ") == 3,
+              "train, three --kind: featurized once, the host norm on dippm alone (%s)" % err.strip()[-200:])
+        for kind in sep:
+            with open(sep[kind], "rb") as f1, open(os.path.join(gm, "one_%s.dlpm" % kind), "rb") as f2:
+                check(f1.read() == f2.read(), "train, three --kind: %s the bytes of its own call" % kind)
+        # bad combinations: usage errors before anything is read
+        for name, args, msg in (
+                ("mode", ["--kind", "linreg", "-o", hn, "--kind", "roofline", "-o", hn + "2",
+                          "--mode", "llm"], "chooses other examples"),
+                ("same -o", ["--kind", "linreg", "-o", hn, "--kind", "roofline", "-o", hn],
+                 "the -o of two --kind"),
+                ("no -o", ["--kind", "linreg", "-o", hn, "--kind", "roofline"], "usage"),
+                ("-o twice", ["--kind", "linreg", "-o", hn, "-o", hn + "2"], "given twice"),
+                ("runtime+norm", ["--runtime", "eager", "--kind", "linreg", "-o", hn, "--kind",
+                                  "roofline", "-o", hn + "2", "--host-norm", hostf2], "one --kind per call"),
+                ("bad kind", ["--kind", "linreg", "-o", hn, "--kind", "nope", "-o", hn + "2"], "nope")):
+            for q in (hn, hn + "2"):
+                if os.path.exists(q):
+                    os.remove(q)
+            rc, out, err = run("train", hds, *args)
+            check(rc == 2 and msg in err and not os.path.exists(hn) and not os.path.exists(hn + "2"),
+                  "train, several --kind, %s: refused (%s)" % (name, err.strip()[-120:]))
+        # a file that fails does not stop the others: exit 1, the rest written
+        rc, out, err = run("train", hds, "--kind", "dippm+kern", "-o", hn + "3", "--parts",
+                           sep["linreg"] + ",-", "--kind", "linreg", "-o", hn, "--quiet")
+        check(rc == 1 and "dippm+kern -> " + hn + "3" in err and os.path.exists(hn)
+              and not os.path.exists(hn + "3"),
+              "train, several --kind: a failing file named, the others written (%s)" % err.strip()[-160:])
         rc, out, err = run("train", ds_valid, "--kind", "linreg", "--mode", "training",
                            "-o", hn, "--host-norm", hostf)
         check(rc == 0 and "brought to a host of 8.8 us" in err,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "learn_cli.h"
@@ -179,13 +180,9 @@ void learn_progress(void *user, const dlp_train_progress *p) {
                 p->eta_s);
 }
 
-int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
-                   dlp_examples *E) {
-    dlp_error err;
-    if (dlp_dataset_open(o->data, ds, &err)) {
-        fprintf(stderr, "dlperf: %s\n", err.msg);
-        return 1;
-    }
+/* A --host-norm fit for the mode it was given with: 0, else a message
+ * printed and 1. */
+static int host_norm_check(const learn_opts *o) {
     /* a training fit takes its share from the step (tau_ms, power), an
      * inference or LLM one from the CUDA-graph twin: each fits its mode */
     bool train_fit = dlp_host_norm_is_training(&o->host_norm);
@@ -197,6 +194,26 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                   "models/host-llm.csv)"
                 : "training steps take a training step's fit "
                   "(models/host-training.csv), not an inference or LLM one");
+        return 1;
+    }
+    return 0;
+}
+
+/* The line saying how many labels o's --host-norm moved (none without) */
+static void host_norm_note(const learn_opts *o, const dlp_examples *E) {
+    if (o->has_host_norm && !o->quiet)
+        fprintf(stderr, "%s labels of %d examples brought to a host of "
+                "%.4g us (--host-norm)\n",
+                o->mode == DLP_MODE_TRAINING ? "step" : "eager",
+                E->n_host_normed, o->host_norm.ref_us);
+}
+
+int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
+                   dlp_examples *E) {
+    dlp_error err;
+    if (host_norm_check(o)) return 1;
+    if (dlp_dataset_open(o->data, ds, &err)) {
+        fprintf(stderr, "dlperf: %s\n", err.msg);
         return 1;
     }
     dlp_examples_opts eo = {o->device, o->runtime, o->precision, pool,
@@ -215,11 +232,7 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
                 "families, devices %s%s\n", E->n, dlp_mode_name(o->mode),
                 E->n_fg, E->n_models, E->n_families, E->devices,
                 E->n_skipped_graphs ? " (some graphs failed to load)" : "");
-    if (o->has_host_norm && !o->quiet)
-        fprintf(stderr, "%s labels of %d examples brought to a host of "
-                "%.4g us (--host-norm)\n",
-                o->mode == DLP_MODE_TRAINING ? "step" : "eager",
-                E->n_host_normed, o->host_norm.ref_us);
+    host_norm_note(o, E);
     if (E->n_skipped_graphs)
         fprintf(stderr, "dlperf: warning: %d graph bindings could not be "
                 "featurized and were skipped (%d of them: the graph's shapes "
@@ -232,6 +245,8 @@ int learn_examples(const learn_opts *o, bool pool, dlp_dataset **ds,
 
 static void usage(FILE *f) {
     fprintf(f, "usage: dlperf train DATA --kind KIND -o FILE [options]\n"
+               "       dlperf train DATA [options] --kind K1 -o F1 [options]"
+               " --kind K2 -o F2 [options]...\n"
                "  trains a predictor on the labels in DATA (data/FORMAT.md)\n"
                "  --kind linreg|roofline|dippm|trappm|xgb|kern, or a blend a+b\n"
                "                     (dippm+kern: one file holding both, trained on\n"
@@ -242,87 +257,81 @@ static void usage(FILE *f) {
                "                     trained before on the same data, --seed and\n"
                "                     filters (checked: their validation errors must\n"
                "                     match on this split)\n"
+               "  Several --kind: the examples are read and featurized once and\n"
+               "  the files trained one after another, in order, each the same\n"
+               "  as its own call would write; the options before the first\n"
+               "  --kind are every file's, those after a --kind its file's\n"
+               "  alone (--host-norm included); --mode, --device, --runtime,\n"
+               "  --precision and --pool-max must be the same for all. A file\n"
+               "  that fails does not stop the others (exit 1 at the end).\n"
                "%s", learn_opts_help());
 }
 
-int cmd_train(int argc, char **argv) {
+#define TRAIN_JOBS_MAX 16
+
+/* One file to train: its kind, path, --parts and options */
+typedef struct {
     learn_opts o;
-    learn_opts_init(&o);
-    const char *kind = NULL, *outp = NULL, *partsv = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = learn_opt(&o, argc, argv, &i);
-        if (r < 0) return 2;
-        if (r) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
-             !strcmp(a, "--parts")) && !need(argc, argv, i))
-            return 2;
-        if (!strcmp(a, "--kind")) kind = argv[++i];
-        else if (!strcmp(a, "-o")) outp = argv[++i];
-        else if (!strcmp(a, "--parts")) partsv = argv[++i];
-        else if (a[0] == '-') {
-            fprintf(stderr, "dlperf train: unknown option %s\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!o.data) o.data = a;
-        else { usage(stderr); return 2; }
-    }
-    if (!o.data || !kind || !outp) { usage(stderr); return 2; }
+    const char *kind, *outp, *partsv;
+    char pbuf[4096];                       /* partsv split at its commas */
+    const char *from[DLP_PRED_BLEND_MAX];  /* per part: a file or NULL */
+} train_job;
+
+/* Checks J's kind and --parts, and points its options at the parts'
+ * files: 0, else the message printed and 2 (a usage error). */
+static int job_prepare(train_job *J) {
     char kbuf[DLP_PRED_KIND_MAX];
     const char *parts[DLP_PRED_BLEND_MAX];
     int np = 0;
     dlp_error kerr;
-    if (dlp_pred_blend_parts(kind, kbuf, sizeof kbuf, parts, &np, &kerr)) {
+    if (dlp_pred_blend_parts(J->kind, kbuf, sizeof kbuf, parts, &np, &kerr)) {
         fprintf(stderr, "dlperf train: %s (kinds: linreg, roofline, dippm, "
                 "trappm, xgb, kern, or a blend a+b)\n", kerr.msg);
         return 2;
     }
+    memset(J->from, 0, sizeof J->from);
+    if (!J->partsv) return 0;
     /* --parts: one file (or '-') per component of the blend */
-    char pbuf[4096];
-    const char *from[DLP_PRED_BLEND_MAX] = {0};
-    if (partsv) {
-        int nf = 0;
-        if (np < 2 || strlen(partsv) >= sizeof pbuf) {
-            fprintf(stderr, "dlperf train: --parts is for a blend kind a+b, "
-                    "one file per part\n");
-            return 2;
-        }
-        memcpy(pbuf, partsv, strlen(partsv) + 1);
-        for (char *s = pbuf, *e; s; s = e) {
-            e = strchr(s, ',');
-            if (e) *e++ = 0;
-            if (nf == np || !*s) { nf = -1; break; }
-            from[nf++] = strcmp(s, "-") ? s : NULL;
-        }
-        if (nf != np) {
-            fprintf(stderr, "dlperf train: --parts names one file or '-' per "
-                    "part of '%s' (%d), comma-separated\n", kind, np);
-            return 2;
-        }
-        o.train.parts_from = from;
-        o.train.n_parts_from = np;
+    int nf = 0;
+    if (np < 2 || strlen(J->partsv) >= sizeof J->pbuf) {
+        fprintf(stderr, "dlperf train: --parts is for a blend kind a+b, "
+                "one file per part\n");
+        return 2;
     }
-    bool pool = false;   /* TraPPM pre-trains on the graph pool */
-    for (int j = 0; j < np; j++)
-        if (!strcmp(parts[j], "trappm") && !o.train.init_from &&
-            !(partsv && from[j]))
-            pool = true;
-    if (o.train.threads > 0) dlp_nn_set_threads(o.train.threads);
-    dlp_dataset *ds = NULL;
-    dlp_examples E;
-    if (learn_examples(&o, pool, &ds, &E)) return 1;
+    memcpy(J->pbuf, J->partsv, strlen(J->partsv) + 1);
+    for (char *s = J->pbuf, *e; s; s = e) {
+        e = strchr(s, ',');
+        if (e) *e++ = 0;
+        if (nf == np || !*s) { nf = -1; break; }
+        J->from[nf++] = strcmp(s, "-") ? s : NULL;
+    }
+    if (nf != np) {
+        fprintf(stderr, "dlperf train: --parts names one file or '-' per "
+                "part of '%s' (%d), comma-separated\n", J->kind, np);
+        return 2;
+    }
+    J->o.train.parts_from = J->from;
+    J->o.train.n_parts_from = np;
+    return 0;
+}
+
+/* Trains job J (job_prepare'd) on the examples E: 0 written, 1 failed
+ * (the message printed, prefixed with tag). */
+static int train_one(train_job *J, dlp_examples *E, const char *tag) {
+    learn_opts *o = &J->o;
+    const char *kind = J->kind, *outp = J->outp;
+    if (o->train.threads > 0) dlp_nn_set_threads(o->train.threads);
     /* 15% of the models held out for validation */
-    int n = E.n, *grp = malloc((size_t)n * sizeof *grp), *fam = malloc((size_t)n * sizeof *fam);
+    int n = E->n, *grp = malloc((size_t)n * sizeof *grp), *fam = malloc((size_t)n * sizeof *fam);
     int32_t *tr = malloc((size_t)n * sizeof *tr), *va = malloc((size_t)n * sizeof *va);
     int ntr = 0, nva = 0, rc = 1;
     dlp_error err;
     if (!grp || !fam || !tr || !va) { fprintf(stderr, "dlperf: out of memory\n"); goto out; }
-    for (int i = 0; i < n; i++) { grp[i] = E.ex[i].model; fam[i] = E.ex[i].family; }
+    for (int i = 0; i < n; i++) { grp[i] = E->ex[i].model; fam[i] = E->ex[i].family; }
     dlp_fold *F = NULL;
     int K = 0;
-    if (E.n_models >= 4 &&
-        !dlp_split_make(DLP_SPLIT_LMO, grp, fam, n, o.train.seed, &F, &K, &err) && K > 0) {
+    if (E->n_models >= 4 &&
+        !dlp_split_make(DLP_SPLIT_LMO, grp, fam, n, o->train.seed, &F, &K, &err) && K > 0) {
         /* fold 0's train+val as training, its val for validation; fold 0's
          * test is folded back into training */
         for (int i = 0; i < F[0].ntr; i++) tr[ntr++] = F[0].train[i];
@@ -336,14 +345,14 @@ int cmd_train(int argc, char **argv) {
     }
     dlp_folds_free(F, K);
     fprintf(stderr, "training %s on %d examples, validating on %d\n", kind,
-            o.train.shots > 0 && o.train.shots < ntr ? o.train.shots : ntr, nva);
+            o->train.shots > 0 && o->train.shots < ntr ? o->train.shots : ntr, nva);
     dlp_predictor *p = NULL;
     dlp_nn_file file = {0};
-    if (dlp_pred_train(kind, &E, tr, ntr, va, nva, &o.train, &p, &file, &err) ||
+    if (dlp_pred_train(kind, E, tr, ntr, va, nva, &o->train, &p, &file, &err) ||
         dlp_nn_file_save_shared(&file, outp, dlp_pred_shared_groups, &err)) {
-        fprintf(stderr, "dlperf train: %s\n", err.msg);
+        fprintf(stderr, "dlperf train: %s%s\n", tag, err.msg);
     } else {
-        printf("wrote %s (%s, %s)\n", outp, kind, dlp_mode_name(o.mode));
+        printf("wrote %s (%s, %s)\n", outp, kind, dlp_mode_name(o->mode));
         for (int t = 0; t < DLP_T_COUNT; t++)
             if (p->meta.targets >> t & 1) {
                 printf("  %-26s validation MAPE %6.2f%%  interval x[%.3f, %.3f]",
@@ -353,6 +362,7 @@ int cmd_train(int argc, char **argv) {
                     printf("  calibrated x%.4f", p->meta.scale[t]);
                 printf("\n");
             }
+        fflush(stdout);
         cli_fit_cache_note("train");
         rc = 0;
     }
@@ -360,7 +370,161 @@ int cmd_train(int argc, char **argv) {
     dlp_predictor_free(p);
 out:
     free(grp); free(fam); free(tr); free(va);
+    return rc;
+}
+
+/* the options that choose the examples differ between a and b */
+static bool examples_differ(const learn_opts *a, const learn_opts *b) {
+    return a->mode != b->mode || a->runtime != b->runtime ||
+           a->precision != b->precision ||
+           ((a->device || b->device) &&
+            (!a->device || !b->device || strcmp(a->device, b->device)));
+}
+
+/* J trains a TraPPM (its part of a blend included) that pre-trains on
+ * the graph pool: not one fine-tuned (--init-from), nor a part --parts
+ * takes from a file */
+static bool needs_pool(const train_job *J) {
+    char kb[DLP_PRED_KIND_MAX];
+    const char *pp[DLP_PRED_BLEND_MAX];
+    int np = 0;
+    dlp_error e;
+    if (J->o.train.init_from ||
+        dlp_pred_blend_parts(J->kind, kb, sizeof kb, pp, &np, &e))
+        return false;
+    for (int q = 0; q < np; q++)
+        if (!strcmp(pp[q], "trappm") && !J->from[q]) return true;
+    return false;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int cmd_train(int argc, char **argv) {
+    double t0 = now_s();
+    learn_opts base;       /* the options before the first --kind */
+    learn_opts_init(&base);
+    learn_opts *cur = &base;
+    train_job jobs[TRAIN_JOBS_MAX];
+    int nj = 0;
+    const char *data = NULL, *outp0 = NULL, *parts0 = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = learn_opt(cur, argc, argv, &i);
+        if (r < 0) return 2;
+        if (r) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
+             !strcmp(a, "--parts")) && !need(argc, argv, i))
+            return 2;
+        if (!strcmp(a, "--kind")) {
+            if (nj == TRAIN_JOBS_MAX) {
+                fprintf(stderr, "dlperf train: at most %d --kind\n",
+                        TRAIN_JOBS_MAX);
+                return 2;
+            }
+            memset(&jobs[nj], 0, sizeof jobs[nj]);
+            jobs[nj].o = base;
+            jobs[nj].kind = argv[++i];
+            cur = &jobs[nj++].o;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--parts")) {
+            /* before the first --kind: the first file's */
+            const char **slot = nj ? (a[1] == 'o' ? &jobs[nj - 1].outp
+                                                  : &jobs[nj - 1].partsv)
+                                   : (a[1] == 'o' ? &outp0 : &parts0);
+            if (*slot) {
+                fprintf(stderr, "dlperf train: %s given twice for one "
+                        "--kind\n", a);
+                return 2;
+            }
+            *slot = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "dlperf train: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!data) data = a;
+        else { usage(stderr); return 2; }
+    }
+    if (nj && outp0) {
+        if (jobs[0].outp) { usage(stderr); return 2; }
+        jobs[0].outp = outp0;
+    }
+    if (nj && parts0) {
+        if (jobs[0].partsv) { usage(stderr); return 2; }
+        jobs[0].partsv = parts0;
+    }
+    if (!data || !nj) { usage(stderr); return 2; }
+    int pool_job = -1;   /* a TraPPM pre-trains on the graph pool */
+    for (int k = 0; k < nj; k++) {
+        train_job *J = &jobs[k];
+        J->o.data = data;
+        if (!J->outp) { usage(stderr); return 2; }
+        if (job_prepare(J) || host_norm_check(&J->o)) return 2;
+        for (int q = 0; q < k; q++)
+            if (!strcmp(jobs[q].outp, J->outp)) {
+                fprintf(stderr, "dlperf train: %s is the -o of two --kind\n",
+                        J->outp);
+                return 2;
+            }
+        if (examples_differ(&J->o, &jobs[0].o)) {
+            fprintf(stderr, "dlperf train: --kind %s chooses other examples "
+                    "than --kind %s (--mode, --device, --runtime or "
+                    "--precision): give those before the first --kind\n",
+                    J->kind, jobs[0].kind);
+            return 2;
+        }
+        if (nj > 1 && J->o.has_host_norm && J->o.runtime >= 0 &&
+            J->o.mode != DLP_MODE_TRAINING) {
+            fprintf(stderr, "dlperf train: --host-norm with --runtime takes "
+                    "one --kind per call (the filter leaves out the "
+                    "CUDA-graph twins the host norm needs)\n");
+            return 2;
+        }
+        if (needs_pool(J)) {
+            if (pool_job >= 0 && J->o.pool_max != jobs[pool_job].o.pool_max) {
+                fprintf(stderr, "dlperf train: --kind %s and --kind %s "
+                        "pre-train on the graph pool: one --pool-max for "
+                        "both\n", jobs[pool_job].kind, J->kind);
+                return 2;
+            }
+            if (pool_job < 0) pool_job = k;
+        }
+    }
+    if (jobs[0].o.train.threads > 0) dlp_nn_set_threads(jobs[0].o.train.threads);
+    dlp_dataset *ds = NULL;
+    dlp_examples E;
+    /* one file: its examples built with its host norm (as always); several:
+     * built as measured, each file's norm applied before it trains */
+    learn_opts eo = jobs[0].o;
+    if (nj > 1) eo.has_host_norm = false;
+    if (pool_job >= 0) eo.pool_max = jobs[pool_job].o.pool_max;
+    if (learn_examples(&eo, pool_job >= 0, &ds, &E)) return 1;
+    int failed = 0;
+    for (int k = 0; k < nj; k++) {
+        train_job *J = &jobs[k];
+        char tag[512] = "";
+        if (nj > 1) {
+            double el = now_s() - t0;
+            fprintf(stderr, "== dlperf train, %d of %d, %d:%02d into the "
+                    "call: %s -> %s\n", k + 1, nj, (int)el / 60, (int)el % 60,
+                    J->kind, J->outp);
+            snprintf(tag, sizeof tag, "%s -> %s: ", J->kind, J->outp);
+            dlp_error err;
+            if (dlp_examples_host_norm(&E, J->o.has_host_norm
+                                               ? &J->o.host_norm : NULL,
+                                       &err)) {
+                fprintf(stderr, "dlperf train: %s%s\n", tag, err.msg);
+                failed++;
+                continue;
+            }
+            host_norm_note(&J->o, &E);
+        }
+        failed += train_one(J, &E, tag);
+    }
     dlp_examples_free(&E);
     dlp_dataset_free(ds);
-    return rc;
+    return failed ? 1 : 0;
 }

@@ -98,6 +98,7 @@ void dlp_examples_free(dlp_examples *E) {
     free(E->convws);
     dlp_optime_probes_free(E->optime);
     free(E->optime);
+    free(E->y_meas); free(E->host_probe); free(E->twin);
     memset(E, 0, sizeof *E);
 }
 
@@ -281,26 +282,26 @@ double dlp_host_norm_energy_factor(const dlp_host_norm *n, double f) {
 
 /* Eager inference and LLM examples' labels to the reference host of n
  * (dlp_host_norm in pred_train.h): each needs its host probe and its
- * CUDA-graph twin for the share h: the example under the key twin[e]
- * (its own key at the graph runtime; NULL for the others). An LLM's
+ * CUDA-graph twin for the share h: E->twin[e], the example under its own
+ * key at the graph runtime (-1 for the others), and its probe
+ * E->host_probe[e]. An LLM's
  * throughput is a latency's inverse (the same batch at both runtimes):
  * h = 1 - eager / graph throughput, and the throughput is multiplied by
  * f; its energy per sample is divided by the energy factor. */
-static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
-                           char *const *twin, const dlp_host_norm *n) {
+static void host_normalize(dlp_examples *E, const dlp_host_norm *n) {
     bool llm = E->mode == DLP_MODE_LLM;
     int lat = llm ? DLP_T_LLM_THROUGHPUT : DLP_T_INF_LATENCY_MS;
     int energy = llm ? DLP_T_LLM_ENERGY_PER_SAMPLE : DLP_T_INF_ENERGY_J;
     for (int e = 0; e < E->n; e++) {
         dlp_example *x = &E->ex[e];
-        double eager = x->y[lat];
-        if (!twin[e] || !(x->host_us > 0) || !(eager > 0)) continue;
-        int g = dlp_strmap_get(keys, twin[e], strlen(twin[e]));
-        double graph = g >= 0 ? E->ex[g].y[lat] : NAN;
+        double eager = x->y[lat], host_us = E->host_probe[e];
+        int g = E->twin[e];
+        if (g < 0 || !(host_us > 0) || !(eager > 0)) continue;
+        double graph = E->ex[g].y[lat];
         if (!(graph > 0)) continue;
         /* an LLM's latencies are its throughputs' inverses */
         double f = dlp_host_norm_factor(
-            n, x->host_us,
+            n, host_us,
             llm ? dlp_host_norm_share(n, 1 / eager, 1 / graph, NAN)
                 : dlp_host_norm_share(n, eager, graph, NAN));
         double fe = dlp_host_norm_energy_factor(n, f);
@@ -317,9 +318,9 @@ static void host_normalize(dlp_examples *E, const dlp_strmap *keys,
     }
 }
 
-/* The host probes of LLM examples: the mean host_us of the eager
- * inference rows under each eager LLM example's key (keys: the LLM
- * examples'). */
+/* The host probes of LLM examples into E->host_probe, where they have
+ * none: the mean host_us of the eager inference rows under each eager LLM
+ * example's key (keys: the LLM examples'). */
 static dlp_status llm_host_probes(dlp_examples *E, const dlp_dataset *ds,
                                   const dlp_strmap *keys, dlp_error *err) {
     size_t nr = n_rows(ds, DLP_MODE_INFERENCE);
@@ -347,8 +348,8 @@ static dlp_status llm_host_probes(dlp_examples *E, const dlp_dataset *ds,
         cnt[e]++;
     }
     for (int e = 0; e < E->n; e++)
-        if (cnt[e] && !(E->ex[e].host_us > 0))
-            E->ex[e].host_us = sum[e] / cnt[e];
+        if (cnt[e] && !(E->host_probe[e] > 0))
+            E->host_probe[e] = sum[e] / cnt[e];
     free(sum);
     free(cnt);
     return DLP_OK;
@@ -360,13 +361,14 @@ static dlp_status llm_host_probes(dlp_examples *E, const dlp_dataset *ds,
 static void host_normalize_training(dlp_examples *E, const dlp_host_norm *n) {
     for (int e = 0; e < E->n; e++) {
         dlp_example *x = &E->ex[e];
-        if (!(x->host_us > 0) || !(x->y[DLP_T_TRAIN_STEP_MS] > 0)) continue;
+        double host_us = E->host_probe[e];
+        if (!(host_us > 0) || !(x->y[DLP_T_TRAIN_STEP_MS] > 0)) continue;
         /* the power rule's watts on a board of power_tdp_w */
         double w = dlp_host_norm_board_power(n, x->y[DLP_T_TRAIN_POWER_W],
                                              x->cfg.device.tdp_w);
         double h = dlp_host_norm_share(n, x->y[DLP_T_TRAIN_STEP_MS], NAN, w);
         if (!isfinite(h)) continue;
-        double f = dlp_host_norm_factor(n, x->host_us, h);
+        double f = dlp_host_norm_factor(n, host_us, h);
         double fe = dlp_host_norm_energy_factor(n, f);
         if (!(fe > 0)) continue;
         x->host_f = f;
@@ -392,6 +394,37 @@ static double batch_inf_probe(const dlp_dataset *ds, const char *batch_id,
     return NAN;
 }
 
+/* E's labels from the measured ones kept, then to n's reference host
+ * (NULL: as measured) */
+static void host_norm_apply(dlp_examples *E, const dlp_host_norm *n) {
+    for (int e = 0; e < E->n; e++) {
+        memcpy(E->ex[e].y, E->y_meas + (size_t)e * DLP_T_COUNT,
+               sizeof E->ex[e].y);
+        E->ex[e].host_f = 1;
+    }
+    E->n_host_normed = 0;
+    memset(&E->host_norm, 0, sizeof E->host_norm);
+    if (!n) return;
+    E->host_norm = *n;
+    if (E->mode == DLP_MODE_TRAINING)
+        host_normalize_training(E, n);
+    else
+        host_normalize(E, n);
+}
+
+dlp_status dlp_examples_host_norm(dlp_examples *E, const dlp_host_norm *n,
+                                  dlp_error *err) {
+    if (!E) return dlp_fail(err, DLP_ERR_ARG, "examples: NULL");
+    if (!E->meas_kept || !E->y_meas || !E->host_probe || !E->twin)
+        return dlp_fail(err, DLP_ERR_ARG, "these %s examples were built "
+                        "with a runtime filter: the CUDA-graph twins a "
+                        "reference host's shares come from are not among "
+                        "them (build them with the host norm instead)",
+                        dlp_mode_name(E->mode));
+    host_norm_apply(E, n);
+    return DLP_OK;
+}
+
 dlp_status dlp_examples_build(dlp_examples *E, const dlp_dataset *ds,
                               dlp_pred_mode mode, const dlp_examples_opts *o,
                               dlp_error *err) {
@@ -414,10 +447,10 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     if (!dlp_strmap_init(&keys, nr + 16))
         return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     int *nrep = NULL;          /* reps per example, for averaging */
-    double *sum = NULL, *y0 = NULL, *hsum = NULL;
-    int *cnt = NULL, *hcnt = NULL;
-    /* with host_norm: each eager inference example's key at the graph
-     * runtime (in the arena), NULL for the others */
+    double *sum = NULL, *y0 = NULL, *hsum = NULL, *psum = NULL;
+    int *cnt = NULL, *hcnt = NULL, *pcnt = NULL;
+    /* each eager inference or LLM example's key at the graph runtime (in
+     * the arena), NULL for the others */
     char **twin = NULL;
     dlp_batch_host last_batch = {0};
     gather G = {0};
@@ -461,8 +494,12 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 if (hc) hcnt = hc;
                 void *ek = hc ? realloc(twin, (size_t)nc * sizeof *twin) : NULL;
                 if (ek) twin = ek;
+                void *ps = ek ? realloc(psum, (size_t)nc * sizeof *psum) : NULL;
+                if (ps) psum = ps;
+                void *pc = ps ? realloc(pcnt, (size_t)nc * sizeof *pcnt) : NULL;
+                if (pc) pcnt = pc;
                 if (a) E->ex = a;
-                if (!a || !b || !c || !d || !h || !hc || !ek) {
+                if (!a || !b || !c || !d || !h || !hc || !ek || !ps || !pc) {
                     st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
                     break;
                 }
@@ -475,8 +512,7 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 break;
             }
             twin[e] = NULL;
-            if (o->host_norm && mode != DLP_MODE_TRAINING &&
-                rt == DLP_RT_EAGER) {
+            if (mode != DLP_MODE_TRAINING && rt == DLP_RT_EAGER) {
                 char tk[256];
                 int tl = config_key(tk, sizeof tk, &r, DLP_RT_GRAPH, prec);
                 if (tl > 0 && (size_t)tl < sizeof tk &&
@@ -513,8 +549,8 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                 cnt[e * DLP_T_COUNT + t] = 0;
             }
             y0[2 * e] = y0[2 * e + 1] = NAN;
-            hsum[e] = 0;
-            hcnt[e] = 0;
+            hsum[e] = psum[e] = 0;
+            hcnt[e] = pcnt[e] = 0;
             if (!strstr(E->devices, r.device) &&
                 strlen(E->devices) + strlen(r.device) + 2 < sizeof E->devices) {
                 if (E->devices[0]) strcat(E->devices, ",");
@@ -530,12 +566,18 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             }
         int mt = dlp_mode_main_target(mode);
         if (r.rep >= 0 && r.rep <= 1) y0[2 * e + r.rep] = r.y[mt];
-        if (o->host_norm && mode == DLP_MODE_TRAINING &&
-            !(isfinite(r.host_us) && r.host_us > 0))
-            r.host_us = batch_inf_probe(ds, r.batch_id, &last_batch);
+        /* the probe a host norm reads: a training step without one of
+         * its own takes its batch's */
+        double probe = r.host_us;
+        if (mode == DLP_MODE_TRAINING && !(isfinite(probe) && probe > 0))
+            probe = batch_inf_probe(ds, r.batch_id, &last_batch);
         if (isfinite(r.host_us) && r.host_us > 0) {
             hsum[e] += r.host_us;
             hcnt[e]++;
+        }
+        if (isfinite(probe) && probe > 0) {
+            psum[e] += probe;
+            pcnt[e]++;
         }
     }
     (void)nrep;
@@ -551,25 +593,30 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
         x->host_us = hcnt[e] ? hsum[e] / hcnt[e] : NAN;
         x->host_f = 1;
     }
+    /* what a host norm reads, kept (dlp_examples_host_norm) */
+    if (!st) {
+        size_t n1 = E->n ? (size_t)E->n : 1;
+        E->y_meas = malloc(n1 * DLP_T_COUNT * sizeof *E->y_meas);
+        E->host_probe = malloc(n1 * sizeof *E->host_probe);
+        E->twin = malloc(n1 * sizeof *E->twin);
+        if (!E->y_meas || !E->host_probe || !E->twin)
+            st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    }
+    for (int e = 0; e < E->n && !st; e++) {
+        memcpy(E->y_meas + (size_t)e * DLP_T_COUNT, E->ex[e].y,
+               sizeof E->ex[e].y);
+        E->host_probe[e] = pcnt[e] ? psum[e] / pcnt[e] : NAN;
+        E->twin[e] = twin[e] ? dlp_strmap_get(&keys, twin[e], strlen(twin[e]))
+                             : -1;
+    }
+    /* a runtime filter drops the CUDA-graph twins (below, or before) */
+    E->meas_kept = !(o->runtime >= 0 && mode != DLP_MODE_TRAINING);
     /* an LLM row has no probe of its own: its configuration's eager
      * inference rows (the same run measures both) carry it */
-    if (!st && o->host_norm && mode == DLP_MODE_LLM)
+    if (!st && mode == DLP_MODE_LLM)
         st = llm_host_probes(E, ds, &keys, err);
-    if (!st && o->host_norm) {
-        E->host_norm = *o->host_norm;
-        if (mode == DLP_MODE_TRAINING)
-            host_normalize_training(E, o->host_norm);
-        else
-            host_normalize(E, &keys, twin, o->host_norm);
-        if (o->runtime >= 0 && mode != DLP_MODE_TRAINING) {
-            int n = 0;
-            for (int e = 0; e < E->n; e++)
-                if ((int)E->ex[e].cfg.runtime == o->runtime)
-                    E->ex[n++] = E->ex[e];
-            E->n = n;
-        }
-    }
     free(sum); free(cnt); free(y0); free(hsum); free(hcnt); free(twin);
+    free(psum); free(pcnt);
     dlp_strmap_free(&keys);
     dlp_arena_free(&arena);
     /* kernel traces: inference only (eager GPU time of one forward) */
@@ -671,13 +718,31 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
             E->n_skipped_graphs++;
         }
     }
-    if (!st) {   /* compact examples and traces */
+    int *moved = NULL;   /* an example's new index, -1: dropped */
+    if (!st && E->twin && !(moved = malloc((size_t)(E->n ? E->n : 1) *
+                                           sizeof *moved)))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) {   /* compact examples (and what a host norm reads) and traces */
         int k = 0;
-        for (int e = 0; e < E->n; e++)
-            if (!bad[E->ex[e].fg]) E->ex[k++] = E->ex[e];
+        for (int e = 0; e < E->n; e++) {
+            if (moved) moved[e] = bad[E->ex[e].fg] ? -1 : k;
+            if (bad[E->ex[e].fg]) continue;
+            if (E->twin) {
+                memmove(E->y_meas + (size_t)k * DLP_T_COUNT,
+                        E->y_meas + (size_t)e * DLP_T_COUNT,
+                        DLP_T_COUNT * sizeof *E->y_meas);
+                E->host_probe[k] = E->host_probe[e];
+                E->twin[k] = E->twin[e];
+            }
+            E->ex[k++] = E->ex[e];
+        }
+        /* a twin shares its example's binding, so it is kept with it */
+        for (int e = 0; E->twin && e < k; e++)
+            if (E->twin[e] >= 0) E->twin[e] = moved[E->twin[e]];
         E->n = k;
         dlp_traces_finish(E, bad);
     }
+    free(moved);
     free(bad);
     if (!st && o->with_pool) {   /* every pool graph at batch 1, seq 16 */
         E->pool = calloc((size_t)(G.n ? G.n : 1), sizeof *E->pool);
@@ -704,6 +769,24 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
     for (int j = 0; j < G.n; j++) { free(G.hash[j]); free(G.bytes[j]); }
     free(G.hash); free(G.bytes); free(G.len);
     if (st) { dlp_examples_free(E); return st; }
+    /* the host norm on the examples kept (a later dlp_examples_host_norm
+     * gives the same), then the runtime filter it had kept the CUDA-graph
+     * twins through */
+    if (o->host_norm) {
+        host_norm_apply(E, o->host_norm);
+        if (o->runtime >= 0 && mode != DLP_MODE_TRAINING) {
+            int n = 0;
+            for (int e = 0; e < E->n; e++)
+                if ((int)E->ex[e].cfg.runtime == o->runtime)
+                    E->ex[n++] = E->ex[e];
+            E->n = n;
+        }
+    }
+    if (!E->meas_kept) {
+        free(E->y_meas); free(E->host_probe); free(E->twin);
+        E->y_meas = E->host_probe = NULL;
+        E->twin = NULL;
+    }
     if (E->n == 0) {
         dlp_examples_free(E);
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "no usable %s labels in %s",

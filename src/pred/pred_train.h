@@ -141,6 +141,17 @@ typedef struct {
      * how many examples it changed; 0: labels as measured */
     dlp_host_norm host_norm;
     int n_host_normed;
+    /* kept from the build so that dlp_examples_host_norm can bring the
+     * labels to another reference host, or back as measured: the labels
+     * as measured [n][DLP_T_COUNT]; each example's host probe as the
+     * normalization reads it (its rows' own, else for a training step its
+     * batch's eager inference median, for an LLM configuration its eager
+     * inference rows'); the example measured as a CUDA graph under the
+     * same configuration (eager inference and LLM examples; -1: none).
+     * NULL where a runtime filter left the twins out (meas_kept false) */
+    double *y_meas, *host_probe;
+    int32_t *twin;
+    bool meas_kept;
 } dlp_examples;
 
 #define DLP_POOL_MAX_NODES 6000
@@ -178,6 +189,15 @@ dlp_status dlp_examples_build_pool(dlp_examples *E, const dlp_dataset *ds,
                                    const dlp_examples_opts *o, int pool_max,
                                    dlp_error *err);
 void dlp_examples_free(dlp_examples *E);
+/* Brings E's labels to the reference host of n (as dlp_examples_opts
+ * .host_norm does while building), or with n NULL back to the labels as
+ * measured, from the measured labels the build kept: so that one set of
+ * featurized examples serves predictors trained with and without a
+ * reference host (`dlperf train` with several --kind). Fails where the
+ * build had a runtime filter (the CUDA-graph twins the shares come from
+ * were left out). */
+dlp_status dlp_examples_host_norm(dlp_examples *E, const dlp_host_norm *n,
+                                  dlp_error *err);
 
 /* ---- kernel traces (pred_trace.c) ----------------------------------------- */
 
