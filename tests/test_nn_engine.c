@@ -343,6 +343,55 @@ static void test_model_predict_matches_forward(void) {
     for (int k = 0; k < 3; k++) rgraph_free(&rg[k]);
 }
 
+/* dlp_nn_exp_diff (the log-sum-exp readout's exps, nn_exp.c) against exp
+ * in double: within 1.5e-7 relative (about one float ulp; 7.0e-8 measured)
+ * over expf's range, 0 below -87.33 where expf is denormal or 0, NaN
+ * kept, the same value whatever its column (the tail of a row goes
+ * through the lanes too), and m subtracted before the exp (large x and m
+ * do not overflow) */
+static void test_exp_diff(void) {
+    enum { N = 4001 };
+    float *x = malloc(N * sizeof *x), *m = calloc(N, sizeof *m),
+          *y = malloc(N * sizeof *y);
+    CHECK(x && m && y);
+    if (!x || !m || !y) { free(x); free(m); free(y); return; }
+    for (int i = 0; i < N; i++) x[i] = -87.0f + 175.0f * (float)i / (N - 1);
+    dlp_nn_exp_diff(y, x, m, N);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        double want = exp((double)x[i]);
+        double rel = fabs(y[i] - want) / want;
+        if (x[i] <= 88.0f && rel > worst) worst = rel;
+    }
+    CHECK_MSG(worst <= 1.5e-7, "worst relative error %g", worst);
+    /* small arguments, where the polynomial alone answers */
+    for (int i = 0; i < N; i++) x[i] = -0.5f + (float)i / (N - 1);
+    dlp_nn_exp_diff(y, x, m, N);
+    worst = 0;
+    for (int i = 0; i < N; i++) {
+        double rel = fabs(y[i] - exp((double)x[i])) / exp((double)x[i]);
+        if (rel > worst) worst = rel;
+    }
+    CHECK_MSG(worst <= 1.5e-7, "worst relative error near 0: %g", worst);
+    float t[5] = {-90.0f, -1000.0f, NAN, 0.0f, 88.0f}, z[5] = {0}, o[5];
+    dlp_nn_exp_diff(o, t, z, 5);
+    CHECK(o[0] >= 0 && o[0] < 1.2e-38f && o[1] >= 0 && o[1] < 1.2e-38f);
+    CHECK(isnan(o[2]) && o[3] == 1.0f && isfinite(o[4]) && o[4] > 1.6e38f);
+    /* position-independent: one value at every column of rows of 1..19 */
+    float v[19], mz[19] = {0}, w[19];
+    for (int n = 1; n <= 19; n++) {
+        for (int k = 0; k < n; k++) v[k] = -1.2345f;
+        dlp_nn_exp_diff(w, v, mz, n);
+        for (int k = 0; k < n; k++) CHECK(w[k] == w[0]);
+        CHECK(fabs(w[0] - exp(-1.2345)) < 1.5e-7 * exp(-1.2345));
+    }
+    /* x - m taken first: exp(1000.5 - 1000) */
+    float big = 1000.5f, mb = 1000.0f, ob;
+    dlp_nn_exp_diff(&ob, &big, &mb, 1);
+    CHECK(fabs(ob - exp(0.5)) < 1.5e-7 * exp(0.5));
+    free(x); free(m); free(y);
+}
+
 static void test_training_deterministic(void) {
     dlp_nn_sage_model a, b, c;
     double la, lb, lc;
@@ -1073,6 +1122,7 @@ int main(void) {
     RUN(test_bad_graphs);
     RUN(test_rng);
     RUN(test_parallel_for);
+    RUN(test_exp_diff);
     RUN(test_threads_bit_identical);
     RUN(test_model_empty_batch);
     RUN(test_model_predict_matches_forward);

@@ -22,6 +22,7 @@
 #include "nn/nn_lstm.c"
 #include "nn/nn_norm.c"
 #include "nn/nn_act.c"
+#include "nn/nn_exp.c"
 #include "nn/nn_pool.c"
 #include "nn/nn_loss.c"
 #include "nn/nn_edge.c"
