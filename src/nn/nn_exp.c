@@ -22,6 +22,7 @@
  *
  * Other machines, and a double-precision engine, take exp or expf. */
 #include "nn.h"
+#include "nn_blas.h"
 
 #include <math.h>
 #include <string.h>
@@ -75,16 +76,12 @@ AVX2 static void exp_diff_avx2(float *out, const float *x, const float *m,
         memcpy(out + i, to, (size_t)(n - i) * sizeof *out);
     }
 }
-
-static bool have_avx2(void) {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 #endif
 
 void dlp_nn_exp_diff(nn_real *out, const nn_real *x, const nn_real *m,
                      int n) {
 #ifdef NN_EXP_X86
-    if (have_avx2()) {
+    if (dlp_nn_small_gemm_available()) {   /* AVX2 and FMA */
         exp_diff_avx2(out, x, m, n);
         return;
     }
