@@ -22,7 +22,11 @@
 #   scripts/train_models.sh                 # data/ -> models/
 #   DATA=/path OUT=/tmp/m EPOCHS=10 scripts/train_models.sh
 #
-# Budget: the hour is exceeded. Eighty-ninth session: 63.2
+# Budget: within the hour. Ninetieth session: 54.5 minutes on
+# the 2 cores (data through p89b), with one train call per mode (the
+# examples featurized once) and the lse readout's exps eight at a time;
+# 61.3 minutes with the first alone (docs/EVAL.md, ninetieth session).
+# Eighty-ninth session: 63.2
 # minutes with the GNN inputs derived once (pred_gnn.c) and a trial
 # schedule that ran the calls training no GNN at nice 19 beside the GNN
 # calls; TraPPM took 10:18 instead of 5:58 beside it (its fork-join
