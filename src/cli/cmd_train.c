@@ -261,8 +261,9 @@ static void usage(FILE *f) {
                "  the files trained one after another, in order, each the same\n"
                "  as its own call would write; the options before the first\n"
                "  --kind are every file's, those after a --kind its file's\n"
-               "  alone (--host-norm included); --mode, --device, --runtime,\n"
-               "  --precision and --pool-max must be the same for all. A file\n"
+               "  alone (--host-norm included); --mode, --device, --runtime and\n"
+               "  --precision must be the same for all, --pool-max for all\n"
+               "  TraPPMs that pre-train on the graph pool. A file\n"
                "  that fails does not stop the others (exit 1 at the end).\n"
                "%s", learn_opts_help());
 }
@@ -275,22 +276,12 @@ typedef struct {
     const char *kind, *outp, *partsv;
     char pbuf[4096];                       /* partsv split at its commas */
     const char *from[DLP_PRED_BLEND_MAX];  /* per part: a file or NULL */
+    bool pool;   /* a TraPPM part pre-trains on the graph pool */
 } train_job;
 
-/* Checks J's kind and --parts, and points its options at the parts'
- * files: 0, else the message printed and 2 (a usage error). */
-static int job_prepare(train_job *J) {
-    char kbuf[DLP_PRED_KIND_MAX];
-    const char *parts[DLP_PRED_BLEND_MAX];
-    int np = 0;
-    dlp_error kerr;
-    if (dlp_pred_blend_parts(J->kind, kbuf, sizeof kbuf, parts, &np, &kerr)) {
-        fprintf(stderr, "dlperf train: %s (kinds: linreg, roofline, dippm, "
-                "trappm, xgb, kern, or a blend a+b)\n", kerr.msg);
-        return 2;
-    }
-    memset(J->from, 0, sizeof J->from);
-    if (!J->partsv) return 0;
+/* J's --parts split into from[], one file or '-' per part of np: 0, else
+ * the message printed and 2 */
+static int parts_split(train_job *J, int np) {
     /* --parts: one file (or '-') per component of the blend */
     int nf = 0;
     if (np < 2 || strlen(J->partsv) >= sizeof J->pbuf) {
@@ -312,6 +303,29 @@ static int job_prepare(train_job *J) {
     }
     J->o.train.parts_from = J->from;
     J->o.train.n_parts_from = np;
+    return 0;
+}
+
+/* Checks J's kind and --parts, and points its options at the parts'
+ * files: 0, else the message printed and 2 (a usage error). */
+static int job_prepare(train_job *J) {
+    char kbuf[DLP_PRED_KIND_MAX];
+    const char *parts[DLP_PRED_BLEND_MAX];
+    int np = 0;
+    dlp_error kerr;
+    if (dlp_pred_blend_parts(J->kind, kbuf, sizeof kbuf, parts, &np, &kerr)) {
+        fprintf(stderr, "dlperf train: %s (kinds: linreg, roofline, dippm, "
+                "trappm, xgb, kern, or a blend a+b)\n", kerr.msg);
+        return 2;
+    }
+    memset(J->from, 0, sizeof J->from);
+    if (J->partsv && parts_split(J, np)) return 2;
+    /* a TraPPM part pre-trains on the pool, unless fine-tuned
+     * (--init-from) or taken from a file (--parts) */
+    J->pool = false;
+    for (int q = 0; q < np; q++)
+        if (!strcmp(parts[q], "trappm") && !J->o.train.init_from && !J->from[q])
+            J->pool = true;
     return 0;
 }
 
@@ -379,22 +393,6 @@ static bool examples_differ(const learn_opts *a, const learn_opts *b) {
            a->precision != b->precision ||
            ((a->device || b->device) &&
             (!a->device || !b->device || strcmp(a->device, b->device)));
-}
-
-/* J trains a TraPPM (its part of a blend included) that pre-trains on
- * the graph pool: not one fine-tuned (--init-from), nor a part --parts
- * takes from a file */
-static bool needs_pool(const train_job *J) {
-    char kb[DLP_PRED_KIND_MAX];
-    const char *pp[DLP_PRED_BLEND_MAX];
-    int np = 0;
-    dlp_error e;
-    if (J->o.train.init_from ||
-        dlp_pred_blend_parts(J->kind, kb, sizeof kb, pp, &np, &e))
-        return false;
-    for (int q = 0; q < np; q++)
-        if (!strcmp(pp[q], "trappm") && !J->from[q]) return true;
-    return false;
 }
 
 static double now_s(void) {
@@ -483,7 +481,7 @@ int cmd_train(int argc, char **argv) {
                     "CUDA-graph twins the host norm needs)\n");
             return 2;
         }
-        if (needs_pool(J)) {
+        if (J->pool) {
             if (pool_job >= 0 && J->o.pool_max != jobs[pool_job].o.pool_max) {
                 fprintf(stderr, "dlperf train: --kind %s and --kind %s "
                         "pre-train on the graph pool: one --pool-max for "
