@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "learn_cli.h"
@@ -395,14 +394,8 @@ static bool examples_differ(const learn_opts *a, const learn_opts *b) {
             (!a->device || !b->device || strcmp(a->device, b->device)));
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 int cmd_train(int argc, char **argv) {
-    double t0 = now_s();
+    double t0 = dlp_now_s();
     learn_opts base;       /* the options before the first --kind */
     learn_opts_init(&base);
     learn_opts *cur = &base;
@@ -505,7 +498,7 @@ int cmd_train(int argc, char **argv) {
         train_job *J = &jobs[k];
         char tag[512] = "";
         if (nj > 1) {
-            double el = now_s() - t0;
+            double el = dlp_now_s() - t0;
             fprintf(stderr, "== dlperf train, %d of %d, %d:%02d into the "
                     "call: %s -> %s\n", k + 1, nj, (int)el / 60, (int)el % 60,
                     J->kind, J->outp);

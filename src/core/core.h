@@ -66,6 +66,9 @@ void dlp_dir_list_free(char **names, int n);
 typedef bool (*dlp_item_fn)(void *ctx, int i);
 bool dlp_parallel_each(int n_threads, int n, dlp_item_fn item, void *ctx);
 
+/* Seconds on the monotonic clock (clock.c): differences time a run. */
+double dlp_now_s(void);
+
 void dlp_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 

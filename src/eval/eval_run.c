@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int dlp_eval_kind_parts(const char *kind, char *buf, size_t cap,
                         const char **parts, dlp_error *err) {
@@ -179,15 +178,13 @@ dlp_status dlp_eval_run(const dlp_examples *E, const char *kind,
     for (int k = 0; k < K && !st; k++) {
         if (F[k].nte == 0 || F[k].ntr == 0) continue;
         if (on_fold) on_fold(user, k, K, &F[k]);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = dlp_now_s();
         dlp_train_opts oo = *o;
         oo.seed = o->seed + (uint64_t)k;
         dlp_predictor *p = NULL;
         st = dlp_pred_train(kind, E, F[k].train, F[k].ntr, F[k].val, F[k].nva,
                             &oo, &p, NULL, err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        out->train_s += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        out->train_s += dlp_now_s() - t0;
         for (int i = 0; i < F[k].nte && !st; i++)
             st = record_example(out, p, E, F[k].test[i], k, err);
         dlp_predictor_free(p);

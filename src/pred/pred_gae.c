@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define L DLP_GAE_LAYERS
 #define IN DLP_GAE_IN
@@ -306,8 +305,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
     size_t kcap = 0;
     dlp_nn_graph g = {0};
     for (int i = 0; i < n_pool; i++) order[i] = i;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = dlp_now_s();
     const int B = 8;
     for (int ep = 0; ep < epochs && !st; ep++) {
         dlp_nn_rng_shuffle(&rng, order, n_pool);
@@ -408,9 +406,7 @@ dlp_status dlp_gae_pretrain(dlp_gae **out, const dlp_feat_graph *pool,
             dlp_nn_opt_step(&e->p, &opt);
         }
         if (o && o->progress && !st) {
-            struct timespec t1;
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            double el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            double el = dlp_now_s() - t0;
             dlp_train_progress pr = {"trappm-gae", ep + 1, epochs,
                                      nb ? lsum / nb : 0, NAN, el,
                                      el / (ep + 1) * (epochs - ep - 1)};

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define GNN_VERSION 2
 #define HUBER_DELTA 0.1   /* in log units: quadratic below ~10% error */
@@ -582,12 +581,6 @@ static void inputs_derive(gnn *m, const dlp_examples *E, const int32_t *tr,
 }
 
 /* ---- training ------------------------------------------------------------ */
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Embeddings of every featurized graph of E (TraPPM), [n_fg][edim]. */
 static dlp_status embed_all(gnn *m, const dlp_examples *E, float **out,
                             dlp_error *err) {
@@ -1145,7 +1138,7 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
     for (int i = 0; order && i < ntr; i++) order[i] = tr[i];
     int epochs = fc->epochs;
     long steps_per_epoch = (ntr + bs - 1) / bs, step = 0;
-    double t0 = now_s();
+    double t0 = dlp_now_s();
     for (int ep = 0; ep < epochs && !st; ep++) {
         dlp_nn_rng_shuffle(&rng, order, ntr);
         double loss_sum = 0;
@@ -1184,7 +1177,7 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
         bool stop = dlp_nn_early_stop_update(&es, &net->params,
                                              isfinite(vm) ? vm : 1e9);
         if (o->progress) {
-            double el = now_s() - t0;
+            double el = dlp_now_s() - t0;
             dlp_train_progress pr = {label, ep + 1, epochs,
                                      nb_done ? loss_sum / nb_done : 0, vm, el,
                                      el / (ep + 1) * (epochs - ep - 1)};

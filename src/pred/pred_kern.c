@@ -54,7 +54,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define KERN_SCHEMA 1
 #define KERN_EPS_US 1.0
@@ -320,12 +319,6 @@ dlp_status dlp_kern_sum_us(const dlp_predictor *p, const dlp_feat_graph *fg,
 
 /* ---- training ------------------------------------------------------------- */
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Traces the node model trains on: a training model's, whole GPU. */
 static bool trains_on(const dlp_trace *t, const uint8_t *train_model) {
     return train_model[t->model] && t->cfg.sms == 0;
@@ -400,7 +393,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
     if (E->mode != DLP_MODE_INFERENCE)
         return dlp_fail(err, DLP_ERR_ARG, "kind kern predicts inference "
                         "latency only, not %s", dlp_mode_name(E->mode));
-    double t0 = now_s();
+    double t0 = dlp_now_s();
     int nm = E->n_models > 0 ? E->n_models : 1;
     uint8_t *train_model = calloc((size_t)nm, 1);
     uint8_t *seen_model = calloc((size_t)nm, 1);
@@ -518,7 +511,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
                      "model trains or validates)", n_train_traces, n_rows,
                      im.scale);
         dlp_train_progress pr = {what, 1, 2, 0, nh ? ape / nh : NAN,
-                                 now_s() - t0, 0};
+                                 dlp_now_s() - t0, 0};
         o->progress(o->user, &pr);
     }
     /* graph step on the training examples, with the full node model's
@@ -590,7 +583,7 @@ dlp_status dlp_pred_kern_train(const dlp_examples *E, const int32_t *tr,
     free(g);
     if (!st && o && o->progress) {
         dlp_train_progress pr = {"kern: graph step", 2, 2, 0, NAN,
-                                 now_s() - t0, 0};
+                                 dlp_now_s() - t0, 0};
         o->progress(o->user, &pr);
     }
     int64_t schema[4] = {KERN_SCHEMA, KERN_NF, KERN_NG, target};
