@@ -16,9 +16,10 @@
  * the exponent bits. t is clamped to [-87.33, 88]: below, the result is 0
  * (expf would give a denormal under 1.2e-38); above, exp(88) (expf's
  * float range ends at 88.72). NaN stays NaN. Within 2 ulp of expf
- * elsewhere (tests/test_nn_grad.c checks it against exp in double over
- * the range); a row's tail of fewer than 8 goes through the same lanes
- * from a padded copy, so a value does not depend on its column.
+ * elsewhere (tests/test_nn_engine.c, test_exp_diff, checks it against
+ * exp in double over the range); a row's tail of fewer than 8 goes
+ * through the same lanes from a padded copy, so a value does not depend
+ * on its column.
  *
  * Other machines, and a double-precision engine, take exp or expf. */
 #include "nn.h"
