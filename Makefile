@@ -38,6 +38,15 @@ BLAS_SO := $(if $(BLAS_A),$(BUILD)/libdlperf_blas.so)
 PKG_LIBS   := $(shell pkg-config --libs libcjson libzstd zlib liblzma 2>/dev/null || echo -lcjson -lzstd -lz -llzma)
 XGB_LIBS   := $(shell test -e /usr/include/xgboost/c_api.h && echo -lxgboost)
 LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
+# The CLI takes the compression libraries (the dataset's tar.zst / tar.xz
+# packs; a prediction never calls them) from their static archives where
+# the -dev packages ship them: each shared one costs every process its
+# loading (mapping, relocations, ~8 page faults at ~14 us on the project's
+# VM), and a ResNet-50 `dlperf predict` took 132 -> 108 page faults, 9.4
+# -> 8.9 ms (perf stat -r 40; docs/PREDICT.md, "Speed, ninety-second
+# session"). The library (libdlperf.so) and the tests link them shared.
+STATIC_A := $(foreach l,zstd z lzma,$(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)))
+CLI_LIBS := $(if $(word 3,$(STATIC_A)),-lcjson $(STATIC_A) $(XGB_LIBS) -lm -lpthread,$(LIBS))
 
 CFLAGS  += -std=c11 -g $(OPT) -Wall -Wextra -D_GNU_SOURCE -fPIC \
            -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
@@ -54,7 +63,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 all: info $(BUILD)/libdlperf.a $(BUILD)/libdlperf.so $(BUILD)/dlperf $(BLAS_SO)
 
 info:
-	@echo "dlperf: CC=$(CC) BUILD=$(BUILD) SAN=$(SAN) libs: $(LIBS) blas: $(or $(BLAS_SO),system libopenblas)"
+	@echo "dlperf: CC=$(CC) BUILD=$(BUILD) SAN=$(SAN) libs: $(LIBS) cli: $(CLI_LIBS) blas: $(or $(BLAS_SO),system libopenblas)"
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -68,7 +77,7 @@ $(BUILD)/libdlperf.so: $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/dlperf: $(CLI_OBJ) $(BUILD)/libdlperf.a | $(BLAS_SO)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdlperf.a $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdlperf.a $(CLI_LIBS)
 
 $(BUILD)/obj/src/nn/nn_blas.o: CFLAGS += $(if $(BLAS_SO),-DDLP_BLAS_PRIVATE='"$(abspath $(BLAS_SO))"')
 # test_nn_blas compares the private copy with the shared build of the same

@@ -216,6 +216,26 @@ def main():
                                  text=True).stdout
             check("NEEDED" in dyn and "libxgboost" not in dyn,
                   "libxgboost not a link-time dependency of dlperf")
+            # the compression libraries come from their static archives
+            # where the compiler finds them (Makefile, CLI_LIBS): each
+            # shared one cost every process its loading (~8 page faults)
+            cc = os.environ.get("CC") or "cc"
+            def archive(lib):
+                try:
+                    out = subprocess.run([cc, "-print-file-name=%s.a" % lib],
+                                         capture_output=True, text=True).stdout
+                except OSError:
+                    return False
+                return os.path.isabs(out.strip()) and os.path.exists(out.strip())
+            libs = ("libzstd", "libz", "liblzma")
+            if all(archive(l) for l in libs):
+                needed = [l for l in dyn.splitlines() if "NEEDED" in l]
+                shared = [l for l in libs
+                          if any("[%s.so" % l in n for n in needed)]
+                check(not shared, "compression libraries linked static "
+                      "(shared: %s)" % (", ".join(shared) or "none"))
+            else:
+                print("skipped: static compression archives not found")
         else:
             print("skipped: readelf not found")
         if j:
