@@ -157,6 +157,45 @@ static void make_power_set(dlp_host_set *s, int n, double beta, double ref,
     }
 }
 
+/* a two-sided host effect (slope 0.6 above 9 us, 1.6 below) on the power
+ * rule's share: the two-sided fit finds the rule, ref_us within its 1%
+ * grid and both slopes; one beta does worse held out (cross-fitting), and
+ * the factor takes beta_quick below ref_us and beta above */
+static void test_fit_two_sided(void) {
+    dlp_host_set s;
+    dlp_host_model m, one;
+    dlp_error err;
+    make_power_set(&s, 800, 1, 9.0, 300, 360, 0);
+    s.tdp_w = 700;
+    for (int i = 0; i < s.n; i++) {
+        dlp_host_sample *x = &s.s[i];
+        double h = fmin(1, fmax(0, (360 - x->power_w) / 60)),
+               l = log(x->host_us / 9.0);
+        x->actual_ms = x->eager_ms * exp(h * (l < 0 ? 1.6 : 0.6) * l);
+    }
+    CHECK(dlp_host_fit(&s, NULL, &one, &err) == DLP_OK && one.beta_quick == 0);
+    s.two_sided = true;
+    CHECK_MSG(dlp_host_fit(&s, NULL, &m, &err) == DLP_OK, "%s", err.msg);
+    CHECK_MSG(m.power_lo_w == 300 && m.power_hi_w == 360 &&
+              fabs(log(m.ref_us / 9.0)) < 0.01 && fabs(m.beta - 0.6) < 0.05 &&
+              fabs(m.beta_quick - 1.6) < 0.05, "lo %g hi %g ref %g beta %g "
+              "quick %g", m.power_lo_w, m.power_hi_w, m.ref_us, m.beta,
+              m.beta_quick);
+    dlp_host_cv two_cv, one_cv;
+    CHECK(dlp_host_cross_validate(&s, -1, &two_cv, NULL, &err) == DLP_OK);
+    s.two_sided = false;
+    CHECK(dlp_host_cross_validate(&s, -1, &one_cv, NULL, &err) == DLP_OK);
+    CHECK_MSG(two_cv.host < 0.5 * one_cv.host && one_cv.host < one_cv.blind,
+              "two-sided %g, one %g, blind %g", two_cv.host, one_cv.host,
+              one_cv.blind);
+    /* the factor: h = 1 at 200 W */
+    double slow = dlp_host_factor(&m, 2 * m.ref_us, 5, NAN, 200),
+           quick = dlp_host_factor(&m, m.ref_us / 2, 5, NAN, 200);
+    CHECK_CLOSE(slow, exp(m.beta * log(2)), 1e-12);
+    CHECK_CLOSE(quick, exp(-m.beta_quick * log(2)), 1e-12);
+    dlp_host_set_free(&s);
+}
+
 /* the power rule: lo and hi found on their 20 W grid with beta and ref
  * (and tau left 0); off the grid, close, with cross-fitting better than
  * blind; a sample without a power leaves the tau rule alone */
@@ -512,14 +551,15 @@ static void test_file(void) {
     char p[256];
     snprintf(p, sizeof p, "%s/h.csv", dir);
     dlp_host_model m = {0.87, 7.25, 1234, 321, 5, 18.5, 16.25, 0.63, 1000,
-                        15.5, 12.75, 0, 0, 0, 0, 0, 0, 0}, r;
+                        15.5, 12.75, 0, 0, 0, 0, 0, 0, 0, 1.75}, r;
     dlp_error err;
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     CHECK_MSG(dlp_host_load(p, &r, &err) == DLP_OK, "%s", err.msg);
     CHECK(r.beta == m.beta && r.ref_us == m.ref_us && r.n_samples == 1234 &&
           r.n_models == 321 && r.folds == 5 && r.blind_mape == 18.5 &&
           r.host_mape == 16.25 && r.gamma == 0.63 && r.n_energy == 1000 &&
-          r.energy_blind_mape == 15.5 && r.energy_host_mape == 12.75);
+          r.energy_blind_mape == 15.5 && r.energy_host_mape == 12.75 &&
+          r.beta_quick == 1.75);
     CHECK(r.tau_ms == 0);
     m.tau_ms = 22.627417;   /* a training fit's */
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
@@ -1385,7 +1425,7 @@ static void test_predict(void) {
     CHECK(st == DLP_ERR_NOT_FOUND);
     snprintf(p, sizeof p, "%s/" DLP_HOST_FILE, dir);
     dlp_host_model m = {0.8, 7.0, 10, 5, 5, 20, 15, 0.5, 10, 18, 13, 0, 0, 0,
-                        0, 0, 0, 0};
+                        0, 0, 0, 0, 0};
     CHECK(dlp_host_save(p, &m, &err) == DLP_OK);
     double at_ref = predict_eager(dir, "eager", 7.0, &r, &st);
     CHECK(st == DLP_OK);
@@ -1439,6 +1479,7 @@ int main(void) {
     RUN(test_fit_recovers);
     RUN(test_fit_training);
     RUN(test_fit_training_power);
+    RUN(test_fit_two_sided);
     RUN(test_apply);
     RUN(test_energy);
     RUN(test_fit_refuses);

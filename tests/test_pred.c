@@ -742,7 +742,7 @@ static void test_examples_host_norm(void) {
                 rows[i].prec, rows[i].batch, rows[i].ms, rows[i].ms * 0.98,
                 rows[i].ms * 1.02, rows[i].j, rows[i].w, rows[i].host);
     fclose(f);
-    dlp_host_norm n = {1.352, 8.409, 0.684, 0, 0, 0, 0};
+    dlp_host_norm n = {1.352, 8.409, 0.684, 0, 0, 0, 0, 0};
     hostnorm_sets S = hostnorm_build(dir, DLP_MODE_INFERENCE, &n);
     dlp_examples *A = &S.A, *B = &S.B;
     if (!S.ok) { hostnorm_free(&S, dir); return; }
@@ -819,7 +819,7 @@ static void test_examples_host_norm_llm(void) {
     fclose(f);
     CHECK(hostnorm_inf_row(dir, b, h, "H100-SXM5-80GB,0,ok,eager,bf16,1,128,"
                            ",,200,190,210,18000,19000,20000,80,400,12"));
-    dlp_host_norm n = {1.341, 9.109, 0.846, 0, 0, 0, 0};
+    dlp_host_norm n = {1.341, 9.109, 0.846, 0, 0, 0, 0, 0};
     hostnorm_sets S = hostnorm_build(dir, DLP_MODE_LLM, &n);
     dlp_examples *A = &S.A, *B = &S.B;
     if (!S.ok) { hostnorm_free(&S, dir); return; }
@@ -882,7 +882,7 @@ static void test_examples_host_norm_training(void) {
     fclose(f);
     CHECK(hostnorm_inf_row(dir, b, h, "H100-SXM5-80GB,0,ok,eager,fp32,1,,224,"
                            "224,5,4.9,5.1,100,120,600,1.5,300,10"));
-    dlp_host_norm n = {0.57, 8.8, 0.49, 0, 300, 360, 700};
+    dlp_host_norm n = {0.57, 8.8, 0.49, 0, 300, 360, 700, 0};
     hostnorm_sets S = hostnorm_build(dir, DLP_MODE_TRAINING, &n);
     dlp_examples *A = &S.A, *B = &S.B;
     if (!S.ok) { hostnorm_free(&S, dir); return; }
@@ -914,7 +914,7 @@ static void test_examples_host_norm_training(void) {
     /* the share's rules */
     CHECK_CLOSE(dlp_host_norm_share(&n, 50, NAN, 330), 0.5, 1e-12);
     CHECK(isnan(dlp_host_norm_share(&n, 50, NAN, NAN)));
-    dlp_host_norm tau = {0.5, 8, 0.5, 16, 0, 0, 0}, g = {1, 8, 1, 0, 0, 0, 0};
+    dlp_host_norm tau = {0.5, 8, 0.5, 16, 0, 0, 0, 0}, g = {1, 8, 1, 0, 0, 0, 0, 0};
     CHECK_CLOSE(dlp_host_norm_share(&tau, 64, NAN, NAN), 0.25, 1e-12);
     CHECK(dlp_host_norm_share(&tau, 8, NAN, NAN) == 1);
     CHECK_CLOSE(dlp_host_norm_share(&g, 10, 4, NAN), 0.6, 1e-12);

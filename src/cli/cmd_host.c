@@ -28,6 +28,7 @@ static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
 "                       [--fit-device NAME] [--mode inference|llm|training]\n"
+"                       [--two-sided]\n"
 "                       [--own-probe | --batch-host | --fresh-host]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
@@ -55,6 +56,10 @@ static void usage(FILE *f) {
 "step (models/host-training.csv is what `dlperf predict --mode training\n"
 "--host-us` loads). Its table adds the steps by the host's source: the\n"
 "label's own probe, its batch's median.\n"
+"--two-sided fits one slope for hosts slower than ref_us (beta) and\n"
+"another for quicker ones (beta_quick), ref_us over a grid of 1%% steps\n"
+"across the samples' hosts: one beta on ln(host_us / ref_us) may fit\n"
+"only one side of the reference (docs/PREDICT.md, host correction).\n"
 "--own-probe fits and scores only the samples whose label carries its own\n"
 "probe (training rows since p59a; every eager inference row).\n"
 "--batch-host takes as each label's host the median probe of its batch\n"
@@ -201,11 +206,11 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) st = dlp_host_apply(set, &m, &cv, NULL, &err);
     if (!st) {
         char how[600];
-        snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g, "
-                 "tau_ms %.4g, power_lo_w %.4g, power_hi_w %.4g (on %.4g W "
-                 "boards), energy_gamma %.4g", path, m.beta, m.ref_us,
-                 m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w,
-                 m.gamma);
+        snprintf(how, sizeof how, "corrected by %s: beta %.4g, beta_quick "
+                 "%.4g, ref_us %.4g, tau_ms %.4g, power_lo_w %.4g, "
+                 "power_hi_w %.4g (on %.4g W boards), energy_gamma %.4g",
+                 path, m.beta, m.beta_quick, m.ref_us, m.tau_ms,
+                 m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
@@ -258,6 +263,7 @@ int cmd_host(int argc, char **argv) {
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
                *fit_dev = NULL, *host = NULL, *mode = "inference";
     int src = -1;   /* dlp_host_source given by an option */
+    bool two_sided = false;
     int n_src = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -268,6 +274,10 @@ int cmd_host(int argc, char **argv) {
                   : !strcmp(a, "--batch-host") ? DLP_HOST_SRC_BATCH
                                                : DLP_HOST_SRC_FRESH;
             n_src++;
+            continue;
+        }
+        if (!apply && !repl && !strcmp(a, "--two-sided")) {
+            two_sided = true;
             continue;
         }
         if (repl && strcmp(a, "--host") && a[0] == '-') {
@@ -337,6 +347,7 @@ int cmd_host(int argc, char **argv) {
         return 1;
     }
     if (apply) return apply_file(host, kind, &set);
+    set.two_sided = two_sided;
     int fd = -1;
     if (fit_dev) {
         while (++fd < set.n_devices && strcmp(set.devices[fd], fit_dev)) {}
@@ -356,11 +367,13 @@ int cmd_host(int argc, char **argv) {
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
-        printf("fitted on all: beta %.4g, ref_us %.4g, tau_ms %.4g, "
-               "power_lo_w %.4g, power_hi_w %.4g (on %.4g W boards), "
-               "energy_gamma %.4g (%d energy samples)\n", m.beta, m.ref_us,
-               m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma,
-               m.n_energy);
+        printf("fitted on all: beta %.4g", m.beta);
+        if (m.beta_quick > 0)
+            printf(" above ref_us, beta_quick %.4g below", m.beta_quick);
+        printf(", ref_us %.4g, tau_ms %.4g, power_lo_w %.4g, power_hi_w "
+               "%.4g (on %.4g W boards), energy_gamma %.4g (%d energy "
+               "samples)\n", m.ref_us, m.tau_ms, m.power_lo_w, m.power_hi_w,
+               m.power_tdp_w, m.gamma, m.n_energy);
         m.host_source = src > 0 ? src : DLP_HOST_SRC_OWN;
         m.folds = cv.folds;
         m.blind_mape = cv.blind;

@@ -246,7 +246,9 @@ double dlp_host_norm_factor(const dlp_host_norm *n, double host_us,
         !isfinite(n->ref_us) || !isfinite(h) || !isfinite(n->beta))
         return 1;
     h = h < 0 ? 0 : h > 1 ? 1 : h;
-    return exp(h * n->beta * log(host_us / n->ref_us));
+    double beta = n->beta_quick > 0 && host_us < n->ref_us ? n->beta_quick
+                                                            : n->beta;
+    return exp(h * beta * log(host_us / n->ref_us));
 }
 
 double dlp_host_norm_share(const dlp_host_norm *n, double eager_ms,

@@ -51,9 +51,13 @@ typedef struct {
      * power_hi_w > 0); the step is divided by f and the power multiplied
      * by f over the energy factor. Zero for inference and LLM fits */
     double tau_ms, power_lo_w, power_hi_w, power_tdp_w;
+    /* two-sided fits (ninety-second session): the slope for hosts quicker
+     * than ref_us, beta the one for slower hosts; 0: beta on both sides */
+    double beta_quick;
 } dlp_host_norm;
 
-/* The latency factor above: exp(h beta ln(host_us / ref_us)), 1 where an
+/* The latency factor above: exp(h beta ln(host_us / ref_us)), beta_quick
+ * in place of beta where it is positive and host_us < ref_us; 1 where an
  * input is missing, not positive or not finite (h NAN included). */
 double dlp_host_norm_factor(const dlp_host_norm *n, double host_us, double h);
 /* The host-bound share h, clamped to [0, 1], by n's rule: tau_ms /

@@ -31,13 +31,15 @@ static share_rule rule_of(const dlp_host_model *m) {
  * the training labels are normalized with, pred_data.c) */
 static double host_share(share_rule r, double eager_ms, double graph_ms,
                          double power_w) {
-    dlp_host_norm n = {0, 0, 0, r.tau_ms, r.lo_w, r.hi_w, 0};
+    dlp_host_norm n = {.tau_ms = r.tau_ms, .power_lo_w = r.lo_w,
+                       .power_hi_w = r.hi_w};
     return dlp_host_norm_share(&n, eager_ms, graph_ms, power_w);
 }
 
 dlp_host_norm dlp_host_norm_of(const dlp_host_model *m) {
     return (dlp_host_norm){m->beta, m->ref_us, m->gamma, m->tau_ms,
-                           m->power_lo_w, m->power_hi_w, m->power_tdp_w};
+                           m->power_lo_w, m->power_hi_w, m->power_tdp_w,
+                           m->beta_quick};
 }
 
 double dlp_host_board_power(const dlp_host_model *m, double power_w,
@@ -620,15 +622,74 @@ static bool fit_share(const dlp_host_set *s, const bool *use, share_rule rule,
 typedef struct {             /* the best rule so far and its fit */
     double beta, c, sse;
     share_rule rule;
+    double beta_quick;       /* two-sided: the slope below ref (c = -beta
+                                ln ref); 0 one-sided */
 } rule_fit;
 
-/* rule r fitted (fit_share; *n the samples used), kept in *best where
- * its residual is smaller */
+/* the two-sided fit's grid of ln ref_us: 1% steps */
+#define REF_STEP 0.01
+
+/* The two-sided fit of rule r: at each ln ref of the grid across the
+ * samples' hosts, least squares of r = ln(actual / E) on x1 = h max(0,
+ * ln host - ln ref) and x2 = h min(0, ln host - ln ref) (no intercept:
+ * the factor is 1 at ref); a fit whose slopes are both positive and
+ * whose residual is below best's replaces it. false when a sample lacks
+ * the rule's input. */
+static bool fit_two_sided(const dlp_host_set *s, const bool *use,
+                          share_rule rule, rule_fit *best, int *n) {
+    /* each sample's share h, ln host_us and residual r, once */
+    double *v = malloc(3 * (size_t)(s->n ? s->n : 1) * sizeof *v);
+    double lo = INFINITY, hi = -INFINITY;
+    *n = 0;
+    for (int i = 0; v && i < s->n; i++) {
+        if (use && !use[i]) continue;
+        const dlp_host_sample *x = &s->s[i];
+        double h = host_share(rule, x->eager_ms, x->graph_ms, x->power_w);
+        if (isnan(h)) {
+            free(v);
+            return false;
+        }
+        double *w = v + 3 * (size_t)*n;
+        w[0] = h;
+        w[1] = log(x->host_us);
+        w[2] = log(x->actual_ms / x->eager_ms);
+        lo = fmin(lo, w[1]);
+        hi = fmax(hi, w[1]);
+        (*n)++;
+    }
+    for (double lr = lo + REF_STEP; v && *n >= 2 && lr < hi; lr += REF_STEP) {
+        double s11 = 0, s22 = 0, r1 = 0, r2 = 0, rr = 0;
+        for (int i = 0; i < *n; i++) {
+            const double *w = v + 3 * (size_t)i;
+            double d = w[1] - lr, r = w[2];
+            double x1 = w[0] * fmax(0, d), x2 = w[0] * fmin(0, d);
+            s11 += x1 * x1;   /* x1 x2 = 0: the normal equations split */
+            s22 += x2 * x2;
+            r1 += x1 * r;
+            r2 += x2 * r;
+            rr += r * r;
+        }
+        if (!(s11 > 1e-12) || !(s22 > 1e-12)) continue;
+        double b = r1 / s11, q = r2 / s22, sse = rr - b * r1 - q * r2;
+        if (b > 0 && q > 0 && sse < best->sse)
+            *best = (rule_fit){b, -b * lr, sse, rule, q};
+    }
+    bool ok = v != NULL;
+    free(v);
+    return ok;
+}
+
+/* rule r fitted (fit_share, or fit_two_sided with s->two_sided; *n the
+ * samples used), kept in *best where its residual is smaller */
 static void try_rule(const dlp_host_set *s, const bool *use, share_rule r,
                      rule_fit *best, int *n) {
+    if (s->two_sided) {
+        fit_two_sided(s, use, r, best, n);
+        return;
+    }
     double b, c, sse;
     if (fit_share(s, use, r, &b, &c, &sse, n) && sse < best->sse)
-        *best = (rule_fit){b, c, sse, r};
+        *best = (rule_fit){b, c, sse, r, 0};
 }
 
 dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
@@ -638,7 +699,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
      * training every tau of the grid, then every power pair (a rule
      * lacking a sample's input does not fit: n counts the others') */
     bool training = s->mode == DLP_HOST_TRAINING;
-    rule_fit f = {NAN, NAN, INFINITY, {0, 0, 0}};
+    rule_fit f = {NAN, NAN, INFINITY, {0, 0, 0}, 0};
     int n = 0, n_power;
     if (!training)
         try_rule(s, use, (share_rule){0, 0, 0}, &f, &n);
@@ -662,6 +723,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     memset(m, 0, sizeof *m);
     m->beta = fmin(f.beta, BETA_MAX);
     m->ref_us = exp(-f.c / f.beta);
+    m->beta_quick = fmin(f.beta_quick, BETA_MAX);
     m->tau_ms = f.rule.tau_ms;
     m->power_lo_w = f.rule.lo_w;
     m->power_hi_w = f.rule.hi_w;
@@ -818,7 +880,7 @@ static const char *const HOST_KEYS[] = {"beta", "ref_us", "samples",
                                         "power_lo_w", "power_hi_w",
                                         "power_tdp_w", "host_source",
                                         "level_mape", "energy_level_mape",
-                                        NULL};
+                                        "beta_quick", NULL};
 enum { N_KEYS = sizeof HOST_KEYS / sizeof *HOST_KEYS - 1 };
 
 dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
@@ -830,10 +892,12 @@ dlp_status dlp_host_save(const char *path, const dlp_host_model *m,
                               m->energy_host_mape, m->tau_ms,
                               m->power_lo_w, m->power_hi_w, m->power_tdp_w,
                               m->host_source, m->level_mape,
-                              m->energy_level_mape};
+                              m->energy_level_mape, m->beta_quick};
     return dlp_kv_write(path,
         "# dlperf host-aware eager latency (src/predict/predict_host.h):\n"
         "# eager' = eager x exp(h x beta x ln(host_us / ref_us)),\n"
+        "# beta_quick in place of beta where host_us < ref_us and it is\n"
+        "# positive (a two-sided fit; 0: beta on both sides),\n"
         "# h = clamp(1 - graph / eager, 0, 1) of the predicted latencies,\n"
         "# or, where tau_ms > 0 (training), h = min(1, tau_ms / step),\n"
         "# or, where power_hi_w > 0 (training), h = clamp((power_hi_w -\n"
@@ -906,5 +970,7 @@ dlp_status dlp_host_load(const char *path, dlp_host_model *m, dlp_error *err) {
         return st;
     m->level_mape = v[16];
     m->energy_level_mape = v[17];
+    if ((st = in_range(path, "beta_quick", v[18], BETA_MAX, err))) return st;
+    m->beta_quick = v[18];
     return DLP_OK;
 }

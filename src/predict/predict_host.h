@@ -120,6 +120,10 @@ typedef struct {
                                 what a reading of the host's level (not
                                 of the measurement's moment) gets; what
                                 predict --host-us reports; 0: unmeasured */
+    double beta_quick;       /* a two-sided fit (`dlperf host fit
+                                --two-sided`): the slope for hosts quicker
+                                than ref_us, beta the slower ones'; 0:
+                                beta on both sides */
 } dlp_host_model;
 
 /* A power P (W) measured or predicted on a board of tdp_w, as m's power
@@ -216,6 +220,8 @@ typedef struct {
     double tdp_w;            /* training: the board power the samples'
                                 power_w are on (the first sample's card;
                                 others scaled to it); 0: unknown */
+    bool two_sided;          /* dlp_host_fit (and the cross-fitting) fits
+                                beta_quick too (set by the caller) */
     dlp_host_mode mode;      /* llm: the samples' latencies are batch /
                                 throughput, and the MAPE is the
                                 throughput's, |actual_ms / eager_ms - 1|;
@@ -264,7 +270,10 @@ dlp_status dlp_host_set_source(dlp_host_set *s, dlp_host_source src,
 /* Fits beta and ref_us (training: and tau_ms, over a log grid of 1 to
  * 1024 ms, or power_lo_w and power_hi_w, over 20 W steps of 100-700 W
  * where every selected sample has a power; the smaller residual wins)
- * on the samples with use[i] (NULL: all), then gamma
+ * on the samples with use[i] (NULL: all); with s->two_sided, beta for
+ * hosts above ref_us and beta_quick below it, over a grid of ref_us in
+ * 1% steps across the samples' hosts (both slopes by least squares
+ * without an intercept at each; the smallest residual wins), then gamma
  * on those of them with an energy prediction (none: gamma 0).
  * DLP_ERR_ARG when fewer than 2 are selected or the fit is singular,
  * DLP_ERR_NOT_FOUND when the fitted beta is not positive (no host effect
