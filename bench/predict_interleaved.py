@@ -5,7 +5,8 @@
 tiny GPT as a language model (`--mode llm`, CUDA graph and eager) with this
 checkout's build and models, then with another checkout's (a worktree of
 an older commit, built), so both see the same machine state; prints the
-median and min wall time of each. The graphs are bench/predict_bench.py's
+median and min wall time of each, and the median CPU time (user + sys)
+and minor page faults of each process (wait4's rusage). The graphs are bench/predict_bench.py's
 (run it once first: it exports them into /tmp/dlp_predict_bench).
 
     git worktree add /tmp/old <rev> && make -C /tmp/old -j2
@@ -48,14 +49,26 @@ def main(argv):
                        "--device", "h100", "--json", "--models",
                        os.path.join(root, "models")]
                 t = time.perf_counter()
-                subprocess.run(cmd, check=True, capture_output=True)
-                res.setdefault((case, name), []).append((time.perf_counter() - t) * 1e3)
+                p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+                _, st, ru = os.wait4(p.pid, 0)
+                wall = (time.perf_counter() - t) * 1e3
+                if st != 0:
+                    raise SystemExit("%s: exit status %d" % (" ".join(cmd), st))
+                res.setdefault((case, name), []).append(
+                    (wall, (ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_minflt))
     print("load average: %.2f %.2f %.2f" % os.getloadavg())
     for case, _ in cases:
-        a, b = res[(case, "this")], res[(case, "other")]
+        a, b = ([r[0] for r in res[(case, n)]] for n in ("this", "other"))
         print("%-12s this %7.2f ms median (min %.2f)   other %7.2f ms (min %.2f)   ratio %.3f"
               % (case, statistics.median(a), min(a), statistics.median(b), min(b),
                  statistics.median(a) / statistics.median(b)))
+        ca, cb = ([r[1] for r in res[(case, n)]] for n in ("this", "other"))
+        fa, fb = ([r[2] for r in res[(case, n)]] for n in ("this", "other"))
+        print("%-12s   CPU this %.2f ms, other %.2f ms (ratio %.3f); page faults "
+              "%d, %d" % ("", statistics.median(ca), statistics.median(cb),
+                          statistics.median(ca) / statistics.median(cb),
+                          statistics.median(fa), statistics.median(fb)))
     return 0
 
 
