@@ -69,12 +69,16 @@ void cli_heap_hugepages(void) {
  * other start-up mend, bench/predict_bench.py) */
     bool ours = p && (char *)p + HEAP_BYTES > base &&
                 (char *)p + HEAP_BYTES <= top;
-    /* the block's address as a number, through a volatile: GCC's
-     * -Wuse-after-free (at -O1, the sanitizer build) reads any use after
-     * the free of a value computed from p as a use of p */
+    /* the block's address as a number, through a volatile, and ours
+     * decided before the free: GCC's -Wuse-after-free (at -O1, the
+     * sanitizer build) reads any use after the free of a value computed
+     * from p as a use of p */
+    if (!ours) {
+        free(p);
+        return;
+    }
     volatile uintptr_t addr = (uintptr_t)p;
     free(p);                   /* back to the heap's top: reused, not trimmed */
-    if (!ours) return;
     uintptr_t start = addr;
     uintptr_t lo = (start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     size_t gap = (size_t)(lo - start);
