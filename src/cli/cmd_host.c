@@ -206,11 +206,15 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
     if (!st) st = dlp_host_apply(set, &m, &cv, NULL, &err);
     if (!st) {
         char how[600];
-        snprintf(how, sizeof how, "corrected by %s: beta %.4g, beta_quick "
-                 "%.4g, ref_us %.4g, tau_ms %.4g, power_lo_w %.4g, "
-                 "power_hi_w %.4g (on %.4g W boards), energy_gamma %.4g",
-                 path, m.beta, m.beta_quick, m.ref_us, m.tau_ms,
-                 m.power_lo_w, m.power_hi_w, m.power_tdp_w, m.gamma);
+        char quick[48] = "";
+        if (m.beta_quick > 0)
+            snprintf(quick, sizeof quick, ", beta_quick %.4g below it",
+                     m.beta_quick);
+        snprintf(how, sizeof how, "corrected by %s: beta %.4g, ref_us %.4g%s, "
+                 "tau_ms %.4g, power_lo_w %.4g, power_hi_w %.4g (on %.4g W "
+                 "boards), energy_gamma %.4g", path, m.beta, m.ref_us, quick,
+                 m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w,
+                 m.gamma);
         print_table(kind, set, &cv, how);
     }
     dlp_host_set_free(set);
