@@ -193,6 +193,13 @@ static void test_fit_two_sided(void) {
            quick = dlp_host_factor(&m, m.ref_us / 2, 5, NAN, 200);
     CHECK_CLOSE(slow, exp(m.beta * log(2)), 1e-12);
     CHECK_CLOSE(quick, exp(-m.beta_quick * log(2)), 1e-12);
+    /* steps that shrink on slower hosts: no positive pair of slopes */
+    for (int i = 0; i < s.n; i++)
+        s.s[i].actual_ms = s.s[i].eager_ms * s.s[i].eager_ms /
+                           s.s[i].actual_ms;
+    s.two_sided = true;
+    CHECK(dlp_host_fit(&s, NULL, &m, &err) == DLP_ERR_ARG &&
+          strstr(err.msg, "both slopes"));
     dlp_host_set_free(&s);
 }
 

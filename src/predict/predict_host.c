@@ -712,9 +712,13 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
                 try_rule(s, use, (share_rule){0, lo, hi}, &f, &n_power);
     }
     if (!(f.sse < INFINITY))
-        return dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), singular "
-                        "(the host-bound shares or host probes do not vary)",
-                        n);
+        return s->two_sided
+                   ? dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s): no "
+                              "reference host of the grid gives both slopes "
+                              "(above and below it) a positive fit", n)
+                   : dlp_fail(err, DLP_ERR_ARG, "host fit: %d sample(s), "
+                              "singular (the host-bound shares or host "
+                              "probes do not vary)", n);
     if (!(f.beta > 0))
         return dlp_fail(err, DLP_ERR_NOT_FOUND, "host fit: beta %.3g on %d "
                         "samples: eager %s does not grow with host_us in "
