@@ -41,12 +41,13 @@ LIBS    := $(PKG_LIBS) $(XGB_LIBS) -lm -lpthread
 # The CLI takes the compression libraries (the dataset's tar.zst / tar.xz
 # packs; a prediction never calls them) from their static archives where
 # the -dev packages ship them: each shared one costs every process its
-# loading (mapping, relocations, ~8 page faults at ~14 us on the project's
-# VM), and a ResNet-50 `dlperf predict` took 132 -> 108 page faults, 9.4
-# -> 8.9 ms (perf stat -r 40; docs/PREDICT.md, "Speed, ninety-second
-# session"). The library (libdlperf.so) and the tests link them shared.
+# loading (mapping, relocations, page faults at ~14 us on the project's
+# VM): a ResNet-50 `dlperf predict` takes 114 page faults instead of 134,
+# 9.77 ms median instead of 9.90 (bench/predict_interleaved.py, 100
+# repetitions; docs/PREDICT.md, "Speed, ninety-second session"). The
+# library (libdlperf.so) and the tests link them shared.
 STATIC_A := $(foreach l,zstd z lzma,$(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)))
-CLI_LIBS := $(if $(word 3,$(STATIC_A)),-lcjson $(STATIC_A) $(XGB_LIBS) -lm -lpthread,$(LIBS))
+CLI_LIBS := $(if $(word 3,$(STATIC_A)),$(filter-out -lzstd -lz -llzma,$(PKG_LIBS)) $(STATIC_A) $(XGB_LIBS) -lm -lpthread,$(LIBS))
 
 CFLAGS  += -std=c11 -g $(OPT) -Wall -Wextra -D_GNU_SOURCE -fPIC \
            -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP

@@ -66,7 +66,7 @@ void cli_heap_hugepages(void) {
      * for a start at or above base, as this did until the ninety-first
      * session, refused that case, and nothing was advised: ResNet-50 took
      * 2,268 page faults and 46 ms instead of 134 and 10.6 ms with the
- * other start-up mend, bench/predict_bench.py) */
+     * other start-up mend, bench/predict_bench.py) */
     bool ours = p && (char *)p + HEAP_BYTES > base &&
                 (char *)p + HEAP_BYTES <= top;
     /* the block's address as a number, through a volatile, and ours
