@@ -528,8 +528,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 k = (x["hash"], x["device"], x["precision"], x["batch"],
                      x["seq"] or "0", x["height"] or "0", x["width"] or "0")
                 host_of.setdefault(k, []).append(float(x["host_us"]))
-                batch_of.setdefault(k, []).append(b)
-                batch_probes.setdefault(b, []).append(float(x["host_us"]))
+                batch_of.setdefault(k, []).append(x["batch_id"])
+                batch_probes.setdefault(x["batch_id"], []).append(float(x["host_us"]))
         with open(f, "w", newline="") as fo:
             w = csv.DictWriter(fo, fieldnames=cols)
             w.writeheader()
@@ -608,6 +608,40 @@ with tempfile.TemporaryDirectory() as tmp:
           "n %d oracle %.2f %.2f: %s" % (en, 100 * eblind / max(en, 1),
                                          100 * ehost / max(en, 1),
                                          r.stdout[-400:]))
+    # --by-batch: per batch of the labels' rows (the batch_id column), n,
+    # the mean ln(measured / predicted) as given and corrected, and both
+    # MAPEs, against the same oracle; the samples' n add up to the total
+    r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
+                        "--by-batch"], capture_output=True, text=True)
+    want = {}
+    for x in eager_rows(lat, host_of):
+        k = key(x)
+        ids = set(batch_of[k])
+        b = ids.pop() if len(ids) == 1 else "(several)"
+        e, a = float(x["predicted"]), float(x["actual"])
+        corr = moved(x, sum(host_of[k]) / len(host_of[k]))
+        w = want.setdefault(b, [0, 0.0, 0.0, 0.0, 0.0])
+        w[0] += 1
+        w[1] += math.log(a / e)
+        w[2] += math.log(a / corr)
+        w[3] += abs(e / a - 1)
+        w[4] += abs(corr / a - 1)
+    lines = r.stdout.splitlines()
+    start = [i for i, l in enumerate(lines) if l.startswith("by batch")]
+    got = {}
+    for l in lines[start[0] + 2:] if start else []:
+        f = l.split()
+        got[f[0]] = [int(f[1])] + [float(v) for v in f[3:7]]
+    ok = r.returncode == 0 and len(want) > 1 and set(got) == set(want)
+    for b, w in want.items():
+        g = got.get(b)
+        ok = ok and g is not None and g[0] == w[0] and all(
+            abs(g[j] - w[j] / w[0]) < 6e-5 for j in (1, 2)) and all(
+            abs(g[j] - 100 * w[j] / w[0]) < 0.006 for j in (3, 4))
+    check("cli_host_apply_by_batch", ok,
+          "want %s got %s: %s %s" % (
+              {b: [w[0]] + [v / w[0] for v in w[1:]] for b, w in want.items()},
+              got, r.stdout[-600:], r.stderr[-300:]))
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host",
                         os.path.join(tmp, "nosuch.csv")],
                        capture_output=True, text=True)

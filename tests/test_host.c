@@ -997,6 +997,7 @@ static void test_join_with_data(void) {
      * and the medians of their batches' probes (the host's level) */
     double sum = 0, level = 0;
     int n = 0;
+    const char *batch = NULL;   /* its rows' batch, "" for several */
     for (size_t i = 0; i < c.inference; i++) {
         const dlp_inference_row *r = dlp_dataset_inference(ds, i);
         if (!strcmp(r->runtime, "eager") && !strcmp(r->c.hash, a->c.hash) &&
@@ -1006,6 +1007,8 @@ static void test_join_with_data(void) {
             r->width == a->width && r->host_us > 0) {
             sum += r->host_us, n++;
             level += batch_median_probe(ds, r->c.batch_id, false);
+            batch = !batch || !strcmp(batch, r->c.batch_id) ? r->c.batch_id
+                                                             : "";
         }
     }
     char dir[] = "/tmp/dlp_host_XXXXXX";
@@ -1057,6 +1060,12 @@ static void test_join_with_data(void) {
     if (s.n == 1) {
         CHECK_CLOSE(s.s[0].host_us, sum / n, 1e-12);
         CHECK_CLOSE(s.s[0].batch_host_us, level / n, 1e-12);
+        /* the batch of its rows, or none where they are several */
+        int k = s.s[0].batch;
+        CHECK_MSG(*batch ? k >= 0 && k < s.n_batches &&
+                               !strcmp(s.batches[k], batch)
+                         : k == -1,
+                  "batch %d of %d, oracle '%s'", k, s.n_batches, batch);
         CHECK(s.s[0].fold == 2 && s.s[0].eager_ms == 2.5 &&
               s.s[0].graph_ms == 1.2 && s.s[0].actual_ms == 3.0);
     }

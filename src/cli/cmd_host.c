@@ -18,7 +18,9 @@
  * FILE from one host_us to the other (predict_host.h, replicates).
  * Exit: 0 ok, 1 failure, 2 usage.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,7 +30,7 @@ static void usage(FILE *f) {
     fprintf(f,
 "usage: dlperf host fit PREDICTIONS DATA_DIR [-o FILE] [--kind K]\n"
 "                       [--fit-device NAME] [--mode inference|llm|training]\n"
-"                       [--two-sided]\n"
+"                       [--two-sided] [--by-batch]\n"
 "                       [--own-probe | --batch-host | --fresh-host]\n\n"
 "Fits eager' = eager x exp(h x beta x ln(host_us / ref_us)), h = 1 -\n"
 "graph / eager of the predicted latencies, on the held-out eager latency\n"
@@ -72,16 +74,22 @@ static void usage(FILE *f) {
 "file records the source (host_source 0 own, 1 batch, 2 fresh) and the\n"
 "figures at the host's level (level_mape: with --batch-host or\n"
 "--fresh-host the cross-fitted ones, else this fit applied with the batch\n"
-"medians), which `dlperf predict --host-us` reports.\n\n"
+"medians), which `dlperf predict --host-us` reports.\n"
+"--by-batch adds a table by the labels' batch: n, the median host_us, the\n"
+"mean ln(measured / predicted) of the latencies (llm: batch / throughput)\n"
+"as given and corrected, and both MAPEs; labels measured in several\n"
+"batches go under (several). A host that a batch ran on shows as a shift\n"
+"of all of its samples.\n\n"
 "usage: dlperf host apply PREDICTIONS DATA_DIR [--host FILE] [--kind K]\n"
-"                         [--mode inference|llm|training]\n"
+"                         [--mode inference|llm|training] [--by-batch]\n"
 "                         [--own-probe | --batch-host | --fresh-host]\n\n"
 "Applies the fitted correction in FILE (default models/host.csv, with\n"
 "--mode llm models/host-llm.csv, with --mode training\n"
 "models/host-training.csv) as it is, refitting nothing, to the same\n"
 "kind of predictions (e.g. those of `dlperf eval --models` on a new\n"
 "batch) and prints their eager MAPE as predicted and corrected, overall\n"
-"and per device, of the latencies and the energies.\n\n"
+"and per device, of the latencies and the energies (--by-batch: and the\n"
+"table by batch of host fit).\n\n"
 "usage: dlperf host replicates ROWS [--host FILE]\n\n"
 "ROWS: the collector's inference rows of one or more batches (CSV with\n"
 "batch_id, as data/FORMAT.md's inference.csv; plain or .xz). For every\n"
@@ -197,13 +205,69 @@ static void print_table(const char *kind, const dlp_host_set *set,
            cv->e_host);
 }
 
-/* host apply: the file's correction on set (freed here). 0 ok, 1 failure. */
-static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --by-batch: per batch of the labels (set->batches; "(several)" for
+ * labels measured in more than one), n, the median host_us of its
+ * samples, the mean ln(measured / predicted) of the latencies (llm: batch
+ * / throughput) as given and as corrected (cor[i]), and their MAPE: a
+ * batch's host shows as a shift of all of its samples. */
+static void print_batches(const dlp_host_set *set, const double *cor) {
+    double *h = malloc((set->n ? (size_t)set->n : 1) * sizeof *h);
+    if (!h) {
+        printf("by batch: out of memory\n");
+        return;
+    }
+    printf("by batch, mean ln(measured / predicted) and MAPE:\n");
+    printf("%-24s %6s %9s %9s %9s %10s %11s\n", "batch", "n", "host_us",
+           "ln given", "ln corr.", "as given %", "corrected %");
+    for (int b = 0; b <= set->n_batches; b++) {
+        int want = b < set->n_batches ? b : -1, n = 0;
+        double lg = 0, lc = 0, ag = 0, ac = 0;
+        for (int i = 0; i < set->n; i++) {
+            const dlp_host_sample *x = &set->s[i];
+            if (x->batch != want) continue;
+            h[n++] = x->host_us;
+            lg += log(x->actual_ms / x->eager_ms);
+            lc += log(x->actual_ms / cor[i]);
+            ag += dlp_host_ape(set->mode, x->eager_ms, x->actual_ms);
+            ac += dlp_host_ape(set->mode, cor[i], x->actual_ms);
+        }
+        if (!n) continue;
+        qsort(h, (size_t)n, sizeof *h, cmp_double);
+        double med = n % 2 ? h[n / 2] : (h[n / 2 - 1] + h[n / 2]) / 2;
+        printf("%-24s %6d %9.3f %+9.4f %+9.4f %10.2f %11.2f\n",
+               want >= 0 ? set->batches[want] : "(several)", n, med, lg / n,
+               lc / n, 100 * ag / n, 100 * ac / n);
+    }
+    free(h);
+}
+
+/* the corrected latencies of set's samples (malloc'd; NULL when out of
+ * memory, reported on stderr), for --by-batch */
+static double *corrected_array(const dlp_host_set *set) {
+    double *c = malloc((set->n ? (size_t)set->n : 1) * sizeof *c);
+    if (!c) fprintf(stderr, "dlperf host: out of memory\n");
+    return c;
+}
+
+/* host apply: the file's correction on set (freed here); by_batch: the
+ * table by batch too. 0 ok, 1 failure. */
+static int apply_file(const char *path, const char *kind, dlp_host_set *set,
+                      bool by_batch) {
     dlp_host_model m;
     dlp_host_cv cv;
     dlp_error err = {0};
+    double *cor = by_batch ? corrected_array(set) : NULL;
+    if (by_batch && !cor) {
+        dlp_host_set_free(set);
+        return 1;
+    }
     dlp_status st = dlp_host_load(path, &m, &err);
-    if (!st) st = dlp_host_apply(set, &m, &cv, NULL, &err);
+    if (!st) st = dlp_host_apply(set, &m, &cv, cor, &err);
     if (!st) {
         char how[600];
         char quick[48] = "";
@@ -216,7 +280,9 @@ static int apply_file(const char *path, const char *kind, dlp_host_set *set) {
                  m.tau_ms, m.power_lo_w, m.power_hi_w, m.power_tdp_w,
                  m.gamma);
         print_table(kind, set, &cv, how);
+        if (cor) print_batches(set, cor);
     }
+    free(cor);
     dlp_host_set_free(set);
     if (st) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
@@ -267,7 +333,7 @@ int cmd_host(int argc, char **argv) {
     const char *preds = NULL, *dir = NULL, *out = NULL, *kind = "dippm",
                *fit_dev = NULL, *host = NULL, *mode = "inference";
     int src = -1;   /* dlp_host_source given by an option */
-    bool two_sided = false;
+    bool two_sided = false, by_batch = false;
     int n_src = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -282,6 +348,10 @@ int cmd_host(int argc, char **argv) {
         }
         if (!apply && !repl && !strcmp(a, "--two-sided")) {
             two_sided = true;
+            continue;
+        }
+        if (!repl && !strcmp(a, "--by-batch")) {
+            by_batch = true;
             continue;
         }
         if (repl && strcmp(a, "--host") && a[0] == '-') {
@@ -350,7 +420,7 @@ int cmd_host(int argc, char **argv) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);
         return 1;
     }
-    if (apply) return apply_file(host, kind, &set);
+    if (apply) return apply_file(host, kind, &set, by_batch);
     set.two_sided = two_sided;
     int fd = -1;
     if (fit_dev) {
@@ -362,7 +432,12 @@ int cmd_host(int argc, char **argv) {
             st = dlp_fail(&err, DLP_ERR_NOT_FOUND, "--fit-device %s: %d "
                           "sample(s) of that device", fit_dev, n_dev);
     }
-    if (!st) st = dlp_host_cross_validate(&set, fd, &cv, NULL, &err);
+    double *cor = NULL;
+    if (!st && by_batch && !(cor = corrected_array(&set))) {
+        dlp_host_set_free(&set);
+        return 1;
+    }
+    if (!st) st = dlp_host_cross_validate(&set, fd, &cv, cor, &err);
     if (!st) st = dlp_host_fit(&set, NULL, &m, &err);
     if (!st) {
         char how[32];
@@ -371,6 +446,7 @@ int cmd_host(int argc, char **argv) {
         if (fit_dev)
             printf("(corrections fitted on the %s samples of the other "
                    "folds)\n", fit_dev);
+        if (cor) print_batches(&set, cor);
         printf("fitted on all: beta %.4g", m.beta);
         if (m.beta_quick > 0)
             printf(" above ref_us, beta_quick %.4g below", m.beta_quick);
@@ -388,6 +464,7 @@ int cmd_host(int argc, char **argv) {
         if (out && !(st = dlp_host_save(out, &m, &err)))
             printf("wrote %s\n", out);
     }
+    free(cor);
     dlp_host_set_free(&set);
     if (st) {
         fprintf(stderr, "dlperf host: %s\n", err.msg);

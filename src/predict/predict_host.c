@@ -125,12 +125,15 @@ typedef struct {             /* host probe of one eager configuration */
                                 moment's), their batches' fresh-process
                                 readings (env.json) */
     int alt_n[2];
+    int batch;               /* its rows' batch (dlp_host_set.batches),
+                                -1 where they come from several */
 } probe;
 
 typedef struct {             /* one fold's predictions of a configuration */
     int fold, model, device;
     double actual_ms, eager_ms, graph_ms;
     double host_us, batch_host_us, fresh_host_us;
+    int batch;               /* its probe's batch, -1 several or none */
     bool own_host;           /* every probe of it the label row's own */
     double actual_j, energy_j;   /* eager energy, NAN until read */
     double actual_w, power_w;    /* training: power, NAN until read */
@@ -138,11 +141,12 @@ typedef struct {             /* one fold's predictions of a configuration */
 
 /* one probe h of configuration key into the map and its sums (*cap the
  * array's capacity; own: the label row's own probe; alt: the row's
- * batch's median probe and fresh-process reading, NAN where unknown);
- * false when out of memory */
+ * batch's median probe and fresh-process reading, NAN where unknown;
+ * batch: the row's, an index of dlp_host_set.batches); false when out of
+ * memory */
 static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
                       size_t *cap, const char *key, double h, bool own,
-                      const double alt[2]) {
+                      const double alt[2], int batch) {
     int before = *n;
     int k = dlp_strmap_intern(map, a, key, n);
     if (k < 0) return false;
@@ -150,8 +154,10 @@ static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
         if (!dlp_grow((void **)out, cap, (size_t)*n, sizeof **out))
             return false;
         memset(&(*out)[k], 0, sizeof **out);
+        (*out)[k].batch = batch;
     }
     probe *p = &(*out)[k];
+    if (p->batch != batch) p->batch = -1;
     p->sum += h;
     p->n++;
     p->n_own += own;
@@ -198,10 +204,30 @@ static void batch_hosts_free(batch_hosts *h) {
     dlp_strmap_free(&h->ids);
 }
 
+/* The index of batch_id in s->batches (map: those already there), added
+ * when new, into *k; false when out of memory. An id longer than
+ * DLP_HOST_BATCH_ID - 1 bytes is kept cut there. */
+static bool batch_index(dlp_strmap *map, dlp_arena *a, dlp_host_set *s,
+                        const char *batch_id, int *k) {
+    int before = s->n_batches;
+    *k = dlp_strmap_intern(map, a, batch_id, &s->n_batches);
+    if (*k < 0) return false;
+    if (*k == before) {
+        size_t cap = (size_t)before;   /* grown one at a time: few */
+        if (!dlp_grow((void **)&s->batches, &cap, (size_t)s->n_batches,
+                      sizeof *s->batches))
+            return false;
+        snprintf(s->batches[*k], sizeof s->batches[*k], "%s", batch_id);
+    }
+    return true;
+}
+
 /* host_us per configuration of the dataset's eager labels, beside the
- * median of their batches' and their batches' fresh readings */
+ * median of their batches' and their batches' fresh readings; their
+ * batches into set's (bmap: set->batches by name) */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                               dlp_arena *a, probe **out, int *n,
+                              dlp_strmap *bmap, dlp_host_set *set,
                               dlp_error *err) {
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
@@ -222,7 +248,9 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         const dlp_batch_host *b = batch_host(&bh, r->c.batch_id);
         const double alt[2] = {b ? b->inference_us : NAN,
                                b ? b->fresh_us : NAN};
-        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true, alt))
+        int bk;
+        if (!batch_index(bmap, a, set, r->c.batch_id, &bk) ||
+            !add_probe(map, a, out, n, &cap, key, r->host_us, true, alt, bk))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_hosts_free(&bh);
@@ -232,9 +260,11 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
 /* host_us per configuration of the dataset's training labels: the row's
  * own, else its batch's eager inference median (dlp_host_set_load);
  * beside it the batch's level: the median of the batch's training rows'
- * own probes, else that eager inference median; and its fresh reading */
+ * own probes, else that eager inference median; and its fresh reading;
+ * their batches into set's as load_probes */
 static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                                        dlp_arena *a, probe **out, int *n,
+                                       dlp_strmap *bmap, dlp_host_set *set,
                                        dlp_error *err) {
     batch_hosts bh;
     dlp_status st = batch_hosts_load(&bh, ds, a, err);
@@ -259,7 +289,9 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
         const double alt[2] = {level, b ? b->fresh_us : NAN};
-        if (!add_probe(map, a, out, n, &cap, key, h, own, alt))
+        int bk;
+        if (!batch_index(bmap, a, set, r->c.batch_id, &bk) ||
+            !add_probe(map, a, out, n, &cap, key, h, own, alt, bk))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_hosts_free(&bh);
@@ -352,7 +384,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     dlp_status st = dlp_read_file(pred_csv, MAX_PRED_BYTES, &text, &len, err);
     if (st) return st;
     dlp_arena a = {0};
-    dlp_strmap probes_map, cfg_map, models;
+    dlp_strmap probes_map, cfg_map, models, batch_map;
     probe *probes = NULL;
     pending *pend = NULL;
     size_t pend_cap = 0;
@@ -360,12 +392,13 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     bool maps = dlp_strmap_init(&probes_map, 4096);
     maps = dlp_strmap_init(&cfg_map, 4096) && maps;
     maps = dlp_strmap_init(&models, 256) && maps;
+    maps = dlp_strmap_init(&batch_map, 256) && maps;
     dlp_csv csv;
     dlp_csv_init(&csv, pred_csv, text, len);
     if (!maps) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st)
         st = (training ? load_training_probes : load_probes)(
-            ds, &probes_map, &a, &probes, &n_probes, err);
+            ds, &probes_map, &a, &probes, &n_probes, &batch_map, out, err);
     int col[N_COL];
     size_t need = 0;
     bool got = false;
@@ -430,7 +463,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                 .device = -1, .actual_ms = NAN,
                                 .eager_ms = NAN, .graph_ms = NAN,
                                 .host_us = NAN, .batch_host_us = NAN,
-                                .fresh_host_us = NAN,
+                                .fresh_host_us = NAN, .batch = -1,
                                 .actual_j = NAN,
                                 .energy_j = NAN, .actual_w = NAN,
                                 .power_w = NAN};
@@ -464,6 +497,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
         int q = dlp_strmap_get(&probes_map, bar, strlen(bar));
         if (q >= 0) {
             p->host_us = probes[q].sum / probes[q].n;
+            p->batch = probes[q].batch;
             p->own_host = probes[q].n_own == probes[q].n;
             /* a source only where every row of the label has it */
             const probe *pq = &probes[q];
@@ -508,7 +542,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
                                              ej ? p->actual_j : NAN,
                                              ej ? p->energy_j : NAN,
                                              p->own_host, p->batch_host_us,
-                                             p->fresh_host_us};
+                                             p->fresh_host_us, p->batch};
     }
     if (!st && training) board_powers(out);
     if (!st && !count_models(out, out->n_models))
@@ -525,6 +559,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     dlp_strmap_free(&probes_map);
     dlp_strmap_free(&cfg_map);
     dlp_strmap_free(&models);
+    dlp_strmap_free(&batch_map);
     dlp_arena_free(&a);
     free(probes);
     free(pend);
@@ -536,6 +571,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
 void dlp_host_set_free(dlp_host_set *s) {
     if (!s) return;
     free(s->s);
+    free(s->batches);
     memset(s, 0, sizeof *s);
 }
 
@@ -737,9 +773,7 @@ dlp_status dlp_host_fit(const dlp_host_set *s, const bool *use,
     return fit_gamma(s, use, m, &m->gamma, &m->n_energy, err);
 }
 
-/* the absolute relative error of a predicted latency, or (throughput) of
- * the throughput it stands for */
-static double ape(dlp_host_mode mode, double pred_ms, double act_ms) {
+double dlp_host_ape(dlp_host_mode mode, double pred_ms, double act_ms) {
     return mode == DLP_HOST_LLM ? fabs(act_ms / pred_ms - 1)
                                 : fabs(pred_ms / act_ms - 1);
 }
@@ -759,8 +793,8 @@ static void score(const dlp_host_set *s, const double *cor,
                   const double *ecor, dlp_host_cv *out) {
     for (int i = 0; i < s->n; i++) {
         const dlp_host_sample *x = &s->s[i];
-        double b = ape(s->mode, x->eager_ms, x->actual_ms),
-               h = ape(s->mode, cor[i], x->actual_ms);
+        double b = dlp_host_ape(s->mode, x->eager_ms, x->actual_ms),
+               h = dlp_host_ape(s->mode, cor[i], x->actual_ms);
         out->blind += b;
         out->host += h;
         out->dev_blind[x->device] += b;

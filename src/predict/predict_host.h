@@ -203,15 +203,23 @@ typedef struct {
                                 host (dlp_dataset_fresh_probe_us), mean
                                 over the label's rows; NAN where a row's
                                 batch has none (before p69a) */
+    int batch;               /* index into dlp_host_set.batches: the batch
+                                of the label's rows; -1 where they come
+                                from several */
 } dlp_host_sample;
 
 #define DLP_HOST_MAX_DEVICES 8
+#define DLP_HOST_BATCH_ID 64   /* bytes of a batch_id, its NUL included */
 typedef struct {
     dlp_host_sample *s;
     int n, cap;
     int n_models;            /* distinct models among the samples */
     char devices[DLP_HOST_MAX_DEVICES][48];
     int n_devices;
+    char (*batches)[DLP_HOST_BATCH_ID];  /* the batch_ids of the labels'
+                                            rows, in the order first seen
+                                            (malloc'd) */
+    int n_batches;
     int n_eager;             /* eager latency predictions of the kind */
     int n_no_host;           /* of them: label without host_us */
     int n_no_graph;          /* with host_us, but no CUDA-graph prediction
@@ -227,6 +235,10 @@ typedef struct {
                                 throughput's, |actual_ms / eager_ms - 1|;
                                 training: h from tau_ms (above) */
 } dlp_host_set;
+
+/* The absolute relative error of a sample's predicted latency pred_ms
+ * against act_ms, or (llm) of the throughput it stands for. */
+double dlp_host_ape(dlp_host_mode mode, double pred_ms, double act_ms);
 
 /* Reads an eval predictions CSV (src/eval/eval_predictions.c columns) and
  * joins the kind's inference.latency_ms rows (llm: its
