@@ -429,6 +429,36 @@ with tempfile.TemporaryDirectory() as tmp:
         check("cli_parts_bad_" + name, r.returncode == rc and msg in r.stderr
               and not os.path.exists(other), r.stderr[-300:])
 
+    # --split-seed: the validation split's seed apart from --seed. A
+    # roofline file depends on the split alone (its calibration on the
+    # validation models): with --split-seed S it is the bytes of --seed
+    # S's, whatever --seed, and seeds 1 and 5 split differently here. A
+    # DIPPM file with the default seed's split named is the default's
+    # bytes; another --seed on that split gives other networks
+    def split_run(kind, extra, name):
+        f = os.path.join(tmp, name)
+        r = subprocess.run([DLPERF, "train", kdata, "--kind", kind, "-o", f,
+                            "--epochs", "2", "--threads", "1", "--quiet"]
+                           + extra, capture_output=True, text=True)
+        return (r.returncode,
+                open(f, "rb").read() if os.path.exists(f) else b"")
+    roof = [split_run("roofline", e, "sr%d.dlpm" % i) for i, e in enumerate(
+        (["--seed", "1"], ["--seed", "5"], ["--seed", "5", "--split-seed", "1"],
+         ["--seed", "1", "--split-seed", "5"]))]
+    gnn = [split_run("dippm", e, "sd%d.dlpm" % i) for i, e in enumerate(
+        ([], ["--split-seed", "1"], ["--seed", "5", "--split-seed", "1"]))]
+    check("cli_train_split_seed", all(r[0] == 0 and r[1] for r in roof + gnn)
+          and roof[0][1] != roof[1][1] and roof[2][1] == roof[0][1] and
+          roof[3][1] == roof[1][1] and gnn[1][1] == gnn[0][1] and
+          gnn[2][1] != gnn[0][1],
+          "rc %s" % [r[0] for r in roof + gnn])
+    r = subprocess.run([DLPERF, "train", kdata, "--kind", "dippm", "-o",
+                        os.path.join(tmp, "ss4.dlpm"), "--split-seed", "-3"],
+                       capture_output=True, text=True)
+    check("cli_train_split_seed_bad", r.returncode == 2 and
+          "--split-seed wants a number >= 0, not '-3'" in r.stderr and
+          not os.path.exists(os.path.join(tmp, "ss4.dlpm")), r.stderr[-300:])
+
     # --models: trained files scored on every example, nothing trained;
     # each prediction is what `dlperf predict` answers for the same graph
     # and configuration, and the printed MAPE is the oracle's over the

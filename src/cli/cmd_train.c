@@ -25,6 +25,7 @@ void learn_opts_init(learn_opts *o) {
     o->train.threads = 2;
     o->pool_max = 600;
     o->train.progress = learn_progress;
+    o->split_seed = -1;
 }
 
 const char *learn_opts_help(void) {
@@ -256,6 +257,10 @@ static void usage(FILE *f) {
                "                     trained before on the same data, --seed and\n"
                "                     filters (checked: their validation errors must\n"
                "                     match on this split)\n"
+               "  --split-seed N     the seed of the validation split (default:\n"
+               "                     --seed), so that files differing in --seed\n"
+               "                     alone (the networks' initialisation and\n"
+               "                     batch order) validate on the same models\n"
                "  Several --kind: the examples are read and featurized once and\n"
                "  the files trained one after another, in order, each the same\n"
                "  as its own call would write; the options before the first\n"
@@ -343,8 +348,10 @@ static int train_one(train_job *J, dlp_examples *E, const char *tag) {
     for (int i = 0; i < n; i++) { grp[i] = E->ex[i].model; fam[i] = E->ex[i].family; }
     dlp_fold *F = NULL;
     int K = 0;
+    uint64_t split_seed = o->split_seed >= 0 ? (uint64_t)o->split_seed
+                                             : o->train.seed;
     if (E->n_models >= 4 &&
-        !dlp_split_make(DLP_SPLIT_LMO, grp, fam, n, o->train.seed, &F, &K, &err) && K > 0) {
+        !dlp_split_make(DLP_SPLIT_LMO, grp, fam, n, split_seed, &F, &K, &err) && K > 0) {
         /* fold 0's train+val as training, its val for validation; fold 0's
          * test is folded back into training */
         for (int i = 0; i < F[0].ntr; i++) tr[ntr++] = F[0].train[i];
@@ -409,8 +416,21 @@ int cmd_train(int argc, char **argv) {
         if (r) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
-             !strcmp(a, "--parts")) && !need(argc, argv, i))
+             !strcmp(a, "--parts") || !strcmp(a, "--split-seed")) &&
+            !need(argc, argv, i))
             return 2;
+        if (!strcmp(a, "--split-seed")) {
+            char *end;
+            const char *v = argv[++i];
+            long long x = strtoll(v, &end, 10);
+            if (!*v || *end || x < 0) {
+                fprintf(stderr, "dlperf train: --split-seed wants a number "
+                        ">= 0, not '%s'\n", v);
+                return 2;
+            }
+            cur->split_seed = x;
+            continue;
+        }
         if (!strcmp(a, "--kind")) {
             if (nj == TRAIN_JOBS_MAX) {
                 fprintf(stderr, "dlperf train: at most %d --kind\n",
