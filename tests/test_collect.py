@@ -1422,6 +1422,63 @@ def test_stop_early_on_term():
           "run_batch.sh execs run_batch.py")
 
 
+def test_park():
+    """tools/collect/park.sh: park moves models/ and the graph packs out of
+    a git tree (index.csv stays), refuses a second park; unpark puts the
+    same bytes back, refuses when a parked path came back meanwhile and
+    when nothing is parked; a bad word is a usage error."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="dlp_park_")
+    try:
+        tree, park = os.path.join(tmp, "tree"), os.path.join(tmp, "park")
+        for rel, data in (("models/a.dlpm", b"model"),
+                          ("data/graphs/p1.tar.zst", b"pack1"),
+                          ("data/graphs/p2.tar.zst", b"pack2"),
+                          ("data/graphs/index.csv", b"hash\n")):
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            open(os.path.join(tree, rel), "wb").write(data)
+        os.makedirs(os.path.join(tree, "tools", "collect"))
+        script = os.path.join(tree, "tools", "collect", "park.sh")
+        shutil.copy(os.path.join(ROOT, "tools", "collect", "park.sh"), script)
+        git = ["git", "-C", tree, "-c", "user.email=t@t", "-c", "user.name=t"]
+        subprocess.run(git + ["init", "-q"], check=True)
+        subprocess.run(git + ["add", "-A"], check=True)
+        subprocess.run(git + ["commit", "-qm", "x"], check=True)
+        env = dict(os.environ, PARK_DIR=park)
+
+        def run(word):
+            return subprocess.run(["sh", script, word], env=env,
+                                  capture_output=True, text=True)
+        r = run("park")
+        check(r.returncode == 0 and "2 graph pack(s)" in r.stdout and
+              not os.path.exists(os.path.join(tree, "models")) and
+              sorted(os.listdir(os.path.join(tree, "data", "graphs"))) ==
+              ["index.csv"], "park: %s %s" % (r.stdout, r.stderr))
+        r = run("park")
+        check(r.returncode == 1 and "already holds" in r.stderr,
+              "park twice: %s" % r.stderr)
+        check("2 graph pack(s), models/" in run("status").stdout, "status")
+        r = run("unpark")
+        back = open(os.path.join(tree, "data", "graphs", "p2.tar.zst"),
+                    "rb").read()
+        check(r.returncode == 0 and back == b"pack2" and
+              open(os.path.join(tree, "models", "a.dlpm"), "rb").read() ==
+              b"model", "unpark: %s %s" % (r.stdout, r.stderr))
+        r = run("unpark")
+        check(r.returncode == 1 and "nothing parked" in r.stderr,
+              "unpark twice: %s" % r.stderr)
+        run("park")
+        os.makedirs(os.path.join(tree, "models"))
+        r = run("unpark")
+        check(r.returncode == 1 and "models/ exists here again" in r.stderr
+              and os.path.exists(os.path.join(park, "models", "a.dlpm")),
+              "unpark over models/: %s" % r.stderr)
+        check(run("bogus").returncode == 2, "park.sh bogus: usage")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_probe_configs():
     """probe_common.parse_configs: spec ids keep their colons, the runtime
     suffix only where the probe takes one, a file of configurations, and a
@@ -1727,6 +1784,7 @@ def main():
               test_broken_context_retry, test_train_items, test_amp_items,
               test_host_probe_and_late_column, test_fresh_probe,
               test_pending_compressed,
+              test_park,
               test_probe_configs, test_convgrid_sampler, test_memop_sampler,
               test_optime_sampler, test_kernel_table,
               test_dataset):
