@@ -226,7 +226,6 @@ int cmd_eval(int argc, char **argv) {
                *models = NULL;
     bool split_given = false;
     int top_models = 5;
-    long long split_seed = -1;   /* -1: --seed */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = learn_opt(&o, argc, argv, &i);
@@ -236,8 +235,7 @@ int cmd_eval(int argc, char **argv) {
         bool valued = !strcmp(a, "--kind") || !strcmp(a, "--split") ||
                       !strcmp(a, "--plot-dir") || !strcmp(a, "--markdown") ||
                       !strcmp(a, "--record") || !strcmp(a, "--predictions") ||
-                      !strcmp(a, "--top-models") || !strcmp(a, "--split-seed") ||
-                      !strcmp(a, "--models");
+                      !strcmp(a, "--top-models") || !strcmp(a, "--models");
         if (valued && i + 1 >= argc) {
             fprintf(stderr, "dlperf eval: %s needs a value\n", a);
             return 2;
@@ -262,16 +260,6 @@ int cmd_eval(int argc, char **argv) {
             }
             top_models = (int)v;
         }
-        else if (!strcmp(a, "--split-seed")) {
-            char *end;
-            long long v = strtoll(argv[++i], &end, 10);
-            if (*end || end == argv[i] || v < 0) {
-                fprintf(stderr, "dlperf eval: --split-seed wants a number >= 0, "
-                        "not %s\n", argv[i]);
-                return 2;
-            }
-            split_seed = v;
-        }
         else if (a[0] == '-') {
             fprintf(stderr, "dlperf eval: unknown option %s\n", a);
             usage(stderr);
@@ -280,7 +268,7 @@ int cmd_eval(int argc, char **argv) {
         else { usage(stderr); return 2; }
     }
     if (!o.data) { usage(stderr); return 2; }
-    if (models && (split_given || record || split_seed >= 0)) {
+    if (models && (split_given || record || o.split_seed >= 0)) {
         fprintf(stderr, "dlperf eval: --models scores trained files on every "
                 "example: no --split, --split-seed or --record with it\n");
         return 2;
@@ -388,7 +376,7 @@ int cmd_eval(int argc, char **argv) {
                     continue;
                 }
             } else if (dlp_eval_run(&E, kinds[k], splits[s],
-                                    split_seed >= 0 ? (uint64_t)split_seed
+                                    o.split_seed >= 0 ? (uint64_t)o.split_seed
                                                     : o.train.seed,
                                     &o.train, fold_cb, &o, &R->r, &err)) {
                 fprintf(stderr, "dlperf eval: %s/%s: %s\n", kinds[k],
@@ -524,7 +512,7 @@ int cmd_eval(int argc, char **argv) {
     }
     if (record && !rc)
         rc = write_record(record, &o, ds,
-                          split_seed >= 0 ? (uint64_t)split_seed : o.train.seed,
+                          o.split_seed >= 0 ? (uint64_t)o.split_seed : o.train.seed,
                           &E, runs, nk * ns);
     if (preds && !rc) {
         const dlp_eval_result *ok[8 * DLP_SPLIT_COUNT];

@@ -205,11 +205,6 @@ static void print_table(const char *kind, const dlp_host_set *set,
            cv->e_host);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* --by-batch: per batch of the labels (set->batches; "(several)" for
  * labels measured in more than one), n, the median host_us of its
  * samples, the mean ln(measured / predicted) of the latencies (llm: batch
@@ -237,10 +232,9 @@ static void print_batches(const dlp_host_set *set, const double *cor) {
             ac += dlp_host_ape(set->mode, cor[i], x->actual_ms);
         }
         if (!n) continue;
-        qsort(h, (size_t)n, sizeof *h, cmp_double);
-        double med = n % 2 ? h[n / 2] : (h[n / 2 - 1] + h[n / 2]) / 2;
         printf("%-24s %6d %9.3f %+9.4f %+9.4f %10.2f %11.2f\n",
-               want >= 0 ? set->batches[want] : "(several)", n, med, lg / n,
+               want >= 0 ? set->batches[want] : "(several)", n,
+               dlp_quantile(h, (size_t)n, 0.5), lg / n,
                lc / n, 100 * ag / n, 100 * ac / n);
     }
     free(h);

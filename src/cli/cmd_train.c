@@ -89,6 +89,19 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     if (!strcmp(a, "--no-prior")) { o->train.no_prior = true; return 1; }
     if (!strcmp(a, "--no-calibration")) { o->train.no_calibration = true; return 1; }
     if (!strcmp(a, "--no-optime")) { o->train.no_optime = true; return 1; }
+    if (!strcmp(a, "--split-seed")) {
+        if (!need(argc, argv, *i)) return -1;
+        const char *v = argv[++*i];
+        char *end;
+        long long x = strtoll(v, &end, 10);
+        if (end == v || *end || x < 0) {
+            fprintf(stderr, "dlperf: --split-seed wants a number >= 0, not "
+                    "'%s'\n", v);
+            return -1;
+        }
+        o->split_seed = x;
+        return 1;
+    }
     static const char *const valued[] = {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
@@ -416,21 +429,8 @@ int cmd_train(int argc, char **argv) {
         if (r) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         if ((!strcmp(a, "--kind") || !strcmp(a, "-o") ||
-             !strcmp(a, "--parts") || !strcmp(a, "--split-seed")) &&
-            !need(argc, argv, i))
+             !strcmp(a, "--parts")) && !need(argc, argv, i))
             return 2;
-        if (!strcmp(a, "--split-seed")) {
-            char *end;
-            const char *v = argv[++i];
-            long long x = strtoll(v, &end, 10);
-            if (!*v || *end || x < 0) {
-                fprintf(stderr, "dlperf train: --split-seed wants a number "
-                        ">= 0, not '%s'\n", v);
-                return 2;
-            }
-            cur->split_seed = x;
-            continue;
-        }
         if (!strcmp(a, "--kind")) {
             if (nj == TRAIN_JOBS_MAX) {
                 fprintf(stderr, "dlperf train: at most %d --kind\n",

@@ -17,8 +17,8 @@ typedef struct {
     int pool_max;              /* TraPPM pool sample (0: every graph) */
     bool has_host_norm;        /* --host-norm FILE read into host_norm */
     dlp_host_norm host_norm;
-    long long split_seed;      /* train: the validation split's seed
-                                  (--split-seed; -1: --seed's) */
+    long long split_seed;      /* --split-seed: eval's folds', train's
+                                  validation split's seed (-1: --seed's) */
 } learn_opts;
 
 void learn_opts_init(learn_opts *o);

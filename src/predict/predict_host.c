@@ -172,11 +172,26 @@ static bool add_probe(dlp_strmap *map, dlp_arena *a, probe **out, int *n,
 typedef struct {             /* every batch's probes, by batch_id */
     dlp_strmap ids;
     dlp_batch_host *b;
+    int n;
 } batch_hosts;
 
-/* the dataset's batches (dlp_dataset_batch_host) into *h, keyed by name */
+/* h's batch names into s->batches, by the same index (a name longer than
+ * DLP_HOST_BATCH_ID - 1 bytes is kept cut there) */
+static dlp_status set_batches(dlp_host_set *s, const batch_hosts *h,
+                              dlp_error *err) {
+    s->batches = malloc((h->n ? (size_t)h->n : 1) * sizeof *s->batches);
+    if (!s->batches) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < h->n; k++)
+        snprintf(s->batches[k], sizeof s->batches[k], "%s", h->b[k].batch_id);
+    s->n_batches = h->n;
+    return DLP_OK;
+}
+
+/* the dataset's batches (dlp_dataset_batch_host) into *h, keyed by name,
+ * and their names into set->batches by the same index */
 static dlp_status batch_hosts_load(batch_hosts *h, const dlp_dataset *ds,
-                                   dlp_arena *a, dlp_error *err) {
+                                   dlp_arena *a, dlp_host_set *set,
+                                   dlp_error *err) {
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
     h->b = malloc((c.batches ? c.batches : 1) * sizeof *h->b);
@@ -189,14 +204,15 @@ static dlp_status batch_hosts_load(batch_hosts *h, const dlp_dataset *ds,
              (k = dlp_strmap_intern(&h->ids, a, x.batch_id, &n)) >= 0;
         if (ok && k == before) h->b[k] = x;
     }
-    return ok ? DLP_OK : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    h->n = n;
+    return ok ? set_batches(set, h, err)
+              : dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
 }
 
-/* batch_id's probes; NULL for a batch the dataset does not have */
-static const dlp_batch_host *batch_host(const batch_hosts *h,
-                                        const char *batch_id) {
-    int k = dlp_strmap_get(&h->ids, batch_id, strlen(batch_id));
-    return k < 0 ? NULL : &h->b[k];
+/* batch_id's index in h (its probes h->b[k]); -1 for a batch the dataset
+ * does not have */
+static int batch_at(const batch_hosts *h, const char *batch_id) {
+    return dlp_strmap_get(&h->ids, batch_id, strlen(batch_id));
 }
 
 static void batch_hosts_free(batch_hosts *h) {
@@ -204,38 +220,19 @@ static void batch_hosts_free(batch_hosts *h) {
     dlp_strmap_free(&h->ids);
 }
 
-/* The index of batch_id in s->batches (map: those already there), added
- * when new, into *k; false when out of memory. An id longer than
- * DLP_HOST_BATCH_ID - 1 bytes is kept cut there. */
-static bool batch_index(dlp_strmap *map, dlp_arena *a, dlp_host_set *s,
-                        const char *batch_id, int *k) {
-    int before = s->n_batches;
-    *k = dlp_strmap_intern(map, a, batch_id, &s->n_batches);
-    if (*k < 0) return false;
-    if (*k == before) {
-        size_t cap = (size_t)before;   /* grown one at a time: few */
-        if (!dlp_grow((void **)&s->batches, &cap, (size_t)s->n_batches,
-                      sizeof *s->batches))
-            return false;
-        snprintf(s->batches[*k], sizeof s->batches[*k], "%s", batch_id);
-    }
-    return true;
-}
-
 /* host_us per configuration of the dataset's eager labels, beside the
- * median of their batches' and their batches' fresh readings; their
- * batches into set's (bmap: set->batches by name) */
+ * median of their batches' and their batches' fresh readings; the
+ * dataset's batches into set->batches */
 static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
                               dlp_arena *a, probe **out, int *n,
-                              dlp_strmap *bmap, dlp_host_set *set,
-                              dlp_error *err) {
+                              dlp_host_set *set, dlp_error *err) {
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
     size_t cap = 0;
     *out = NULL;
     *n = 0;
     batch_hosts bh;
-    dlp_status st = batch_hosts_load(&bh, ds, a, err);
+    dlp_status st = batch_hosts_load(&bh, ds, a, set, err);
     char key[256];
     for (size_t i = 0; !st && i < c.inference; i++) {
         const dlp_inference_row *r = dlp_dataset_inference(ds, i);
@@ -245,12 +242,11 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
         config_key(key, sizeof key, "", r->c.hash, r->c.device, r->precision,
                    (long long)r->batch, (long long)r->seq,
                    (long long)r->height, (long long)r->width);
-        const dlp_batch_host *b = batch_host(&bh, r->c.batch_id);
+        int bk = batch_at(&bh, r->c.batch_id);
+        const dlp_batch_host *b = bk < 0 ? NULL : &bh.b[bk];
         const double alt[2] = {b ? b->inference_us : NAN,
                                b ? b->fresh_us : NAN};
-        int bk;
-        if (!batch_index(bmap, a, set, r->c.batch_id, &bk) ||
-            !add_probe(map, a, out, n, &cap, key, r->host_us, true, alt, bk))
+        if (!add_probe(map, a, out, n, &cap, key, r->host_us, true, alt, bk))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_hosts_free(&bh);
@@ -261,13 +257,12 @@ static dlp_status load_probes(const dlp_dataset *ds, dlp_strmap *map,
  * own, else its batch's eager inference median (dlp_host_set_load);
  * beside it the batch's level: the median of the batch's training rows'
  * own probes, else that eager inference median; and its fresh reading;
- * their batches into set's as load_probes */
+ * the batches into set's as load_probes */
 static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                                        dlp_arena *a, probe **out, int *n,
-                                       dlp_strmap *bmap, dlp_host_set *set,
-                                       dlp_error *err) {
+                                       dlp_host_set *set, dlp_error *err) {
     batch_hosts bh;
-    dlp_status st = batch_hosts_load(&bh, ds, a, err);
+    dlp_status st = batch_hosts_load(&bh, ds, a, set, err);
     dlp_dataset_counts c;
     dlp_dataset_get_counts(ds, &c);
     size_t cap = 0;
@@ -276,7 +271,8 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
     char key[256];
     for (size_t i = 0; !st && i < c.training; i++) {
         const dlp_training_row *r = dlp_dataset_training(ds, i);
-        const dlp_batch_host *b = batch_host(&bh, r->c.batch_id);
+        int bk = batch_at(&bh, r->c.batch_id);
+        const dlp_batch_host *b = bk < 0 ? NULL : &bh.b[bk];
         double h = r->host_us;
         double inf_med = b ? b->inference_us : NAN;
         double level = b && b->training_us > 0 ? b->training_us : inf_med;
@@ -289,9 +285,7 @@ static dlp_status load_training_probes(const dlp_dataset *ds, dlp_strmap *map,
                    (long long)r->batch, 0, (long long)r->height,
                    (long long)r->width);
         const double alt[2] = {level, b ? b->fresh_us : NAN};
-        int bk;
-        if (!batch_index(bmap, a, set, r->c.batch_id, &bk) ||
-            !add_probe(map, a, out, n, &cap, key, h, own, alt, bk))
+        if (!add_probe(map, a, out, n, &cap, key, h, own, alt, bk))
             st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     }
     batch_hosts_free(&bh);
@@ -384,7 +378,7 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     dlp_status st = dlp_read_file(pred_csv, MAX_PRED_BYTES, &text, &len, err);
     if (st) return st;
     dlp_arena a = {0};
-    dlp_strmap probes_map, cfg_map, models, batch_map;
+    dlp_strmap probes_map, cfg_map, models;
     probe *probes = NULL;
     pending *pend = NULL;
     size_t pend_cap = 0;
@@ -392,13 +386,12 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     bool maps = dlp_strmap_init(&probes_map, 4096);
     maps = dlp_strmap_init(&cfg_map, 4096) && maps;
     maps = dlp_strmap_init(&models, 256) && maps;
-    maps = dlp_strmap_init(&batch_map, 256) && maps;
     dlp_csv csv;
     dlp_csv_init(&csv, pred_csv, text, len);
     if (!maps) st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     if (!st)
         st = (training ? load_training_probes : load_probes)(
-            ds, &probes_map, &a, &probes, &n_probes, &batch_map, out, err);
+            ds, &probes_map, &a, &probes, &n_probes, out, err);
     int col[N_COL];
     size_t need = 0;
     bool got = false;
@@ -559,7 +552,6 @@ dlp_status dlp_host_set_load(const char *pred_csv, const dlp_dataset *ds,
     dlp_strmap_free(&probes_map);
     dlp_strmap_free(&cfg_map);
     dlp_strmap_free(&models);
-    dlp_strmap_free(&batch_map);
     dlp_arena_free(&a);
     free(probes);
     free(pend);

@@ -216,9 +216,8 @@ typedef struct {
     int n_models;            /* distinct models among the samples */
     char devices[DLP_HOST_MAX_DEVICES][48];
     int n_devices;
-    char (*batches)[DLP_HOST_BATCH_ID];  /* the batch_ids of the labels'
-                                            rows, in the order first seen
-                                            (malloc'd) */
+    char (*batches)[DLP_HOST_BATCH_ID];  /* the dataset's batch_ids, in
+                                            its order (malloc'd) */
     int n_batches;
     int n_eager;             /* eager latency predictions of the kind */
     int n_no_host;           /* of them: label without host_us */
