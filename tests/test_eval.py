@@ -179,6 +179,42 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_split_seed_bad", r.returncode == 2 and
           "--split-seed" in r.stderr, r.stderr[-200:])
+    # --ema: the weights' moving average never moves the training itself
+    # (the epochs' losses are those of the run without it), and each
+    # epoch's validation error is the lower of the weights' and the
+    # average's, so with patience past the last epoch it is at or below
+    # the plain run's epoch by epoch; where the average won an epoch the
+    # file differs
+    import re
+    def epochs(extra, name):
+        f = os.path.join(tmp, name)
+        r = subprocess.run([DLPERF, "train", FIXDS, "--kind", "dippm",
+                            "--epochs", "6", "--patience", "9", "--hidden",
+                            "8", "--seed", "3", "-o", f] + extra,
+                           capture_output=True, text=True)
+        ep = re.findall(r"epoch (\d+)/6  loss ([0-9.]+)  val MAPE ([0-9.]+)%",
+                        r.stderr)
+        data = open(f, "rb").read() if os.path.exists(f) else b""
+        return r, [(e[1], float(e[2])) for e in ep], data
+    r0, e0, d0 = epochs([], "plain.dlpm")
+    r1, e1, d1 = epochs(["--ema", "0.9"], "ema.dlpm")
+    check("cli_ema_runs", r0.returncode == 0 and r1.returncode == 0 and
+          len(e0) == 6 and len(e1) == 6, r0.stderr[-300:] + r1.stderr[-300:])
+    if len(e0) == len(e1) == 6:
+        check("cli_ema_same_training", [x[0] for x in e0] == [x[0] for x in e1],
+              repr(e0) + repr(e1))
+        check("cli_ema_val_lower", all(b[1] <= a[1] for a, b in zip(e0, e1)),
+              repr(e0) + repr(e1))
+        won = any(b[1] < a[1] for a, b in zip(e0, e1))
+        check("cli_ema_file", won and d0 and d1 and d0 != d1,
+              "average never won: " + repr(e1))
+    for bad in ("1", "x", "-0.5"):
+        f = os.path.join(tmp, "bad_ema.dlpm")
+        r = subprocess.run([DLPERF, "train", FIXDS, "--kind", "dippm",
+                            "--ema", bad, "-o", f], capture_output=True,
+                           text=True)
+        check("cli_ema_bad_" + bad, r.returncode == 2 and "--ema" in r.stderr
+              and not os.path.exists(f), r.stderr[-200:])
     # --record: each row's source names the data (its newest batch, the
     # feature schema) and the run's options, without a comma (a CSV cell)
     rec = os.path.join(tmp, "held.csv")

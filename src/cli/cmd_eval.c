@@ -165,6 +165,7 @@ static void record_source(char *buf, size_t cap, const learn_opts *o,
     if (t->hidden > 0) ADD("; hidden %d", t->hidden);
     if (t->lr > 0) ADD("; lr %g", t->lr);
     if (t->members > 1) ADD("; members %d", t->members);
+    if (t->ema > 0) ADD("; ema %g", t->ema);
     if (t->readout > 0 && learn_readout_name(t->readout))
         ADD("; readout %s", learn_readout_name(t->readout));
     if (t->no_optime) ADD("; no-optime");

@@ -41,6 +41,10 @@ const char *learn_opts_help(void) {
            "                     the operator-time model of data/probes (A/B)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
            "                     different seeds, averaged (default 1, at most 8)\n"
+           "  --ema D            DIPPM/TraPPM: keep a moving average of each\n"
+           "                     network's weights (decay D a step, e.g. 0.999);\n"
+           "                     early stopping keeps it where its validation\n"
+           "                     error is the lower (default 0: off)\n"
            "  --readout R        DIPPM/TraPPM graph readout: mean (of the node\n"
            "                     embeddings; default), mean+cost (beside it their\n"
            "                     mean weighted by roofline time), mean+lse (beside\n"
@@ -106,7 +110,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
         "--mode", "--device", "--runtime", "--precision", "--epochs", "--lr",
         "--hidden", "--batch-graphs", "--patience", "--seed", "--threads",
         "--init-from", "--shots", "--pool-max", "--members", "--readout",
-        "--host-norm", "--fit-cache", NULL};
+        "--host-norm", "--fit-cache", "--ema", NULL};
     int k = 0;
     while (valued[k] && strcmp(valued[k], a)) k++;
     if (!valued[k]) return 0;
@@ -168,6 +172,14 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     case 12: o->train.shots = (int)x; break;
     case 13: o->pool_max = (int)x; break;
     case 14: o->train.members = (int)x; break;
+    case 18:
+        if (!(x < 1)) {
+            fprintf(stderr, "dlperf: --ema wants a decay in [0, 1), not "
+                    "'%s'\n", v);
+            return -1;
+        }
+        o->train.ema = x;
+        break;
     }
     return 1;
 bad:

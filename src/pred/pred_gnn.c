@@ -1104,6 +1104,16 @@ typedef struct {
     double lr;
 } fit_cfg;
 
+/* One step of the weights' moving average (--ema): a <- a + (1 - d)(w - a),
+ * the decay d held at (1 + t) / (10 + t) while that is lower, so that the
+ * first steps' weights, far from any minimum, leave the average quickly. */
+static void ema_step(nn_real *a, const nn_real *w, size_t n, double decay,
+                     long t) {
+    double warm = (1.0 + (double)t) / (10.0 + (double)t);
+    nn_real r = (nn_real)(1.0 - (decay < warm ? decay : warm));
+    for (size_t i = 0; i < n; i++) a[i] += r * (w[i] - a[i]);
+}
+
 /* Fits member k: AdamW, cosine LR, masked Huber on log targets,
  * early stopping on the validation MAPE of the first target (vi: the
  * validation part, or the training part when there is none). */
@@ -1121,7 +1131,16 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
     dlp_nn_graph g = {0};
     dlp_nn_early_stop es = {0};
     dlp_status st = DLP_OK;
-    if (!order || !logy || !yb || !dout)
+    /* --ema: the weights' moving average and, while it is validated, the
+     * weights themselves */
+    size_t nw = net->params.n;
+    nn_real *ema = NULL, *held = NULL;
+    if (o->ema > 0) {
+        ema = malloc((nw ? nw : 1) * sizeof *ema);
+        held = malloc((nw ? nw : 1) * sizeof *held);
+        if (ema && held) memcpy(ema, net->params.w, nw * sizeof *ema);
+    }
+    if (!order || !logy || !yb || !dout || (o->ema > 0 && (!ema || !held)))
         st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     /* a network loaded to fine-tune (--init-from) has weights only */
     if (!st) st = dlp_nn_params_alloc_grads(&net->params, err);
@@ -1169,13 +1188,26 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
             opt.lr = dlp_nn_lr_cosine(fc->lr, fc->lr * 0.02, step,
                                       steps_per_epoch * (long)epochs);
             dlp_nn_opt_step(&net->params, &opt);
+            if (ema) ema_step(ema, net->params.w, nw, o->ema, step);
         }
         if (st) break;
         double vm = NAN;
         st = eval_mape(m, k, E, embs, vi, nv, 64, &vm, err);
         if (st) break;
+        bool on_ema = false;   /* the average validated lower */
+        if (ema) {
+            double ve = NAN;
+            memcpy(held, net->params.w, nw * sizeof *held);
+            memcpy(net->params.w, ema, nw * sizeof *ema);
+            st = eval_mape(m, k, E, embs, vi, nv, 64, &ve, err);
+            if (st) break;
+            on_ema = isfinite(ve) && !(ve >= vm);
+            if (on_ema) vm = ve;
+            else memcpy(net->params.w, held, nw * sizeof *held);
+        }
         bool stop = dlp_nn_early_stop_update(&es, &net->params,
                                              isfinite(vm) ? vm : 1e9);
+        if (on_ema) memcpy(net->params.w, held, nw * sizeof *held);
         if (o->progress) {
             double el = dlp_now_s() - t0;
             dlp_train_progress pr = {label, ep + 1, epochs,
@@ -1187,6 +1219,8 @@ static dlp_status fit_member(gnn *m, int k, const dlp_gnn_arch *a,
     }
     if (!st) dlp_nn_early_stop_restore(&es, &net->params);
     dlp_nn_early_stop_free(&es);
+    free(ema);
+    free(held);
     dlp_nn_graph_free(&g);
     free(order); free(logy); free(yb); free(dout);
     return st;
@@ -1327,6 +1361,9 @@ dlp_status dlp_gnn_train(const dlp_gnn_arch *a, const dlp_examples *E,
                   o->graphs_per_batch ? o->graphs_per_batch : 16,
                   o->patience ? o->patience : 12, o->lr > 0 ? o->lr : 2e-3};
     if (fc.bs > 256) fc.bs = 256;
+    if (!(o->ema >= 0 && o->ema < 1))
+        return dlp_fail(err, DLP_ERR_ARG, "moving-average decay %g: 0 (off) "
+                        "to below 1", o->ema);
     if (o->members < 0 || o->members > GNN_MAX_NETS)
         return dlp_fail(err, DLP_ERR_ARG, "%d ensemble members: 1 to %d",
                         o->members, GNN_MAX_NETS);

@@ -524,6 +524,13 @@ typedef struct {
                                   networks, averaged in log space; member
                                   k starts from seed + k *
                                   DLP_MEMBER_SEED_STEP; 0 or 1: one */
+    double ema;                /* DIPPM/TraPPM: > 0, also keep an
+                                  exponential moving average of each
+                                  network's weights with this decay per
+                                  step; at every epoch's end early stopping
+                                  sees the average's validation error
+                                  beside the weights' own and keeps the
+                                  lower; 0: off */
     int readout;               /* DIPPM/TraPPM graph readout, DLP_READOUT_*:
                                   the mean of the node embeddings (0), or
                                   beside it their roofline-time weighted
