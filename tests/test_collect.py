@@ -899,6 +899,31 @@ def test_train_repeat_items():
               "train repeat: only the named batches on this card")
 
 
+def test_slice_items():
+    """A third call chained on a warm machine (no ingest between): --part
+    2/2 --from-end draws items the first two calls' prefixes never
+    reach, where --part 2/3 (the ninety-fourth session's p94c) repeats
+    them."""
+    import run_batch
+    items = list(range(300))
+    m = 40   # items each call's time reached
+    first = run_batch.slice_items(items, (0, 2))[:m]
+    second = run_batch.slice_items(items, (1, 2))[:m]
+    third = run_batch.slice_items(items, (1, 2), True)[:m]
+    check(first == list(range(0, 2 * m, 2)) and
+          second == list(range(1, 2 * m, 2)), "parts: interleaved slices")
+    check(third == list(range(299, 299 - 2 * m, -2)),
+          "--from-end: the slice last item first: %s" % third[:4])
+    check(not (set(third) & (set(first) | set(second))),
+          "--from-end: none of the first two calls' items")
+    other = run_batch.slice_items(items, (1, 3))[:m]
+    check(set(other) & set(first) and set(other) & set(second),
+          "--part 2/3 repeats both earlier calls' items")
+    check(run_batch.slice_items(items, None) == items and
+          run_batch.slice_items(items, None, True) == items[::-1],
+          "no part: every item, in order or from the end")
+
+
 def test_part_argument():
     """--part K/N counts K from 1: chained calls "1/N" .. "N/N" take
     disjoint slices that cover every item, slice 0 among them (it alone
@@ -1774,7 +1799,7 @@ def main():
               test_compiled_trace_parsing, test_export_fallback_gate, test_timm_overrides,
               test_timm_generator_multipliers, test_swin_variants, test_memory_apply,
               test_existing_kernel_keys,
-              test_export_queue_parts, test_part_argument,
+              test_export_queue_parts, test_slice_items, test_part_argument,
               test_reference_items, test_train_reference_items,
               test_train_repeat_items,
               test_save_repeats,

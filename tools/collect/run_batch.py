@@ -408,6 +408,21 @@ def parse_part(text):
     return k - 1, n
 
 
+def slice_items(items, part, from_end=False):
+    """This call's label items: with part = (k, n) (--part K/N) the k-th
+    of n interleaved slices, items[k::n]; from_end (--from-end): that
+    slice last item first. Calls chained on one warm machine without an
+    ingest between them label their slices' first items, as far as their
+    time reaches, so "--part 1/2" and "--part 2/2" between them label a
+    prefix of the whole list; a third call with another N overlaps that
+    prefix (p94c, "--part 2/3": 108 of its 120 inference rows repeated
+    p94a's and p94b's), while "--part 2/2 --from-end" labels the items
+    neither reached, until the two ends of the slice meet."""
+    if part:
+        items = items[part[0]::part[1]]
+    return items[::-1] if from_end else items
+
+
 def retry_batch(failed_batches):
     """A smaller batch for a graph whose training step only ever failed
     (too_slow over 2 x MAX_CALL_S, or oom): a quarter of the smallest
@@ -721,6 +736,11 @@ def main():
     ap.add_argument("--part", default=None, type=parse_part,
                     help="K/N (K = 1..N): only the K-th of N slices of the "
                     "items and exports, for calls chained without an ingest")
+    ap.add_argument("--from-end", action="store_true",
+                    help="label the items (of the --part slice) last first: "
+                    "a third call on the warm machine after --part 1/2 and "
+                    "2/2, before their ingest, takes --part 2/2 --from-end "
+                    "(slice_items)")
     ap.add_argument("--per-device", action="store_true",
                     help="skip only items already labeled on this card")
     ap.add_argument("--kinds", default="",
@@ -789,9 +809,7 @@ def main():
     # take disjoint slices of the label items and of the export queue
     # (a.part: (slice index, slices) or None)
     first_part = not a.part or a.part[0] == 0
-    if a.part:
-        items = items[a.part[0]::a.part[1]]
-    items = items[:a.max_items]
+    items = slice_items(items, a.part, a.from_end)[:a.max_items]
     if a.reference:
         items = reference_items(byid, dev) + items
     if a.train_reference:
