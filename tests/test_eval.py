@@ -221,13 +221,15 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([DLPERF, "eval", FIXDS, "--kind", "linreg", "--quiet",
                         "--top-models", "0", "--seed", "4", "--split-seed", "2",
                         "--epochs", "3", "--readout", "mean+lse",
-                        "--record", rec], capture_output=True, text=True)
+                        "--ema", "0.9", "--record", rec],
+                       capture_output=True, text=True)
     import csv
     recs = list(csv.DictReader(open(rec))) if os.path.exists(rec) else []
     newest = max(os.listdir(os.path.join(FIXDS, "batches")))
     check("cli_record_source", r.returncode == 0 and recs and all(
         (" through %s; schema " % newest) in x["source"] and
-        "; seed 4; split-seed 2; epochs 3; readout mean+lse" in x["source"] and
+        "; seed 4; split-seed 2; epochs 3; ema 0.9; readout mean+lse" in
+        x["source"] and
         "," not in x["source"] for x in recs),
         r.stderr[-200:] + repr(recs[:1]))
     # scripts/ensemble_mape.sh: the geometric mean of matching rows of two
