@@ -11,7 +11,10 @@
 #   scripts/asmeasured_mape.sh /tmp/p.csv data dippm+xgb training.step_ms
 #
 # TARGET: training.step_ms (default), inference.latency_ms or
-# llm.throughput_samples_s. Prints the rows, the MAPE against the
+# llm.throughput_samples_s. RUNTIME=eager or RUNTIME=graph keeps the
+# predictions of that runtime only (default: all):
+#   RUNTIME=eager scripts/asmeasured_mape.sh /tmp/p.csv data dippm inference.latency_ms
+# Prints the rows, the MAPE against the
 # labels the file holds and against the labels as measured, and the
 # same for the rows whose label was changed (a relative difference over
 # 1e-6). Exit: 0 done, 2 usage.
@@ -21,6 +24,11 @@ if [ $# -lt 2 ] || [ ! -f "$1" ] || [ ! -d "$2/batches" ]; then
     exit 2
 fi
 P=$1 DATA=$2 KIND=${3:-dippm+xgb} TARGET=${4:-training.step_ms}
+RUNTIME=${RUNTIME:-}
+case "$RUNTIME" in
+""|eager|graph) ;;
+*) echo "asmeasured_mape: RUNTIME is eager or graph, not $RUNTIME" >&2; exit 2 ;;
+esac
 case "$TARGET" in
 training.step_ms) table=training col=step_ms ;;
 inference.latency_ms) table=inference col=latency_ms ;;
@@ -29,7 +37,7 @@ llm.throughput_samples_s) table=llm col=throughput_samples_s ;;
 esac
 # shellcheck disable=SC2046 # the label files: words on purpose
 awk -F, -v kind="$KIND" -v target="$TARGET" -v col="$col" -v table="$table" \
-    -v pfile="$P" '
+    -v pfile="$P" -v runtime="$RUNTIME" '
 FNR == 1 {
     delete c
     for (i = 1; i <= NF; i++) { h = $i; sub(/^\xef\xbb\xbf/, "", h); c[h] = i }
@@ -45,7 +53,8 @@ FNR == 1 {
     sum[k] += v; n[k]++
     next
 }
-$c["kind"] == kind && $c["target"] == target {
+$c["kind"] == kind && $c["target"] == target &&
+(runtime == "" || $c["runtime"] == runtime) {
     k = $c["graph"] "|" $c["device"] "|" $c["runtime"] "|" $c["precision"] "|" $c["batch"] "|" \
         ($c["seq"] + 0) "|" ($c["height"] + 0) "|" ($c["width"] + 0)
     if (!(k in n)) next
@@ -59,6 +68,7 @@ $c["kind"] == kind && $c["target"] == target {
 }
 END {
     if (!rows) { print "no rows of " kind " " target " matched a label"; exit 1 }
+    if (runtime != "") target = target " (" runtime ")"
     printf "%s %s: %d rows, MAPE %.2f%% against the labels of the file, %.2f%% against the labels as measured\n", kind, target, rows, 100 * en / rows, 100 * er / rows
     if (ch)
         printf "  the %d rows whose label was changed: %.2f%% / %.2f%%\n", ch, 100 * cn / ch, 100 * cr / ch

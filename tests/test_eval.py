@@ -290,6 +290,49 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("paired_mape_usage", r.returncode == 2 and "usage" in r.stderr,
           r.stderr[-200:])
+    # scripts/asmeasured_mape.sh: a --host-norm run's predictions against
+    # the labels as measured (the mean of each configuration's rows), per
+    # runtime with RUNTIME. g1 eager measured 10 and 12 (mean 11), the file
+    # holds it moved to 10, predicted 9: 10% against the file, 2/11 =
+    # 18.18% as measured; g1 graph 5 both ways, predicted 6: 20%.
+    dd = os.path.join(tmp, "asm")
+    os.makedirs(os.path.join(dd, "batches", "b1"), exist_ok=True)
+    with open(os.path.join(dd, "batches", "b1", "inference.csv"), "w") as f:
+        f.write("hash,device,rep,status,runtime,precision,batch,seq,height,"
+                "width,latency_ms\n")
+        for rep_, rt, v in ((0, "eager", 10), (1, "eager", 12),
+                            (0, "graph", 5), (1, "graph", 5)):
+            f.write("g1,H100-SXM5-80GB,%d,ok,%s,fp16,1,,224,224,%g\n"
+                    % (rep_, rt, v))
+        f.write("g1,H100-SXM5-80GB,0,oom,eager,fp16,1,,224,224,99\n")
+    fp = os.path.join(tmp, "asm.csv")
+    with open(fp, "w") as f:
+        f.write(hdr + row("dippm", "g1", 9, 10, "eager") +
+                row("dippm", "g1", 6, 5, "graph") +
+                row("xgb", "g1", 1, 10, "eager"))
+    def asm(rt):
+        env = dict(os.environ, RUNTIME=rt)
+        return subprocess.run(["sh", os.path.join("scripts", "asmeasured_mape.sh"),
+                               fp, dd, "dippm", "inference.latency_ms"],
+                              capture_output=True, text=True, env=env)
+    r = asm("")
+    check("asmeasured_all", r.returncode == 0 and
+          "2 rows, MAPE 15.00% against the labels of the file, 19.09% against "
+          "the labels as measured" in r.stdout and
+          "the 1 rows whose label was changed: 10.00% / 18.18%" in r.stdout,
+          r.stdout + r.stderr)
+    r = asm("eager")
+    check("asmeasured_eager", r.returncode == 0 and
+          "(eager): 1 rows, MAPE 10.00% against the labels of the file, "
+          "18.18% against the labels as measured" in r.stdout, r.stdout + r.stderr)
+    r = asm("graph")
+    check("asmeasured_graph", r.returncode == 0 and
+          "(graph): 1 rows, MAPE 20.00% against the labels of the file, "
+          "20.00% against the labels as measured" in r.stdout and
+          "changed" not in r.stdout, r.stdout + r.stderr)
+    r = asm("cuda")
+    check("asmeasured_bad_runtime", r.returncode == 2 and "RUNTIME" in r.stderr,
+          r.stderr[-200:])
     # one kind per file (KIND=xgb,dippm: file 1's xgb rows with file 2's
     # dippm rows) and the ensemble's predictions written by OUT
     fo = os.path.join(tmp, "eo.csv")
