@@ -409,9 +409,10 @@ def parse_part(text):
 
 
 def slice_items(items, part, from_end=False):
-    """This call's label items: with part = (k, n) (--part K/N) the k-th
-    of n interleaved slices, items[k::n]; from_end (--from-end): that
-    slice last item first. Calls chained on one warm machine without an
+    """This call's share of items (its label items; export_queue's specs
+    that no part labels): with part = (k, n) (--part K/N) the k-th of n
+    interleaved slices, items[k::n]; from_end (--from-end, label items
+    only): that slice last item first. Calls chained on one warm machine without an
     ingest between them label their slices' first items, as far as their
     time reaches, so "--part 1/2" and "--part 2/2" between them label a
     prefix of the whole list; a third call with another N overlaps that
@@ -715,9 +716,8 @@ def export_queue(ordered_ids, lab_ids, every_item, done_export, part=None,
             seen.add(i)
             q.append(i)
     if part:
-        pk, pn = part
         q = [i for i in q if i in lab_set] + \
-            [i for i in q if i not in every_item][pk::pn]
+            slice_items([i for i in q if i not in every_item], part)
     return q
 
 
