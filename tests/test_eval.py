@@ -762,6 +762,59 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("cli_host_apply_no_output", r.returncode == 2 and
           "-o" in r.stderr, r.stderr[-300:])
+    # eval --host-norm trains and tabulates on eager labels moved to the
+    # file's reference host; --record holds the errors against the labels
+    # as measured (each configuration's mean over its rows: what predict
+    # without --host-us meets), the predictions file the moved labels.
+    # Oracle: the predictions against the measured rows read here.
+    rec, hpp = os.path.join(tmp, "hn_rec.csv"), os.path.join(tmp, "hn_pred.csv")
+    r = subprocess.run([DLPERF, "eval", hds, "--kind", "linreg", "--split",
+                        "lmo", "--host-norm", hfile, "--record", rec,
+                        "--predictions", hpp, "--quiet", "--top-models", "0"],
+                       capture_output=True, text=True)
+    meas = {}
+    for b in os.listdir(os.path.join(hds, "batches")):
+        f = os.path.join(hds, "batches", b, "inference.csv")
+        for x in csv.DictReader(open(f)) if os.path.exists(f) else []:
+            if x["status"] not in ("ok", "flagged"):   # flagged: a label
+                continue
+            k = (x["hash"], x["runtime"], x["precision"], x["batch"],
+                 x["seq"] or "0", x["height"] or "0", x["width"] or "0")
+            for t in ("latency_ms", "energy_j"):
+                if x[t]:
+                    meas.setdefault((k, t), []).append(float(x[t]))
+    got = {(x["runtime"], x["target"]): float(x["mape_pct"])
+           for x in csv.DictReader(open(rec))} if os.path.exists(rec) else {}
+    srcs = {x["source"] for x in csv.DictReader(open(rec))} \
+        if os.path.exists(rec) else set()
+    prs = list(csv.DictReader(open(hpp))) if os.path.exists(hpp) else []
+    ok, why, moved_rows = r.returncode == 0, [], 0
+    for rt in ("eager", "graph", "all"):
+        for t in ("latency_ms", "energy_j"):
+            errs, ferrs = [], []
+            for x in prs:
+                if x["target"] != "inference." + t or not x["predicted"] or \
+                        (rt != "all" and x["runtime"] != rt):
+                    continue
+                k = (x["graph"], x["runtime"], x["precision"], x["batch"],
+                     x["seq"], x["height"], x["width"])
+                v = meas.get((k, t))
+                if not v:
+                    continue
+                y, p = sum(v) / len(v), float(x["predicted"])
+                errs.append(abs(p / y - 1))
+                ferrs.append(abs(p / float(x["actual"]) - 1))
+                moved_rows += rt == "eager" and abs(float(x["actual"]) / y - 1) > 1e-6
+            want = 100 * sum(errs) / max(len(errs), 1)
+            g = got.get((rt, t))
+            ok = ok and errs and g is not None and abs(g - want) < 6e-4
+            why.append("%s %s: record %s, oracle %.4f (%d), file's labels %.4f" % (
+                rt, t, g, want, len(errs), 100 * sum(ferrs) / max(len(ferrs), 1)))
+    check("cli_eval_host_norm_record_as_measured", ok and moved_rows > 0 and
+          srcs and all("errors against the labels as measured" in x
+                       for x in srcs) and
+          "against the labels as measured" in r.stdout,
+          "moved %d; %s; %s %s" % (moved_rows, why, srcs, r.stderr[-300:]))
     # --mode: llm reads the throughput rows, training the step rows (an
     # inference run has neither); another mode is a usage error
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,

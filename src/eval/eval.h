@@ -156,6 +156,12 @@ dlp_status dlp_eval_write_predictions(const char *path, const dlp_examples *E,
                                       int n_runs, dlp_error *err);
 
 /* ---- the held-out error table (eval_record.c) ----------------------------- */
+/* Metrics of target t over r's records of runtime rt (a dlp_runtime, or
+ * DLP_HELDOUT_ALL_RT: every record), all families, against E's labels as
+ * they are now (moved to a reference host or as measured). */
+dlp_status dlp_eval_metrics_runtime(const dlp_examples *E,
+                                    const dlp_eval_result *r, dlp_target t,
+                                    int rt, dlp_metrics *m, dlp_error *err);
 /* Puts r's overall MAPE per target of E's mode into h (replacing rows of
  * the same key, pred_heldout.h): per runtime present among r's records
  * (not for training, which ignores the runtime), and over all records under

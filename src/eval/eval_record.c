@@ -13,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Metrics of target t over the records of runtime rt (DLP_HELDOUT_ALL_RT:
- * every record). */
-static dlp_status metrics_rt(const dlp_examples *E, const dlp_eval_result *r,
-                             dlp_target t, int rt, dlp_metrics *m,
-                             dlp_error *err) {
+dlp_status dlp_eval_metrics_runtime(const dlp_examples *E,
+                                    const dlp_eval_result *r, dlp_target t,
+                                    int rt, dlp_metrics *m, dlp_error *err) {
     double *y = malloc((size_t)(r->n ? r->n : 1) * sizeof *y);
     double *p = malloc((size_t)(r->n ? r->n : 1) * sizeof *p);
     if (!y || !p) {
@@ -49,8 +47,8 @@ dlp_status dlp_eval_record(const dlp_examples *E, const dlp_eval_result *r,
             bool all = rt == DLP_RT_COUNT;
             if (all && per_rt && !all_runtimes) continue;
             dlp_metrics m;
-            dlp_status st = metrics_rt(E, r, ts[j],
-                                       all ? DLP_HELDOUT_ALL_RT : rt, &m, err);
+            dlp_status st = dlp_eval_metrics_runtime(
+                E, r, ts[j], all ? DLP_HELDOUT_ALL_RT : rt, &m, err);
             if (st) return st;
             if (m.n == 0 || !isfinite(m.mape)) continue;
             dlp_heldout_row row;
