@@ -797,6 +797,60 @@ def test_save_repeats():
     check(len(ingest.read_csv(path)) == 2, "repeats.csv untouched")
 
 
+def test_pending_repeats():
+    """resolve_pending: a pending row whose graph is exported by now and
+    whose configuration another batch stored meanwhile is a repeat, as in
+    ingest_batch: the inference row goes to probes/repeats.csv beside the
+    stored row, an LLM row (no repeats file) is dropped, a new
+    configuration joins its batch, and the pending files go."""
+    import types
+    import ingest
+    tmp = tempfile.mkdtemp()
+    cols = ingest.TABLE_COLS["inference"]
+    stored = dict((c, "") for c in cols)
+    stored.update(protocol="p1", batch_id="20990101T000000-a", hash="h1",
+                  device="D", rep="0", status="ok", runtime="graph",
+                  precision="fp16", batch="8", height="224", width="224",
+                  latency_ms="2.0")
+    b = os.path.join(tmp, "batches", stored["batch_id"])
+    os.makedirs(b)
+    ingest.write_csv(os.path.join(b, "inference.csv"), cols, [stored])
+    late = "20990202T000000-c"
+    os.makedirs(os.path.join(tmp, "batches", late))
+    rep = dict(stored, batch_id=late, hash="spec:1", latency_ms="2.2")
+    fresh = dict(stored, batch_id=late, hash="spec:1", batch="16",
+                 latency_ms="3.9")
+    pend = os.path.join(tmp, "pending")
+    os.makedirs(pend)
+    ingest.write_csv(ingest.pending_path(pend, late, "inference"), cols,
+                     [rep, fresh])
+    lcols = ingest.TABLE_COLS["llm"]
+    lrow = dict((c, "") for c in lcols)
+    lrow.update(protocol="p1", batch_id=late, hash="spec:1", device="D",
+                rep="0", status="ok", runtime="graph", precision="fp16",
+                batch="8", seq="128", throughput_samples_s="100")
+    ingest.write_csv(ingest.pending_path(pend, late, "llm"), lcols, [lrow])
+    data = types.SimpleNamespace(
+        root=tmp, specmap={"spec:1": "h1"}, index={"h1": {}},
+        keys={"inference": {ingest.row_key("inference", stored)},
+              "llm": {ingest.row_key("llm", dict(lrow, hash="h1"))}})
+    logs = []
+    ingest.resolve_pending(data, logs.append)
+    got = ingest.read_csv(os.path.join(tmp, "probes", "repeats.csv"))
+    check([(r["batch_id"], r["hash"], r["latency_ms"]) for r in got] ==
+          [(stored["batch_id"], "h1", "2.0"), (late, "h1", "2.2")],
+          "the repeat and the row it repeats in repeats.csv: %s" % got)
+    joined = ingest.read_csv(os.path.join(tmp, "batches", late,
+                                          "inference.csv"))
+    check([(r["hash"], r["batch"]) for r in joined] == [("h1", "16")],
+          "the new configuration joins its batch: %s" % joined)
+    check(not os.listdir(pend), "no pending file left: %s" % os.listdir(pend))
+    check(any("1 pending rows repeat stored configurations (2 rows" in l
+              for l in logs) and
+          any("llm: 1 pending rows repeat stored configurations (0 rows" in l
+              for l in logs), "said: %s" % logs)
+
+
 def test_train_reference_items():
     """--train-reference N: N configurations drawn from the training rows
     stored on the card (the oracle: data/batches' rep 0 rows with a
@@ -1802,7 +1856,7 @@ def main():
               test_export_queue_parts, test_slice_items, test_part_argument,
               test_reference_items, test_train_reference_items,
               test_train_repeat_items,
-              test_save_repeats,
+              test_save_repeats, test_pending_repeats,
               test_skip_failed_exports,
               test_labeled_without_graph, test_collector_commit, test_card_info,
               test_to_dtype_clears_bias_cache,

@@ -600,14 +600,17 @@ def pending_path(pend_dir, bid, t):
 
 
 def resolve_pending(data, log):
-    """Rows of earlier batches whose graph is exported by now."""
+    """Rows of earlier batches whose graph is exported by now. A resolved
+    row whose configuration another batch stored meanwhile is a repeat, as
+    in ingest_batch: to data/probes (save_repeats) for the tables that keep
+    them, else dropped; either way it leaves the pending file."""
     pend_dir = os.path.join(data.root, "pending")
     for pp in sorted(glob.glob(os.path.join(pend_dir, "*.csv")) +
                      glob.glob(os.path.join(pend_dir, "*.csv.zst"))):
         name = os.path.basename(pp)
         bid, _, t = name[:name.index(".csv")].rpartition("_")
         rows = read_csv(pp)
-        ok, pend = [], []
+        ok, pend, dup = [], [], []
         for d in rows:
             h = data.specmap.get(d["hash"])
             if h is None or h not in data.index:
@@ -618,6 +621,8 @@ def resolve_pending(data, log):
             if k not in data.keys[t]:
                 data.keys[t].add(k)
                 ok.append(d)
+            else:
+                dup.append(d)
         if t in ("inference", "llm"):
             flag_pairs(ok)
         if t == "kernels":
@@ -641,6 +646,10 @@ def resolve_pending(data, log):
             write_csv(pp, list(rows[0].keys()), pend)
         if ok:
             log("%s %s: %d pending rows resolved, %d still pending" % (bid, t, len(ok), len(pend)))
+        if dup:
+            kept = save_repeats(data, dup, t) if t in REPEAT_FILES else 0
+            log("%s %s: %d pending rows repeat stored configurations (%d "
+                "rows to data/probes)" % (bid, t, len(dup), kept))
 
 
 def remap_kernels(data, groups, log):
