@@ -700,6 +700,47 @@ def main():
               "dlperf tree fit --method exact writes a model")
         rc, out, err = run("tree", "fit", "/nonexistent")
         check(rc == 1 and "/nonexistent" in err, "tree fit: bad dataset dir")
+        # train --refit: the trees (no early stopping) trained again on the
+        # training and validation examples once validated. The file keeps
+        # the first fit's validation figures (printed the same) and says
+        # so; scored on every example of the fixture (its validation model
+        # included) the refitted file is far closer, the plain one missing
+        # the model it never saw; inside a blend no part refits (the same
+        # bytes); eval --refit records it in the row's source
+        ds_valid = os.path.join(FIX, "dataset", "valid")
+        outs, mape = {}, {}
+        for tag, extra in (("plain", []), ("refit", ["--refit"])):
+            d = os.path.join(tmp, "refit_" + tag)
+            os.makedirs(d)
+            rc, out, err = run("train", ds_valid, "--kind", "xgb", "-o",
+                               os.path.join(d, "xgb-inference.dlpm"), *extra)
+            outs[tag] = (rc, [l for l in out.splitlines() if "validation MAPE" in l])
+            rc2, sc, err2 = run("eval", ds_valid, "--models", d, "--kind", "xgb",
+                                "--quiet", "--top-models", "0")
+            rows = [l.split() for l in sc.splitlines() if l.startswith("inference.latency_ms")]
+            mape[tag] = float(rows[0][3].rstrip("%")) if rc2 == 0 and rows else None
+            rc3, out3, err3 = run("train", ds_valid, "--kind", "roofline+xgb",
+                                  "-o", os.path.join(d, "blend.dlpm"), *extra)
+        with open(os.path.join(tmp, "refit_refit", "xgb-inference.dlpm"), "rb") as f:
+            info = f.read()
+        check(outs["plain"][0] == 0 and outs["refit"][0] == 0 and
+              len(outs["plain"][1]) == 3 and outs["plain"][1] == outs["refit"][1] and
+              b"then trained on both (--refit" in info,
+              "train --refit: the first fit's validation figures, said in the file: %s" % outs)
+        check(mape["plain"] is not None and mape["refit"] is not None and
+              mape["refit"] < 5 and mape["plain"] > 4 * mape["refit"],
+              "train --refit: trained on the validation model too (%s)" % mape)
+        with open(os.path.join(tmp, "refit_plain", "blend.dlpm"), "rb") as f:
+            ba = f.read()
+        with open(os.path.join(tmp, "refit_refit", "blend.dlpm"), "rb") as f:
+            bb = f.read()
+        check(ba and ba == bb, "train --refit: a blend's parts do not refit")
+        rec = os.path.join(tmp, "refit_rec.csv")
+        rc, out, err = run("eval", ds_valid, "--kind", "xgb", "--refit",
+                           "--record", rec, "--quiet", "--top-models", "0")
+        check(rc == 0 and os.path.exists(rec) and
+              all("; refit" in l for l in open(rec).read().splitlines()[1:]),
+              "eval --refit: the record's source says refit (%s)" % err.strip()[-120:])
         for opt, bad in (("--rounds", "0"), ("--depth", "-2"), ("--eta", "0"),
                          ("--subsample", "0"), ("--colsample", "1.5"),
                          ("--colsample", "x"), ("--method", "approx")):

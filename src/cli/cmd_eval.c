@@ -169,6 +169,7 @@ static void record_source(char *buf, size_t cap, const learn_opts *o,
     if (t->readout > 0 && learn_readout_name(t->readout))
         ADD("; readout %s", learn_readout_name(t->readout));
     if (t->no_optime) ADD("; no-optime");
+    if (t->refit) ADD("; refit");
 #undef ADD
     for (char *c = buf; *c; c++)   /* a path or device name with a comma */
         if (*c == ',' || *c == '\n' || *c == '"') *c = ' ';

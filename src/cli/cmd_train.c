@@ -37,6 +37,10 @@ const char *learn_opts_help(void) {
            "  --no-calibration   keep the learned kinds' predictions as fitted (by\n"
            "                     default each target but peak memory is multiplied\n"
            "                     by the factor minimising its validation MAPE)\n"
+           "  --refit            xgb alone (no early stopping): once validated,\n"
+           "                     trained again on the training and validation\n"
+           "                     examples (the file keeps the first fit's\n"
+           "                     validation figures)\n"
            "  --no-optime        DIPPM/TraPPM: node times from the roofline, not\n"
            "                     the operator-time model of data/probes (A/B)\n"
            "  --members N        DIPPM/TraPPM: an ensemble of N networks from\n"
@@ -92,6 +96,7 @@ int learn_opt(learn_opts *o, int argc, char **argv, int *i) {
     if (!strcmp(a, "--quiet")) { o->quiet = true; o->train.progress = NULL; return 1; }
     if (!strcmp(a, "--no-prior")) { o->train.no_prior = true; return 1; }
     if (!strcmp(a, "--no-calibration")) { o->train.no_calibration = true; return 1; }
+    if (!strcmp(a, "--refit")) { o->train.refit = true; return 1; }
     if (!strcmp(a, "--no-optime")) { o->train.no_optime = true; return 1; }
     if (!strcmp(a, "--split-seed")) {
         if (!need(argc, argv, *i)) return -1;

@@ -350,9 +350,16 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
         if (from)
             st = part_from_file(from, parts[c], E, nva ? va : tr,
                                 nva ? nva : ntr, &pp, &file, err);
-        else
-            st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, o, &pp, &file,
-                                err);
+        else {
+            /* a part's validation predictions weigh the blend: no part
+             * refits on them (dlp_train_opts.refit) */
+            dlp_train_opts po;
+            if (o) po = *o;
+            else dlp_train_opts_init(&po);
+            po.refit = false;
+            st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, &po, &pp,
+                                &file, err);
+        }
         for (int i = 0; i < file.n && !st; i++) {
             char name[512];
             if (snprintf(name, sizeof name, "blend/%d/%s", c,

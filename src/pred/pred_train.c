@@ -40,13 +40,13 @@ dlp_status dlp_tree_pred_train(const dlp_examples *, const int32_t *, int,
                                dlp_pred_meta *, dlp_nn_file *, dlp_error *);
 
 static const dlp_pred_kind KINDS[] = {
-    {&dlp_pred_linreg_vt, dlp_pred_linreg_train, true},
-    {&dlp_pred_roofline_vt, dlp_pred_roofline_train, false},
-    {&dlp_pred_dippm_vt, dlp_pred_dippm_train, true},
-    {&dlp_pred_trappm_vt, dlp_pred_trappm_train, true},
-    {&dlp_tree_pred_vtable, dlp_tree_pred_train, true},
-    {&dlp_pred_kern_vt, dlp_pred_kern_train, true},
-    {NULL, NULL, false},
+    {&dlp_pred_linreg_vt, dlp_pred_linreg_train, true, false},
+    {&dlp_pred_roofline_vt, dlp_pred_roofline_train, false, false},
+    {&dlp_pred_dippm_vt, dlp_pred_dippm_train, true, false},
+    {&dlp_pred_trappm_vt, dlp_pred_trappm_train, true, false},
+    {&dlp_tree_pred_vtable, dlp_tree_pred_train, true, true},
+    {&dlp_pred_kern_vt, dlp_pred_kern_train, true, false},
+    {NULL, NULL, false, false},
 };
 
 const dlp_pred_kind *dlp_pred_kinds(void) { return KINDS; }
@@ -54,7 +54,7 @@ const dlp_pred_kind *dlp_pred_kinds(void) { return KINDS; }
 /* blends ("a+b", pred_blend.c) are not in KINDS: any list of two or more
  * known kinds is one */
 static const dlp_pred_kind BLEND = {&dlp_pred_blend_vt, dlp_pred_blend_train,
-                                    true};
+                                    true, false};
 
 const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
     if (strchr(kind, '+')) {
@@ -237,6 +237,35 @@ static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
     return st;
 }
 
+/* --refit (dlp_train_opts.refit): kind k trained again on tr and va into
+ * *payload, and p reloaded from it; p's meta (the validation figures,
+ * calibration and residual quantiles of the first fit) stays, its
+ * targets those both fits have. */
+static dlp_status refit_on_all(const dlp_pred_kind *k, const dlp_examples *E,
+                               const int32_t *tr, int ntr, const int32_t *va,
+                               int nva, const dlp_train_opts *o,
+                               dlp_predictor *p, dlp_nn_file *payload,
+                               dlp_error *err) {
+    int32_t *all = malloc((size_t)(ntr + nva) * sizeof *all);
+    if (!all) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    memcpy(all, tr, (size_t)ntr * sizeof *all);
+    memcpy(all + ntr, va, (size_t)nva * sizeof *all);
+    dlp_pred_meta m2 = p->meta;
+    dlp_nn_file second = {0};
+    dlp_status st = k->train(E, all, ntr + nva, NULL, 0, o, &m2, &second, err);
+    free(all);
+    if (st) {
+        dlp_nn_file_free(&second);
+        return st;
+    }
+    p->meta.targets &= m2.targets;
+    k->vt->free(p);
+    st = k->vt->load(p, &second, err);
+    dlp_nn_file_free(payload);
+    *payload = second;
+    return st;
+}
+
 dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           const int32_t *tr, int ntr, const int32_t *va,
                           int nva, const dlp_train_opts *o,
@@ -253,10 +282,13 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     dlp_pred_meta meta;
     dlp_pred_meta_init(&meta, kind, E->mode);
     snprintf(meta.devices, sizeof meta.devices, "%s", E->devices);
-    /* ranges for the OOD check */
+    /* --refit: the second fit, on tr and va, is the model (below) */
+    bool refit = o->refit && k->refits && nva > 0 &&
+                 !(o->shots > 0 && o->shots < ntr);
+    /* ranges for the OOD check: of what the model is trained on */
     dlp_pred_meta_ranges_reset(&meta);
-    for (int i = 0; i < ntr; i++) {
-        const dlp_example *x = &E->ex[tr[i]];
+    for (int i = 0; i < ntr + (refit ? nva : 0); i++) {
+        const dlp_example *x = &E->ex[i < ntr ? tr[i] : va[i - ntr]];
         dlp_pred_meta_ranges_add(&meta, &x->cfg, E->fg[x->fg].macs);
     }
     dlp_pred_meta_ranges_done(&meta);
@@ -298,11 +330,18 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         errors_of(p, E, vs, nvs, pred, res, p->meta.val_error, p->meta.resid_lo,
                   p->meta.resid_hi);
     free(pred); free(res);
+    if (!st && refit) st = refit_on_all(k, E, tr, ntr, va, nva, o, p, &payload,
+                                        err);
     if (!st) {
-        int il = snprintf(p->meta.info, sizeof p->meta.info,
-                          "trained on %d examples, validated on %d%s; %d "
-                          "graphs", ntr, nva, nva ? "" : " (training set)",
-                          E->n_fg);
+        int il = refit
+            ? snprintf(p->meta.info, sizeof p->meta.info, "trained on %d "
+                       "examples, validated on %d, then trained on both "
+                       "(--refit: the validation figures are the first "
+                       "fit's); %d graphs", ntr, nva, E->n_fg)
+            : snprintf(p->meta.info, sizeof p->meta.info,
+                       "trained on %d examples, validated on %d%s; %d "
+                       "graphs", ntr, nva, nva ? "" : " (training set)",
+                       E->n_fg);
         if (E->n_host_normed && il > 0 && (size_t)il < sizeof p->meta.info)
             snprintf(p->meta.info + il, sizeof p->meta.info - (size_t)il,
                      "; " DLP_HOST_NORM_INFO "%.4g us (beta %.4g, gamma "

@@ -515,6 +515,13 @@ typedef struct {
     int threads;               /* 0: 1 */
     bool no_prior;             /* DIPPM/TraPPM: no ridge prior */
     bool no_calibration;       /* no MAPE calibration factor (pred_train.c) */
+    bool refit;                /* a kind that refits (dlp_pred_kind.refits:
+                                  xgb), alone, not inside a blend: once its
+                                  validation errors, calibration and
+                                  residual quantiles are measured, trained
+                                  again on the training and validation
+                                  examples; the file keeps those figures
+                                  and holds the second fit */
     bool no_optime;            /* DIPPM/TraPPM: node times from the roofline,
                                   not the operator-time model (pred_optime.c) */
     const char *init_from;     /* transfer: start from this model file */
@@ -577,6 +584,8 @@ typedef struct {
     const dlp_pred_vtable *vt;
     dlp_pred_train_fn train;
     bool learned;              /* false: analytical (roofline) */
+    bool refits;               /* no early stopping: the validation rows
+                                  only measure it (dlp_train_opts.refit) */
 } dlp_pred_kind;
 
 /* Built-in kinds with their trainers, NULL-terminated through vt. */
