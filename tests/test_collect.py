@@ -744,6 +744,20 @@ def test_reference_items():
           "reference: no item for a card with no rows")
 
 
+def graph_row(**kw):
+    """A stored CUDA-graph inference row with every column of ingest's
+    table (batch 20990101T000000-a, graph h1, fp16 b8 224x224, 2.0 ms),
+    the columns given in kw set."""
+    import ingest
+    d = dict((c, "") for c in ingest.TABLE_COLS["inference"])
+    d.update(protocol="p1", batch_id="20990101T000000-a", hash="h1",
+             device="D", rep="0", status="ok", runtime="graph",
+             precision="fp16", batch="8", height="224", width="224",
+             latency_ms="2.0")
+    d.update(kw)
+    return d
+
+
 def test_save_repeats():
     """ingest.save_repeats: a repeated inference row goes to
     probes/repeats.csv with the stored row it repeats (another batch),
@@ -753,11 +767,7 @@ def test_save_repeats():
     import ingest
     tmp = tempfile.mkdtemp()
     cols = ingest.TABLE_COLS["inference"]
-    old = dict((c, "") for c in cols)
-    old.update(protocol="p1", batch_id="20990101T000000-a", hash="h1",
-               device="D", rep="0", status="ok", runtime="graph",
-               precision="fp16", batch="8", height="224", width="224",
-               latency_ms="2.0", power_w="300")
+    old = graph_row(power_w="300")
     other = dict(old, hash="h2", latency_ms="3.0")
     b = os.path.join(tmp, "batches", old["batch_id"])
     os.makedirs(b)
@@ -807,11 +817,7 @@ def test_pending_repeats():
     import ingest
     tmp = tempfile.mkdtemp()
     cols = ingest.TABLE_COLS["inference"]
-    stored = dict((c, "") for c in cols)
-    stored.update(protocol="p1", batch_id="20990101T000000-a", hash="h1",
-                  device="D", rep="0", status="ok", runtime="graph",
-                  precision="fp16", batch="8", height="224", width="224",
-                  latency_ms="2.0")
+    stored = graph_row()
     b = os.path.join(tmp, "batches", stored["batch_id"])
     os.makedirs(b)
     ingest.write_csv(os.path.join(b, "inference.csv"), cols, [stored])
