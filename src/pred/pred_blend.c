@@ -351,8 +351,9 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
             st = part_from_file(from, parts[c], E, nva ? va : tr,
                                 nva ? nva : ntr, &pp, &file, err);
         else {
-            /* a part's validation predictions weigh the blend: no part
-             * refits on them (dlp_train_opts.refit) */
+            /* the blend's own validation figures and calibration are
+             * measured on its parts' predictions of the validation
+             * examples: no part refits on them (dlp_train_opts.refit) */
             dlp_train_opts po;
             if (o) po = *o;
             else dlp_train_opts_init(&po);
