@@ -243,21 +243,24 @@ static int print_asmeasured(dlp_examples *E, const run *runs, int n,
         return 1;
     }
     printf("\n== against the labels as measured (what `dlperf predict` "
-           "without --host-us meets; the tables above: the eager labels of "
+           "without --host-us meets; the tables above: the labels of "
            "%d examples moved to a %.4g us host) ==\n", normed, ref);
     printf("%-12s %-26s %-8s %6s %9s %12s\n", "kind", "target", "runtime",
            "n", "moved", "as measured");
     if (mdf)
         fprintf(mdf, "\nAgainst the labels as measured (what `dlperf "
                 "predict` without `--host-us` meets; the tables above: the "
-                "eager labels of %d examples moved to a %.4g us host):\n\n"
+                "labels of %d examples moved to a %.4g us host):\n\n"
                 "| kind | target | runtime | n | MAPE, moved labels | MAPE, "
                 "labels as measured |\n|---|---|---|---|---|---|\n", normed,
                 ref);
     for (size_t c = 0; !st && c < cells; c++) {
         int q = (int)(c / ((size_t)nt * (size_t)nrt));
         int j = (int)(c / (size_t)nrt % (size_t)nt), rt = (int)(c % (size_t)nrt);
-        if (!runs[q].ok || moved[c].n == 0) continue;
+        /* training steps have no runtime (eval_record.c): "all" only */
+        if (!runs[q].ok || moved[c].n == 0 ||
+            (E->mode == DLP_MODE_TRAINING && rt != DLP_RT_COUNT))
+            continue;
         dlp_metrics m;
         st = dlp_eval_metrics_runtime(E, &runs[q].r, ts[j],
                                       rt == DLP_RT_COUNT ? DLP_HELDOUT_ALL_RT : rt,
@@ -597,8 +600,8 @@ int cmd_eval(int argc, char **argv) {
     dlp_host_norm moved_to = E.host_norm;
     bool was_moved = E.n_host_normed > 0;
     if (!rc && was_moved && print_asmeasured(&E, runs, nk * ns, mdf))
-        fprintf(stderr, "dlperf eval: the record and the tables hold the "
-                "errors against the moved labels only\n");
+        fprintf(stderr, "dlperf eval: the errors against the moved labels "
+                "only (printed above, and in --record)\n");
     if (record && !rc)
         rc = write_record(record, &o, ds,
                           o.split_seed >= 0 ? (uint64_t)o.split_seed : o.train.seed,
