@@ -815,6 +815,45 @@ with tempfile.TemporaryDirectory() as tmp:
                        for x in srcs) and
           "against the labels as measured" in r.stdout,
           "moved %d; %s; %s %s" % (moved_rows, why, srcs, r.stderr[-300:]))
+    # the same for training steps (a copy whose steps carry host_us, a
+    # training host fit): the steps have no runtime, so the table's rows
+    # and the record's are runtime "all" only; the record's step MAPE is
+    # the table's as-measured one, not its moved one
+    tds = os.path.join(tmp, "hostds_train")
+    shutil.copytree(hds, tds)
+    for b in os.listdir(os.path.join(tds, "batches")):
+        f = os.path.join(tds, "batches", b, "training.csv")
+        rs = list(csv.DictReader(open(f))) if os.path.exists(f) else []
+        if not rs:
+            continue
+        cols = list(rs[0].keys()) + [c for c in ("host_us",) if c not in rs[0]]
+        for x in rs:
+            x["host_us"] = "%.3f" % hrng.uniform(5, 14)
+        with open(f, "w", newline="") as fo:
+            w = csv.DictWriter(fo, fieldnames=cols)
+            w.writeheader()
+            w.writerows(rs)
+    thf = os.path.join(tmp, "host-training.csv")
+    with open(thf, "w") as f:
+        f.write("format,dlperf-host-1\nbeta,0.57\nref_us,8.8\npower_lo_w,300\n"
+                "power_hi_w,360\npower_tdp_w,700\n")
+    trec = os.path.join(tmp, "hn_rec_train.csv")
+    r = subprocess.run([DLPERF, "eval", tds, "--mode", "training", "--kind",
+                        "linreg", "--split", "lmo", "--host-norm", thf,
+                        "--record", trec, "--quiet", "--top-models", "0"],
+                       capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    at = [i for i, l in enumerate(lines) if "against the labels as measured" in l]
+    table = [l.split() for l in lines[at[0] + 2:] if l.startswith("linreg")] if at else []
+    recs = list(csv.DictReader(open(trec))) if os.path.exists(trec) else []
+    step = [t for t in table if t[1] == "training.step_ms"]
+    rstep = [x for x in recs if x["target"] == "step_ms"]
+    check("cli_eval_host_norm_training_all_only", r.returncode == 0 and
+          table and all(t[2] == "all" for t in table) and
+          recs and all(x["runtime"] == "all" for x in recs) and
+          step and rstep and step[0][4] != step[0][5] and
+          abs(float(rstep[0]["mape_pct"]) - float(step[0][5].rstrip("%"))) < 0.006,
+          "%s | %s | %s" % (table, recs, r.stderr[-300:]))
     # --mode: llm reads the throughput rows, training the step rows (an
     # inference run has neither); another mode is a usage error
     r = subprocess.run([DLPERF, "host", "apply", hp, hds, "--host", hfile,
