@@ -208,9 +208,24 @@ static int write_record(const char *path, const learn_opts *o,
     return st ? 1 : 0;
 }
 
-/* --host-norm trains on and tabulates eager labels moved to the reference
- * host; `dlperf predict` without --host-us meets them as measured. Prints
- * per run, target and runtime the MAPE against both (stdout, and mdf when
+/* print_asmeasured's cells: per run, target and runtime (each
+ * dlp_runtime, then DLP_RT_COUNT for all), c counting them in that
+ * order. Training steps have no runtime (eval_record.c): "all" only. */
+#define ASM_NRT (DLP_RT_COUNT + 1)
+static bool asm_cell_kept(const dlp_examples *E, const run *R, int rt) {
+    return R->ok && (E->mode != DLP_MODE_TRAINING || rt == DLP_RT_COUNT);
+}
+static dlp_status asm_metrics(const dlp_examples *E, const run *R,
+                              dlp_target t, int rt, dlp_metrics *m,
+                              dlp_error *err) {
+    return dlp_eval_metrics_runtime(E, &R->r, t,
+                                    rt == DLP_RT_COUNT ? DLP_HELDOUT_ALL_RT : rt,
+                                    m, err);
+}
+
+/* --host-norm trains on and tabulates labels moved to the reference host;
+ * `dlperf predict` without --host-us meets them as measured. Prints per
+ * run, target and runtime the MAPE against both (stdout, and mdf when
  * given) and leaves E's labels as measured. 0 done (or nothing moved), 1
  * when the labels cannot be brought back (a runtime filter left the
  * CUDA-graph twins out; said on stderr, E's labels left moved). */
@@ -219,21 +234,16 @@ static int print_asmeasured(dlp_examples *E, const run *runs, int n,
     if (E->n_host_normed == 0) return 0;
     dlp_target ts[DLP_T_COUNT];
     int nt = dlp_mode_targets(E->mode, ts);
-    int nrt = DLP_RT_COUNT + 1;   /* each runtime, then all */
-    size_t cells = (size_t)n * (size_t)nt * (size_t)nrt;
+    size_t cells = (size_t)n * (size_t)nt * ASM_NRT, c = 0;
     dlp_metrics *moved = calloc(cells ? cells : 1, sizeof *moved);
     dlp_error err;
     dlp_status st = moved ? DLP_OK
                           : dlp_fail(&err, DLP_ERR_NOMEM, "out of memory");
-    for (size_t c = 0; !st && c < cells; c++) {
-        int q = (int)(c / ((size_t)nt * (size_t)nrt));
-        int j = (int)(c / (size_t)nrt % (size_t)nt), rt = (int)(c % (size_t)nrt);
-        if (runs[q].ok)
-            st = dlp_eval_metrics_runtime(E, &runs[q].r, ts[j],
-                                          rt == DLP_RT_COUNT ? DLP_HELDOUT_ALL_RT
-                                                             : rt,
-                                          &moved[c], &err);
-    }
+    for (int q = 0; q < n && !st; q++)
+        for (int j = 0; j < nt && !st; j++)
+            for (int rt = 0; rt < ASM_NRT && !st; rt++, c++)
+                if (asm_cell_kept(E, &runs[q], rt))
+                    st = asm_metrics(E, &runs[q], ts[j], rt, &moved[c], &err);
     double ref = E->host_norm.ref_us;
     int normed = E->n_host_normed;
     if (!st) st = dlp_examples_host_norm(E, NULL, &err);
@@ -254,31 +264,26 @@ static int print_asmeasured(dlp_examples *E, const run *runs, int n,
                 "| kind | target | runtime | n | MAPE, moved labels | MAPE, "
                 "labels as measured |\n|---|---|---|---|---|---|\n", normed,
                 ref);
-    for (size_t c = 0; !st && c < cells; c++) {
-        int q = (int)(c / ((size_t)nt * (size_t)nrt));
-        int j = (int)(c / (size_t)nrt % (size_t)nt), rt = (int)(c % (size_t)nrt);
-        /* training steps have no runtime (eval_record.c): "all" only */
-        if (!runs[q].ok || moved[c].n == 0 ||
-            (E->mode == DLP_MODE_TRAINING && rt != DLP_RT_COUNT))
-            continue;
-        dlp_metrics m;
-        st = dlp_eval_metrics_runtime(E, &runs[q].r, ts[j],
-                                      rt == DLP_RT_COUNT ? DLP_HELDOUT_ALL_RT : rt,
-                                      &m, &err);
-        if (st) break;
-        const char *rn = rt == DLP_RT_COUNT ? "all"
-                                            : dlp_runtime_name((dlp_runtime)rt);
-        printf("%-12s %-26s %-8s %6d ", runs[q].kind, dlp_target_name(ts[j]),
-               rn, m.n);
-        pct(stdout, moved[c].mape);
-        printf("  ");
-        pct(stdout, m.mape);
-        printf("\n");
-        if (mdf)
-            fprintf(mdf, "| %s | %s | %s | %d | %.2f%% | %.2f%% |\n",
-                    runs[q].kind, dlp_target_name(ts[j]), rn, m.n,
-                    100 * moved[c].mape, 100 * m.mape);
-    }
+    c = 0;
+    for (int q = 0; q < n && !st; q++)
+        for (int j = 0; j < nt && !st; j++)
+            for (int rt = 0; rt < ASM_NRT && !st; rt++, c++) {
+                if (!asm_cell_kept(E, &runs[q], rt) || moved[c].n == 0) continue;
+                dlp_metrics m;
+                if ((st = asm_metrics(E, &runs[q], ts[j], rt, &m, &err))) break;
+                const char *rn = rt == DLP_RT_COUNT
+                                     ? "all" : dlp_runtime_name((dlp_runtime)rt);
+                printf("%-12s %-26s %-8s %6d ", runs[q].kind,
+                       dlp_target_name(ts[j]), rn, m.n);
+                pct(stdout, moved[c].mape);
+                printf("  ");
+                pct(stdout, m.mape);
+                printf("\n");
+                if (mdf)
+                    fprintf(mdf, "| %s | %s | %s | %d | %.2f%% | %.2f%% |\n",
+                            runs[q].kind, dlp_target_name(ts[j]), rn, m.n,
+                            100 * moved[c].mape, 100 * m.mape);
+            }
     free(moved);
     if (st) fprintf(stderr, "dlperf eval: %s\n", err.msg);
     return st ? 1 : 0;
