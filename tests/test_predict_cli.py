@@ -705,10 +705,13 @@ def main():
         # the first fit's validation figures (printed the same) and says
         # so; scored on every example of the fixture (its validation model
         # included) the refitted file is far closer, the plain one missing
-        # the model it never saw; inside a blend no part refits (the same
-        # bytes); eval --refit records it in the row's source
+        # the model it never saw. In a blend the tree part refits once the
+        # blend is measured: its validation figures print the same, its
+        # tree part closes on the validation model; a blend with no part
+        # that refits keeps its bytes. eval --refit records it in the
+        # row's source
         ds_valid = os.path.join(FIX, "dataset", "valid")
-        outs, mape = {}, {}
+        outs, mape, bouts, bmape = {}, {}, {}, {}
         for tag, extra in (("plain", []), ("refit", ["--refit"])):
             d = os.path.join(tmp, "refit_" + tag)
             os.makedirs(d)
@@ -720,7 +723,22 @@ def main():
             rows = [l.split() for l in sc.splitlines() if l.startswith("inference.latency_ms")]
             mape[tag] = float(rows[0][3].rstrip("%")) if rc2 == 0 and rows else None
             rc3, out3, err3 = run("train", ds_valid, "--kind", "roofline+xgb",
-                                  "-o", os.path.join(d, "blend.dlpm"), *extra)
+                                  "-o", os.path.join(d, "roofline+xgb-inference.dlpm"),
+                                  *extra)
+            bouts[tag] = (rc3, [l for l in out3.splitlines() if "validation MAPE" in l])
+            run("train", ds_valid, "--kind", "roofline", "-o",
+                os.path.join(d, "roofline-inference.dlpm"))
+            pf = os.path.join(d, "pred.csv")
+            run("eval", ds_valid, "--models", d, "--kind", "roofline,xgb,roofline+xgb",
+                "--quiet", "--top-models", "0", "--predictions", pf)
+            lat = {}
+            for r in (csv.DictReader(open(pf)) if os.path.exists(pf) else []):
+                if r["target"] == "inference.latency_ms" and r["predicted"]:
+                    key = (r["graph"], r["runtime"], r["precision"], r["batch"])
+                    lat.setdefault(r["kind"], {})[key] = float(r["predicted"])
+            bmape[tag] = lat
+            run("train", ds_valid, "--kind", "roofline+linreg", "-o",
+                os.path.join(d, "norefit.dlpm"), *extra)
         with open(os.path.join(tmp, "refit_refit", "xgb-inference.dlpm"), "rb") as f:
             info = f.read()
         check(outs["plain"][0] == 0 and outs["refit"][0] == 0 and
@@ -730,11 +748,36 @@ def main():
         check(mape["plain"] is not None and mape["refit"] is not None and
               mape["refit"] < 5 and mape["plain"] > 4 * mape["refit"],
               "train --refit: trained on the validation model too (%s)" % mape)
-        with open(os.path.join(tmp, "refit_plain", "blend.dlpm"), "rb") as f:
+        with open(os.path.join(tmp, "refit_refit", "roofline+xgb-inference.dlpm"), "rb") as f:
+            binfo = f.read()
+        check(bouts["plain"][0] == 0 and bouts["refit"][0] == 0 and
+              len(bouts["plain"][1]) >= 3 and bouts["plain"][1] == bouts["refit"][1] and
+              b"then its tree parts trained on both (--refit" in binfo,
+              "train --refit: a blend keeps the validation figures of its "
+              "parts' first fits: %s" % bouts)
+        # oracle: a blend's latency is the geometric mean of its parts'
+        # (pred_blend.c), the tree part the one `train --kind xgb` writes
+        # with the same options
+        def blend_err(lat):
+            b, r, x = (lat.get(k, {}) for k in ("roofline+xgb", "roofline", "xgb"))
+            return max([abs(b[g] / math.sqrt(r[g] * x[g]) - 1) for g in b
+                        if g in r and g in x] or [1]), len(b)
+        ep, np_ = blend_err(bmape["plain"])
+        er, nr = blend_err(bmape["refit"])
+        moved = [g for g in bmape["refit"].get("roofline+xgb", {})
+                 if abs(bmape["refit"]["roofline+xgb"][g] /
+                        bmape["plain"].get("roofline+xgb", {}).get(g, 1e30) - 1) > 1e-3]
+        check(np_ == 48 and nr == 48 and ep < 1e-6 and er < 1e-6 and len(moved) >= 4,
+              "train --refit: a blend's tree part is the refitted tree "
+              "(latency the geometric mean of roofline and the refitted xgb "
+              "file to %.2g, of the plain one to %.2g without; %d of %d "
+              "predictions moved)" % (er, ep, len(moved), nr))
+        with open(os.path.join(tmp, "refit_plain", "norefit.dlpm"), "rb") as f:
             ba = f.read()
-        with open(os.path.join(tmp, "refit_refit", "blend.dlpm"), "rb") as f:
+        with open(os.path.join(tmp, "refit_refit", "norefit.dlpm"), "rb") as f:
             bb = f.read()
-        check(ba and ba == bb, "train --refit: a blend's parts do not refit")
+        check(ba and ba == bb, "train --refit: a blend with no part that "
+              "refits keeps its bytes")
         rec = os.path.join(tmp, "refit_rec.csv")
         rc, out, err = run("eval", ds_valid, "--kind", "xgb", "--refit",
                            "--record", rec, "--quiet", "--top-models", "0")

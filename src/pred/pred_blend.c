@@ -320,10 +320,29 @@ static dlp_status part_from_file(const char *path, const char *kind,
     return st;
 }
 
+/* Copies f's entries into out under "blend/c/". */
+static dlp_status add_part(dlp_nn_file *out, int c, const dlp_nn_file *f,
+                           dlp_error *err) {
+    dlp_status st = DLP_OK;
+    for (int i = 0; i < f->n && !st; i++) {
+        char name[512];
+        if (snprintf(name, sizeof name, "blend/%d/%s", c, f->e[i].name) >=
+            (int)sizeof name)
+            st = dlp_fail(err, DLP_ERR_LIMIT, "entry name too long");
+        else
+            st = dlp_nn_file_add_copy(out, name, &f->e[i], err);
+    }
+    return st;
+}
+
+/* out: the blend of its parts' first fits, which dlp_pred_train measures
+ * it on; refit_out (--refit, else NULL): the same with each part that
+ * refits trained again on tr and va, the blend dlp_pred_train keeps */
 dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
                                 int ntr, const int32_t *va, int nva,
                                 const dlp_train_opts *o, dlp_pred_meta *meta,
-                                dlp_nn_file *out, dlp_error *err) {
+                                dlp_nn_file *out, dlp_nn_file *refit_out,
+                                dlp_error *err) {
     char buf[DLP_PRED_KIND_MAX];
     const char *parts[DLP_PRED_BLEND_MAX];
     int n = 0;
@@ -345,30 +364,24 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
     int schema = 0;
     for (int c = 0; c < n && !st; c++) {
         dlp_predictor *pp = NULL;
-        dlp_nn_file file = {0};
+        dlp_nn_file file = {0}, first = {0};
         const char *from = o && o->n_parts_from ? o->parts_from[c] : NULL;
         if (from)
             st = part_from_file(from, parts[c], E, nva ? va : tr,
                                 nva ? nva : ntr, &pp, &file, err);
         else {
-            /* the blend's own validation figures and calibration are
-             * measured on its parts' predictions of the validation
-             * examples: no part refits on them (dlp_train_opts.refit) */
+            /* a part that refits hands back its first fit too: the blend's
+             * own validation figures and calibration are measured on its
+             * parts' predictions of the validation examples */
             dlp_train_opts po;
             if (o) po = *o;
             else dlp_train_opts_init(&po);
-            po.refit = false;
-            st = dlp_pred_train(parts[c], E, tr, ntr, va, nva, &po, &pp,
-                                &file, err);
+            po.refit = refit_out && po.refit;
+            st = dlp_pred_train_first(parts[c], E, tr, ntr, va, nva, &po,
+                                      &pp, &file, &first, err);
         }
-        for (int i = 0; i < file.n && !st; i++) {
-            char name[512];
-            if (snprintf(name, sizeof name, "blend/%d/%s", c,
-                         file.e[i].name) >= (int)sizeof name)
-                st = dlp_fail(err, DLP_ERR_LIMIT, "entry name too long");
-            else
-                st = dlp_nn_file_add_copy(out, name, &file.e[i], err);
-        }
+        if (!st) st = add_part(out, c, first.n ? &first : &file, err);
+        if (!st && refit_out) st = add_part(refit_out, c, &file, err);
         if (!st) {
             targets |= pp->meta.targets;
             rt &= pp->meta.runtimes ? pp->meta.runtimes : all_rt;
@@ -381,6 +394,7 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
         }
         dlp_predictor_free(pp);
         dlp_nn_file_free(&file);
+        dlp_nn_file_free(&first);
     }
     if (st) return st;
     /* the runtimes it was trained on (a blend trained on CUDA-graph rows
@@ -391,7 +405,9 @@ dlp_status dlp_pred_blend_train(const dlp_examples *E, const int32_t *tr,
         return dlp_fail(err, DLP_ERR_ARG, "the components of '%s' cover no "
                         "common runtime and precision", meta->kind);
     int64_t sch[3] = {BLEND_SCHEMA, n, DLP_BLEND_ENERGY_POWER};
-    if ((st = dlp_nn_file_add_i64(out, "blend/schema", sch, 3, err)))
+    if ((st = dlp_nn_file_add_i64(out, "blend/schema", sch, 3, err)) ||
+        (refit_out &&
+         (st = dlp_nn_file_add_i64(refit_out, "blend/schema", sch, 3, err))))
         return st;
     meta->targets = targets;
     meta->runtimes = rt == all_rt ? 0 : rt;

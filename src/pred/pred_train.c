@@ -32,7 +32,14 @@ dlp_status dlp_pred_kern_train(const dlp_examples *, const int32_t *, int,
 extern const dlp_pred_vtable dlp_pred_blend_vt;
 dlp_status dlp_pred_blend_train(const dlp_examples *, const int32_t *, int,
                                 const int32_t *, int, const dlp_train_opts *,
-                                dlp_pred_meta *, dlp_nn_file *, dlp_error *);
+                                dlp_pred_meta *, dlp_nn_file *, dlp_nn_file *,
+                                dlp_error *);
+static dlp_status blend_train(const dlp_examples *E, const int32_t *tr,
+                              int ntr, const int32_t *va, int nva,
+                              const dlp_train_opts *o, dlp_pred_meta *meta,
+                              dlp_nn_file *out, dlp_error *err) {
+    return dlp_pred_blend_train(E, tr, ntr, va, nva, o, meta, out, NULL, err);
+}
 /* the XGBoost kind lives in src/tree (it builds on this module) */
 extern const dlp_pred_vtable dlp_tree_pred_vtable;
 dlp_status dlp_tree_pred_train(const dlp_examples *, const int32_t *, int,
@@ -53,8 +60,8 @@ const dlp_pred_kind *dlp_pred_kinds(void) { return KINDS; }
 
 /* blends ("a+b", pred_blend.c) are not in KINDS: any list of two or more
  * known kinds is one */
-static const dlp_pred_kind BLEND = {&dlp_pred_blend_vt, dlp_pred_blend_train,
-                                    true, false};
+static const dlp_pred_kind BLEND = {&dlp_pred_blend_vt, blend_train, true,
+                                    false};
 
 const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
     if (strchr(kind, '+')) {
@@ -67,6 +74,18 @@ const dlp_pred_kind *dlp_pred_kind_find(const char *kind) {
     for (const dlp_pred_kind *k = KINDS; k->vt; k++)
         if (!strcmp(k->vt->kind, kind)) return k;
     return NULL;
+}
+
+bool dlp_pred_kind_refits(const char *kind) {
+    const dlp_pred_kind *k = dlp_pred_kind_find(kind);
+    if (k != &BLEND) return k && k->refits;
+    char buf[DLP_PRED_KIND_MAX];
+    const char *parts[DLP_PRED_BLEND_MAX];
+    int n = 0;
+    if (dlp_pred_blend_parts(kind, buf, sizeof buf, parts, &n, NULL)) return false;
+    for (int c = 0; c < n; c++)
+        if (dlp_pred_kind_refits(parts[c])) return true;
+    return false;
 }
 
 const dlp_pred_vtable *const *dlp_pred_builtin_kinds(void) {
@@ -237,15 +256,39 @@ static dlp_status calibrate(dlp_predictor *p, const dlp_examples *E,
     return st;
 }
 
+/* p reloaded from the second fit, which becomes *payload; p's meta (the
+ * first fit's validation figures, calibration and residual quantiles)
+ * stays. When first is not NULL it takes the first fit's complete file. */
+static dlp_status swap_fit(const dlp_pred_kind *k, dlp_predictor *p,
+                           dlp_nn_file *payload, dlp_nn_file *second,
+                           dlp_nn_file *first, dlp_error *err) {
+    dlp_status st = DLP_OK;
+    if (first) {
+        st = dlp_pred_meta_write(&p->meta, first, err);
+        for (int i = 0; i < payload->n && !st; i++)
+            st = dlp_nn_file_add_copy(first, payload->e[i].name,
+                                      &payload->e[i], err);
+    }
+    if (st) {
+        dlp_nn_file_free(second);
+        return st;
+    }
+    k->vt->free(p);
+    st = k->vt->load(p, second, err);
+    dlp_nn_file_free(payload);
+    *payload = *second;
+    memset(second, 0, sizeof *second);
+    return st;
+}
+
 /* --refit (dlp_train_opts.refit): kind k trained again on tr and va into
- * *payload, and p reloaded from it; p's meta (the validation figures,
- * calibration and residual quantiles of the first fit) stays, its
- * targets those both fits have. */
+ * *payload, and p reloaded from it; p's meta stays, its targets those
+ * both fits have. */
 static dlp_status refit_on_all(const dlp_pred_kind *k, const dlp_examples *E,
                                const int32_t *tr, int ntr, const int32_t *va,
                                int nva, const dlp_train_opts *o,
                                dlp_predictor *p, dlp_nn_file *payload,
-                               dlp_error *err) {
+                               dlp_nn_file *first, dlp_error *err) {
     int32_t *all = malloc((size_t)(ntr + nva) * sizeof *all);
     if (!all) return dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
     memcpy(all, tr, (size_t)ntr * sizeof *all);
@@ -259,11 +302,7 @@ static dlp_status refit_on_all(const dlp_pred_kind *k, const dlp_examples *E,
         return st;
     }
     p->meta.targets &= m2.targets;
-    k->vt->free(p);
-    st = k->vt->load(p, &second, err);
-    dlp_nn_file_free(payload);
-    *payload = second;
-    return st;
+    return swap_fit(k, p, payload, &second, first, err);
 }
 
 dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
@@ -271,7 +310,18 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           int nva, const dlp_train_opts *o,
                           dlp_predictor **out, dlp_nn_file *file,
                           dlp_error *err) {
+    return dlp_pred_train_first(kind, E, tr, ntr, va, nva, o, out, file,
+                                NULL, err);
+}
+
+dlp_status dlp_pred_train_first(const char *kind, const dlp_examples *E,
+                                const int32_t *tr, int ntr,
+                                const int32_t *va, int nva,
+                                const dlp_train_opts *o, dlp_predictor **out,
+                                dlp_nn_file *file, dlp_nn_file *first,
+                                dlp_error *err) {
     *out = NULL;
+    if (first) memset(first, 0, sizeof *first);
     const dlp_pred_kind *k = dlp_pred_kind_find(kind);
     if (!k) return dlp_fail(err, DLP_ERR_NOT_FOUND, "unknown predictor kind "
                             "'%s'; known: linreg, roofline, dippm, trappm, xgb, kern "
@@ -283,7 +333,7 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
     dlp_pred_meta_init(&meta, kind, E->mode);
     snprintf(meta.devices, sizeof meta.devices, "%s", E->devices);
     /* --refit: the second fit, on tr and va, is the model (below) */
-    bool refit = o->refit && k->refits && nva > 0 &&
+    bool refit = o->refit && dlp_pred_kind_refits(kind) && nva > 0 &&
                  !(o->shots > 0 && o->shots < ntr);
     /* ranges for the OOD check: of what the model is trained on */
     dlp_pred_meta_ranges_reset(&meta);
@@ -303,15 +353,30 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         tr = sub;
         ntr = o->shots;
     }
-    dlp_nn_file payload = {0};
-    dlp_status st = k->train(E, tr, ntr, va, nva, o, &meta, &payload, err);
-    if (st) { free(sub); dlp_nn_file_free(&payload); return st; }
+    /* a blend refits inside: its parts that refit give a second payload,
+     * swapped in once the blend is measured on the first (pred_blend.c) */
+    dlp_nn_file payload = {0}, blend_refit = {0};
+    dlp_status st = k == &BLEND
+        ? dlp_pred_blend_train(E, tr, ntr, va, nva, o, &meta, &payload,
+                               refit ? &blend_refit : NULL, err)
+        : k->train(E, tr, ntr, va, nva, o, &meta, &payload, err);
+    if (st) {
+        free(sub);
+        dlp_nn_file_free(&payload);
+        dlp_nn_file_free(&blend_refit);
+        return st;
+    }
     dlp_predictor *p = calloc(1, sizeof *p);
     if (!p) { free(sub); dlp_nn_file_free(&payload); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
     p->vt = k->vt;
     p->meta = meta;
     st = k->vt->load(p, &payload, err);
-    if (st) { free(p); free(sub); dlp_nn_file_free(&payload); return st; }
+    if (st) {
+        free(p); free(sub);
+        dlp_nn_file_free(&payload);
+        dlp_nn_file_free(&blend_refit);
+        return st;
+    }
     /* the calibration factors, then validation error and residual
      * quantiles of the calibrated predictions (on train when no val set):
      * one prediction pass, scaled as dlp_predictor_predict scales */
@@ -330,14 +395,18 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
         errors_of(p, E, vs, nvs, pred, res, p->meta.val_error, p->meta.resid_lo,
                   p->meta.resid_hi);
     free(pred); free(res);
-    if (!st && refit) st = refit_on_all(k, E, tr, ntr, va, nva, o, p, &payload,
-                                        err);
+    if (!st && refit)
+        st = k == &BLEND
+            ? swap_fit(k, p, &payload, &blend_refit, first, err)
+            : refit_on_all(k, E, tr, ntr, va, nva, o, p, &payload, first, err);
+    dlp_nn_file_free(&blend_refit);
     if (!st) {
         int il = refit
             ? snprintf(p->meta.info, sizeof p->meta.info, "trained on %d "
-                       "examples, validated on %d, then trained on both "
+                       "examples, validated on %d, then %strained on both "
                        "(--refit: the validation figures are the first "
-                       "fit's); %d graphs", ntr, nva, E->n_fg)
+                       "fit's); %d graphs", ntr, nva,
+                       k == &BLEND ? "its tree parts " : "", E->n_fg)
             : snprintf(p->meta.info, sizeof p->meta.info,
                        "trained on %d examples, validated on %d%s; %d "
                        "graphs", ntr, nva, nva ? "" : " (training set)",

@@ -516,12 +516,14 @@ typedef struct {
     bool no_prior;             /* DIPPM/TraPPM: no ridge prior */
     bool no_calibration;       /* no MAPE calibration factor (pred_train.c) */
     bool refit;                /* a kind that refits (dlp_pred_kind.refits:
-                                  xgb), alone, not inside a blend: once its
-                                  validation errors, calibration and
-                                  residual quantiles are measured, trained
-                                  again on the training and validation
-                                  examples; the file keeps those figures
-                                  and holds the second fit */
+                                  xgb): once its validation errors,
+                                  calibration and residual quantiles are
+                                  measured, trained again on the training
+                                  and validation examples; the file keeps
+                                  those figures and holds the second fit.
+                                  In a blend, its parts that refit do, once
+                                  the blend is measured on their first
+                                  fits (dlp_pred_kind_refits) */
     bool no_optime;            /* DIPPM/TraPPM: node times from the roofline,
                                   not the operator-time model (pred_optime.c) */
     const char *init_from;     /* transfer: start from this model file */
@@ -600,6 +602,20 @@ dlp_status dlp_pred_train(const char *kind, const dlp_examples *E,
                           int nva, const dlp_train_opts *o,
                           dlp_predictor **out, dlp_nn_file *file,
                           dlp_error *err);
+
+/* dlp_pred_train that also hands back, in *first (emptied first), the
+ * first fit's complete file when --refit trained the model again; it
+ * stays empty otherwise. A blend's own validation figures are measured
+ * on its parts' first fits (pred_blend.c). */
+dlp_status dlp_pred_train_first(const char *kind, const dlp_examples *E,
+                                const int32_t *tr, int ntr,
+                                const int32_t *va, int nva,
+                                const dlp_train_opts *o, dlp_predictor **out,
+                                dlp_nn_file *file, dlp_nn_file *first,
+                                dlp_error *err);
+/* Whether `kind` refits (dlp_train_opts.refit): a kind with
+ * dlp_pred_kind.refits, or a blend with such a part. */
+bool dlp_pred_kind_refits(const char *kind);
 
 /* The factor c that minimises sum_i |c f_i - y_i| / y_i over the n pairs
  * with y_i > 0 and f_i > 0 (a median of y_i / f_i weighted by f_i / y_i;
