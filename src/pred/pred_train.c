@@ -360,17 +360,14 @@ dlp_status dlp_pred_train_first(const char *kind, const dlp_examples *E,
         ? dlp_pred_blend_train(E, tr, ntr, va, nva, o, &meta, &payload,
                                refit ? &blend_refit : NULL, err)
         : k->train(E, tr, ntr, va, nva, o, &meta, &payload, err);
-    if (st) {
-        free(sub);
-        dlp_nn_file_free(&payload);
-        dlp_nn_file_free(&blend_refit);
-        return st;
+    dlp_predictor *p = NULL;
+    if (!st && !(p = calloc(1, sizeof *p)))
+        st = dlp_fail(err, DLP_ERR_NOMEM, "out of memory");
+    if (!st) {
+        p->vt = k->vt;
+        p->meta = meta;
+        st = k->vt->load(p, &payload, err);
     }
-    dlp_predictor *p = calloc(1, sizeof *p);
-    if (!p) { free(sub); dlp_nn_file_free(&payload); return dlp_fail(err, DLP_ERR_NOMEM, "out of memory"); }
-    p->vt = k->vt;
-    p->meta = meta;
-    st = k->vt->load(p, &payload, err);
     if (st) {
         free(p); free(sub);
         dlp_nn_file_free(&payload);
