@@ -1106,6 +1106,22 @@ with tempfile.TemporaryDirectory() as tmp:
               and "[training] training.step_ms" in r.stdout and
               "[host-training] all" in r.stdout, r.stdout[-300:])
 
+    # scripts/transfer.sh: its bad settings are refused before anything
+    # trains (the experiment itself takes half an hour on data/)
+    script = os.path.join("scripts", "transfer.sh")
+    for name, args, extra, want in [
+            ("transfer_usage", ["x"], {}, "usage"),
+            ("transfer_bad_shots", [], {"SHOTS": "20 0"}, "SHOTS"),
+            ("transfer_bad_shots_word", [], {"SHOTS": "many"}, "SHOTS"),
+            ("transfer_same_device", [], {"FROM": "H100-SXM5-80GB",
+                                          "TO": "H100-SXM5-80GB"}, "same"),
+            ("transfer_bad_mode", [], {"MODE": "serving"}, "MODE"),
+            ("transfer_no_data", [], {"DATA": "/nonexistent"}, "no dataset")]:
+        r = subprocess.run(["sh", script] + args, capture_output=True,
+                           text=True, env=dict(env, **extra))
+        check(name, r.returncode == 2 and want in r.stderr and
+              r.stdout == "", r.stderr[-200:])
+
 # scripts/split_by_op.sh: a pack of two graphs, an exported GroupNorm
 # (memest_gn_silu.onnx) and a plain convolution (memest_conv.onnx); which
 # holds an InstanceNormalization is the onnx package's to say (the
