@@ -111,17 +111,19 @@ fi
 # the table: each log's "against the labels as measured" section (kind,
 # target, runtime, n, moved, as measured); without HOST_NORM the eval
 # prints no such section, and the MAPE comes from its own table
-printf "%-16s %-8s %-28s %-8s %6s %9s %12s\n" setting kind target runtime n MAPE "as measured"
+row="%-16s %-8s %-28s %-8s %6s %9s %12s\n"
+# shellcheck disable=SC2059 # row: the one format of every line
+printf "$row" setting kind target runtime n MAPE "as measured"
 for log in zero-shot $(for n in $SHOTS; do echo "fine-tuned-$n scratch-$n"; done) \
     $([ "$FULL" != 0 ] && echo all); do
-    awk -v setting="$log" -v hn="$HOST_NORM" '
+    awk -v setting="$log" -v hn="$HOST_NORM" -v row="$row" '
     /^== against the labels as measured/ { sec = 1; next }
     sec && /^kind / { next }
-    sec && NF == 6 { printf "%-16s %-8s %-28s %-8s %6s %9s %12s\n", setting, $1, $2, $3, $4, $5, $6; next }
+    sec && NF == 6 { printf row, setting, $1, $2, $3, $4, $5, $6; next }
     sec && NF != 6 { sec = 0 }
     hn == "" && /^== / { split($2, k, ","); kind = k[1] }
     hn == "" && $2 == "all" && $1 ~ /\./ && NF >= 4 {
-        printf "%-16s %-8s %-28s %-8s %6s %9s %12s\n", setting, kind, $1, "all", $3, $4, $4 }
+        printf row, setting, kind, $1, "all", $3, $4, $4 }
     ' "$OUT/$log.log"
 done
 echo "(logs and predictions in $OUT)" >&2

@@ -1107,7 +1107,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "[host-training] all" in r.stdout, r.stdout[-300:])
 
     # scripts/transfer.sh: its bad settings are refused before anything
-    # trains (the experiment itself takes half an hour on data/)
+    # trains (the experiment itself takes over an hour and a half on data/)
     script = os.path.join("scripts", "transfer.sh")
     for name, args, extra, want in [
             ("transfer_usage", ["x"], {}, "usage"),
